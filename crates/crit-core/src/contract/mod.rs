@@ -1,0 +1,110 @@
+//! Output contracts: what a reviewer must answer, and the parsers that turn its
+//! answer into findings.
+//!
+//! - [`findings_json`]: the JSON contract of seed 003 (verdict + P0–P3 findings),
+//!   accepting the close cousins models really emit (Codex, Cerberus).
+//! - [`markdown`]: seed 000's markdown severity format, the fallback contract.
+//!
+//! Both feed [`into_result`], which never loses the raw answer and fails closed.
+
+pub mod extract;
+pub mod findings_json;
+pub mod markdown;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{Finding, ReviewResult, Verdict};
+
+/// Which contract a reviewer answers in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Contract {
+    /// The findings JSON contract (the default).
+    #[default]
+    FindingsJson,
+    /// Seed 000's markdown severity format.
+    Markdown,
+}
+
+/// What a parser understood of an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedAnswer {
+    pub verdict: Verdict,
+    pub summary: String,
+    pub findings: Vec<Finding>,
+}
+
+/// Why an answer could not be understood. The `Display` strings are seed 003's
+/// `parse_error` values and are part of the contract.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContractError {
+    #[error("missing field: {0}")]
+    MissingField(String),
+    #[error("invalid verdict: {0}")]
+    InvalidVerdict(String),
+    #[error("invalid json: {0}")]
+    InvalidJson(String),
+    #[error("invalid field: {field}: {reason}")]
+    InvalidField { field: String, reason: String },
+    #[error("no verdict: {0}")]
+    NoVerdict(String),
+}
+
+/// Context a parser needs besides the text.
+#[derive(Debug, Clone, Copy)]
+pub struct ParseContext<'a> {
+    /// Name put on findings that do not name their reviewer.
+    pub reviewer: &'a str,
+    /// The project root, stripped from absolute paths so findings stay relative.
+    pub root: Option<&'a str>,
+}
+
+impl<'a> ParseContext<'a> {
+    pub fn new(reviewer: &'a str) -> Self {
+        ParseContext { reviewer, root: None }
+    }
+
+    /// A path as the project sees it: relative to the root, `/`-separated.
+    pub fn relative_path(&self, path: &str) -> String {
+        let p = path.trim().replace('\\', "/");
+        if let Some(root) = self.root {
+            let root = root.trim_end_matches('/');
+            if let Some(rest) = p.strip_prefix(root)
+                && rest.starts_with('/')
+            {
+                return rest.trim_start_matches('/').to_string();
+            }
+        }
+        p.trim_start_matches("./").to_string()
+    }
+}
+
+/// Parse `text` in `contract`. Markdown answers that name no verdict come back
+/// as `Ok` with `UNKNOWN`; use [`into_result`] to get a gate-ready result.
+pub fn parse(contract: Contract, text: &str, cx: &ParseContext<'_>) -> Result<ParsedAnswer, ContractError> {
+    match contract {
+        Contract::FindingsJson => findings_json::parse(text, cx),
+        Contract::Markdown => Ok(markdown::parse(text, cx)),
+    }
+}
+
+/// Parse an answer into a `ReviewResult` for `review`. The raw text is always
+/// kept; an answer that cannot be understood gives `UNKNOWN`, `passed=false`,
+/// `fatal_error=false` and the contract's `parse_error`.
+pub fn into_result(review: &str, contract: Contract, text: &str, cx: &ParseContext<'_>) -> ReviewResult {
+    match parse(contract, text, cx) {
+        Ok(parsed) => {
+            let mut r = ReviewResult::new(review, parsed.verdict);
+            r.summary = parsed.summary;
+            r.findings = parsed.findings;
+            r.raw_output = text.to_string();
+            if parsed.verdict == Verdict::Unknown {
+                r.parse_error = Some(markdown::NO_VERDICT.to_string());
+            }
+            r.apply_gate(crate::FailOn::default());
+            r
+        }
+        Err(e) => ReviewResult::parse_failure(review, e.to_string(), text),
+    }
+}

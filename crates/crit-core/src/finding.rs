@@ -1,0 +1,190 @@
+//! One problem a reviewer found.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::Severity;
+use crate::fingerprint;
+
+/// Where a finding points.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Location {
+    /// A file of the project, optionally with a 1-based, inclusive line range.
+    File {
+        /// Path relative to the project root, with `/` separators.
+        path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line_start: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line_end: Option<u32>,
+    },
+    /// A section of a document (a design, a plan, a prompt).
+    Document {
+        path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        heading: Option<String>,
+        /// The 1-based line of the finding in the document, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
+    },
+}
+
+impl Location {
+    /// A file location with a line range; an `end` before `start` is clamped to `start`.
+    pub fn lines(path: impl Into<String>, start: u32, end: u32) -> Self {
+        Location::File { path: path.into(), line_start: Some(start), line_end: Some(end.max(start)) }
+    }
+
+    /// A whole-file location.
+    pub fn file(path: impl Into<String>) -> Self {
+        Location::File { path: path.into(), line_start: None, line_end: None }
+    }
+
+    pub fn path(&self) -> &str {
+        match self {
+            Location::File { path, .. } | Location::Document { path, .. } => path,
+        }
+    }
+
+    /// First line, if the location has one.
+    pub fn start_line(&self) -> Option<u32> {
+        match self {
+            Location::File { line_start, .. } => *line_start,
+            Location::Document { line, .. } => *line,
+        }
+    }
+
+    /// Last line (the first line when no end is known).
+    pub fn end_line(&self) -> Option<u32> {
+        match self {
+            Location::File { line_start, line_end, .. } => line_end.or(*line_start),
+            Location::Document { line, .. } => *line,
+        }
+    }
+
+    /// `path:12-14`, `path:12`, `path`, or `path#heading`.
+    pub fn display(&self) -> String {
+        match self {
+            Location::Document { path, heading: Some(h), line: None } => format!("{path} § {h}"),
+            _ => match (self.start_line(), self.end_line()) {
+                (Some(s), Some(e)) if e > s => format!("{}:{s}-{e}", self.path()),
+                (Some(s), _) => format!("{}:{s}", self.path()),
+                _ => self.path().to_string(),
+            },
+        }
+    }
+}
+
+/// One problem: what, why, where, how bad, who said so.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Finding {
+    /// Stable fingerprint: the same problem keeps its id across runs even when
+    /// lines shift (see [`crate::fingerprint`]).
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    pub severity: Severity,
+    /// The reviewer's confidence, 0.0–1.0, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    /// The reviewer that reported it.
+    #[serde(default)]
+    pub reviewer: String,
+    /// The rule or check behind it, for deterministic checks and SARIF rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_id: Option<String>,
+    /// Replacement text for the located lines, when the reviewer proposed one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
+    /// `Some(false)` when the finding points outside the change under review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_change: Option<bool>,
+}
+
+impl Finding {
+    /// A finding with its fingerprint computed from title, path and rule id.
+    pub fn new(title: impl Into<String>, severity: Severity, reviewer: impl Into<String>) -> Self {
+        let mut f = Finding {
+            id: String::new(),
+            title: title.into(),
+            body: String::new(),
+            severity,
+            confidence: None,
+            location: None,
+            reviewer: reviewer.into(),
+            rule_id: None,
+            suggestion: None,
+            in_change: None,
+        };
+        f.refresh_id();
+        f
+    }
+
+    pub fn with_body(mut self, body: impl Into<String>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    pub fn with_location(mut self, location: Location) -> Self {
+        self.location = Some(location);
+        self.refresh_id();
+        self
+    }
+
+    pub fn with_rule(mut self, rule_id: impl Into<String>) -> Self {
+        self.rule_id = Some(rule_id.into());
+        self.refresh_id();
+        self
+    }
+
+    pub fn with_confidence(mut self, confidence: f64) -> Self {
+        self.confidence = Some(confidence.clamp(0.0, 1.0));
+        self
+    }
+
+    pub fn with_suggestion(mut self, suggestion: impl Into<String>) -> Self {
+        self.suggestion = Some(suggestion.into());
+        self
+    }
+
+    /// Recompute `id` after the title, location or rule changed.
+    pub fn refresh_id(&mut self) {
+        self.id = fingerprint::of(
+            &self.title,
+            self.location.as_ref().map(Location::path),
+            self.rule_id.as_deref(),
+        );
+    }
+
+    pub fn path(&self) -> Option<&str> {
+        self.location.as_ref().map(Location::path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn location_display() {
+        assert_eq!(Location::lines("a.rs", 3, 3).display(), "a.rs:3");
+        assert_eq!(Location::lines("a.rs", 3, 9).display(), "a.rs:3-9");
+        assert_eq!(Location::lines("a.rs", 9, 3).display(), "a.rs:9");
+        assert_eq!(Location::file("a.rs").display(), "a.rs");
+        let doc = Location::Document { path: "plan.md".into(), heading: Some("Rollout".into()), line: None };
+        assert_eq!(doc.display(), "plan.md § Rollout");
+    }
+
+    #[test]
+    fn id_ignores_line_numbers() {
+        let a = Finding::new("Unchecked unwrap", Severity::P1, "r").with_location(Location::lines("src/a.rs", 10, 12));
+        let b = Finding::new("Unchecked unwrap", Severity::P2, "r").with_location(Location::lines("src/a.rs", 40, 41));
+        assert_eq!(a.id, b.id);
+        let c = a.clone().with_location(Location::lines("src/b.rs", 10, 12));
+        assert_ne!(a.id, c.id);
+    }
+}

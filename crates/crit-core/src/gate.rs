@@ -1,0 +1,119 @@
+//! The pass/fail gate: which results pass, under which policy.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{ReviewResult, Severity, Verdict};
+
+/// What makes a review fail its gate (`--fail-on`).
+///
+/// Whatever the policy, a result never passes when its verdict is inconclusive
+/// (`UNKNOWN`, `ERROR`, `INCOMPLETE`), when it carries a `parse_error`, or when
+/// `fatal_error` is set: reviews fail closed. `Never` only turns the *findings* gate
+/// off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    /// Fail on any P0 finding or a `FAIL` verdict.
+    P0,
+    /// Fail on P0 or P1 findings or a `FAIL` verdict (the default).
+    #[default]
+    P1,
+    /// Fail on P0–P2 findings, a `FAIL` verdict.
+    P2,
+    /// Fail on any P0–P3 finding, a `FAIL` verdict.
+    P3,
+    /// Fail on anything but a clean `PASS`: any P0–P3 finding, `CONCERNS` or `FAIL`.
+    Concerns,
+    /// Findings and verdict words never fail the gate (inconclusive results still do).
+    Never,
+}
+
+impl FailOn {
+    pub fn parse(s: &str) -> Option<FailOn> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "p0" => Some(FailOn::P0),
+            "p1" => Some(FailOn::P1),
+            "p2" => Some(FailOn::P2),
+            "p3" => Some(FailOn::P3),
+            "concerns" | "needs_work" => Some(FailOn::Concerns),
+            "never" | "none" => Some(FailOn::Never),
+            _ => None,
+        }
+    }
+
+    fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::P0 => Some(Severity::P0),
+            FailOn::P1 => Some(Severity::P1),
+            FailOn::P2 => Some(Severity::P2),
+            FailOn::P3 | FailOn::Concerns => Some(Severity::P3),
+            FailOn::Never => None,
+        }
+    }
+
+    /// Whether `result` passes under this policy.
+    pub fn passes(self, result: &ReviewResult) -> bool {
+        if result.fatal_error || result.parse_error.is_some() || result.verdict.is_inconclusive() {
+            return false;
+        }
+        if self == FailOn::Never {
+            return true;
+        }
+        if result.verdict == Verdict::Fail {
+            return false;
+        }
+        if self == FailOn::Concerns && result.verdict == Verdict::Concerns {
+            return false;
+        }
+        match self.threshold() {
+            Some(t) => !result.findings.iter().any(|f| f.severity.at_least(t)),
+            None => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Finding;
+
+    fn result(verdict: Verdict, severities: &[Severity]) -> ReviewResult {
+        let mut r = ReviewResult::new("t", verdict);
+        r.findings = severities.iter().map(|s| Finding::new("x", *s, "r")).collect();
+        r
+    }
+
+    #[test]
+    fn default_blocks_p0_p1_only() {
+        assert!(FailOn::default().passes(&result(Verdict::Pass, &[])));
+        assert!(FailOn::default().passes(&result(Verdict::Concerns, &[Severity::P2, Severity::P3])));
+        assert!(!FailOn::default().passes(&result(Verdict::Concerns, &[Severity::P1])));
+        assert!(!FailOn::default().passes(&result(Verdict::Fail, &[])));
+        assert!(FailOn::default().passes(&result(Verdict::Pass, &[Severity::Info])));
+    }
+
+    #[test]
+    fn inconclusive_never_passes() {
+        for v in [Verdict::Unknown, Verdict::Error, Verdict::Incomplete] {
+            for g in [FailOn::Never, FailOn::P0, FailOn::P1] {
+                assert!(!g.passes(&result(v, &[])), "{v} passed under {g:?}");
+            }
+        }
+        let mut r = result(Verdict::Pass, &[]);
+        r.parse_error = Some("timeout".into());
+        assert!(!FailOn::Never.passes(&r));
+    }
+
+    #[test]
+    fn thresholds() {
+        let r = result(Verdict::Concerns, &[Severity::P2]);
+        assert!(FailOn::P1.passes(&r));
+        assert!(!FailOn::P2.passes(&r));
+        assert!(!FailOn::Concerns.passes(&r));
+        assert!(FailOn::Never.passes(&result(Verdict::Fail, &[Severity::P0])));
+        assert!(!FailOn::Concerns.passes(&result(Verdict::Concerns, &[])));
+        assert_eq!(FailOn::parse("P2"), Some(FailOn::P2));
+        assert_eq!(FailOn::parse("bogus"), None);
+    }
+}

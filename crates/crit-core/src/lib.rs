@@ -1,0 +1,23 @@
+//! The domain model every crit review returns, and everything that turns a model's
+//! answer into it (output-contract parsers) or turns it into something else
+//! (renderers). No I/O, no async: other crates build on these types.
+
+pub mod contract;
+pub mod finding;
+pub mod fingerprint;
+pub mod gate;
+pub mod render;
+pub mod result;
+pub mod scale;
+pub mod schema;
+pub mod severity;
+pub mod timestamp;
+pub mod usage;
+pub mod verdict;
+
+pub use finding::{Finding, Location};
+pub use gate::FailOn;
+pub use result::{ReviewResult, ReviewerOutcome, ReviewerStatus};
+pub use severity::Severity;
+pub use usage::Usage;
+pub use verdict::Verdict;

@@ -1,0 +1,74 @@
+//! A pull-request comment: verdict, summary, a table of findings, then details.
+
+use std::fmt::Write as _;
+
+use crate::{ReviewResult, Verdict};
+
+pub(super) fn render(result: &ReviewResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## {} crit {}: {}\n", badge(result.verdict), result.review, result.verdict);
+    if !result.summary.trim().is_empty() {
+        for line in result.summary.trim().lines() {
+            let _ = writeln!(out, "> {line}");
+        }
+        out.push('\n');
+    }
+    if let Some(err) = &result.parse_error {
+        let _ = writeln!(out, "**The review did not complete:** {}\n", inline(err));
+    }
+    let findings = result.sorted_findings();
+    if findings.is_empty() {
+        out.push_str("No findings.\n");
+    } else {
+        out.push_str("| Severity | Location | Finding |\n| --- | --- | --- |\n");
+        for f in &findings {
+            let loc = f.location.as_ref().map(|l| format!("`{}`", cell(&l.display()))).unwrap_or_default();
+            let _ = writeln!(out, "| {} | {} | {} |", f.severity.code(), loc, cell(&f.title));
+        }
+        out.push_str("\n<details>\n<summary>Details</summary>\n\n");
+        for f in &findings {
+            let _ = writeln!(out, "### {} {}\n", f.severity.code(), inline(&f.title));
+            if let Some(l) = &f.location {
+                let _ = writeln!(out, "`{}`", l.display());
+            }
+            let _ = writeln!(out, "*{} · {}*\n", f.severity.label(), inline(&f.reviewer));
+            if !f.body.trim().is_empty() {
+                let _ = writeln!(out, "{}\n", f.body.trim());
+            }
+            if let Some(s) = &f.suggestion {
+                let _ = writeln!(out, "```suggestion\n{}\n```\n", s.trim_end());
+            }
+        }
+        out.push_str("</details>\n");
+    }
+    let mut footer = vec![format!("{} finding(s)", findings.len())];
+    if !result.usage.is_zero() {
+        footer.push(format!("{} tokens", result.usage.total()));
+    }
+    if result.cost_usd > 0.0 {
+        footer.push(format!("${:.4}", result.cost_usd));
+    }
+    footer.push(if result.passed { "gate passed".into() } else { "gate not passed".into() });
+    let _ = writeln!(out, "\n<sub>{}</sub>", footer.join(" · "));
+    out
+}
+
+fn badge(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "✅",
+        Verdict::Concerns => "⚠️",
+        Verdict::Fail => "❌",
+        Verdict::Incomplete => "⏸️",
+        Verdict::Unknown => "❓",
+        Verdict::Error => "💥",
+    }
+}
+
+/// Text safe in a table cell: one line, pipes escaped.
+fn cell(s: &str) -> String {
+    inline(s).replace('|', "\\|")
+}
+
+fn inline(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,102 @@
+//! Renderers: one per output format, all from a `ReviewResult`.
+
+mod json;
+mod markdown;
+mod rdjson;
+mod sarif;
+mod terminal;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{ReviewResult, Severity};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Terminal,
+    Json,
+    Markdown,
+    Sarif,
+    Rdjson,
+}
+
+impl Format {
+    pub const ALL: [Format; 5] = [Format::Terminal, Format::Json, Format::Markdown, Format::Sarif, Format::Rdjson];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Terminal => "terminal",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Sarif => "sarif",
+            Format::Rdjson => "rdjson",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// What a renderer needs besides the result.
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    /// Emit ANSI colors (terminal format only).
+    pub color: bool,
+    /// Tool name and version written into SARIF and rdjson.
+    pub tool_name: String,
+    pub tool_version: String,
+    pub tool_uri: String,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            color: false,
+            tool_name: "crit".to_string(),
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            tool_uri: "https://github.com/crit-review/crit".to_string(),
+        }
+    }
+}
+
+/// Render `result` in `format`. Every output ends with a newline.
+pub fn render(result: &ReviewResult, format: Format, options: &RenderOptions) -> String {
+    match format {
+        Format::Terminal => terminal::render(result, options),
+        Format::Json => json::render(result),
+        Format::Markdown => markdown::render(result),
+        Format::Sarif => sarif::render(result, options),
+        Format::Rdjson => rdjson::render(result, options),
+    }
+}
+
+/// The level names SARIF and rdjson share, from severity.
+fn level(severity: Severity) -> Level {
+    match severity {
+        Severity::P0 | Severity::P1 => Level::Error,
+        Severity::P2 => Level::Warning,
+        Severity::P3 | Severity::Info => Level::Note,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Error,
+    Warning,
+    Note,
+}
+
+/// A finding's message: title, then body when there is one.
+fn message(f: &crate::Finding) -> String {
+    if f.body.trim().is_empty() { f.title.clone() } else { format!("{}\n\n{}", f.title, f.body.trim()) }
+}
+
+/// Pretty JSON with a final newline. Serializing a `serde_json::Value` cannot fail.
+fn pretty(value: &serde_json::Value) -> String {
+    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+    s.push('\n');
+    s
+}

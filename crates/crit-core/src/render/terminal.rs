@@ -1,0 +1,147 @@
+//! The terminal report: findings grouped by file, colored by severity, and one
+//! summary line. Colors only when asked (the caller resolves `--color` and
+//! `NO_COLOR`).
+
+use std::fmt::Write as _;
+
+use anstyle::{AnsiColor, Style};
+
+use super::RenderOptions;
+use crate::{Finding, ReviewResult, Severity, Verdict};
+
+pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
+    let p = Painter { on: options.color };
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {}", p.paint(verdict_style(result.verdict), result.verdict.as_str()), p.paint(dim(), &format!("crit {}", result.review)));
+    if !result.summary.trim().is_empty() {
+        out.push('\n');
+        for line in result.summary.trim().lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    if let Some(err) = &result.parse_error {
+        let _ = writeln!(out, "\n  {} {err}", p.paint(bold(AnsiColor::Red), "error:"));
+    }
+    for (path, findings) in grouped(result) {
+        let _ = writeln!(out, "\n{}", p.paint(Style::new().bold().underline(), path.unwrap_or("(general)")));
+        for f in findings {
+            write_finding(&mut out, f, &p);
+        }
+    }
+    out.push('\n');
+    out.push_str(&summary_line(result, &p));
+    out.push('\n');
+    out
+}
+
+fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
+    let lines = match f.location.as_ref().and_then(|l| l.start_line()) {
+        Some(s) => match f.location.as_ref().and_then(|l| l.end_line()) {
+            Some(e) if e > s => format!("{s}-{e}"),
+            _ => s.to_string(),
+        },
+        None => String::new(),
+    };
+    let tag = format!("{:<4}", f.severity.code());
+    let _ = writeln!(out, "  {} {:>7}  {}", p.paint(severity_style(f.severity), &tag), p.paint(dim(), &lines), p.paint(Style::new().bold(), &f.title));
+    for line in f.body.trim().lines() {
+        let _ = writeln!(out, "               {line}");
+    }
+    let mut meta = vec![f.severity.label().to_string()];
+    if !f.reviewer.is_empty() {
+        meta.push(f.reviewer.clone());
+    }
+    if let Some(rule) = &f.rule_id {
+        meta.push(rule.clone());
+    }
+    if f.in_change == Some(false) {
+        meta.push("outside the change".to_string());
+    }
+    let _ = writeln!(out, "               {}", p.paint(dim(), &format!("[{}] {}", meta.join(" · "), f.id)));
+}
+
+/// Findings by file (files sorted, general findings last), each group sorted.
+fn grouped(result: &ReviewResult) -> Vec<(Option<&str>, Vec<&Finding>)> {
+    let mut groups: Vec<(Option<&str>, Vec<&Finding>)> = Vec::new();
+    let mut sorted = result.sorted_findings();
+    sorted.sort_by(|a, b| (a.path().is_none(), a.path()).cmp(&(b.path().is_none(), b.path())));
+    for f in sorted {
+        match groups.last_mut() {
+            Some((path, list)) if *path == f.path() => list.push(f),
+            _ => groups.push((f.path(), vec![f])),
+        }
+    }
+    for (_, list) in &mut groups {
+        list.sort_by_key(|f| (f.location.as_ref().and_then(|l| l.start_line()), f.severity));
+    }
+    groups
+}
+
+fn summary_line(result: &ReviewResult, p: &Painter) -> String {
+    let mut parts = vec![p.paint(verdict_style(result.verdict), result.verdict.as_str())];
+    let n = result.findings.len();
+    let counts = result.severity_counts().iter().map(|(s, c)| format!("{c} {s}")).collect::<Vec<_>>().join(", ");
+    parts.push(match n {
+        0 => "no findings".to_string(),
+        1 => format!("1 finding ({counts})"),
+        _ => format!("{n} findings ({counts})"),
+    });
+    if result.reviewers.len() > 1 {
+        parts.push(format!("{} reviewers", result.reviewers.len()));
+    }
+    if !result.usage.is_zero() {
+        parts.push(format!("{} tokens", compact(result.usage.total())));
+    }
+    if result.cost_usd > 0.0 {
+        parts.push(format!("${:.4}", result.cost_usd));
+    }
+    if result.duration_ms > 0 {
+        parts.push(format!("{:.1}s", result.duration_ms as f64 / 1000.0));
+    }
+    parts.push(if result.passed { p.paint(bold(AnsiColor::Green), "passed") } else { p.paint(bold(AnsiColor::Red), "not passed") });
+    parts.join(" · ")
+}
+
+fn compact(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+struct Painter {
+    on: bool,
+}
+
+impl Painter {
+    fn paint(&self, style: Style, text: &str) -> String {
+        if self.on { format!("{}{text}{}", style.render(), style.render_reset()) } else { text.to_string() }
+    }
+}
+
+fn bold(c: AnsiColor) -> Style {
+    Style::new().bold().fg_color(Some(c.into()))
+}
+
+fn dim() -> Style {
+    Style::new().dimmed()
+}
+
+fn severity_style(s: Severity) -> Style {
+    match s {
+        Severity::P0 => bold(AnsiColor::Magenta),
+        Severity::P1 => bold(AnsiColor::Red),
+        Severity::P2 => bold(AnsiColor::Yellow),
+        Severity::P3 => Style::new().fg_color(Some(AnsiColor::Cyan.into())),
+        Severity::Info => Style::new().fg_color(Some(AnsiColor::Green.into())),
+    }
+}
+
+fn verdict_style(v: Verdict) -> Style {
+    match v {
+        Verdict::Pass => bold(AnsiColor::Green),
+        Verdict::Concerns => bold(AnsiColor::Yellow),
+        _ => bold(AnsiColor::Red),
+    }
+}

@@ -1,0 +1,171 @@
+//! The one result every review kind returns.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{FailOn, Finding, Usage, Verdict};
+
+/// Version of the `ReviewResult` JSON document. Bump on a breaking change.
+pub const RESULT_SCHEMA_VERSION: u32 = 1;
+
+/// How one reviewer of a panel ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewerStatus {
+    /// Ran and returned a parseable answer.
+    Completed,
+    /// Stopped at a limit (turns, time, tokens, budget); partial output kept.
+    Incomplete,
+    /// Its answer could not be parsed.
+    ParseError,
+    /// It could not run (backend error, crash).
+    Failed,
+    /// Not run: its trigger rules did not match.
+    Skipped,
+}
+
+/// One reviewer's part in a review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewerOutcome {
+    pub name: String,
+    pub status: ReviewerStatus,
+    pub verdict: Verdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Number of findings it reported.
+    #[serde(default)]
+    pub findings: usize,
+    #[serde(default)]
+    pub usage: Usage,
+    #[serde(default)]
+    pub cost_usd: f64,
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// Why it did not complete, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The merged outcome of a review, for a person, a gate or a program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReviewResult {
+    /// Version of this document's shape.
+    pub schema_version: u32,
+    /// What ran: a template name (`code`, `arch`), `run`, `plan`, `prompt`.
+    pub review: String,
+    pub verdict: Verdict,
+    /// Whether the result passes its gate. Never true for UNKNOWN, ERROR or
+    /// INCOMPLETE, nor when `parse_error` is set or `fatal_error` is true.
+    pub passed: bool,
+    #[serde(default)]
+    pub summary: String,
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    #[serde(default)]
+    pub reviewers: Vec<ReviewerOutcome>,
+    #[serde(default)]
+    pub usage: Usage,
+    #[serde(default)]
+    pub cost_usd: f64,
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// The reviewers' answers as received, for audit and debugging.
+    #[serde(default)]
+    pub raw_output: String,
+    /// Why the answer could not be understood (`timeout`, `invalid json: …`).
+    #[serde(default)]
+    pub parse_error: Option<String>,
+    /// True when the review could not run at all (no backend, bad configuration).
+    #[serde(default)]
+    pub fatal_error: bool,
+    /// The session directory holding this review's logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_log_path: Option<String>,
+    /// What was reviewed: input names to values (paths, ranges).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inputs: BTreeMap<String, String>,
+    /// UTC start time, RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// A JSON answer in a caller-supplied schema (`crit run` with `output_schema`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<serde_json::Value>,
+}
+
+impl ReviewResult {
+    /// An empty result for `review` with the given verdict; `passed` follows the
+    /// default gate.
+    pub fn new(review: impl Into<String>, verdict: Verdict) -> Self {
+        let mut r = ReviewResult {
+            schema_version: RESULT_SCHEMA_VERSION,
+            review: review.into(),
+            verdict,
+            passed: false,
+            summary: String::new(),
+            findings: Vec::new(),
+            reviewers: Vec::new(),
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            duration_ms: 0,
+            raw_output: String::new(),
+            parse_error: None,
+            fatal_error: false,
+            session_log_path: None,
+            inputs: BTreeMap::new(),
+            started_at: None,
+            structured_output: None,
+        };
+        r.apply_gate(FailOn::default());
+        r
+    }
+
+    /// A result that could not be understood: `UNKNOWN`, never passing.
+    pub fn parse_failure(review: impl Into<String>, error: impl Into<String>, raw: impl Into<String>) -> Self {
+        let mut r = ReviewResult::new(review, Verdict::Unknown);
+        r.parse_error = Some(error.into());
+        r.raw_output = raw.into();
+        r.passed = false;
+        r
+    }
+
+    /// A review that could not run at all: `ERROR`, `fatal_error`.
+    pub fn fatal(review: impl Into<String>, error: impl Into<String>) -> Self {
+        let mut r = ReviewResult::new(review, Verdict::Error);
+        r.parse_error = Some(error.into());
+        r.fatal_error = true;
+        r.passed = false;
+        r
+    }
+
+    /// Set `passed` from the gate. Fails closed: see [`FailOn::passes`].
+    pub fn apply_gate(&mut self, gate: FailOn) {
+        self.passed = gate.passes(self);
+    }
+
+    /// Findings sorted for display: by severity, then path, then line.
+    pub fn sorted_findings(&self) -> Vec<&Finding> {
+        let mut v: Vec<&Finding> = self.findings.iter().collect();
+        v.sort_by(|a, b| {
+            a.severity
+                .cmp(&b.severity)
+                .then_with(|| a.path().unwrap_or("").cmp(b.path().unwrap_or("")))
+                .then_with(|| {
+                    let la = a.location.as_ref().and_then(|l| l.start_line());
+                    let lb = b.location.as_ref().and_then(|l| l.start_line());
+                    la.cmp(&lb)
+                })
+        });
+        v
+    }
+
+    /// Count of findings per severity, most severe first, omitting zeros.
+    pub fn severity_counts(&self) -> Vec<(crate::Severity, usize)> {
+        crate::Severity::ALL
+            .iter()
+            .map(|s| (*s, self.findings.iter().filter(|f| f.severity == *s).count()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+}

@@ -1,0 +1,85 @@
+//! The one verdict enum. `UNKNOWN` and `ERROR` never pass: reviews fail closed.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The overall outcome of a review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Verdict {
+    /// Nothing that needs fixing.
+    Pass,
+    /// Problems worth fixing that need not block (seed 003 calls it `NEEDS_WORK`).
+    Concerns,
+    /// Problems that block.
+    Fail,
+    /// A limit was hit (turns, budget, time, edits, user abort); partial results kept.
+    Incomplete,
+    /// The reviewer's output could not be parsed.
+    Unknown,
+    /// The review could not run.
+    Error,
+}
+
+impl Verdict {
+    /// The word as printed: `PASS`, `CONCERNS`, …
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pass => "PASS",
+            Self::Concerns => "CONCERNS",
+            Self::Fail => "FAIL",
+            Self::Incomplete => "INCOMPLETE",
+            Self::Unknown => "UNKNOWN",
+            Self::Error => "ERROR",
+        }
+    }
+
+    /// True for the verdicts that say the review itself did not finish properly.
+    /// Such a result never passes a gate, whatever its findings.
+    pub fn is_inconclusive(self) -> bool {
+        matches!(self, Self::Incomplete | Self::Unknown | Self::Error)
+    }
+
+    /// Combine two reviewers' verdicts: the worse one wins. Inconclusive outcomes
+    /// outrank everything because a panel that did not finish cannot pass.
+    pub fn worst(self, other: Verdict) -> Verdict {
+        if self.rank() >= other.rank() { self } else { other }
+    }
+
+    fn rank(self) -> u8 {
+        match self {
+            Self::Pass => 0,
+            Self::Concerns => 1,
+            Self::Fail => 2,
+            Self::Incomplete => 3,
+            Self::Unknown => 4,
+            Self::Error => 5,
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worst_prefers_inconclusive_and_failures() {
+        assert_eq!(Verdict::Pass.worst(Verdict::Concerns), Verdict::Concerns);
+        assert_eq!(Verdict::Fail.worst(Verdict::Concerns), Verdict::Fail);
+        assert_eq!(Verdict::Fail.worst(Verdict::Unknown), Verdict::Unknown);
+        assert_eq!(Verdict::Error.worst(Verdict::Pass), Verdict::Error);
+    }
+
+    #[test]
+    fn serde_uses_upper_case_words() {
+        assert_eq!(serde_json::to_string(&Verdict::Concerns).unwrap(), "\"CONCERNS\"");
+        let v: Verdict = serde_json::from_str("\"INCOMPLETE\"").unwrap();
+        assert_eq!(v, Verdict::Incomplete);
+    }
+}
