@@ -1,1 +1,31 @@
-fn main() {}
+//! The `crit` binary: parses arguments, runs one command, maps the outcome to an
+//! exit code. Thin by design: anything a library user would need lives in the
+//! library crates.
+
+mod cli;
+mod commands;
+mod exit;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are "errors" to clap; they print to stdout and exit 0.
+            let code = if e.use_stderr() { exit::Code::Usage } else { exit::Code::Ok };
+            let _ = e.print();
+            return code.into();
+        }
+    };
+    match commands::run(cli) {
+        Ok(code) => code.into(),
+        Err(err) => {
+            eprintln!("crit: {}", err.message());
+            err.code().into()
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Every flag, defined once.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Reviews of code changes, design documents, task plans and prompts, by LLM
+/// reviewers and a deterministic rule engine, merged into one trustworthy result.
+#[derive(Debug, Parser)]
+#[command(name = "crit", version, about, propagate_version = true, arg_required_else_help = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Re-render a saved ReviewResult (JSON) in any format.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A ReviewResult JSON file, as written by `--format json`; `-` reads stdin.
+    pub file: PathBuf,
+}
+
+/// Flags every command understands (DESIGN.md §3).
+#[derive(Debug, Args, Clone)]
+pub struct CommonArgs {
+    /// Model backend.
+    #[arg(long, global = true, value_enum, env = "CRIT_PROVIDER", help_heading = "Backend")]
+    pub provider: Option<Provider>,
+    /// Model name or alias (opus, sonnet, haiku, or a full id).
+    #[arg(long, global = true, env = "CRIT_MODEL", help_heading = "Backend")]
+    pub model: Option<String>,
+    /// Work in DIR instead of the current directory.
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
+    pub cwd: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, global = true, value_enum, help_heading = "Output")]
+    pub format: Option<FormatArg>,
+    /// Same as --format json.
+    #[arg(long, global = true, conflicts_with = "format", help_heading = "Output")]
+    pub json: bool,
+    /// The seed's spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
+    #[arg(long, global = true, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
+    pub output: Option<Vec<String>>,
+    /// Write the result to PATH instead of stdout.
+    #[arg(long, global = true, value_name = "PATH", help_heading = "Output")]
+    pub out: Option<PathBuf>,
+    /// When to color terminal output (NO_COLOR is honoured in `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, help_heading = "Output")]
+    pub color: ColorArg,
+
+    /// Exit 1 when the review does not pass its gate (default gate: --fail-on p1).
+    #[arg(long, global = true, help_heading = "Gate")]
+    pub exit_code: bool,
+    /// What fails the gate; implies --exit-code.
+    #[arg(long, global = true, value_enum, help_heading = "Gate")]
+    pub fail_on: Option<FailOnArg>,
+
+    /// Wall-clock limit for the review, in seconds.
+    #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
+    pub timeout: Option<u64>,
+    /// Maximum model turns per reviewer.
+    #[arg(long, global = true, value_name = "N", help_heading = "Limits")]
+    pub max_turns: Option<u32>,
+    /// Stop when the review has cost this many US dollars.
+    #[arg(long, global = true, value_name = "USD", help_heading = "Limits")]
+    pub max_budget_usd: Option<f64>,
+
+    /// More diagnostics on stderr (repeat for more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = "Diagnostics")]
+    pub verbose: u8,
+    /// Only errors on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = "Diagnostics")]
+    pub quiet: bool,
+    /// Do not write session logs under .crit/sessions.
+    #[arg(long, global = true, help_heading = "Diagnostics")]
+    pub no_log: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    Anthropic,
+    Openai,
+    ClaudeCode,
+    Command,
+    Replay,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Terminal,
+    Json,
+    Markdown,
+    Sarif,
+    Rdjson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    P0,
+    P1,
+    P2,
+    P3,
+    Concerns,
+    Never,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

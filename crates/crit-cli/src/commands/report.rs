@@ -1,0 +1,54 @@
+//! `crit report FILE`: re-render a saved ReviewResult.
+
+use std::io::Read;
+
+use anyhow::anyhow;
+use crit_core::ReviewResult;
+use crit_core::result::RESULT_SCHEMA_VERSION;
+
+use crate::cli::{CommonArgs, ReportArgs};
+use crate::exit::{CliError, Code};
+use crate::output::{self, OutputPlan};
+
+pub fn run(common: &CommonArgs, args: &ReportArgs) -> Result<Code, CliError> {
+    let plan = OutputPlan::from_common(common)?;
+    let (name, text) = read_input(args)?;
+    let mut result = parse(&name, &text)?;
+    let code = output::apply_gate(common, &mut result);
+    plan.emit(&result)?;
+    Ok(code)
+}
+
+fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
+    if args.file.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::usage(anyhow!("<stdin>: cannot read: {e}")))?;
+        return Ok(("<stdin>".to_string(), text));
+    }
+    let name = args.file.display().to_string();
+    let bytes = std::fs::read(&args.file).map_err(|e| CliError::usage(anyhow!("{name}: cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        CliError::usage(anyhow!("{name}: not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+    })?;
+    Ok((name, text))
+}
+
+/// Parse a saved result, or say in one line what is wrong and where.
+fn parse(name: &str, text: &str) -> Result<ReviewResult, CliError> {
+    const EXPECTED: &str = "expected a ReviewResult JSON document as written by `crit … --format json`";
+    if text.trim().is_empty() {
+        return Err(CliError::usage(anyhow!("{name}: empty file; {EXPECTED}")));
+    }
+    let result: ReviewResult = serde_json::from_str(text).map_err(|e| {
+        CliError::usage(anyhow!("{name}:{}:{}: {e}; {EXPECTED}", e.line(), e.column()))
+    })?;
+    if result.schema_version > RESULT_SCHEMA_VERSION {
+        return Err(CliError::usage(anyhow!(
+            "{name}: schema_version {} was written by a newer crit (this one reads up to {RESULT_SCHEMA_VERSION}); upgrade crit",
+            result.schema_version
+        )));
+    }
+    Ok(result)
+}

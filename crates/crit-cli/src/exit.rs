@@ -1,0 +1,53 @@
+//! Exit codes (DESIGN.md §3) and the error type that carries one.
+
+use std::process::ExitCode;
+
+/// What `crit` tells its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    /// The review ran and passed, or no gate was asked for.
+    Ok = 0,
+    /// The gate failed.
+    GateFailed = 1,
+    /// Usage or configuration error.
+    Usage = 2,
+    /// The review could not run (no backend, every reviewer failed).
+    CouldNotRun = 3,
+}
+
+impl From<Code> for ExitCode {
+    fn from(c: Code) -> ExitCode {
+        ExitCode::from(c as u8)
+    }
+}
+
+/// An error that ends the command, with the exit code it means.
+#[derive(Debug)]
+pub struct CliError {
+    code: Code,
+    error: anyhow::Error,
+}
+
+impl CliError {
+    pub fn usage(error: impl Into<anyhow::Error>) -> Self {
+        CliError { code: Code::Usage, error: error.into() }
+    }
+
+    pub fn could_not_run(error: impl Into<anyhow::Error>) -> Self {
+        CliError { code: Code::CouldNotRun, error: error.into() }
+    }
+
+    pub fn code(&self) -> Code {
+        self.code
+    }
+
+    /// One line (or a few): the error and its causes.
+    pub fn message(&self) -> String {
+        let mut msg = self.error.to_string();
+        for cause in self.error.chain().skip(1) {
+            msg.push_str(": ");
+            msg.push_str(&cause.to_string());
+        }
+        msg
+    }
+}

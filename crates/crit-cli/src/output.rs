@@ -1,0 +1,133 @@
+//! Where and how a result is written, and the gate that sets the exit code.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, anyhow};
+use crit_core::render::{self, Format, RenderOptions};
+use crit_core::{FailOn, ReviewResult};
+
+use crate::cli::{ColorArg, CommonArgs, FailOnArg, FormatArg};
+use crate::exit::{CliError, Code};
+
+/// The resolved output: format, destination, colors.
+#[derive(Debug)]
+pub struct OutputPlan {
+    pub format: Format,
+    pub dest: Option<PathBuf>,
+    pub color: bool,
+}
+
+impl OutputPlan {
+    /// Resolve `--format`, `--json`, the seed's `--output terminal|json|file PATH`,
+    /// `--out` and `--color`.
+    pub fn from_common(common: &CommonArgs) -> Result<Self, CliError> {
+        let mut dest = common.out.clone();
+        let format = if common.json {
+            Format::Json
+        } else if let Some(f) = common.format {
+            format_of(f)
+        } else if let Some(output) = &common.output {
+            match output.as_slice() {
+                [mode] if mode == "terminal" => Format::Terminal,
+                [mode] if mode == "json" => Format::Json,
+                [mode, path] if mode == "file" => {
+                    if dest.is_some() {
+                        return Err(CliError::usage(anyhow!("--output file PATH and --out PATH both name a destination; use one")));
+                    }
+                    dest = Some(PathBuf::from(path));
+                    Format::Json
+                }
+                [mode] if mode == "file" => {
+                    return Err(CliError::usage(anyhow!("--output file needs a path: --output file PATH")));
+                }
+                other => {
+                    return Err(CliError::usage(anyhow!(
+                        "--output {}: expected `terminal`, `json` or `file PATH`",
+                        other.join(" ")
+                    )));
+                }
+            }
+        } else {
+            Format::Terminal
+        };
+        let color = match common.color {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => format == Format::Terminal && dest.is_none() && auto_color(),
+        };
+        Ok(OutputPlan { format, dest, color })
+    }
+
+    /// Render `result` and write it out.
+    pub fn emit(&self, result: &ReviewResult) -> Result<(), CliError> {
+        let options = RenderOptions { color: self.color, ..RenderOptions::default() };
+        let text = render::render(result, self.format, &options);
+        match &self.dest {
+            Some(path) => write_file(path, &text).map_err(CliError::could_not_run),
+            None => {
+                let mut out = std::io::stdout().lock();
+                // A closed pipe (`crit … | head`) is not an error worth reporting.
+                match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                        Err(CliError::could_not_run(anyhow!("writing to stdout: {e}")))
+                    }
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// Apply the gate asked for on the command line, if any, and return the exit code.
+/// With no gate flag the saved `passed` stands and the exit code is 0.
+pub fn apply_gate(common: &CommonArgs, result: &mut ReviewResult) -> Code {
+    let gate = match common.fail_on {
+        Some(f) => Some(fail_on(f)),
+        None if common.exit_code => Some(FailOn::default()),
+        None => None,
+    };
+    match gate {
+        Some(g) => {
+            result.apply_gate(g);
+            if result.passed { Code::Ok } else { Code::GateFailed }
+        }
+        None => Code::Ok,
+    }
+}
+
+fn write_file(path: &PathBuf, text: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Colors when stdout is a terminal, `NO_COLOR` is unset or empty, and the
+/// terminal is not `dumb`.
+fn auto_color() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    !no_color && !dumb && std::io::stdout().is_terminal()
+}
+
+fn format_of(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Terminal => Format::Terminal,
+        FormatArg::Json => Format::Json,
+        FormatArg::Markdown => Format::Markdown,
+        FormatArg::Sarif => Format::Sarif,
+        FormatArg::Rdjson => Format::Rdjson,
+    }
+}
+
+fn fail_on(f: FailOnArg) -> FailOn {
+    match f {
+        FailOnArg::P0 => FailOn::P0,
+        FailOnArg::P1 => FailOn::P1,
+        FailOnArg::P2 => FailOn::P2,
+        FailOnArg::P3 => FailOn::P3,
+        FailOnArg::Concerns => FailOn::Concerns,
+        FailOnArg::Never => FailOn::Never,
+    }
+}
