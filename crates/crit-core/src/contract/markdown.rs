@@ -33,7 +33,7 @@ static VERDICT_WORD: LazyLock<Regex> = LazyLock::new(|| re(r"\b(PASS|CONCERNS|CO
 static VERDICT_LINE: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^\W*(?:overall\s+)?(?:verdict|assessment)\W*\s*(PASS|CONCERNS?|FAIL)\b"));
 static FILE_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?:^|[\s(\[`'\x22])((?:[\w.\-]+/)*[\w\-][\w.\-]*\.[A-Za-z0-9]+):(\d+)(?:\s*[-–]\s*(\d+))?")
+    re(r"(?:^|[\s(\[`'\x22])(/?(?:[\w.\-]+/)*[\w\-][\w.\-]*\.[A-Za-z0-9]+):(\d+)(?:\s*[-–]\s*(\d+))?")
 });
 static FILE_TICK: LazyLock<Regex> = LazyLock::new(|| re(r"`((?:[\w.\-]+/)+[\w.\-]+|[\w\-]+\.[A-Za-z0-9]{1,8})`"));
 
@@ -51,7 +51,7 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
     let mut summary = String::new();
     let mut findings = Vec::new();
     for s in &sections {
-        let heading = s.heading.trim_matches(|c: char| c == '*' || c.is_whitespace());
+        let heading = s.heading.trim_matches(|c: char| c == '*' || c == ':' || c.is_whitespace());
         if heading.eq_ignore_ascii_case("summary") && verdict.is_none() {
             verdict = VERDICT_WORD.find(&s.body).and_then(|m| scale::seed000_verdict(m.as_str()));
             summary = s.body.trim().to_string();
