@@ -1,0 +1,16 @@
+//! Talking to models for crit: one HTTP transport (SSE, retries, deadlines), the
+//! Anthropic Messages and OpenAI-compatible backends, the Claude Code CLI backend,
+//! record/replay, model aliases and prices, and backend selection with provenance.
+
+pub mod error;
+pub mod model;
+pub mod protocol;
+pub mod retry;
+pub mod sse;
+pub mod transport;
+
+pub use error::LlmError;
+pub use model::{EventStream, Model, collect};
+pub use protocol::*;
+pub use retry::RetryPolicy;
+pub use transport::{HttpTransport, Timeouts};
