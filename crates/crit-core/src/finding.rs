@@ -163,6 +163,19 @@ impl Finding {
     pub fn path(&self) -> Option<&str> {
         self.location.as_ref().map(Location::path)
     }
+
+    /// The title for display next to a severity column: a leading `[P0]`–`[P3]`
+    /// tag (which the findings contract asks models to write) is dropped, since the
+    /// severity is shown anyway. The stored `title` keeps it.
+    pub fn display_title(&self) -> &str {
+        let t = self.title.trim_start();
+        let tagged = t.len() >= 4
+            && t.as_bytes()[0] == b'['
+            && matches!(t.as_bytes()[1], b'P' | b'p')
+            && t.as_bytes()[2].is_ascii_digit()
+            && t.as_bytes()[3] == b']';
+        if tagged { t[4..].trim_start() } else { t }
+    }
 }
 
 #[cfg(test)]
@@ -177,6 +190,15 @@ mod tests {
         assert_eq!(Location::file("a.rs").display(), "a.rs");
         let doc = Location::Document { path: "plan.md".into(), heading: Some("Rollout".into()), line: None };
         assert_eq!(doc.display(), "plan.md § Rollout");
+    }
+
+    #[test]
+    fn display_title_drops_the_priority_tag() {
+        assert_eq!(Finding::new("[P1] Leak", Severity::P1, "r").display_title(), "Leak");
+        assert_eq!(Finding::new("[P]x", Severity::P1, "r").display_title(), "[P]x");
+        assert_eq!(Finding::new("[FAIL] x", Severity::P1, "r").display_title(), "[FAIL] x");
+        assert_eq!(Finding::new("[P1]", Severity::P1, "r").display_title(), "");
+        assert_eq!(Finding::new("é", Severity::P1, "r").display_title(), "é");
     }
 
     #[test]

@@ -23,11 +23,11 @@ pub(super) fn render(result: &ReviewResult) -> String {
         out.push_str("| Severity | Location | Finding |\n| --- | --- | --- |\n");
         for f in &findings {
             let loc = f.location.as_ref().map(|l| format!("`{}`", cell(&l.display()))).unwrap_or_default();
-            let _ = writeln!(out, "| {} | {} | {} |", f.severity.code(), loc, cell(&f.title));
+            let _ = writeln!(out, "| {} | {} | {} |", f.severity.code(), loc, cell(f.display_title()));
         }
         out.push_str("\n<details>\n<summary>Details</summary>\n\n");
         for f in &findings {
-            let _ = writeln!(out, "### {} {}\n", f.severity.code(), inline(&f.title));
+            let _ = writeln!(out, "### {} {}\n", f.severity.code(), inline(f.display_title()));
             if let Some(l) = &f.location {
                 let _ = writeln!(out, "`{}`", l.display());
             }

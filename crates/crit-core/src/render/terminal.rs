@@ -43,7 +43,7 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
         None => String::new(),
     };
     let tag = format!("{:<4}", f.severity.code());
-    let _ = writeln!(out, "  {} {:>7}  {}", p.paint(severity_style(f.severity), &tag), p.paint(dim(), &lines), p.paint(Style::new().bold(), &f.title));
+    let _ = writeln!(out, "  {} {:>7}  {}", p.paint(severity_style(f.severity), &tag), p.paint(dim(), &lines), p.paint(Style::new().bold(), f.display_title()));
     for line in f.body.trim().lines() {
         let _ = writeln!(out, "               {line}");
     }

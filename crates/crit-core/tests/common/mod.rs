@@ -1,4 +1,8 @@
-//! Shared by the parser tests: a compact, exact rendering of a parse result.
+//! Shared by the integration tests.
+
+#![allow(dead_code)]
+
+pub mod fixtures;
 
 use crit_core::ReviewResult;
 
