@@ -14,3 +14,9 @@ pub use model::{EventStream, Model, collect};
 pub use protocol::*;
 pub use retry::RetryPolicy;
 pub use transport::{HttpTransport, Timeouts};
+pub mod anthropic;
+pub mod pricing;
+pub mod secret;
+
+pub use anthropic::{Anthropic, AnthropicAuth, AnthropicConfig};
+pub use secret::Secret;

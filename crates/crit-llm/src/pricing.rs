@@ -1,0 +1,175 @@
+//! Model aliases and list prices, from one data file (`data/models.json`).
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use crit_core::Usage;
+use serde::Deserialize;
+
+use crate::protocol::Cost;
+
+const MODELS_JSON: &str = include_str!("../data/models.json");
+
+/// USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct Rates {
+    pub input: f64,
+    pub output: f64,
+    pub cache_write: f64,
+    pub cache_read: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct LongContext {
+    /// Above this many input tokens (cached or not), every token costs the higher rates.
+    pub threshold: u64,
+    #[serde(flatten)]
+    pub rates: Rates,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ModelInfo {
+    #[serde(flatten)]
+    pub rates: Rates,
+    #[serde(default)]
+    pub structured_output: bool,
+    #[serde(default)]
+    pub long_context: Option<LongContext>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ModelTable {
+    pub aliases: BTreeMap<String, String>,
+    pub models: BTreeMap<String, ModelInfo>,
+}
+
+/// The built-in table. Parsing a file compiled into the binary can only fail if the
+/// file is broken, which the tests catch; an empty table is the safe fallback.
+pub fn table() -> &'static ModelTable {
+    // Immutable once built: a cache of a constant, not shared mutable state.
+    static TABLE: OnceLock<ModelTable> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        serde_json::from_str(MODELS_JSON).unwrap_or_else(|e| {
+            tracing::error!(error = %e, "data/models.json is invalid");
+            ModelTable {
+                aliases: BTreeMap::new(),
+                models: BTreeMap::new(),
+            }
+        })
+    })
+}
+
+/// `opus` → `claude-opus-5-5`; anything else unchanged.
+pub fn resolve_alias(model: &str) -> String {
+    table()
+        .aliases
+        .get(model)
+        .cloned()
+        .unwrap_or_else(|| model.to_string())
+}
+
+/// The table entry for a model id or alias; a dated id (`…-20251001`) matches its base.
+pub fn lookup(model: &str) -> Option<&'static ModelInfo> {
+    let id = resolve_alias(model);
+    let t = table();
+    if let Some(info) = t.models.get(&id) {
+        return Some(info);
+    }
+    let (base, suffix) = id.rsplit_once('-')?;
+    if suffix.len() == 8 && suffix.bytes().all(|b| b.is_ascii_digit()) {
+        return t.models.get(base);
+    }
+    None
+}
+
+/// What `usage` cost on `model`. An unknown model costs 0 with `priced: false`.
+pub fn cost(model: &str, usage: &Usage) -> Cost {
+    let Some(info) = lookup(model) else {
+        if !usage.is_zero() {
+            tracing::warn!(model, "model not in the price table; cost counted as 0");
+        }
+        return Cost {
+            usd: 0.0,
+            priced: false,
+        };
+    };
+    let rates = match &info.long_context {
+        Some(lc) if usage.total_input() > lc.threshold => lc.rates,
+        _ => info.rates,
+    };
+    let per = |tokens: u64, rate: f64| tokens as f64 * rate / 1_000_000.0;
+    Cost {
+        usd: per(usage.input_tokens, rates.input)
+            + per(usage.output_tokens, rates.output)
+            + per(usage.cache_write_tokens, rates.cache_write)
+            + per(usage.cache_read_tokens, rates.cache_read),
+        priced: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(i: u64, o: u64, cw: u64, cr: u64) -> Usage {
+        Usage {
+            input_tokens: i,
+            output_tokens: o,
+            cache_write_tokens: cw,
+            cache_read_tokens: cr,
+        }
+    }
+
+    #[test]
+    fn table_parses_and_aliases_resolve() {
+        assert!(table().models.len() >= 10);
+        assert_eq!(resolve_alias("opus"), "claude-opus-5-5");
+        assert_eq!(resolve_alias("sonnet"), "claude-sonnet-5-5");
+        assert_eq!(resolve_alias("haiku"), "claude-haiku-5-5");
+        assert_eq!(resolve_alias("gpt-x"), "gpt-x");
+        for (alias, id) in &table().aliases {
+            assert!(table().models.contains_key(id), "{alias} → {id} unpriced");
+        }
+        // Cache rates follow the documented multipliers.
+        for (id, m) in &table().models {
+            let r = m.rates;
+            assert!((r.cache_write - 1.25 * r.input).abs() < 1e-9, "{id}");
+            assert!((r.cache_read - 0.1 * r.input).abs() < 1e-9, "{id}");
+        }
+    }
+
+    #[test]
+    fn costs() {
+        // opus 5.5: $4 in, $20 out, $5 write, $0.40 read per MTok.
+        let c = cost("opus", &usage(1_000_000, 100_000, 200_000, 500_000));
+        assert!(c.priced);
+        assert!((c.usd - (4.0 + 2.0 + 1.0 + 0.2)).abs() < 1e-9, "{}", c.usd);
+        let dated = cost("claude-haiku-4-5-20251001", &usage(1_000_000, 0, 0, 0));
+        assert!((dated.usd - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn haiku_long_context_tier() {
+        let small = cost("haiku", &usage(100_000, 1_000_000, 0, 0));
+        assert!((small.usd - (0.01 + 0.5)).abs() < 1e-9, "{}", small.usd);
+        // 60K uncached + 50K cache read = 110K input: the higher tier for everything.
+        let big = cost("haiku", &usage(60_000, 1_000_000, 0, 50_000));
+        assert!(
+            (big.usd - (0.06 * 0.5 + 2.5 + 0.05 * 0.05)).abs() < 1e-9,
+            "{}",
+            big.usd
+        );
+    }
+
+    #[test]
+    fn unknown_model_is_free_but_flagged() {
+        let c = cost("llama3.1:8b", &usage(10, 10, 0, 0));
+        assert_eq!(
+            c,
+            Cost {
+                usd: 0.0,
+                priced: false
+            }
+        );
+    }
+}
