@@ -41,8 +41,17 @@ fn parse(name: &str, text: &str) -> Result<ReviewResult, CliError> {
     if text.trim().is_empty() {
         return Err(CliError::usage(anyhow!("{name}: empty file; {EXPECTED}")));
     }
+    let start = text.len() - text.trim_start().len();
+    if !text[start..].starts_with('{') {
+        let line = text[..start].matches('\n').count() + 1;
+        let column = start - text[..start].rfind('\n').map_or(0, |i| i + 1) + 1;
+        return Err(CliError::usage(anyhow!("{name}:{line}:{column}: not a JSON object; {EXPECTED}")));
+    }
     let result: ReviewResult = serde_json::from_str(text).map_err(|e| {
-        CliError::usage(anyhow!("{name}:{}:{}: {e}; {EXPECTED}", e.line(), e.column()))
+        // serde_json appends " at line L column C"; the position is already in front.
+        let msg = e.to_string();
+        let msg = msg.rsplit_once(" at line ").map_or(msg.as_str(), |(m, _)| m);
+        CliError::usage(anyhow!("{name}:{}:{}: {msg}; {EXPECTED}", e.line(), e.column()))
     })?;
     if result.schema_version > RESULT_SCHEMA_VERSION {
         return Err(CliError::usage(anyhow!(
