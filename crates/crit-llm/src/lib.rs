@@ -20,3 +20,6 @@ pub mod secret;
 
 pub use anthropic::{Anthropic, AnthropicAuth, AnthropicConfig};
 pub use secret::Secret;
+pub mod openai;
+
+pub use openai::{OpenAi, OpenAiConfig};
