@@ -144,6 +144,14 @@ impl ReviewResult {
         self.passed = gate.passes(self);
     }
 
+    /// Give every finding without an id its fingerprint (results written by hand
+    /// or by other tools may leave it empty).
+    pub fn fill_missing_ids(&mut self) {
+        for f in self.findings.iter_mut().filter(|f| f.id.is_empty()) {
+            f.refresh_id();
+        }
+    }
+
     /// Findings sorted for display: by severity, then path, then line.
     pub fn sorted_findings(&self) -> Vec<&Finding> {
         let mut v: Vec<&Finding> = self.findings.iter().collect();

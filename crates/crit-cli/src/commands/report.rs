@@ -14,6 +14,7 @@ pub fn run(common: &CommonArgs, args: &ReportArgs) -> Result<Code, CliError> {
     let plan = OutputPlan::from_common(common)?;
     let (name, text) = read_input(args)?;
     let mut result = parse(&name, &text)?;
+    result.fill_missing_ids();
     let code = output::apply_gate(common, &mut result);
     plan.emit(&result)?;
     Ok(code)
