@@ -1,0 +1,77 @@
+//! Byte-level delivery of a body: chunking, stalls and abrupt closes.
+
+use std::io;
+
+use axum::body::{Body, Bytes};
+use futures_util::stream;
+
+use crate::reply::Delivery;
+
+struct Cursor {
+    body: Bytes,
+    pos: usize,
+    delivery: Delivery,
+    stalled: bool,
+    done: bool,
+}
+
+/// A body that sends `bytes` as `delivery` says. An abrupt close is an error
+/// from the body stream, which makes hyper drop the connection mid-body
+/// (no terminating chunk, or fewer bytes than `content-length`).
+pub(crate) fn body(bytes: Vec<u8>, delivery: Delivery) -> Body {
+    let plain =
+        delivery.chunk.is_none() && delivery.drop_after.is_none() && delivery.stall.is_none();
+    if plain {
+        return Body::from(bytes);
+    }
+    let cursor = Cursor {
+        body: Bytes::from(bytes),
+        pos: 0,
+        delivery,
+        stalled: false,
+        done: false,
+    };
+    Body::from_stream(stream::unfold(cursor, next_piece))
+}
+
+async fn next_piece(mut c: Cursor) -> Option<(Result<Bytes, io::Error>, Cursor)> {
+    if c.done {
+        return None;
+    }
+    let len = c.body.len();
+    if let Some((at, pause)) = c.delivery.stall
+        && !c.stalled
+        && c.pos >= at.min(len)
+    {
+        c.stalled = true;
+        tokio::time::sleep(pause).await;
+    }
+    let limit = c.delivery.drop_after.map_or(len, |n| n.min(len));
+    if c.pos >= limit {
+        c.done = true;
+        // Without a drop the body simply ends here.
+        c.delivery.drop_after?;
+        let abort = io::Error::new(
+            io::ErrorKind::ConnectionAborted,
+            "crit-testkit: drop_after_bytes",
+        );
+        return Some((Err(abort), c));
+    }
+    let mut end = limit;
+    if let Some(size) = c.delivery.chunk {
+        end = end.min(c.pos + size);
+        if c.pos > 0 {
+            // Let hyper flush the previous piece on its own before this one.
+            tokio::task::yield_now().await;
+        }
+    }
+    if let Some((at, _)) = c.delivery.stall
+        && !c.stalled
+        && at > c.pos
+    {
+        end = end.min(at);
+    }
+    let piece = c.body.slice(c.pos..end);
+    c.pos = end;
+    Some((Ok(piece), c))
+}

@@ -1,0 +1,49 @@
+//! Test support for crit (dev-dependency only).
+//!
+//! - [`FakeServer`]: a scripted fake LLM server on `127.0.0.1` speaking the
+//!   real Anthropic Messages (JSON and SSE) and OpenAI chat completions
+//!   (JSON and `data:` chunks) wire formats, byte-faithful to
+//!   `shared/protocols.md` §1–2, with delivery faults (delays, stalls,
+//!   split chunks, dropped connections) and a record of every request.
+//! - [`FakeClaude`]: a scripted fake `claude` executable (a `sh` script
+//!   written at run time) that records how it was called.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! use crit_testkit::{FakeServer, Reply, Step};
+//! use serde_json::json;
+//! let server = FakeServer::start().await;
+//! server.push(Step::reply(Reply::text("Hello")));
+//! server.push(Step::when_contains("security-reviewer")
+//!     .reply(Reply::tool_use("Read", json!({"file_path": "a.rs"}))));
+//! // point the client at server.url() + "/v1/messages" or "/v1/chat/completions"
+//! let sent = server.requests();
+//! # }
+//! ```
+//!
+//! Routing: `POST …/messages` is Anthropic, `POST …/chat/completions` is
+//! OpenAI (query strings ignored, so Claude Code's `?beta=true` works),
+//! `POST …/messages/count_tokens` answers an estimate without using a step,
+//! `HEAD` anything answers 200, anything else 404. Authentication headers
+//! (`x-api-key` or `authorization: Bearer`) are recorded, never checked.
+//!
+//! Script: each model request takes the first unconsumed step that matches
+//! it (plain steps match any request; [`Step::when_contains`] steps only a
+//! request whose body contains the needle). With no step left the server
+//! answers 500 with `x-should-retry: false` and a message saying so.
+//!
+//! The server runs on its own thread and tokio runtime, so a test may block
+//! (e.g. run a CLI with `std::process::Command`) while it serves.
+
+mod anthropic;
+mod claude;
+mod delivery;
+mod openai;
+mod render;
+mod reply;
+mod server;
+
+pub use claude::{FakeClaude, Invocation, RECORDED_ENV, pid_alive};
+pub use render::WireFormat;
+pub use reply::{Reply, Step, StepWhen, Usage, anthropic_tool_id, openai_tool_id};
+pub use server::{FakeServer, RecordedRequest};
