@@ -1,0 +1,49 @@
+//! Errors of the plan checker. Each one is a line a person can act on.
+
+use std::path::PathBuf;
+
+/// Why a plan review could not run to a verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// `plan.md` is missing (seed: `plan.md not found at {path}`).
+    #[error("plan.md not found at {}", .0.display())]
+    PlanNotFound(PathBuf),
+    /// `plan.md` is empty (seed wording).
+    #[error("empty plan")]
+    EmptyPlan,
+    /// No check came from any source (seed wording).
+    #[error("No checks found (no checks.yaml, no CLAUDE.md Anti-Patterns Table, no context.yaml checks)")]
+    NoChecks,
+    /// A YAML file the user wrote does not parse or has the wrong shape.
+    #[error("{}:{line}:{column}: {message}", .path.display())]
+    Malformed { path: PathBuf, line: u64, column: u64, message: String },
+    /// A check is present but unusable (bad regex, empty pattern, `replace` without `with`).
+    #[error("{}: check `{id}`: {message}", .path.display())]
+    InvalidCheck { path: PathBuf, id: String, message: String },
+    /// Another run holds the session lock.
+    #[error("another `crit plan` run is reviewing {} (lock {} is held)", .dir.display(), .lock.display())]
+    Locked { dir: PathBuf, lock: PathBuf },
+    /// A file could not be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    /// `session://` with no home directory to resolve it against.
+    #[error("cannot resolve {0}: HOME is not set")]
+    NoHome(String),
+}
+
+impl CheckError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        CheckError::Io { path: path.into(), source }
+    }
+
+    /// True when the user's configuration is at fault (exit code 2 in the CLI),
+    /// as opposed to a review that could not run.
+    pub fn is_config_error(&self) -> bool {
+        matches!(self, CheckError::Malformed { .. } | CheckError::InvalidCheck { .. })
+    }
+
+    /// Another run may finish and free the lock; everything else needs a change first.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, CheckError::Locked { .. })
+    }
+}

@@ -1,0 +1,20 @@
+//! crit's deterministic rule engine (seed 004, `expert-review`): checks from
+//! `checks.yaml` files and anti-pattern tables, matched against a plan in one
+//! pass, fixed by replace / remove-sentence / remove-paragraph, driven by the
+//! SETUP → CHECKING → FIXING / ASKING → APPROVED / REJECTED / INCOMPLETE / ERROR
+//! state machine. No LLM, no network.
+
+pub mod check;
+pub mod error;
+pub mod fix;
+pub mod matcher;
+pub mod sources;
+pub mod state;
+pub mod table;
+pub mod text;
+mod yaml;
+
+pub use check::{Check, FixAction, MatchRule, SourceKind};
+pub use error::CheckError;
+pub use matcher::{CheckSet, Scan};
+pub use state::{Context, HistoryEntry, Persona, Reviewers, State};

@@ -1,0 +1,216 @@
+//! Loading checks from every source of SETUP step 6, in the seed's order.
+//! Earlier sources win on an id collision; later duplicates are silently dropped.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::check::{Check, ChecksFile, RawCheck, SourceKind};
+use crate::error::CheckError;
+use crate::table::{self, Flavor};
+use crate::yaml;
+
+/// Where the sources live.
+#[derive(Debug, Clone)]
+pub struct SourceDirs {
+    /// The session directory (`{dir}`).
+    pub session: PathBuf,
+    pub project_root: PathBuf,
+    /// The user's home, for `~/.claude/...`; `None` skips the global sources.
+    pub home: Option<PathBuf>,
+}
+
+/// The checks, and how many each file gave (after collisions).
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    pub checks: Vec<Check>,
+    pub files: Vec<(SourceKind, PathBuf, usize)>,
+    /// Checks dropped because an earlier source had their id.
+    pub dropped: Vec<(String, PathBuf)>,
+}
+
+impl Loaded {
+    fn add(&mut self, seen: &mut HashSet<String>, kind: SourceKind, path: &Path, checks: Vec<Check>) {
+        let mut kept = 0;
+        for c in checks {
+            if seen.insert(c.id.clone()) {
+                self.checks.push(c);
+                kept += 1;
+            } else {
+                tracing::debug!(id = %c.id, file = %path.display(), "check id already loaded from an earlier source; dropped");
+                self.dropped.push((c.id, path.to_path_buf()));
+            }
+        }
+        self.files.push((kind, path.to_path_buf(), kept));
+    }
+}
+
+/// Load checks from a–g and then context.yaml's `checks`. No check at all is
+/// `CheckError::NoChecks`.
+pub fn load(dirs: &SourceDirs, context_checks: Option<(&Path, Vec<RawCheck>)>) -> Result<Loaded, CheckError> {
+    let mut loaded = Loaded::default();
+    let mut seen = HashSet::new();
+    let home_claude = dirs.home.as_ref().map(|h| h.join(".claude"));
+
+    // a. session checks.yaml
+    let session_checks = dirs.session.join("checks.yaml");
+    if let Some(checks) = yaml_checks(&session_checks, SourceKind::SessionChecks)? {
+        loaded.add(&mut seen, SourceKind::SessionChecks, &session_checks, checks);
+    }
+    // b. global checks
+    if let Some(hc) = &home_claude {
+        let p = hc.join("checks").join("global-checks.yaml");
+        if let Some(checks) = yaml_checks(&p, SourceKind::GlobalChecks)? {
+            loaded.add(&mut seen, SourceKind::GlobalChecks, &p, checks);
+        }
+    }
+    // c. project checks/*.yaml
+    for p in files_with_ext(&dirs.project_root.join("checks"), &["yaml", "yml"])? {
+        if let Some(checks) = yaml_checks(&p, SourceKind::ProjectChecks)? {
+            loaded.add(&mut seen, SourceKind::ProjectChecks, &p, checks);
+        }
+    }
+    // d. session rules/*.md
+    for p in files_with_ext(&dirs.session.join("rules"), &["md"])? {
+        let text = read(&p)?.unwrap_or_default();
+        let stem = id_stem(&p);
+        let checks = table::parse(&text, Flavor::Rules)
+            .into_iter()
+            .enumerate()
+            .map(|(n, r)| Check::from_table(format!("{stem}_{}", n + 1), r.pattern, r.reason, SourceKind::RulesFile, &p))
+            .collect();
+        loaded.add(&mut seen, SourceKind::RulesFile, &p, checks);
+    }
+    // e. session project-claude.md, else f. CLAUDE.md in the project root
+    let session_claude = dirs.session.join("project-claude.md");
+    let project_claude = dirs.project_root.join("CLAUDE.md");
+    let mut claude_files = Vec::new();
+    if session_claude.is_file() {
+        claude_files.push((SourceKind::SessionClaudeMd, session_claude));
+    } else {
+        claude_files.push((SourceKind::ProjectClaudeMd, project_claude.clone()));
+    }
+    // g. the global CLAUDE.md (unless it is the same file as f)
+    if let Some(hc) = &home_claude {
+        let global = hc.join("CLAUDE.md");
+        if !same_file(&global, &project_claude) || claude_files[0].0 == SourceKind::SessionClaudeMd {
+            claude_files.push((SourceKind::GlobalClaudeMd, global));
+        }
+    }
+    for (kind, p) in claude_files {
+        if let Some(text) = read(&p)? {
+            let checks = table::parse(&text, Flavor::ClaudeMd)
+                .into_iter()
+                .enumerate()
+                .map(|(n, r)| Check::from_table(format!("anti_pattern_{}", n + 1), r.pattern, r.reason, kind, &p))
+                .collect();
+            loaded.add(&mut seen, kind, &p, checks);
+        }
+    }
+    // Lowest priority: context.yaml's own checks.
+    if let Some((path, raw)) = context_checks {
+        let checks = raw.into_iter().map(|c| c.into_check(SourceKind::Context, path)).collect::<Result<Vec<_>, _>>()?;
+        loaded.add(&mut seen, SourceKind::Context, path, checks);
+    }
+    if loaded.checks.is_empty() {
+        return Err(CheckError::NoChecks);
+    }
+    Ok(loaded)
+}
+
+/// The project root: context.yaml's `project_root`, else the git root of the
+/// session directory, else its parent (SETUP step 5).
+pub fn project_root(session: &Path, from_context: Option<&Path>, home: Option<&Path>) -> PathBuf {
+    if let Some(p) = from_context {
+        return expand_home(p, home);
+    }
+    if let Some(root) = git_root(session) {
+        return root;
+    }
+    session.parent().map_or_else(|| session.to_path_buf(), Path::to_path_buf)
+}
+
+fn expand_home(p: &Path, home: Option<&Path>) -> PathBuf {
+    match (p.strip_prefix("~"), home) {
+        (Ok(rest), Some(h)) => h.join(rest),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// `git -C {dir} rev-parse --show-toplevel`, hardened: no system config, no
+/// hooks, no fsmonitor, no prompts.
+fn git_root(dir: &Path) -> Option<PathBuf> {
+    let out = Command::new("git")
+        .args(["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C"])
+        .arg(dir)
+        .args(["rev-parse", "--show-toplevel"])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let s = String::from_utf8(out.stdout).ok()?;
+    let s = s.trim();
+    (!s.is_empty()).then(|| PathBuf::from(s))
+}
+
+fn yaml_checks(path: &Path, kind: SourceKind) -> Result<Option<Vec<Check>>, CheckError> {
+    let Some(text) = read(path)? else { return Ok(None) };
+    let file: ChecksFile = yaml::parse(path, &text)?;
+    let checks = file.checks.into_iter().map(|c| c.into_check(kind, path)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(checks))
+}
+
+/// The file's text, or `None` when it does not exist.
+pub(crate) fn read(path: &Path) -> Result<Option<String>, CheckError> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| CheckError::Malformed {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => Ok(None),
+        Err(e) => Err(CheckError::io(path, e)),
+    }
+}
+
+/// Files of `dir` with one of `exts`, sorted by name so the load order is stable.
+fn files_with_ext(dir: &Path, exts: &[&str]) -> Result<Vec<PathBuf>, CheckError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(CheckError::io(dir, e)),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().and_then(|e| e.to_str()).is_some_and(|e| exts.contains(&e)))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// `physics-antipatterns.md` → `physics_antipatterns`.
+fn id_stem(path: &Path) -> String {
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rules");
+    stem.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect()
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+#[path = "sources_tests.rs"]
+mod tests;

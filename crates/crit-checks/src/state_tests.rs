@@ -1,0 +1,56 @@
+use super::*;
+
+#[test]
+fn state_round_trips_in_the_seed_shape() {
+    let seed = "edits: 2\nretries:\n  no_eval: 1\n  no_any_type: 0\nhistory:\n  - check: no_eval\n    fix: \"eval → JSON.parse\"\n    line: 42\n  - check: no_any_type\n    fix: \": any → : unknown\"\n    line: 58\napproved:\n  - console_log_ok  # User approved this check.id\n";
+    let (s, warn) = State::parse_or_reset(Path::new("state.yaml"), seed);
+    assert!(warn.is_none());
+    assert_eq!(s.edits, 2);
+    assert_eq!(s.retries_of("no_eval"), 1);
+    assert_eq!(s.history[1].fix, ": any → : unknown");
+    assert!(s.is_approved("console_log_ok"));
+    let (again, _) = State::parse_or_reset(Path::new("state.yaml"), &s.to_yaml());
+    assert_eq!(again, s);
+    assert_eq!(State::default().to_yaml(), "edits: 0\nretries: {}\nhistory: []\napproved: []\n");
+}
+
+#[test]
+fn malformed_state_resets_with_a_warning() {
+    for bad in ["edits: many\n", "retries: [\n", "- a\n", "history:\n  - check: x\n"] {
+        let (s, warn) = State::parse_or_reset(Path::new("/s/state.yaml"), bad);
+        assert_eq!(s, State::default(), "{bad}");
+        let w = warn.unwrap();
+        assert!(w.starts_with("/s/state.yaml:") && w.contains("reset"), "{w}");
+    }
+}
+
+#[test]
+fn malformed_context_is_an_error_with_location() {
+    let err = Context::parse(Path::new("context.yaml"), "reviewer_persona: \"x\nproject_root: [\n").unwrap_err();
+    assert!(err.is_config_error());
+    assert!(err.to_string().starts_with("context.yaml:"), "{err}");
+    let err = Context::parse(Path::new("context.yaml"), "reviewer_personas: \"just a string\"\n").unwrap_err();
+    assert!(err.to_string().starts_with("context.yaml:1:"), "{err}");
+    assert!(Context::parse(Path::new("c"), "plan_summary: extra keys are fine\n").is_ok());
+}
+
+#[test]
+fn persona_precedence() {
+    let ctx = Context::parse(Path::new("c"), "reviewer_persona: \"Staff software engineer\"\n").unwrap();
+    let (r, w) = Reviewers::from_context(&ctx);
+    assert!(r.single && w.is_none());
+    assert_eq!(r.display(), "Staff software engineer");
+
+    let both = "reviewer_persona: Solo\nreviewer_personas:\n  - name: \"Dr. Emmy Noether\"\n    domain: \"symmetry and invariant theory\"\n    focus: [\"Lie groups\"]\n  - name: \"Claude (self-review)\"\n    domain: \"anti-pattern detection\"\n";
+    let (r, w) = Reviewers::from_context(&Context::parse(Path::new("c"), both).unwrap());
+    assert!(!r.single);
+    assert!(w.unwrap().contains("reviewer_personas takes precedence"));
+    assert_eq!(r.display(), "Dr. Emmy Noether, Claude (self-review)");
+    assert_eq!(r.check_voice(), "Claude (self-review)");
+
+    let (r, w) = Reviewers::from_context(&Context::default());
+    assert!(r.defaulted && w.is_none());
+    assert_eq!(r.display(), "Senior Technical Reviewer, Claude");
+    let minimal = Context::parse(Path::new("c"), &minimal_context_yaml()).unwrap();
+    assert_eq!(minimal.reviewer_personas.unwrap(), default_panel());
+}
