@@ -1,0 +1,68 @@
+//! What every tool call gets besides its input: where it may look, how much it may
+//! read and print, how long Bash may run, and a token to stop early.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::confine::{ConfineError, Roots};
+
+/// Caps on what a tool reads and returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest slice of a file `Read` returns, in bytes.
+    pub max_read_bytes: usize,
+    /// Largest tool output returned to the model, in bytes (Glob, Grep, Bash).
+    pub max_output_bytes: usize,
+    /// Bash timeout when the call gives none.
+    pub bash_timeout: Duration,
+    /// Upper bound on a timeout the model asks for.
+    pub bash_max_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_read_bytes: 256 * 1024,
+            max_output_bytes: 30_000,
+            bash_timeout: Duration::from_secs(120),
+            bash_max_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Shared by all calls of one agent; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub roots: Roots,
+    pub limits: Limits,
+    pub cancel: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context for `root` plus `extra_roots` (`--add-dir`), default limits and a
+    /// fresh cancellation token. Fails if a root does not exist.
+    pub fn new(root: impl AsRef<Path>, extra_roots: &[PathBuf]) -> Result<Self, ConfineError> {
+        Ok(Self {
+            roots: Roots::new(root, extra_roots)?,
+            limits: Limits::default(),
+            cancel: CancellationToken::new(),
+        })
+    }
+
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// The project root (canonical).
+    pub fn root(&self) -> &Path {
+        self.roots.root()
+    }
+}
