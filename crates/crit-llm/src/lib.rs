@@ -23,3 +23,9 @@ pub use secret::Secret;
 pub mod openai;
 
 pub use openai::{OpenAi, OpenAiConfig};
+pub mod claude_code;
+pub mod env;
+
+pub use claude_code::{AgentOutcome, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig};
+pub use env::Env;
+pub use model::Agent;

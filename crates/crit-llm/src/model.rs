@@ -7,6 +7,7 @@ use futures_util::future::BoxFuture;
 use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 
+use crate::claude_code::{AgentOutcome, AgentTask};
 use crate::error::LlmError;
 use crate::protocol::{Capabilities, ModelEvent, ModelRequest, ModelResponse};
 
@@ -39,6 +40,20 @@ pub trait Model: Send + Sync {
             collect(stream).await
         })
     }
+}
+
+/// A backend that runs its own agent loop and tools (Claude Code): crit hands it
+/// the prompt, tools, schema and limits and reads back the outcome.
+pub trait Agent: Send + Sync {
+    fn name(&self) -> &str;
+
+    fn capabilities(&self) -> Capabilities;
+
+    fn run<'a>(
+        &'a self,
+        task: &'a AgentTask,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'a, Result<AgentOutcome, LlmError>>;
 }
 
 /// Folds a stream into a response; the first error wins.

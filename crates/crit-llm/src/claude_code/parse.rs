@@ -1,0 +1,200 @@
+//! `claude -p --output-format stream-json --verbose` lines → an [`AgentOutcome`]
+//! (protocols.md §3.4–3.5). Fields are read by name: key order differs by version.
+
+use crit_core::Usage;
+use serde_json::{Value, json};
+
+use crate::error::LlmError;
+use crate::protocol::{Cost, StopReason};
+
+/// What a Claude Code run produced.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AgentOutcome {
+    /// The final answer text (`result`).
+    pub text: String,
+    /// The `--json-schema` answer.
+    pub structured_output: Option<Value>,
+    /// Set when a limit ended the run (`error_max_turns`, `error_max_budget_usd`, …):
+    /// the subtype and the CLI's messages.
+    pub incomplete: Option<String>,
+    pub usage: Usage,
+    /// `total_cost_usd`: computed by the CLI from list prices, even on a subscription.
+    pub cost: Cost,
+    pub num_turns: u32,
+    pub model: Option<String>,
+    pub session_id: Option<String>,
+    pub stop_reason: Option<StopReason>,
+    pub terminal_reason: Option<String>,
+    /// Every `assistant` and `user` line, verbatim, for the session transcript.
+    pub transcript: Vec<Value>,
+}
+
+/// Folds the lines of one run.
+#[derive(Debug, Default)]
+pub(crate) struct LineParser {
+    pub outcome: AgentOutcome,
+    pub result: Option<Value>,
+}
+
+impl LineParser {
+    pub fn line(&mut self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            tracing::debug!(line, "claude printed a non-JSON line");
+            return;
+        };
+        match (v["type"].as_str(), v["subtype"].as_str()) {
+            (Some("system"), Some("init")) => {
+                self.outcome.model = v["model"].as_str().map(str::to_string);
+                self.outcome.session_id = v["session_id"].as_str().map(str::to_string);
+            }
+            (Some("system"), Some("api_retry")) => tracing::warn!(
+                attempt = v["attempt"].as_u64(),
+                status = v["error_status"].as_u64(),
+                error = v["error"].as_str(),
+                "claude is retrying an API call"
+            ),
+            (Some("assistant" | "user"), _) => self.outcome.transcript.push(v),
+            (Some("result"), _) => self.result = Some(v),
+            _ => {}
+        }
+    }
+
+    /// The outcome, once stdout has closed.
+    pub fn finish(mut self, schema_asked: bool) -> Result<AgentOutcome, LlmError> {
+        let Some(r) = self.result.take() else {
+            return Err(LlmError::Agent {
+                message: "claude ended without a result line".into(),
+            });
+        };
+        let mut out = self.outcome;
+        let u = &r["usage"];
+        let n = |k: &str| u[k].as_u64().unwrap_or(0);
+        out.usage = Usage {
+            input_tokens: n("input_tokens"),
+            output_tokens: n("output_tokens"),
+            cache_write_tokens: n("cache_creation_input_tokens"),
+            cache_read_tokens: n("cache_read_input_tokens"),
+        };
+        out.cost = Cost {
+            usd: r["total_cost_usd"].as_f64().unwrap_or(0.0),
+            priced: r["total_cost_usd"].is_number(),
+        };
+        out.num_turns = r["num_turns"]
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0);
+        out.stop_reason = r["stop_reason"].as_str().map(StopReason::from_wire);
+        out.terminal_reason = r["terminal_reason"].as_str().map(str::to_string);
+        if let Some(s) = r["session_id"].as_str() {
+            out.session_id = Some(s.to_string());
+        }
+        let subtype = r["subtype"].as_str().unwrap_or_default();
+        let is_error = r["is_error"].as_bool().unwrap_or(false);
+        let text = r["result"].as_str().unwrap_or_default().to_string();
+
+        if subtype.starts_with("error_") {
+            let errors: Vec<&str> = r["errors"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            out.incomplete = Some(if errors.is_empty() {
+                subtype.to_string()
+            } else {
+                format!("{subtype}: {}", errors.join("; "))
+            });
+            out.text = text;
+            return Ok(out);
+        }
+        if is_error {
+            // API failures come as subtype "success" with is_error (protocols.md §3.4).
+            return Err(api_error(&r, &text));
+        }
+        out.text = text;
+        if schema_asked {
+            match r.get("structured_output") {
+                Some(v) if !v.is_null() => out.structured_output = Some(v.clone()),
+                _ => {
+                    return Err(LlmError::Parse {
+                        message: "Claude Code finished without `structured_output`: the model never called the StructuredOutput tool".into(),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn api_error(r: &Value, text: &str) -> LlmError {
+    if let Some(status) = r["api_error_status"]
+        .as_u64()
+        .and_then(|s| u16::try_from(s).ok())
+    {
+        return LlmError::from_http(status, None, &json!({"error": {"message": text}}).to_string());
+    }
+    if r["terminal_reason"].as_str() == Some("prompt_too_long") {
+        return LlmError::ContextTooLong {
+            message: text.to_string(),
+        };
+    }
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("not logged in") || lower.contains("/login") {
+        return LlmError::Auth {
+            status: 401,
+            message: text.to_string(),
+        };
+    }
+    if lower.contains("unable to connect") {
+        return LlmError::Network {
+            message: text.to_string(),
+        };
+    }
+    LlmError::Agent {
+        message: if text.is_empty() {
+            "claude reported an error without a message".into()
+        } else {
+            text.to_string()
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(lines: &[Value], schema: bool) -> Result<AgentOutcome, LlmError> {
+        let mut p = LineParser::default();
+        for l in lines {
+            p.line(&l.to_string());
+        }
+        p.line("not json at all");
+        p.finish(schema)
+    }
+
+    #[test]
+    fn key_order_does_not_matter_and_usage_is_read() {
+        let r = json!({"usage":{"output_tokens":32,"input_tokens":12612,"cache_read_input_tokens":5,"cache_creation_input_tokens":7},
+                        "total_cost_usd":0.051088,"num_turns":2,"is_error":false,"subtype":"success","type":"result",
+                        "result":"{\"ok\":true}","structured_output":{"ok":true},"stop_reason":"tool_use"});
+        let o = parse(&[r], true).unwrap();
+        assert_eq!(o.structured_output, Some(json!({"ok": true})));
+        assert_eq!(o.usage.input_tokens, 12612);
+        assert_eq!(o.usage.cache_write_tokens, 7);
+        assert_eq!(o.cost.usd, 0.051088);
+        assert_eq!(o.num_turns, 2);
+    }
+
+    #[test]
+    fn not_logged_in_is_auth() {
+        let r = json!({"type":"result","subtype":"success","is_error":true,"api_error_status":null,"result":"Not logged in · Please run /login"});
+        assert!(matches!(parse(&[r], false), Err(LlmError::Auth { .. })));
+    }
+
+    #[test]
+    fn no_result_line() {
+        assert!(matches!(parse(&[], false), Err(LlmError::Agent { .. })));
+    }
+}

@@ -1,0 +1,157 @@
+//! Running `claude` as a child in its own process group, killed as a group.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio_util::sync::CancellationToken;
+
+use super::parse::{AgentOutcome, LineParser};
+use super::{AgentTask, ClaudeCode};
+use crate::error::LlmError;
+
+/// Kills the child's whole process group when dropped, unless disarmed after the
+/// child was reaped. While the child is unreaped its pid (= the group id) cannot be
+/// reused, so the kill never hits a stranger.
+struct GroupGuard(Option<rustix::process::Pid>);
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            // ESRCH (already gone) is fine.
+            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+const STDERR_CAP: usize = 16 * 1024;
+
+pub(super) async fn run(
+    cc: &ClaudeCode,
+    task: &AgentTask,
+    cancel: CancellationToken,
+) -> Result<AgentOutcome, LlmError> {
+    let cfg = &cc.config;
+    let mut cmd = Command::new(&cfg.bin);
+    cmd.args(ClaudeCode::args(task))
+        .env_clear()
+        .envs(cc.child_env().iter())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .process_group(0);
+    if let Some(dir) = &cfg.cwd {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd.spawn().map_err(|e| LlmError::Agent {
+        message: format!("cannot run {}: {e}", cfg.bin.display()),
+    })?;
+    let mut guard = GroupGuard(
+        child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .and_then(rustix::process::Pid::from_raw),
+    );
+
+    // Write the prompt concurrently: a big prompt must not deadlock on a full pipe.
+    if let Some(mut stdin) = child.stdin.take() {
+        let prompt = task.prompt.clone();
+        tokio::spawn(async move {
+            let _ = stdin.write_all(prompt.as_bytes()).await;
+            let _ = stdin.shutdown().await;
+        });
+    }
+    let stderr = child.stderr.take().map(|mut err| {
+        tokio::spawn(async move {
+            let mut buf = Vec::new();
+            let _ = (&mut err).take(STDERR_CAP as u64).read_to_end(&mut buf).await;
+            // Drain the rest so the child never blocks on a full stderr pipe.
+            let _ = tokio::io::copy(&mut err, &mut tokio::io::sink()).await;
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    });
+    let Some(stdout) = child.stdout.take() else {
+        return Err(LlmError::Agent {
+            message: "no stdout pipe to claude".into(),
+        });
+    };
+
+    let mut parser = LineParser::default();
+    let read = async {
+        let mut lines = BufReader::new(stdout).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            parser.line(&line);
+        }
+    };
+    let timed_out = tokio::select! {
+        _ = cancel.cancelled() => Some(LlmError::Cancelled),
+        _ = tokio::time::sleep(cfg.timeout) => Some(LlmError::Timeout {
+            message: format!("claude ran longer than {:?}; its process group was killed", cfg.timeout),
+        }),
+        _ = read => None,
+    };
+    if let Some(err) = timed_out {
+        guard.kill();
+        let _ = child.wait().await;
+        return Err(err);
+    }
+
+    let status = reap(&mut child, &mut guard).await;
+    let stderr = match stderr {
+        Some(h) => h.await.unwrap_or_default(),
+        None => String::new(),
+    };
+    match parser.finish(task.json_schema.is_some()) {
+        Err(LlmError::Agent { message }) if parser_lacked_result(&message) => {
+            Err(LlmError::Agent {
+                message: format!(
+                    "claude exited ({}) without a result: {}",
+                    status.map_or_else(|| "unknown status".into(), |s| s.to_string()),
+                    tail(&stderr)
+                ),
+            })
+        }
+        other => other,
+    }
+}
+
+fn parser_lacked_result(message: &str) -> bool {
+    message.contains("without a result line")
+}
+
+/// Waits briefly for the exit after stdout closed, then kills the group (the CLI may
+/// leave children behind).
+async fn reap(child: &mut Child, guard: &mut GroupGuard) -> Option<std::process::ExitStatus> {
+    let status = match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
+        Ok(s) => s.ok(),
+        Err(_) => {
+            guard.kill();
+            child.wait().await.ok()
+        }
+    };
+    // Reaped: the pid may be reused from now on, so never signal it again.
+    guard.0 = None;
+    status
+}
+
+fn tail(stderr: &str) -> String {
+    let t = stderr.trim();
+    let start = t
+        .char_indices()
+        .rev()
+        .nth(500)
+        .map_or(0, |(i, _)| i);
+    if t.is_empty() {
+        "(no stderr)".into()
+    } else {
+        t[start..].to_string()
+    }
+}
