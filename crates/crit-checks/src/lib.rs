@@ -4,10 +4,15 @@
 //! SETUP → CHECKING → FIXING / ASKING → APPROVED / REJECTED / INCOMPLETE / ERROR
 //! state machine. No LLM, no network.
 
+pub mod ask;
 pub mod check;
 pub mod error;
 pub mod fix;
+pub mod machine;
 pub mod matcher;
+pub mod report;
+pub mod review;
+pub mod session;
 pub mod sources;
 pub mod state;
 pub mod table;
@@ -18,3 +23,7 @@ pub use check::{Check, FixAction, MatchRule, SourceKind};
 pub use error::CheckError;
 pub use matcher::{CheckSet, Scan};
 pub use state::{Context, HistoryEntry, Persona, Reviewers, State};
+pub use ask::{AnswerBook, PromptAsker};
+pub use machine::{Answer, Asker, Limits, Outcome, Question};
+pub use review::{Options, Report, review};
+pub use session::{Freshness, SessionPaths};

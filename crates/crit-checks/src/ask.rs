@@ -1,0 +1,150 @@
+//! Answering ASKING: answers given up front (`--answer ID=...`), and a prompt
+//! on a terminal.
+
+use std::io::{BufRead, Write};
+
+use crate::machine::{Answer, Asker, Question};
+
+/// Answers given before the run, each used at most once.
+#[derive(Debug, Clone, Default)]
+pub struct AnswerBook {
+    answers: Vec<(String, Answer, bool)>,
+}
+
+impl AnswerBook {
+    /// Parse `CHECK_ID=approve|abort|TEXT` specs.
+    pub fn parse(specs: &[String]) -> Result<AnswerBook, String> {
+        let mut answers = Vec::new();
+        for spec in specs {
+            let Some((id, value)) = spec.split_once('=') else {
+                return Err(format!("--answer {spec}: expected CHECK_ID=approve|abort|TEXT"));
+            };
+            let id = id.trim();
+            if id.is_empty() {
+                return Err(format!("--answer {spec}: the check id is empty"));
+            }
+            answers.push((id.to_string(), Answer::parse(value), false));
+        }
+        Ok(AnswerBook { answers })
+    }
+
+    /// The first unused answer for `check_id`.
+    pub fn take(&mut self, check_id: &str) -> Option<Answer> {
+        let slot = self.answers.iter_mut().find(|(id, _, used)| id == check_id && !used)?;
+        slot.2 = true;
+        Some(slot.1.clone())
+    }
+
+    /// Check ids of answers no question asked for.
+    pub fn unused(&self) -> Vec<String> {
+        self.answers.iter().filter(|(_, _, used)| !used).map(|(id, _, _)| id.clone()).collect()
+    }
+}
+
+impl Asker for AnswerBook {
+    fn ask(&mut self, question: &Question) -> Option<Answer> {
+        self.take(&question.check_id)
+    }
+}
+
+/// Asks on a terminal (after consulting the answer book). End of input leaves
+/// the question pending.
+#[derive(Debug)]
+pub struct PromptAsker<R, W> {
+    pub book: AnswerBook,
+    input: R,
+    output: W,
+}
+
+impl<R: BufRead, W: Write> PromptAsker<R, W> {
+    pub fn new(book: AnswerBook, input: R, output: W) -> Self {
+        PromptAsker { book, input, output }
+    }
+
+    fn prompt(&mut self, q: &Question) -> std::io::Result<Option<Answer>> {
+        writeln!(self.output, "\n{}: {}", q.header, q.text)?;
+        for (n, (label, description)) in q.options.iter().enumerate() {
+            writeln!(self.output, "  {}) {label} — {description}", n + 1)?;
+        }
+        writeln!(self.output, "  or type replacement text for '{}'", q.pattern)?;
+        loop {
+            write!(self.output, "> ")?;
+            self.output.flush()?;
+            let mut line = String::new();
+            if self.input.read_line(&mut line)? == 0 {
+                return Ok(None);
+            }
+            let answer = line.trim_end_matches(['\n', '\r']);
+            match answer.trim() {
+                "" => continue,
+                "1" => return Ok(Some(Answer::Approve)),
+                "2" => return Ok(Some(Answer::Abort)),
+                _ => return Ok(Some(Answer::parse(answer))),
+            }
+        }
+    }
+}
+
+impl<R: BufRead, W: Write> Asker for PromptAsker<R, W> {
+    fn ask(&mut self, question: &Question) -> Option<Answer> {
+        if let Some(a) = self.book.take(&question.check_id) {
+            return Some(a);
+        }
+        self.prompt(question).unwrap_or_else(|e| {
+            tracing::warn!("cannot ask on the terminal: {e}");
+            None
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(id: &str) -> Question {
+        Question {
+            check_id: id.into(),
+            pattern: "eval(".into(),
+            reason: "r".into(),
+            persona: "P".into(),
+            line: 1,
+            line_text: "eval(x)".into(),
+            text: "[As P]: Pattern 'eval(' found. r".into(),
+            header: "Review",
+            options: [("Approve this instance", "a"), ("Abort review", "b")],
+        }
+    }
+
+    #[test]
+    fn answer_book_uses_each_answer_once() {
+        let mut b = AnswerBook::parse(&["a=approve".into(), "b=abort".into(), "c=JSON.parse(x)".into(), "z=approve".into()]).unwrap();
+        assert_eq!(b.ask(&q("a")), Some(Answer::Approve));
+        assert_eq!(b.ask(&q("a")), None);
+        assert_eq!(b.ask(&q("b")), Some(Answer::Abort));
+        assert_eq!(b.ask(&q("c")), Some(Answer::Replace("JSON.parse(x)".into())));
+        assert_eq!(b.unused(), vec!["z".to_string()]);
+        assert!(AnswerBook::parse(&["noequals".into()]).is_err());
+        assert!(AnswerBook::parse(&["=x".into()]).is_err());
+        // Only the first `=` splits: replacement text may contain more.
+        let mut b = AnswerBook::parse(&["k=a = b".into()]).unwrap();
+        assert_eq!(b.take("k"), Some(Answer::Replace("a = b".into())));
+    }
+
+    #[test]
+    fn prompt_reads_numbers_words_and_text() {
+        for (input, want) in [
+            ("1\n", Some(Answer::Approve)),
+            ("2\n", Some(Answer::Abort)),
+            ("\nabort\n", Some(Answer::Abort)),
+            ("JSON.parse(x)\n", Some(Answer::Replace("JSON.parse(x)".into()))),
+            ("", None),
+        ] {
+            let mut out = Vec::new();
+            let mut a = PromptAsker::new(AnswerBook::default(), input.as_bytes(), &mut out);
+            assert_eq!(a.ask(&q("x")), want, "{input:?}");
+            let shown = String::from_utf8(out).unwrap();
+            assert!(shown.contains("Review: [As P]: Pattern 'eval(' found. r"), "{shown}");
+            assert!(shown.contains("1) Approve this instance"), "{shown}");
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Output: the seed's text blocks (first line the verdict word) and the same
+//! result as crit's `ReviewResult` for `--format`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crit_core::scale::plan_verdict;
+use crit_core::{Finding, Location, ReviewResult, ReviewerOutcome, ReviewerStatus, Severity, Verdict};
+use serde_json::json;
+
+use crate::machine::{Incomplete, Outcome, Run};
+use crate::review::Report;
+
+/// The review kind recorded in `ReviewResult::review`.
+pub const REVIEW_KIND: &str = "plan";
+
+impl Report {
+    /// `APPROVED`, `REJECTED`, `INCOMPLETE` or `ERROR`.
+    pub fn word(&self) -> &'static str {
+        match &self.result {
+            Err(_) => "ERROR",
+            Ok(run) => match run.outcome {
+                Outcome::Approved => "APPROVED",
+                Outcome::Rejected { .. } => "REJECTED",
+                Outcome::Incomplete(_) => "INCOMPLETE",
+            },
+        }
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        plan_verdict(self.word()).unwrap_or(Verdict::Error)
+    }
+
+    /// The question waiting for `--answer`, if the run stopped on one.
+    pub fn pending_question(&self) -> Option<&crate::machine::Question> {
+        match &self.result {
+            Ok(Run { outcome: Outcome::Incomplete(Incomplete::AwaitingAnswer(q)), .. }) => Some(q),
+            _ => None,
+        }
+    }
+
+    fn persona(&self) -> String {
+        self.reviewers.as_ref().map_or_else(|| "Reviewer".to_string(), |r| r.display())
+    }
+
+    fn voice(&self) -> &str {
+        self.reviewers.as_ref().map_or("Reviewer", |r| r.check_voice())
+    }
+
+    fn plan_display(&self) -> String {
+        self.paths.as_ref().map_or_else(|| self.target.clone(), |p| p.plan.display().to_string())
+    }
+
+    /// The seed's output block, then warnings and the panel note.
+    pub fn render_text(&self) -> String {
+        let mut out = String::new();
+        let persona = self.persona();
+        match &self.result {
+            Err(e) => {
+                let _ = writeln!(out, "ERROR\nReason: {e}");
+            }
+            Ok(run) => match &run.outcome {
+                Outcome::Approved => {
+                    let _ = writeln!(out, "APPROVED\nReviewer: {persona}\nChecks: {} passed\nEdits: {}", self.checks_total, run.state.edits);
+                    for h in &run.state.history {
+                        let _ = writeln!(out, "  - L{}: {} ({})", h.line, h.fix, h.check);
+                    }
+                    let _ = writeln!(out, "{}", self.approved_summary(run));
+                }
+                Outcome::Rejected { check, pattern, reason, line } => {
+                    let _ = writeln!(
+                        out,
+                        "REJECTED\nReviewer: {persona}\nCheck: {check}\nReason: Pattern '{pattern}' reappeared after fix (reject_if_persists)\nEdits before rejection: {}",
+                        run.state.edits
+                    );
+                    let why = if reason.is_empty() { String::new() } else { format!(" {reason}") };
+                    let _ = writeln!(
+                        out,
+                        "[As {}]: The fix for '{pattern}' did not hold: it is still on line {line} of the plan.{why} A violation that survives its fix cannot be accepted.",
+                        self.voice()
+                    );
+                }
+                Outcome::Incomplete(why) => {
+                    let reason = match why {
+                        Incomplete::EditLimit => "edits >= 10",
+                        Incomplete::UserAborted => "user aborted",
+                        Incomplete::AwaitingAnswer(_) => "awaiting answer",
+                    };
+                    let ids: Vec<&str> = run.unresolved.iter().map(|u| u.check_id.as_str()).collect();
+                    let _ = writeln!(
+                        out,
+                        "INCOMPLETE\nReviewer: {persona}\nReason: {reason}\nEdits: {}\nUnresolved: [{}]",
+                        run.state.edits,
+                        ids.join(", ")
+                    );
+                    if let Incomplete::AwaitingAnswer(q) = why {
+                        let _ = writeln!(out, "Question ({}, line {}): {}", q.check_id, q.line, q.text);
+                        let _ = writeln!(
+                            out,
+                            "Answer with: crit plan {} --answer {}=approve|abort|TEXT (TEXT replaces '{}')",
+                            shell_word(&self.target),
+                            q.check_id,
+                            q.pattern
+                        );
+                    }
+                }
+            },
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "Warning: {w}");
+        }
+        if self.result.is_ok()
+            && let Some(why) = &self.panel_not_run
+        {
+            let _ = writeln!(out, "Panel: did not run ({why}); the deterministic checks alone decided.");
+        }
+        out
+    }
+
+    fn approved_summary(&self, run: &Run) -> String {
+        let waived = if run.state.approved.is_empty() {
+            String::new()
+        } else {
+            format!(" {} approved by the user: {}.", run.state.approved.len(), run.state.approved.join(", "))
+        };
+        format!(
+            "[As {}]: Verified the plan against {} checks; none of their patterns remain.{waived}",
+            self.voice(),
+            self.checks_total
+        )
+    }
+
+    /// The same outcome as a `ReviewResult`: unresolved checks as P1 findings at
+    /// their line in plan.md, edits as `info` findings, the panel as skipped reviewers.
+    pub fn to_review_result(&self) -> ReviewResult {
+        let plan_path = self.plan_display();
+        let mut result = match &self.result {
+            Err(e) => ReviewResult::fatal(REVIEW_KIND, e.to_string()),
+            Ok(_) => ReviewResult::new(REVIEW_KIND, self.verdict()),
+        };
+        result.summary = self.render_text();
+        result.duration_ms = self.duration_ms;
+        result.inputs = BTreeMap::from([("plan".to_string(), plan_path.clone())]);
+        if let Ok(run) = &self.result {
+            result.findings = findings(run, &plan_path);
+            result.reviewers = self.reviewer_outcomes(run);
+            result.apply_gate(crit_core::FailOn::default());
+        }
+        result.structured_output = Some(self.structured());
+        result
+    }
+
+    fn reviewer_outcomes(&self, run: &Run) -> Vec<ReviewerOutcome> {
+        let problems = match run.outcome {
+            Outcome::Approved => 0,
+            Outcome::Rejected { .. } => 1,
+            Outcome::Incomplete(_) => run.unresolved.len(),
+        };
+        let mut out = vec![ReviewerOutcome {
+            name: "checks".into(),
+            status: ReviewerStatus::Completed,
+            verdict: self.verdict(),
+            model: None,
+            findings: problems,
+            usage: Default::default(),
+            cost_usd: 0.0,
+            duration_ms: self.duration_ms,
+            error: None,
+        }];
+        if let (Some(reviewers), Some(why)) = (&self.reviewers, &self.panel_not_run) {
+            out.extend(reviewers.panel.iter().map(|p| ReviewerOutcome {
+                name: p.name.clone(),
+                status: ReviewerStatus::Skipped,
+                verdict: Verdict::Unknown,
+                model: None,
+                findings: 0,
+                usage: Default::default(),
+                cost_usd: 0.0,
+                duration_ms: 0,
+                error: Some(format!("panel did not run: {why}")),
+            }));
+        }
+        out
+    }
+
+    /// The plan checker's own fields, for programs (`--json`).
+    fn structured(&self) -> serde_json::Value {
+        let (state, unresolved) = match &self.result {
+            Ok(run) => (Some(&run.state), run.unresolved.clone()),
+            Err(_) => (None, Vec::new()),
+        };
+        json!({
+            "word": self.word(),
+            "reviewer": self.reviewers.as_ref().map(|r| r.display()),
+            "checks": self.checks_total,
+            "edits": state.map_or(0, |s| s.edits),
+            "history": state.map(|s| &s.history),
+            "approved": state.map(|s| &s.approved),
+            "unresolved": unresolved,
+            "pending_question": self.pending_question(),
+            "reason": self.reason(),
+            "warnings": self.warnings,
+            "panel": match &self.panel_not_run { Some(why) => json!({"ran": false, "reason": why}), None => json!({"ran": true}) },
+            "marker": self.paths.as_ref().map(|p| p.marker.display().to_string()),
+        })
+    }
+
+    fn reason(&self) -> Option<String> {
+        match &self.result {
+            Err(e) => Some(e.to_string()),
+            Ok(run) => match &run.outcome {
+                Outcome::Approved => None,
+                Outcome::Rejected { pattern, .. } => Some(format!("Pattern '{pattern}' reappeared after fix (reject_if_persists)")),
+                Outcome::Incomplete(Incomplete::EditLimit) => Some("edits >= 10".into()),
+                Outcome::Incomplete(Incomplete::UserAborted) => Some("user aborted".into()),
+                Outcome::Incomplete(Incomplete::AwaitingAnswer(_)) => Some("awaiting answer".into()),
+            },
+        }
+    }
+}
+
+fn findings(run: &Run, plan_path: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let at = |line: u32| Location::lines(plan_path, line, line);
+    if let Outcome::Rejected { check, pattern, reason, line } = &run.outcome {
+        out.push(
+            Finding::new(format!("Pattern '{pattern}' reappeared after fix"), Severity::P1, "checks")
+                .with_body(reason.clone())
+                .with_location(at(*line))
+                .with_rule(check.clone()),
+        );
+    } else {
+        for u in &run.unresolved {
+            out.push(
+                Finding::new(format!("Pattern '{}' found", u.pattern), Severity::P1, "checks")
+                    .with_body(u.reason.clone())
+                    .with_location(at(u.line))
+                    .with_rule(u.check_id.clone()),
+            );
+        }
+    }
+    for h in &run.state.history {
+        out.push(Finding::new(format!("Fixed: {}", h.fix), Severity::Info, "checks").with_location(at(h.line)).with_rule(h.check.clone()));
+    }
+    out
+}
+
+/// Quote a target for a copy-pasteable command line when it needs it.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-:~+@".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
