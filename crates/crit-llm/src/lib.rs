@@ -29,3 +29,6 @@ pub mod env;
 pub use claude_code::{AgentOutcome, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig};
 pub use env::Env;
 pub use model::Agent;
+pub mod replay;
+
+pub use replay::{Recorder, Replay};

@@ -215,11 +215,13 @@ async fn cancel_kills_the_group_too() {
         tokio::time::sleep(Duration::from_millis(400)).await;
         c2.cancel();
     });
+    let started = Instant::now();
     let err = backend(&bin, ClaudeAuth::Subscription, Duration::from_secs(30))
         .run(&task(), cancel)
         .await
         .unwrap_err();
     assert_eq!(err, LlmError::Cancelled);
+    assert!(started.elapsed() < Duration::from_secs(10));
     let inv = &FakeClaude::invocations(dir.path())[0];
     for _ in 0..50 {
         if !inv.grandchild_alive() {
