@@ -36,10 +36,11 @@ impl CheckError {
         CheckError::Io { path: path.into(), source }
     }
 
-    /// True when the user's configuration is at fault (exit code 2 in the CLI),
-    /// as opposed to a review that could not run.
+    /// True when the input or configuration is at fault (exit code 2 in the
+    /// CLI: a wrong path, an empty plan, no or malformed checks), as opposed to
+    /// a review that could not run (a held lock, an I/O failure).
     pub fn is_config_error(&self) -> bool {
-        matches!(self, CheckError::Malformed { .. } | CheckError::InvalidCheck { .. })
+        !matches!(self, CheckError::Locked { .. } | CheckError::Io { .. })
     }
 
     /// Another run may finish and free the lock; everything else needs a change first.

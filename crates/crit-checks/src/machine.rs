@@ -237,9 +237,13 @@ fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> 
     let line = lines.number_of(first);
     let line_text = plan[lines.range(plan, lines.index_of(first))].trim().to_string();
     let mut text = format!("[As {persona}]: Pattern '{}' found.", check.pattern);
-    if !check.reason.is_empty() {
+    let reason = check.reason.trim();
+    if !reason.is_empty() {
         text.push(' ');
-        text.push_str(&check.reason);
+        text.push_str(reason);
+        if !reason.ends_with(['.', '!', '?']) {
+            text.push('.');
+        }
     }
     text.push_str(&format!(" It appears on line {line}: \"{line_text}\"."));
     if hits.len() > 1 {

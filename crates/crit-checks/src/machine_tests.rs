@@ -92,7 +92,7 @@ fn no_fix_goes_to_asking() {
     let (r, mem, qs) = go(vec![check("judge", "ambiguous thing", None)], "an ambiguous thing\n", State::default(), vec![]);
     assert_eq!(r.steps, vec![Checking, Asking, Incomplete]);
     let Outcome::Incomplete(super::Incomplete::AwaitingAnswer(q)) = &r.outcome else { panic!("{:?}", r.outcome) };
-    assert_eq!(q.text, "[As Senior security engineer]: Pattern 'ambiguous thing' found. judge is bad It appears on line 1: \"an ambiguous thing\".");
+    assert_eq!(q.text, "[As Senior security engineer]: Pattern 'ambiguous thing' found. judge is bad. It appears on line 1: \"an ambiguous thing\".");
     assert_eq!(q.options[0].0, "Approve this instance");
     assert_eq!(q.options[1].0, "Abort review");
     assert_eq!(qs.len(), 1);

@@ -78,9 +78,14 @@ impl State {
     }
 }
 
-/// A YAML double-quoted scalar: always valid, whatever the text.
+/// A plain scalar when it reads back as the same string (`no_eval`), else a
+/// double-quoted one, which is valid YAML whatever the text.
 fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
+    let plain = !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !s.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        && !matches!(s.to_ascii_lowercase().as_str(), "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n");
+    if plain { s.to_string() } else { serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}")) }
 }
 
 /// One reviewer of a panel.

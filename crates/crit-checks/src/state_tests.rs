@@ -54,3 +54,16 @@ fn persona_precedence() {
     let minimal = Context::parse(Path::new("c"), &minimal_context_yaml()).unwrap();
     assert_eq!(minimal.reviewer_personas.unwrap(), default_panel());
 }
+
+#[test]
+fn awkward_ids_round_trip() {
+    let mut s = State::default();
+    for id in ["true", "123", "a: b", "-x", "null", "ü", "with \"quote\""] {
+        s.retries.insert(id.into(), 1);
+        s.approved.push(id.into());
+        s.history.push(HistoryEntry { check: id.into(), fix: format!("{id} → x"), line: 1 });
+    }
+    let (again, warn) = State::parse_or_reset(Path::new("s"), &s.to_yaml());
+    assert!(warn.is_none(), "{warn:?}");
+    assert_eq!(again, s);
+}

@@ -19,12 +19,60 @@ pub struct Cli {
 pub enum Command {
     /// Re-render a saved ReviewResult (JSON) in any format.
     Report(ReportArgs),
+    /// Check a plan with deterministic checks (seed 004): APPROVED, REJECTED, INCOMPLETE or ERROR.
+    Plan(PlanArgs),
+    /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
+    Hook(HookArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A ReviewResult JSON file, as written by `--format json`; `-` reads stdin.
     pub file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct PlanArgs {
+    #[command(subcommand)]
+    pub action: Option<PlanAction>,
+    /// A session directory, a plan file (`plan.md`), or `session://ID` (~/.claude/sessions/ID).
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+    /// Answer a pending question: CHECK_ID=approve|abort|TEXT (TEXT replaces the match). Repeatable.
+    #[arg(long, value_name = "CHECK_ID=ANSWER")]
+    pub answer: Vec<String>,
+    /// Never prompt: stop with the pending question in the output.
+    #[arg(long)]
+    pub non_interactive: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlanAction {
+    /// Exit 1 when the plan is newer than its approval marker (or was never approved).
+    Verify {
+        /// A session directory, a plan file, or `session://ID`.
+        #[arg(value_name = "PATH")]
+        path: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The agent whose hook protocol to speak.
+    #[arg(value_enum)]
+    pub agent: HookAgent,
+    /// The hook event, e.g. PreToolUse.
+    pub event: String,
+    /// PreToolUse: the plan whose approval ExitPlanMode needs (default: the
+    /// tool input's plan file, else the newest ~/.claude/plans/*.md).
+    #[arg(long, value_name = "PATH", env = "CRIT_PLAN")]
+    pub plan: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookAgent {
+    ClaudeCode,
 }
 
 /// Flags every command understands (DESIGN.md §3).

@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+mod hook;
+mod plan;
 mod report;
 
 use crate::cli::{Cli, Command};
@@ -8,5 +10,7 @@ use crate::exit::{CliError, Code};
 pub fn run(cli: Cli) -> Result<Code, CliError> {
     match cli.command {
         Command::Report(args) => report::run(&cli.common, &args),
+        Command::Plan(args) => plan::run(&cli.common, args),
+        Command::Hook(args) => hook::run(&cli.common, &args),
     }
 }

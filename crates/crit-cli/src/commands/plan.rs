@@ -1,0 +1,113 @@
+//! `crit plan PATH` and `crit plan verify PATH`: thin wiring around crit-checks.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+use crit_checks::{AnswerBook, Freshness, Options, PromptAsker, Report, SessionPaths, review};
+use crit_core::Verdict;
+
+use crate::cli::{CommonArgs, PlanAction, PlanArgs};
+use crate::exit::{CliError, Code};
+use crate::output::{self, OutputPlan};
+
+pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
+    if let Some(PlanAction::Verify { path }) = &args.action {
+        return verify(common, path);
+    }
+    let target = args
+        .path
+        .as_deref()
+        .ok_or_else(|| CliError::usage(anyhow!("crit plan needs a PATH: a session directory, a plan.md, or session://ID")))?;
+    let target = in_cwd(common, target);
+    let output = OutputPlan::from_common(common)?;
+    let book = AnswerBook::parse(&args.answer).map_err(|e| CliError::usage(anyhow!(e)))?;
+    let options = Options { panel_not_run: Some(panel_reason(common)), ..Options::default() };
+
+    let interactive = !args.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let (mut report, unused) = if interactive {
+        let mut asker = PromptAsker::new(book, std::io::stdin().lock(), std::io::stderr());
+        let report = review(&target, &options, &mut asker);
+        (report, asker.book.unused())
+    } else {
+        let mut book = book;
+        let report = review(&target, &options, &mut book);
+        (report, book.unused())
+    };
+    for id in unused {
+        report.warnings.push(format!("--answer {id}=…: no question about this check was asked"));
+    }
+
+    let seed_text = common.format.is_none() && !common.json && common.output.is_none();
+    let mut result = report.to_review_result();
+    let code = exit_code(common, &report, &mut result);
+    if seed_text {
+        write_text(output.dest.as_deref(), &report.render_text())?;
+    } else {
+        output.emit(&result)?;
+    }
+    Ok(code)
+}
+
+/// 0 APPROVED; 1 REJECTED or INCOMPLETE (the plan is not approved); ERROR is 2
+/// for a bad path or configuration, 3 when the review could not run. An
+/// explicit `--fail-on`/`--exit-code` gate applies on top for reviews that ran.
+fn exit_code(common: &CommonArgs, report: &Report, result: &mut crit_core::ReviewResult) -> Code {
+    match &report.result {
+        Err(e) if e.is_config_error() => Code::Usage,
+        Err(_) => Code::CouldNotRun,
+        Ok(_) if common.fail_on.is_some() || common.exit_code => output::apply_gate(common, result),
+        Ok(_) if report.verdict() == Verdict::Pass => Code::Ok,
+        Ok(_) => Code::GateFailed,
+    }
+}
+
+fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
+    let target = in_cwd(common, path);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let paths = SessionPaths::resolve(&target, home.as_deref()).map_err(|e| CliError::usage(anyhow!(e)))?;
+    let freshness = paths.verify().map_err(|e| CliError::usage(anyhow!(e)))?;
+    let (code, line) = match freshness {
+        Freshness::Fresh => (Code::Ok, format!("approved: {} is not newer than {}", paths.plan.display(), paths.marker.display())),
+        Freshness::Stale => (Code::GateFailed, format!("stale: {} changed after its approval; run `crit plan {target}` again", paths.plan.display())),
+        Freshness::Missing => (Code::GateFailed, format!("not approved: {} has no approval marker; run `crit plan {target}`", paths.plan.display())),
+    };
+    if !common.quiet {
+        println!("{line}");
+    }
+    Ok(code)
+}
+
+/// Relative paths are taken from `--cwd` when it is given.
+fn in_cwd(common: &CommonArgs, target: &str) -> String {
+    match &common.cwd {
+        Some(cwd) if !target.starts_with("session://") && Path::new(target).is_relative() => {
+            cwd.join(target).display().to_string()
+        }
+        _ => target.to_string(),
+    }
+}
+
+/// The LLM panel is not part of `crit plan` yet; say why it did not run.
+fn panel_reason(common: &CommonArgs) -> String {
+    if common.provider.is_some() || common.model.is_some() {
+        "LLM panel reviews are not wired into `crit plan` yet".to_string()
+    } else {
+        "no model backend configured".to_string()
+    }
+}
+
+fn write_text(dest: Option<&Path>, text: &str) -> Result<(), CliError> {
+    match dest {
+        Some(path) => std::fs::write(path, text).map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display()))),
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(CliError::could_not_run(anyhow!("writing to stdout: {e}")))
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
