@@ -1,0 +1,197 @@
+//! Rendering prompts: the system prompt (the template's, plus the output
+//! contract's instructions) and the user prompt (a template or a built-in
+//! builder), with minijinja.
+//!
+//! Seed 000 templates use Python-format placeholders (`{input}`); those are
+//! rewritten to `{{ input }}` before rendering, so such a template runs unchanged.
+//! Templates can include crit's partials: `{% include "crit/rubric.md" %}`.
+
+use std::collections::BTreeMap;
+
+use crit_core::contract::Contract;
+use minijinja::{Environment, UndefinedBehavior, Value};
+
+use super::{Builder, OutputSpec, PromptSource, ReviewerSpec, Template, TemplateError};
+
+/// Inputs after defaults: name → value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inputs(pub BTreeMap<String, String>);
+
+/// What a reviewer is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptParts {
+    pub system: String,
+    pub user: String,
+}
+
+const PARTIALS: [(&str, &str); 4] = [
+    ("crit/rubric.md", include_str!("../../prompts/rubric.md")),
+    ("crit/contract_findings.md", include_str!("../../prompts/contract_findings.md")),
+    ("crit/contract_markdown.md", include_str!("../../prompts/contract_markdown.md")),
+    ("crit/contract_schema.md", include_str!("../../prompts/contract_schema.md")),
+];
+const CODE_BUILDER: &str = include_str!("../../prompts/builders/code.md");
+
+impl Template {
+    /// The prompts for one reviewer of this template. `extra` adds context the
+    /// caller computed (for the code builder: `scope`, the change under review).
+    pub fn render(&self, reviewer: &ReviewerSpec, inputs: &Inputs, extra: &BTreeMap<String, Value>) -> Result<PromptParts, TemplateError> {
+        let fail = |message: String| TemplateError::Render { template: self.name.clone(), message };
+        let env = environment();
+        let mut ctx: BTreeMap<String, Value> = inputs.0.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
+        ctx.insert("inputs".into(), Value::from(minijinja::value::Serde(&inputs.0)));
+        ctx.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let names: Vec<&str> = self.inputs.iter().map(|i| i.name.as_str()).collect();
+        let system = env.render_str(&seed_placeholders(&reviewer.system_prompt, &names), &ctx).map_err(|e| fail(describe(&e)))?;
+        let contract = env
+            .render_str(contract_partial(&reviewer.output), minijinja::context! { schema => schema_text(&reviewer.output) })
+            .map_err(|e| fail(describe(&e)))?;
+        let user_template = match (&reviewer.prompt, &self.prompt) {
+            (Some(own), _) => seed_placeholders(own, &names),
+            (None, PromptSource::Template(t)) => seed_placeholders(t, &names),
+            (None, PromptSource::Builder(Builder::Code)) => CODE_BUILDER.to_string(),
+        };
+        let user = env.render_str(&user_template, &ctx).map_err(|e| fail(describe(&e)))?;
+        Ok(PromptParts { system: format!("{}\n\n{}", system.trim_end(), contract.trim_end()), user: tidy(&user) })
+    }
+}
+
+/// Validate a prompt template at load time: it compiles, and every variable it
+/// uses is a declared input (or crit's `inputs`/`scope`).
+pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), String> {
+    let env = environment();
+    let source = seed_placeholders(text, inputs);
+    let tmpl = env.template_from_str(&source).map_err(|e| format!("invalid prompt template: {}", describe(&e)))?;
+    let mut unknown: Vec<String> = tmpl
+        .undeclared_variables(false)
+        .into_iter()
+        .filter(|v| !inputs.contains(&v.as_str()) && v != "inputs" && v != "scope")
+        .collect();
+    unknown.sort();
+    match unknown.first() {
+        None => Ok(()),
+        Some(v) => Err(format!(
+            "prompt uses `{v}`, which is not a declared input (declared: {})",
+            if inputs.is_empty() { "none".to_string() } else { inputs.join(", ") }
+        )),
+    }
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Chainable);
+    for (name, text) in PARTIALS {
+        // The partials are constants of this crate, compiled here once; a syntax
+        // error in one is caught by the snapshot tests.
+        let _ = env.add_template(name, text);
+    }
+    env
+}
+
+/// Rewrite Python-format `{name}` into `{{ name }}` for declared input names.
+/// `{{` and `{%` (already minijinja) and braces around anything else (JSON
+/// examples in a prompt) are left alone.
+fn seed_placeholders(text: &str, inputs: &[&str]) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("{{") || tail.starts_with("{%") || tail.starts_with("{#") {
+            // Copy the whole minijinja tag through untouched.
+            let close = match &tail[..2] {
+                "{{" => "}}",
+                "{%" => "%}",
+                _ => "#}",
+            };
+            let end = tail.find(close).map_or(tail.len(), |e| e + 2);
+            out.push_str(&tail[..end]);
+            rest = &tail[end..];
+            continue;
+        }
+        match tail[1..].find('}') {
+            Some(j) if inputs.contains(&&tail[1..1 + j]) => {
+                out.push_str("{{ ");
+                out.push_str(&tail[1..1 + j]);
+                out.push_str(" }}");
+                rest = &tail[j + 2..];
+            }
+            _ => {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn contract_partial(output: &OutputSpec) -> &'static str {
+    match output {
+        OutputSpec::Contract(Contract::FindingsJson) => "{% include 'crit/contract_findings.md' %}",
+        OutputSpec::Contract(Contract::Markdown) => "{% include 'crit/contract_markdown.md' %}",
+        OutputSpec::Schema(_) => "{% include 'crit/contract_schema.md' %}",
+    }
+}
+
+fn schema_text(output: &OutputSpec) -> String {
+    match output {
+        OutputSpec::Schema(s) => serde_json::to_string_pretty(s).unwrap_or_default(),
+        OutputSpec::Contract(_) => String::new(),
+    }
+}
+
+/// At most one blank line in a row, and a single trailing newline: conditional
+/// sections leave gaps that would only cost tokens.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = 0;
+    for line in text.trim().lines() {
+        if line.trim().is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn describe(e: &minijinja::Error) -> String {
+    let mut s = e.to_string();
+    if let Some(line) = e.line() {
+        s.push_str(&format!(" (prompt line {line})"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_placeholders_become_minijinja() {
+        let t = seed_placeholders("Review {input} against {against}. JSON: {\"a\": 1} {{ x }} {% if y %}{y}{% endif %}", &["input", "against", "y"]);
+        assert_eq!(t, "Review {{ input }} against {{ against }}. JSON: {\"a\": 1} {{ x }} {% if y %}{{ y }}{% endif %}");
+        assert_eq!(seed_placeholders("{unknown} {", &["input"]), "{unknown} {");
+    }
+
+    #[test]
+    fn check_rejects_undeclared_and_broken() {
+        assert!(check_template("Review {input}", &["input"]).is_ok());
+        assert_eq!(
+            check_template("Review {{ doc }}", &["input"]).unwrap_err(),
+            "prompt uses `doc`, which is not a declared input (declared: input)"
+        );
+        assert!(check_template("{% if x %}", &["x"]).unwrap_err().starts_with("invalid prompt template"));
+    }
+
+    #[test]
+    fn tidy_collapses_blank_runs() {
+        assert_eq!(tidy("\n\na\n\n\n\nb  \n\n"), "a\n\nb\n");
+    }
+}
