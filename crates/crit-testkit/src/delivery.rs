@@ -51,6 +51,9 @@ async fn next_piece(mut c: Cursor) -> Option<(Result<Bytes, io::Error>, Cursor)>
         c.done = true;
         // Without a drop the body simply ends here.
         c.delivery.drop_after?;
+        // Let hyper flush what was sent (the head included) before the abort,
+        // or the client would see a reset before any response at all.
+        tokio::task::yield_now().await;
         let abort = io::Error::new(
             io::ErrorKind::ConnectionAborted,
             "crit-testkit: drop_after_bytes",

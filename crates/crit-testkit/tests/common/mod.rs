@@ -1,0 +1,94 @@
+//! Shared helpers of the SDK fidelity tests.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crit_testkit::{FakeServer, RecordedRequest, Reply};
+
+/// The Python of the venv made by `.ci/install-test-deps`.
+///
+/// When it is missing: under CI (env `CI` set) the test fails, telling how to
+/// install it; on a developer machine it prints a notice to stderr and the
+/// caller returns early, so `cargo test` works without Python set up.
+pub fn sdk_python() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let python = root.join(".test-deps/venv/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    let msg = format!(
+        "{} is missing: run .ci/install-test-deps to install the official Anthropic/OpenAI SDKs",
+        python.display()
+    );
+    if std::env::var_os("CI").is_some() {
+        panic!("{msg}");
+    }
+    eprintln!("notice: skipping SDK fidelity test: {msg}");
+    None
+}
+
+/// One scenario: the replies scripted on its own server, the function of
+/// `tests/sdk/<script>` that checks what the SDK parsed, and checks of what
+/// the SDK sent.
+pub struct Case {
+    pub name: &'static str,
+    pub replies: Vec<Reply>,
+    pub check: fn(&[RecordedRequest]),
+}
+
+pub fn case(name: &'static str, replies: Vec<Reply>) -> Case {
+    Case {
+        name,
+        replies,
+        check: |_| {},
+    }
+}
+
+/// Runs every case in one Python process (importing an SDK takes seconds),
+/// each against its own fake server, then runs the Rust-side checks.
+pub fn run_cases(script: &str, cases: Vec<Case>) {
+    let Some(python) = sdk_python() else {
+        return;
+    };
+    let servers: Vec<FakeServer> = cases
+        .iter()
+        .map(|c| {
+            let s = FakeServer::start_blocking();
+            s.push_all(c.replies.clone());
+            s
+        })
+        .collect();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/sdk")
+        .join(script);
+    let mut cmd = Command::new(python);
+    cmd.arg(&path);
+    for (c, s) in cases.iter().zip(&servers) {
+        cmd.arg(s.url()).arg(c.name);
+    }
+    for var in [
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+    ] {
+        cmd.env_remove(var);
+    }
+    let out = cmd.output().expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let failed: Vec<&str> = cases
+        .iter()
+        .map(|c| c.name)
+        .filter(|n| !stdout.lines().any(|l| l == format!("ok {n}")))
+        .collect();
+    assert!(
+        out.status.success() && failed.is_empty(),
+        "{script}: scenarios failed: {failed:?} ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
+    );
+    for (c, s) in cases.iter().zip(&servers) {
+        eprintln!("checking requests of {}", c.name);
+        (c.check)(&s.requests());
+    }
+}
