@@ -74,7 +74,9 @@ pub fn run_cases(script: &str, cases: Vec<Case>) {
     ] {
         cmd.env_remove(var);
     }
-    let out = cmd.output().expect("run python");
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", path.display()));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let failed: Vec<&str> = cases
