@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 //! Path traversal and symlink escapes: Read, Glob and Grep must refuse them, or
 //! (for walkers) never report or search what lies outside.
 mod common;

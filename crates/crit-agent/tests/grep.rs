@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 mod common;
 
 use common::Fixture;

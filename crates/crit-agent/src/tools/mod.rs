@@ -7,6 +7,8 @@ mod read;
 mod walk;
 
 pub use bash::BashTool;
+pub use bash::git::{ALLOWED_SUBCOMMANDS as GIT_SUBCOMMANDS, HARDENING as GIT_HARDENING};
+pub use bash::policy::ALLOWED_PROGRAMS;
 pub use bash::policy::{BashPolicyError, CheckedCommand, check_command};
 pub use glob::GlobTool;
 pub use grep::GrepTool;

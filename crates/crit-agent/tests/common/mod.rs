@@ -1,6 +1,6 @@
 //! Shared fixtures: a real project directory, a real directory outside it with a
 //! secret, and helpers to call tools and run git.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

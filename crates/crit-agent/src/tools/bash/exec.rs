@@ -75,7 +75,7 @@ async fn spawn_capture(
         .args(args)
         .current_dir(cx.root())
         .env_clear()
-        .envs(child_env(&cx.roots))
+        .envs(child_env(&cx.roots, std::env::var_os("PATH")))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -167,8 +167,8 @@ fn kill_group(pgid: Option<u32>) {
 
 /// The child's whole environment: PATH (absolute entries outside the project, so
 /// a repo cannot plant its own `git`), HOME, LANG, and git hardening.
-fn child_env(roots: &Roots) -> Vec<(OsString, OsString)> {
-    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+fn child_env(roots: &Roots, path: Option<OsString>) -> Vec<(OsString, OsString)> {
+    let path = path.unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     let safe: Vec<_> = std::env::split_paths(&path)
         .filter(|p| p.is_absolute() && !roots.all().any(|r| p.starts_with(r)))
         .collect();
@@ -316,6 +316,84 @@ fn render(program: &str, c: &Captured, timeout: Duration) -> ToolOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn child_path_drops_relative_and_in_project_entries() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let roots = Roots::new(dir.path(), &[]).unwrap();
+        let planted = roots.root().join("bin");
+        let path = std::env::join_paths([
+            std::path::PathBuf::from("/usr/bin"),
+            ".".into(),
+            planted,
+            "bin".into(),
+            "/bin".into(),
+        ])
+        .unwrap();
+        let env = child_env(&roots, Some(path));
+        let (_, path) = env.iter().find(|(k, _)| k == "PATH").unwrap();
+        assert_eq!(path, "/usr/bin:/bin");
+        let keys: Vec<_> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            keys.iter()
+                .all(|k| ["PATH", "HOME", "LANG", "PAGER"].contains(&k.as_str())
+                    || k.starts_with("GIT_")),
+            "{keys:?}"
+        );
+    }
+
+    /// The timeout kills grandchildren too: `sh` starts a background `sleep` and
+    /// waits; after the kill no process with the marker argument is left.
+    #[tokio::test]
+    async fn timeout_kills_the_whole_process_group() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let cx = ToolContext::new(dir.path(), &[]).unwrap();
+        let marker = format!("{}.{}", 4000 + std::process::id() % 1000, 17);
+        let script = format!("sleep {marker} & sleep {marker}; wait");
+        let c = spawn_capture(
+            "sh",
+            &["-c".into(), script],
+            &cx,
+            Duration::from_millis(300),
+            (100, 100),
+        )
+        .await
+        .unwrap();
+        assert!(matches!(c.ended, Ended::TimedOut), "{:?}", c.ended);
+        // SIGKILL is delivered at once, but the kernel may take a moment to reap.
+        let mut left = Vec::new();
+        for _ in 0..50 {
+            left = processes_with_arg(&marker);
+            if left.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(left.is_empty(), "still running: {left:?}");
+    }
+
+    /// Live (non-zombie) processes whose command line contains `arg`.
+    fn processes_with_arg(arg: &str) -> Vec<String> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|s| s.trim_start().starts_with('Z'));
+            if cmdline.contains(arg) && !zombie {
+                found.push(cmdline);
+            }
+        }
+        found
+    }
 
     #[test]
     fn filter_overrides_skip_global_drivers() {

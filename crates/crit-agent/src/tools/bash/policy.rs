@@ -27,8 +27,9 @@ pub enum BashPolicyError {
     Empty,
     #[error(
         "refused: {what} is shell syntax, and this Bash runs no shell. Run one plain command \
-         per call: no pipes, lists, redirections, substitutions, variables, globs or comments \
-         (quote literal characters, e.g. grep 'a|b' file)"
+         per call: no pipes, lists, redirections, substitutions, variables, globs or comments. \
+         Quote literal characters (`grep 'a|b' file`, `git ls-files -- '*.rs'`); find files by \
+         name with the Glob tool"
     )]
     ShellSyntax { what: &'static str },
     #[error("refused: the command has an unbalanced quote")]
@@ -159,9 +160,7 @@ fn scan_shell_syntax(cmd: &str) -> Result<(), BashPolicyError> {
                 '`' => return refuse("a backtick (command substitution)"),
                 '$' => check_dollar(chars.peek().copied())?,
                 '*' | '?' | '[' => {
-                    return refuse(
-                        "an unquoted glob (`*`, `?`, `[`); quote it or use the Glob tool",
-                    );
+                    return refuse("an unquoted glob character (`*`, `?` or `[`)");
                 }
                 '~' if at_word_start => return refuse("`~` (home directory expansion)"),
                 '#' if at_word_start => return refuse("`#` (a comment)"),
