@@ -32,3 +32,8 @@ pub use model::Agent;
 pub mod replay;
 
 pub use replay::{Recorder, Replay};
+pub mod doctor;
+pub mod select;
+
+pub use doctor::{DoctorReport, doctor};
+pub use select::{Backend, BackendConfig, Provider, Selection, SelectionRow, Source, Sourced};

@@ -236,7 +236,7 @@ fn task_for(req: &ModelRequest) -> AgentTask {
     AgentTask {
         prompt,
         system_prompt: (!system.is_empty()).then(|| system.join("\n\n")),
-        model: Some(req.model.clone()),
+        model: (!req.model.is_empty()).then(|| req.model.clone()),
         tools: Some(Vec::new()),
         max_turns: Some(if req.output_schema.is_some() { 2 } else { 1 }),
         json_schema: req.output_schema.as_ref().map(|s| s.schema.clone()),
