@@ -106,6 +106,15 @@ async fn failures_and_refusals_are_error_outputs() {
         out.content
     );
 
+    let plain = Fixture::new();
+    let out = bash(&plain, "git status").await;
+    assert!(
+        out.is_error && out.content.contains("not a git repository"),
+        "{}",
+        out.content
+    );
+    assert!(out.content.ends_with("[exit code 128]"), "{}", out.content);
+
     // rg may or may not be installed here; either way the tool must answer sanely.
     let out = bash(&f, "rg -n demo").await;
     let installed = Command::new("rg").arg("--version").output().is_ok();

@@ -26,6 +26,9 @@ fn hostile_commands_are_refused_with_a_reason() {
         ("cat < /etc/passwd", "`<` (an input redirection)"),
         ("git status &", "`&`"),
         ("git status\nrm -rf .", "a newline"),
+        ("git status\\\nrm -rf .", "a newline"),
+        ("git log '\n'", "a newline"),
+        ("git log \u{1b}[31m", "a control character"),
         ("cat $HOME/.ssh/id_rsa", "`$` (variable expansion)"),
         ("cat ${HOME}/x", "`${`"),
         ("ls *", "an unquoted glob"),
@@ -116,6 +119,25 @@ fn hostile_commands_are_refused_with_a_reason() {
         ),
         ("git log -- /etc/passwd", "outside the project root"),
         ("git show HEAD -- ../x", "outside the project root"),
+        ("git shortlog -sn /etc/passwd", "outside the project root"),
+        ("git -p log", "git options before the subcommand"),
+        (
+            "git grep --no-index root",
+            "it can read outside the project",
+        ),
+        (
+            "git rev-parse --resolve-git-dir /elsewhere/.git",
+            "it can read outside the project",
+        ),
+        (
+            "git log --no-ignore-submodules",
+            "not allowed in this read-only tool",
+        ),
+        ("git whatchanged", "`git whatchanged` is not allowed"),
+        (
+            "git update-index --refresh",
+            "`git update-index` is not allowed",
+        ),
         ("rm -rf /", "`rm` is not allowed"),
         ("curl http://example.invalid", "`curl` is not allowed"),
         ("sh -c id", "`sh` is not allowed"),
@@ -225,6 +247,11 @@ fn allowed_commands_get_the_expected_argv() {
         ),
         ("git rev-parse --show-toplevel", "rev-parse --show-toplevel"),
         ("git merge-base main HEAD", "merge-base main HEAD"),
+        ("git shortlog -sn HEAD", "shortlog -sn HEAD"),
+        (
+            "git status -uno --porcelain=v2",
+            "status --ignore-submodules=all -uno --porcelain=v2",
+        ),
     ];
     for (cmd, want) in cases {
         let c = check_command(cmd, &f.cx.roots).unwrap_or_else(|e| panic!("`{cmd}`: {e}"));

@@ -70,3 +70,36 @@ fn schemas_are_closed_objects_whose_required_fields_exist() {
         }
     }
 }
+
+/// The loop runs the read-only calls of one turn concurrently on spawned tasks:
+/// the registry, the context and the futures must be `Send + 'static`-friendly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_run_concurrently_on_spawned_tasks() {
+    let f = Fixture::new();
+    for i in 0..8 {
+        f.write(&format!("f{i}.txt"), &format!("file {i}\n"));
+    }
+    let registry = std::sync::Arc::new(ToolRegistry::builtin());
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let (r, cx) = (registry.clone(), f.cx.clone());
+        tasks.push(tokio::spawn(async move {
+            let name = if i % 2 == 0 { "Read" } else { "Grep" };
+            let input = if i % 2 == 0 {
+                json!({"file_path": format!("f{i}.txt")})
+            } else {
+                json!({"pattern": format!("file {i}"), "output_mode": "content"})
+            };
+            r.call(name, input, &cx).await
+        }));
+    }
+    for (i, t) in tasks.into_iter().enumerate() {
+        let out = t.await.unwrap();
+        assert!(!out.is_error, "{}", out.content);
+        assert!(
+            out.content.contains(&format!("file {i}")),
+            "{i}: {}",
+            out.content
+        );
+    }
+}

@@ -145,6 +145,12 @@ const LS_FILES_SHORTS: Shorts = Shorts {
     path: "X",
     denied: "",
 };
+const SHORTLOG_SHORTS: Shorts = Shorts {
+    valued: "",
+    optional: "w",
+    path: "",
+    denied: "",
+};
 const PLAIN_SHORTS: Shorts = Shorts {
     valued: "",
     optional: "u",
@@ -206,7 +212,7 @@ pub(super) fn check(args: &[String], roots: &Roots) -> Result<Vec<String>, BashP
             &["--ignore-submodules=all"]
         }
         "shortlog" => {
-            check_options(sub, rest, &DIFF_SHORTS, roots)?;
+            check_options(sub, rest, &SHORTLOG_SHORTS, roots)?;
             &[]
         }
         _ => {

@@ -120,13 +120,14 @@ fn scan_shell_syntax(cmd: &str) -> Result<(), BashPolicyError> {
     let mut q = Q::None;
     let mut chars = cmd.chars().peekable();
     let mut word_start = true;
+    // Checked up front so a backslash cannot hide a newline (line continuation).
+    if cmd.contains(['\n', '\r']) {
+        return refuse("a newline (several commands)");
+    }
+    if cmd.chars().any(|c| c.is_control() && c != '\t') {
+        return refuse("a control character");
+    }
     while let Some(c) = chars.next() {
-        if c == '\n' || c == '\r' {
-            return refuse("a newline (several commands)");
-        }
-        if c.is_control() && c != '\t' {
-            return refuse("a control character");
-        }
         let at_word_start = std::mem::replace(&mut word_start, false);
         match q {
             Q::Single => {
