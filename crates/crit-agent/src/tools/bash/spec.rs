@@ -57,16 +57,16 @@ pub(super) fn check(spec: &Spec, args: &[String], roots: &Roots) -> Result<(), B
             only_operands = true;
             continue;
         }
-        let consumed_next = if let Some(long) = arg.strip_prefix("--") {
+        let valued = if let Some(long) = arg.strip_prefix("--") {
             check_long(spec, long, args.get(i), roots)?
         } else {
             check_short(spec, arg, args.get(i), roots)?
         };
-        if PATTERN_OPTIONS.iter().any(|p| arg.starts_with(p)) {
-            pattern_given = true;
-        }
-        if consumed_next {
-            i += 1;
+        if let Some(v) = valued {
+            // Judged by the option that took the value, not by how the
+            // argument starts: in `-rne x` the pattern comes from `-e`.
+            pattern_given |= PATTERN_OPTIONS.contains(&v.option.as_str());
+            i += usize::from(v.took_next);
         }
     }
     match spec.operands {
@@ -99,19 +99,25 @@ pub(super) fn confine_path(p: &str, roots: &Roots) -> Result<(), BashPolicyError
     roots.resolve(p).map(|_| ()).map_err(BashPolicyError::Path)
 }
 
-/// Returns whether the next argument was used as this option's value.
+/// An option that took a value: which one, and whether the value was the next
+/// argument.
+struct Valued {
+    option: String,
+    took_next: bool,
+}
+
 fn check_long(
     spec: &Spec,
     long: &str,
     next: Option<&String>,
     roots: &Roots,
-) -> Result<bool, BashPolicyError> {
+) -> Result<Option<Valued>, BashPolicyError> {
     let (name, value) = match long.split_once('=') {
         Some((n, v)) => (n, Some(v)),
         None => (long, None),
     };
     if spec.long.contains(&name) {
-        return Ok(false);
+        return Ok(None);
     }
     let is_path = spec.long_path.contains(&name);
     if !is_path && !spec.long_valued.contains(&name) {
@@ -125,7 +131,10 @@ fn check_long(
     if is_path {
         confine_path(value, roots)?;
     }
-    Ok(consumed)
+    Ok(Some(Valued {
+        option: format!("--{name}"),
+        took_next: consumed,
+    }))
 }
 
 fn check_short(
@@ -133,7 +142,7 @@ fn check_short(
     arg: &str,
     next: Option<&String>,
     roots: &Roots,
-) -> Result<bool, BashPolicyError> {
+) -> Result<Option<Valued>, BashPolicyError> {
     for (idx, c) in arg.char_indices().skip(1) {
         if spec.flags.contains(c) {
             continue;
@@ -153,9 +162,12 @@ fn check_short(
         if is_path {
             confine_path(value, roots)?;
         }
-        return Ok(consumed);
+        return Ok(Some(Valued {
+            option: format!("-{c}"),
+            took_next: consumed,
+        }));
     }
-    Ok(false)
+    Ok(None)
 }
 
 fn not_allowed(spec: &Spec, option: &str) -> BashPolicyError {
