@@ -113,11 +113,17 @@ fn hostile_commands_are_refused_with_a_reason() {
             "outside the project root",
         ),
         ("git diff -O/etc/passwd", "outside the project root"),
-        ("git blame -S /etc/passwd src/lib.rs", "outside the project root"),
+        (
+            "git blame -S /etc/passwd src/lib.rs",
+            "outside the project root",
+        ),
         ("git ls-files -X /etc/passwd", "outside the project root"),
         ("git grep -f /etc/passwd", "outside the project root"),
         ("git grep --file=/etc/passwd", "outside the project root"),
-        ("git diff --no-ind /etc/passwd x", "it can read outside the project"),
+        (
+            "git diff --no-ind /etc/passwd x",
+            "it can read outside the project",
+        ),
         (
             "git ls-files --exclude-from=/etc/passwd",
             "outside the project root",

@@ -16,3 +16,18 @@ fn tool_input_schemas() {
         insta::assert_json_snapshot!(format!("schema_{}", tool.name()), tool.input_schema());
     }
 }
+
+/// The Bash description lists exactly what the policy allows; this keeps them in step.
+#[test]
+fn bash_description_names_every_allowed_program_and_subcommand() {
+    let text = crit_agent::Tool::description(&crit_agent::BashTool);
+    for name in crit_agent::tools::ALLOWED_PROGRAMS
+        .iter()
+        .chain(crit_agent::tools::GIT_SUBCOMMANDS)
+    {
+        assert!(
+            text.contains(&format!("`{name}`")),
+            "`{name}` missing from prompts/tools/bash.md"
+        );
+    }
+}
