@@ -272,8 +272,12 @@ impl LlmError {
                 status,
                 message: r(message),
             },
-            LlmError::Forbidden { message } => LlmError::Forbidden { message: r(message) },
-            LlmError::Billing { message } => LlmError::Billing { message: r(message) },
+            LlmError::Forbidden { message } => LlmError::Forbidden {
+                message: r(message),
+            },
+            LlmError::Billing { message } => LlmError::Billing {
+                message: r(message),
+            },
             LlmError::RateLimited {
                 message,
                 retry_after,
@@ -285,21 +289,35 @@ impl LlmError {
                 status,
                 message: r(message),
             },
-            LlmError::ContextTooLong { message } => LlmError::ContextTooLong { message: r(message) },
-            LlmError::TooLarge { message } => LlmError::TooLarge { message: r(message) },
+            LlmError::ContextTooLong { message } => LlmError::ContextTooLong {
+                message: r(message),
+            },
+            LlmError::TooLarge { message } => LlmError::TooLarge {
+                message: r(message),
+            },
             LlmError::BadRequest { status, message } => LlmError::BadRequest {
                 status,
                 message: r(message),
             },
-            LlmError::NotFound { message } => LlmError::NotFound { message: r(message) },
+            LlmError::NotFound { message } => LlmError::NotFound {
+                message: r(message),
+            },
             LlmError::Server { status, message } => LlmError::Server {
                 status,
                 message: r(message),
             },
-            LlmError::Network { message } => LlmError::Network { message: r(message) },
-            LlmError::Timeout { message } => LlmError::Timeout { message: r(message) },
-            LlmError::Parse { message } => LlmError::Parse { message: r(message) },
-            LlmError::Agent { message } => LlmError::Agent { message: r(message) },
+            LlmError::Network { message } => LlmError::Network {
+                message: r(message),
+            },
+            LlmError::Timeout { message } => LlmError::Timeout {
+                message: r(message),
+            },
+            LlmError::Parse { message } => LlmError::Parse {
+                message: r(message),
+            },
+            LlmError::Agent { message } => LlmError::Agent {
+                message: r(message),
+            },
             other => other,
         }
     }
@@ -376,15 +394,25 @@ mod tests {
 
     #[test]
     fn retryable_and_hints() {
-        assert!(!LlmError::Auth {
-            status: 401,
-            message: String::new()
-        }
-        .is_retryable());
+        assert!(
+            !LlmError::Auth {
+                status: 401,
+                message: String::new()
+            }
+            .is_retryable()
+        );
         assert!(!LlmError::NoBackend.is_retryable());
-        assert!(LlmError::NoBackend.to_string().contains("ANTHROPIC_API_KEY"));
+        assert!(
+            LlmError::NoBackend
+                .to_string()
+                .contains("ANTHROPIC_API_KEY")
+        );
         assert!(LlmError::NoBackend.to_string().contains("OPENAI_BASE_URL"));
-        assert!(LlmError::NoBackend.to_string().contains("--provider replay"));
+        assert!(
+            LlmError::NoBackend
+                .to_string()
+                .contains("--provider replay")
+        );
         assert!(!LlmError::Cancelled.hint().is_empty());
     }
 

@@ -302,7 +302,10 @@ impl ModelEvent {
     /// Events that carry part of the answer (a stream that drops before any of these
     /// can be retried without the caller noticing).
     pub fn is_content(&self) -> bool {
-        !matches!(self, ModelEvent::MessageStart { .. } | ModelEvent::Usage { .. })
+        !matches!(
+            self,
+            ModelEvent::MessageStart { .. } | ModelEvent::Usage { .. }
+        )
     }
 }
 

@@ -185,15 +185,22 @@ impl Replay {
     pub fn open(dir: impl Into<PathBuf>) -> Result<Self, LlmError> {
         let dir = dir.into();
         let err = |m: String| LlmError::Replay { message: m };
-        let entries = std::fs::read_dir(&dir)
-            .map_err(|e| err(format!("cannot read the cassette directory {}: {e}", dir.display())))?;
+        let entries = std::fs::read_dir(&dir).map_err(|e| {
+            err(format!(
+                "cannot read the cassette directory {}: {e}",
+                dir.display()
+            ))
+        })?;
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect();
         // `<key>-2.json` after `<key>.json`, then `-10` after `-9`.
         files.sort_by_key(|p| {
-            let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             match stem.split_once('-') {
                 Some((k, n)) => (k.to_string(), n.parse::<u32>().unwrap_or(u32::MAX)),
                 None => (stem, 1),
@@ -206,7 +213,10 @@ impl Replay {
             let c: Cassette = serde_json::from_str(&text)
                 .map_err(|e| err(format!("{} is not a crit cassette: {e}", f.display())))?;
             // Re-key from the request itself, so a hand-edited request still matches.
-            cassettes.entry(request_key(&c.request)).or_default().push((f, c));
+            cassettes
+                .entry(request_key(&c.request))
+                .or_default()
+                .push((f, c));
         }
         Ok(Replay {
             dir,
@@ -372,7 +382,8 @@ mod tests {
 
     #[test]
     fn canonical_sorts_keys() {
-        let v: Value = serde_json::from_str(r#"{"b":1,"a":{"d":[1,{"z":1,"y":2}],"c":"é"}}"#).unwrap();
+        let v: Value =
+            serde_json::from_str(r#"{"b":1,"a":{"d":[1,{"z":1,"y":2}],"c":"é"}}"#).unwrap();
         let mut s = String::new();
         canonical(&v, &mut s);
         assert_eq!(s, r#"{"a":{"c":"é","d":[1,{"y":2,"z":1}]},"b":1}"#);

@@ -207,10 +207,9 @@ impl Selection {
             base_url: None,
             credential: None,
             cassettes: None,
-            record: config
-                .record
-                .clone()
-                .or_else(|| from_env(env, "CRIT_RECORD").map(|s| Sourced::new(s.value.into(), s.source))),
+            record: config.record.clone().or_else(|| {
+                from_env(env, "CRIT_RECORD").map(|s| Sourced::new(s.value.into(), s.source))
+            }),
             claude_bin: None,
             claude_auth: None,
             retry: config.retry.clone(),
@@ -228,7 +227,8 @@ impl Selection {
                 });
                 if sel.cassettes.is_none() {
                     return Err(LlmError::Config {
-                        message: "--provider replay needs --cassettes DIR (or CRIT_CASSETTES)".into(),
+                        message: "--provider replay needs --cassettes DIR (or CRIT_CASSETTES)"
+                            .into(),
                     });
                 }
             }
@@ -296,19 +296,25 @@ impl Selection {
             })?;
         if !is_executable(&bin.value) {
             return Err(LlmError::Config {
-                message: format!("{} ({}) is not an executable file", bin.value.display(), bin.source),
+                message: format!(
+                    "{} ({}) is not an executable file",
+                    bin.value.display(),
+                    bin.source
+                ),
             });
         }
         self.claude_bin = Some(bin);
-        let auth = config.claude_auth.clone().unwrap_or_else(|| {
-            match env.non_empty("CRIT_CLAUDE_AUTH") {
-                Some("env") | Some("api-key") => Sourced::new(
-                    ClaudeAuth::Environment,
-                    Source::Env("CRIT_CLAUDE_AUTH".into()),
-                ),
-                _ => Sourced::new(ClaudeAuth::Subscription, Source::Default),
-            }
-        });
+        let auth =
+            config
+                .claude_auth
+                .clone()
+                .unwrap_or_else(|| match env.non_empty("CRIT_CLAUDE_AUTH") {
+                    Some("env") | Some("api-key") => Sourced::new(
+                        ClaudeAuth::Environment,
+                        Source::Env("CRIT_CLAUDE_AUTH".into()),
+                    ),
+                    _ => Sourced::new(ClaudeAuth::Subscription, Source::Default),
+                });
         self.credential = Some(Sourced::new(
             match auth.value {
                 ClaudeAuth::Subscription => "claude login (API keys removed from its env)".into(),
@@ -322,7 +328,10 @@ impl Selection {
 
     /// The model name to put in requests (empty: the backend's own default).
     pub fn request_model(&self) -> String {
-        self.model.as_ref().map(|m| m.value.clone()).unwrap_or_default()
+        self.model
+            .as_ref()
+            .map(|m| m.value.clone())
+            .unwrap_or_default()
     }
 
     /// Rows for `crit config` / `crit doctor`. Never holds a secret.
@@ -332,10 +341,18 @@ impl Selection {
             value,
             source: source.to_string(),
         };
-        let mut rows = vec![row("provider", self.provider.value.to_string(), &self.provider.source)];
+        let mut rows = vec![row(
+            "provider",
+            self.provider.value.to_string(),
+            &self.provider.source,
+        )];
         if let Some(m) = &self.model {
             let id = pricing::resolve_alias(&m.value);
-            let value = if id == m.value { id } else { format!("{} → {id}", m.value) };
+            let value = if id == m.value {
+                id
+            } else {
+                format!("{} → {id}", m.value)
+            };
             rows.push(row("model", value, &m.source));
         }
         if let Some(b) = &self.base_url {
@@ -358,7 +375,11 @@ impl Selection {
 
     /// Builds the backend (no I/O beyond reading cassettes).
     pub fn build(&self) -> Result<Backend, LlmError> {
-        let base = |d: &str| self.base_url.as_ref().map_or(d.to_string(), |b| b.value.clone());
+        let base = |d: &str| {
+            self.base_url
+                .as_ref()
+                .map_or(d.to_string(), |b| b.value.clone())
+        };
         let (model, agent): (Arc<dyn Model>, Option<Arc<dyn Agent>>) = match self.provider.value {
             Provider::Anthropic => {
                 let secret = self.secret.clone().ok_or(LlmError::NoBackend)?;

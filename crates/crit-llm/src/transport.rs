@@ -170,15 +170,14 @@ impl Run {
         let mut attempt = 0u32;
         loop {
             attempt += 1;
-            let (error, retryable, server_wait) =
-                match self.attempt(&call, make_decoder()).await {
-                    Attempt::Finished => return,
-                    Attempt::Failed {
-                        error,
-                        retryable,
-                        server_wait,
-                    } => (error.redacted(&secrets), retryable, server_wait),
-                };
+            let (error, retryable, server_wait) = match self.attempt(&call, make_decoder()).await {
+                Attempt::Finished => return,
+                Attempt::Failed {
+                    error,
+                    retryable,
+                    server_wait,
+                } => (error.redacted(&secrets), retryable, server_wait),
+            };
             if !retryable || attempt >= self.policy.max_attempts {
                 let _ = self.tx.send(Err(error)).await;
                 return;

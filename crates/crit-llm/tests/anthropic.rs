@@ -1,5 +1,7 @@
 //! The Anthropic backend against the fake server: what it sends and what it reads.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
 mod common;
 
 use common::*;
@@ -102,9 +104,12 @@ async fn bearer_token_auth() {
     );
     c.retry = fast_policy(1);
     let m = crit_llm::Anthropic::new(c).unwrap();
-    m.complete(&ModelRequest::new("haiku", 10).user("hi"), CancellationToken::new())
-        .await
-        .unwrap();
+    m.complete(
+        &ModelRequest::new("haiku", 10).user("hi"),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
     let sent = &server.requests()[0];
     assert_eq!(sent.header("authorization"), Some("Bearer tok-abc"));
     assert_eq!(sent.header("x-api-key"), None);
@@ -116,7 +121,10 @@ async fn usage_and_cost_include_cache_tokens() {
     let server = FakeServer::start().await;
     server.push(Reply::text("hi").usage(1_000, 200, 3_000, 40_000));
     let r = anthropic(&server)
-        .complete(&ModelRequest::new("opus", 100).user("x"), CancellationToken::new())
+        .complete(
+            &ModelRequest::new("opus", 100).user("x"),
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     let u = Usage {
@@ -129,7 +137,11 @@ async fn usage_and_cost_include_cache_tokens() {
     // claude-opus-5-5: $4 in, $20 out, $5 cache write, $0.40 cache read per MTok.
     let expect = (1_000.0 * 4.0 + 200.0 * 20.0 + 3_000.0 * 5.0 + 40_000.0 * 0.4) / 1e6;
     assert!(r.cost.priced);
-    assert!((r.cost.usd - expect).abs() < 1e-12, "{} vs {expect}", r.cost.usd);
+    assert!(
+        (r.cost.usd - expect).abs() < 1e-12,
+        "{} vs {expect}",
+        r.cost.usd
+    );
     assert_eq!(r.cost, pricing::cost("claude-opus-5-5", &u));
 }
 
@@ -138,7 +150,10 @@ async fn unknown_model_costs_zero_and_says_so() {
     let server = FakeServer::start().await;
     server.push(Reply::text("hi").model("claude-mystery-9"));
     let r = anthropic(&server)
-        .complete(&ModelRequest::new("claude-mystery-9", 100).user("x"), CancellationToken::new())
+        .complete(
+            &ModelRequest::new("claude-mystery-9", 100).user("x"),
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert_eq!(r.cost.usd, 0.0);
@@ -154,8 +169,14 @@ async fn every_stop_reason() {
         ("tool_use", StopReason::ToolUse),
         ("pause_turn", StopReason::PauseTurn),
         ("refusal", StopReason::Refusal),
-        ("model_context_window_exceeded", StopReason::ContextWindowExceeded),
-        ("brand_new_reason", StopReason::Other("brand_new_reason".into())),
+        (
+            "model_context_window_exceeded",
+            StopReason::ContextWindowExceeded,
+        ),
+        (
+            "brand_new_reason",
+            StopReason::Other("brand_new_reason".into()),
+        ),
     ];
     let server = FakeServer::start().await;
     for (wire, _) in &cases {
@@ -164,7 +185,10 @@ async fn every_stop_reason() {
     let m = anthropic(&server);
     for (wire, expect) in cases {
         let r = m
-            .complete(&ModelRequest::new("opus", 10).user("x"), CancellationToken::new())
+            .complete(
+                &ModelRequest::new("opus", 10).user("x"),
+                CancellationToken::new(),
+            )
             .await
             .unwrap();
         assert_eq!(r.stop_reason, Some(expect.clone()), "{wire}");
@@ -199,7 +223,9 @@ async fn tool_input_accumulates_across_split_fragments() {
     let calls: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            ModelEvent::ToolCall { id, name, input } => Some((id.clone(), name.clone(), input.clone())),
+            ModelEvent::ToolCall { id, name, input } => {
+                Some((id.clone(), name.clone(), input.clone()))
+            }
             _ => None,
         })
         .collect();
@@ -208,7 +234,10 @@ async fn tool_input_accumulates_across_split_fragments() {
     assert_eq!(calls[0].2, input);
     assert!(calls[0].0.starts_with("toolu_"));
     assert_eq!(calls[1].2, json!({"pattern": "unsafe"}));
-    assert!(matches!(events.first(), Some(ModelEvent::MessageStart { .. })));
+    assert!(matches!(
+        events.first(),
+        Some(ModelEvent::MessageStart { .. })
+    ));
     assert!(matches!(events.last(), Some(ModelEvent::MessageEnd { .. })));
     assert!(events.contains(&ModelEvent::Stop {
         reason: StopReason::ToolUse
@@ -287,8 +316,14 @@ async fn structured_output_falls_back_to_a_forced_tool() {
     let sent = &server.requests()[0].body;
     insta::assert_json_snapshot!("anthropic_forced_tool_request", sent);
     assert!(sent.get("output_config").is_none());
-    assert_eq!(sent["tool_choice"], json!({"type":"tool","name":"StructuredOutput"}));
-    assert!(sent.get("thinking").is_none(), "thinking cannot go with a forced tool");
+    assert_eq!(
+        sent["tool_choice"],
+        json!({"type":"tool","name":"StructuredOutput"})
+    );
+    assert!(
+        sent.get("thinking").is_none(),
+        "thinking cannot go with a forced tool"
+    );
     let v: serde_json::Value = serde_json::from_str(&r.text()).unwrap();
     assert_eq!(v, json!({"verdict": "FAIL"}));
     assert_eq!(r.stop_reason, Some(StopReason::EndTurn));

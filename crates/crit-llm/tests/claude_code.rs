@@ -1,11 +1,13 @@
 //! The Claude Code backend against the scripted fake `claude`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crit_llm::{
-    Agent, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig, Env, LlmError, Model,
-    ModelRequest, OutputSchema,
+    Agent, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig, Env, LlmError, Model, ModelRequest,
+    OutputSchema,
 };
 use crit_testkit::FakeClaude;
 use serde_json::json;
@@ -36,7 +38,9 @@ fn task() -> AgentTask {
         tools: Some(vec!["Read".into(), "Grep".into(), "Glob".into()]),
         allowed_tools: vec!["Read".into(), "Grep".into(), "Glob".into()],
         max_turns: Some(8),
-        json_schema: Some(json!({"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]})),
+        json_schema: Some(
+            json!({"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}),
+        ),
         ..AgentTask::default()
     }
 }
@@ -66,8 +70,14 @@ async fn argv_stdin_and_env_in_subscription_mode() {
     assert!(inv.has_arg("--verbose"));
     assert!(inv.has_arg("--no-session-persistence"));
     assert_eq!(inv.arg_value("--output-format"), Some("stream-json"));
-    assert_eq!(inv.arg_value("--settings"), Some(r#"{"disableAllHooks":true}"#));
-    assert_eq!(inv.arg_value("--system-prompt"), Some("You are a strict reviewer."));
+    assert_eq!(
+        inv.arg_value("--settings"),
+        Some(r#"{"disableAllHooks":true}"#)
+    );
+    assert_eq!(
+        inv.arg_value("--system-prompt"),
+        Some("You are a strict reviewer.")
+    );
     assert_eq!(inv.arg_value("--tools"), Some("Read,Grep,Glob"));
     assert_eq!(inv.arg_value("--allowedTools"), Some("Read,Grep,Glob"));
     assert_eq!(inv.arg_value("--model"), Some("sonnet"));
@@ -81,10 +91,15 @@ async fn argv_stdin_and_env_in_subscription_mode() {
     assert_eq!(inv.env.get("ANTHROPIC_API_KEY"), None);
     assert_eq!(inv.env.get("ANTHROPIC_AUTH_TOKEN"), None);
     assert_eq!(
-        inv.env.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC").map(String::as_str),
+        inv.env
+            .get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")
+            .map(String::as_str),
         Some("1")
     );
-    assert_eq!(inv.env.get("CLAUDE_CODE_MAX_RETRIES").map(String::as_str), Some("2"));
+    assert_eq!(
+        inv.env.get("CLAUDE_CODE_MAX_RETRIES").map(String::as_str),
+        Some("2")
+    );
 }
 
 #[tokio::test]

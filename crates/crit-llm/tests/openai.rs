@@ -1,5 +1,7 @@
 //! The OpenAI-compatible backend against the fake server.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
 mod common;
 
 use common::*;
@@ -80,7 +82,10 @@ async fn empty_key_sends_a_placeholder() {
     let server = FakeServer::start().await;
     server.push(Reply::text("hi"));
     openai_with(&server, None, fast_policy(1))
-        .complete(&ModelRequest::new("llama3", 10).user("x"), CancellationToken::new())
+        .complete(
+            &ModelRequest::new("llama3", 10).user("x"),
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -94,20 +99,29 @@ async fn parallel_tool_call_fragments_by_index() {
     let server = FakeServer::start().await;
     server.push(
         Reply::tool_uses(vec![
-            ("read_file", json!({"file_path": "/a.rs", "deep": {"x": [1, 2, 3]}})),
+            (
+                "read_file",
+                json!({"file_path": "/a.rs", "deep": {"x": [1, 2, 3]}}),
+            ),
             ("grep", json!({"pattern": "unsafe"})),
         ])
         .chunked(5)
         .usage(100, 20, 0, 60),
     );
     let r = openai(&server)
-        .complete(&ModelRequest::new("gpt-x", 100).user("x"), CancellationToken::new())
+        .complete(
+            &ModelRequest::new("gpt-x", 100).user("x"),
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     let calls: Vec<_> = r.tool_calls().collect();
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[0].1, "read_file");
-    assert_eq!(calls[0].2, &json!({"file_path": "/a.rs", "deep": {"x": [1, 2, 3]}}));
+    assert_eq!(
+        calls[0].2,
+        &json!({"file_path": "/a.rs", "deep": {"x": [1, 2, 3]}})
+    );
     assert_eq!(calls[1].1, "grep");
     assert_ne!(calls[0].0, calls[1].0);
     assert_eq!(r.stop_reason, Some(StopReason::ToolUse));
@@ -145,9 +159,16 @@ async fn stop_reasons_map() {
         server.push(Reply::text("t").stop_reason(s));
     }
     let m = openai(&server);
-    for expect in [StopReason::EndTurn, StopReason::MaxTokens, StopReason::Refusal] {
+    for expect in [
+        StopReason::EndTurn,
+        StopReason::MaxTokens,
+        StopReason::Refusal,
+    ] {
         let r = m
-            .complete(&ModelRequest::new("gpt-x", 10).user("x"), CancellationToken::new())
+            .complete(
+                &ModelRequest::new("gpt-x", 10).user("x"),
+                CancellationToken::new(),
+            )
             .await
             .unwrap();
         assert_eq!(r.stop_reason, Some(expect));
@@ -158,20 +179,47 @@ async fn stop_reasons_map() {
 async fn error_shapes_flat_nested_int_and_string_codes() {
     let cases = [
         // vLLM, older: flat with an integer code.
-        (400, json!({"object":"error","message":"tool_choice auto needs --enable-auto-tool-choice","type":"BadRequestError","param":null,"code":400}), "bad"),
+        (
+            400,
+            json!({"object":"error","message":"tool_choice auto needs --enable-auto-tool-choice","type":"BadRequestError","param":null,"code":400}),
+            "bad",
+        ),
         // llama.cpp: nested with an integer code.
-        (400, json!({"error":{"code":400,"message":"Either \"json_schema\" or \"grammar\" can be specified, but not both","type":"invalid_request_error"}}), "bad"),
+        (
+            400,
+            json!({"error":{"code":400,"message":"Either \"json_schema\" or \"grammar\" can be specified, but not both","type":"invalid_request_error"}}),
+            "bad",
+        ),
         // OpenAI: nested with a string code.
-        (401, json!({"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}), "auth"),
-        (429, json!({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}), "billing"),
-        (400, json!({"error":{"message":"This model's maximum context length is 8192 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}), "context"),
-        (404, json!({"error":{"message":"model 'nope' not found","type":"not_found_error","code":404}}), "notfound"),
+        (
+            401,
+            json!({"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}),
+            "auth",
+        ),
+        (
+            429,
+            json!({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}),
+            "billing",
+        ),
+        (
+            400,
+            json!({"error":{"message":"This model's maximum context length is 8192 tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}),
+            "context",
+        ),
+        (
+            404,
+            json!({"error":{"message":"model 'nope' not found","type":"not_found_error","code":404}}),
+            "notfound",
+        ),
     ];
     for (status, body, kind) in cases {
         let server = FakeServer::start().await;
         server.push(Reply::http_error(status, body.clone()));
         let err = openai_with(&server, Some("k-1234"), fast_policy(1))
-            .complete(&ModelRequest::new("m", 10).user("x"), CancellationToken::new())
+            .complete(
+                &ModelRequest::new("m", 10).user("x"),
+                CancellationToken::new(),
+            )
             .await
             .unwrap_err();
         let ok = match kind {
@@ -196,12 +244,18 @@ async fn rate_limit_then_success_and_mid_stream_error() {
     server.push(Reply::stream_error("server_error", "boom"));
     let m = openai(&server);
     let r = m
-        .complete(&ModelRequest::new("m", 10).user("x"), CancellationToken::new())
+        .complete(
+            &ModelRequest::new("m", 10).user("x"),
+            CancellationToken::new(),
+        )
         .await
         .unwrap();
     assert_eq!(r.text(), "ok");
     let err = m
-        .complete(&ModelRequest::new("m", 10).user("y"), CancellationToken::new())
+        .complete(
+            &ModelRequest::new("m", 10).user("y"),
+            CancellationToken::new(),
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, LlmError::Server { .. }), "{err:?}");

@@ -1,5 +1,7 @@
 //! Record against the fake server, then replay without it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
 mod common;
 
 use std::sync::Arc;
@@ -53,9 +55,18 @@ async fn record_then_replay_round_trip() {
     assert!(any.contains("\n  "), "pretty-printed");
 
     let replay = Replay::open(dir.path()).unwrap();
-    assert_eq!(replay.complete(&req("review a"), c.clone()).await.unwrap(), a1);
-    assert_eq!(replay.complete(&req("review a"), c.clone()).await.unwrap(), a2);
-    assert_eq!(replay.complete(&req("review b"), c.clone()).await.unwrap(), b);
+    assert_eq!(
+        replay.complete(&req("review a"), c.clone()).await.unwrap(),
+        a1
+    );
+    assert_eq!(
+        replay.complete(&req("review a"), c.clone()).await.unwrap(),
+        a2
+    );
+    assert_eq!(
+        replay.complete(&req("review b"), c.clone()).await.unwrap(),
+        b
+    );
     assert_eq!(a1.text(), "first answer");
     assert_eq!(a1.tool_calls().count(), 1);
     assert!(a1.cost.usd > 0.0);
@@ -69,7 +80,9 @@ async fn a_mismatch_names_the_closest_cassette_and_the_first_difference() {
     server.push(Reply::text("two"));
     let rec = Recorder::new(Arc::new(anthropic(&server)), dir.path()).unwrap();
     let c = CancellationToken::new();
-    rec.complete(&req("review the parser"), c.clone()).await.unwrap();
+    rec.complete(&req("review the parser"), c.clone())
+        .await
+        .unwrap();
     let mut other = req("something else entirely");
     other.system.clear();
     rec.complete(&other, c.clone()).await.unwrap();
@@ -100,5 +113,8 @@ async fn an_empty_or_missing_directory_is_explained() {
         .unwrap_err();
     assert!(err.to_string().contains("holds no cassettes"), "{err}");
     let err = Replay::open(dir.path().join("nope")).unwrap_err();
-    assert!(err.to_string().contains("cannot read the cassette directory"));
+    assert!(
+        err.to_string()
+            .contains("cannot read the cassette directory")
+    );
 }

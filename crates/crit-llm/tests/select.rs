@@ -1,5 +1,7 @@
 //! Backend selection as data, with provenance, and the doctor probe.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -26,27 +28,56 @@ fn resolve(env: &Env) -> Result<Selection, LlmError> {
 fn auto_selection_table() {
     let (dir, _bin) = fake_claude_dir();
     let path = dir.path().display().to_string();
-    let cases: Vec<(Vec<(&str, &str)>, Provider, &str)> = vec![
-        (vec![("ANTHROPIC_API_KEY", "k")], Provider::Anthropic, "auto: ANTHROPIC_API_KEY is set"),
-        (vec![("ANTHROPIC_AUTH_TOKEN", "t")], Provider::Anthropic, "auto: ANTHROPIC_AUTH_TOKEN is set"),
+    type Case<'a> = (Vec<(&'a str, &'a str)>, Provider, &'a str);
+    let cases: Vec<Case> = vec![
         (
-            vec![("ANTHROPIC_API_KEY", "k"), ("OPENAI_BASE_URL", "http://localhost:11434/v1"), ("PATH", &path)],
+            vec![("ANTHROPIC_API_KEY", "k")],
             Provider::Anthropic,
             "auto: ANTHROPIC_API_KEY is set",
         ),
         (
-            vec![("OPENAI_BASE_URL", "http://localhost:11434/v1"), ("CRIT_MODEL", "qwen3:8b"), ("PATH", &path)],
+            vec![("ANTHROPIC_AUTH_TOKEN", "t")],
+            Provider::Anthropic,
+            "auto: ANTHROPIC_AUTH_TOKEN is set",
+        ),
+        (
+            vec![
+                ("ANTHROPIC_API_KEY", "k"),
+                ("OPENAI_BASE_URL", "http://localhost:11434/v1"),
+                ("PATH", &path),
+            ],
+            Provider::Anthropic,
+            "auto: ANTHROPIC_API_KEY is set",
+        ),
+        (
+            vec![
+                ("OPENAI_BASE_URL", "http://localhost:11434/v1"),
+                ("CRIT_MODEL", "qwen3:8b"),
+                ("PATH", &path),
+            ],
             Provider::OpenAi,
             "auto: OPENAI_BASE_URL is set",
         ),
-        (vec![("PATH", &path)], Provider::ClaudeCode, "auto: found Claude Code at"),
         (
-            vec![("ANTHROPIC_API_KEY", "k"), ("CRIT_PROVIDER", "claude-code"), ("PATH", &path)],
+            vec![("PATH", &path)],
+            Provider::ClaudeCode,
+            "auto: found Claude Code at",
+        ),
+        (
+            vec![
+                ("ANTHROPIC_API_KEY", "k"),
+                ("CRIT_PROVIDER", "claude-code"),
+                ("PATH", &path),
+            ],
             Provider::ClaudeCode,
             "env CRIT_PROVIDER",
         ),
         // A blank key does not count.
-        (vec![("ANTHROPIC_API_KEY", "  "), ("PATH", &path)], Provider::ClaudeCode, "auto: found"),
+        (
+            vec![("ANTHROPIC_API_KEY", "  "), ("PATH", &path)],
+            Provider::ClaudeCode,
+            "auto: found",
+        ),
     ];
     for (vars, provider, source) in cases {
         let sel = resolve(&Env::from_pairs(vars.clone())).unwrap();
@@ -129,7 +160,10 @@ fn incomplete_explicit_choices_are_config_errors() {
     .unwrap_err();
     assert!(err.to_string().contains("--model"), "{err}");
     assert!("bogus".parse::<Provider>().is_err());
-    assert_eq!("claude-code".parse::<Provider>().unwrap(), Provider::ClaudeCode);
+    assert_eq!(
+        "claude-code".parse::<Provider>().unwrap(),
+        Provider::ClaudeCode
+    );
 }
 
 #[test]
@@ -141,7 +175,10 @@ fn claude_bin_from_env_and_subscription_default() {
     let b = sel.claude_bin.clone().unwrap();
     assert_eq!(b.value, bin);
     assert_eq!(b.source, Source::Env("CRIT_CLAUDE_BIN".into()));
-    assert_eq!(sel.claude_auth.clone().unwrap().value, ClaudeAuth::Subscription);
+    assert_eq!(
+        sel.claude_auth.clone().unwrap().value,
+        ClaudeAuth::Subscription
+    );
     let backend = sel.build().unwrap();
     assert!(backend.agent.is_some());
     assert!(backend.model.capabilities().runs_own_loop);
@@ -166,7 +203,12 @@ async fn doctor_reports_latency_usage_cost_and_provenance() {
     assert_eq!(report.usage.input_tokens, 12);
     assert!(report.cost.priced && report.cost.usd > 0.0);
     assert!(report.latency > Duration::ZERO);
-    assert!(report.selection.iter().any(|r| r.key == "provider" && r.source == "auto: ANTHROPIC_API_KEY is set"));
+    assert!(
+        report
+            .selection
+            .iter()
+            .any(|r| r.key == "provider" && r.source == "auto: ANTHROPIC_API_KEY is set")
+    );
     assert_eq!(server.requests()[0].body["max_tokens"], 16);
 }
 
@@ -174,7 +216,11 @@ async fn doctor_reports_latency_usage_cost_and_provenance() {
 async fn doctor_fails_fast_on_401_without_retrying() {
     let server = FakeServer::start().await;
     // Even a server inviting a retry gets exactly one request.
-    server.push(Reply::api_error(401, "authentication_error", "invalid x-api-key"));
+    server.push(Reply::api_error(
+        401,
+        "authentication_error",
+        "invalid x-api-key",
+    ));
     server.push(Reply::api_error(500, "api_error", "x"));
     let env = Env::from_pairs([
         ("ANTHROPIC_API_KEY", "sk-ant-bad"),
@@ -219,7 +265,11 @@ async fn replay_and_record_are_selectable() {
     let sel = resolve(&env).unwrap();
     let req = crit_llm::ModelRequest::new(sel.request_model(), 16).user("hi");
     let live = sel.build().unwrap();
-    let a = live.model.complete(&req, CancellationToken::new()).await.unwrap();
+    let a = live
+        .model
+        .complete(&req, CancellationToken::new())
+        .await
+        .unwrap();
     drop(server);
     let config = BackendConfig {
         provider: Some(Sourced::explicit(Provider::Replay, "--provider")),

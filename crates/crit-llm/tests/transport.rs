@@ -1,5 +1,7 @@
 //! Retries, timeouts, deadlines and cancellation, end to end over HTTP.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
+
 mod common;
 
 use std::time::{Duration, Instant};
@@ -23,13 +25,19 @@ fn gap(server: &FakeServer, i: usize) -> Duration {
 #[tokio::test]
 async fn retry_after_seconds_is_honoured_exactly() {
     let server = FakeServer::start().await;
-    server.push(Reply::api_error(429, "rate_limit_error", "slow down").with_header("retry-after", "1"));
+    server.push(
+        Reply::api_error(429, "rate_limit_error", "slow down").with_header("retry-after", "1"),
+    );
     server.push(Reply::text("ok"));
     let m = anthropic(&server);
     let r = m.complete(&req(), CancellationToken::new()).await.unwrap();
     assert_eq!(r.text(), "ok");
     assert_eq!(server.requests().len(), 2);
-    assert!(gap(&server, 0) >= Duration::from_secs(1), "{:?}", gap(&server, 0));
+    assert!(
+        gap(&server, 0) >= Duration::from_secs(1),
+        "{:?}",
+        gap(&server, 0)
+    );
 }
 
 #[tokio::test]
@@ -55,13 +63,19 @@ async fn retry_after_ms_wins_over_retry_after() {
 #[tokio::test]
 async fn x_should_retry_false_stops_at_once() {
     let server = FakeServer::start().await;
-    server.push(Reply::api_error(529, "overloaded_error", "Overloaded").with_header("x-should-retry", "false"));
+    server.push(
+        Reply::api_error(529, "overloaded_error", "Overloaded")
+            .with_header("x-should-retry", "false"),
+    );
     server.push(Reply::text("never"));
     let err = anthropic(&server)
         .complete(&req(), CancellationToken::new())
         .await
         .unwrap_err();
-    assert!(matches!(err, LlmError::Overloaded { status: 529, .. }), "{err:?}");
+    assert!(
+        matches!(err, LlmError::Overloaded { status: 529, .. }),
+        "{err:?}"
+    );
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -118,7 +132,10 @@ async fn attempts_are_capped_by_the_policy() {
         .complete(&req(), CancellationToken::new())
         .await
         .unwrap_err();
-    assert!(matches!(err, LlmError::Server { status: 500, .. }), "{err:?}");
+    assert!(
+        matches!(err, LlmError::Server { status: 500, .. }),
+        "{err:?}"
+    );
     assert_eq!(server.requests().len(), 3);
 }
 
@@ -196,7 +213,11 @@ async fn overall_deadline_wins_over_retry_after() {
         .await
         .unwrap_err();
     assert!(matches!(err, LlmError::Timeout { .. }), "{err:?}");
-    assert!(started.elapsed() < Duration::from_millis(900), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -228,7 +249,10 @@ async fn cancellation_ends_the_call() {
         c2.cancel();
     });
     let started = Instant::now();
-    let err = anthropic(&server).complete(&req(), cancel).await.unwrap_err();
+    let err = anthropic(&server)
+        .complete(&req(), cancel)
+        .await
+        .unwrap_err();
     assert_eq!(err, LlmError::Cancelled);
     assert!(started.elapsed() < Duration::from_secs(3));
 }
@@ -244,7 +268,10 @@ async fn cancellation_during_retry_wait() {
         c2.cancel();
     });
     let started = Instant::now();
-    let err = anthropic(&server).complete(&req(), cancel).await.unwrap_err();
+    let err = anthropic(&server)
+        .complete(&req(), cancel)
+        .await
+        .unwrap_err();
     assert_eq!(err, LlmError::Cancelled);
     assert!(started.elapsed() < Duration::from_secs(3));
 }

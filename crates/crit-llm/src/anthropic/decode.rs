@@ -118,7 +118,10 @@ impl Decoder {
         let index = v["index"].as_u64().unwrap_or(0);
         let d = &v["delta"];
         let text = |k: &str| d[k].as_str().unwrap_or_default().to_string();
-        match (self.open.get_mut(&index), d["type"].as_str().unwrap_or_default()) {
+        match (
+            self.open.get_mut(&index),
+            d["type"].as_str().unwrap_or_default(),
+        ) {
             (_, "text_delta") => vec![ModelEvent::TextDelta { text: text("text") }],
             (Some(Open::Tool { json, .. }), "input_json_delta") => {
                 json.push_str(d["partial_json"].as_str().unwrap_or_default());

@@ -150,11 +150,7 @@ impl Model for Anthropic {
             };
             let forced = req.output_schema.is_some() && !native;
             self.transport
-                .stream(
-                    call,
-                    move || decode::Decoder::new(&model, forced),
-                    cancel,
-                )
+                .stream(call, move || decode::Decoder::new(&model, forced), cancel)
                 .await
         })
     }

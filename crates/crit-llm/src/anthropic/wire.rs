@@ -132,7 +132,8 @@ fn block(b: &Block) -> Value {
             content,
             is_error,
         } => {
-            let mut o = json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": content});
+            let mut o =
+                json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": content});
             if *is_error {
                 o["is_error"] = json!(true);
             }

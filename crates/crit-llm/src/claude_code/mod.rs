@@ -144,15 +144,22 @@ impl ClaudeCode {
         env.remove("CLAUDECODE");
         env.set("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
         env.set("DISABLE_AUTOUPDATER", "1");
-        env.set("CLAUDE_CODE_MAX_RETRIES", self.config.max_retries.to_string());
+        env.set(
+            "CLAUDE_CODE_MAX_RETRIES",
+            self.config.max_retries.to_string(),
+        );
         env
     }
 
     fn secrets(&self) -> Vec<String> {
-        ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"]
-            .iter()
-            .filter_map(|k| self.config.env.non_empty(k).map(str::to_string))
-            .collect()
+        [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "CLAUDE_CODE_OAUTH_TOKEN",
+        ]
+        .iter()
+        .filter_map(|k| self.config.env.non_empty(k).map(str::to_string))
+        .collect()
     }
 }
 
@@ -229,7 +236,11 @@ fn task_for(req: &ModelRequest) -> AgentTask {
         if only_user {
             prompt = text;
         } else {
-            let who = if m.role == Role::User { "User" } else { "Assistant" };
+            let who = if m.role == Role::User {
+                "User"
+            } else {
+                "Assistant"
+            };
             prompt.push_str(&format!("{who}: {text}\n\n"));
         }
     }

@@ -133,7 +133,11 @@ fn api_error(r: &Value, text: &str) -> LlmError {
         .as_u64()
         .and_then(|s| u16::try_from(s).ok())
     {
-        return LlmError::from_http(status, None, &json!({"error": {"message": text}}).to_string());
+        return LlmError::from_http(
+            status,
+            None,
+            &json!({"error": {"message": text}}).to_string(),
+        );
     }
     if r["terminal_reason"].as_str() == Some("prompt_too_long") {
         return LlmError::ContextTooLong {

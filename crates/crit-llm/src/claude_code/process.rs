@@ -72,7 +72,10 @@ pub(super) async fn run(
     let stderr = child.stderr.take().map(|mut err| {
         tokio::spawn(async move {
             let mut buf = Vec::new();
-            let _ = (&mut err).take(STDERR_CAP as u64).read_to_end(&mut buf).await;
+            let _ = (&mut err)
+                .take(STDERR_CAP as u64)
+                .read_to_end(&mut buf)
+                .await;
             // Drain the rest so the child never blocks on a full stderr pipe.
             let _ = tokio::io::copy(&mut err, &mut tokio::io::sink()).await;
             String::from_utf8_lossy(&buf).into_owned()
@@ -144,11 +147,7 @@ async fn reap(child: &mut Child, guard: &mut GroupGuard) -> Option<std::process:
 
 fn tail(stderr: &str) -> String {
     let t = stderr.trim();
-    let start = t
-        .char_indices()
-        .rev()
-        .nth(500)
-        .map_or(0, |(i, _)| i);
+    let start = t.char_indices().rev().nth(500).map_or(0, |(i, _)| i);
     if t.is_empty() {
         "(no stderr)".into()
     } else {

@@ -1,5 +1,6 @@
 //! Shared helpers for the integration tests (all against crit-testkit on 127.0.0.1).
 #![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 
 use std::time::Duration;
 
@@ -27,11 +28,7 @@ pub fn timeouts() -> Timeouts {
     }
 }
 
-pub fn anthropic_with(
-    server: &FakeServer,
-    retry: RetryPolicy,
-    timeouts: Timeouts,
-) -> Anthropic {
+pub fn anthropic_with(server: &FakeServer, retry: RetryPolicy, timeouts: Timeouts) -> Anthropic {
     let mut c = AnthropicConfig::new(
         server.url(),
         AnthropicAuth::ApiKey(Secret::new("sk-ant-test-key-123")),
