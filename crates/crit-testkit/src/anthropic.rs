@@ -11,10 +11,20 @@ use crate::reply::{
 };
 
 const DEFAULT_MODEL: &str = "claude-opus-5-5";
+const RESET: &str = "2026-01-01T00:00:00Z";
 
 pub(crate) fn render(reply: &Reply, ctx: &RequestCtx<'_>) -> Rendered {
     let request_id = format!("req_testkit_{}", ctx.seq);
-    let base_headers = vec![("request-id".to_string(), request_id.clone())];
+    let mut base_headers = vec![("request-id".to_string(), request_id.clone())];
+    // The real API sends these on every response (overridable with_header).
+    for (kind, limit) in [("requests", "4000"), ("tokens", "2000000")] {
+        for (field, value) in [("limit", limit), ("remaining", limit), ("reset", RESET)] {
+            base_headers.push((
+                format!("anthropic-ratelimit-{kind}-{field}"),
+                value.to_string(),
+            ));
+        }
+    }
     match &reply.body {
         ReplyBody::HttpError { status, body } => json_response(*status, body, base_headers),
         ReplyBody::ApiError {

@@ -77,14 +77,24 @@ fn completion_id(ctx: &RequestCtx<'_>) -> String {
 
 fn usage_json(u: &Usage) -> Value {
     let prompt = u.input + u.cache_write + u.cache_read;
-    json!({
+    let mut v = json!({
         "prompt_tokens": prompt,
         "completion_tokens": u.output,
         "total_tokens": prompt + u.output,
         "prompt_tokens_details": {"cached_tokens": u.cache_read, "audio_tokens": 0},
         "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
             "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}
-    })
+    });
+    // openai 3.54 knows `prompt_tokens_details.cache_write_tokens`; sent only
+    // when there were cache writes, as most servers never send it.
+    if u.cache_write > 0
+        && let Some(details) = v
+            .get_mut("prompt_tokens_details")
+            .and_then(Value::as_object_mut)
+    {
+        details.insert("cache_write_tokens".into(), json!(u.cache_write));
+    }
+    v
 }
 
 fn texts(blocks: &[Block]) -> (Option<String>, Option<String>) {

@@ -13,7 +13,8 @@ use serde_json::Value;
 /// Anthropic: `input_tokens`, `output_tokens`, `cache_creation_input_tokens`
 /// (= `cache_write`) and `cache_read_input_tokens`. OpenAI has no cache
 /// writes: `prompt_tokens = input + cache_write + cache_read`,
-/// `prompt_tokens_details.cached_tokens = cache_read`.
+/// `prompt_tokens_details.cached_tokens = cache_read`, and
+/// `prompt_tokens_details.cache_write_tokens = cache_write` when non-zero.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Usage {
     pub input: u64,

@@ -344,6 +344,10 @@ async fn errors_carry_status_headers_and_body() {
     let resp = post(&server, "/v1/messages", anthropic_req(true)).await;
     assert_eq!(resp.status(), 429);
     assert_eq!(resp.headers()["retry-after"], "2");
+    assert!(
+        resp.headers()
+            .contains_key("anthropic-ratelimit-tokens-reset")
+    );
     assert_eq!(resp.headers()["x-should-retry"], "true");
     let v: Value = resp.json().await.unwrap();
     assert_eq!(v["type"], "error");

@@ -45,6 +45,7 @@ def text_stream_usage():
     u = last.usage
     check(u.prompt_tokens == 11 + 33 + 44 and u.completion_tokens == 22, u)
     check(u.prompt_tokens_details.cached_tokens == 44, u)
+    check(u.prompt_tokens_details.cache_write_tokens == 33, u)
     check(all(c.usage is None for c in chunks[:-1]), chunks)
 
 
