@@ -250,11 +250,7 @@ impl FakeClaude {
         fs::create_dir_all(dir)?;
         let dir = dir.canonicalize()?;
         let path = dir.join("claude");
-        let tmp = dir.join(".claude.tmp");
-        fs::write(&tmp, self.script(&dir.join(INVOCATIONS_DIR)))?;
-        set_executable(&tmp)?;
-        // Rename so a concurrently running old copy never sees a half file.
-        fs::rename(&tmp, &path)?;
+        write_executable(&path, &self.script(&dir.join(INVOCATIONS_DIR)))?;
         Ok(path)
     }
 
@@ -371,15 +367,38 @@ fn base_result(subtype: &str, is_error: bool) -> Value {
     })
 }
 
-#[cfg(unix)]
-fn set_executable(path: &Path) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
-}
-
-#[cfg(not(unix))]
-fn set_executable(_path: &Path) -> io::Result<()> {
-    Ok(())
+/// Writes `text` to `path` as an executable, through a `sh` child process.
+///
+/// Writing it from this process would open a writable fd here, which a fork
+/// by another test thread can inherit for a moment; exec of the file then
+/// fails with ETXTBSY ("Text file busy"). A child's fds are never inherited
+/// by our other threads. The rename means a running old copy never sees a
+/// half-written file.
+fn write_executable(path: &Path, text: &str) -> io::Result<()> {
+    use std::process::{Command, Stdio};
+    let tmp = path.with_extension("tmp");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(r#"cat > "$1" && chmod 755 "$1" && mv -f "$1" "$2""#)
+        .arg("sh")
+        .arg(&tmp)
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()?;
+    let written = match child.stdin.take() {
+        Some(mut stdin) => io::Write::write_all(&mut stdin, text.as_bytes()),
+        None => Err(io::Error::other("no stdin")),
+    };
+    let status = child.wait()?;
+    written?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "writing {} failed: sh exited with {status}",
+            path.display()
+        )))
+    }
 }
 
 fn read_opt(path: &Path) -> io::Result<Option<String>> {

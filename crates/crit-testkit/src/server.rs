@@ -191,7 +191,9 @@ impl FakeServer {
         }
     }
 
-    /// Every answered request, in arrival order.
+    /// Every answered request, in arrival order. A request is recorded when
+    /// its response head is sent, so one still waiting out a `delay` is not
+    /// listed yet (a stalled or dropped body is: its head went out).
     pub fn requests(&self) -> Vec<RecordedRequest> {
         let mut all = lock(&self.shared.records).clone();
         all.sort_by_key(|r| r.seq);

@@ -266,3 +266,29 @@ fn concurrent_runs_get_their_own_records_in_order() {
     assert!(inv.iter().all(|i| i.completed && i.stdin.is_empty()));
     assert!(FakeClaude::invocations(tempfile::tempdir().unwrap().path()).is_empty());
 }
+
+#[test]
+fn writing_and_running_fakes_from_many_threads_never_hits_text_file_busy() {
+    // Another thread's fork can inherit the fd of a file being written and
+    // make exec fail with ETXTBSY; the fake is written so that cannot happen.
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || {
+                for n in 0..10 {
+                    let dir = tempfile::tempdir().unwrap();
+                    let exe = FakeClaude::new()
+                        .emit_result(FakeClaude::success_result(format!("{t}-{n}")))
+                        .write(dir.path());
+                    let out = Command::new(&exe)
+                        .stdin(Stdio::null())
+                        .output()
+                        .unwrap_or_else(|e| panic!("run {}: {e}", exe.display()));
+                    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{t}-{n}\n"));
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
