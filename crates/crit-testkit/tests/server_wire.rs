@@ -599,3 +599,57 @@ fn serves_blocking_callers_over_raw_http() {
     assert!(raw.ends_with("\r\n0\r\n\r\n"));
     assert_eq!(server.requests()[0].api_key(), Some("tok"));
 }
+
+#[tokio::test]
+async fn thinking_in_both_formats() {
+    let server = FakeServer::start().await;
+    server.push(Reply::thinking("hmm, let me see", "answer"));
+    server.push(Reply::thinking("hmm, let me see", "answer"));
+    server.push(Reply::thinking("hmm", "answer"));
+    let body = post(&server, "/v1/messages", anthropic_req(true))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let events = anthropic_events(&body);
+    assert_eq!(
+        events[1].1["content_block"],
+        json!({"type":"thinking","thinking":""})
+    );
+    let deltas: Vec<&Value> = events
+        .iter()
+        .filter(|(n, d)| n == "content_block_delta" && d["index"] == 0)
+        .map(|(_, d)| &d["delta"])
+        .collect();
+    let thought: String = deltas
+        .iter()
+        .filter(|d| d["type"] == "thinking_delta")
+        .map(|d| d["thinking"].as_str().unwrap())
+        .collect();
+    assert_eq!(thought, "hmm, let me see");
+    assert_eq!(deltas.last().unwrap()["type"], "signature_delta");
+
+    let body = post(&server, "/v1/chat/completions", openai_req(true, false))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let reasoning: String = openai_datas(&body)
+        .iter()
+        .filter(|d| *d != "[DONE]")
+        .filter_map(|d| {
+            let v: Value = serde_json::from_str(d).unwrap();
+            v["choices"][0]["delta"]["reasoning_content"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(reasoning, "hmm, let me see");
+    let v: Value = post(&server, "/v1/chat/completions", openai_req(false, false))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["choices"][0]["message"]["reasoning_content"], "hmm");
+    assert_eq!(v["choices"][0]["message"]["content"], "answer");
+}
