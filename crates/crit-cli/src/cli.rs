@@ -7,7 +7,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Reviews of code changes, design documents, task plans and prompts, by LLM
 /// reviewers and a deterministic rule engine, merged into one trustworthy result.
 #[derive(Debug, Parser)]
-#[command(name = "crit", version, about, propagate_version = true, arg_required_else_help = true)]
+#[command(
+    name = "crit",
+    version,
+    about,
+    propagate_version = true,
+    arg_required_else_help = true
+)]
 pub struct Cli {
     #[command(flatten)]
     pub common: CommonArgs,
@@ -19,10 +25,25 @@ pub struct Cli {
 pub enum Command {
     /// Re-render a saved ReviewResult (JSON) in any format.
     Report(ReportArgs),
+    /// Run a review template: `crit review list`, `crit review arch DOC --against HLD`, …
+    Review(ReviewArgs),
     /// Check a plan with deterministic checks (seed 004): APPROVED, REJECTED, INCOMPLETE or ERROR.
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// `list`, or a template name followed by its inputs (`--NAME VALUE`); the
+    /// first required input may also be given as a positional argument.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "TEMPLATE [INPUTS]"
+    )]
+    pub args: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -79,7 +100,13 @@ pub enum HookAgent {
 #[derive(Debug, Args, Clone)]
 pub struct CommonArgs {
     /// Model backend.
-    #[arg(long, global = true, value_enum, env = "CRIT_PROVIDER", help_heading = "Backend")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        env = "CRIT_PROVIDER",
+        help_heading = "Backend"
+    )]
     pub provider: Option<Provider>,
     /// Model name or alias (opus, sonnet, haiku, or a full id).
     #[arg(long, global = true, env = "CRIT_MODEL", help_heading = "Backend")]
@@ -92,7 +119,12 @@ pub struct CommonArgs {
     #[arg(long, global = true, value_enum, help_heading = "Output")]
     pub format: Option<FormatArg>,
     /// Same as --format json.
-    #[arg(long, global = true, conflicts_with = "format", help_heading = "Output")]
+    #[arg(
+        long,
+        global = true,
+        conflicts_with = "format",
+        help_heading = "Output"
+    )]
     pub json: bool,
     /// The seed's spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
     #[arg(long, global = true, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
@@ -125,11 +157,46 @@ pub struct CommonArgs {
     #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = "Diagnostics")]
     pub verbose: u8,
     /// Only errors on stderr.
-    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = "Diagnostics")]
+    #[arg(
+        short,
+        long,
+        global = true,
+        conflicts_with = "verbose",
+        help_heading = "Diagnostics"
+    )]
     pub quiet: bool,
     /// Do not write session logs under .crit/sessions.
     #[arg(long, global = true, help_heading = "Diagnostics")]
     pub no_log: bool,
+}
+
+impl CommonArgs {
+    /// These flags with the ones given in `later` (parsed after a template name)
+    /// taking precedence.
+    pub fn overlay(self, later: CommonArgs) -> CommonArgs {
+        CommonArgs {
+            provider: later.provider.or(self.provider),
+            model: later.model.or(self.model),
+            cwd: later.cwd.or(self.cwd),
+            format: later.format.or(self.format),
+            json: later.json || self.json,
+            output: later.output.or(self.output),
+            out: later.out.or(self.out),
+            color: if later.color == ColorArg::Auto {
+                self.color
+            } else {
+                later.color
+            },
+            exit_code: later.exit_code || self.exit_code,
+            fail_on: later.fail_on.or(self.fail_on),
+            timeout: later.timeout.or(self.timeout),
+            max_turns: later.max_turns.or(self.max_turns),
+            max_budget_usd: later.max_budget_usd.or(self.max_budget_usd),
+            verbose: later.verbose.max(self.verbose),
+            quiet: later.quiet || self.quiet,
+            no_log: later.no_log || self.no_log,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -30,11 +30,17 @@ pub struct CliError {
 
 impl CliError {
     pub fn usage(error: impl Into<anyhow::Error>) -> Self {
-        CliError { code: Code::Usage, error: error.into() }
+        CliError {
+            code: Code::Usage,
+            error: error.into(),
+        }
     }
 
     pub fn could_not_run(error: impl Into<anyhow::Error>) -> Self {
-        CliError { code: Code::CouldNotRun, error: error.into() }
+        CliError {
+            code: Code::CouldNotRun,
+            error: error.into(),
+        }
     }
 
     pub fn code(&self) -> Code {

@@ -16,7 +16,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version are "errors" to clap; they print to stdout and exit 0.
-            let code = if e.use_stderr() { exit::Code::Usage } else { exit::Code::Ok };
+            let code = if e.use_stderr() {
+                exit::Code::Usage
+            } else {
+                exit::Code::Ok
+            };
             let _ = e.print();
             return code.into();
         }

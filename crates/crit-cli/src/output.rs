@@ -33,13 +33,17 @@ impl OutputPlan {
                 [mode] if mode == "json" => Format::Json,
                 [mode, path] if mode == "file" => {
                     if dest.is_some() {
-                        return Err(CliError::usage(anyhow!("--output file PATH and --out PATH both name a destination; use one")));
+                        return Err(CliError::usage(anyhow!(
+                            "--output file PATH and --out PATH both name a destination; use one"
+                        )));
                     }
                     dest = Some(PathBuf::from(path));
                     Format::Json
                 }
                 [mode] if mode == "file" => {
-                    return Err(CliError::usage(anyhow!("--output file needs a path: --output file PATH")));
+                    return Err(CliError::usage(anyhow!(
+                        "--output file needs a path: --output file PATH"
+                    )));
                 }
                 other => {
                     return Err(CliError::usage(anyhow!(
@@ -56,12 +60,19 @@ impl OutputPlan {
             ColorArg::Never => false,
             ColorArg::Auto => format == Format::Terminal && dest.is_none() && auto_color(),
         };
-        Ok(OutputPlan { format, dest, color })
+        Ok(OutputPlan {
+            format,
+            dest,
+            color,
+        })
     }
 
     /// Render `result` and write it out.
     pub fn emit(&self, result: &ReviewResult) -> Result<(), CliError> {
-        let options = RenderOptions { color: self.color, ..RenderOptions::default() };
+        let options = RenderOptions {
+            color: self.color,
+            ..RenderOptions::default()
+        };
         let text = render::render(result, self.format, &options);
         match &self.dest {
             Some(path) => write_file(path, &text).map_err(CliError::could_not_run),
@@ -90,7 +101,11 @@ pub fn apply_gate(common: &CommonArgs, result: &mut ReviewResult) -> Code {
     match gate {
         Some(g) => {
             result.apply_gate(g);
-            if result.passed { Code::Ok } else { Code::GateFailed }
+            if result.passed {
+                Code::Ok
+            } else {
+                Code::GateFailed
+            }
         }
         None => Code::Ok,
     }
@@ -98,7 +113,8 @@ pub fn apply_gate(common: &CommonArgs, result: &mut ReviewResult) -> Code {
 
 fn write_file(path: &PathBuf, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }

@@ -33,12 +33,20 @@ pub enum Location {
 impl Location {
     /// A file location with a line range; an `end` before `start` is clamped to `start`.
     pub fn lines(path: impl Into<String>, start: u32, end: u32) -> Self {
-        Location::File { path: path.into(), line_start: Some(start), line_end: Some(end.max(start)) }
+        Location::File {
+            path: path.into(),
+            line_start: Some(start),
+            line_end: Some(end.max(start)),
+        }
     }
 
     /// A whole-file location.
     pub fn file(path: impl Into<String>) -> Self {
-        Location::File { path: path.into(), line_start: None, line_end: None }
+        Location::File {
+            path: path.into(),
+            line_start: None,
+            line_end: None,
+        }
     }
 
     pub fn path(&self) -> &str {
@@ -58,7 +66,11 @@ impl Location {
     /// Last line (the first line when no end is known).
     pub fn end_line(&self) -> Option<u32> {
         match self {
-            Location::File { line_start, line_end, .. } => line_end.or(*line_start),
+            Location::File {
+                line_start,
+                line_end,
+                ..
+            } => line_end.or(*line_start),
             Location::Document { line, .. } => *line,
         }
     }
@@ -66,7 +78,11 @@ impl Location {
     /// `path:12-14`, `path:12`, `path`, or `path#heading`.
     pub fn display(&self) -> String {
         match self {
-            Location::Document { path, heading: Some(h), line: None } => format!("{path} § {h}"),
+            Location::Document {
+                path,
+                heading: Some(h),
+                line: None,
+            } => format!("{path} § {h}"),
             _ => match (self.start_line(), self.end_line()) {
                 (Some(s), Some(e)) if e > s => format!("{}:{s}-{e}", self.path()),
                 (Some(s), _) => format!("{}:{s}", self.path()),
@@ -188,23 +204,38 @@ mod tests {
         assert_eq!(Location::lines("a.rs", 3, 9).display(), "a.rs:3-9");
         assert_eq!(Location::lines("a.rs", 9, 3).display(), "a.rs:9");
         assert_eq!(Location::file("a.rs").display(), "a.rs");
-        let doc = Location::Document { path: "plan.md".into(), heading: Some("Rollout".into()), line: None };
+        let doc = Location::Document {
+            path: "plan.md".into(),
+            heading: Some("Rollout".into()),
+            line: None,
+        };
         assert_eq!(doc.display(), "plan.md § Rollout");
     }
 
     #[test]
     fn display_title_drops_the_priority_tag() {
-        assert_eq!(Finding::new("[P1] Leak", Severity::P1, "r").display_title(), "Leak");
-        assert_eq!(Finding::new("[P]x", Severity::P1, "r").display_title(), "[P]x");
-        assert_eq!(Finding::new("[FAIL] x", Severity::P1, "r").display_title(), "[FAIL] x");
+        assert_eq!(
+            Finding::new("[P1] Leak", Severity::P1, "r").display_title(),
+            "Leak"
+        );
+        assert_eq!(
+            Finding::new("[P]x", Severity::P1, "r").display_title(),
+            "[P]x"
+        );
+        assert_eq!(
+            Finding::new("[FAIL] x", Severity::P1, "r").display_title(),
+            "[FAIL] x"
+        );
         assert_eq!(Finding::new("[P1]", Severity::P1, "r").display_title(), "");
         assert_eq!(Finding::new("é", Severity::P1, "r").display_title(), "é");
     }
 
     #[test]
     fn id_ignores_line_numbers() {
-        let a = Finding::new("Unchecked unwrap", Severity::P1, "r").with_location(Location::lines("src/a.rs", 10, 12));
-        let b = Finding::new("Unchecked unwrap", Severity::P2, "r").with_location(Location::lines("src/a.rs", 40, 41));
+        let a = Finding::new("Unchecked unwrap", Severity::P1, "r")
+            .with_location(Location::lines("src/a.rs", 10, 12));
+        let b = Finding::new("Unchecked unwrap", Severity::P2, "r")
+            .with_location(Location::lines("src/a.rs", 40, 41));
         assert_eq!(a.id, b.id);
         let c = a.clone().with_location(Location::lines("src/b.rs", 10, 12));
         assert_ne!(a.id, c.id);

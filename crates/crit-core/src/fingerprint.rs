@@ -33,9 +33,8 @@ pub fn normalize_title(title: &str) -> String {
             continue;
         }
         let is_number = raw.chars().all(|c| c.is_ascii_digit());
-        let is_line_ref = raw.len() > 1
-            && raw.starts_with('l')
-            && raw[1..].chars().all(|c| c.is_ascii_digit());
+        let is_line_ref =
+            raw.len() > 1 && raw.starts_with('l') && raw[1..].chars().all(|c| c.is_ascii_digit());
         if is_number || is_line_ref {
             drop_next_number = false;
             continue;
@@ -76,7 +75,17 @@ fn strip_severity_tag(title: &str) -> &str {
 fn is_severity_word(tag: &str) -> bool {
     matches!(
         tag.trim(),
-        "p0" | "p1" | "p2" | "p3" | "pass" | "concern" | "fail" | "blocker" | "major" | "minor" | "nit" | "info"
+        "p0" | "p1"
+            | "p2"
+            | "p3"
+            | "pass"
+            | "concern"
+            | "fail"
+            | "blocker"
+            | "major"
+            | "minor"
+            | "nit"
+            | "info"
     )
 }
 
@@ -105,23 +114,41 @@ mod tests {
 
     #[test]
     fn normalization_drops_tags_numbers_and_punctuation() {
-        assert_eq!(normalize_title("[P1] Off-by-one in  parse_range()"), "off by one in parse range");
-        assert_eq!(normalize_title("P2: Missing check on line 42"), "missing check on");
+        assert_eq!(
+            normalize_title("[P1] Off-by-one in  parse_range()"),
+            "off by one in parse range"
+        );
+        assert_eq!(
+            normalize_title("P2: Missing check on line 42"),
+            "missing check on"
+        );
         assert_eq!(normalize_title("Missing check (L42)"), "missing check");
-        assert_eq!(normalize_title("[FAIL] Überprüfung fehlt"), "überprüfung fehlt");
+        assert_eq!(
+            normalize_title("[FAIL] Überprüfung fehlt"),
+            "überprüfung fehlt"
+        );
     }
 
     #[test]
     fn stable_value() {
         // Pinned (cross-checked with an independent FNV-1a): changing it breaks users' suppressions.
-        assert_eq!(of("Unchecked unwrap", Some("src/a.rs"), None), of("[P0] unchecked UNWRAP", Some("./src/a.rs"), None));
+        assert_eq!(
+            of("Unchecked unwrap", Some("src/a.rs"), None),
+            of("[P0] unchecked UNWRAP", Some("./src/a.rs"), None)
+        );
         assert_eq!(of("x", None, None).len(), 16);
-        assert_eq!(of("Unchecked unwrap", Some("src/a.rs"), None), "048d9bf20785d1db");
+        assert_eq!(
+            of("Unchecked unwrap", Some("src/a.rs"), None),
+            "048d9bf20785d1db"
+        );
     }
 
     #[test]
     fn rule_and_path_matter() {
         assert_ne!(of("t", Some("a"), None), of("t", Some("b"), None));
-        assert_ne!(of("t", Some("a"), Some("r1")), of("t", Some("a"), Some("r2")));
+        assert_ne!(
+            of("t", Some("a"), Some("r1")),
+            of("t", Some("a"), Some("r2"))
+        );
     }
 }

@@ -80,14 +80,19 @@ mod tests {
 
     fn result(verdict: Verdict, severities: &[Severity]) -> ReviewResult {
         let mut r = ReviewResult::new("t", verdict);
-        r.findings = severities.iter().map(|s| Finding::new("x", *s, "r")).collect();
+        r.findings = severities
+            .iter()
+            .map(|s| Finding::new("x", *s, "r"))
+            .collect();
         r
     }
 
     #[test]
     fn default_blocks_p0_p1_only() {
         assert!(FailOn::default().passes(&result(Verdict::Pass, &[])));
-        assert!(FailOn::default().passes(&result(Verdict::Concerns, &[Severity::P2, Severity::P3])));
+        assert!(
+            FailOn::default().passes(&result(Verdict::Concerns, &[Severity::P2, Severity::P3]))
+        );
         assert!(!FailOn::default().passes(&result(Verdict::Concerns, &[Severity::P1])));
         assert!(!FailOn::default().passes(&result(Verdict::Fail, &[])));
         assert!(FailOn::default().passes(&result(Verdict::Pass, &[Severity::Info])));

@@ -122,7 +122,11 @@ impl ReviewResult {
     }
 
     /// A result that could not be understood: `UNKNOWN`, never passing.
-    pub fn parse_failure(review: impl Into<String>, error: impl Into<String>, raw: impl Into<String>) -> Self {
+    pub fn parse_failure(
+        review: impl Into<String>,
+        error: impl Into<String>,
+        raw: impl Into<String>,
+    ) -> Self {
         let mut r = ReviewResult::new(review, Verdict::Unknown);
         r.parse_error = Some(error.into());
         r.raw_output = raw.into();
@@ -172,7 +176,12 @@ impl ReviewResult {
     pub fn severity_counts(&self) -> Vec<(crate::Severity, usize)> {
         crate::Severity::ALL
             .iter()
-            .map(|s| (*s, self.findings.iter().filter(|f| f.severity == *s).count()))
+            .map(|s| {
+                (
+                    *s,
+                    self.findings.iter().filter(|f| f.severity == *s).count(),
+                )
+            })
             .filter(|(_, n)| *n > 0)
             .collect()
     }

@@ -8,12 +8,16 @@ use crate::contract::findings_json::FindingsDocument;
 
 /// The schema of the `ReviewResult` JSON document (`--format json`).
 pub fn review_result() -> serde_json::Value {
-    let schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<ReviewResult>();
+    let schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<ReviewResult>();
     serde_json::to_value(schema).unwrap_or_default()
 }
 
 /// The schema of the findings JSON contract reviewers answer in.
 pub fn findings_contract() -> serde_json::Value {
-    let schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<FindingsDocument>();
+    let schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<FindingsDocument>();
     serde_json::to_value(schema).unwrap_or_default()
 }

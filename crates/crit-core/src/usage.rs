@@ -62,10 +62,28 @@ mod tests {
 
     #[test]
     fn sums_every_kind_of_token() {
-        let a = Usage { input_tokens: 10, output_tokens: 5, cache_write_tokens: 100, cache_read_tokens: 0 };
-        let b = Usage { input_tokens: 2, output_tokens: 1, cache_write_tokens: 0, cache_read_tokens: 100 };
+        let a = Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+            cache_write_tokens: 100,
+            cache_read_tokens: 0,
+        };
+        let b = Usage {
+            input_tokens: 2,
+            output_tokens: 1,
+            cache_write_tokens: 0,
+            cache_read_tokens: 100,
+        };
         let s: Usage = [a, b].into_iter().sum();
-        assert_eq!(s, Usage { input_tokens: 12, output_tokens: 6, cache_write_tokens: 100, cache_read_tokens: 100 });
+        assert_eq!(
+            s,
+            Usage {
+                input_tokens: 12,
+                output_tokens: 6,
+                cache_write_tokens: 100,
+                cache_read_tokens: 100
+            }
+        );
         assert_eq!(s.total_input(), 212);
         assert_eq!(s.total(), 218);
     }

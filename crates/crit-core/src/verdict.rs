@@ -43,7 +43,11 @@ impl Verdict {
     /// Combine two reviewers' verdicts: the worse one wins. Inconclusive outcomes
     /// outrank everything because a panel that did not finish cannot pass.
     pub fn worst(self, other: Verdict) -> Verdict {
-        if self.rank() >= other.rank() { self } else { other }
+        if self.rank() >= other.rank() {
+            self
+        } else {
+            other
+        }
     }
 
     fn rank(self) -> u8 {
@@ -78,7 +82,10 @@ mod tests {
 
     #[test]
     fn serde_uses_upper_case_words() {
-        assert_eq!(serde_json::to_string(&Verdict::Concerns).unwrap(), "\"CONCERNS\"");
+        assert_eq!(
+            serde_json::to_string(&Verdict::Concerns).unwrap(),
+            "\"CONCERNS\""
+        );
         let v: Verdict = serde_json::from_str("\"INCOMPLETE\"").unwrap();
         assert_eq!(v, Verdict::Incomplete);
     }

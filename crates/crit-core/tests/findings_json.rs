@@ -1,6 +1,8 @@
 //! The findings JSON contract against realistic model answers. Each case asserts
 //! the exact result: verdict, gate, parse_error and every finding.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::show;
@@ -8,7 +10,10 @@ use crit_core::ReviewResult;
 use crit_core::contract::{self, Contract, ParseContext};
 
 fn parse(text: &str) -> ReviewResult {
-    let cx = ParseContext { reviewer: "agent-sdk", root: Some("/home/dev/project") };
+    let cx = ParseContext {
+        reviewer: "agent-sdk",
+        root: Some("/home/dev/project"),
+    };
     contract::into_result("code", Contract::FindingsJson, text, &cx)
 }
 
@@ -21,7 +26,10 @@ fn check(text: &str, expected: &str) {
 
 #[test]
 fn well_formed_pass() {
-    check(r#"{"verdict": "PASS", "findings": []}"#, "PASS passed=true parse_error=None");
+    check(
+        r#"{"verdict": "PASS", "findings": []}"#,
+        "PASS passed=true parse_error=None",
+    );
 }
 
 #[test]
@@ -80,8 +88,14 @@ fn truncated_answer_is_invalid_json() {
 
 #[test]
 fn empty_answer() {
-    check("", r#"UNKNOWN passed=false parse_error=Some("invalid json: empty output")"#);
-    check("  \n", r#"UNKNOWN passed=false parse_error=Some("invalid json: empty output")"#);
+    check(
+        "",
+        r#"UNKNOWN passed=false parse_error=Some("invalid json: empty output")"#,
+    );
+    check(
+        "  \n",
+        r#"UNKNOWN passed=false parse_error=Some("invalid json: empty output")"#,
+    );
 }
 
 #[test]
@@ -102,18 +116,31 @@ fn trailing_comma() {
 
 #[test]
 fn missing_verdict() {
-    check(r#"{"findings": []}"#, r#"UNKNOWN passed=false parse_error=Some("missing field: verdict")"#);
+    check(
+        r#"{"findings": []}"#,
+        r#"UNKNOWN passed=false parse_error=Some("missing field: verdict")"#,
+    );
 }
 
 #[test]
 fn missing_findings() {
-    check(r#"{"verdict": "PASS"}"#, r#"UNKNOWN passed=false parse_error=Some("missing field: findings")"#);
+    check(
+        r#"{"verdict": "PASS"}"#,
+        r#"UNKNOWN passed=false parse_error=Some("missing field: findings")"#,
+    );
 }
 
 #[test]
 fn finding_missing_each_required_field() {
     let full = serde_json::json!({"file_path": "a.py", "line_start": 1, "line_end": 2, "priority": 1, "title": "[P1] t", "body": "b"});
-    for field in ["file_path", "line_start", "line_end", "priority", "title", "body"] {
+    for field in [
+        "file_path",
+        "line_start",
+        "line_end",
+        "priority",
+        "title",
+        "body",
+    ] {
         let mut f = full.clone();
         f.as_object_mut().unwrap().remove(field);
         // Without a priority the `[P1]` title tag is used, as Codex-style answers rely on.
@@ -137,10 +164,22 @@ fn missing_priority_and_no_title_tag() {
 
 #[test]
 fn invalid_verdict_words() {
-    check(r#"{"verdict": "APPROVED", "findings": []}"#, r#"UNKNOWN passed=false parse_error=Some("invalid verdict: APPROVED")"#);
-    check(r#"{"verdict": "pass", "findings": []}"#, r#"UNKNOWN passed=false parse_error=Some("invalid verdict: pass")"#);
-    check(r#"{"verdict": 1, "findings": []}"#, r#"UNKNOWN passed=false parse_error=Some("invalid verdict: 1")"#);
-    check(r#"{"verdict": null, "findings": []}"#, r#"UNKNOWN passed=false parse_error=Some("invalid verdict: null")"#);
+    check(
+        r#"{"verdict": "APPROVED", "findings": []}"#,
+        r#"UNKNOWN passed=false parse_error=Some("invalid verdict: APPROVED")"#,
+    );
+    check(
+        r#"{"verdict": "pass", "findings": []}"#,
+        r#"UNKNOWN passed=false parse_error=Some("invalid verdict: pass")"#,
+    );
+    check(
+        r#"{"verdict": 1, "findings": []}"#,
+        r#"UNKNOWN passed=false parse_error=Some("invalid verdict: 1")"#,
+    );
+    check(
+        r#"{"verdict": null, "findings": []}"#,
+        r#"UNKNOWN passed=false parse_error=Some("invalid verdict: null")"#,
+    );
 }
 
 #[test]
@@ -211,7 +250,9 @@ fn extra_fields_are_ignored() {
         r#"FAIL passed=false parse_error=None
 P1 a.py:3 "[P1] t" agent-sdk (1)"#,
     );
-    let r = parse(r#"{"verdict":"FAIL","findings":[{"file_path":"a.py","line_start":3,"line_end":3,"priority":1,"title":"[P1] t","body":"b","confidence":0.9}]}"#);
+    let r = parse(
+        r#"{"verdict":"FAIL","findings":[{"file_path":"a.py","line_start":3,"line_end":3,"priority":1,"title":"[P1] t","body":"b","confidence":0.9}]}"#,
+    );
     assert_eq!(r.findings[0].confidence, Some(0.9));
 }
 
@@ -235,7 +276,9 @@ fn codex_review_output() {
         r#"FAIL passed=false parse_error=None
 P1 src/config.rs:31-33 "[P1] Handle missing config file" agent-sdk (75)"#,
     );
-    let r = parse(r#"{"findings":[],"overall_correctness":"patch is correct","overall_explanation":"Looks right."}"#);
+    let r = parse(
+        r#"{"findings":[],"overall_correctness":"patch is correct","overall_explanation":"Looks right."}"#,
+    );
     assert_eq!(r.summary, "Looks right.");
 }
 
@@ -288,7 +331,10 @@ fn very_long_answer_keeps_everything() {
 
 #[test]
 fn byte_order_mark_and_whitespace() {
-    check("\u{feff}\n  {\"verdict\": \"PASS\", \"findings\": []}  \n", "PASS passed=true parse_error=None");
+    check(
+        "\u{feff}\n  {\"verdict\": \"PASS\", \"findings\": []}  \n",
+        "PASS passed=true parse_error=None",
+    );
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! asserts the exact result. An answer that names no verdict is UNKNOWN and never
 //! passes (the seed's published parser let it through).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::show;
@@ -11,7 +13,10 @@ use crit_core::contract::{self, Contract, ParseContext};
 const NO_VERDICT: &str = r#"parse_error=Some("no verdict: expected a '## Summary' section naming PASS, CONCERNS or FAIL")"#;
 
 fn parse(text: &str) -> ReviewResult {
-    let cx = ParseContext { reviewer: "arch", root: Some("/repo") };
+    let cx = ParseContext {
+        reviewer: "arch",
+        root: Some("/repo"),
+    };
     contract::into_result("arch", Contract::Markdown, text, &cx)
 }
 
@@ -24,7 +29,10 @@ fn check(text: &str, expected: &str) {
 
 #[test]
 fn canonical_pass_without_findings() {
-    check("## Summary\nPASS\n\nThe design matches the architecture.\n\n## Findings\n\nNone.\n", "PASS passed=true parse_error=None");
+    check(
+        "## Summary\nPASS\n\nThe design matches the architecture.\n\n## Findings\n\nNone.\n",
+        "PASS passed=true parse_error=None",
+    );
 }
 
 #[test]
@@ -56,13 +64,19 @@ P2 tasks.md:17 "Task 3 has no test" arch (59)"#,
 
 #[test]
 fn bold_verdict_in_summary() {
-    check("## Summary\n**Overall assessment: CONCERNS**\n", "CONCERNS passed=true parse_error=None");
+    check(
+        "## Summary\n**Overall assessment: CONCERNS**\n",
+        "CONCERNS passed=true parse_error=None",
+    );
 }
 
 #[test]
 fn summary_heading_variants() {
     check("# Summary:\nFAIL\n", "FAIL passed=false parse_error=None");
-    check("### **Summary**\n\nVerdict — PASS\n", "PASS passed=true parse_error=None");
+    check(
+        "### **Summary**\n\nVerdict — PASS\n",
+        "PASS passed=true parse_error=None",
+    );
 }
 
 #[test]
@@ -75,12 +89,18 @@ fn no_summary_is_unknown_and_keeps_findings() {
 
 #[test]
 fn summary_without_a_verdict_word() {
-    check("## Summary\nMostly fine, a few nits.\n", &format!("UNKNOWN passed=false {NO_VERDICT}"));
+    check(
+        "## Summary\nMostly fine, a few nits.\n",
+        &format!("UNKNOWN passed=false {NO_VERDICT}"),
+    );
 }
 
 #[test]
 fn verdict_line_without_summary_heading() {
-    check("Verdict: FAIL\n\n### [FAIL] Broken link\nSee docs/index.md:3.\n", "FAIL passed=false parse_error=None\nP1 docs/index.md:3 \"Broken link\" arch (20)");
+    check(
+        "Verdict: FAIL\n\n### [FAIL] Broken link\nSee docs/index.md:3.\n",
+        "FAIL passed=false parse_error=None\nP1 docs/index.md:3 \"Broken link\" arch (20)",
+    );
 }
 
 #[test]
@@ -149,17 +169,26 @@ fn ranges_with_en_dash_and_absolute_paths() {
 
 #[test]
 fn untitled_finding() {
-    check("## Summary\nFAIL\n### [FAIL]\nSomething is off.\n", "FAIL passed=false parse_error=None\nP1 - \"(untitled finding)\" arch (17)");
+    check(
+        "## Summary\nFAIL\n### [FAIL]\nSomething is off.\n",
+        "FAIL passed=false parse_error=None\nP1 - \"(untitled finding)\" arch (17)",
+    );
 }
 
 #[test]
 fn unknown_tags_are_not_findings() {
-    check("## Summary\nPASS\n### [WARN] Not a seed tag\nbody\n### Notes\ntext\n", "PASS passed=true parse_error=None");
+    check(
+        "## Summary\nPASS\n### [WARN] Not a seed tag\nbody\n### Notes\ntext\n",
+        "PASS passed=true parse_error=None",
+    );
 }
 
 #[test]
 fn first_summary_wins() {
-    check("## Summary\nPASS\n\n## Summary\nFAIL\n", "PASS passed=true parse_error=None");
+    check(
+        "## Summary\nPASS\n\n## Summary\nFAIL\n",
+        "PASS passed=true parse_error=None",
+    );
 }
 
 #[test]
@@ -174,11 +203,16 @@ fn reference_in_title_is_used() {
 fn very_long_answer() {
     let mut text = String::from("## Summary\nCONCERNS\n## Findings\n");
     for i in 1..=300 {
-        text.push_str(&format!("### [CONCERN] Finding {i}\nIn src/f{i}.rs:{i} something.\n\n"));
+        text.push_str(&format!(
+            "### [CONCERN] Finding {i}\nIn src/f{i}.rs:{i} something.\n\n"
+        ));
     }
     let r = parse(&text);
     assert_eq!(r.findings.len(), 300);
-    assert_eq!(r.findings[299].location.as_ref().unwrap().display(), "src/f300.rs:300");
+    assert_eq!(
+        r.findings[299].location.as_ref().unwrap().display(),
+        "src/f300.rs:300"
+    );
     assert_eq!(r.verdict, crit_core::Verdict::Concerns);
 }
 

@@ -1,14 +1,52 @@
 //! Property tests: whatever a model sends, the parsers return a result — never a
 //! panic — and that result fails closed when it is not understood.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use crit_core::contract::{self, Contract, ParseContext};
 use proptest::prelude::*;
 
 const FRAGMENTS: &[&str] = &[
-    "{", "}", "[", "]", "\"", ":", ",", "```json\n", "```", "\n", "## Summary\n", "### [FAIL] ", "### [CONCERN] ",
-    "PASS", "FAIL", "NEEDS_WORK", "CONCERNS", "\"verdict\"", "\"findings\"", "\"file_path\"", "\"line_start\"",
-    "\"line_end\"", "\"priority\"", "\"title\"", "\"body\"", "\"code_location\"", "\"line_range\"", "0", "1", "-3",
-    "1e999", "null", "true", "\\", "\\u0000", "src/a.rs:12", "é", "🚀", "\u{feff}", "\r\n",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    ":",
+    ",",
+    "```json\n",
+    "```",
+    "\n",
+    "## Summary\n",
+    "### [FAIL] ",
+    "### [CONCERN] ",
+    "PASS",
+    "FAIL",
+    "NEEDS_WORK",
+    "CONCERNS",
+    "\"verdict\"",
+    "\"findings\"",
+    "\"file_path\"",
+    "\"line_start\"",
+    "\"line_end\"",
+    "\"priority\"",
+    "\"title\"",
+    "\"body\"",
+    "\"code_location\"",
+    "\"line_range\"",
+    "0",
+    "1",
+    "-3",
+    "1e999",
+    "null",
+    "true",
+    "\\",
+    "\\u0000",
+    "src/a.rs:12",
+    "é",
+    "🚀",
+    "\u{feff}",
+    "\r\n",
 ];
 
 fn answer() -> impl Strategy<Value = String> {

@@ -1,12 +1,18 @@
 //! Golden tests: every renderer on every fixture.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::fixtures;
 use crit_core::render::{Format, RenderOptions, render};
 
 fn options(color: bool) -> RenderOptions {
-    RenderOptions { color, tool_version: "0.0.0-test".into(), ..RenderOptions::default() }
+    RenderOptions {
+        color,
+        tool_version: "0.0.0-test".into(),
+        ..RenderOptions::default()
+    }
 }
 
 macro_rules! golden {
@@ -16,10 +22,16 @@ macro_rules! golden {
             let r = $fixture;
             for format in Format::ALL {
                 let text = render(&r, format, &options(false));
-                assert!(text.ends_with('\n'), "{format:?} output ends with a newline");
+                assert!(
+                    text.ends_with('\n'),
+                    "{format:?} output ends with a newline"
+                );
                 insta::assert_snapshot!(format!("{}_{}", stringify!($name), format.name()), text);
             }
-            insta::assert_snapshot!(format!("{}_terminal_color", stringify!($name)), render(&r, Format::Terminal, &options(true)));
+            insta::assert_snapshot!(
+                format!("{}_terminal_color", stringify!($name)),
+                render(&r, Format::Terminal, &options(true))
+            );
         }
     };
 }

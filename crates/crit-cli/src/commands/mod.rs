@@ -3,6 +3,7 @@
 mod hook;
 mod plan;
 mod report;
+mod review;
 
 use crate::cli::{Cli, Command};
 use crate::exit::{CliError, Code};
@@ -10,6 +11,7 @@ use crate::exit::{CliError, Code};
 pub fn run(cli: Cli) -> Result<Code, CliError> {
     match cli.command {
         Command::Report(args) => report::run(&cli.common, &args),
+        Command::Review(args) => review::run(cli.common, &args),
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
     }

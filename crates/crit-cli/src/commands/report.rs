@@ -29,16 +29,21 @@ fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
         return Ok(("<stdin>".to_string(), text));
     }
     let name = args.file.display().to_string();
-    let bytes = std::fs::read(&args.file).map_err(|e| CliError::usage(anyhow!("{name}: cannot read: {e}")))?;
+    let bytes = std::fs::read(&args.file)
+        .map_err(|e| CliError::usage(anyhow!("{name}: cannot read: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        CliError::usage(anyhow!("{name}: not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+        CliError::usage(anyhow!(
+            "{name}: not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
     })?;
     Ok((name, text))
 }
 
 /// Parse a saved result, or say in one line what is wrong and where.
 fn parse(name: &str, text: &str) -> Result<ReviewResult, CliError> {
-    const EXPECTED: &str = "expected a ReviewResult JSON document as written by `crit … --format json`";
+    const EXPECTED: &str =
+        "expected a ReviewResult JSON document as written by `crit … --format json`";
     if text.trim().is_empty() {
         return Err(CliError::usage(anyhow!("{name}: empty file; {EXPECTED}")));
     }
@@ -46,13 +51,21 @@ fn parse(name: &str, text: &str) -> Result<ReviewResult, CliError> {
     if !text[start..].starts_with('{') {
         let line = text[..start].matches('\n').count() + 1;
         let column = start - text[..start].rfind('\n').map_or(0, |i| i + 1) + 1;
-        return Err(CliError::usage(anyhow!("{name}:{line}:{column}: not a JSON object; {EXPECTED}")));
+        return Err(CliError::usage(anyhow!(
+            "{name}:{line}:{column}: not a JSON object; {EXPECTED}"
+        )));
     }
     let result: ReviewResult = serde_json::from_str(text).map_err(|e| {
         // serde_json appends " at line L column C"; the position is already in front.
         let msg = e.to_string();
-        let msg = msg.rsplit_once(" at line ").map_or(msg.as_str(), |(m, _)| m);
-        CliError::usage(anyhow!("{name}:{}:{}: {msg}; {EXPECTED}", e.line(), e.column()))
+        let msg = msg
+            .rsplit_once(" at line ")
+            .map_or(msg.as_str(), |(m, _)| m);
+        CliError::usage(anyhow!(
+            "{name}:{}:{}: {msg}; {EXPECTED}",
+            e.line(),
+            e.column()
+        ))
     })?;
     if result.schema_version > RESULT_SCHEMA_VERSION {
         return Err(CliError::usage(anyhow!(

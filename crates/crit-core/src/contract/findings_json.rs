@@ -28,7 +28,10 @@ use crate::{Finding, Location, Severity, Verdict, scale};
 /// to models; the parser itself reads leniently from `serde_json::Value`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "crit findings", description = "A reviewer's answer: a verdict and its findings.")]
+#[schemars(
+    title = "crit findings",
+    description = "A reviewer's answer: a verdict and its findings."
+)]
 pub struct FindingsDocument {
     /// PASS when nothing needs fixing; FAIL when any P0 or P1 finding exists;
     /// NEEDS_WORK when only P2 or P3 findings exist.
@@ -99,14 +102,24 @@ fn locate_object(text: &str) -> Result<Map<String, Value>, ContractError> {
     match serde_json::from_str::<Value>(tail) {
         Err(e) => Err(ContractError::InvalidJson(e.to_string())),
         // The tail parsed but is not an object, or was not found as a candidate.
-        Ok(_) => Err(ContractError::InvalidJson("expected a JSON object".to_string())),
+        Ok(_) => Err(ContractError::InvalidJson(
+            "expected a JSON object".to_string(),
+        )),
     }
 }
 
-const CONTRACT_KEYS: [&str; 5] =
-    ["verdict", "consensus_verdict", "overall_correctness", "findings", "aggregated_findings"];
+const CONTRACT_KEYS: [&str; 5] = [
+    "verdict",
+    "consensus_verdict",
+    "overall_correctness",
+    "findings",
+    "aggregated_findings",
+];
 
-fn parse_object(obj: &Map<String, Value>, cx: &ParseContext<'_>) -> Result<ParsedAnswer, ContractError> {
+fn parse_object(
+    obj: &Map<String, Value>,
+    cx: &ParseContext<'_>,
+) -> Result<ParsedAnswer, ContractError> {
     let codex = obj.contains_key("overall_correctness");
     let verdict = parse_verdict(obj)?;
     let findings_value = obj
@@ -126,26 +139,38 @@ fn parse_object(obj: &Map<String, Value>, cx: &ParseContext<'_>) -> Result<Parse
         .unwrap_or("")
         .trim()
         .to_string();
-    Ok(ParsedAnswer { verdict, summary, findings })
+    Ok(ParsedAnswer {
+        verdict,
+        summary,
+        findings,
+    })
 }
 
 fn parse_verdict(obj: &Map<String, Value>) -> Result<Verdict, ContractError> {
     if let Some(v) = obj.get("verdict").or_else(|| obj.get("consensus_verdict")) {
         return match v {
-            Value::String(s) => scale::seed003_verdict(s).ok_or_else(|| ContractError::InvalidVerdict(s.clone())),
+            Value::String(s) => {
+                scale::seed003_verdict(s).ok_or_else(|| ContractError::InvalidVerdict(s.clone()))
+            }
             other => Err(ContractError::InvalidVerdict(other.to_string())),
         };
     }
     if let Some(v) = obj.get("overall_correctness") {
         return match v {
-            Value::String(s) => scale::codex_verdict(s).ok_or_else(|| ContractError::InvalidVerdict(s.clone())),
+            Value::String(s) => {
+                scale::codex_verdict(s).ok_or_else(|| ContractError::InvalidVerdict(s.clone()))
+            }
             other => Err(ContractError::InvalidVerdict(other.to_string())),
         };
     }
     Err(ContractError::MissingField("verdict".into()))
 }
 
-fn parse_finding(item: &Value, codex: bool, cx: &ParseContext<'_>) -> Result<Finding, ContractError> {
+fn parse_finding(
+    item: &Value,
+    codex: bool,
+    cx: &ParseContext<'_>,
+) -> Result<Finding, ContractError> {
     let Value::Object(f) = item else {
         return Err(invalid("findings", "each finding must be an object"));
     };
@@ -153,13 +178,17 @@ fn parse_finding(item: &Value, codex: bool, cx: &ParseContext<'_>) -> Result<Fin
     let path = f
         .get("file_path")
         .or_else(|| f.get("file"))
-        .or_else(|| location.and_then(|l| l.get("absolute_file_path").or_else(|| l.get("file_path"))))
+        .or_else(|| {
+            location.and_then(|l| l.get("absolute_file_path").or_else(|| l.get("file_path")))
+        })
         .ok_or_else(|| ContractError::MissingField("file_path".into()))?;
     let path = match path {
         Value::String(s) if !s.trim().is_empty() => cx.relative_path(s),
         _ => return Err(invalid("file_path", "expected a non-empty string")),
     };
-    let range = location.and_then(|l| l.get("line_range")).and_then(Value::as_object);
+    let range = location
+        .and_then(|l| l.get("line_range"))
+        .and_then(Value::as_object);
     let start = f
         .get("line_start")
         .or_else(|| range.and_then(|r| r.get("start")))
@@ -173,21 +202,34 @@ fn parse_finding(item: &Value, codex: bool, cx: &ParseContext<'_>) -> Result<Fin
     let title = required_string(f, "title")?;
     let body = required_string(f, "body")?;
     let severity = match f.get("priority") {
-        Some(p) => scale::priority_severity(p)
-            .ok_or_else(|| invalid("priority", &format!("expected 0-3 or \"P0\"-\"P3\", got {p}")))?,
+        Some(p) => scale::priority_severity(p).ok_or_else(|| {
+            invalid(
+                "priority",
+                &format!("expected 0-3 or \"P0\"-\"P3\", got {p}"),
+            )
+        })?,
         None => match title_priority(&title) {
             Some(s) => s,
             None if codex => Severity::P2,
             None => return Err(ContractError::MissingField("priority".into())),
         },
     };
-    let reviewer = f.get("reviewer").and_then(Value::as_str).unwrap_or(cx.reviewer);
+    let reviewer = f
+        .get("reviewer")
+        .and_then(Value::as_str)
+        .unwrap_or(cx.reviewer);
     let loc = match start {
         0 => Location::file(path),
         s => Location::lines(path, s, end.max(s)),
     };
-    let mut finding = Finding::new(title.trim(), severity, reviewer).with_body(body.trim()).with_location(loc);
-    if let Some(c) = f.get("confidence_score").or_else(|| f.get("confidence")).and_then(Value::as_f64) {
+    let mut finding = Finding::new(title.trim(), severity, reviewer)
+        .with_body(body.trim())
+        .with_location(loc);
+    if let Some(c) = f
+        .get("confidence_score")
+        .or_else(|| f.get("confidence"))
+        .and_then(Value::as_f64)
+    {
         finding = finding.with_confidence(c);
     }
     Ok(finding)
@@ -197,14 +239,21 @@ fn required_string(f: &Map<String, Value>, field: &str) -> Result<String, Contra
     match f.get(field) {
         None => Err(ContractError::MissingField(field.into())),
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(invalid(field, &format!("expected a string, got {}", kind(other)))),
+        Some(other) => Err(invalid(
+            field,
+            &format!("expected a string, got {}", kind(other)),
+        )),
     }
 }
 
 /// A line number: a non-negative integer, or an integer written as a string.
 fn line_number(v: &Value, field: &str) -> Result<u32, ContractError> {
     let n = match v {
-        Value::Number(n) => n.as_u64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)),
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                .map(|f| f as u64)
+        }),
         Value::String(s) => s.trim().parse::<u64>().ok(),
         _ => None,
     };
@@ -219,7 +268,10 @@ fn title_priority(title: &str) -> Option<Severity> {
 }
 
 fn invalid(field: &str, reason: &str) -> ContractError {
-    ContractError::InvalidField { field: field.into(), reason: reason.into() }
+    ContractError::InvalidField {
+        field: field.into(),
+        reason: reason.into(),
+    }
 }
 
 fn kind(v: &Value) -> &'static str {

@@ -30,12 +30,16 @@ static HEADING: LazyLock<Regex> = LazyLock::new(|| re(r"^(#{1,6})\s+(.*?)\s*#*\s
 static FINDING: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^\[\s*(PASS|CONCERNS?|FAIL)\s*\]\s*[:\-–—]?\s*(.*)$"));
 static VERDICT_WORD: LazyLock<Regex> = LazyLock::new(|| re(r"\b(PASS|CONCERNS|CONCERN|FAIL)\b"));
-static VERDICT_LINE: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)^\W*(?:overall\s+)?(?:verdict|assessment)\W*\s*(PASS|CONCERNS?|FAIL)\b"));
-static FILE_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?:^|[\s(\[`'\x22])(/?(?:[\w.\-]+/)*[\w\-][\w.\-]*\.[A-Za-z0-9]+):(\d+)(?:\s*[-–]\s*(\d+))?")
+static VERDICT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)^\W*(?:overall\s+)?(?:verdict|assessment)\W*\s*(PASS|CONCERNS?|FAIL)\b")
 });
-static FILE_TICK: LazyLock<Regex> = LazyLock::new(|| re(r"`((?:[\w.\-]+/)+[\w.\-]+|[\w\-]+\.[A-Za-z0-9]{1,8})`"));
+static FILE_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?:^|[\s(\[`'\x22])(/?(?:[\w.\-]+/)*[\w\-][\w.\-]*\.[A-Za-z0-9]+):(\d+)(?:\s*[-–]\s*(\d+))?",
+    )
+});
+static FILE_TICK: LazyLock<Regex> =
+    LazyLock::new(|| re(r"`((?:[\w.\-]+/)+[\w.\-]+|[\w\-]+\.[A-Za-z0-9]{1,8})`"));
 
 /// Compile a literal pattern. The patterns are constants exercised by every test
 /// in this module, so a failure here is a build-time bug, not a user's input.
@@ -51,14 +55,22 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
     let mut summary = String::new();
     let mut findings = Vec::new();
     for s in &sections {
-        let heading = s.heading.trim_matches(|c: char| c == '*' || c == ':' || c.is_whitespace());
+        let heading = s
+            .heading
+            .trim_matches(|c: char| c == '*' || c == ':' || c.is_whitespace());
         if heading.eq_ignore_ascii_case("summary") && verdict.is_none() {
-            verdict = VERDICT_WORD.find(&s.body).and_then(|m| scale::seed000_verdict(m.as_str()));
+            verdict = VERDICT_WORD
+                .find(&s.body)
+                .and_then(|m| scale::seed000_verdict(m.as_str()));
             summary = s.body.trim().to_string();
         } else if let Some(c) = FINDING.captures(heading) {
             let severity = scale::seed000_severity(&c[1]).unwrap_or(crate::Severity::P2);
             let title = c[2].trim().trim_matches('*').trim();
-            let title = if title.is_empty() { "(untitled finding)" } else { title };
+            let title = if title.is_empty() {
+                "(untitled finding)"
+            } else {
+                title
+            };
             let mut f = Finding::new(title, severity, cx.reviewer).with_body(s.body.trim());
             if let Some(loc) = file_reference(&format!("{title}\n{}", s.body), cx) {
                 f = f.with_location(loc);
@@ -67,9 +79,17 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
         }
     }
     if verdict.is_none() {
-        verdict = text.lines().find_map(|l| VERDICT_LINE.captures(l).and_then(|c| scale::seed000_verdict(&c[1])));
+        verdict = text.lines().find_map(|l| {
+            VERDICT_LINE
+                .captures(l)
+                .and_then(|c| scale::seed000_verdict(&c[1]))
+        });
     }
-    ParsedAnswer { verdict: verdict.unwrap_or(Verdict::Unknown), summary, findings }
+    ParsedAnswer {
+        verdict: verdict.unwrap_or(Verdict::Unknown),
+        summary,
+        findings,
+    }
 }
 
 struct Section {
@@ -80,14 +100,20 @@ struct Section {
 /// Split on headings outside code fences. Text before the first heading is a
 /// section with an empty heading.
 fn split_sections(text: &str) -> Vec<Section> {
-    let mut out = vec![Section { heading: String::new(), body: String::new() }];
+    let mut out = vec![Section {
+        heading: String::new(),
+        body: String::new(),
+    }];
     let mut in_fence = false;
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
             in_fence = !in_fence;
         }
         if !in_fence && let Some(c) = HEADING.captures(line) {
-            out.push(Section { heading: c[2].to_string(), body: String::new() });
+            out.push(Section {
+                heading: c[2].to_string(),
+                body: String::new(),
+            });
             continue;
         }
         if let Some(last) = out.last_mut() {
@@ -102,10 +128,19 @@ fn file_reference(text: &str, cx: &ParseContext<'_>) -> Option<Location> {
     if let Some(c) = FILE_LINE.captures(text) {
         let path = cx.relative_path(&c[1]);
         let start: u32 = c[2].parse().ok()?;
-        let end = c.get(3).and_then(|m| m.as_str().parse().ok()).unwrap_or(start);
-        return Some(if start == 0 { Location::file(path) } else { Location::lines(path, start, end) });
+        let end = c
+            .get(3)
+            .and_then(|m| m.as_str().parse().ok())
+            .unwrap_or(start);
+        return Some(if start == 0 {
+            Location::file(path)
+        } else {
+            Location::lines(path, start, end)
+        });
     }
-    FILE_TICK.captures(text).map(|c| Location::file(cx.relative_path(&c[1])))
+    FILE_TICK
+        .captures(text)
+        .map(|c| Location::file(cx.relative_path(&c[1])))
 }
 
 #[cfg(test)]
@@ -114,7 +149,14 @@ mod tests {
 
     #[test]
     fn patterns_compile() {
-        for r in [&*HEADING, &*FINDING, &*VERDICT_WORD, &*VERDICT_LINE, &*FILE_LINE, &*FILE_TICK] {
+        for r in [
+            &*HEADING,
+            &*FINDING,
+            &*VERDICT_WORD,
+            &*VERDICT_LINE,
+            &*FILE_LINE,
+            &*FILE_TICK,
+        ] {
             assert!(!r.as_str().is_empty());
         }
     }

@@ -62,7 +62,10 @@ pub struct ParseContext<'a> {
 
 impl<'a> ParseContext<'a> {
     pub fn new(reviewer: &'a str) -> Self {
-        ParseContext { reviewer, root: None }
+        ParseContext {
+            reviewer,
+            root: None,
+        }
     }
 
     /// A path as the project sees it: relative to the root, `/`-separated.
@@ -82,7 +85,11 @@ impl<'a> ParseContext<'a> {
 
 /// Parse `text` in `contract`. Markdown answers that name no verdict come back
 /// as `Ok` with `UNKNOWN`; use [`into_result`] to get a gate-ready result.
-pub fn parse(contract: Contract, text: &str, cx: &ParseContext<'_>) -> Result<ParsedAnswer, ContractError> {
+pub fn parse(
+    contract: Contract,
+    text: &str,
+    cx: &ParseContext<'_>,
+) -> Result<ParsedAnswer, ContractError> {
     match contract {
         Contract::FindingsJson => findings_json::parse(text, cx),
         Contract::Markdown => Ok(markdown::parse(text, cx)),
@@ -92,7 +99,12 @@ pub fn parse(contract: Contract, text: &str, cx: &ParseContext<'_>) -> Result<Pa
 /// Parse an answer into a `ReviewResult` for `review`. The raw text is always
 /// kept; an answer that cannot be understood gives `UNKNOWN`, `passed=false`,
 /// `fatal_error=false` and the contract's `parse_error`.
-pub fn into_result(review: &str, contract: Contract, text: &str, cx: &ParseContext<'_>) -> ReviewResult {
+pub fn into_result(
+    review: &str,
+    contract: Contract,
+    text: &str,
+    cx: &ParseContext<'_>,
+) -> ReviewResult {
     match parse(contract, text, cx) {
         Ok(parsed) => {
             let mut r = ReviewResult::new(review, parsed.verdict);

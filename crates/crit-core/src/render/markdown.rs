@@ -6,7 +6,13 @@ use crate::{ReviewResult, Verdict};
 
 pub(super) fn render(result: &ReviewResult) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "## {} crit {}: {}\n", badge(result.verdict), result.review, result.verdict);
+    let _ = writeln!(
+        out,
+        "## {} crit {}: {}\n",
+        badge(result.verdict),
+        result.review,
+        result.verdict
+    );
     if !result.summary.trim().is_empty() {
         for line in result.summary.trim().lines() {
             let _ = writeln!(out, "> {line}");
@@ -22,12 +28,27 @@ pub(super) fn render(result: &ReviewResult) -> String {
     } else {
         out.push_str("| Severity | Location | Finding |\n| --- | --- | --- |\n");
         for f in &findings {
-            let loc = f.location.as_ref().map(|l| format!("`{}`", cell(&l.display()))).unwrap_or_default();
-            let _ = writeln!(out, "| {} | {} | {} |", f.severity.code(), loc, cell(f.display_title()));
+            let loc = f
+                .location
+                .as_ref()
+                .map(|l| format!("`{}`", cell(&l.display())))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                f.severity.code(),
+                loc,
+                cell(f.display_title())
+            );
         }
         out.push_str("\n<details>\n<summary>Details</summary>\n\n");
         for f in &findings {
-            let _ = writeln!(out, "### {} {}\n", f.severity.code(), inline(f.display_title()));
+            let _ = writeln!(
+                out,
+                "### {} {}\n",
+                f.severity.code(),
+                inline(f.display_title())
+            );
             if let Some(l) = &f.location {
                 let _ = writeln!(out, "`{}`", l.display());
             }
@@ -48,7 +69,11 @@ pub(super) fn render(result: &ReviewResult) -> String {
     if result.cost_usd > 0.0 {
         footer.push(format!("${:.4}", result.cost_usd));
     }
-    footer.push(if result.passed { "gate passed".into() } else { "gate not passed".into() });
+    footer.push(if result.passed {
+        "gate passed".into()
+    } else {
+        "gate not passed".into()
+    });
     let _ = writeln!(out, "\n<sub>{}</sub>", footer.join(" · "));
     out
 }

@@ -23,7 +23,13 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [Format::Terminal, Format::Json, Format::Markdown, Format::Sarif, Format::Rdjson];
+    pub const ALL: [Format; 5] = [
+        Format::Terminal,
+        Format::Json,
+        Format::Markdown,
+        Format::Sarif,
+        Format::Rdjson,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -36,7 +42,9 @@ impl Format {
     }
 
     pub fn parse(s: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name().eq_ignore_ascii_case(s.trim()))
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(s.trim()))
     }
 }
 
@@ -91,7 +99,11 @@ enum Level {
 
 /// A finding's message: title, then body when there is one.
 fn message(f: &crate::Finding) -> String {
-    if f.body.trim().is_empty() { f.title.clone() } else { format!("{}\n\n{}", f.title, f.body.trim()) }
+    if f.body.trim().is_empty() {
+        f.title.clone()
+    } else {
+        format!("{}\n\n{}", f.title, f.body.trim())
+    }
 }
 
 /// Pretty JSON with a final newline. Serializing a `serde_json::Value` cannot fail.

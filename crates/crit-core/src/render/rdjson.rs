@@ -7,7 +7,11 @@ use super::{Level, RenderOptions, level, message};
 use crate::{Finding, ReviewResult};
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
-    let diagnostics: Vec<Value> = result.sorted_findings().into_iter().map(|f| diagnostic(f, options)).collect();
+    let diagnostics: Vec<Value> = result
+        .sorted_findings()
+        .into_iter()
+        .map(|f| diagnostic(f, options))
+        .collect();
     let doc = json!({
         "source": {"name": options.tool_name, "url": options.tool_uri},
         "diagnostics": diagnostics,

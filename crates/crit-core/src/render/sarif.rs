@@ -20,7 +20,11 @@ pub const FINGERPRINT_KEY: &str = "critFindingId/v1";
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
     let findings = result.sorted_findings();
     let rules = rules(&findings);
-    let index: BTreeMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
+    let index: BTreeMap<&str, usize> = rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.as_str(), i))
+        .collect();
     let results: Vec<Value> = findings
         .iter()
         .map(|f| {
@@ -29,7 +33,8 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
         })
         .collect();
     let rules_json: Vec<Value> = rules.iter().map(Rule::to_json).collect();
-    let mut invocation = json!({"executionSuccessful": !result.fatal_error && result.parse_error.is_none()});
+    let mut invocation =
+        json!({"executionSuccessful": !result.fatal_error && result.parse_error.is_none()});
     if let Some(err) = &result.parse_error {
         invocation["toolExecutionNotifications"] = json!([{
             "level": "error",
@@ -98,11 +103,17 @@ fn rules(findings: &[&Finding]) -> Vec<Rule> {
 }
 
 fn rule_id(f: &Finding) -> String {
-    f.rule_id.clone().unwrap_or_else(|| format!("crit/{}", reviewer_name(f)))
+    f.rule_id
+        .clone()
+        .unwrap_or_else(|| format!("crit/{}", reviewer_name(f)))
 }
 
 fn reviewer_name(f: &Finding) -> &str {
-    if f.reviewer.is_empty() { "reviewer" } else { &f.reviewer }
+    if f.reviewer.is_empty() {
+        "reviewer"
+    } else {
+        &f.reviewer
+    }
 }
 
 fn sarif_result(f: &Finding, rule_id: &str, rule_index: usize) -> Value {
@@ -123,7 +134,10 @@ fn sarif_result(f: &Finding, rule_id: &str, rule_index: usize) -> Value {
             physical["region"] = json!({"startLine": start.max(1), "endLine": loc.end_line().unwrap_or(start).max(start.max(1))});
         }
         r["locations"] = json!([{"physicalLocation": physical}]);
-        if let crate::Location::Document { heading: Some(h), .. } = loc {
+        if let crate::Location::Document {
+            heading: Some(h), ..
+        } = loc
+        {
             r["locations"][0]["logicalLocations"] = json!([{"name": h, "kind": "member"}]);
         }
     }
@@ -152,7 +166,9 @@ fn pascal(id: &str) -> String {
         .filter(|w| !w.is_empty())
         .map(|w| {
             let mut c = w.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
         })
         .collect()
 }

@@ -12,7 +12,12 @@ use crate::{Finding, ReviewResult, Severity, Verdict};
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
     let p = Painter { on: options.color };
     let mut out = String::new();
-    let _ = writeln!(out, "{} {}", p.paint(verdict_style(result.verdict), result.verdict.as_str()), p.paint(dim(), &format!("crit {}", result.review)));
+    let _ = writeln!(
+        out,
+        "{} {}",
+        p.paint(verdict_style(result.verdict), result.verdict.as_str()),
+        p.paint(dim(), &format!("crit {}", result.review))
+    );
     if !result.summary.trim().is_empty() {
         out.push('\n');
         for line in result.summary.trim().lines() {
@@ -23,7 +28,11 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
         let _ = writeln!(out, "\n  {} {err}", p.paint(bold(AnsiColor::Red), "error:"));
     }
     for (path, findings) in grouped(result) {
-        let _ = writeln!(out, "\n{}", p.paint(Style::new().bold().underline(), path.unwrap_or("(general)")));
+        let _ = writeln!(
+            out,
+            "\n{}",
+            p.paint(Style::new().bold().underline(), path.unwrap_or("(general)"))
+        );
         for f in findings {
             write_finding(&mut out, f, &p);
         }
@@ -43,7 +52,13 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
         None => String::new(),
     };
     let tag = format!("{:<4}", f.severity.code());
-    let _ = writeln!(out, "  {} {:>7}  {}", p.paint(severity_style(f.severity), &tag), p.paint(dim(), &lines), p.paint(Style::new().bold(), f.display_title()));
+    let _ = writeln!(
+        out,
+        "  {} {:>7}  {}",
+        p.paint(severity_style(f.severity), &tag),
+        p.paint(dim(), &lines),
+        p.paint(Style::new().bold(), f.display_title())
+    );
     for line in f.body.trim().lines() {
         let _ = writeln!(out, "               {line}");
     }
@@ -57,7 +72,11 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
     if f.in_change == Some(false) {
         meta.push("outside the change".to_string());
     }
-    let _ = writeln!(out, "               {}", p.paint(dim(), &format!("[{}] {}", meta.join(" · "), f.id)));
+    let _ = writeln!(
+        out,
+        "               {}",
+        p.paint(dim(), &format!("[{}] {}", meta.join(" · "), f.id))
+    );
 }
 
 /// Findings by file (files sorted, general findings last), each group sorted.
@@ -80,7 +99,12 @@ fn grouped(result: &ReviewResult) -> Vec<(Option<&str>, Vec<&Finding>)> {
 fn summary_line(result: &ReviewResult, p: &Painter) -> String {
     let mut parts = vec![p.paint(verdict_style(result.verdict), result.verdict.as_str())];
     let n = result.findings.len();
-    let counts = result.severity_counts().iter().map(|(s, c)| format!("{c} {s}")).collect::<Vec<_>>().join(", ");
+    let counts = result
+        .severity_counts()
+        .iter()
+        .map(|(s, c)| format!("{c} {s}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     parts.push(match n {
         0 => "no findings".to_string(),
         1 => format!("1 finding ({counts})"),
@@ -98,7 +122,11 @@ fn summary_line(result: &ReviewResult, p: &Painter) -> String {
     if result.duration_ms > 0 {
         parts.push(format!("{:.1}s", result.duration_ms as f64 / 1000.0));
     }
-    parts.push(if result.passed { p.paint(bold(AnsiColor::Green), "passed") } else { p.paint(bold(AnsiColor::Red), "not passed") });
+    parts.push(if result.passed {
+        p.paint(bold(AnsiColor::Green), "passed")
+    } else {
+        p.paint(bold(AnsiColor::Red), "not passed")
+    });
     parts.join(" · ")
 }
 
@@ -116,7 +144,11 @@ struct Painter {
 
 impl Painter {
     fn paint(&self, style: Style, text: &str) -> String {
-        if self.on { format!("{}{text}{}", style.render(), style.render_reset()) } else { text.to_string() }
+        if self.on {
+            format!("{}{text}{}", style.render(), style.render_reset())
+        } else {
+            text.to_string()
+        }
     }
 }
 

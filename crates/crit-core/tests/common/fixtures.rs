@@ -1,35 +1,62 @@
 //! Review results used by the renderer tests.
 
-use crit_core::{Finding, Location, ReviewResult, ReviewerOutcome, ReviewerStatus, Severity, Usage, Verdict};
+use crit_core::{
+    Finding, Location, ReviewResult, ReviewerOutcome, ReviewerStatus, Severity, Usage, Verdict,
+};
 
 /// A panel review with findings of every severity and kind of location.
 pub fn rich() -> ReviewResult {
     let mut r = ReviewResult::new("code", Verdict::Fail);
     r.summary = "Two blocking problems in the request path; the rest is polish.".into();
     r.findings = vec![
-        Finding::new("[P0] SQL injection in search handler", Severity::P0, "security")
-            .with_body("`q` is interpolated into the query string.\nUse a bound parameter.")
-            .with_location(Location::lines("api/search.go", 88, 95))
-            .with_confidence(0.92),
-        Finding::new("[P1] Connection leak on error path", Severity::P1, "correctness")
-            .with_body("The early return skips `conn.Close()`.")
-            .with_location(Location::lines("db/pool.go", 41, 41))
-            .with_suggestion("\tdefer conn.Close()"),
-        Finding::new("[P2] Retry policy | unspecified", Severity::P2, "architecture")
-            .with_body("No backoff is defined for the webhook client.")
-            .with_location(Location::Document { path: "docs/design.md".into(), heading: Some("Webhooks".into()), line: None }),
+        Finding::new(
+            "[P0] SQL injection in search handler",
+            Severity::P0,
+            "security",
+        )
+        .with_body("`q` is interpolated into the query string.\nUse a bound parameter.")
+        .with_location(Location::lines("api/search.go", 88, 95))
+        .with_confidence(0.92),
+        Finding::new(
+            "[P1] Connection leak on error path",
+            Severity::P1,
+            "correctness",
+        )
+        .with_body("The early return skips `conn.Close()`.")
+        .with_location(Location::lines("db/pool.go", 41, 41))
+        .with_suggestion("\tdefer conn.Close()"),
+        Finding::new(
+            "[P2] Retry policy | unspecified",
+            Severity::P2,
+            "architecture",
+        )
+        .with_body("No backoff is defined for the webhook client.")
+        .with_location(Location::Document {
+            path: "docs/design.md".into(),
+            heading: Some("Webhooks".into()),
+            line: None,
+        }),
         Finding::new("Avoid double negation", Severity::P3, "style")
             .with_body("`!notEmpty` reads better as `isEmpty`.")
             .with_location(Location::lines("web/a b/ü.ts", 7, 7))
             .with_rule("style/no-double-negation"),
-        Finding::new("Good test coverage of the parser", Severity::Info, "correctness"),
+        Finding::new(
+            "Good test coverage of the parser",
+            Severity::Info,
+            "correctness",
+        ),
     ];
     for f in &mut r.findings {
         if f.reviewer == "style" {
             f.in_change = Some(false);
         }
     }
-    let usage = Usage { input_tokens: 1200, output_tokens: 800, cache_write_tokens: 5000, cache_read_tokens: 15000 };
+    let usage = Usage {
+        input_tokens: 1200,
+        output_tokens: 800,
+        cache_write_tokens: 5000,
+        cache_read_tokens: 15000,
+    };
     r.reviewers = ["security", "correctness", "architecture", "style"]
         .iter()
         .map(|n| ReviewerOutcome {
@@ -63,5 +90,9 @@ pub fn clean() -> ReviewResult {
 
 /// An answer that could not be parsed.
 pub fn unparseable() -> ReviewResult {
-    ReviewResult::parse_failure("tasks", "invalid json: EOF while parsing an object at line 1 column 20", "{\"verdict\": \"FAIL\",")
+    ReviewResult::parse_failure(
+        "tasks",
+        "invalid json: EOF while parsing an object at line 1 column 20",
+        "{\"verdict\": \"FAIL\",",
+    )
 }

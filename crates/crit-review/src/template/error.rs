@@ -6,21 +6,46 @@ use std::path::PathBuf;
 pub enum TemplateError {
     /// The file is not valid YAML for a template, or fails validation.
     #[error("{file}:{line}:{column}: {message}")]
-    Invalid { file: String, line: u64, column: u64, message: String },
+    Invalid {
+        file: String,
+        line: u64,
+        column: u64,
+        message: String,
+    },
     #[error("{}: cannot read: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("unknown template `{name}`; available: {}", available.join(", "))]
-    Unknown { name: String, available: Vec<String> },
+    Unknown {
+        name: String,
+        available: Vec<String>,
+    },
     #[error("template `{template}` needs --{input} ({description})\nusage: {usage}")]
-    MissingInput { template: String, input: String, description: String, usage: String },
+    MissingInput {
+        template: String,
+        input: String,
+        description: String,
+        usage: String,
+    },
     #[error("template `{template}` has no input `{input}`\nusage: {usage}")]
-    UnknownInput { template: String, input: String, usage: String },
+    UnknownInput {
+        template: String,
+        input: String,
+        usage: String,
+    },
     #[error("template `{template}`: cannot render the prompt: {message}")]
     Render { template: String, message: String },
 }
 
 impl TemplateError {
     pub(crate) fn at(file: &str, line: u64, column: u64, message: impl Into<String>) -> Self {
-        TemplateError::Invalid { file: file.to_string(), line: line.max(1), column: column.max(1), message: message.into() }
+        TemplateError::Invalid {
+            file: file.to_string(),
+            line: line.max(1),
+            column: column.max(1),
+            message: message.into(),
+        }
     }
 }

@@ -8,24 +8,51 @@ use serde_saphyr::Spanned;
 
 use super::raw::{RawInput, RawReviewer, RawTemplate};
 use super::{
-    Builder, InputDef, Limits, Origin, OutputSpec, PromptSource, ReviewerSpec, Template, TemplateError, Trigger,
+    Builder, InputDef, Limits, Origin, OutputSpec, PromptSource, ReviewerSpec, Template,
+    TemplateError, Trigger,
 };
 
 /// The tools a template may allow. MCP tools are named `server__tool`.
 pub const KNOWN_TOOLS: [&str; 5] = ["Read", "Glob", "Grep", "Bash", "Task"];
 const WRITING_TOOLS: [&str; 5] = ["Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch"];
-const PERMISSION_MODES: [&str; 6] = ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"];
+const PERMISSION_MODES: [&str; 6] = [
+    "default",
+    "acceptEdits",
+    "plan",
+    "bypassPermissions",
+    "dontAsk",
+    "auto",
+];
 const SETTING_SOURCES: [&str; 3] = ["user", "project", "local"];
 const HOOK_EVENTS: [&str; 4] = ["PreToolUse", "PostToolUse", "SubagentStop", "Stop"];
 /// Flags of `crit` itself; an input of the same name would shadow one. `cwd` is
 /// allowed: seed templates declare it and it means the same as `--cwd`.
 const RESERVED_INPUTS: [&str; 16] = [
-    "format", "json", "output", "out", "color", "exit-code", "fail-on", "timeout", "max-turns", "max-budget-usd",
-    "verbose", "quiet", "no-log", "provider", "model", "help",
+    "format",
+    "json",
+    "output",
+    "out",
+    "color",
+    "exit-code",
+    "fail-on",
+    "timeout",
+    "max-turns",
+    "max-budget-usd",
+    "verbose",
+    "quiet",
+    "no-log",
+    "provider",
+    "model",
+    "help",
 ];
 
 /// Parse and validate a template. `file` names it in errors.
-pub fn parse_template(text: &str, file: &str, origin: Origin, path: Option<&Path>) -> Result<Template, TemplateError> {
+pub fn parse_template(
+    text: &str,
+    file: &str,
+    origin: Origin,
+    path: Option<&Path>,
+) -> Result<Template, TemplateError> {
     let raw: RawTemplate = serde_saphyr::from_str(text).map_err(|e| yaml_error(file, &e))?;
     Validator { file }.template(raw, origin, path)
 }
@@ -34,7 +61,12 @@ fn yaml_error(file: &str, e: &serde_saphyr::Error) -> TemplateError {
     let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
     // The library's message may carry a rendered snippet; keep its first line.
     let full = e.to_string();
-    let message = full.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid YAML").trim().to_string();
+    let message = full
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid YAML")
+        .trim()
+        .to_string();
     TemplateError::at(file, line, column, message)
 }
 
@@ -44,28 +76,64 @@ struct Validator<'a> {
 
 impl Validator<'_> {
     fn err<T>(&self, at: &Spanned<T>, message: impl Into<String>) -> TemplateError {
-        TemplateError::at(self.file, at.referenced.line(), at.referenced.column(), message)
+        TemplateError::at(
+            self.file,
+            at.referenced.line(),
+            at.referenced.column(),
+            message,
+        )
     }
 
     fn missing(&self, what: &str, hint: &str) -> TemplateError {
         TemplateError::at(self.file, 1, 1, format!("missing field `{what}`: {hint}"))
     }
 
-    fn template(&self, raw: RawTemplate, origin: Origin, path: Option<&Path>) -> Result<Template, TemplateError> {
-        let name = raw.name.ok_or_else(|| self.missing("name", "the template's short name, e.g. `name: security`"))?;
+    fn template(
+        &self,
+        raw: RawTemplate,
+        origin: Origin,
+        path: Option<&Path>,
+    ) -> Result<Template, TemplateError> {
+        let name = raw.name.ok_or_else(|| {
+            self.missing("name", "the template's short name, e.g. `name: security`")
+        })?;
         if !is_identifier(&name.value) {
-            return Err(self.err(&name, format!("invalid name `{}`: use lower-case letters, digits, `-` and `_`", name.value)));
+            return Err(self.err(
+                &name,
+                format!(
+                    "invalid name `{}`: use lower-case letters, digits, `-` and `_`",
+                    name.value
+                ),
+            ));
         }
         if ["list", "help"].contains(&name.value.as_str()) {
-            return Err(self.err(&name, format!("`{}` is a crit command, not a template name", name.value)));
+            return Err(self.err(
+                &name,
+                format!("`{}` is a crit command, not a template name", name.value),
+            ));
         }
-        let description = raw.description.ok_or_else(|| self.missing("description", "one line shown by `crit review list`"))?;
-        let system_prompt = raw.system_prompt.ok_or_else(|| self.missing("system_prompt", "the reviewer's instructions"))?;
-        let tools = raw.allowed_tools.ok_or_else(|| self.missing("allowed_tools", "e.g. `allowed_tools: [Read, Glob, Grep]`"))?;
+        let description = raw
+            .description
+            .ok_or_else(|| self.missing("description", "one line shown by `crit review list`"))?;
+        let system_prompt = raw
+            .system_prompt
+            .ok_or_else(|| self.missing("system_prompt", "the reviewer's instructions"))?;
+        let tools = raw.allowed_tools.ok_or_else(|| {
+            self.missing("allowed_tools", "e.g. `allowed_tools: [Read, Glob, Grep]`")
+        })?;
         let allowed_tools = self.tools(&tools)?;
         let permission_mode = match raw.permission_mode {
             Some(m) if PERMISSION_MODES.contains(&m.value.as_str()) => m.value,
-            Some(m) => return Err(self.err(&m, format!("unknown permission_mode `{}`; expected one of {}", m.value, PERMISSION_MODES.join(", ")))),
+            Some(m) => {
+                return Err(self.err(
+                    &m,
+                    format!(
+                        "unknown permission_mode `{}`; expected one of {}",
+                        m.value,
+                        PERMISSION_MODES.join(", ")
+                    ),
+                ));
+            }
             None => "default".to_string(),
         };
         let setting_sources = match raw.setting_sources {
@@ -107,7 +175,11 @@ impl Validator<'_> {
             max_budget_usd: l.max_budget_usd,
             max_tokens: l.max_tokens,
         });
-        Ok(Template { reviewers, limits: limits.unwrap_or_default(), ..template })
+        Ok(Template {
+            reviewers,
+            limits: limits.unwrap_or_default(),
+            ..template
+        })
     }
 
     fn tools(&self, tools: &[Spanned<String>]) -> Result<Vec<String>, TemplateError> {
@@ -132,7 +204,14 @@ impl Validator<'_> {
                 if SETTING_SOURCES.contains(&s.value.as_str()) {
                     Ok(s.value)
                 } else {
-                    Err(self.err(&s, format!("unknown setting source `{}`; expected one of {}", s.value, SETTING_SOURCES.join(", "))))
+                    Err(self.err(
+                        &s,
+                        format!(
+                            "unknown setting source `{}`; expected one of {}",
+                            s.value,
+                            SETTING_SOURCES.join(", ")
+                        ),
+                    ))
                 }
             })
             .collect()
@@ -140,7 +219,11 @@ impl Validator<'_> {
 
     fn inputs(&self, raw: super::raw::RawInputs) -> Result<Vec<InputDef>, TemplateError> {
         let mut out: Vec<InputDef> = Vec::new();
-        let all = raw.required.into_iter().map(|i| (i, true)).chain(raw.optional.into_iter().map(|i| (i, false)));
+        let all = raw
+            .required
+            .into_iter()
+            .map(|i| (i, true))
+            .chain(raw.optional.into_iter().map(|i| (i, false)));
         for (input, required) in all {
             let def = self.input(input, required)?;
             out.push(def);
@@ -150,25 +233,54 @@ impl Validator<'_> {
 
     fn input(&self, raw: RawInput, required: bool) -> Result<InputDef, TemplateError> {
         let kind = if required { "required" } else { "optional" };
-        let name = raw.name.ok_or_else(|| self.missing(&format!("inputs.{kind}[].name"), "every input needs a name"))?;
+        let name = raw.name.ok_or_else(|| {
+            self.missing(&format!("inputs.{kind}[].name"), "every input needs a name")
+        })?;
         if !is_identifier(&name.value) {
-            return Err(self.err(&name, format!("invalid input name `{}`: use lower-case letters, digits, `-` and `_`", name.value)));
+            return Err(self.err(
+                &name,
+                format!(
+                    "invalid input name `{}`: use lower-case letters, digits, `-` and `_`",
+                    name.value
+                ),
+            ));
         }
         if RESERVED_INPUTS.contains(&name.value.as_str()) {
-            return Err(self.err(&name, format!("input `{}` would shadow crit's own --{} flag; rename it", name.value, name.value)));
+            return Err(self.err(
+                &name,
+                format!(
+                    "input `{}` would shadow crit's own --{} flag; rename it",
+                    name.value, name.value
+                ),
+            ));
         }
         let default = match raw.default {
             None => None,
-            Some(d) if required => return Err(self.err(&d, format!("required input `{}` cannot have a default; move it to `optional`", name.value))),
+            Some(d) if required => {
+                return Err(self.err(
+                    &d,
+                    format!(
+                        "required input `{}` cannot have a default; move it to `optional`",
+                        name.value
+                    ),
+                ));
+            }
             Some(d) => Some(match &d.value {
                 serde_json::Value::String(s) => s.clone(),
                 serde_json::Value::Number(n) => n.to_string(),
                 serde_json::Value::Bool(b) => b.to_string(),
-                serde_json::Value::Null => return Err(self.err(&d, "a default of null means no default; remove it")),
+                serde_json::Value::Null => {
+                    return Err(self.err(&d, "a default of null means no default; remove it"));
+                }
                 _ => return Err(self.err(&d, "a default must be a string, number or boolean")),
             }),
         };
-        Ok(InputDef { name: name.value, description: raw.description.unwrap_or_default(), required, default })
+        Ok(InputDef {
+            name: name.value,
+            description: raw.description.unwrap_or_default(),
+            required,
+            default,
+        })
     }
 
     fn prompt(
@@ -198,7 +310,13 @@ impl Validator<'_> {
         };
         for (event, matchers) in map {
             if !HOOK_EVENTS.contains(&event.as_str()) {
-                return Err(self.err(&hooks, format!("unknown hook event `{event}`; expected one of {}", HOOK_EVENTS.join(", "))));
+                return Err(self.err(
+                    &hooks,
+                    format!(
+                        "unknown hook event `{event}`; expected one of {}",
+                        HOOK_EVENTS.join(", ")
+                    ),
+                ));
             }
             if !matchers.is_array() {
                 return Err(self.err(&hooks, format!("hooks.{event} must be a list of {{matcher, hooks: [{{type: command, command}}]}}")));
@@ -225,10 +343,16 @@ impl Validator<'_> {
         }
     }
 
-    fn reviewers(&self, raw: Vec<RawReviewer>, template: &Template) -> Result<Vec<ReviewerSpec>, TemplateError> {
+    fn reviewers(
+        &self,
+        raw: Vec<RawReviewer>,
+        template: &Template,
+    ) -> Result<Vec<ReviewerSpec>, TemplateError> {
         let mut out: Vec<ReviewerSpec> = Vec::new();
         for r in raw {
-            let name = r.name.ok_or_else(|| self.missing("reviewers[].name", "every panel reviewer needs a name"))?;
+            let name = r.name.ok_or_else(|| {
+                self.missing("reviewers[].name", "every panel reviewer needs a name")
+            })?;
             if !is_identifier(&name.value) {
                 return Err(self.err(&name, format!("invalid reviewer name `{}`", name.value)));
             }
@@ -245,7 +369,8 @@ impl Validator<'_> {
             };
             let prompt = match r.prompt_template {
                 Some(t) => {
-                    let names: Vec<&str> = template.inputs.iter().map(|i| i.name.as_str()).collect();
+                    let names: Vec<&str> =
+                        template.inputs.iter().map(|i| i.name.as_str()).collect();
                     super::prompt::check_template(&t.value, &names).map_err(|m| self.err(&t, m))?;
                     Some(t.value)
                 }
@@ -254,11 +379,18 @@ impl Validator<'_> {
             let trigger = match r.trigger {
                 Some(t) => {
                     for p in &t.paths {
-                        globset::Glob::new(&p.value).map_err(|e| self.err(p, format!("invalid glob `{}`: {e}", p.value)))?;
+                        globset::Glob::new(&p.value)
+                            .map_err(|e| self.err(p, format!("invalid glob `{}`: {e}", p.value)))?;
                     }
                     for i in &t.inputs {
                         if !template.inputs.iter().any(|d| d.name == i.value) {
-                            return Err(self.err(i, format!("trigger names input `{}`, which the template does not declare", i.value)));
+                            return Err(self.err(
+                                i,
+                                format!(
+                                    "trigger names input `{}`, which the template does not declare",
+                                    i.value
+                                ),
+                            ));
                         }
                     }
                     Some(Trigger {
@@ -271,7 +403,9 @@ impl Validator<'_> {
             out.push(ReviewerSpec {
                 name: name.value,
                 description: r.description.unwrap_or_default(),
-                system_prompt: r.system_prompt.map_or_else(|| template.system_prompt.clone(), |s| s.value),
+                system_prompt: r
+                    .system_prompt
+                    .map_or_else(|| template.system_prompt.clone(), |s| s.value),
                 prompt,
                 model: r.model.map(|m| m.value).or_else(|| template.model.clone()),
                 allowed_tools,

@@ -78,11 +78,17 @@ impl Builder {
     pub const NAMES: [(&'static str, Builder); 3] = [
         ("code", Builder::Code),
         ("code_review_prompt", Builder::Code),
-        ("orchestration.review.builders.code.code_review_prompt", Builder::Code),
+        (
+            "orchestration.review.builders.code.code_review_prompt",
+            Builder::Code,
+        ),
     ];
 
     pub fn parse(name: &str) -> Option<Builder> {
-        Self::NAMES.iter().find(|(n, _)| *n == name.trim()).map(|(_, b)| *b)
+        Self::NAMES
+            .iter()
+            .find(|(n, _)| *n == name.trim())
+            .map(|(_, b)| *b)
     }
 }
 
@@ -144,19 +150,31 @@ pub struct Template {
 impl Template {
     /// Whether project conventions (CLAUDE.md, rules) go into the prompt.
     pub fn loads_project_context(&self) -> bool {
-        self.setting_sources.as_ref().is_some_and(|s| s.iter().any(|x| x == "project"))
+        self.setting_sources
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|x| x == "project"))
     }
 
     pub fn required_inputs(&self) -> impl Iterator<Item = &InputDef> {
         self.inputs.iter().filter(|i| i.required)
     }
 
-    /// `crit review NAME --input VALUE [--opt VALUE]`, for error messages.
+    /// `crit review NAME INPUT --other VALUE [--opt VALUE]`, for error messages:
+    /// the first required input is positional, as in seed 000's usage.
     pub fn usage(&self) -> String {
         let mut parts = vec![format!("crit review {}", self.name)];
+        let first = self.required_inputs().next().map(|i| i.name.as_str());
         for i in &self.inputs {
-            let flag = format!("--{} {}", i.name, i.name.to_uppercase());
-            parts.push(if i.required { flag } else { format!("[{flag}]") });
+            let flag = if Some(i.name.as_str()) == first {
+                i.name.to_uppercase()
+            } else {
+                format!("--{} {}", i.name, i.name.to_uppercase())
+            };
+            parts.push(if i.required {
+                flag
+            } else {
+                format!("[{flag}]")
+            });
         }
         parts.join(" ")
     }
@@ -179,7 +197,10 @@ impl Template {
     }
 
     /// Inputs with defaults applied, for rendering.
-    pub fn resolve_inputs(&self, given: &BTreeMap<String, String>) -> Result<Inputs, TemplateError> {
+    pub fn resolve_inputs(
+        &self,
+        given: &BTreeMap<String, String>,
+    ) -> Result<Inputs, TemplateError> {
         let mut out = BTreeMap::new();
         for def in &self.inputs {
             match given.get(&def.name).or(def.default.as_ref()) {

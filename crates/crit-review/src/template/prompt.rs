@@ -26,33 +26,67 @@ pub struct PromptParts {
 
 const PARTIALS: [(&str, &str); 4] = [
     ("crit/rubric.md", include_str!("../../prompts/rubric.md")),
-    ("crit/contract_findings.md", include_str!("../../prompts/contract_findings.md")),
-    ("crit/contract_markdown.md", include_str!("../../prompts/contract_markdown.md")),
-    ("crit/contract_schema.md", include_str!("../../prompts/contract_schema.md")),
+    (
+        "crit/contract_findings.md",
+        include_str!("../../prompts/contract_findings.md"),
+    ),
+    (
+        "crit/contract_markdown.md",
+        include_str!("../../prompts/contract_markdown.md"),
+    ),
+    (
+        "crit/contract_schema.md",
+        include_str!("../../prompts/contract_schema.md"),
+    ),
 ];
 const CODE_BUILDER: &str = include_str!("../../prompts/builders/code.md");
 
 impl Template {
     /// The prompts for one reviewer of this template. `extra` adds context the
     /// caller computed (for the code builder: `scope`, the change under review).
-    pub fn render(&self, reviewer: &ReviewerSpec, inputs: &Inputs, extra: &BTreeMap<String, Value>) -> Result<PromptParts, TemplateError> {
-        let fail = |message: String| TemplateError::Render { template: self.name.clone(), message };
+    pub fn render(
+        &self,
+        reviewer: &ReviewerSpec,
+        inputs: &Inputs,
+        extra: &BTreeMap<String, Value>,
+    ) -> Result<PromptParts, TemplateError> {
+        let fail = |message: String| TemplateError::Render {
+            template: self.name.clone(),
+            message,
+        };
         let env = environment();
-        let mut ctx: BTreeMap<String, Value> = inputs.0.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
-        ctx.insert("inputs".into(), Value::from(minijinja::value::Serde(&inputs.0)));
+        let mut ctx: BTreeMap<String, Value> = inputs
+            .0
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
+            .collect();
+        ctx.insert(
+            "inputs".into(),
+            Value::from(minijinja::value::Serde(&inputs.0)),
+        );
         ctx.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
         let names: Vec<&str> = self.inputs.iter().map(|i| i.name.as_str()).collect();
-        let system = env.render_str(&seed_placeholders(&reviewer.system_prompt, &names), &ctx).map_err(|e| fail(describe(&e)))?;
+        let system = env
+            .render_str(&seed_placeholders(&reviewer.system_prompt, &names), &ctx)
+            .map_err(|e| fail(describe(&e)))?;
         let contract = env
-            .render_str(contract_partial(&reviewer.output), minijinja::context! { schema => schema_text(&reviewer.output) })
+            .render_str(
+                contract_partial(&reviewer.output),
+                minijinja::context! { schema => schema_text(&reviewer.output) },
+            )
             .map_err(|e| fail(describe(&e)))?;
         let user_template = match (&reviewer.prompt, &self.prompt) {
             (Some(own), _) => seed_placeholders(own, &names),
             (None, PromptSource::Template(t)) => seed_placeholders(t, &names),
             (None, PromptSource::Builder(Builder::Code)) => CODE_BUILDER.to_string(),
         };
-        let user = env.render_str(&user_template, &ctx).map_err(|e| fail(describe(&e)))?;
-        Ok(PromptParts { system: format!("{}\n\n{}", system.trim_end(), contract.trim_end()), user: tidy(&user) })
+        let user = env
+            .render_str(&user_template, &ctx)
+            .map_err(|e| fail(describe(&e)))?;
+        Ok(PromptParts {
+            system: format!("{}\n\n{}", system.trim_end(), contract.trim_end()),
+            user: tidy(&user),
+        })
     }
 }
 
@@ -61,7 +95,9 @@ impl Template {
 pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), String> {
     let env = environment();
     let source = seed_placeholders(text, inputs);
-    let tmpl = env.template_from_str(&source).map_err(|e| format!("invalid prompt template: {}", describe(&e)))?;
+    let tmpl = env
+        .template_from_str(&source)
+        .map_err(|e| format!("invalid prompt template: {}", describe(&e)))?;
     let mut unknown: Vec<String> = tmpl
         .undeclared_variables(false)
         .into_iter()
@@ -72,7 +108,11 @@ pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), String> 
         None => Ok(()),
         Some(v) => Err(format!(
             "prompt uses `{v}`, which is not a declared input (declared: {})",
-            if inputs.is_empty() { "none".to_string() } else { inputs.join(", ") }
+            if inputs.is_empty() {
+                "none".to_string()
+            } else {
+                inputs.join(", ")
+            }
         )),
     }
 }
@@ -175,8 +215,14 @@ mod tests {
 
     #[test]
     fn seed_placeholders_become_minijinja() {
-        let t = seed_placeholders("Review {input} against {against}. JSON: {\"a\": 1} {{ x }} {% if y %}{y}{% endif %}", &["input", "against", "y"]);
-        assert_eq!(t, "Review {{ input }} against {{ against }}. JSON: {\"a\": 1} {{ x }} {% if y %}{{ y }}{% endif %}");
+        let t = seed_placeholders(
+            "Review {input} against {against}. JSON: {\"a\": 1} {{ x }} {% if y %}{y}{% endif %}",
+            &["input", "against", "y"],
+        );
+        assert_eq!(
+            t,
+            "Review {{ input }} against {{ against }}. JSON: {\"a\": 1} {{ x }} {% if y %}{{ y }}{% endif %}"
+        );
         assert_eq!(seed_placeholders("{unknown} {", &["input"]), "{unknown} {");
     }
 
@@ -187,7 +233,11 @@ mod tests {
             check_template("Review {{ doc }}", &["input"]).unwrap_err(),
             "prompt uses `doc`, which is not a declared input (declared: input)"
         );
-        assert!(check_template("{% if x %}", &["x"]).unwrap_err().starts_with("invalid prompt template"));
+        assert!(
+            check_template("{% if x %}", &["x"])
+                .unwrap_err()
+                .starts_with("invalid prompt template")
+        );
     }
 
     #[test]

@@ -29,7 +29,11 @@ impl TemplateDirs {
         let config = env("XDG_CONFIG_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
-            .or_else(|| env("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".config")));
+            .or_else(|| {
+                env("HOME")
+                    .filter(|h| !h.is_empty())
+                    .map(|h| PathBuf::from(h).join(".config"))
+            });
         TemplateDirs {
             user: config.map(|c| c.join("crit").join("templates")),
             project: Some(project_root.join(".crit").join("templates")),
@@ -70,10 +74,12 @@ impl Registry {
     }
 
     pub fn get(&self, name: &str) -> Result<&Template, TemplateError> {
-        self.templates.get(name).ok_or_else(|| TemplateError::Unknown {
-            name: name.to_string(),
-            available: self.templates.keys().cloned().collect(),
-        })
+        self.templates
+            .get(name)
+            .ok_or_else(|| TemplateError::Unknown {
+                name: name.to_string(),
+                available: self.templates.keys().cloned().collect(),
+            })
     }
 
     /// Templates sorted by name.
@@ -88,18 +94,28 @@ fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<Template>, TemplateError> 
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(TemplateError::Io { path: dir.to_path_buf(), source }),
+        Err(source) => {
+            return Err(TemplateError::Io {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+        .filter(|p| {
+            p.is_file() && matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
+        })
         .collect();
     paths.sort();
     paths
         .into_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(&path).map_err(|source| TemplateError::Io { path: path.clone(), source })?;
+            let text = std::fs::read_to_string(&path).map_err(|source| TemplateError::Io {
+                path: path.clone(),
+                source,
+            })?;
             parse_template(&text, &path.display().to_string(), origin, Some(&path))
         })
         .collect()

@@ -1,0 +1,200 @@
+//! `crit review list | NAME [INPUTS]`. A template's inputs become flags of its
+//! own subcommand, built at run time from the template, with crit's common flags
+//! taken from their one definition in `cli.rs`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+use clap::{Arg, ArgAction, Args, FromArgMatches};
+use crit_review::template::{Registry, Template, TemplateDirs};
+
+use crate::cli::{CommonArgs, ReviewArgs};
+use crate::exit::{CliError, Code};
+
+pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
+    let Some((name, rest)) = args.args.split_first() else {
+        return Err(CliError::usage(anyhow!(
+            "name a template, or `list`: crit review list"
+        )));
+    };
+    let root = project_root(&common, rest);
+    let dirs = TemplateDirs::standard(&root, |k| std::env::var(k).ok());
+    let registry = Registry::load(&dirs).map_err(CliError::usage)?;
+    if name == "list" {
+        let cmd =
+            CommonArgs::augment_args(clap::Command::new("list").about("List the review templates"));
+        let matches = match cmd.try_get_matches_from(
+            std::iter::once("crit review list".to_string()).chain(rest.iter().cloned()),
+        ) {
+            Ok(m) => m,
+            Err(e) => {
+                let _ = e.print();
+                return Ok(if e.use_stderr() {
+                    Code::Usage
+                } else {
+                    Code::Ok
+                });
+            }
+        };
+        let later =
+            CommonArgs::from_arg_matches(&matches).map_err(|e| CliError::usage(anyhow!("{e}")))?;
+        return list(&registry, &common.overlay(later));
+    }
+    let template = registry.get(name).map_err(CliError::usage)?;
+    let matches = match command_for(template).try_get_matches_from(
+        std::iter::once(format!("crit review {name}")).chain(rest.iter().cloned()),
+    ) {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return Ok(if e.use_stderr() {
+                Code::Usage
+            } else {
+                Code::Ok
+            });
+        }
+    };
+    let later =
+        CommonArgs::from_arg_matches(&matches).map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    let _common = common.overlay(later);
+    let mut given = BTreeMap::new();
+    for input in template.inputs.iter().filter(|i| i.name != "cwd") {
+        if let Some(v) = matches.get_one::<String>(&input.name) {
+            given.insert(input.name.clone(), v.clone());
+        }
+    }
+    // `try_get_one`: templates with no required input have no positional argument.
+    if let Ok(Some(v)) = matches.try_get_one::<String>(POSITIONAL) {
+        let first = template
+            .required_inputs()
+            .next()
+            .map(|i| i.name.clone())
+            .unwrap_or_default();
+        if given.insert(first.clone(), v.clone()).is_some() {
+            return Err(CliError::usage(anyhow!(
+                "--{first} was given twice: as the first argument and as --{first}"
+            )));
+        }
+    }
+    let inputs = template.resolve_inputs(&given).map_err(CliError::usage)?;
+    if matches.get_flag(PRINT_PROMPT) {
+        print_prompts(template, &inputs)?;
+        return Ok(Code::Ok);
+    }
+    Err(CliError::could_not_run(anyhow!(
+        "`crit review {name}` needs the agent loop, which this build does not include yet; \
+         `--print-prompt` shows what would be sent"
+    )))
+}
+
+const POSITIONAL: &str = "crit-positional-input";
+const PRINT_PROMPT: &str = "print-prompt";
+
+/// The subcommand for one template: its inputs as `--NAME VALUE`, the first
+/// required input also positional, `--print-prompt`, and crit's common flags.
+fn command_for(template: &Template) -> clap::Command {
+    let mut cmd = clap::Command::new(template.name.clone())
+        .about(template.description.clone())
+        .override_usage(template.usage())
+        .no_binary_name(false);
+    cmd = CommonArgs::augment_args(cmd);
+    if let Some(first) = template.required_inputs().next() {
+        cmd = cmd.arg(
+            Arg::new(POSITIONAL)
+                .value_name(first.name.to_uppercase())
+                .help(format!("Same as --{}", first.name))
+                .index(1),
+        );
+    }
+    for input in template.inputs.iter().filter(|i| i.name != "cwd") {
+        let mut help = input.description.clone();
+        if let Some(d) = &input.default {
+            help.push_str(&format!(" [default: {d}]"));
+        }
+        cmd = cmd.arg(
+            Arg::new(input.name.clone())
+                .long(input.name.clone())
+                .value_name(input.name.to_uppercase())
+                .help(help)
+                .help_heading("Template inputs"),
+        );
+    }
+    cmd.arg(
+        Arg::new(PRINT_PROMPT)
+            .long(PRINT_PROMPT)
+            .action(ArgAction::SetTrue)
+            .help("Print the system and user prompts crit would send, then exit"),
+    )
+}
+
+fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
+    if common.json {
+        let items: Vec<serde_json::Value> = registry
+            .list()
+            .map(|t| {
+                serde_json::json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "origin": t.origin.as_str(),
+                    "path": t.path.as_ref().map(|p| p.display().to_string()),
+                    "inputs": t.inputs.iter().map(|i| serde_json::json!({
+                        "name": i.name, "description": i.description, "required": i.required, "default": i.default,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&items).unwrap_or_default()
+        );
+        return Ok(Code::Ok);
+    }
+    let width = registry.list().map(|t| t.name.len()).max().unwrap_or(0);
+    let mut out = String::from("Available review templates:\n");
+    for t in registry.list() {
+        out.push_str(&format!(
+            "  {:<width$}  {:<8}  {}\n",
+            t.name,
+            t.origin.as_str(),
+            t.description
+        ));
+    }
+    print!("{out}");
+    Ok(Code::Ok)
+}
+
+fn print_prompts(
+    template: &Template,
+    inputs: &crit_review::template::Inputs,
+) -> Result<(), CliError> {
+    let mut out = String::new();
+    for reviewer in template.panel() {
+        let parts = template
+            .render(&reviewer, inputs, &BTreeMap::new())
+            .map_err(CliError::usage)?;
+        out.push_str(&format!(
+            "=== {} · system ===\n{}\n\n=== {} · user ===\n{}\n",
+            reviewer.name,
+            parts.system.trim_end(),
+            reviewer.name,
+            parts.user.trim_end()
+        ));
+    }
+    print!("{out}");
+    Ok(())
+}
+
+/// The project root for template discovery: `--cwd` before or after the template
+/// name, else the current directory.
+fn project_root(common: &CommonArgs, rest: &[String]) -> PathBuf {
+    let after = rest.iter().enumerate().find_map(|(i, a)| {
+        a.strip_prefix("--cwd=")
+            .map(str::to_string)
+            .or_else(|| (a == "--cwd").then(|| rest.get(i + 1).cloned()).flatten())
+    });
+    after
+        .map(PathBuf::from)
+        .or_else(|| common.cwd.clone())
+        .unwrap_or_else(|| Path::new(".").to_path_buf())
+}
