@@ -3,9 +3,9 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-use criterion::{Criterion, criterion_group, criterion_main};
 use crit_checks::machine::{self, Answer, Asker, Limits, Question, Store};
 use crit_checks::{Check, CheckError, CheckSet, FixAction, MatchRule, SourceKind, State};
+use criterion::{Criterion, criterion_group, criterion_main};
 
 /// 700 literal, 100 prescriptive, 100 negation-aware and 100 regex checks.
 fn checks() -> Vec<Check> {
@@ -21,7 +21,9 @@ fn checks() -> Vec<Check> {
                 id: format!("check_{i}"),
                 pattern,
                 match_rule: rule,
-                fix: Some(FixAction::Replace { with: format!("fixed_{i}") }),
+                fix: Some(FixAction::Replace {
+                    with: format!("fixed_{i}"),
+                }),
                 reason: format!("reason {i}"),
                 reject_if_persists: false,
                 source: SourceKind::SessionChecks,
@@ -66,14 +68,24 @@ impl Asker for Approve {
 fn bench(c: &mut Criterion) {
     let plan = plan();
     let set = CheckSet::compile(checks()).unwrap_or_else(|e| panic!("{e}"));
-    c.bench_function("compile 1000 checks", |b| b.iter(|| CheckSet::compile(black_box(checks()))));
+    c.bench_function("compile 1000 checks", |b| {
+        b.iter(|| CheckSet::compile(black_box(checks())))
+    });
     c.bench_function("scan 1000 checks over 1 MB (all failures)", |b| {
         b.iter(|| set.scan(black_box(&plan)).failures(|_| false).len())
     });
     c.bench_function("state machine: 1000 checks, 1 MB plan, 3 fixes", |b| {
         b.iter(|| {
-            machine::run(&set, plan.clone(), State::default(), "Claude", Limits::default(), &mut NoStore, &mut Approve)
-                .map(|r| r.state.edits)
+            machine::run(
+                &set,
+                plan.clone(),
+                State::default(),
+                "Claude",
+                Limits::default(),
+                &mut NoStore,
+                &mut Approve,
+            )
+            .map(|r| r.state.edits)
         })
     });
 }

@@ -17,7 +17,9 @@ impl AnswerBook {
         let mut answers = Vec::new();
         for spec in specs {
             let Some((id, value)) = spec.split_once('=') else {
-                return Err(format!("--answer {spec}: expected CHECK_ID=approve|abort|TEXT"));
+                return Err(format!(
+                    "--answer {spec}: expected CHECK_ID=approve|abort|TEXT"
+                ));
             };
             let id = id.trim();
             if id.is_empty() {
@@ -30,14 +32,21 @@ impl AnswerBook {
 
     /// The first unused answer for `check_id`.
     pub fn take(&mut self, check_id: &str) -> Option<Answer> {
-        let slot = self.answers.iter_mut().find(|(id, _, used)| id == check_id && !used)?;
+        let slot = self
+            .answers
+            .iter_mut()
+            .find(|(id, _, used)| id == check_id && !used)?;
         slot.2 = true;
         Some(slot.1.clone())
     }
 
     /// Check ids of answers no question asked for.
     pub fn unused(&self) -> Vec<String> {
-        self.answers.iter().filter(|(_, _, used)| !used).map(|(id, _, _)| id.clone()).collect()
+        self.answers
+            .iter()
+            .filter(|(_, _, used)| !used)
+            .map(|(id, _, _)| id.clone())
+            .collect()
     }
 }
 
@@ -58,7 +67,11 @@ pub struct PromptAsker<R, W> {
 
 impl<R: BufRead, W: Write> PromptAsker<R, W> {
     pub fn new(book: AnswerBook, input: R, output: W) -> Self {
-        PromptAsker { book, input, output }
+        PromptAsker {
+            book,
+            input,
+            output,
+        }
     }
 
     fn prompt(&mut self, q: &Question) -> std::io::Result<Option<Answer>> {
@@ -66,7 +79,11 @@ impl<R: BufRead, W: Write> PromptAsker<R, W> {
         for (n, (label, description)) in q.options.iter().enumerate() {
             writeln!(self.output, "  {}) {label} — {description}", n + 1)?;
         }
-        writeln!(self.output, "  or type replacement text for '{}'", q.pattern)?;
+        writeln!(
+            self.output,
+            "  or type replacement text for '{}'",
+            q.pattern
+        )?;
         loop {
             write!(self.output, "> ")?;
             self.output.flush()?;
@@ -117,11 +134,20 @@ mod tests {
 
     #[test]
     fn answer_book_uses_each_answer_once() {
-        let mut b = AnswerBook::parse(&["a=approve".into(), "b=abort".into(), "c=JSON.parse(x)".into(), "z=approve".into()]).unwrap();
+        let mut b = AnswerBook::parse(&[
+            "a=approve".into(),
+            "b=abort".into(),
+            "c=JSON.parse(x)".into(),
+            "z=approve".into(),
+        ])
+        .unwrap();
         assert_eq!(b.ask(&q("a")), Some(Answer::Approve));
         assert_eq!(b.ask(&q("a")), None);
         assert_eq!(b.ask(&q("b")), Some(Answer::Abort));
-        assert_eq!(b.ask(&q("c")), Some(Answer::Replace("JSON.parse(x)".into())));
+        assert_eq!(
+            b.ask(&q("c")),
+            Some(Answer::Replace("JSON.parse(x)".into()))
+        );
         assert_eq!(b.unused(), vec!["z".to_string()]);
         assert!(AnswerBook::parse(&["noequals".into()]).is_err());
         assert!(AnswerBook::parse(&["=x".into()]).is_err());
@@ -136,14 +162,20 @@ mod tests {
             ("1\n", Some(Answer::Approve)),
             ("2\n", Some(Answer::Abort)),
             ("\nabort\n", Some(Answer::Abort)),
-            ("JSON.parse(x)\n", Some(Answer::Replace("JSON.parse(x)".into()))),
+            (
+                "JSON.parse(x)\n",
+                Some(Answer::Replace("JSON.parse(x)".into())),
+            ),
             ("", None),
         ] {
             let mut out = Vec::new();
             let mut a = PromptAsker::new(AnswerBook::default(), input.as_bytes(), &mut out);
             assert_eq!(a.ask(&q("x")), want, "{input:?}");
             let shown = String::from_utf8(out).unwrap();
-            assert!(shown.contains("Review: [As P]: Pattern 'eval(' found. r"), "{shown}");
+            assert!(
+                shown.contains("Review: [As P]: Pattern 'eval(' found. r"),
+                "{shown}"
+            );
             assert!(shown.contains("1) Approve this instance"), "{shown}");
         }
     }

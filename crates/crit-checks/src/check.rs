@@ -72,7 +72,13 @@ pub struct Check {
 
 impl Check {
     /// A table-derived check: literal, no fix (seed: "Always null from table parsing").
-    pub fn from_table(id: String, pattern: String, reason: String, source: SourceKind, origin: &Path) -> Self {
+    pub fn from_table(
+        id: String,
+        pattern: String,
+        reason: String,
+        source: SourceKind,
+        origin: &Path,
+    ) -> Self {
         Check {
             id,
             pattern,
@@ -126,9 +132,16 @@ impl RawCheck {
         let match_rule = self.match_rule.unwrap_or_default();
         if match_rule == MatchRule::Regex {
             match regex::Regex::new(&self.pattern) {
-                Ok(re) if re.is_match("") => return Err(invalid("the regex matches the empty string")),
+                Ok(re) if re.is_match("") => {
+                    return Err(invalid("the regex matches the empty string"));
+                }
                 Ok(_) => {}
-                Err(e) => return Err(invalid(&format!("invalid regex: {}", one_line(&e.to_string())))),
+                Err(e) => {
+                    return Err(invalid(&format!(
+                        "invalid regex: {}",
+                        one_line(&e.to_string())
+                    )));
+                }
             }
         }
         Ok(Check {
@@ -156,7 +169,10 @@ mod tests {
     fn load(text: &str) -> Result<Vec<Check>, CheckError> {
         let path = Path::new("checks.yaml");
         let file: ChecksFile = yaml::parse(path, text)?;
-        file.checks.into_iter().map(|c| c.into_check(SourceKind::SessionChecks, path)).collect()
+        file.checks
+            .into_iter()
+            .map(|c| c.into_check(SourceKind::SessionChecks, path))
+            .collect()
     }
 
     #[test]
@@ -176,10 +192,16 @@ mod tests {
     fn seed_explicit_example() {
         let text = "checks:\n  - id: no_any_type\n    pattern: \": any\"\n    match_rule: regex\n    fix:\n      action: replace\n      with: \": unknown\"\n    reason: \"Use proper TypeScript types instead of any\"\n    reject_if_persists: false\n\n  - id: no_console_log\n    pattern: \"console.log\"\n    match_rule: literal\n    fix:\n      action: remove_sentence\n    reason: \"Use proper logging in production code\"\n";
         let checks = load(text).unwrap();
-        assert_eq!(checks[0].fix, Some(FixAction::Replace { with: ": unknown".into() }));
+        assert_eq!(
+            checks[0].fix,
+            Some(FixAction::Replace {
+                with: ": unknown".into()
+            })
+        );
         assert_eq!(checks[0].match_rule, MatchRule::Regex);
         assert_eq!(checks[1].fix, Some(FixAction::RemoveSentence));
-        let p = &load("checks:\n  - id: p\n    pattern: x\n    fix: {action: remove_paragraph}\n").unwrap()[0];
+        let p = &load("checks:\n  - id: p\n    pattern: x\n    fix: {action: remove_paragraph}\n")
+            .unwrap()[0];
         assert_eq!(p.fix, Some(FixAction::RemoveParagraph));
     }
 
@@ -187,8 +209,14 @@ mod tests {
     fn malformed_checks_name_line_and_column() {
         for (text, want) in [
             ("checks:\n  - pattern: x\n", "checks.yaml:2:"),
-            ("checks:\n  - id: a\n    pattern: x\n    match_rule: fuzzy\n", "checks.yaml:4:"),
-            ("checks:\n  - id: a\n    pattern: x\n    fix:\n      action: replace\n", "checks.yaml:4:"),
+            (
+                "checks:\n  - id: a\n    pattern: x\n    match_rule: fuzzy\n",
+                "checks.yaml:4:",
+            ),
+            (
+                "checks:\n  - id: a\n    pattern: x\n    fix:\n      action: replace\n",
+                "checks.yaml:4:",
+            ),
             ("checks:\n  - id: a\n    patern: x\n", "checks.yaml:3:"),
             ("checks: [\n", "checks.yaml:"),
         ] {
@@ -200,11 +228,16 @@ mod tests {
 
     #[test]
     fn unusable_checks_are_rejected() {
-        let err = load("checks:\n  - id: r\n    pattern: \"(?<=a)b\"\n    match_rule: regex\n").unwrap_err();
-        assert!(err.to_string().contains("check `r`: invalid regex"), "{err}");
+        let err = load("checks:\n  - id: r\n    pattern: \"(?<=a)b\"\n    match_rule: regex\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("check `r`: invalid regex"),
+            "{err}"
+        );
         let err = load("checks:\n  - id: e\n    pattern: \"\"\n").unwrap_err();
         assert!(err.to_string().contains("`pattern` is empty"), "{err}");
-        let err = load("checks:\n  - id: s\n    pattern: \"x*\"\n    match_rule: regex\n").unwrap_err();
+        let err =
+            load("checks:\n  - id: s\n    pattern: \"x*\"\n    match_rule: regex\n").unwrap_err();
         assert!(err.to_string().contains("empty string"), "{err}");
     }
 }

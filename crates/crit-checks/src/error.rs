@@ -12,20 +12,34 @@ pub enum CheckError {
     #[error("empty plan")]
     EmptyPlan,
     /// No check came from any source (seed wording).
-    #[error("No checks found (no checks.yaml, no CLAUDE.md Anti-Patterns Table, no context.yaml checks)")]
+    #[error(
+        "No checks found (no checks.yaml, no CLAUDE.md Anti-Patterns Table, no context.yaml checks)"
+    )]
     NoChecks,
     /// A YAML file the user wrote does not parse or has the wrong shape.
     #[error("{}:{line}:{column}: {message}", .path.display())]
-    Malformed { path: PathBuf, line: u64, column: u64, message: String },
+    Malformed {
+        path: PathBuf,
+        line: u64,
+        column: u64,
+        message: String,
+    },
     /// A check is present but unusable (bad regex, empty pattern, `replace` without `with`).
     #[error("{}: check `{id}`: {message}", .path.display())]
-    InvalidCheck { path: PathBuf, id: String, message: String },
+    InvalidCheck {
+        path: PathBuf,
+        id: String,
+        message: String,
+    },
     /// Another run holds the session lock.
     #[error("another `crit plan` run is reviewing {} (lock {} is held)", .dir.display(), .lock.display())]
     Locked { dir: PathBuf, lock: PathBuf },
     /// A file could not be read or written.
     #[error("{}: {source}", .path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// `session://` with no home directory to resolve it against.
     #[error("cannot resolve {0}: HOME is not set")]
     NoHome(String),
@@ -33,7 +47,10 @@ pub enum CheckError {
 
 impl CheckError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        CheckError::Io { path: path.into(), source }
+        CheckError::Io {
+            path: path.into(),
+            source,
+        }
     }
 
     /// True when the input or configuration is at fault (exit code 2 in the

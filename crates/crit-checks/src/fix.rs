@@ -24,24 +24,54 @@ pub fn apply(text: &str, action: &FixAction, hits: &[Range<usize>]) -> Option<Ed
     let line = structure.lines.number_of(first.start);
     let matched = one_line(&text[first.clone()]);
     let count = disjoint(hits).len();
-    let times = if count > 1 { format!(" (×{count})") } else { String::new() };
+    let times = if count > 1 {
+        format!(" (×{count})")
+    } else {
+        String::new()
+    };
     let (deletions, description) = match action {
         FixAction::Replace { with } => {
             let new = replace_all(text, &disjoint(hits), with);
-            let description = if with.is_empty() { format!("removed {matched}{times}") } else { format!("{matched} → {}{times}", one_line(with)) };
-            return Some(Edit { text: new, line, description });
+            let description = if with.is_empty() {
+                format!("removed {matched}{times}")
+            } else {
+                format!("{matched} → {}{times}", one_line(with))
+            };
+            return Some(Edit {
+                text: new,
+                line,
+                description,
+            });
         }
-        FixAction::RemoveSentence => (sentence_deletions(text, &structure, hits), format!("removed sentence with '{matched}'{times}")),
-        FixAction::RemoveParagraph => (paragraph_deletions(text, &structure, hits), format!("removed paragraph with '{matched}'{times}")),
+        FixAction::RemoveSentence => (
+            sentence_deletions(text, &structure, hits),
+            format!("removed sentence with '{matched}'{times}"),
+        ),
+        FixAction::RemoveParagraph => (
+            paragraph_deletions(text, &structure, hits),
+            format!("removed paragraph with '{matched}'{times}"),
+        ),
     };
-    Some(Edit { text: delete(text, &deletions), line, description })
+    Some(Edit {
+        text: delete(text, &deletions),
+        line,
+        description,
+    })
 }
 
 /// Replace one hit with the user's text (an ASKING answer).
 pub fn replace_one(text: &str, hit: Range<usize>, with: &str) -> Edit {
     let line = Structure::new(text).lines.number_of(hit.start);
-    let description = format!("{} → {} (user)", one_line(&text[hit.clone()]), one_line(with));
-    Edit { text: replace_all(text, &[hit], with), line, description }
+    let description = format!(
+        "{} → {} (user)",
+        one_line(&text[hit.clone()]),
+        one_line(with)
+    );
+    Edit {
+        text: replace_all(text, &[hit], with),
+        line,
+        description,
+    }
 }
 
 /// Keep the leftmost of overlapping hits (Aho-Corasick reports overlaps).
@@ -92,34 +122,53 @@ fn delete(text: &str, ranges: &[Range<usize>]) -> String {
 /// paragraph) left with no text goes as a whole, so no empty bullet or
 /// stray blank line remains.
 fn sentence_deletions(text: &str, s: &Structure, hits: &[Range<usize>]) -> Vec<Range<usize>> {
-    let mut sentences: Vec<Range<usize>> = hits.iter().map(|h| s.sentence_at(text, h.start)).collect();
+    let mut sentences: Vec<Range<usize>> =
+        hits.iter().map(|h| s.sentence_at(text, h.start)).collect();
     sentences.sort_by_key(|r| (r.start, r.end));
     sentences.dedup();
-    // Group sentences by their container: its content range and its whole-removal range.
-    let mut groups: Vec<(Range<usize>, Range<usize>, Vec<Range<usize>>)> = Vec::new();
+    let mut groups: Vec<Container> = Vec::new();
     for sentence in sentences {
         let line = s.lines.index_of(sentence.start);
         let unit = s.unit_of_line(line);
         let (content, whole) = if unit.line_wise {
-            (s.line_content(text, line), with_blank_line(text, s, s.lines.full_range(line)))
+            (
+                s.line_content(text, line),
+                with_blank_line(text, s, s.lines.full_range(line)),
+            )
         } else {
             let content = s.lines.range(text, unit.first).start..s.lines.range(text, unit.last).end;
-            (content, with_blank_line(text, s, s.paragraph_at(sentence.start)))
+            (
+                content,
+                with_blank_line(text, s, s.paragraph_at(sentence.start)),
+            )
         };
         match groups.last_mut() {
-            Some((c, _, list)) if *c == content => list.push(sentence),
-            _ => groups.push((content, whole, vec![sentence])),
+            Some(g) if g.content == content => g.sentences.push(sentence),
+            _ => groups.push(Container {
+                content,
+                whole,
+                sentences: vec![sentence],
+            }),
         }
     }
     let mut out = Vec::new();
-    for (content, whole, list) in groups {
-        if only_whitespace_left(text, &content, &list) {
-            out.push(whole);
+    for g in groups {
+        if only_whitespace_left(text, &g.content, &g.sentences) {
+            out.push(g.whole);
         } else {
-            out.extend(list.into_iter().map(|r| tidy_sentence(text, r)));
+            out.extend(g.sentences.into_iter().map(|r| tidy_sentence(text, r)));
         }
     }
     out
+}
+
+/// Sentences to delete, grouped by the line or paragraph that holds them.
+struct Container {
+    /// The container's text (a bullet line without its marker).
+    content: Range<usize>,
+    /// What goes when no text is left: the line or paragraph and a blank line.
+    whole: Range<usize>,
+    sentences: Vec<Range<usize>>,
 }
 
 fn only_whitespace_left(text: &str, content: &Range<usize>, removed: &[Range<usize>]) -> bool {
@@ -158,7 +207,9 @@ fn tidy_sentence(text: &str, r: Range<usize>) -> Range<usize> {
 }
 
 fn paragraph_deletions(text: &str, s: &Structure, hits: &[Range<usize>]) -> Vec<Range<usize>> {
-    hits.iter().map(|h| with_blank_line(text, s, s.paragraph_at(h.start))).collect()
+    hits.iter()
+        .map(|h| with_blank_line(text, s, s.paragraph_at(h.start)))
+        .collect()
 }
 
 /// A block's range plus one blank line after it (or before it, at the end of

@@ -1,7 +1,9 @@
 use super::*;
 
 fn hits(text: &str, pat: &str) -> Vec<Range<usize>> {
-    text.match_indices(pat).map(|(i, m)| i..i + m.len()).collect()
+    text.match_indices(pat)
+        .map(|(i, m)| i..i + m.len())
+        .collect()
 }
 
 fn run(text: &str, action: &FixAction, pat: &str) -> String {
@@ -13,14 +15,36 @@ const PARA: FixAction = FixAction::RemoveParagraph;
 
 #[test]
 fn replace_every_hit_and_describe_it() {
-    let e = apply("a eval b eval", &FixAction::Replace { with: "JSON.parse".into() }, &hits("a eval b eval", "eval")).unwrap();
+    let e = apply(
+        "a eval b eval",
+        &FixAction::Replace {
+            with: "JSON.parse".into(),
+        },
+        &hits("a eval b eval", "eval"),
+    )
+    .unwrap();
     assert_eq!(e.text, "a JSON.parse b JSON.parse");
     assert_eq!(e.description, "eval → JSON.parse (×2)");
     assert_eq!(e.line, 1);
-    let e = apply("x\n: any y", &FixAction::Replace { with: ": unknown".into() }, &hits("x\n: any y", ": any")).unwrap();
-    assert_eq!((e.text.as_str(), e.line, e.description.as_str()), ("x\n: unknown y", 2, ": any → : unknown"));
+    let e = apply(
+        "x\n: any y",
+        &FixAction::Replace {
+            with: ": unknown".into(),
+        },
+        &hits("x\n: any y", ": any"),
+    )
+    .unwrap();
+    assert_eq!(
+        (e.text.as_str(), e.line, e.description.as_str()),
+        ("x\n: unknown y", 2, ": any → : unknown")
+    );
     // Overlapping hits (as Aho-Corasick reports them) are replaced once.
-    let e = apply("aaa", &FixAction::Replace { with: "b".into() }, &[0..2, 1..3]).unwrap();
+    let e = apply(
+        "aaa",
+        &FixAction::Replace { with: "b".into() },
+        &[0..2, 1..3],
+    )
+    .unwrap();
     assert_eq!(e.text, "ba");
 }
 
@@ -28,9 +52,18 @@ fn replace_every_hit_and_describe_it() {
 fn remove_sentence_in_the_middle_start_and_end_of_a_paragraph() {
     let p = "Intro. We call console.log here. Outro.\n";
     assert_eq!(run(p, &SENT, "console.log"), "Intro. Outro.\n");
-    assert_eq!(run("console.log first. Then more.\n", &SENT, "console.log"), "Then more.\n");
-    assert_eq!(run("Keep this. Drop console.log\n", &SENT, "console.log"), "Keep this.\n");
-    assert_eq!(run("Keep this! Drop console.log? Yes.\n", &SENT, "console.log"), "Keep this! Yes.\n");
+    assert_eq!(
+        run("console.log first. Then more.\n", &SENT, "console.log"),
+        "Then more.\n"
+    );
+    assert_eq!(
+        run("Keep this. Drop console.log\n", &SENT, "console.log"),
+        "Keep this.\n"
+    );
+    assert_eq!(
+        run("Keep this! Drop console.log? Yes.\n", &SENT, "console.log"),
+        "Keep this! Yes.\n"
+    );
 }
 
 #[test]
@@ -44,7 +77,10 @@ fn remove_sentence_spanning_wrapped_lines() {
 #[test]
 fn remove_sentence_ends_at_end_of_line_in_a_bullet_list() {
     let p = "- first item\n- uses console.log without period\n- third. Still third\n";
-    assert_eq!(run(p, &SENT, "console.log"), "- first item\n- third. Still third\n");
+    assert_eq!(
+        run(p, &SENT, "console.log"),
+        "- first item\n- third. Still third\n"
+    );
     let p = "- one. uses console.log. two\n";
     assert_eq!(run(p, &SENT, "console.log"), "- one. two\n");
     let p = "1. step one\n2. console.log it\n3. step three\n";
@@ -55,7 +91,10 @@ fn remove_sentence_ends_at_end_of_line_in_a_bullet_list() {
 fn remove_the_only_sentence_removes_the_paragraph() {
     let p = "# Plan\n\nAlpha.\n\nUse console.log.\n\nOmega.\n";
     assert_eq!(run(p, &SENT, "console.log"), "# Plan\n\nAlpha.\n\nOmega.\n");
-    assert_eq!(run("Alpha.\n\nUse console.log.", &SENT, "console.log"), "Alpha.\n");
+    assert_eq!(
+        run("Alpha.\n\nUse console.log.", &SENT, "console.log"),
+        "Alpha.\n"
+    );
 }
 
 #[test]
@@ -67,15 +106,22 @@ fn remove_sentence_with_two_hits_in_one_sentence_and_two_sentences() {
 #[test]
 fn remove_paragraph_between_blank_lines() {
     let p = "# Plan\n\nKeep one.\nStill one.\n\nDrop eval here.\nAnd this line.\n\nKeep two.\n";
-    assert_eq!(run(p, &PARA, "eval"), "# Plan\n\nKeep one.\nStill one.\n\nKeep two.\n");
+    assert_eq!(
+        run(p, &PARA, "eval"),
+        "# Plan\n\nKeep one.\nStill one.\n\nKeep two.\n"
+    );
     assert_eq!(run("First.\n\nLast eval.\n", &PARA, "eval"), "First.\n");
     assert_eq!(run("eval first.\n\nSecond.\n", &PARA, "eval"), "Second.\n");
 }
 
 #[test]
 fn remove_paragraph_takes_a_complete_bullet_point() {
-    let p = "Steps:\n- keep\n- drop eval\n  continued line\n  - nested child\n- keep too\n\nAfter.\n";
-    assert_eq!(run(p, &PARA, "eval"), "Steps:\n- keep\n- keep too\n\nAfter.\n");
+    let p =
+        "Steps:\n- keep\n- drop eval\n  continued line\n  - nested child\n- keep too\n\nAfter.\n";
+    assert_eq!(
+        run(p, &PARA, "eval"),
+        "Steps:\n- keep\n- keep too\n\nAfter.\n"
+    );
     let p = "- parent\n  - child with eval\n  - sibling\n- next\n";
     assert_eq!(run(p, &PARA, "eval"), "- parent\n  - sibling\n- next\n");
     let p = "* a\n* b eval\n\nTail.\n";

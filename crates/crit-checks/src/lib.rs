@@ -19,11 +19,11 @@ pub mod table;
 pub mod text;
 mod yaml;
 
+pub use ask::{AnswerBook, PromptAsker};
 pub use check::{Check, FixAction, MatchRule, SourceKind};
 pub use error::CheckError;
-pub use matcher::{CheckSet, Scan};
-pub use state::{Context, HistoryEntry, Persona, Reviewers, State};
-pub use ask::{AnswerBook, PromptAsker};
 pub use machine::{Answer, Asker, Limits, Outcome, Question};
+pub use matcher::{CheckSet, Scan};
 pub use review::{Options, Report, review};
 pub use session::{Freshness, SessionPaths};
+pub use state::{Context, HistoryEntry, Persona, Reviewers, State};

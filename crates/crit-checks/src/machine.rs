@@ -23,7 +23,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_edits: 10, max_retries: 3 }
+        Limits {
+            max_edits: 10,
+            max_retries: 3,
+        }
     }
 }
 
@@ -92,7 +95,12 @@ pub enum Incomplete {
 pub enum Outcome {
     Approved,
     /// A `reject_if_persists` check matched again after a fix.
-    Rejected { check: String, pattern: String, reason: String, line: u32 },
+    Rejected {
+        check: String,
+        pattern: String,
+        reason: String,
+        line: u32,
+    },
     Incomplete(Incomplete),
 }
 
@@ -160,14 +168,21 @@ pub fn run(
         let edit = if retries >= limits.max_retries {
             None
         } else {
-            check.fix.as_ref().and_then(|action| fix::apply(&plan, action, &hits))
+            check
+                .fix
+                .as_ref()
+                .and_then(|action| fix::apply(&plan, action, &hits))
         };
         match edit {
             Some(edit) => {
                 steps.push(Step::Fixing);
                 state.edits += 1;
                 *state.retries.entry(check.id.clone()).or_insert(0) += 1;
-                state.history.push(HistoryEntry { check: check.id.clone(), fix: edit.description, line: edit.line });
+                state.history.push(HistoryEntry {
+                    check: check.id.clone(),
+                    fix: edit.description,
+                    line: edit.line,
+                });
                 store.save_state(&state)?;
                 plan = edit.text;
                 store.save_plan(&plan)?;
@@ -195,7 +210,11 @@ pub fn run(
                     Some(Answer::Replace(text)) => {
                         let edit = fix::replace_one(&plan, hits[0].clone(), &text);
                         state.edits += 1;
-                        state.history.push(HistoryEntry { check: check.id.clone(), fix: edit.description, line: edit.line });
+                        state.history.push(HistoryEntry {
+                            check: check.id.clone(),
+                            fix: edit.description,
+                            line: edit.line,
+                        });
                         store.save_state(&state)?;
                         plan = edit.text;
                         store.save_plan(&plan)?;
@@ -208,7 +227,13 @@ pub fn run(
         Outcome::Approved => Vec::new(),
         _ => unresolved(checks, &plan, &state),
     };
-    Ok(Run { outcome, state, plan, unresolved, steps })
+    Ok(Run {
+        outcome,
+        state,
+        plan,
+        unresolved,
+        steps,
+    })
 }
 
 /// Every check that still fails, in load order.
@@ -235,7 +260,9 @@ fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> 
     let lines = Lines::new(plan);
     let first = hits[0].start;
     let line = lines.number_of(first);
-    let line_text = plan[lines.range(plan, lines.index_of(first))].trim().to_string();
+    let line_text = plan[lines.range(plan, lines.index_of(first))]
+        .trim()
+        .to_string();
     let mut text = format!("[As {persona}]: Pattern '{}' found.", check.pattern);
     let reason = check.reason.trim();
     if !reason.is_empty() {
@@ -247,7 +274,10 @@ fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> 
     }
     text.push_str(&format!(" It appears on line {line}: \"{line_text}\"."));
     if hits.len() > 1 {
-        text.push_str(&format!(" ({} occurrences; a replacement changes the first.)", hits.len()));
+        text.push_str(&format!(
+            " ({} occurrences; a replacement changes the first.)",
+            hits.len()
+        ));
     }
     Question {
         check_id: check.id.clone(),
@@ -259,7 +289,10 @@ fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> 
         text,
         header: "Review",
         options: [
-            ("Approve this instance", "Mark this check as approved for this plan"),
+            (
+                "Approve this instance",
+                "Mark this check as approved for this plan",
+            ),
             ("Abort review", "Stop review with INCOMPLETE status"),
         ],
     }

@@ -15,7 +15,8 @@ use crate::text::Structure;
 /// Negation words for `prescriptive` (seed "Prescriptive Matching").
 const PRESCRIPTIVE_NEGATIONS: &str = r"(?i)\b(?:not|don['’]t|doesn['’]t|won['’]t|shouldn['’]t|cannot|can['’]t|instead of|rather than|unlike|avoid(?:s|ed|ing)?|ruled out)\b";
 /// Negation words for `negation_aware` (seed "Match Rules").
-const SENTENCE_NEGATIONS: &str = r"(?i)\b(?:not|doesn['’]t|unlike|cannot|don['’]t|won['’]t|shouldn['’]t|ruled out)\b";
+const SENTENCE_NEGATIONS: &str =
+    r"(?i)\b(?:not|doesn['’]t|unlike|cannot|don['’]t|won['’]t|shouldn['’]t|ruled out)\b";
 /// How many words after a `prescriptive` hit still count as "near" it.
 const NEAR_WORDS_AFTER: usize = 3;
 /// Size limit for the compiled regex set: a thousand patterns need more than the default.
@@ -72,7 +73,12 @@ impl CheckSet {
                 .size_limit(REGEX_SET_SIZE_LIMIT)
                 .dfa_size_limit(REGEX_SET_SIZE_LIMIT)
                 .build()
-                .map_err(|e| invalid(&checks[regex_owner[0]], &format!("cannot build the regex set: {e}")))?;
+                .map_err(|e| {
+                    invalid(
+                        &checks[regex_owner[0]],
+                        &format!("cannot build the regex set: {e}"),
+                    )
+                })?;
             Some(set)
         };
         Ok(CheckSet {
@@ -109,10 +115,16 @@ impl CheckSet {
         }
         if let Some(set) = &self.regex_set {
             for i in set.matches(text).iter() {
-                hits[self.regex_owner[i]] = self.regexes[i].find_iter(text).map(|m| m.range()).collect();
+                hits[self.regex_owner[i]] =
+                    self.regexes[i].find_iter(text).map(|m| m.range()).collect();
             }
         }
-        Scan { set: self, text, hits, structure: OnceCell::new() }
+        Scan {
+            set: self,
+            text,
+            hits,
+            structure: OnceCell::new(),
+        }
     }
 }
 
@@ -125,7 +137,11 @@ fn built_in(pattern: &str) -> Result<Regex, CheckError> {
 }
 
 fn invalid(c: &Check, message: &str) -> CheckError {
-    CheckError::InvalidCheck { path: c.origin.clone(), id: c.id.clone(), message: message.to_string() }
+    CheckError::InvalidCheck {
+        path: c.origin.clone(),
+        id: c.id.clone(),
+        message: message.to_string(),
+    }
 }
 
 /// The raw hits of one scan, filtered per check on demand.
@@ -141,13 +157,20 @@ impl Scan<'_> {
     /// The hits of check `index` that count under its match rule, in text order.
     pub fn matches(&self, index: usize) -> Vec<Range<usize>> {
         let check = &self.set.checks[index];
-        let mut out: Vec<Range<usize>> = self.hits[index].iter().filter(|r| self.counts(check, r)).cloned().collect();
+        let mut out: Vec<Range<usize>> = self.hits[index]
+            .iter()
+            .filter(|r| self.counts(check, r))
+            .cloned()
+            .collect();
         out.sort_by_key(|r| (r.start, r.end));
         out
     }
 
     /// The first check (in load order) that fails, skipping `skip`, with its hits.
-    pub fn first_failure(&self, skip: impl Fn(&Check) -> bool) -> Option<(usize, Vec<Range<usize>>)> {
+    pub fn first_failure(
+        &self,
+        skip: impl Fn(&Check) -> bool,
+    ) -> Option<(usize, Vec<Range<usize>>)> {
         (0..self.set.checks.len())
             .filter(|&i| !self.hits[i].is_empty() && !skip(&self.set.checks[i]))
             .map(|i| (i, self.matches(i)))
@@ -179,7 +202,9 @@ impl Scan<'_> {
     fn negated_on_line(&self, hit: &Range<usize>) -> bool {
         let text = self.text;
         let line_start = text[..hit.start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = text[hit.end..].find('\n').map_or(text.len(), |i| hit.end + i);
+        let line_end = text[hit.end..]
+            .find('\n')
+            .map_or(text.len(), |i| hit.end + i);
         if self.set.prescriptive.is_match(&text[line_start..hit.start]) {
             return true;
         }

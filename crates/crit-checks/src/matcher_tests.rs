@@ -23,10 +23,29 @@ fn matches(pattern: &str, rule: MatchRule, text: &str) -> bool {
 
 #[test]
 fn literal_is_an_exact_case_sensitive_substring() {
-    assert!(matches("console.log", MatchRule::Literal, "we call console.log here"));
-    assert!(!matches("console.log", MatchRule::Literal, "we call Console.Log here"));
-    assert!(!matches("console.log", MatchRule::Literal, "we call consoleXlog here"), "a dot is not a wildcard");
-    assert!(matches("SELECT *", MatchRule::Literal, "run SELECT * FROM t"));
+    assert!(matches(
+        "console.log",
+        MatchRule::Literal,
+        "we call console.log here"
+    ));
+    assert!(!matches(
+        "console.log",
+        MatchRule::Literal,
+        "we call Console.Log here"
+    ));
+    assert!(
+        !matches(
+            "console.log",
+            MatchRule::Literal,
+            "we call consoleXlog here"
+        ),
+        "a dot is not a wildcard"
+    );
+    assert!(matches(
+        "SELECT *",
+        MatchRule::Literal,
+        "run SELECT * FROM t"
+    ));
 }
 
 #[test]
@@ -34,48 +53,122 @@ fn regex_uses_regex_syntax() {
     assert!(matches(": any", MatchRule::Regex, "let x: any = 1"));
     assert!(matches(r"\bTODO\(\w+\)", MatchRule::Regex, "see TODO(bob)"));
     assert!(!matches(r"\bTODO\(\w+\)", MatchRule::Regex, "see TODO()"));
-    assert!(matches(r"(?P<n>\d{3})-\d{4}", MatchRule::Regex, "call 555-1234"), "Python named groups");
+    assert!(
+        matches(r"(?P<n>\d{3})-\d{4}", MatchRule::Regex, "call 555-1234"),
+        "Python named groups"
+    );
 }
 
 #[test]
 fn prescriptive_examples_from_the_seed() {
-    assert!(matches("eval", MatchRule::Prescriptive, "We use eval for parsing"));
-    assert!(!matches("eval", MatchRule::Prescriptive, "We don't use eval"));
-    assert!(!matches("eval", MatchRule::Prescriptive, "Unlike eval, JSON.parse is safe"));
+    assert!(matches(
+        "eval",
+        MatchRule::Prescriptive,
+        "We use eval for parsing"
+    ));
+    assert!(!matches(
+        "eval",
+        MatchRule::Prescriptive,
+        "We don't use eval"
+    ));
+    assert!(!matches(
+        "eval",
+        MatchRule::Prescriptive,
+        "Unlike eval, JSON.parse is safe"
+    ));
 }
 
 #[test]
 fn prescriptive_every_negation_word() {
     for neg in [
-        "not", "don't", "doesn't", "won't", "shouldn't", "cannot", "can't", "instead of", "rather than", "unlike",
-        "avoid", "ruled out", "DON’T",
+        "not",
+        "don't",
+        "doesn't",
+        "won't",
+        "shouldn't",
+        "cannot",
+        "can't",
+        "instead of",
+        "rather than",
+        "unlike",
+        "avoid",
+        "ruled out",
+        "DON’T",
     ] {
         let text = format!("We {neg} eval here");
         assert!(!matches("eval", MatchRule::Prescriptive, &text), "{text}");
     }
     // Near after the pattern counts; far after, another line, or a longer word does not.
-    assert!(!matches("eval", MatchRule::Prescriptive, "eval is not allowed"));
-    assert!(matches("eval", MatchRule::Prescriptive, "eval parses the whole config file quickly, not slowly"));
-    assert!(matches("eval", MatchRule::Prescriptive, "We do not like it.\nWe use eval."));
-    assert!(matches("eval", MatchRule::Prescriptive, "Take a note: we use eval"));
+    assert!(!matches(
+        "eval",
+        MatchRule::Prescriptive,
+        "eval is not allowed"
+    ));
+    assert!(matches(
+        "eval",
+        MatchRule::Prescriptive,
+        "eval parses the whole config file quickly, not slowly"
+    ));
+    assert!(matches(
+        "eval",
+        MatchRule::Prescriptive,
+        "We do not like it.\nWe use eval."
+    ));
+    assert!(matches(
+        "eval",
+        MatchRule::Prescriptive,
+        "Take a note: we use eval"
+    ));
 }
 
 #[test]
 fn negation_aware_looks_at_the_sentence() {
-    for neg in ["not", "doesn't", "unlike", "cannot", "don't", "won't", "shouldn't", "ruled out"] {
+    for neg in [
+        "not",
+        "doesn't",
+        "unlike",
+        "cannot",
+        "don't",
+        "won't",
+        "shouldn't",
+        "ruled out",
+    ] {
         let text = format!("The cache {neg} uses global state. Next sentence.");
-        assert!(!matches("global state", MatchRule::NegationAware, &text), "{text}");
+        assert!(
+            !matches("global state", MatchRule::NegationAware, &text),
+            "{text}"
+        );
     }
-    assert!(matches("global state", MatchRule::NegationAware, "This is not ideal. We use global state."));
-    assert!(!matches("global state", MatchRule::NegationAware, "We use global state, which was\nruled out."));
+    assert!(matches(
+        "global state",
+        MatchRule::NegationAware,
+        "This is not ideal. We use global state."
+    ));
+    assert!(!matches(
+        "global state",
+        MatchRule::NegationAware,
+        "We use global state, which was\nruled out."
+    ));
     // "avoid" is a prescriptive word, not a negation_aware one.
-    assert!(matches("global state", MatchRule::NegationAware, "Avoid global state."));
+    assert!(matches(
+        "global state",
+        MatchRule::NegationAware,
+        "Avoid global state."
+    ));
 }
 
 #[test]
 fn negation_inside_the_pattern_does_not_negate_it() {
-    assert!(matches("do not test", MatchRule::Prescriptive, "We do not test the parser"));
-    assert!(matches("do not test", MatchRule::NegationAware, "We do not test the parser."));
+    assert!(matches(
+        "do not test",
+        MatchRule::Prescriptive,
+        "We do not test the parser"
+    ));
+    assert!(matches(
+        "do not test",
+        MatchRule::NegationAware,
+        "We do not test the parser."
+    ));
 }
 
 #[test]
@@ -93,12 +186,24 @@ fn one_pass_over_many_checks_reports_first_failure_in_order() {
     assert_eq!(hits, vec![23..28]);
     let (i, _) = scan.first_failure(|c| c.id == "a").unwrap();
     assert_eq!(set.checks()[i].id, "b");
-    let ids: Vec<&str> = scan.failures(|_| false).iter().map(|(i, _)| set.checks()[*i].id.as_str()).collect();
-    assert_eq!(ids, vec!["a", "b", "c", "d"], "overlapping literals all hit");
+    let ids: Vec<&str> = scan
+        .failures(|_| false)
+        .iter()
+        .map(|(i, _)| set.checks()[*i].id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        vec!["a", "b", "c", "d"],
+        "overlapping literals all hit"
+    );
 }
 
 #[test]
 fn duplicate_patterns_in_different_checks_both_match() {
-    let set = CheckSet::compile(vec![check("x", "dup", MatchRule::Literal), check("y", "dup", MatchRule::Literal)]).unwrap();
+    let set = CheckSet::compile(vec![
+        check("x", "dup", MatchRule::Literal),
+        check("y", "dup", MatchRule::Literal),
+    ])
+    .unwrap();
     assert_eq!(set.scan("a dup").failures(|_| false).len(), 2);
 }

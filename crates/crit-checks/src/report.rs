@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crit_core::scale::plan_verdict;
-use crit_core::{Finding, Location, ReviewResult, ReviewerOutcome, ReviewerStatus, Severity, Verdict};
+use crit_core::{
+    Finding, Location, ReviewResult, ReviewerOutcome, ReviewerStatus, Severity, Verdict,
+};
 use serde_json::json;
 
 use crate::machine::{Incomplete, Outcome, Run};
@@ -34,21 +36,30 @@ impl Report {
     /// The question waiting for `--answer`, if the run stopped on one.
     pub fn pending_question(&self) -> Option<&crate::machine::Question> {
         match &self.result {
-            Ok(Run { outcome: Outcome::Incomplete(Incomplete::AwaitingAnswer(q)), .. }) => Some(q),
+            Ok(Run {
+                outcome: Outcome::Incomplete(Incomplete::AwaitingAnswer(q)),
+                ..
+            }) => Some(q),
             _ => None,
         }
     }
 
     fn persona(&self) -> String {
-        self.reviewers.as_ref().map_or_else(|| "Reviewer".to_string(), |r| r.display())
+        self.reviewers
+            .as_ref()
+            .map_or_else(|| "Reviewer".to_string(), |r| r.display())
     }
 
     fn voice(&self) -> &str {
-        self.reviewers.as_ref().map_or("Reviewer", |r| r.check_voice())
+        self.reviewers
+            .as_ref()
+            .map_or("Reviewer", |r| r.check_voice())
     }
 
     fn plan_display(&self) -> String {
-        self.paths.as_ref().map_or_else(|| self.target.clone(), |p| p.plan.display().to_string())
+        self.paths
+            .as_ref()
+            .map_or_else(|| self.target.clone(), |p| p.plan.display().to_string())
     }
 
     /// The seed's output block, then warnings and the panel note.
@@ -61,19 +72,32 @@ impl Report {
             }
             Ok(run) => match &run.outcome {
                 Outcome::Approved => {
-                    let _ = writeln!(out, "APPROVED\nReviewer: {persona}\nChecks: {} passed\nEdits: {}", self.checks_total, run.state.edits);
+                    let _ = writeln!(
+                        out,
+                        "APPROVED\nReviewer: {persona}\nChecks: {} passed\nEdits: {}",
+                        self.checks_total, run.state.edits
+                    );
                     for h in &run.state.history {
                         let _ = writeln!(out, "  - L{}: {} ({})", h.line, h.fix, h.check);
                     }
                     let _ = writeln!(out, "{}", self.approved_summary(run));
                 }
-                Outcome::Rejected { check, pattern, reason, line } => {
+                Outcome::Rejected {
+                    check,
+                    pattern,
+                    reason,
+                    line,
+                } => {
                     let _ = writeln!(
                         out,
                         "REJECTED\nReviewer: {persona}\nCheck: {check}\nReason: Pattern '{pattern}' reappeared after fix (reject_if_persists)\nEdits before rejection: {}",
                         run.state.edits
                     );
-                    let why = if reason.is_empty() { String::new() } else { format!(" {reason}") };
+                    let why = if reason.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {reason}")
+                    };
                     let _ = writeln!(
                         out,
                         "[As {}]: The fix for '{pattern}' did not hold: it is still on line {line} of the plan.{why} A violation that survives its fix cannot be accepted.",
@@ -86,7 +110,8 @@ impl Report {
                         Incomplete::UserAborted => "user aborted",
                         Incomplete::AwaitingAnswer(_) => "awaiting answer",
                     };
-                    let ids: Vec<&str> = run.unresolved.iter().map(|u| u.check_id.as_str()).collect();
+                    let ids: Vec<&str> =
+                        run.unresolved.iter().map(|u| u.check_id.as_str()).collect();
                     let _ = writeln!(
                         out,
                         "INCOMPLETE\nReviewer: {persona}\nReason: {reason}\nEdits: {}\nUnresolved: [{}]",
@@ -94,7 +119,11 @@ impl Report {
                         ids.join(", ")
                     );
                     if let Incomplete::AwaitingAnswer(q) = why {
-                        let _ = writeln!(out, "Question ({}, line {}): {}", q.check_id, q.line, q.text);
+                        let _ = writeln!(
+                            out,
+                            "Question ({}, line {}): {}",
+                            q.check_id, q.line, q.text
+                        );
                         let _ = writeln!(
                             out,
                             "Answer with: crit plan {} --answer {}=approve|abort|TEXT (TEXT replaces '{}')",
@@ -112,7 +141,10 @@ impl Report {
         if self.result.is_ok()
             && let Some(why) = &self.panel_not_run
         {
-            let _ = writeln!(out, "Panel: did not run ({why}); the deterministic checks alone decided.");
+            let _ = writeln!(
+                out,
+                "Panel: did not run ({why}); the deterministic checks alone decided."
+            );
         }
         out
     }
@@ -121,7 +153,11 @@ impl Report {
         let waived = if run.state.approved.is_empty() {
             String::new()
         } else {
-            format!(" {} approved by the user: {}.", run.state.approved.len(), run.state.approved.join(", "))
+            format!(
+                " {} approved by the user: {}.",
+                run.state.approved.len(),
+                run.state.approved.join(", ")
+            )
         };
         format!(
             "[As {}]: Verified the plan against {} checks; none of their patterns remain.{waived}",
@@ -210,10 +246,14 @@ impl Report {
             Err(e) => Some(e.to_string()),
             Ok(run) => match &run.outcome {
                 Outcome::Approved => None,
-                Outcome::Rejected { pattern, .. } => Some(format!("Pattern '{pattern}' reappeared after fix (reject_if_persists)")),
+                Outcome::Rejected { pattern, .. } => Some(format!(
+                    "Pattern '{pattern}' reappeared after fix (reject_if_persists)"
+                )),
                 Outcome::Incomplete(Incomplete::EditLimit) => Some("edits >= 10".into()),
                 Outcome::Incomplete(Incomplete::UserAborted) => Some("user aborted".into()),
-                Outcome::Incomplete(Incomplete::AwaitingAnswer(_)) => Some("awaiting answer".into()),
+                Outcome::Incomplete(Incomplete::AwaitingAnswer(_)) => {
+                    Some("awaiting answer".into())
+                }
             },
         }
     }
@@ -222,32 +262,53 @@ impl Report {
 fn findings(run: &Run, plan_path: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     let at = |line: u32| Location::lines(plan_path, line, line);
-    if let Outcome::Rejected { check, pattern, reason, line } = &run.outcome {
+    if let Outcome::Rejected {
+        check,
+        pattern,
+        reason,
+        line,
+    } = &run.outcome
+    {
         out.push(
-            Finding::new(format!("Pattern '{pattern}' reappeared after fix"), Severity::P1, "checks")
-                .with_body(reason.clone())
-                .with_location(at(*line))
-                .with_rule(check.clone()),
+            Finding::new(
+                format!("Pattern '{pattern}' reappeared after fix"),
+                Severity::P1,
+                "checks",
+            )
+            .with_body(reason.clone())
+            .with_location(at(*line))
+            .with_rule(check.clone()),
         );
     } else {
         for u in &run.unresolved {
             out.push(
-                Finding::new(format!("Pattern '{}' found", u.pattern), Severity::P1, "checks")
-                    .with_body(u.reason.clone())
-                    .with_location(at(u.line))
-                    .with_rule(u.check_id.clone()),
+                Finding::new(
+                    format!("Pattern '{}' found", u.pattern),
+                    Severity::P1,
+                    "checks",
+                )
+                .with_body(u.reason.clone())
+                .with_location(at(u.line))
+                .with_rule(u.check_id.clone()),
             );
         }
     }
     for h in &run.state.history {
-        out.push(Finding::new(format!("Fixed: {}", h.fix), Severity::Info, "checks").with_location(at(h.line)).with_rule(h.check.clone()));
+        out.push(
+            Finding::new(format!("Fixed: {}", h.fix), Severity::Info, "checks")
+                .with_location(at(h.line))
+                .with_rule(h.check.clone()),
+        );
     }
     out
 }
 
 /// Quote a target for a copy-pasteable command line when it needs it.
 fn shell_word(s: &str) -> String {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-:~+@".contains(c)) {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-:~+@".contains(c))
+    {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))

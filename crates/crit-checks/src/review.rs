@@ -65,7 +65,12 @@ pub fn review(target: &str, options: &Options, asker: &mut dyn Asker) -> Report 
     report
 }
 
-fn setup_and_run(target: &str, options: &Options, asker: &mut dyn Asker, report: &mut Report) -> Result<Run, CheckError> {
+fn setup_and_run(
+    target: &str,
+    options: &Options,
+    asker: &mut dyn Asker,
+    report: &mut Report,
+) -> Result<Run, CheckError> {
     let paths = SessionPaths::resolve(target, options.home.as_deref())?;
     report.paths = Some(paths.clone());
     // 2. plan.md, missing or empty → ERROR
@@ -90,8 +95,16 @@ fn setup_and_run(target: &str, options: &Options, asker: &mut dyn Asker, report:
     report.warnings.extend(warning);
     report.reviewers = Some(reviewers.clone());
     // 5.–6. project root and checks
-    let project_root = sources::project_root(&paths.dir, context.project_root.as_deref(), options.home.as_deref());
-    let dirs = SourceDirs { session: paths.dir.clone(), project_root, home: options.home.clone() };
+    let project_root = sources::project_root(
+        &paths.dir,
+        context.project_root.as_deref(),
+        options.home.as_deref(),
+    );
+    let dirs = SourceDirs {
+        session: paths.dir.clone(),
+        project_root,
+        home: options.home.clone(),
+    };
     let context_checks = context.checks.take().map(|c| (paths.context.as_path(), c));
     let loaded = sources::load(&dirs, context_checks)?;
     let checks = CheckSet::compile(loaded.checks)?;
@@ -112,13 +125,23 @@ fn setup_and_run(target: &str, options: &Options, asker: &mut dyn Asker, report:
             state
         }
         Err(e) => {
-            report.warnings.push(format!("{e}; state.yaml was reset to the default state"));
+            report
+                .warnings
+                .push(format!("{e}; state.yaml was reset to the default state"));
             State::default()
         }
     };
     // 8. → CHECKING
     let mut store = FileStore { paths: &paths };
-    let run = machine::run(&checks, plan, state, reviewers.check_voice(), options.limits, &mut store, asker)?;
+    let run = machine::run(
+        &checks,
+        plan,
+        state,
+        reviewers.check_voice(),
+        options.limits,
+        &mut store,
+        asker,
+    )?;
     if run.outcome == Outcome::Approved {
         paths.write_marker()?;
     }

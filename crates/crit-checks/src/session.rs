@@ -35,7 +35,9 @@ impl SessionPaths {
             return Ok(Self::in_dir(home.join(".claude").join("sessions").join(id)));
         }
         let path = PathBuf::from(target);
-        let is_md = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"));
+        let is_md = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("md"));
         if path.is_dir() || !is_md {
             return Ok(Self::in_dir(path));
         }
@@ -52,7 +54,9 @@ impl SessionPaths {
     }
 
     fn for_plan(dir: PathBuf, plan: PathBuf) -> Self {
-        let stem = plan.file_stem().map_or_else(|| "plan".into(), |s| s.to_string_lossy().into_owned());
+        let stem = plan
+            .file_stem()
+            .map_or_else(|| "plan".into(), |s| s.to_string_lossy().into_owned());
         SessionPaths {
             context: dir.join("context.yaml"),
             state: dir.join("state.yaml"),
@@ -73,14 +77,18 @@ impl SessionPaths {
             .map_err(|e| CheckError::io(&self.lock, e))?;
         match file.try_lock() {
             Ok(()) => Ok(SessionLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(CheckError::Locked { dir: self.dir.clone(), lock: self.lock.clone() }),
+            Err(TryLockError::WouldBlock) => Err(CheckError::Locked {
+                dir: self.dir.clone(),
+                lock: self.lock.clone(),
+            }),
             Err(TryLockError::Error(e)) => Err(CheckError::io(&self.lock, e)),
         }
     }
 
     /// Is the approval marker at least as new as the plan?
     pub fn verify(&self) -> Result<Freshness, CheckError> {
-        let plan = modified(&self.plan)?.ok_or_else(|| CheckError::PlanNotFound(self.plan.clone()))?;
+        let plan =
+            modified(&self.plan)?.ok_or_else(|| CheckError::PlanNotFound(self.plan.clone()))?;
         Ok(match modified(&self.marker)? {
             None => Freshness::Missing,
             Some(m) if m >= plan => Freshness::Fresh,
@@ -127,9 +135,13 @@ pub fn write_atomic(path: &Path, contents: &str) -> Result<(), CheckError> {
         _ => Path::new("."),
     };
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CheckError::io(dir, e))?;
-    tmp.write_all(contents.as_bytes()).map_err(|e| CheckError::io(tmp.path(), e))?;
-    tmp.as_file().sync_all().map_err(|e| CheckError::io(tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| CheckError::io(path, e.error))?;
+    tmp.write_all(contents.as_bytes())
+        .map_err(|e| CheckError::io(tmp.path(), e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| CheckError::io(tmp.path(), e))?;
+    tmp.persist(path)
+        .map_err(|e| CheckError::io(path, e.error))?;
     Ok(())
 }
 
@@ -163,16 +175,34 @@ mod tests {
     fn targets_resolve() {
         let home = Path::new("/home/u");
         let s = SessionPaths::resolve("session://20260101-abcd", Some(home)).unwrap();
-        assert_eq!(s.dir, PathBuf::from("/home/u/.claude/sessions/20260101-abcd"));
+        assert_eq!(
+            s.dir,
+            PathBuf::from("/home/u/.claude/sessions/20260101-abcd")
+        );
         assert_eq!(s.plan, s.dir.join("plan.md"));
         assert_eq!(s.marker, s.dir.join("plan.approved"));
         assert!(SessionPaths::resolve("session://../x", Some(home)).is_err());
-        assert!(matches!(SessionPaths::resolve("session://x", None), Err(CheckError::NoHome(_))));
+        assert!(matches!(
+            SessionPaths::resolve("session://x", None),
+            Err(CheckError::NoHome(_))
+        ));
         let p = SessionPaths::resolve("/home/u/.claude/plans/my-plan.md", None).unwrap();
-        assert_eq!(p.marker, PathBuf::from("/home/u/.claude/plans/my-plan.approved"));
-        assert_eq!(p.context, PathBuf::from("/home/u/.claude/plans/context.yaml"));
-        assert_eq!(SessionPaths::resolve("plan.md", None).unwrap().dir, PathBuf::from("."));
-        assert_eq!(SessionPaths::resolve("some/dir", None).unwrap().plan, PathBuf::from("some/dir/plan.md"));
+        assert_eq!(
+            p.marker,
+            PathBuf::from("/home/u/.claude/plans/my-plan.approved")
+        );
+        assert_eq!(
+            p.context,
+            PathBuf::from("/home/u/.claude/plans/context.yaml")
+        );
+        assert_eq!(
+            SessionPaths::resolve("plan.md", None).unwrap().dir,
+            PathBuf::from(".")
+        );
+        assert_eq!(
+            SessionPaths::resolve("some/dir", None).unwrap().plan,
+            PathBuf::from("some/dir/plan.md")
+        );
     }
 
     #[test]
@@ -197,14 +227,23 @@ mod tests {
         s.write_marker().unwrap();
         assert_eq!(s.verify().unwrap(), Freshness::Fresh);
         let later = SystemTime::now() + std::time::Duration::from_secs(5);
-        File::options().write(true).open(&s.plan).unwrap().set_modified(later).unwrap();
+        File::options()
+            .write(true)
+            .open(&s.plan)
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
         assert_eq!(s.verify().unwrap(), Freshness::Stale);
         // A plan edit through the store removes the marker.
         s.write_marker().unwrap();
         FileStore { paths: &s }.save_plan("# Plan v2\n").unwrap();
         assert!(!s.marker.exists());
         assert_eq!(std::fs::read_to_string(&s.plan).unwrap(), "# Plan v2\n");
-        let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
+        let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .collect();
         assert_eq!(leftovers.len(), 1, "no temp files left: {leftovers:?}");
     }
 }

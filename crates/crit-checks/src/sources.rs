@@ -30,7 +30,13 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    fn add(&mut self, seen: &mut HashSet<String>, kind: SourceKind, path: &Path, checks: Vec<Check>) {
+    fn add(
+        &mut self,
+        seen: &mut HashSet<String>,
+        kind: SourceKind,
+        path: &Path,
+        checks: Vec<Check>,
+    ) {
         let mut kept = 0;
         for c in checks {
             if seen.insert(c.id.clone()) {
@@ -47,7 +53,10 @@ impl Loaded {
 
 /// Load checks from a–g and then context.yaml's `checks`. No check at all is
 /// `CheckError::NoChecks`.
-pub fn load(dirs: &SourceDirs, context_checks: Option<(&Path, Vec<RawCheck>)>) -> Result<Loaded, CheckError> {
+pub fn load(
+    dirs: &SourceDirs,
+    context_checks: Option<(&Path, Vec<RawCheck>)>,
+) -> Result<Loaded, CheckError> {
     let mut loaded = Loaded::default();
     let mut seen = HashSet::new();
     let home_claude = dirs.home.as_ref().map(|h| h.join(".claude"));
@@ -55,7 +64,12 @@ pub fn load(dirs: &SourceDirs, context_checks: Option<(&Path, Vec<RawCheck>)>) -
     // a. session checks.yaml
     let session_checks = dirs.session.join("checks.yaml");
     if let Some(checks) = yaml_checks(&session_checks, SourceKind::SessionChecks)? {
-        loaded.add(&mut seen, SourceKind::SessionChecks, &session_checks, checks);
+        loaded.add(
+            &mut seen,
+            SourceKind::SessionChecks,
+            &session_checks,
+            checks,
+        );
     }
     // b. global checks
     if let Some(hc) = &home_claude {
@@ -77,7 +91,15 @@ pub fn load(dirs: &SourceDirs, context_checks: Option<(&Path, Vec<RawCheck>)>) -
         let checks = table::parse(&text, Flavor::Rules)
             .into_iter()
             .enumerate()
-            .map(|(n, r)| Check::from_table(format!("{stem}_{}", n + 1), r.pattern, r.reason, SourceKind::RulesFile, &p))
+            .map(|(n, r)| {
+                Check::from_table(
+                    format!("{stem}_{}", n + 1),
+                    r.pattern,
+                    r.reason,
+                    SourceKind::RulesFile,
+                    &p,
+                )
+            })
             .collect();
         loaded.add(&mut seen, SourceKind::RulesFile, &p, checks);
     }
@@ -93,7 +115,8 @@ pub fn load(dirs: &SourceDirs, context_checks: Option<(&Path, Vec<RawCheck>)>) -
     // g. the global CLAUDE.md (unless it is the same file as f)
     if let Some(hc) = &home_claude {
         let global = hc.join("CLAUDE.md");
-        if !same_file(&global, &project_claude) || claude_files[0].0 == SourceKind::SessionClaudeMd {
+        if !same_file(&global, &project_claude) || claude_files[0].0 == SourceKind::SessionClaudeMd
+        {
             claude_files.push((SourceKind::GlobalClaudeMd, global));
         }
     }
@@ -102,14 +125,25 @@ pub fn load(dirs: &SourceDirs, context_checks: Option<(&Path, Vec<RawCheck>)>) -
             let checks = table::parse(&text, Flavor::ClaudeMd)
                 .into_iter()
                 .enumerate()
-                .map(|(n, r)| Check::from_table(format!("anti_pattern_{}", n + 1), r.pattern, r.reason, kind, &p))
+                .map(|(n, r)| {
+                    Check::from_table(
+                        format!("anti_pattern_{}", n + 1),
+                        r.pattern,
+                        r.reason,
+                        kind,
+                        &p,
+                    )
+                })
                 .collect();
             loaded.add(&mut seen, kind, &p, checks);
         }
     }
     // Lowest priority: context.yaml's own checks.
     if let Some((path, raw)) = context_checks {
-        let checks = raw.into_iter().map(|c| c.into_check(SourceKind::Context, path)).collect::<Result<Vec<_>, _>>()?;
+        let checks = raw
+            .into_iter()
+            .map(|c| c.into_check(SourceKind::Context, path))
+            .collect::<Result<Vec<_>, _>>()?;
         loaded.add(&mut seen, SourceKind::Context, path, checks);
     }
     if loaded.checks.is_empty() {
@@ -127,7 +161,9 @@ pub fn project_root(session: &Path, from_context: Option<&Path>, home: Option<&P
     if let Some(root) = git_root(session) {
         return root;
     }
-    session.parent().map_or_else(|| session.to_path_buf(), Path::to_path_buf)
+    session
+        .parent()
+        .map_or_else(|| session.to_path_buf(), Path::to_path_buf)
 }
 
 fn expand_home(p: &Path, home: Option<&Path>) -> PathBuf {
@@ -141,7 +177,13 @@ fn expand_home(p: &Path, home: Option<&Path>) -> PathBuf {
 /// hooks, no fsmonitor, no prompts.
 fn git_root(dir: &Path) -> Option<PathBuf> {
     let out = Command::new("git")
-        .args(["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-C"])
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-C",
+        ])
         .arg(dir)
         .args(["rev-parse", "--show-toplevel"])
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -159,21 +201,32 @@ fn git_root(dir: &Path) -> Option<PathBuf> {
 }
 
 fn yaml_checks(path: &Path, kind: SourceKind) -> Result<Option<Vec<Check>>, CheckError> {
-    let Some(text) = read(path)? else { return Ok(None) };
+    let Some(text) = read(path)? else {
+        return Ok(None);
+    };
     let file: ChecksFile = yaml::parse(path, &text)?;
-    let checks = file.checks.into_iter().map(|c| c.into_check(kind, path)).collect::<Result<Vec<_>, _>>()?;
+    let checks = file
+        .checks
+        .into_iter()
+        .map(|c| c.into_check(kind, path))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(checks))
 }
 
 /// The file's text, or `None` when it does not exist.
 pub(crate) fn read(path: &Path) -> Result<Option<String>, CheckError> {
     match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| CheckError::Malformed {
-            path: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            message: format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
-        }),
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|e| CheckError::Malformed {
+                path: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "not UTF-8 text (invalid byte at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => Ok(None),
         Err(e) => Err(CheckError::io(path, e)),
@@ -184,7 +237,12 @@ pub(crate) fn read(path: &Path) -> Result<Option<String>, CheckError> {
 fn files_with_ext(dir: &Path, exts: &[&str]) -> Result<Vec<PathBuf>, CheckError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
             return Ok(Vec::new());
         }
         Err(e) => return Err(CheckError::io(dir, e)),
@@ -192,7 +250,12 @@ fn files_with_ext(dir: &Path, exts: &[&str]) -> Result<Vec<PathBuf>, CheckError>
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().and_then(|e| e.to_str()).is_some_and(|e| exts.contains(&e)))
+        .filter(|p| {
+            p.is_file()
+                && p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| exts.contains(&e))
+        })
         .collect();
     files.sort();
     Ok(files)
@@ -201,7 +264,15 @@ fn files_with_ext(dir: &Path, exts: &[&str]) -> Result<Vec<PathBuf>, CheckError>
 /// `physics-antipatterns.md` → `physics_antipatterns`.
 fn id_stem(path: &Path) -> String {
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("rules");
-    stem.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect()
+    stem.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -10,7 +10,11 @@ struct Fixture {
 fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    for d in ["home/.claude/checks", "project/checks", "project/session/rules"] {
+    for d in [
+        "home/.claude/checks",
+        "project/checks",
+        "project/session/rules",
+    ] {
         fs::create_dir_all(root.join(d)).unwrap();
     }
     let dirs = SourceDirs {
@@ -26,7 +30,9 @@ fn yaml(id: &str, pattern: &str) -> String {
 }
 
 fn table(rows: &[(&str, &str)]) -> String {
-    let mut s = String::from("## Anti-Patterns Table\n\n| If you write... | STOP because... |\n|---|---|\n");
+    let mut s = String::from(
+        "## Anti-Patterns Table\n\n| If you write... | STOP because... |\n|---|---|\n",
+    );
     for (p, r) in rows {
         s.push_str(&format!("| `{p}` | {r} |\n"));
     }
@@ -34,7 +40,10 @@ fn table(rows: &[(&str, &str)]) -> String {
 }
 
 fn ids(l: &Loaded) -> Vec<(String, String, SourceKind)> {
-    l.checks.iter().map(|c| (c.id.clone(), c.pattern.clone(), c.source)).collect()
+    l.checks
+        .iter()
+        .map(|c| (c.id.clone(), c.pattern.clone(), c.source))
+        .collect()
 }
 
 fn write(path: PathBuf, text: &str) {
@@ -48,13 +57,31 @@ fn every_source_in_seed_order() {
     let home = d.home.clone().unwrap().join(".claude");
     write(d.session.join("checks.yaml"), &yaml("a", "session"));
     write(home.join("checks/global-checks.yaml"), &yaml("b", "global"));
-    write(d.project_root.join("checks/z.yaml"), &yaml("c2", "project z"));
-    write(d.project_root.join("checks/a.yml"), &yaml("c1", "project a"));
+    write(
+        d.project_root.join("checks/z.yaml"),
+        &yaml("c2", "project z"),
+    );
+    write(
+        d.project_root.join("checks/a.yml"),
+        &yaml("c1", "project a"),
+    );
     write(d.project_root.join("checks/notes.txt"), "ignored");
-    write(d.session.join("rules/physics-antipatterns.md"), "## Loops\n| Code Pattern | Problem |\n|---|---|\n| `G(p+q)` | loop |\n");
-    write(d.session.join("project-claude.md"), &table(&[("session-claude", "e")]));
-    write(d.project_root.join("CLAUDE.md"), &table(&[("project-claude", "f")]));
-    write(home.join("CLAUDE.md"), &table(&[("x", "g1"), ("global-claude", "g2")]));
+    write(
+        d.session.join("rules/physics-antipatterns.md"),
+        "## Loops\n| Code Pattern | Problem |\n|---|---|\n| `G(p+q)` | loop |\n",
+    );
+    write(
+        d.session.join("project-claude.md"),
+        &table(&[("session-claude", "e")]),
+    );
+    write(
+        d.project_root.join("CLAUDE.md"),
+        &table(&[("project-claude", "f")]),
+    );
+    write(
+        home.join("CLAUDE.md"),
+        &table(&[("x", "g1"), ("global-claude", "g2")]),
+    );
     let ctx = vec![serde_saphyr::from_str::<RawCheck>("id: ctx\npattern: context\n").unwrap()];
     let l = load(d, Some((Path::new("context.yaml"), ctx))).unwrap();
     let got: Vec<(String, SourceKind)> = ids(&l).into_iter().map(|(i, _, k)| (i, k)).collect();
@@ -69,18 +96,36 @@ fn every_source_in_seed_order() {
         ("anti_pattern_2", SourceKind::GlobalClaudeMd),
         ("ctx", SourceKind::Context),
     ];
-    assert_eq!(got, want.into_iter().map(|(i, k)| (i.to_string(), k)).collect::<Vec<_>>());
+    assert_eq!(
+        got,
+        want.into_iter()
+            .map(|(i, k)| (i.to_string(), k))
+            .collect::<Vec<_>>()
+    );
     assert_eq!(l.checks[4].reason, "Loops: loop");
     assert_eq!(l.dropped.len(), 1);
-    assert!(!l.checks.iter().any(|c| c.pattern == "project-claude"), "f is only a fallback for e");
+    assert!(
+        !l.checks.iter().any(|c| c.pattern == "project-claude"),
+        "f is only a fallback for e"
+    );
 }
 
 #[test]
 fn project_claude_md_is_the_fallback_when_no_session_copy() {
     let f = fixture();
-    write(f.dirs.project_root.join("CLAUDE.md"), &table(&[("project-claude", "f")]));
+    write(
+        f.dirs.project_root.join("CLAUDE.md"),
+        &table(&[("project-claude", "f")]),
+    );
     let l = load(&f.dirs, None).unwrap();
-    assert_eq!(ids(&l), vec![("anti_pattern_1".into(), "project-claude".into(), SourceKind::ProjectClaudeMd)]);
+    assert_eq!(
+        ids(&l),
+        vec![(
+            "anti_pattern_1".into(),
+            "project-claude".into(),
+            SourceKind::ProjectClaudeMd
+        )]
+    );
 }
 
 #[test]
@@ -89,11 +134,25 @@ fn earlier_source_wins_on_id_collision() {
     let d = &f.dirs;
     let home = d.home.clone().unwrap().join(".claude");
     write(d.session.join("checks.yaml"), &yaml("same", "from session"));
-    write(home.join("checks/global-checks.yaml"), &yaml("same", "from global"));
-    write(d.project_root.join("checks/p.yaml"), &yaml("same", "from project"));
-    let ctx = vec![serde_saphyr::from_str::<RawCheck>("id: same\npattern: from context\n").unwrap()];
+    write(
+        home.join("checks/global-checks.yaml"),
+        &yaml("same", "from global"),
+    );
+    write(
+        d.project_root.join("checks/p.yaml"),
+        &yaml("same", "from project"),
+    );
+    let ctx =
+        vec![serde_saphyr::from_str::<RawCheck>("id: same\npattern: from context\n").unwrap()];
     let l = load(d, Some((Path::new("context.yaml"), ctx))).unwrap();
-    assert_eq!(ids(&l), vec![("same".into(), "from session".into(), SourceKind::SessionChecks)]);
+    assert_eq!(
+        ids(&l),
+        vec![(
+            "same".into(),
+            "from session".into(),
+            SourceKind::SessionChecks
+        )]
+    );
     assert_eq!(l.dropped.len(), 3);
 
     fs::remove_file(d.session.join("checks.yaml")).unwrap();
@@ -112,7 +171,10 @@ fn no_checks_is_the_seed_error() {
         "No checks found (no checks.yaml, no CLAUDE.md Anti-Patterns Table, no context.yaml checks)"
     );
     // A CLAUDE.md without an anti-pattern table gives nothing either.
-    write(f.dirs.project_root.join("CLAUDE.md"), "# Notes\n\nNo table here.\n");
+    write(
+        f.dirs.project_root.join("CLAUDE.md"),
+        "# Notes\n\nNo table here.\n",
+    );
     assert!(matches!(load(&f.dirs, None), Err(CheckError::NoChecks)));
 }
 
@@ -120,7 +182,10 @@ fn no_checks_is_the_seed_error() {
 fn malformed_global_or_project_checks_are_errors() {
     let f = fixture();
     let home = f.dirs.home.clone().unwrap().join(".claude");
-    write(home.join("checks/global-checks.yaml"), "checks:\n  - id: x\n");
+    write(
+        home.join("checks/global-checks.yaml"),
+        "checks:\n  - id: x\n",
+    );
     let err = load(&f.dirs, None).unwrap_err();
     assert!(err.to_string().contains("global-checks.yaml:2:"), "{err}");
     fs::remove_file(home.join("checks/global-checks.yaml")).unwrap();
@@ -133,13 +198,29 @@ fn malformed_global_or_project_checks_are_errors() {
 fn project_root_precedence() {
     let f = fixture();
     let home = f.dirs.home.clone().unwrap();
-    assert_eq!(project_root(&f.dirs.session, Some(Path::new("/explicit")), None), PathBuf::from("/explicit"));
-    assert_eq!(project_root(&f.dirs.session, Some(Path::new("~/proj")), Some(&home)), home.join("proj"));
+    assert_eq!(
+        project_root(&f.dirs.session, Some(Path::new("/explicit")), None),
+        PathBuf::from("/explicit")
+    );
+    assert_eq!(
+        project_root(&f.dirs.session, Some(Path::new("~/proj")), Some(&home)),
+        home.join("proj")
+    );
     // Not a git repository: the parent of the session directory.
-    assert_eq!(project_root(&f.dirs.session, None, None), f.dirs.project_root);
-    let ok = Command::new("git").args(["init", "-q"]).arg(&f.dirs.project_root).status().is_ok_and(|s| s.success());
+    assert_eq!(
+        project_root(&f.dirs.session, None, None),
+        f.dirs.project_root
+    );
+    let ok = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&f.dirs.project_root)
+        .status()
+        .is_ok_and(|s| s.success());
     if ok {
         let got = project_root(&f.dirs.session, None, None);
-        assert_eq!(got.canonicalize().unwrap(), f.dirs.project_root.canonicalize().unwrap());
+        assert_eq!(
+            got.canonicalize().unwrap(),
+            f.dirs.project_root.canonicalize().unwrap()
+        );
     }
 }

@@ -35,7 +35,10 @@ impl State {
     pub fn parse_or_reset(path: &Path, text: &str) -> (State, Option<String>) {
         match yaml::parse::<State>(path, text) {
             Ok(s) => (s, None),
-            Err(e) => (State::default(), Some(format!("{e}; state.yaml was reset to the default state"))),
+            Err(e) => (
+                State::default(),
+                Some(format!("{e}; state.yaml was reset to the default state")),
+            ),
         }
     }
 
@@ -55,7 +58,12 @@ impl State {
         } else {
             out.push_str("history:\n");
             for h in &self.history {
-                out.push_str(&format!("  - check: {}\n    fix: {}\n    line: {}\n", quote(&h.check), quote(&h.fix), h.line));
+                out.push_str(&format!(
+                    "  - check: {}\n    fix: {}\n    line: {}\n",
+                    quote(&h.check),
+                    quote(&h.fix),
+                    h.line
+                ));
             }
         }
         if self.approved.is_empty() {
@@ -82,10 +90,18 @@ impl State {
 /// double-quoted one, which is valid YAML whatever the text.
 fn quote(s: &str) -> String {
     let plain = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         && !s.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
-        && !matches!(s.to_ascii_lowercase().as_str(), "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n");
-    if plain { s.to_string() } else { serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}")) }
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n"
+        );
+    if plain {
+        s.to_string()
+    } else {
+        serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
+    }
 }
 
 /// One reviewer of a panel.
@@ -135,10 +151,17 @@ pub fn default_panel() -> Vec<Persona> {
 
 /// What `context.yaml` is created with when it is missing.
 pub fn minimal_context_yaml() -> String {
-    let mut out = String::from("# Created by `crit plan`: no context.yaml was found, so the seed's default panel is used.\nreviewer_personas:\n");
+    let mut out = String::from(
+        "# Created by `crit plan`: no context.yaml was found, so the seed's default panel is used.\nreviewer_personas:\n",
+    );
     for p in default_panel() {
         let focus: Vec<String> = p.focus.iter().map(|f| quote(f)).collect();
-        out.push_str(&format!("  - name: {}\n    domain: {}\n    focus: [{}]\n", quote(&p.name), quote(&p.domain), focus.join(", ")));
+        out.push_str(&format!(
+            "  - name: {}\n    domain: {}\n    focus: [{}]\n",
+            quote(&p.name),
+            quote(&p.domain),
+            focus.join(", ")
+        ));
     }
     out
 }
@@ -158,27 +181,53 @@ impl Reviewers {
     /// neither, the default panel (AUTO-SELECT's fallback: no model picks one here).
     pub fn from_context(ctx: &Context) -> (Reviewers, Option<String>) {
         let plural = ctx.reviewer_personas.as_ref().filter(|p| !p.is_empty());
-        let single = ctx.reviewer_persona.as_ref().map(|s| s.trim()).filter(|s| !s.is_empty());
+        let single = ctx
+            .reviewer_persona
+            .as_ref()
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty());
         match (plural, single) {
             (Some(panel), single) => {
                 let warning = single.map(|_| "context.yaml has both reviewer_personas and reviewer_persona; reviewer_personas takes precedence and reviewer_persona is redundant".to_string());
-                (Reviewers { panel: panel.clone(), single: false, defaulted: false }, warning)
+                (
+                    Reviewers {
+                        panel: panel.clone(),
+                        single: false,
+                        defaulted: false,
+                    },
+                    warning,
+                )
             }
             (None, Some(name)) => (
                 Reviewers {
-                    panel: vec![Persona { name: name.to_string(), domain: String::new(), focus: Vec::new() }],
+                    panel: vec![Persona {
+                        name: name.to_string(),
+                        domain: String::new(),
+                        focus: Vec::new(),
+                    }],
                     single: true,
                     defaulted: false,
                 },
                 None,
             ),
-            (None, None) => (Reviewers { panel: default_panel(), single: false, defaulted: true }, None),
+            (None, None) => (
+                Reviewers {
+                    panel: default_panel(),
+                    single: false,
+                    defaulted: true,
+                },
+                None,
+            ),
         }
     }
 
     /// `Reviewer: …` in the output: the persona, or the panel's names.
     pub fn display(&self) -> String {
-        self.panel.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+        self.panel
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The voice of the deterministic checks: the panel's anti-pattern member

@@ -11,32 +11,55 @@ fn state_round_trips_in_the_seed_shape() {
     assert!(s.is_approved("console_log_ok"));
     let (again, _) = State::parse_or_reset(Path::new("state.yaml"), &s.to_yaml());
     assert_eq!(again, s);
-    assert_eq!(State::default().to_yaml(), "edits: 0\nretries: {}\nhistory: []\napproved: []\n");
+    assert_eq!(
+        State::default().to_yaml(),
+        "edits: 0\nretries: {}\nhistory: []\napproved: []\n"
+    );
 }
 
 #[test]
 fn malformed_state_resets_with_a_warning() {
-    for bad in ["edits: many\n", "retries: [\n", "- a\n", "history:\n  - check: x\n"] {
+    for bad in [
+        "edits: many\n",
+        "retries: [\n",
+        "- a\n",
+        "history:\n  - check: x\n",
+    ] {
         let (s, warn) = State::parse_or_reset(Path::new("/s/state.yaml"), bad);
         assert_eq!(s, State::default(), "{bad}");
         let w = warn.unwrap();
-        assert!(w.starts_with("/s/state.yaml:") && w.contains("reset"), "{w}");
+        assert!(
+            w.starts_with("/s/state.yaml:") && w.contains("reset"),
+            "{w}"
+        );
     }
 }
 
 #[test]
 fn malformed_context_is_an_error_with_location() {
-    let err = Context::parse(Path::new("context.yaml"), "reviewer_persona: \"x\nproject_root: [\n").unwrap_err();
+    let err = Context::parse(
+        Path::new("context.yaml"),
+        "reviewer_persona: \"x\nproject_root: [\n",
+    )
+    .unwrap_err();
     assert!(err.is_config_error());
     assert!(err.to_string().starts_with("context.yaml:"), "{err}");
-    let err = Context::parse(Path::new("context.yaml"), "reviewer_personas: \"just a string\"\n").unwrap_err();
+    let err = Context::parse(
+        Path::new("context.yaml"),
+        "reviewer_personas: \"just a string\"\n",
+    )
+    .unwrap_err();
     assert!(err.to_string().starts_with("context.yaml:1:"), "{err}");
     assert!(Context::parse(Path::new("c"), "plan_summary: extra keys are fine\n").is_ok());
 }
 
 #[test]
 fn persona_precedence() {
-    let ctx = Context::parse(Path::new("c"), "reviewer_persona: \"Staff software engineer\"\n").unwrap();
+    let ctx = Context::parse(
+        Path::new("c"),
+        "reviewer_persona: \"Staff software engineer\"\n",
+    )
+    .unwrap();
     let (r, w) = Reviewers::from_context(&ctx);
     assert!(r.single && w.is_none());
     assert_eq!(r.display(), "Staff software engineer");
@@ -61,7 +84,11 @@ fn awkward_ids_round_trip() {
     for id in ["true", "123", "a: b", "-x", "null", "ü", "with \"quote\""] {
         s.retries.insert(id.into(), 1);
         s.approved.push(id.into());
-        s.history.push(HistoryEntry { check: id.into(), fix: format!("{id} → x"), line: 1 });
+        s.history.push(HistoryEntry {
+            check: id.into(),
+            fix: format!("{id} → x"),
+            line: 1,
+        });
     }
     let (again, warn) = State::parse_or_reset(Path::new("s"), &s.to_yaml());
     assert!(warn.is_none(), "{warn:?}");

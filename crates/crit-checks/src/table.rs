@@ -84,13 +84,22 @@ pub fn parse(text: &str, flavor: Flavor) -> Vec<Row> {
     rows
 }
 
-fn build_row(line: &str, line_no: usize, header: Header, flavor: Flavor, section: Option<&str>) -> Option<Row> {
+fn build_row(
+    line: &str,
+    line_no: usize,
+    header: Header,
+    flavor: Flavor,
+    section: Option<&str>,
+) -> Option<Row> {
     let cells = split_cells(line);
     let pattern = strip_code(cells.first()?);
     if pattern.is_empty() {
         return None;
     }
-    let second = cells.get(1).map(|c| c.trim().to_string()).unwrap_or_default();
+    let second = cells
+        .get(1)
+        .map(|c| c.trim().to_string())
+        .unwrap_or_default();
     let mut reason = match header {
         Header::Old => format!("Use {} instead", strip_code(&second)),
         Header::IfYouWrite | Header::Pattern => second,
@@ -103,7 +112,11 @@ fn build_row(line: &str, line_no: usize, header: Header, flavor: Flavor, section
             reason = format!("{section}: {reason}");
         }
     }
-    Some(Row { pattern, reason, line: line_no })
+    Some(Row {
+        pattern,
+        reason,
+        line: line_no,
+    })
 }
 
 /// "Two propagators = loop diagram" + "See §X" → "Two propagators = loop diagram. See §X".
@@ -171,7 +184,8 @@ fn is_separator(line: &str) -> bool {
 /// Split a row into cells on unescaped pipes outside code spans, with `\|`
 /// unescaped. When a code span never closes, backticks are ignored instead.
 pub(crate) fn split_cells(line: &str) -> Vec<String> {
-    split_cells_with(line, true).unwrap_or_else(|| split_cells_with(line, false).unwrap_or_default())
+    split_cells_with(line, true)
+        .unwrap_or_else(|| split_cells_with(line, false).unwrap_or_default())
 }
 
 fn split_cells_with(line: &str, respect_code: bool) -> Option<Vec<String>> {
@@ -221,7 +235,11 @@ fn strip_code(cell: &str) -> String {
     if ticks > 0 && t.len() > 2 * ticks {
         let fence = &t[..ticks];
         let inner = &t[ticks..t.len() - ticks];
-        if t.ends_with(fence) && !inner.contains(fence) && !inner.starts_with('`') && !inner.ends_with('`') {
+        if t.ends_with(fence)
+            && !inner.contains(fence)
+            && !inner.starts_with('`')
+            && !inner.ends_with('`')
+        {
             // CommonMark strips one space on each side of a padded code span.
             let inner = match inner.strip_prefix(' ').and_then(|s| s.strip_suffix(' ')) {
                 Some(s) if !s.trim().is_empty() => s,

@@ -1,7 +1,9 @@
 use super::*;
 
 fn pairs(rows: &[Row]) -> Vec<(&str, &str)> {
-    rows.iter().map(|r| (r.pattern.as_str(), r.reason.as_str())).collect()
+    rows.iter()
+        .map(|r| (r.pattern.as_str(), r.reason.as_str()))
+        .collect()
 }
 
 #[test]
@@ -11,7 +13,10 @@ fn claude_md_standard_table_from_the_seed() {
     assert_eq!(
         pairs(&rows),
         vec![
-            ("eval()", "Security risk — use JSON.parse or safer alternatives"),
+            (
+                "eval()",
+                "Security risk — use JSON.parse or safer alternatives"
+            ),
             ("SELECT *", "Performance issue — specify columns explicitly"),
         ]
     );
@@ -28,7 +33,11 @@ fn header_is_case_insensitive_and_whitespace_flexible() {
         "If you write... | STOP because...",
     ] {
         let md = format!("{header}\n|---|---|\n| `x` | y |\n");
-        assert_eq!(pairs(&parse(&md, Flavor::ClaudeMd)), vec![("x", "y")], "{header}");
+        assert_eq!(
+            pairs(&parse(&md, Flavor::ClaudeMd)),
+            vec![("x", "y")],
+            "{header}"
+        );
     }
 }
 
@@ -43,7 +52,10 @@ fn rules_example_from_the_seed() {
     let md = "## Loop Diagram Triggers\n| Code Pattern | Problem | Fix |\n|---|---|---|\n| `G(p+q)` | Two propagators = loop diagram | See §GATEKEEPER.7 |\n";
     assert_eq!(
         pairs(&parse(md, Flavor::Rules)),
-        vec![("G(p+q)", "Loop Diagram Triggers: Two propagators = loop diagram. See §GATEKEEPER.7")]
+        vec![(
+            "G(p+q)",
+            "Loop Diagram Triggers: Two propagators = loop diagram. See §GATEKEEPER.7"
+        )]
     );
 }
 
@@ -76,7 +88,13 @@ fn every_rules_header_format() {
 ";
     assert_eq!(
         pairs(&parse(md, Flavor::Rules)),
-        vec![("a1", "r1"), ("a2", "r2"), ("very unique", "r3"), ("a4", "r4"), ("old_fn()", "Use new_fn() instead")]
+        vec![
+            ("a1", "r1"),
+            ("a2", "r2"),
+            ("very unique", "r3"),
+            ("a4", "r4"),
+            ("old_fn()", "Use new_fn() instead")
+        ]
     );
 }
 
@@ -98,13 +116,20 @@ fn backticks_and_escaped_pipes() {
     let md = "| Code Pattern | Problem |\n|---|---|\n| `a \\| b` | pipes |\n| `x || y` | or |\n| `` `tick` `` | double |\n| `eval()` or `exec()` | two spans |\n|  ` padded `  | pad |\n";
     assert_eq!(
         pairs(&parse(md, Flavor::Rules)),
-        vec![("a | b", "pipes"), ("x || y", "or"), ("`tick`", "double"), ("eval() or exec()", "two spans"), ("padded", "pad")]
+        vec![
+            ("a | b", "pipes"),
+            ("x || y", "or"),
+            ("`tick`", "double"),
+            ("eval() or exec()", "two spans"),
+            ("padded", "pad")
+        ]
     );
 }
 
 #[test]
 fn table_ends_at_blank_or_non_table_line() {
-    let md = "| If you write... | STOP because... |\n|---|---|\n| `a` | b |\nplain text\n| `c` | d |\n";
+    let md =
+        "| If you write... | STOP because... |\n|---|---|\n| `a` | b |\nplain text\n| `c` | d |\n";
     assert_eq!(pairs(&parse(md, Flavor::ClaudeMd)), vec![("a", "b")]);
 }
 
@@ -118,5 +143,13 @@ fn tables_in_code_fences_are_examples() {
 fn messy_rows_never_panic_and_empty_patterns_are_skipped() {
     let md = "| If you write... | STOP because... |\n|---|---|\n| | empty |\n| `unclosed | reason |\n|`|`|\n| only-one-cell |\n| ü | ✓ |\n";
     let rows = parse(md, Flavor::ClaudeMd);
-    assert_eq!(pairs(&rows), vec![("unclosed", "reason"), ("|", ""), ("only-one-cell", ""), ("ü", "✓")]);
+    assert_eq!(
+        pairs(&rows),
+        vec![
+            ("unclosed", "reason"),
+            ("|", ""),
+            ("only-one-cell", ""),
+            ("ü", "✓")
+        ]
+    );
 }

@@ -16,13 +16,22 @@ pub struct Lines {
 impl Lines {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1).filter(|&i| i < text.len()));
-        Lines { starts, len: text.len() }
+        starts.extend(
+            text.match_indices('\n')
+                .map(|(i, _)| i + 1)
+                .filter(|&i| i < text.len()),
+        );
+        Lines {
+            starts,
+            len: text.len(),
+        }
     }
 
     /// 0-based line index of a byte offset.
     pub fn index_of(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
     }
 
     /// 1-based line number of a byte offset.
@@ -38,7 +47,11 @@ impl Lines {
     pub fn range(&self, text: &str, i: usize) -> Range<usize> {
         let start = self.starts[i];
         let end = self.starts.get(i + 1).map_or(self.len, |&n| n - 1);
-        let end = if end > start && text.as_bytes()[end - 1] == b'\r' { end - 1 } else { end };
+        let end = if end > start && text.as_bytes()[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
         start..end
     }
 
@@ -57,7 +70,10 @@ enum Kind {
     Fence,
     /// A bullet point's first line: `-`, `*`, `+`, `1.` or `1)`; the indent and the
     /// byte offset (within the line) where its text starts.
-    Bullet { indent: usize, content: usize },
+    Bullet {
+        indent: usize,
+        content: usize,
+    },
     Text,
 }
 
@@ -70,7 +86,9 @@ fn kind(line: &str) -> Kind {
     if crate::table::fence_marker(line).is_some() {
         return Kind::Fence;
     }
-    if indent <= 3 && t.starts_with('#') && t.trim_start_matches('#').starts_with([' ', '\t']) || t.chars().all(|c| c == '#') {
+    if indent <= 3 && t.starts_with('#') && t.trim_start_matches('#').starts_with([' ', '\t'])
+        || t.chars().all(|c| c == '#')
+    {
         return Kind::Heading;
     }
     if t.starts_with('|') {
@@ -127,7 +145,8 @@ impl Structure {
             match open {
                 Some((start, (c, len))) => {
                     kinds.push(Kind::Fence);
-                    if crate::table::fence_marker(line).is_some_and(|(c2, l2)| c2 == c && l2 >= len) {
+                    if crate::table::fence_marker(line).is_some_and(|(c2, l2)| c2 == c && l2 >= len)
+                    {
                         for slot in &mut fence_of[start..=i] {
                             *slot = Some((start, i));
                         }
@@ -150,20 +169,35 @@ impl Structure {
                 *slot = Some((start, n - 1));
             }
         }
-        Structure { lines, kinds, fence_of }
+        Structure {
+            lines,
+            kinds,
+            fence_of,
+        }
     }
 
     fn structural(&self, i: usize) -> bool {
-        matches!(self.kinds[i], Kind::Blank | Kind::Heading | Kind::TableRow | Kind::Fence)
+        matches!(
+            self.kinds[i],
+            Kind::Blank | Kind::Heading | Kind::TableRow | Kind::Fence
+        )
     }
 
     /// The paragraph (or complete bullet point) holding line `i`.
     pub fn unit_of_line(&self, i: usize) -> Unit {
         if let Some((first, last)) = self.fence_of[i] {
-            return Unit { first, last, line_wise: true };
+            return Unit {
+                first,
+                last,
+                line_wise: true,
+            };
         }
         if self.structural(i) {
-            return Unit { first: i, last: i, line_wise: true };
+            return Unit {
+                first: i,
+                last: i,
+                line_wise: true,
+            };
         }
         // Walk up to the bullet that owns this line, or to the paragraph start.
         let mut j = i;
@@ -176,7 +210,11 @@ impl Structure {
                         _ => last += 1,
                     }
                 }
-                return Unit { first: j, last, line_wise: true };
+                return Unit {
+                    first: j,
+                    last,
+                    line_wise: true,
+                };
             }
             if j == 0 || self.structural(j - 1) {
                 break;
@@ -190,7 +228,11 @@ impl Structure {
         {
             last += 1;
         }
-        Unit { first: j, last, line_wise: false }
+        Unit {
+            first: j,
+            last,
+            line_wise: false,
+        }
     }
 
     /// Byte range of the sentence holding `offset` (trailing spaces included).
@@ -234,11 +276,19 @@ impl Structure {
 /// with newlines read as spaces (a wrapped line does not end a sentence).
 fn sentence_in(text: &str, span: Range<usize>, offset: usize) -> Range<usize> {
     let s = &text[span.clone()];
-    let flat: String = s.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }).collect();
-    let mut breaks: Vec<usize> = flat.split_sentence_bound_indices().map(|(i, _)| i).collect();
+    let flat: String = s
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    let mut breaks: Vec<usize> = flat
+        .split_sentence_bound_indices()
+        .map(|(i, _)| i)
+        .collect();
     let bytes = flat.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
-        if matches!(b, b'.' | b'?' | b'!') && bytes.get(i + 1).is_some_and(|n| n.is_ascii_whitespace()) {
+        if matches!(b, b'.' | b'?' | b'!')
+            && bytes.get(i + 1).is_some_and(|n| n.is_ascii_whitespace())
+        {
             let mut j = i + 1;
             while j < bytes.len() && bytes[j].is_ascii_whitespace() {
                 j += 1;

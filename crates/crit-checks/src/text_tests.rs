@@ -3,7 +3,15 @@ use super::*;
 #[test]
 fn line_numbers() {
     let l = Lines::new("a\nbb\n\nc");
-    assert_eq!((l.number_of(0), l.number_of(2), l.number_of(5), l.number_of(6)), (1, 2, 3, 4));
+    assert_eq!(
+        (
+            l.number_of(0),
+            l.number_of(2),
+            l.number_of(5),
+            l.number_of(6)
+        ),
+        (1, 2, 3, 4)
+    );
     assert_eq!(l.count(), 4);
     assert_eq!(Lines::new("a\n").count(), 1);
 }
@@ -19,11 +27,23 @@ fn seed_sentence_boundaries() {
     assert_eq!(sentence("One. Two here. Three.", "here"), "Two here. ");
     assert_eq!(sentence("One.\nTwo here.\nThree.", "here"), "Two here.\n");
     assert_eq!(sentence("Why? Two here! Three", "here"), "Two here! ");
-    assert_eq!(sentence("Version 3.14 is here. Next", "here"), "Version 3.14 is here. ");
+    assert_eq!(
+        sentence("Version 3.14 is here. Next", "here"),
+        "Version 3.14 is here. "
+    );
     assert_eq!(sentence("e.g. this here. Next", "here"), "this here. ");
-    assert_eq!(sentence("- item one here\n- item two", "here"), "item one here");
-    assert_eq!(sentence("Para one here\n\nPara two.", "here"), "Para one here");
-    assert_eq!(sentence("## Heading here\nText.", "here"), "## Heading here");
+    assert_eq!(
+        sentence("- item one here\n- item two", "here"),
+        "item one here"
+    );
+    assert_eq!(
+        sentence("Para one here\n\nPara two.", "here"),
+        "Para one here"
+    );
+    assert_eq!(
+        sentence("## Heading here\nText.", "here"),
+        "## Heading here"
+    );
 }
 
 #[test]

@@ -8,7 +8,10 @@ use crate::error::CheckError;
 
 /// Parse `text` (the contents of `path`). A document with nothing but comments
 /// and blank lines parses as `T::default()`.
-pub(crate) fn parse<T: DeserializeOwned + Default>(path: &Path, text: &str) -> Result<T, CheckError> {
+pub(crate) fn parse<T: DeserializeOwned + Default>(
+    path: &Path,
+    text: &str,
+) -> Result<T, CheckError> {
     if is_blank_document(text) {
         return Ok(T::default());
     }
@@ -16,13 +19,20 @@ pub(crate) fn parse<T: DeserializeOwned + Default>(path: &Path, text: &str) -> R
 }
 
 pub(crate) fn malformed(path: &Path, e: &serde_saphyr::Error) -> CheckError {
-    let (line, column) = e.location().map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
+    let (line, column) = e
+        .location()
+        .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
     let mut message = e.without_snippet().to_string();
     // The location is already in front; drop the library's own suffix.
     if let Some(i) = message.rfind(" at line ") {
         message.truncate(i);
     }
-    CheckError::Malformed { path: path.to_path_buf(), line, column, message }
+    CheckError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    }
 }
 
 fn is_blank_document(text: &str) -> bool {

@@ -26,18 +26,30 @@ fn pre_tool_use(args: &HookArgs) -> Result<Code, CliError> {
         .read_to_string(&mut input)
         .map_err(|e| CliError::usage(anyhow!("reading the hook input from stdin: {e}")))?;
     // Exit 2 on bad input: Claude Code then blocks the tool, so the hook fails closed.
-    let event: Value = serde_json::from_str(&input)
-        .map_err(|e| CliError::usage(anyhow!("hook input is not JSON ({}:{}): {e}", e.line(), e.column())))?;
+    let event: Value = serde_json::from_str(&input).map_err(|e| {
+        CliError::usage(anyhow!(
+            "hook input is not JSON ({}:{}): {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
     if event.get("tool_name").and_then(Value::as_str) != Some("ExitPlanMode") {
         return Ok(Code::Ok);
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let plan = args.plan.clone().or_else(|| plan_from_input(&event)).or_else(|| newest_plan(home.as_deref()));
+    let plan = args
+        .plan
+        .clone()
+        .or_else(|| plan_from_input(&event))
+        .or_else(|| newest_plan(home.as_deref()));
     let Some(plan) = plan else {
-        deny("crit: no plan found to verify; review it with `crit plan PATH` (or pass --plan / CRIT_PLAN to the hook)");
+        deny(
+            "crit: no plan found to verify; review it with `crit plan PATH` (or pass --plan / CRIT_PLAN to the hook)",
+        );
         return Ok(Code::Ok);
     };
-    let freshness = SessionPaths::resolve(&plan, home.as_deref()).and_then(|p| p.verify().map(|f| (p, f)));
+    let freshness =
+        SessionPaths::resolve(&plan, home.as_deref()).and_then(|p| p.verify().map(|f| (p, f)));
     match freshness {
         Ok((_, Freshness::Fresh)) => {}
         Ok((paths, Freshness::Stale)) => deny(&format!(
@@ -81,7 +93,12 @@ fn newest_plan(home: Option<&Path>) -> Option<String> {
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .filter_map(|p| std::fs::metadata(&p).and_then(|m| m.modified()).ok().map(|t| (t, p)))
+        .filter_map(|p| {
+            std::fs::metadata(&p)
+                .and_then(|m| m.modified())
+                .ok()
+                .map(|t| (t, p))
+        })
         .max_by_key(|(t, _)| *t)
         .map(|(_, p)| p.display().to_string())
 }

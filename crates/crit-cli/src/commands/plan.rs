@@ -15,16 +15,21 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     if let Some(PlanAction::Verify { path }) = &args.action {
         return verify(common, path);
     }
-    let target = args
-        .path
-        .as_deref()
-        .ok_or_else(|| CliError::usage(anyhow!("crit plan needs a PATH: a session directory, a plan.md, or session://ID")))?;
+    let target = args.path.as_deref().ok_or_else(|| {
+        CliError::usage(anyhow!(
+            "crit plan needs a PATH: a session directory, a plan.md, or session://ID"
+        ))
+    })?;
     let target = in_cwd(common, target);
     let output = OutputPlan::from_common(common)?;
     let book = AnswerBook::parse(&args.answer).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let options = Options { panel_not_run: Some(panel_reason(common)), ..Options::default() };
+    let options = Options {
+        panel_not_run: Some(panel_reason(common)),
+        ..Options::default()
+    };
 
-    let interactive = !args.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let interactive =
+        !args.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let (mut report, unused) = if interactive {
         let mut asker = PromptAsker::new(book, std::io::stdin().lock(), std::io::stderr());
         let report = review(&target, &options, &mut asker);
@@ -35,7 +40,9 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         (report, book.unused())
     };
     for id in unused {
-        report.warnings.push(format!("--answer {id}=…: no question about this check was asked"));
+        report.warnings.push(format!(
+            "--answer {id}=…: no question about this check was asked"
+        ));
     }
 
     let seed_text = common.format.is_none() && !common.json && common.output.is_none();
@@ -65,12 +72,32 @@ fn exit_code(common: &CommonArgs, report: &Report, result: &mut crit_core::Revie
 fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
     let target = in_cwd(common, path);
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let paths = SessionPaths::resolve(&target, home.as_deref()).map_err(|e| CliError::usage(anyhow!(e)))?;
+    let paths =
+        SessionPaths::resolve(&target, home.as_deref()).map_err(|e| CliError::usage(anyhow!(e)))?;
     let freshness = paths.verify().map_err(|e| CliError::usage(anyhow!(e)))?;
     let (code, line) = match freshness {
-        Freshness::Fresh => (Code::Ok, format!("approved: {} is not newer than {}", paths.plan.display(), paths.marker.display())),
-        Freshness::Stale => (Code::GateFailed, format!("stale: {} changed after its approval; run `crit plan {target}` again", paths.plan.display())),
-        Freshness::Missing => (Code::GateFailed, format!("not approved: {} has no approval marker; run `crit plan {target}`", paths.plan.display())),
+        Freshness::Fresh => (
+            Code::Ok,
+            format!(
+                "approved: {} is not newer than {}",
+                paths.plan.display(),
+                paths.marker.display()
+            ),
+        ),
+        Freshness::Stale => (
+            Code::GateFailed,
+            format!(
+                "stale: {} changed after its approval; run `crit plan {target}` again",
+                paths.plan.display()
+            ),
+        ),
+        Freshness::Missing => (
+            Code::GateFailed,
+            format!(
+                "not approved: {} has no approval marker; run `crit plan {target}`",
+                paths.plan.display()
+            ),
+        ),
     };
     if !common.quiet {
         println!("{line}");
@@ -99,7 +126,8 @@ fn panel_reason(common: &CommonArgs) -> String {
 
 fn write_text(dest: Option<&Path>, text: &str) -> Result<(), CliError> {
     match dest {
-        Some(path) => std::fs::write(path, text).map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display()))),
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display()))),
         None => {
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
