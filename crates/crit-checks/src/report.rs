@@ -93,10 +93,10 @@ impl Report {
                         "REJECTED\nReviewer: {persona}\nCheck: {check}\nReason: Pattern '{pattern}' reappeared after fix (reject_if_persists)\nEdits before rejection: {}",
                         run.state.edits
                     );
-                    let why = if reason.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" {reason}")
+                    let why = match reason.trim() {
+                        "" => String::new(),
+                        r if r.ends_with(['.', '!', '?']) => format!(" {r}"),
+                        r => format!(" {r}."),
                     };
                     let _ = writeln!(
                         out,

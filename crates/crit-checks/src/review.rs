@@ -73,13 +73,17 @@ fn setup_and_run(
 ) -> Result<Run, CheckError> {
     let paths = SessionPaths::resolve(target, options.home.as_deref())?;
     report.paths = Some(paths.clone());
-    // 2. plan.md, missing or empty → ERROR
+    // 2. plan.md, missing or empty → ERROR. The lock comes first so no other run
+    // edits the plan between this read and our writes.
+    if !paths.plan.is_file() {
+        return Err(CheckError::PlanNotFound(paths.plan.clone()));
+    }
+    let _lock = paths.lock()?;
     let plan = match sources::read(&paths.plan)? {
         None => return Err(CheckError::PlanNotFound(paths.plan.clone())),
         Some(p) if p.trim().is_empty() => return Err(CheckError::EmptyPlan),
         Some(p) => p,
     };
-    let _lock = paths.lock()?;
     // 3. context.yaml, created minimal when missing
     let context_text = match sources::read(&paths.context)? {
         Some(t) => t,

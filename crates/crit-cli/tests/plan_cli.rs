@@ -212,9 +212,11 @@ fn reject_if_persists() {
     let s = Session::new("Use eval.\n", Some(CONTEXT), Some(checks));
     let o = s.crit(&["plan", "session://s1"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).starts_with(
-        "REJECTED\nReviewer: Senior security engineer\nCheck: no_eval\nReason: Pattern 'eval' reappeared after fix (reject_if_persists)\nEdits before rejection: 1\n[As Senior security engineer]: "
-    ), "{}", stdout(&o));
+    assert_eq!(
+        stdout(&o),
+        "REJECTED\nReviewer: Senior security engineer\nCheck: no_eval\nReason: Pattern 'eval' reappeared after fix (reject_if_persists)\nEdits before rejection: 1\n[As Senior security engineer]: The fix for 'eval' did not hold: it is still on line 1 of the plan. Dynamic code. A violation that survives its fix cannot be accepted.\nPanel: did not run (no model backend configured); the deterministic checks alone decided.\n"
+    );
+    assert_eq!(s.read("plan.md"), "Use evaluate.\n");
 }
 
 #[test]
