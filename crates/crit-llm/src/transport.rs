@@ -69,21 +69,59 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
+    /// The transport for `base_url`: system CA roots only when it is `https`, since
+    /// loading them costs ~15 ms and a local `http://` server never needs them.
+    pub fn for_url(
+        base_url: &str,
+        policy: RetryPolicy,
+        timeouts: Timeouts,
+    ) -> Result<Self, LlmError> {
+        let https = base_url
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("https:");
+        Self::build(policy, timeouts, https)
+    }
+
     /// Builds the client with rustls on the `ring` provider, handed to this client
     /// only (no process-wide provider), and HTTP/1.1.
     pub fn new(policy: RetryPolicy, timeouts: Timeouts) -> Result<Self, LlmError> {
+        Self::build(policy, timeouts, true)
+    }
+
+    fn build(
+        policy: RetryPolicy,
+        timeouts: Timeouts,
+        system_roots: bool,
+    ) -> Result<Self, LlmError> {
         let config = |e: String| LlmError::Config {
             message: format!("cannot set up TLS: {e}"),
         };
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
-            .map_err(|e| config(e.to_string()))?;
-        let tls = rustls::ClientConfig::builder_with_provider(provider)
+        let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
-            .map_err(|e| config(e.to_string()))?
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(verifier))
-            .with_no_client_auth();
+            .map_err(|e| config(e.to_string()))?;
+        let verifier = if system_roots {
+            rustls_platform_verifier::Verifier::new(provider).map_err(|e| e.to_string())
+        } else {
+            Err("plain HTTP base URL".to_string())
+        };
+        let tls = match verifier {
+            Ok(verifier) => builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(verifier))
+                .with_no_client_auth(),
+            // No system CA certificates: plain-HTTP local servers must still work,
+            // and an HTTPS call fails on the certificate with a clear error.
+            Err(e) => {
+                if system_roots {
+                    tracing::warn!(error = %e, "no system CA certificates; HTTPS will fail");
+                }
+                builder
+                    .with_root_certificates(rustls::RootCertStore::empty())
+                    .with_no_client_auth()
+            }
+        };
         let client = reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .connect_timeout(timeouts.connect)
@@ -395,4 +433,25 @@ fn describe_reqwest(e: &reqwest::Error) -> String {
         src = s.source();
     }
     msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_clients_with_and_without_system_roots() {
+        let started = std::time::Instant::now();
+        let t = HttpTransport::new(RetryPolicy::default(), Timeouts::default());
+        assert!(t.is_ok());
+        eprintln!("HttpTransport::new took {:?}", started.elapsed());
+        let started = std::time::Instant::now();
+        let t = HttpTransport::for_url(
+            "http://127.0.0.1:1",
+            RetryPolicy::default(),
+            Timeouts::default(),
+        );
+        assert!(t.is_ok());
+        eprintln!("HttpTransport::for_url(http) took {:?}", started.elapsed());
+    }
 }

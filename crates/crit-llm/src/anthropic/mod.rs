@@ -77,7 +77,11 @@ pub struct Anthropic {
 
 impl Anthropic {
     pub fn new(config: AnthropicConfig) -> Result<Self, LlmError> {
-        let transport = HttpTransport::new(config.retry.clone(), config.timeouts.clone())?;
+        let transport = HttpTransport::for_url(
+            &config.base_url,
+            config.retry.clone(),
+            config.timeouts.clone(),
+        )?;
         Ok(Anthropic { config, transport })
     }
 

@@ -63,7 +63,11 @@ pub struct OpenAi {
 
 impl OpenAi {
     pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
-        let transport = HttpTransport::new(config.retry.clone(), config.timeouts.clone())?;
+        let transport = HttpTransport::for_url(
+            &config.base_url,
+            config.retry.clone(),
+            config.timeouts.clone(),
+        )?;
         Ok(OpenAi { config, transport })
     }
 
