@@ -13,8 +13,8 @@ pub enum MatchRule {
     /// Exact, case-sensitive substring.
     #[default]
     Literal,
-    /// A regular expression (the `regex` crate's syntax, which covers Python's
-    /// everyday syntax; lookaround and backreferences are rejected at load time).
+    /// A regular expression in Python's syntax (lookaround and backreferences
+    /// included; see [`crate::pattern`]).
     Regex,
     /// A literal that does not count when negated on its line, before or near it.
     Prescriptive,
@@ -131,17 +131,12 @@ impl RawCheck {
         }
         let match_rule = self.match_rule.unwrap_or_default();
         if match_rule == MatchRule::Regex {
-            match regex::Regex::new(&self.pattern) {
-                Ok(re) if re.is_match("") => {
+            match crate::pattern::Pattern::compile(&self.pattern) {
+                Ok(p) if p.matches_empty() => {
                     return Err(invalid("the regex matches the empty string"));
                 }
                 Ok(_) => {}
-                Err(e) => {
-                    return Err(invalid(&format!(
-                        "invalid regex: {}",
-                        one_line(&e.to_string())
-                    )));
-                }
+                Err(e) => return Err(invalid(&format!("invalid regex: {e}"))),
             }
         }
         Ok(Check {
@@ -155,10 +150,6 @@ impl RawCheck {
             origin: origin.to_path_buf(),
         })
     }
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -228,8 +219,8 @@ mod tests {
 
     #[test]
     fn unusable_checks_are_rejected() {
-        let err = load("checks:\n  - id: r\n    pattern: \"(?<=a)b\"\n    match_rule: regex\n")
-            .unwrap_err();
+        let err =
+            load("checks:\n  - id: r\n    pattern: \"(a\"\n    match_rule: regex\n").unwrap_err();
         assert!(
             err.to_string().contains("check `r`: invalid regex"),
             "{err}"

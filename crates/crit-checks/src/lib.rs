@@ -10,6 +10,7 @@ pub mod error;
 pub mod fix;
 pub mod machine;
 pub mod matcher;
+mod pattern;
 pub mod report;
 pub mod review;
 pub mod session;

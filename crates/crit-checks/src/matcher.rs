@@ -8,6 +8,8 @@ use std::ops::Range;
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
+use crate::pattern::Pattern;
+
 use crate::check::{Check, MatchRule};
 use crate::error::CheckError;
 use crate::text::Structure;
@@ -31,6 +33,8 @@ pub struct CheckSet {
     regex_set: Option<RegexSet>,
     regexes: Vec<Regex>,
     regex_owner: Vec<usize>,
+    /// Backtracking patterns and their checks.
+    fancy: Vec<(usize, Pattern)>,
     prescriptive: Regex,
     sentence: Regex,
 }
@@ -42,12 +46,19 @@ impl CheckSet {
         let mut regex_patterns = Vec::new();
         let mut regexes = Vec::new();
         let mut regex_owner = Vec::new();
+        let mut fancy = Vec::new();
         for (i, c) in checks.iter().enumerate() {
             if c.match_rule == MatchRule::Regex {
-                let re = Regex::new(&c.pattern).map_err(|e| invalid(c, &e.to_string()))?;
-                regexes.push(re);
-                regex_patterns.push(c.pattern.as_str());
-                regex_owner.push(i);
+                match Pattern::compile(&c.pattern)
+                    .map_err(|e| invalid(c, &format!("invalid regex: {e}")))?
+                {
+                    Pattern::Fast(re) => {
+                        regexes.push(re);
+                        regex_patterns.push(c.pattern.as_str());
+                        regex_owner.push(i);
+                    }
+                    p @ Pattern::Fancy(_) => fancy.push((i, p)),
+                }
             } else {
                 literal_patterns.push(c.pattern.as_str());
                 literal_owner.push(i);
@@ -87,6 +98,7 @@ impl CheckSet {
             regex_set,
             regexes,
             regex_owner,
+            fancy,
             prescriptive: built_in(PRESCRIPTIVE_NEGATIONS)?,
             sentence: built_in(SENTENCE_NEGATIONS)?,
             checks,
@@ -118,6 +130,9 @@ impl CheckSet {
                 hits[self.regex_owner[i]] =
                     self.regexes[i].find_iter(text).map(|m| m.range()).collect();
             }
+        }
+        for (i, p) in &self.fancy {
+            hits[*i] = p.find_all(text);
         }
         Scan {
             set: self,

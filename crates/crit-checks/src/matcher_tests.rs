@@ -207,3 +207,15 @@ fn duplicate_patterns_in_different_checks_both_match() {
     .unwrap();
     assert_eq!(set.scan("a dup").failures(|_| false).len(), 2);
 }
+
+#[test]
+fn regex_with_lookaround_joins_the_scan() {
+    let checks = vec![
+        check("fast", r"\bTODO\b", MatchRule::Regex),
+        check("fancy", r"(?<![\w.])any(?!\w)", MatchRule::Regex),
+    ];
+    let set = CheckSet::compile(checks).unwrap();
+    let scan = set.scan("x: any; company; many; TODO");
+    assert_eq!(scan.matches(0), vec![23..27]);
+    assert_eq!(scan.matches(1), vec![3..6]);
+}
