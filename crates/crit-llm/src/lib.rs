@@ -26,7 +26,9 @@ pub use openai::{OpenAi, OpenAiConfig};
 pub mod claude_code;
 pub mod env;
 
-pub use claude_code::{AgentOutcome, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig};
+pub use claude_code::{
+    AgentOutcome, AgentProgress, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig,
+};
 pub use env::Env;
 pub use model::Agent;
 pub mod replay;

@@ -181,4 +181,43 @@ mod tests {
     fn event_without_data_is_not_dispatched() {
         assert!(all_at_once(b"event: lonely\n\n: c\n\nid: 3\nretry: 10\n\n").is_empty());
     }
+
+    /// A tiny deterministic generator: no `rand` in the tree.
+    fn xorshift(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn random_splits_and_garbage() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let whole = all_at_once(ANTHROPIC);
+        for _ in 0..500 {
+            let mut d = SseDecoder::new();
+            let mut v = Vec::new();
+            let mut rest = ANTHROPIC;
+            while !rest.is_empty() {
+                let n = 1 + (xorshift(&mut seed) as usize) % rest.len().min(17);
+                v.extend(d.push(&rest[..n]));
+                rest = &rest[n..];
+            }
+            v.extend(d.finish());
+            assert_eq!(v, whole);
+        }
+        // Arbitrary bytes (invalid UTF-8, lone CRs, colons) never panic.
+        let alphabet = b"data:event: \r\n:\xff\xfe{}x";
+        for _ in 0..500 {
+            let len = (xorshift(&mut seed) % 200) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| alphabet[(xorshift(&mut seed) as usize) % alphabet.len()])
+                .collect();
+            let mut d = SseDecoder::new();
+            for chunk in bytes.chunks(1 + (xorshift(&mut seed) % 7) as usize) {
+                let _ = d.push(chunk);
+            }
+            let _ = d.finish();
+        }
+    }
 }

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crit_llm::{
-    Agent, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig, Env, LlmError, Model, ModelRequest,
-    OutputSchema,
+    Agent, AgentProgress, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig, Env, LlmError,
+    Model, ModelRequest, OutputSchema,
 };
 use crit_testkit::FakeClaude;
 use serde_json::json;
@@ -54,7 +54,23 @@ async fn argv_stdin_and_env_in_subscription_mode() {
         .emit_result(FakeClaude::structured_result(json!({"ok": true})))
         .write(dir.path());
     let cc = backend(&bin, ClaudeAuth::Subscription, Duration::from_secs(20));
-    let out = cc.run(&task(), CancellationToken::new()).await.unwrap();
+    let mut progress = Vec::new();
+    let out = cc
+        .run_with_progress(&task(), CancellationToken::new(), &mut |p| progress.push(p))
+        .await
+        .unwrap();
+    assert_eq!(
+        progress,
+        vec![
+            AgentProgress::Started {
+                model: "claude-opus-5-5".into()
+            },
+            AgentProgress::ToolUse {
+                name: "Read".into(),
+                input: json!({"file_path": "a.rs"})
+            },
+        ]
+    );
     assert_eq!(out.structured_output, Some(json!({"ok": true})));
     assert_eq!(out.num_turns, 2);
     assert_eq!(out.usage.input_tokens, 100);

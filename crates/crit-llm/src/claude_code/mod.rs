@@ -17,7 +17,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use parse::AgentOutcome;
+pub use parse::{AgentOutcome, AgentProgress};
 
 use crate::env::Env;
 use crate::error::LlmError;
@@ -151,6 +151,20 @@ impl ClaudeCode {
         env
     }
 
+    /// [`Agent::run`], reporting progress (text, tool calls, retries) as it happens.
+    pub async fn run_with_progress(
+        &self,
+        task: &AgentTask,
+        cancel: CancellationToken,
+        on_progress: &mut (dyn FnMut(AgentProgress) + Send),
+    ) -> Result<AgentOutcome, LlmError> {
+        let secrets = self.secrets();
+        let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        process::run(self, task, cancel, on_progress)
+            .await
+            .map_err(|e| e.redacted(&secrets))
+    }
+
     fn secrets(&self) -> Vec<String> {
         [
             "ANTHROPIC_API_KEY",
@@ -177,13 +191,7 @@ impl Agent for ClaudeCode {
         task: &'a AgentTask,
         cancel: CancellationToken,
     ) -> BoxFuture<'a, Result<AgentOutcome, LlmError>> {
-        Box::pin(async move {
-            let secrets = self.secrets();
-            let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
-            process::run(self, task, cancel)
-                .await
-                .map_err(|e| e.redacted(&secrets))
-        })
+        Box::pin(async move { self.run_with_progress(task, cancel, &mut |_| {}).await })
     }
 }
 

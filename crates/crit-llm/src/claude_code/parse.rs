@@ -29,6 +29,16 @@ pub struct AgentOutcome {
     pub transcript: Vec<Value>,
 }
 
+/// What a running agent is doing, for a progress display.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AgentProgress {
+    Started { model: String },
+    Text { text: String },
+    ToolUse { name: String, input: Value },
+    Retrying { attempt: u64, status: Option<u16> },
+}
+
 /// Folds the lines of one run.
 #[derive(Debug, Default)]
 pub(crate) struct LineParser {
@@ -37,29 +47,65 @@ pub(crate) struct LineParser {
 }
 
 impl LineParser {
-    pub fn line(&mut self, line: &str) {
+    /// Folds one stdout line in; returns what a progress display would show.
+    pub fn line(&mut self, line: &str) -> Vec<AgentProgress> {
         let line = line.trim();
         if line.is_empty() {
-            return;
+            return vec![];
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             tracing::debug!(line, "claude printed a non-JSON line");
-            return;
+            return vec![];
         };
         match (v["type"].as_str(), v["subtype"].as_str()) {
             (Some("system"), Some("init")) => {
                 self.outcome.model = v["model"].as_str().map(str::to_string);
                 self.outcome.session_id = v["session_id"].as_str().map(str::to_string);
+                vec![AgentProgress::Started {
+                    model: self.outcome.model.clone().unwrap_or_default(),
+                }]
             }
-            (Some("system"), Some("api_retry")) => tracing::warn!(
-                attempt = v["attempt"].as_u64(),
-                status = v["error_status"].as_u64(),
-                error = v["error"].as_str(),
-                "claude is retrying an API call"
-            ),
-            (Some("assistant" | "user"), _) => self.outcome.transcript.push(v),
-            (Some("result"), _) => self.result = Some(v),
-            _ => {}
+            (Some("system"), Some("api_retry")) => {
+                let attempt = v["attempt"].as_u64().unwrap_or(0);
+                let status = v["error_status"]
+                    .as_u64()
+                    .and_then(|s| u16::try_from(s).ok());
+                tracing::warn!(
+                    attempt,
+                    status,
+                    error = v["error"].as_str(),
+                    "claude is retrying an API call"
+                );
+                vec![AgentProgress::Retrying { attempt, status }]
+            }
+            (Some("assistant"), _) => {
+                let out = v["message"]["content"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|b| match b["type"].as_str() {
+                        Some("text") => Some(AgentProgress::Text {
+                            text: b["text"].as_str().unwrap_or_default().to_string(),
+                        }),
+                        Some("tool_use") => Some(AgentProgress::ToolUse {
+                            name: b["name"].as_str().unwrap_or_default().to_string(),
+                            input: b["input"].clone(),
+                        }),
+                        _ => None,
+                    })
+                    .collect();
+                self.outcome.transcript.push(v);
+                out
+            }
+            (Some("user"), _) => {
+                self.outcome.transcript.push(v);
+                vec![]
+            }
+            (Some("result"), _) => {
+                self.result = Some(v);
+                vec![]
+            }
+            _ => vec![],
         }
     }
 

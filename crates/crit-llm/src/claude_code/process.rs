@@ -7,7 +7,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio_util::sync::CancellationToken;
 
-use super::parse::{AgentOutcome, LineParser};
+use super::parse::{AgentOutcome, AgentProgress, LineParser};
 use super::{AgentTask, ClaudeCode};
 use crate::error::LlmError;
 
@@ -37,6 +37,7 @@ pub(super) async fn run(
     cc: &ClaudeCode,
     task: &AgentTask,
     cancel: CancellationToken,
+    on_progress: &mut (dyn FnMut(AgentProgress) + Send),
 ) -> Result<AgentOutcome, LlmError> {
     let cfg = &cc.config;
     let mut cmd = Command::new(&cfg.bin);
@@ -91,7 +92,9 @@ pub(super) async fn run(
     let read = async {
         let mut lines = BufReader::new(stdout).lines();
         while let Ok(Some(line)) = lines.next_line().await {
-            parser.line(&line);
+            for p in parser.line(&line) {
+                on_progress(p);
+            }
         }
     };
     let timed_out = tokio::select! {
