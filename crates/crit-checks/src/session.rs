@@ -128,22 +128,49 @@ fn modified(path: &Path) -> Result<Option<SystemTime>, CheckError> {
 }
 
 /// Temp file in the same directory, fsync, rename: readers see the old file or
-/// the new one, never half of one.
+/// the new one, never half of one. A symlink is followed (its target is
+/// replaced) and an existing file keeps its permissions.
 pub fn write_atomic(path: &Path, contents: &str) -> Result<(), CheckError> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+    let existing = std::fs::metadata(path).ok();
+    let path = match existing {
+        Some(_) => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        None => path.to_path_buf(),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| CheckError::io(dir, e))?;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".crit-");
+    match existing {
+        Some(m) => {
+            builder.permissions(m.permissions());
+        }
+        None => set_default_permissions(&mut builder),
+    }
+    let mut tmp = builder
+        .tempfile_in(&dir)
+        .map_err(|e| CheckError::io(&dir, e))?;
     tmp.write_all(contents.as_bytes())
         .map_err(|e| CheckError::io(tmp.path(), e))?;
     tmp.as_file()
         .sync_all()
         .map_err(|e| CheckError::io(tmp.path(), e))?;
-    tmp.persist(path)
-        .map_err(|e| CheckError::io(path, e.error))?;
+    tmp.persist(&path)
+        .map_err(|e| CheckError::io(&path, e.error))?;
     Ok(())
 }
+
+/// New session files are readable like any file an editor would create
+/// (tempfile's own default is owner-only).
+#[cfg(unix)]
+fn set_default_permissions(builder: &mut tempfile::Builder<'_, '_>) {
+    use std::os::unix::fs::PermissionsExt;
+    builder.permissions(std::fs::Permissions::from_mode(0o644));
+}
+
+#[cfg(not(unix))]
+fn set_default_permissions(_: &mut tempfile::Builder<'_, '_>) {}
 
 /// The machine's writes, to the session's files.
 #[derive(Debug)]
@@ -239,6 +266,36 @@ mod tests {
         FileStore { paths: &s }.save_plan("# Plan v2\n").unwrap();
         assert!(!s.marker.exists());
         assert_eq!(std::fs::read_to_string(&s.plan).unwrap(), "# Plan v2\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&s.plan, std::fs::Permissions::from_mode(0o640)).unwrap();
+            write_atomic(&s.plan, "# Plan v3\n").unwrap();
+            assert_eq!(
+                std::fs::metadata(&s.plan).unwrap().permissions().mode() & 0o777,
+                0o640
+            );
+            write_atomic(&s.state, "edits: 0\n").unwrap();
+            assert_eq!(
+                std::fs::metadata(&s.state).unwrap().permissions().mode() & 0o777,
+                0o644
+            );
+            std::fs::remove_file(&s.state).unwrap();
+            // A symlinked plan keeps its link; the target gets the new text.
+            let real = tmp.path().join("real.md");
+            std::fs::rename(&s.plan, &real).unwrap();
+            std::os::unix::fs::symlink(&real, &s.plan).unwrap();
+            write_atomic(&s.plan, "# via link\n").unwrap();
+            assert!(
+                std::fs::symlink_metadata(&s.plan)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
+            assert_eq!(std::fs::read_to_string(&real).unwrap(), "# via link\n");
+            std::fs::remove_file(&s.plan).unwrap();
+            std::fs::rename(&real, &s.plan).unwrap();
+        }
         let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
             .unwrap()
             .filter_map(Result::ok)
