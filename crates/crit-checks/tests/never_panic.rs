@@ -104,11 +104,10 @@ proptest! {
     #[test]
     fn fixes_never_panic_and_removals_shrink(md in markdown(), pat in prop::sample::select(&["eval", "e", ". ", "|", "é", "\n"][..])) {
         let hits: Vec<_> = md.match_indices(pat).map(|(i, m)| i..i + m.len()).collect();
-        for action in [FixAction::RemoveSentence, FixAction::RemoveParagraph, FixAction::Replace { with: "JSON".into() }] {
+        let _ = fix::apply(&md, &FixAction::Replace { with: "JSON".into() }, &hits);
+        for action in [FixAction::RemoveSentence, FixAction::RemoveParagraph] {
             if let Some(edit) = fix::apply(&md, &action, &hits) {
-                if action != (FixAction::Replace { with: "JSON".into() }) {
-                    prop_assert!(edit.text.len() < md.len(), "{action:?} on {md:?} gave {:?}", edit.text);
-                }
+                prop_assert!(edit.text.len() < md.len(), "{action:?} on {md:?} gave {:?}", edit.text);
             }
         }
     }
