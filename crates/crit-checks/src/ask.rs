@@ -76,8 +76,8 @@ impl<R: BufRead, W: Write> PromptAsker<R, W> {
 
     fn prompt(&mut self, q: &Question) -> std::io::Result<Option<Answer>> {
         writeln!(self.output, "\n{}: {}", q.header, q.text)?;
-        for (n, (label, description)) in q.options.iter().enumerate() {
-            writeln!(self.output, "  {}) {label} — {description}", n + 1)?;
+        for (n, o) in q.options.iter().enumerate() {
+            writeln!(self.output, "  {}) {} — {}", n + 1, o.label, o.description)?;
         }
         writeln!(
             self.output,
@@ -117,6 +117,7 @@ impl<R: BufRead, W: Write> Asker for PromptAsker<R, W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::AnswerOption;
 
     fn q(id: &str) -> Question {
         Question {
@@ -128,7 +129,16 @@ mod tests {
             line_text: "eval(x)".into(),
             text: "[As P]: Pattern 'eval(' found. r".into(),
             header: "Review",
-            options: [("Approve this instance", "a"), ("Abort review", "b")],
+            options: [
+                AnswerOption {
+                    label: "Approve this instance",
+                    description: "a",
+                },
+                AnswerOption {
+                    label: "Abort review",
+                    description: "b",
+                },
+            ],
         }
     }
 

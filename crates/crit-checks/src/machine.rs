@@ -51,7 +51,14 @@ pub struct Question {
     pub text: String,
     /// The seed's header and option labels.
     pub header: &'static str,
-    pub options: [(&'static str, &'static str); 2],
+    pub options: [AnswerOption; 2],
+}
+
+/// One of the seed's offered answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct AnswerOption {
+    pub label: &'static str,
+    pub description: &'static str,
 }
 
 /// The seed's answers: approve this instance, abort, or free replacement text.
@@ -289,11 +296,14 @@ fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> 
         text,
         header: "Review",
         options: [
-            (
-                "Approve this instance",
-                "Mark this check as approved for this plan",
-            ),
-            ("Abort review", "Stop review with INCOMPLETE status"),
+            AnswerOption {
+                label: "Approve this instance",
+                description: "Mark this check as approved for this plan",
+            },
+            AnswerOption {
+                label: "Abort review",
+                description: "Stop review with INCOMPLETE status",
+            },
         ],
     }
 }

@@ -141,8 +141,8 @@ fn no_fix_goes_to_asking() {
         q.text,
         "[As Senior security engineer]: Pattern 'ambiguous thing' found. judge is bad. It appears on line 1: \"an ambiguous thing\"."
     );
-    assert_eq!(q.options[0].0, "Approve this instance");
-    assert_eq!(q.options[1].0, "Abort review");
+    assert_eq!(q.options[0].label, "Approve this instance");
+    assert_eq!(q.options[1].label, "Abort review");
     assert_eq!(qs.len(), 1);
     assert!(mem.states.is_empty());
     assert_eq!(r.unresolved[0].check_id, "judge");

@@ -174,7 +174,7 @@ fn json_carries_the_pending_question() {
     assert_eq!(sx["pending_question"]["check_id"], "judgment");
     assert_eq!(sx["pending_question"]["line"], 7);
     assert_eq!(
-        sx["pending_question"]["options"][0][0],
+        sx["pending_question"]["options"][0]["label"],
         "Approve this instance"
     );
     assert_eq!(sx["panel"]["ran"], false);
