@@ -156,7 +156,8 @@ pub fn load(
 /// session directory, else its parent (SETUP step 5).
 pub fn project_root(session: &Path, from_context: Option<&Path>, home: Option<&Path>) -> PathBuf {
     if let Some(p) = from_context {
-        return expand_home(p, home);
+        // A relative project_root is read from the session directory, not the caller's cwd.
+        return session.join(expand_home(p, home));
     }
     if let Some(root) = git_root(session) {
         return root;

@@ -224,3 +224,40 @@ fn project_root_precedence() {
         );
     }
 }
+
+#[test]
+fn rules_ids_count_across_every_table_of_a_file() {
+    let f = fixture();
+    write(
+        f.dirs.session.join("rules/physics-antipatterns.md"),
+        "## A\n| Code Pattern | Problem |\n|---|---|\n| `p1` | r1 |\n| `p2` | r2 |\n\n## Loop Diagram Triggers\n| Code Pattern | Problem | Fix |\n|---|---|---|\n| `G(p+q)` | Two propagators = loop diagram | See §GATEKEEPER.7 |\n",
+    );
+    write(
+        f.dirs.session.join("rules/prose.md"),
+        "| Text Pattern | Problem |\n|---|---|\n| very unique | weasel |\n",
+    );
+    let l = load(&f.dirs, None).unwrap();
+    let got: Vec<(&str, &str, &str)> = l
+        .checks
+        .iter()
+        .map(|c| (c.id.as_str(), c.pattern.as_str(), c.reason.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("physics_antipatterns_1", "p1", "A: r1"),
+            ("physics_antipatterns_2", "p2", "A: r2"),
+            (
+                "physics_antipatterns_3",
+                "G(p+q)",
+                "Loop Diagram Triggers: Two propagators = loop diagram. See §GATEKEEPER.7"
+            ),
+            ("prose_1", "very unique", "weasel"),
+        ]
+    );
+    assert!(
+        l.checks
+            .iter()
+            .all(|c| c.fix.is_none() && c.match_rule == crate::MatchRule::Literal)
+    );
+}
