@@ -1,4 +1,6 @@
-//! crit's in-process agent. This part holds the reviewer tools the agent loop hands
+//! crit's in-process agent: the loop that drives a model through turns and tool
+//! calls under enforced limits ([`run`]), the structured-output tool
+//! ([`structured`]), transcripts ([`transcript`]), and the reviewer tools it hands
 //! to a model: `Read`, `Glob`, `Grep` and a restricted `Bash`. They are read-only and
 //! confined to the project root plus `--add-dir` roots (DESIGN §5): every file path
 //! goes through [`confine`], Bash runs no shell and only allow-listed read-only
@@ -9,12 +11,17 @@ pub mod confine;
 pub mod context;
 mod input;
 pub mod registry;
+pub mod run;
+pub mod structured;
 pub mod tool;
 pub mod tools;
+pub mod transcript;
 mod truncate;
 
 pub use confine::{ConfineError, Roots};
 pub use context::{Limits, ToolContext};
 pub use registry::{RegistryError, ToolRegistry};
+pub use run::{AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, run_agent};
+pub use structured::StructuredOutput;
 pub use tool::{Tool, ToolFuture, ToolOutput};
 pub use tools::{BashTool, GlobTool, GrepTool, ReadTool};

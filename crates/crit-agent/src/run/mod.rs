@@ -1,0 +1,134 @@
+//! One agent run: a system prompt and a user message, then model turns and tool
+//! calls until the model ends its turn, a limit is hit, or the run is cancelled.
+//! Limits are enforced here, not by the prompt, and whatever was produced before
+//! a limit is kept.
+
+mod execute;
+mod turns;
+
+use std::time::Duration;
+
+use crit_core::Usage;
+use crit_llm::{StopReason, SystemBlock};
+use serde_json::Value;
+
+use crate::registry::ToolRegistry;
+use crate::structured::StructuredOutput;
+
+pub use turns::run_agent;
+
+/// Everything one run needs besides the model, the tool context and the sink.
+#[derive(Debug, Clone)]
+pub struct AgentSpec {
+    /// The reviewer's name, for transcripts and results.
+    pub name: String,
+    /// The model id (aliases already resolved).
+    pub model: String,
+    /// System prompt blocks; mark the last block of the shared prefix as cached.
+    pub system: Vec<SystemBlock>,
+    /// The user message.
+    pub prompt: String,
+    pub tools: ToolRegistry,
+    /// When set, the run must end with a valid call of the structured-output tool.
+    pub output: Option<StructuredOutput>,
+    pub limits: RunLimits,
+    /// `max_tokens` of each model call.
+    pub max_output_tokens: u32,
+}
+
+/// Limits the loop enforces. `None` means no limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RunLimits {
+    pub max_turns: Option<u32>,
+    pub timeout: Option<Duration>,
+    /// Total tokens (input, cached and output) across all turns.
+    pub max_tokens: Option<u64>,
+    pub max_budget_usd: Option<f64>,
+}
+
+/// Which limit ended a run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LimitHit {
+    MaxTurns(u32),
+    Timeout(Duration),
+    Tokens { used: u64, limit: u64 },
+    Budget { spent_usd: f64, limit_usd: f64 },
+}
+
+impl LimitHit {
+    pub fn name(&self) -> &'static str {
+        match self {
+            LimitHit::MaxTurns(_) => "max_turns",
+            LimitHit::Timeout(_) => "timeout",
+            LimitHit::Tokens { .. } => "max_tokens",
+            LimitHit::Budget { .. } => "max_budget_usd",
+        }
+    }
+}
+
+impl std::fmt::Display for LimitHit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LimitHit::MaxTurns(n) => write!(f, "reached the maximum of {n} turns"),
+            LimitHit::Timeout(d) => write!(f, "timed out after {}s", d.as_secs_f64()),
+            LimitHit::Tokens { used, limit } => {
+                write!(f, "used {used} tokens, over the budget of {limit}")
+            }
+            LimitHit::Budget {
+                spent_usd,
+                limit_usd,
+            } => {
+                write!(
+                    f,
+                    "spent ${spent_usd:.4}, over the budget of ${limit_usd:.4}"
+                )
+            }
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunStatus {
+    /// The model ended its turn (with valid structured output, when one was asked).
+    Completed,
+    /// A limit ended it; partial output is kept.
+    Incomplete(LimitHit),
+    /// The caller cancelled it (Ctrl-C).
+    Cancelled,
+    /// Structured output was asked for and never came valid.
+    NoValidOutput(String),
+    /// The backend failed (auth, network, …): a fatal error.
+    Failed(String),
+}
+
+impl RunStatus {
+    pub fn name(&self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Incomplete(_) => "incomplete",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::NoValidOutput(_) => "no_valid_output",
+            RunStatus::Failed(_) => "failed",
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    /// The text of the model's last turn.
+    pub final_text: String,
+    /// Every turn's text, in order: partial findings survive a limit.
+    pub all_text: Vec<String>,
+    /// The validated structured output, when one was asked for and given.
+    pub structured: Option<Value>,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub turns: u32,
+    pub duration: Duration,
+    pub last_stop: Option<StopReason>,
+    /// The model that answered (as the backend reported it).
+    pub model: String,
+}

@@ -1,0 +1,347 @@
+//! The turn loop.
+
+use std::time::{Duration, Instant};
+
+use crit_core::Usage;
+use crit_llm::{Block, LlmError, Message, Model, ModelRequest, ModelResponse, Role, ToolSpec};
+use tokio_util::sync::CancellationToken;
+
+use super::execute::{Call, execute};
+use super::{AgentSpec, LimitHit, RunOutcome, RunStatus};
+use crate::context::ToolContext;
+use crate::structured::TOOL_NAME;
+use crate::transcript::{ToolCallRecord, TranscriptItem, TranscriptSink};
+
+/// Run `spec` on `model` with the tools confined by `cx`, recording to `sink`.
+/// Never panics and never returns an error: how the run ended is in the outcome.
+pub async fn run_agent(
+    model: &dyn Model,
+    spec: &AgentSpec,
+    cx: &ToolContext,
+    sink: &mut dyn TranscriptSink,
+    cancel: CancellationToken,
+) -> RunOutcome {
+    let mut run = Run::new(spec);
+    sink.record(&TranscriptItem::Start {
+        agent: spec.name.clone(),
+        model: spec.model.clone(),
+        system: spec
+            .system
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        prompt: spec.prompt.clone(),
+        tools: run.tool_specs.iter().map(|t| t.name.clone()).collect(),
+    });
+    let status = run.drive(model, cx, sink, &cancel).await;
+    run.finish(status, sink)
+}
+
+/// The state of one run.
+struct Run<'a> {
+    spec: &'a AgentSpec,
+    tool_specs: Vec<ToolSpec>,
+    messages: Vec<Message>,
+    usage: Usage,
+    cost_usd: f64,
+    turns: u32,
+    texts: Vec<String>,
+    structured: Option<serde_json::Value>,
+    last_stop: Option<crit_llm::StopReason>,
+    model_name: String,
+    start: Instant,
+    deadline: Option<Instant>,
+    invalid_outputs: u32,
+    nudged: bool,
+}
+
+impl<'a> Run<'a> {
+    fn new(spec: &'a AgentSpec) -> Self {
+        let start = Instant::now();
+        let mut tool_specs: Vec<ToolSpec> = spec
+            .tools
+            .tools()
+            .map(|t| ToolSpec {
+                name: t.name().to_string(),
+                description: t.description().to_string(),
+                input_schema: t.input_schema(),
+                strict: false,
+            })
+            .collect();
+        if let Some(out) = &spec.output {
+            tool_specs.push(out.tool_spec());
+        }
+        Run {
+            spec,
+            tool_specs,
+            messages: vec![Message::user_text(spec.prompt.clone())],
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            turns: 0,
+            texts: Vec::new(),
+            structured: None,
+            last_stop: None,
+            model_name: spec.model.clone(),
+            start,
+            deadline: spec.limits.timeout.map(|t| start + t),
+            invalid_outputs: 0,
+            nudged: false,
+        }
+    }
+
+    async fn drive(
+        &mut self,
+        model: &dyn Model,
+        cx: &ToolContext,
+        sink: &mut dyn TranscriptSink,
+        cancel: &CancellationToken,
+    ) -> RunStatus {
+        loop {
+            if let Some(hit) = self.limit_before_turn() {
+                return RunStatus::Incomplete(hit);
+            }
+            let resp = match self.call_model(model, cancel).await {
+                Ok(resp) => resp,
+                Err(status) => return status,
+            };
+            self.turns += 1;
+            let calls = self.record_turn(&resp, sink);
+            self.messages.push(Message::assistant(resp.content));
+            if calls.is_empty() {
+                match self.end_of_turn_without_tools() {
+                    Some(status) => return status,
+                    None => continue,
+                }
+            }
+            let mut results = Vec::with_capacity(calls.len());
+            let (output_calls, tool_calls): (Vec<&Call>, Vec<&Call>) =
+                calls.iter().partition(|c| self.is_output_call(c));
+            if let Some(status) = self.check_structured(&output_calls, &mut results) {
+                return status;
+            }
+            let tool_calls: Vec<Call> = tool_calls.into_iter().cloned().collect();
+            let done = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return RunStatus::Cancelled,
+                () = sleep_until(self.deadline) => return RunStatus::Incomplete(self.timeout_hit()),
+                done = execute(&tool_calls, &self.spec.tools, cx) => done,
+            };
+            for (call, d) in tool_calls.iter().zip(done) {
+                sink.record(&TranscriptItem::ToolResult {
+                    agent: self.spec.name.clone(),
+                    turn: self.turns,
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: d.output.content.clone(),
+                    is_error: d.output.is_error,
+                    duration_ms: d.duration_ms,
+                });
+                results.push((call.id.clone(), d.output.content, d.output.is_error));
+            }
+            // Results go back in the order the model made the calls.
+            results.sort_by_key(|(id, ..)| calls.iter().position(|c| &c.id == id));
+            let content = results
+                .into_iter()
+                .map(|(tool_use_id, content, is_error)| Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                })
+                .collect();
+            self.messages.push(Message {
+                role: Role::User,
+                content,
+            });
+        }
+    }
+
+    fn is_output_call(&self, c: &Call) -> bool {
+        self.spec.output.is_some() && c.name == TOOL_NAME
+    }
+
+    /// Validate structured-output calls: a valid one ends the run; an invalid one
+    /// gets its errors back as the tool result, until the retry bound.
+    fn check_structured(
+        &mut self,
+        output_calls: &[&Call],
+        results: &mut Vec<(String, String, bool)>,
+    ) -> Option<RunStatus> {
+        let out = self.spec.output.as_ref()?;
+        for call in output_calls {
+            match out.validate(&call.input) {
+                Ok(()) => {
+                    self.structured = Some(call.input.clone());
+                    return Some(RunStatus::Completed);
+                }
+                Err(errors) => {
+                    self.invalid_outputs += 1;
+                    if self.invalid_outputs > out.max_retries {
+                        return Some(RunStatus::NoValidOutput(errors));
+                    }
+                    results.push((call.id.clone(), errors, true));
+                }
+            }
+        }
+        None
+    }
+
+    /// The model ended its turn without calling a tool. Done — unless structured
+    /// output is required and missing: then one reminder, then give up.
+    fn end_of_turn_without_tools(&mut self) -> Option<RunStatus> {
+        if self.spec.output.is_none() {
+            return Some(RunStatus::Completed);
+        }
+        if self.nudged {
+            return Some(RunStatus::NoValidOutput(format!(
+                "the model answered without calling the {TOOL_NAME} tool"
+            )));
+        }
+        self.nudged = true;
+        self.messages.push(Message::user_text(format!(
+            "You must call the {TOOL_NAME} tool with your final answer. Call it now."
+        )));
+        None
+    }
+
+    fn limit_before_turn(&self) -> Option<LimitHit> {
+        let l = &self.spec.limits;
+        if let Some(max) = l.max_turns
+            && self.turns >= max
+        {
+            return Some(LimitHit::MaxTurns(max));
+        }
+        if let Some(limit) = l.max_tokens
+            && self.usage.total() >= limit
+        {
+            return Some(LimitHit::Tokens {
+                used: self.usage.total(),
+                limit,
+            });
+        }
+        if let Some(limit_usd) = l.max_budget_usd
+            && self.cost_usd >= limit_usd
+        {
+            return Some(LimitHit::Budget {
+                spent_usd: self.cost_usd,
+                limit_usd,
+            });
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some(self.timeout_hit());
+        }
+        None
+    }
+
+    fn timeout_hit(&self) -> LimitHit {
+        LimitHit::Timeout(self.spec.limits.timeout.unwrap_or(Duration::ZERO))
+    }
+
+    async fn call_model(
+        &self,
+        model: &dyn Model,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, RunStatus> {
+        let mut req = ModelRequest::new(self.spec.model.clone(), self.spec.max_output_tokens);
+        req.system = self.spec.system.clone();
+        req.messages = self.messages.clone();
+        req.tools = self.tool_specs.clone();
+        req.cache_tools = !req.tools.is_empty();
+        let call_cancel = cancel.child_token();
+        // Dropping the call (deadline or cancel) drops the HTTP request or kills the
+        // child; the child token tells the backend too.
+        let _guard = call_cancel.clone().drop_guard();
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(RunStatus::Cancelled),
+            () = sleep_until(self.deadline) => Err(RunStatus::Incomplete(self.timeout_hit())),
+            res = model.complete(&req, call_cancel.clone()) => res.map_err(|e| match e {
+                LlmError::Cancelled => RunStatus::Cancelled,
+                other => RunStatus::Failed(other.to_string()),
+            }),
+        }
+    }
+
+    fn record_turn(&mut self, resp: &ModelResponse, sink: &mut dyn TranscriptSink) -> Vec<Call> {
+        self.usage += resp.usage;
+        self.cost_usd += resp.cost.usd;
+        self.last_stop.clone_from(&resp.stop_reason);
+        if !resp.model.is_empty() {
+            self.model_name.clone_from(&resp.model);
+        }
+        let text = resp.text();
+        if !text.is_empty() {
+            self.texts.push(text.clone());
+        }
+        let calls: Vec<Call> = resp
+            .tool_calls()
+            .map(|(id, name, input)| Call {
+                id: id.to_string(),
+                name: name.to_string(),
+                input: input.clone(),
+            })
+            .collect();
+        let agent = self.spec.name.clone();
+        sink.record(&TranscriptItem::Assistant {
+            agent: agent.clone(),
+            turn: self.turns,
+            text,
+            tool_calls: calls
+                .iter()
+                .map(|c| ToolCallRecord {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    input: c.input.clone(),
+                })
+                .collect(),
+        });
+        sink.record(&TranscriptItem::Usage {
+            agent,
+            turn: self.turns,
+            usage: resp.usage,
+            total: self.usage,
+            cost_usd: resp.cost.usd,
+            total_cost_usd: self.cost_usd,
+        });
+        calls
+    }
+
+    fn finish(self, status: RunStatus, sink: &mut dyn TranscriptSink) -> RunOutcome {
+        if let RunStatus::Incomplete(hit) = &status {
+            sink.record(&TranscriptItem::LimitHit {
+                agent: self.spec.name.clone(),
+                limit: hit.name().into(),
+                detail: hit.to_string(),
+            });
+        }
+        let duration = self.start.elapsed();
+        sink.record(&TranscriptItem::End {
+            agent: self.spec.name.clone(),
+            status: status.name().into(),
+            turns: self.turns,
+            usage: self.usage,
+            cost_usd: self.cost_usd,
+            duration_ms: duration.as_millis() as u64,
+        });
+        RunOutcome {
+            status,
+            final_text: self.texts.last().cloned().unwrap_or_default(),
+            all_text: self.texts,
+            structured: self.structured,
+            usage: self.usage,
+            cost_usd: self.cost_usd,
+            turns: self.turns,
+            duration,
+            last_stop: self.last_stop,
+            model: self.model_name,
+        }
+    }
+}
+
+/// Sleep until `deadline`, or forever when there is none.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d.into()).await,
+        None => std::future::pending().await,
+    }
+}

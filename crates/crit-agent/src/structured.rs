@@ -1,0 +1,107 @@
+//! The structured-output tool: its parameters are the requested JSON Schema, and
+//! the run ends when the model calls it with valid arguments. Invalid arguments
+//! go back to the model with the validation errors, up to a retry bound.
+//!
+//! Named `StructuredOutput`, as in Claude Code, so templates and fake servers
+//! behave the same with either backend.
+
+use crit_llm::ToolSpec;
+use serde_json::Value;
+
+/// The tool's name.
+pub const TOOL_NAME: &str = "StructuredOutput";
+
+/// A requested final answer shape.
+#[derive(Debug, Clone)]
+pub struct StructuredOutput {
+    schema: Value,
+    validator: std::sync::Arc<jsonschema::Validator>,
+    /// How many invalid answers are fed back before the run gives up.
+    pub max_retries: u32,
+}
+
+/// Why a schema cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid output schema: {0}")]
+pub struct SchemaError(String);
+
+impl StructuredOutput {
+    pub fn new(schema: Value) -> Result<Self, SchemaError> {
+        let validator =
+            jsonschema::validator_for(&schema).map_err(|e| SchemaError(e.to_string()))?;
+        Ok(StructuredOutput {
+            schema,
+            validator: std::sync::Arc::new(validator),
+            max_retries: 3,
+        })
+    }
+
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The tool the model is offered.
+    pub fn tool_spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: TOOL_NAME.to_string(),
+            description: "Use this tool to return your final answer in the requested structured format. \
+                          Call it exactly once, when you have finished investigating, with the complete answer \
+                          as its arguments. If the call is rejected, fix the listed problems and call it again."
+                .to_string(),
+            input_schema: self.schema.clone(),
+            strict: false,
+        }
+    }
+
+    /// `Ok(())` when `value` is valid, else one line per problem, worded for the
+    /// model (`/findings/0/priority: 7 is greater than the maximum of 3`).
+    pub fn validate(&self, value: &Value) -> Result<(), String> {
+        let errors: Vec<String> = self
+            .validator
+            .iter_errors(value)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                format!(
+                    "{}: {e}",
+                    if path.is_empty() {
+                        "(root)".to_string()
+                    } else {
+                        path
+                    }
+                )
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "Output does not match required schema:\n{}",
+                errors.join("\n")
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn validation_messages_name_the_path() {
+        let s = StructuredOutput::new(json!({
+            "type": "object", "required": ["ok"],
+            "properties": {"ok": {"type": "boolean"}, "n": {"type": "integer", "maximum": 3}}
+        }))
+        .unwrap();
+        assert!(s.validate(&json!({"ok": true})).is_ok());
+        let e = s.validate(&json!({"n": 7})).unwrap_err();
+        assert!(
+            e.starts_with("Output does not match required schema:\n"),
+            "{e}"
+        );
+        assert!(e.contains("(root): \"ok\" is a required property"), "{e}");
+        assert!(e.contains("/n: 7 is greater than the maximum of 3"), "{e}");
+        assert!(StructuredOutput::new(json!({"type": 12})).is_err());
+    }
+}
