@@ -261,3 +261,12 @@ async fn rate_limit_then_success_and_mid_stream_error() {
     assert!(matches!(err, LlmError::Server { .. }), "{err:?}");
     assert_eq!(server.requests().len(), 3);
 }
+
+#[tokio::test]
+async fn debug_output_never_shows_the_key() {
+    let server = FakeServer::start().await;
+    let m = openai_with(&server, Some("sk-openai-hidden-999"), fast_policy(1));
+    let shown = format!("{m:?}");
+    assert!(!shown.contains("hidden-999"), "{shown}");
+    assert!(shown.contains("***"), "{shown}");
+}

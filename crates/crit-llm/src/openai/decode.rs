@@ -125,7 +125,8 @@ impl WireDecoder for Decoder {
 
     fn finish(&mut self) -> Result<Vec<ModelEvent>, LlmError> {
         let mut out = Vec::new();
-        for (_, call) in std::mem::take(&mut self.calls) {
+        let had_calls = !self.calls.is_empty();
+        for (index, call) in std::mem::take(&mut self.calls) {
             let input = if call.arguments.trim().is_empty() {
                 Value::Object(Default::default())
             } else {
@@ -133,8 +134,14 @@ impl WireDecoder for Decoder {
                     message: format!("tool `{}` arguments are not JSON: {e}", call.name),
                 })?
             };
+            // Some local servers leave the id empty; the loop needs one to answer.
+            let id = if call.id.is_empty() {
+                format!("call_{index}")
+            } else {
+                call.id
+            };
             out.push(ModelEvent::ToolCall {
-                id: call.id,
+                id,
                 name: call.name,
                 input,
             });
@@ -142,7 +149,11 @@ impl WireDecoder for Decoder {
         let stop = if self.refused {
             Some(StopReason::Refusal)
         } else {
-            self.finish.as_deref().map(StopReason::from_wire)
+            match self.finish.as_deref() {
+                // Ollama says "stop" even when it made tool calls.
+                Some("stop") if had_calls => Some(StopReason::ToolUse),
+                other => other.map(StopReason::from_wire),
+            }
         };
         if let Some(reason) = stop {
             out.push(ModelEvent::Stop { reason });
@@ -224,5 +235,19 @@ mod tests {
         assert!(matches!(run(raw), Err(LlmError::Server { .. })));
         let raw = "data: {\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}\n\n";
         assert!(matches!(run(raw), Err(LlmError::RateLimited { .. })));
+    }
+
+    #[test]
+    fn ollama_style_stop_with_tool_calls_and_missing_ids() {
+        let raw = concat!(
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"name\":\"grep\",\"arguments\":\"{}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let r = run(raw).unwrap();
+        assert_eq!(r.stop_reason, Some(StopReason::ToolUse));
+        let calls: Vec<_> = r.tool_calls().collect();
+        assert_eq!(calls[0].0, "call_0");
+        assert_eq!(calls[0].2, &serde_json::json!({}));
     }
 }
