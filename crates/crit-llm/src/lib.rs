@@ -31,6 +31,8 @@ pub mod claude_code;
 pub mod doctor;
 pub mod env;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod model;
 pub mod openai;
 pub mod pricing;

@@ -160,6 +160,11 @@ impl Model for Anthropic {
     }
 }
 
+/// A decoder for the fuzz target.
+pub(crate) fn fuzz_decoder() -> impl crate::transport::WireDecoder {
+    decode::Decoder::new("claude-opus-5-5", true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

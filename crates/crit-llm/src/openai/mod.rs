@@ -134,6 +134,11 @@ impl Model for OpenAi {
     }
 }
 
+/// A decoder for the fuzz target.
+pub(crate) fn fuzz_decoder() -> impl crate::transport::WireDecoder {
+    decode::Decoder::new("gpt-x")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
