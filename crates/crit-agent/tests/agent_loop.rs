@@ -157,11 +157,14 @@ async fn round_trips_for_every_tool() {
     assert_eq!(first["system"][0]["cache_control"]["type"], "ephemeral");
 }
 
+/// When each call of a test tool ran: (name, start, end).
+type CallLog = Arc<Mutex<Vec<(&'static str, Instant, Instant)>>>;
+
 /// A test tool that sleeps and records when it ran.
 struct Slow {
     name: &'static str,
     delay: Duration,
-    log: Arc<Mutex<Vec<(&'static str, Instant, Instant)>>>,
+    log: CallLog,
 }
 
 impl Tool for Slow {
@@ -197,7 +200,7 @@ async fn read_only_calls_of_one_turn_run_concurrently_and_answer_in_call_order()
         ("Nope", json!({})),
     ])));
     server.push(Step::reply(Reply::text("done")));
-    let log = Arc::new(Mutex::new(Vec::new()));
+    let log: CallLog = Arc::new(Mutex::new(Vec::new()));
     let mut tools = ToolRegistry::default();
     tools.insert(Arc::new(Slow {
         name: "SlowA",
