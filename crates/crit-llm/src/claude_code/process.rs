@@ -52,7 +52,7 @@ pub(super) async fn run(
     if let Some(dir) = &cfg.cwd {
         cmd.current_dir(dir);
     }
-    let mut child = cmd.spawn().map_err(|e| LlmError::Agent {
+    let mut child = spawn(&mut cmd).await.map_err(|e| LlmError::Agent {
         message: format!("cannot run {}: {e}", cfg.bin.display()),
     })?;
     let mut guard = GroupGuard(
@@ -115,22 +115,32 @@ pub(super) async fn run(
         Some(h) => h.await.unwrap_or_default(),
         None => String::new(),
     };
-    match parser.finish(task.json_schema.is_some()) {
-        Err(LlmError::Agent { message }) if parser_lacked_result(&message) => {
-            Err(LlmError::Agent {
-                message: format!(
-                    "claude exited ({}) without a result: {}",
-                    status.map_or_else(|| "unknown status".into(), |s| s.to_string()),
-                    tail(&stderr)
-                ),
-            })
-        }
-        other => other,
+    if parser.result.is_none() {
+        return Err(LlmError::Agent {
+            message: format!(
+                "claude exited ({}) without a result: {}",
+                status.map_or_else(|| "unknown status".into(), |s| s.to_string()),
+                tail(&stderr)
+            ),
+        });
     }
+    parser.finish(task.json_schema.is_some())
 }
 
-fn parser_lacked_result(message: &str) -> bool {
-    message.contains("without a result line")
+/// Spawns, retrying briefly on ETXTBSY: a just-written executable can still be
+/// open for writing in a child forked by another thread, until that child execs.
+async fn spawn(cmd: &mut Command) -> std::io::Result<Child> {
+    const ETXTBSY: i32 = 26;
+    let mut tries = 0;
+    loop {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(ETXTBSY) && tries < 5 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(20 * tries)).await;
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Waits briefly for the exit after stdout closed, then kills the group (the CLI may
