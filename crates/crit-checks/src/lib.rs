@@ -3,6 +3,29 @@
 //! pass, fixed by replace / remove-sentence / remove-paragraph, driven by the
 //! SETUP → CHECKING → FIXING / ASKING → APPROVED / REJECTED / INCOMPLETE / ERROR
 //! state machine. No LLM, no network.
+//!
+//! [`review`] runs a whole session (`plan.md`, `context.yaml`, `state.yaml`)
+//! to a [`Report`]; the pieces are usable alone:
+//!
+//! ```
+//! use std::path::PathBuf;
+//! use crit_checks::{Check, CheckSet, MatchRule, SourceKind};
+//!
+//! let check = Check {
+//!     id: "no_eval".into(),
+//!     pattern: "eval".into(),
+//!     match_rule: MatchRule::Prescriptive,
+//!     fix: None,
+//!     reason: "Security risk".into(),
+//!     reject_if_persists: false,
+//!     source: SourceKind::SessionChecks,
+//!     origin: PathBuf::from("checks.yaml"),
+//! };
+//! let set = CheckSet::compile(vec![check])?;
+//! assert_eq!(set.scan("We use eval for parsing").matches(0), vec![7..11]);
+//! assert!(set.scan("We don't use eval").matches(0).is_empty());
+//! # Ok::<(), crit_checks::CheckError>(())
+//! ```
 
 pub mod ask;
 pub mod check;
