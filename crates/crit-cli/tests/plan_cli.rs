@@ -422,3 +422,13 @@ fn usage_errors() {
         Some(2)
     );
 }
+
+#[test]
+fn a_configured_backend_is_not_claimed_missing() {
+    let s = Session::new("Clean.\n", Some(CONTEXT), Some(CHECKS));
+    let out = stdout(&s.crit(&["plan", "session://s1", "--provider", "anthropic"]));
+    assert!(
+        out.ends_with("Panel: did not run (LLM panel reviews are not wired into `crit plan` yet); the deterministic checks alone decided.\n"),
+        "{out}"
+    );
+}

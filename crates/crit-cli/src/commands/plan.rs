@@ -117,7 +117,12 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
 
 /// The LLM panel is not part of `crit plan` yet; say why it did not run.
 fn panel_reason(common: &CommonArgs) -> String {
-    if common.provider.is_some() || common.model.is_some() {
+    let configured = common.provider.is_some()
+        || common.model.is_some()
+        || ["CRIT_PROVIDER", "CRIT_MODEL"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+    if configured {
         "LLM panel reviews are not wired into `crit plan` yet".to_string()
     } else {
         "no model backend configured".to_string()
