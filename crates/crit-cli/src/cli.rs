@@ -25,6 +25,8 @@ pub struct Cli {
 pub enum Command {
     /// Re-render a saved ReviewResult (JSON) in any format.
     Report(ReportArgs),
+    /// Which backend and model crit would use, where each came from, and one tiny request.
+    Doctor,
     /// Run a review template: `crit review list`, `crit review arch DOC --against HLD`, …
     Review(ReviewArgs),
     /// Check a plan with deterministic checks (seed 004): APPROVED, REJECTED, INCOMPLETE or ERROR.
@@ -99,18 +101,18 @@ pub enum HookAgent {
 /// Flags every command understands (DESIGN.md §3).
 #[derive(Debug, Args, Clone)]
 pub struct CommonArgs {
-    /// Model backend.
-    #[arg(
-        long,
-        global = true,
-        value_enum,
-        env = "CRIT_PROVIDER",
-        help_heading = "Backend"
-    )]
+    /// Model backend [default: auto; env CRIT_PROVIDER].
+    #[arg(long, global = true, value_enum, help_heading = "Backend")]
     pub provider: Option<Provider>,
-    /// Model name or alias (opus, sonnet, haiku, or a full id).
-    #[arg(long, global = true, env = "CRIT_MODEL", help_heading = "Backend")]
+    /// Model name or alias: opus, sonnet, haiku, or a full id [env CRIT_MODEL].
+    #[arg(long, global = true, help_heading = "Backend")]
     pub model: Option<String>,
+    /// Cassettes the replay provider plays back [env CRIT_CASSETTES].
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Backend")]
+    pub cassettes: Option<PathBuf>,
+    /// Record every model exchange as a readable cassette into DIR [env CRIT_RECORD].
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Backend")]
+    pub record: Option<PathBuf>,
     /// Work in DIR instead of the current directory.
     #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
     pub cwd: Option<PathBuf>,
@@ -177,6 +179,8 @@ impl CommonArgs {
         CommonArgs {
             provider: later.provider.or(self.provider),
             model: later.model.or(self.model),
+            cassettes: later.cassettes.or(self.cassettes),
+            record: later.record.or(self.record),
             cwd: later.cwd.or(self.cwd),
             format: later.format.or(self.format),
             json: later.json || self.json,

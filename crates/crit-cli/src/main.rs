@@ -2,6 +2,7 @@
 //! exit code. Thin by design: anything a library user would need lives in the
 //! library crates.
 
+mod backend;
 mod cli;
 mod commands;
 mod exit;

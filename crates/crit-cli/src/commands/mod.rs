@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod doctor;
 mod hook;
 mod plan;
 mod report;
@@ -10,6 +11,7 @@ use crate::exit::{CliError, Code};
 
 pub fn run(cli: Cli) -> Result<Code, CliError> {
     match cli.command {
+        Command::Doctor => doctor::run(&cli.common),
         Command::Report(args) => report::run(&cli.common, &args),
         Command::Review(args) => review::run(cli.common, &args),
         Command::Plan(args) => plan::run(&cli.common, args),
