@@ -27,6 +27,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Which backend and model crit would use, where each came from, and one tiny request.
     Doctor,
+    /// The effective configuration and where each value came from.
+    Config,
     /// Run a review template: `crit review list`, `crit review arch DOC --against HLD`, …
     Review(ReviewArgs),
     /// Check a plan with deterministic checks (seed 004): APPROVED, REJECTED, INCOMPLETE or ERROR.

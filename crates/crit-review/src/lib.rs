@@ -1,5 +1,6 @@
-//! The review kinds crit runs. So far: review templates — their schema, loading
+//! The review kinds crit runs. So far: configuration files with provenance, and review templates — their schema, loading
 //! and validation, the registry of built-in, user and project templates, and
 //! prompt rendering.
 
+pub mod config;
 pub mod template;

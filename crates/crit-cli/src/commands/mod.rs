@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod config;
 mod doctor;
 mod hook;
 mod plan;
@@ -11,6 +12,7 @@ use crate::exit::{CliError, Code};
 
 pub fn run(cli: Cli) -> Result<Code, CliError> {
     match cli.command {
+        Command::Config => config::run(&cli.common),
         Command::Doctor => doctor::run(&cli.common),
         Command::Report(args) => report::run(&cli.common, &args),
         Command::Review(args) => review::run(cli.common, &args),

@@ -1,0 +1,285 @@
+//! `.crit/config.yaml` (project) and `$XDG_CONFIG_HOME/crit/config.yaml` (user):
+//! backend, model, limits and reviewer settings, each remembered with the file
+//! and line it came from. Project values override user values; flags and `CRIT_*`
+//! environment variables override both (the caller applies those).
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::template::TemplateError;
+
+/// A value and where it was set (`.crit/config.yaml:3`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting<T> {
+    pub value: T,
+    pub source: String,
+}
+
+/// The merged configuration.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    pub provider: Option<Setting<String>>,
+    pub model: Option<Setting<String>>,
+    pub base_url: Option<Setting<String>>,
+    pub cassettes: Option<Setting<PathBuf>>,
+    /// `agent` (default) or `command`.
+    pub reviewer: Option<Setting<String>>,
+    /// The external reviewer's command line, for `reviewer: command`.
+    pub command: Option<Setting<Vec<String>>>,
+    /// Review timeout in seconds (`timeout` or `review.timeout`).
+    pub timeout: Option<Setting<u64>>,
+    pub fail_on: Option<Setting<String>>,
+    pub max_turns: Option<Setting<u32>>,
+    pub max_budget_usd: Option<Setting<f64>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    provider: Option<Spanned<String>>,
+    model: Option<Spanned<String>>,
+    base_url: Option<Spanned<String>>,
+    cassettes: Option<Spanned<String>>,
+    reviewer: Option<Spanned<String>>,
+    command: Option<Spanned<Vec<String>>>,
+    timeout: Option<Spanned<u64>>,
+    fail_on: Option<Spanned<String>>,
+    max_turns: Option<Spanned<u32>>,
+    max_budget_usd: Option<Spanned<f64>>,
+    review: Option<RawReview>,
+}
+
+/// Seed 003 spells the timeout `review.timeout`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReview {
+    timeout: Option<Spanned<u64>>,
+    reviewer: Option<Spanned<String>>,
+    command: Option<Spanned<Vec<String>>>,
+    model: Option<Spanned<String>>,
+}
+
+const PROVIDERS: [&str; 5] = ["anthropic", "openai", "claude-code", "command", "replay"];
+const REVIEWERS: [&str; 2] = ["agent", "command"];
+const FAIL_ON: [&str; 6] = ["p0", "p1", "p2", "p3", "concerns", "never"];
+
+impl Config {
+    /// The user file, then the project file over it. Missing files are fine; a
+    /// malformed one is an error naming file, line and column.
+    pub fn load(user: Option<&Path>, project: Option<&Path>) -> Result<Config, TemplateError> {
+        let mut config = Config::default();
+        for path in [user, project].into_iter().flatten() {
+            match std::fs::read_to_string(path) {
+                Ok(text) => config.overlay(Config::parse(&text, &path.display().to_string())?),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(TemplateError::Io {
+                        path: path.to_path_buf(),
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(config)
+    }
+
+    /// The standard locations: `$XDG_CONFIG_HOME/crit/config.yaml` (or
+    /// `~/.config/…`) and `<project>/.crit/config.yaml`.
+    pub fn standard_paths(
+        project_root: &Path,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> (Option<PathBuf>, PathBuf) {
+        let user = env("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                env("HOME")
+                    .filter(|h| !h.is_empty())
+                    .map(|h| PathBuf::from(h).join(".config"))
+            })
+            .map(|c| c.join("crit").join("config.yaml"));
+        (user, project_root.join(".crit").join("config.yaml"))
+    }
+
+    /// Parse one file; `file` names it in errors and provenance.
+    pub fn parse(text: &str, file: &str) -> Result<Config, TemplateError> {
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        let raw: RawConfig = serde_saphyr::from_str(text).map_err(|e| {
+            let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+            let msg = e.to_string();
+            TemplateError::at(
+                file,
+                line,
+                column,
+                msg.lines().next().unwrap_or("invalid YAML").trim(),
+            )
+        })?;
+        let at = |s: &Spanned<String>,
+                  allowed: &[&str],
+                  what: &str|
+         -> Result<Setting<String>, TemplateError> {
+            if allowed.contains(&s.value.as_str()) {
+                Ok(setting(file, s, s.value.clone()))
+            } else {
+                Err(TemplateError::at(
+                    file,
+                    s.referenced.line(),
+                    s.referenced.column(),
+                    format!(
+                        "unknown {what} `{}`; expected one of {}",
+                        s.value,
+                        allowed.join(", ")
+                    ),
+                ))
+            }
+        };
+        let review = raw.review.unwrap_or_default();
+        let command = raw.command.or(review.command);
+        if let Some(c) = &command
+            && c.value.is_empty()
+        {
+            return Err(TemplateError::at(
+                file,
+                c.referenced.line(),
+                c.referenced.column(),
+                "command must name a program, e.g. [review-gate, --json]",
+            ));
+        }
+        Ok(Config {
+            provider: raw
+                .provider
+                .as_ref()
+                .map(|s| at(s, &PROVIDERS, "provider"))
+                .transpose()?,
+            model: raw
+                .model
+                .or(review.model)
+                .map(|s| setting(file, &s, s.value.clone())),
+            base_url: raw.base_url.map(|s| setting(file, &s, s.value.clone())),
+            cassettes: raw
+                .cassettes
+                .map(|s| setting(file, &s, PathBuf::from(&s.value))),
+            reviewer: raw
+                .reviewer
+                .or(review.reviewer)
+                .as_ref()
+                .map(|s| at(s, &REVIEWERS, "reviewer"))
+                .transpose()?,
+            command: command.map(|s| setting(file, &s, s.value.clone())),
+            timeout: raw
+                .timeout
+                .or(review.timeout)
+                .map(|s| setting(file, &s, s.value)),
+            fail_on: raw
+                .fail_on
+                .as_ref()
+                .map(|s| at(s, &FAIL_ON, "fail_on"))
+                .transpose()?,
+            max_turns: raw.max_turns.map(|s| setting(file, &s, s.value)),
+            max_budget_usd: raw.max_budget_usd.map(|s| setting(file, &s, s.value)),
+        })
+    }
+
+    /// Values set in `later` replace these.
+    fn overlay(&mut self, later: Config) {
+        macro_rules! take {
+            ($($f:ident),*) => { $( if later.$f.is_some() { self.$f = later.$f; } )* };
+        }
+        take!(
+            provider,
+            model,
+            base_url,
+            cassettes,
+            reviewer,
+            command,
+            timeout,
+            fail_on,
+            max_turns,
+            max_budget_usd
+        );
+    }
+}
+
+fn setting<S, T>(file: &str, at: &Spanned<S>, value: T) -> Setting<T> {
+    Setting {
+        value,
+        source: format!("{file}:{}", at.referenced.line()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_with_provenance_and_seed_spelling() {
+        let c = Config::parse("provider: anthropic\nmodel: sonnet\nreview:\n  timeout: 300\nreviewer: command\ncommand: [review-gate, --json]\n", "c.yaml").unwrap();
+        assert_eq!(
+            c.provider,
+            Some(Setting {
+                value: "anthropic".into(),
+                source: "c.yaml:1".into()
+            })
+        );
+        assert_eq!(
+            c.timeout,
+            Some(Setting {
+                value: 300,
+                source: "c.yaml:4".into()
+            })
+        );
+        assert_eq!(c.command.unwrap().value, ["review-gate", "--json"]);
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        assert_eq!(
+            Config::parse("provider: gemini\n", "c.yaml")
+                .unwrap_err()
+                .to_string(),
+            "c.yaml:1:11: unknown provider `gemini`; expected one of anthropic, openai, claude-code, command, replay"
+        );
+        let e = Config::parse("model: x\nmodle: y\n", "c.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c.yaml:2:1: ") && e.contains("modle"), "{e}");
+        assert!(
+            Config::parse("timeout: soon\n", "c.yaml")
+                .unwrap_err()
+                .to_string()
+                .starts_with("c.yaml:1:")
+        );
+        assert_eq!(
+            Config::parse("command: []\n", "c.yaml")
+                .unwrap_err()
+                .to_string(),
+            "c.yaml:1:10: command must name a program, e.g. [review-gate, --json]"
+        );
+    }
+
+    #[test]
+    fn project_overrides_user() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.yaml");
+        let project = dir.path().join("project.yaml");
+        std::fs::write(
+            &user,
+            "provider: openai\nmodel: qwen3:8b\nbase_url: http://localhost:11434/v1\n",
+        )
+        .unwrap();
+        std::fs::write(&project, "model: llama3\n").unwrap();
+        let c = Config::load(Some(&user), Some(&project)).unwrap();
+        assert_eq!(c.provider.unwrap().value, "openai");
+        let model = c.model.unwrap();
+        assert_eq!(model.value, "llama3");
+        assert!(model.source.ends_with("project.yaml:1"));
+        assert_eq!(
+            Config::load(Some(&dir.path().join("missing.yaml")), None).unwrap(),
+            Config::default()
+        );
+    }
+}
