@@ -416,3 +416,14 @@ pub struct Capabilities {
     /// Client-defined tools in the request are honoured.
     pub client_tools: bool,
 }
+
+impl Capabilities {
+    /// A model behind an HTTP API that crit's own loop drives: tools run in
+    /// crit, several per turn, with native structured output.
+    pub const HTTP_MODEL: Capabilities = Capabilities {
+        native_structured_output: true,
+        parallel_tools: true,
+        runs_own_loop: false,
+        client_tools: true,
+    };
+}

@@ -345,12 +345,7 @@ impl Model for Replay {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            native_structured_output: true,
-            parallel_tools: true,
-            runs_own_loop: false,
-            client_tools: true,
-        }
+        Capabilities::HTTP_MODEL
     }
 
     fn stream<'a>(
