@@ -40,6 +40,8 @@ fn three_turns(c: &mut Criterion) {
         output: None,
         limits: RunLimits::default(),
         max_output_tokens: 4096,
+        sub_agents: Vec::new(),
+        hooks: Default::default(),
     };
     c.bench_function(
         "agent loop: 3 turns (Read, Grep, answer), zero model latency",

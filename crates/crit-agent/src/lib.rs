@@ -1,6 +1,8 @@
 //! crit's in-process agent: the loop that drives a model through turns and tool
 //! calls under enforced limits ([`run`]), the structured-output tool
-//! ([`structured`]), transcripts ([`transcript`]), and the reviewer tools it hands
+//! ([`structured`]), sub-agents launched with `Task` ([`subagent`]), tools of MCP
+//! servers ([`mcp`]), Claude-Code-style hooks ([`hooks`]), transcripts
+//! ([`transcript`]), and the reviewer tools it hands
 //! to a model: `Read`, `Glob`, `Grep` and a restricted `Bash`. They are read-only and
 //! confined to the project root plus `--add-dir` roots (DESIGN §5): every file path
 //! goes through [`confine`], Bash runs no shell and only allow-listed read-only
@@ -9,10 +11,14 @@
 
 pub mod confine;
 pub mod context;
+pub mod hooks;
 mod input;
+pub mod mcp;
+mod process;
 pub mod registry;
 pub mod run;
 pub mod structured;
+pub mod subagent;
 pub mod tool;
 pub mod tools;
 pub mod transcript;
@@ -20,8 +26,11 @@ mod truncate;
 
 pub use confine::{ConfineError, Roots};
 pub use context::{Limits, ToolContext};
+pub use hooks::{Hook, HookEvent, HookInput, HookResponse, Hooks, HooksConfig};
+pub use mcp::{McpError, McpServer, McpServerConfig, McpTimeouts};
 pub use registry::{RegistryError, ToolRegistry};
 pub use run::{AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, run_agent};
 pub use structured::StructuredOutput;
+pub use subagent::{SubAgentDef, SubAgentOutcome};
 pub use tool::{Tool, ToolFuture, ToolOutput};
 pub use tools::{BashTool, GlobTool, GrepTool, ReadTool};

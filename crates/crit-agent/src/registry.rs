@@ -43,19 +43,28 @@ impl ToolRegistry {
 
     /// The built-in tools named in `names`, in that order (duplicates once).
     pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<Self, RegistryError> {
-        let all = Self::builtin();
+        Self::builtin().select(names)
+    }
+
+    /// The tools of this registry named in `names`, in that order (duplicates once).
+    pub fn select<S: AsRef<str>>(&self, names: &[S]) -> Result<Self, RegistryError> {
         let mut out = Self::default();
         for name in names {
             let name = name.as_ref().trim();
-            let tool = all.get(name).ok_or_else(|| RegistryError::UnknownTool {
+            let tool = self.get(name).ok_or_else(|| RegistryError::UnknownTool {
                 name: name.to_string(),
-                known: all.names().map(str::to_string).collect(),
+                known: self.names().map(str::to_string).collect(),
             })?;
             if out.get(name).is_none() {
                 out.tools.push(tool);
             }
         }
         Ok(out)
+    }
+
+    /// Removes the tool named `name`, if any.
+    pub fn remove(&mut self, name: &str) {
+        self.tools.retain(|t| t.name() != name);
     }
 
     /// Adds a tool (e.g. an MCP or structured-output tool); replaces one of the same name.
@@ -68,7 +77,7 @@ impl ToolRegistry {
         self.tools.iter().find(|t| t.name() == name).cloned()
     }
 
-    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|t| t.name())
     }
 

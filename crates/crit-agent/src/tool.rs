@@ -37,10 +37,10 @@ pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutput> + Send + 'a>>;
 /// One tool a model may call. Object-safe: the registry holds `Arc<dyn Tool>`.
 pub trait Tool: Send + Sync {
     /// The name the model calls it by (Claude Code's names: `Read`, `Glob`, ...).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
 
     /// The description the model reads; a prompt, kept in `prompts/tools/*.md`.
-    fn description(&self) -> &'static str;
+    fn description(&self) -> &str;
 
     /// JSON Schema of the input object (`additionalProperties: false`).
     fn input_schema(&self) -> Value;

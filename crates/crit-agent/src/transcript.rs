@@ -45,6 +45,16 @@ pub enum TranscriptItem {
         cost_usd: f64,
         total_cost_usd: f64,
     },
+    /// A hook answered something (a decision, context, or its own failure).
+    Hook {
+        agent: String,
+        turn: u32,
+        event: String,
+        hook: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tool_name: Option<String>,
+        effect: String,
+    },
     /// A limit ended the run.
     LimitHit {
         agent: String,
@@ -72,6 +82,35 @@ pub struct ToolCallRecord {
 /// Where transcript items go.
 pub trait TranscriptSink: Send {
     fn record(&mut self, item: &TranscriptItem);
+}
+
+/// One sink shared by concurrent writers (sub-agents running side by side).
+pub(crate) struct SharedSink<'s>(std::sync::Mutex<&'s mut dyn TranscriptSink>);
+
+impl<'s> SharedSink<'s> {
+    pub(crate) fn new(sink: &'s mut dyn TranscriptSink) -> Self {
+        Self(std::sync::Mutex::new(sink))
+    }
+
+    pub(crate) fn record(&self, item: &TranscriptItem) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .record(item);
+    }
+
+    /// A sink that writes here, for one writer.
+    pub(crate) fn handle(&self) -> SinkHandle<'_, 's> {
+        SinkHandle(self)
+    }
+}
+
+pub(crate) struct SinkHandle<'a, 's>(&'a SharedSink<'s>);
+
+impl TranscriptSink for SinkHandle<'_, '_> {
+    fn record(&mut self, item: &TranscriptItem) {
+        self.0.record(item);
+    }
 }
 
 /// Discards everything.

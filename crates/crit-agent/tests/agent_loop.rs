@@ -73,6 +73,8 @@ fn spec(tools: ToolRegistry) -> AgentSpec {
         output: None,
         limits: RunLimits::default(),
         max_output_tokens: 4096,
+        sub_agents: Vec::new(),
+        hooks: Default::default(),
     }
 }
 
@@ -168,10 +170,10 @@ struct Slow {
 }
 
 impl Tool for Slow {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         self.name
     }
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         "sleeps"
     }
     fn input_schema(&self) -> Value {

@@ -4,6 +4,8 @@
 //! a limit is kept.
 
 mod execute;
+mod stop;
+mod task;
 mod turns;
 
 use std::time::Duration;
@@ -12,8 +14,10 @@ use crit_core::Usage;
 use crit_llm::{StopReason, SystemBlock};
 use serde_json::Value;
 
+use crate::hooks::Hooks;
 use crate::registry::ToolRegistry;
 use crate::structured::StructuredOutput;
+use crate::subagent::{SubAgentDef, SubAgentOutcome};
 
 pub use turns::run_agent;
 
@@ -34,6 +38,32 @@ pub struct AgentSpec {
     pub limits: RunLimits,
     /// `max_tokens` of each model call.
     pub max_output_tokens: u32,
+    /// Agents the model may launch with the `Task` tool (offered only when set).
+    pub sub_agents: Vec<SubAgentDef>,
+    /// Hooks of this run; sub-agents run them too.
+    pub hooks: Hooks,
+}
+
+impl AgentSpec {
+    /// A spec with no tools, output schema, limits, sub-agents or hooks.
+    pub fn new(
+        name: impl Into<String>,
+        model: impl Into<String>,
+        prompt: impl Into<String>,
+    ) -> Self {
+        AgentSpec {
+            name: name.into(),
+            model: model.into(),
+            system: Vec::new(),
+            prompt: prompt.into(),
+            tools: ToolRegistry::default(),
+            output: None,
+            limits: RunLimits::default(),
+            max_output_tokens: 8192,
+            sub_agents: Vec::new(),
+            hooks: Hooks::default(),
+        }
+    }
 }
 
 /// Limits the loop enforces. `None` means no limit.
@@ -100,6 +130,8 @@ pub enum RunStatus {
     NoValidOutput(String),
     /// The backend failed (auth, network, …): a fatal error.
     Failed(String),
+    /// A hook ended the run (`continue: false`), with its `stopReason`.
+    HookStopped(String),
 }
 
 impl RunStatus {
@@ -110,6 +142,7 @@ impl RunStatus {
             RunStatus::Cancelled => "cancelled",
             RunStatus::NoValidOutput(_) => "no_valid_output",
             RunStatus::Failed(_) => "failed",
+            RunStatus::HookStopped(_) => "hook_stopped",
         }
     }
 }
@@ -124,11 +157,16 @@ pub struct RunOutcome {
     pub all_text: Vec<String>,
     /// The validated structured output, when one was asked for and given.
     pub structured: Option<Value>,
+    /// Usage of the whole run, sub-agents included.
     pub usage: Usage,
+    /// Cost of the whole run, sub-agents included.
     pub cost_usd: f64,
+    /// The main agent's turns (each sub-agent's are in `sub_agents`).
     pub turns: u32,
     pub duration: Duration,
     pub last_stop: Option<StopReason>,
     /// The model that answered (as the backend reported it).
     pub model: String,
+    /// What each sub-agent launched with `Task` did, in launch order.
+    pub sub_agents: Vec<SubAgentOutcome>,
 }

@@ -1,16 +1,22 @@
 //! The turn loop.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use crit_core::Usage;
 use crit_llm::{Block, LlmError, Message, Model, ModelRequest, ModelResponse, Role, ToolSpec};
 use tokio_util::sync::CancellationToken;
 
-use super::execute::{Call, execute};
-use super::{AgentSpec, LimitHit, RunOutcome, RunStatus};
+use super::execute::{Call, Done, Exec, execute};
+use super::stop::{StopVerdict, on_stop};
+use super::task::TaskCtx;
+use super::{AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus};
 use crate::context::ToolContext;
+use crate::hooks::Who;
 use crate::structured::TOOL_NAME;
-use crate::transcript::{ToolCallRecord, TranscriptItem, TranscriptSink};
+use crate::subagent::{SubAgentOutcome, task_tool_spec};
+use crate::transcript::{SharedSink, ToolCallRecord, TranscriptItem, TranscriptSink};
 
 /// Run `spec` on `model` with the tools confined by `cx`, recording to `sink`.
 /// Never panics and never returns an error: how the run ended is in the outcome.
@@ -21,7 +27,31 @@ pub async fn run_agent(
     sink: &mut dyn TranscriptSink,
     cancel: CancellationToken,
 ) -> RunOutcome {
-    let mut run = Run::new(spec);
+    run_boxed(model, spec, cx, sink, cancel, Who::default()).await
+}
+
+/// The run as a boxed future: a Task call runs a sub-agent through here, and
+/// the box is what lets the loop recurse.
+pub(super) fn run_boxed<'a>(
+    model: &'a dyn Model,
+    spec: &'a AgentSpec,
+    cx: &'a ToolContext,
+    sink: &'a mut dyn TranscriptSink,
+    cancel: CancellationToken,
+    who: Who,
+) -> Pin<Box<dyn Future<Output = RunOutcome> + Send + 'a>> {
+    Box::pin(run_inner(model, spec, cx, sink, cancel, who))
+}
+
+async fn run_inner(
+    model: &dyn Model,
+    spec: &AgentSpec,
+    cx: &ToolContext,
+    sink: &mut dyn TranscriptSink,
+    cancel: CancellationToken,
+    who: Who,
+) -> RunOutcome {
+    let mut run = Run::new(spec, who);
     sink.record(&TranscriptItem::Start {
         agent: spec.name.clone(),
         model: spec.model.clone(),
@@ -54,10 +84,14 @@ struct Run<'a> {
     deadline: Option<Instant>,
     invalid_outputs: u32,
     nudged: bool,
+    who: Who,
+    sub_agents: Vec<SubAgentOutcome>,
+    /// How many times Stop hooks sent the model back to work.
+    stop_blocks: u32,
 }
 
 impl<'a> Run<'a> {
-    fn new(spec: &'a AgentSpec) -> Self {
+    fn new(spec: &'a AgentSpec, who: Who) -> Self {
         let start = Instant::now();
         let mut tool_specs: Vec<ToolSpec> = spec
             .tools
@@ -69,6 +103,9 @@ impl<'a> Run<'a> {
                 strict: false,
             })
             .collect();
+        if !spec.sub_agents.is_empty() && who.agent_id.is_none() {
+            tool_specs.push(task_tool_spec(&spec.sub_agents, &spec.tools));
+        }
         if let Some(out) = &spec.output {
             tool_specs.push(out.tool_spec());
         }
@@ -87,6 +124,79 @@ impl<'a> Run<'a> {
             deadline: spec.limits.timeout.map(|t| start + t),
             invalid_outputs: 0,
             nudged: false,
+            who,
+            sub_agents: Vec::new(),
+            stop_blocks: 0,
+        }
+    }
+
+    /// What the tool calls and hooks of this turn run with.
+    fn exec<'e, 's>(
+        &'e self,
+        model: &'e dyn Model,
+        cx: &'e ToolContext,
+        sink: &'e SharedSink<'s>,
+        cancel: &'e CancellationToken,
+    ) -> Exec<'e, 's> {
+        let spec = self.spec;
+        let tasks = (!spec.sub_agents.is_empty() && self.who.agent_id.is_none()).then(|| TaskCtx {
+            model,
+            parent: spec,
+            limits: self.remaining_limits(),
+        });
+        Exec {
+            tools: &spec.tools,
+            cx,
+            hooks: &spec.hooks,
+            who: &self.who,
+            agent: &spec.name,
+            turn: self.turns,
+            sink,
+            cancel,
+            tasks,
+        }
+    }
+
+    /// What is left of this run's limits, for a sub-agent starting now.
+    fn remaining_limits(&self) -> RunLimits {
+        let l = &self.spec.limits;
+        RunLimits {
+            max_turns: l.max_turns,
+            timeout: self
+                .deadline
+                .map(|d| d.saturating_duration_since(Instant::now())),
+            max_tokens: l.max_tokens.map(|m| m.saturating_sub(self.usage.total())),
+            max_budget_usd: l.max_budget_usd.map(|b| (b - self.cost_usd).max(0.0)),
+        }
+    }
+
+    /// Stop (or SubagentStop) hooks before the run ends: `Some` feedback sends
+    /// the model back to work; `Err` is a hook ending the run.
+    async fn stop_hooks(
+        &mut self,
+        model: &dyn Model,
+        cx: &ToolContext,
+        sink: &mut dyn TranscriptSink,
+        cancel: &CancellationToken,
+        last_message: String,
+    ) -> Result<Option<String>, RunStatus> {
+        if self.spec.hooks.is_empty() {
+            return Ok(None);
+        }
+        let shared = SharedSink::new(sink);
+        let verdict = on_stop(
+            &self.exec(model, cx, &shared, cancel),
+            self.stop_blocks,
+            last_message,
+        )
+        .await;
+        match verdict {
+            StopVerdict::Proceed => Ok(None),
+            StopVerdict::Reprompt(text) => {
+                self.stop_blocks += 1;
+                Ok(Some(text))
+            }
+            StopVerdict::End(why) => Err(RunStatus::HookStopped(why)),
         }
     }
 
@@ -109,6 +219,17 @@ impl<'a> Run<'a> {
             let calls = self.record_turn(&resp, sink);
             self.messages.push(Message::assistant(resp.content));
             if calls.is_empty() {
+                if self.spec.output.is_none() {
+                    let last = self.texts.last().cloned().unwrap_or_default();
+                    match self.stop_hooks(model, cx, sink, cancel, last).await {
+                        Ok(Some(feedback)) => {
+                            self.messages.push(Message::user_text(feedback));
+                            continue;
+                        }
+                        Ok(None) => {}
+                        Err(status) => return status,
+                    }
+                }
                 match self.end_of_turn_without_tools() {
                     Some(status) => return status,
                     None => continue,
@@ -118,15 +239,42 @@ impl<'a> Run<'a> {
             let (output_calls, tool_calls): (Vec<&Call>, Vec<&Call>) =
                 calls.iter().partition(|c| self.is_output_call(c));
             if let Some(status) = self.check_structured(&output_calls, &mut results) {
-                return status;
+                let accepted = matches!(status, RunStatus::Completed);
+                let answer = self
+                    .structured
+                    .as_ref()
+                    .map(|v| v.to_string())
+                    .unwrap_or_default();
+                if !accepted {
+                    return status;
+                }
+                match self.stop_hooks(model, cx, sink, cancel, answer).await {
+                    // The answer is not taken: the feedback is its tool result.
+                    Ok(Some(feedback)) => {
+                        self.structured = None;
+                        if let Some(c) = output_calls
+                            .iter()
+                            .find(|c| !results.iter().any(|r| r.0 == c.id))
+                        {
+                            results.push((c.id.clone(), feedback, true));
+                        }
+                    }
+                    Ok(None) => return status,
+                    Err(stopped) => return stopped,
+                }
             }
             let tool_calls: Vec<Call> = tool_calls.into_iter().cloned().collect();
-            let done = tokio::select! {
+            let shared = SharedSink::new(&mut *sink);
+            let ex = self.exec(model, cx, &shared, cancel);
+            let done: Vec<Done> = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return RunStatus::Cancelled,
                 () = sleep_until(self.deadline) => return RunStatus::Incomplete(self.timeout_hit()),
-                done = execute(&tool_calls, &self.spec.tools, cx) => done,
+                done = execute(&tool_calls, &ex) => done,
             };
+            drop(ex);
+            drop(shared);
+            let mut stop_run = None;
             for (call, d) in tool_calls.iter().zip(done) {
                 sink.record(&TranscriptItem::ToolResult {
                     agent: self.spec.name.clone(),
@@ -137,6 +285,14 @@ impl<'a> Run<'a> {
                     is_error: d.output.is_error,
                     duration_ms: d.duration_ms,
                 });
+                if let Some(sub) = d.sub {
+                    self.usage += sub.usage;
+                    self.cost_usd += sub.cost_usd;
+                    self.sub_agents.push(sub);
+                }
+                if stop_run.is_none() {
+                    stop_run = d.stop_run;
+                }
                 results.push((call.id.clone(), d.output.content, d.output.is_error));
             }
             // Results go back in the order the model made the calls.
@@ -153,6 +309,9 @@ impl<'a> Run<'a> {
                 role: Role::User,
                 content,
             });
+            if let Some(why) = stop_run {
+                return RunStatus::HookStopped(why);
+            }
         }
     }
 
@@ -334,6 +493,7 @@ impl<'a> Run<'a> {
             duration,
             last_stop: self.last_stop,
             model: self.model_name,
+            sub_agents: self.sub_agents,
         }
     }
 }

@@ -20,11 +20,11 @@ const MAX_RESULTS: usize = 100;
 pub struct GlobTool;
 
 impl Tool for GlobTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "Glob"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         include_str!("../../prompts/tools/glob.md")
     }
 

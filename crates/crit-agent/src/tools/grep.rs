@@ -61,11 +61,11 @@ struct Query {
 }
 
 impl Tool for GrepTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "Grep"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         include_str!("../../prompts/tools/grep.md")
     }
 

@@ -20,11 +20,11 @@ const MAX_LINE_BYTES: usize = MAX_LINE_CHARS * 4;
 pub struct ReadTool;
 
 impl Tool for ReadTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "Read"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         include_str!("../../prompts/tools/read.md")
     }
 

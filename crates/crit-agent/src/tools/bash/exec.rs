@@ -1,36 +1,23 @@
 //! Running a checked command: no shell, cwd the project root, stdin empty, a
 //! minimal environment, its own process group, capped output, and a timeout.
 //!
-//! Timeout and cancellation kill the whole process group with `kill(-pgid,
-//! SIGKILL)` (rustix's safe wrapper): the child is spawned with `process_group(0)`,
-//! so its pid is the group id, and grandchildren are reached too (tokio's
-//! `kill_on_drop` alone only kills the direct child). The group is killed before
-//! the child is reaped, or while members still hold its pipes, so the id cannot
-//! have been reused by then.
+//! Processes are run by [`crate::process`], which kills the whole process group
+//! on timeout or cancellation.
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
-use tokio::task::JoinHandle;
-use tokio::time::{Instant, sleep_until, timeout_at};
 
 use crate::confine::Roots;
 use crate::context::ToolContext;
+use crate::process::{self, Captured, Ended, Spawn};
 use crate::tool::ToolOutput;
-use crate::truncate::HeadTail;
 
 use super::git;
 use super::policy::CheckedCommand;
 
 /// Time git's own preflight queries (work tree, filter drivers) may take.
 const PREFLIGHT_TIMEOUT: Duration = Duration::from_secs(10);
-/// After the group is killed, how long to wait for the pipes to close.
-const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// Runs the command and renders what the model sees.
 pub(super) async fn run(cmd: &CheckedCommand, cx: &ToolContext, timeout: Duration) -> ToolOutput {
@@ -49,20 +36,7 @@ pub(super) async fn run(cmd: &CheckedCommand, cx: &ToolContext, timeout: Duratio
     }
 }
 
-#[derive(Debug)]
-struct Captured {
-    stdout: HeadTail,
-    stderr: HeadTail,
-    ended: Ended,
-}
-
-#[derive(Debug)]
-enum Ended {
-    Exited(ExitStatus),
-    TimedOut,
-    Cancelled,
-}
-
+/// Runs `program` confined: project root as cwd, the minimal environment, no stdin.
 async fn spawn_capture(
     program: &str,
     args: &[String],
@@ -70,99 +44,18 @@ async fn spawn_capture(
     timeout: Duration,
     caps: (usize, usize),
 ) -> std::io::Result<Captured> {
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .current_dir(cx.root())
-        .env_clear()
-        .envs(child_env(&cx.roots, std::env::var_os("PATH")))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = command.spawn()?;
-    let pgid = child.id();
-    let stdout = Arc::new(Mutex::new(HeadTail::new(caps.0)));
-    let stderr = Arc::new(Mutex::new(HeadTail::new(caps.1)));
-    let mut drains: Vec<JoinHandle<()>> = Vec::new();
-    if let Some(r) = child.stdout.take() {
-        drains.push(tokio::spawn(drain(r, Arc::clone(&stdout))));
-    }
-    if let Some(r) = child.stderr.take() {
-        drains.push(tokio::spawn(drain(r, Arc::clone(&stderr))));
-    }
-    let deadline = Instant::now() + timeout;
-    let mut ended = tokio::select! {
-        s = child.wait() => s.map_or(Ended::Cancelled, Ended::Exited),
-        () = sleep_until(deadline) => Ended::TimedOut,
-        () = cx.cancel.cancelled() => Ended::Cancelled,
-    };
-    if !matches!(ended, Ended::Exited(_)) {
-        kill_group(pgid);
-        // Reap the leader now rather than leaving a zombie to tokio.
-        let _ = child.wait().await;
-    }
-    // A grandchild may still hold the pipes after the leader exited: the deadline
-    // still applies, then the group is killed.
-    let closed = async {
-        for d in &mut drains {
-            let _ = d.await;
-        }
-    };
-    let limit = if matches!(ended, Ended::Exited(_)) {
-        deadline
-    } else {
-        Instant::now() + DRAIN_GRACE
-    };
-    if timeout_at(limit, closed).await.is_err() {
-        kill_group(pgid);
-        if matches!(ended, Ended::Exited(_)) {
-            ended = Ended::TimedOut;
-        }
-        let _ = timeout_at(Instant::now() + DRAIN_GRACE, async {
-            for d in &mut drains {
-                let _ = d.await;
-            }
-        })
-        .await;
-        drains.iter().for_each(JoinHandle::abort);
-    }
-    Ok(Captured {
-        stdout: take(&stdout),
-        stderr: take(&stderr),
-        ended,
+    process::spawn_capture(Spawn {
+        program,
+        args,
+        cwd: cx.root(),
+        env: child_env(&cx.roots, std::env::var_os("PATH")),
+        clear_env: true,
+        stdin: None,
+        timeout,
+        caps,
+        cancel: &cx.cancel,
     })
-}
-
-fn take(buf: &Arc<Mutex<HeadTail>>) -> HeadTail {
-    let mut guard = buf.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    std::mem::replace(&mut *guard, HeadTail::new(0))
-}
-
-async fn drain(mut r: impl AsyncRead + Unpin, buf: Arc<Mutex<HeadTail>>) {
-    let mut chunk = vec![0u8; 16 * 1024];
-    loop {
-        match r.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(&chunk[..n]),
-        }
-    }
-}
-
-/// SIGKILL to the whole group (pgid = the child's pid, from `process_group(0)`).
-fn kill_group(pgid: Option<u32>) {
-    let pid = pgid
-        .and_then(|p| i32::try_from(p).ok())
-        .and_then(rustix::process::Pid::from_raw);
-    if let Some(pid) = pid
-        && let Err(e) = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL)
-    {
-        tracing::debug!(error = %e, "killing the command's process group");
-    }
+    .await
 }
 
 /// The child's whole environment: PATH (absolute entries outside the project, so
@@ -343,56 +236,6 @@ mod tests {
                     || k.starts_with("GIT_")),
             "{keys:?}"
         );
-    }
-
-    /// The timeout kills grandchildren too: `sh` starts a background `sleep` and
-    /// waits; after the kill no process with the marker argument is left.
-    #[tokio::test]
-    async fn timeout_kills_the_whole_process_group() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let cx = ToolContext::new(dir.path(), &[]).unwrap();
-        let marker = format!("{}.{}", 4000 + std::process::id() % 1000, 17);
-        let script = format!("sleep {marker} & sleep {marker}; wait");
-        let c = spawn_capture(
-            "sh",
-            &["-c".into(), script],
-            &cx,
-            Duration::from_millis(300),
-            (100, 100),
-        )
-        .await
-        .unwrap();
-        assert!(matches!(c.ended, Ended::TimedOut), "{:?}", c.ended);
-        // SIGKILL is delivered at once, but the kernel may take a moment to reap.
-        let mut left = Vec::new();
-        for _ in 0..50 {
-            left = processes_with_arg(&marker);
-            if left.is_empty() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        assert!(left.is_empty(), "still running: {left:?}");
-    }
-
-    /// Live (non-zombie) processes whose command line contains `arg`.
-    fn processes_with_arg(arg: &str) -> Vec<String> {
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-                continue;
-            };
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-            let zombie = stat
-                .rsplit(')')
-                .next()
-                .is_some_and(|s| s.trim_start().starts_with('Z'));
-            if cmdline.contains(arg) && !zombie {
-                found.push(cmdline);
-            }
-        }
-        found
     }
 
     #[test]

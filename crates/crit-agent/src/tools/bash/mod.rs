@@ -20,11 +20,11 @@ use crate::tool::{Tool, ToolFuture, ToolOutput};
 pub struct BashTool;
 
 impl Tool for BashTool {
-    fn name(&self) -> &'static str {
+    fn name(&self) -> &str {
         "Bash"
     }
 
-    fn description(&self) -> &'static str {
+    fn description(&self) -> &str {
         include_str!("../../../prompts/tools/bash.md")
     }
 

@@ -1,0 +1,117 @@
+//! Sub-agents: named agents the main agent launches through the `Task` tool,
+//! each with its own system prompt, tools and model. Several Task calls of one
+//! turn run concurrently. Depth is 1: a sub-agent is never offered Task.
+//!
+//! Definitions are data ([`SubAgentDef`]); reading them from `.claude/agents/*.md`
+//! is the caller's business. A run's [`crate::RunOutcome`] lists what each
+//! sub-agent did ([`SubAgentOutcome`]) and counts its usage and cost in the totals.
+
+use std::time::Duration;
+
+use crit_core::Usage;
+use crit_llm::ToolSpec;
+use serde_json::{Value, json};
+
+use crate::registry::{RegistryError, ToolRegistry};
+use crate::run::RunStatus;
+
+/// The tool's name.
+pub const TASK_TOOL: &str = "Task";
+
+/// A sub-agent the main agent may launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubAgentDef {
+    /// What the model passes as `subagent_type`.
+    pub name: String,
+    /// When to use it; shown to the main agent in the Task tool's description.
+    pub description: String,
+    pub system_prompt: String,
+    /// Tool names from the main agent's registry; empty means all of them.
+    /// `Task` is never given to a sub-agent.
+    pub tools: Vec<String>,
+    /// A model id or alias; `None` (or `inherit`) uses the main agent's model.
+    pub model: Option<String>,
+}
+
+impl SubAgentDef {
+    /// The tools this sub-agent gets from its parent's `registry`.
+    pub fn registry(&self, parent: &ToolRegistry) -> Result<ToolRegistry, RegistryError> {
+        let mut tools = if self.tools.is_empty() {
+            parent.clone()
+        } else {
+            let names: Vec<&str> = self
+                .tools
+                .iter()
+                .map(|t| t.trim())
+                .filter(|t| *t != TASK_TOOL)
+                .collect();
+            parent.select(&names)?
+        };
+        tools.remove(TASK_TOOL);
+        Ok(tools)
+    }
+
+    /// The model this sub-agent runs on.
+    pub fn model_or<'a>(&'a self, parent: &'a str) -> &'a str {
+        match self.model.as_deref().map(str::trim) {
+            None | Some("" | "inherit") => parent,
+            Some(m) => m,
+        }
+    }
+}
+
+/// What one sub-agent run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubAgentOutcome {
+    pub name: String,
+    /// The id hooks saw as `agent_id`.
+    pub agent_id: String,
+    /// The Task call that launched it.
+    pub tool_use_id: String,
+    pub status: RunStatus,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub turns: u32,
+    pub duration: Duration,
+}
+
+/// The Task tool's description: the prompt plus one line per sub-agent,
+/// `- name: description (Tools: Read, Grep)` as in Claude Code.
+pub fn task_description(defs: &[SubAgentDef], parent_tools: &ToolRegistry) -> String {
+    let agents: Vec<String> = defs
+        .iter()
+        .map(|d| {
+            let tools = match d.registry(parent_tools) {
+                Ok(r) if r.is_empty() => "none".to_string(),
+                Ok(r) => r.names().collect::<Vec<_>>().join(", "),
+                Err(_) => d.tools.join(", "),
+            };
+            format!("- {}: {} (Tools: {tools})", d.name, d.description.trim())
+        })
+        .collect();
+    include_str!("../prompts/tools/task.md").replace("{agents}", &agents.join("\n"))
+}
+
+/// The Task tool as the model is offered it.
+pub fn task_tool_spec(defs: &[SubAgentDef], parent_tools: &ToolRegistry) -> ToolSpec {
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    ToolSpec {
+        name: TASK_TOOL.to_string(),
+        description: task_description(defs, parent_tools),
+        input_schema: task_input_schema(&names),
+        strict: false,
+    }
+}
+
+fn task_input_schema(names: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "description": {"type": "string", "description": "A short (3-5 word) description of the task"},
+            "prompt": {"type": "string", "description": "The task for the agent to perform"},
+            "subagent_type": {"type": "string", "enum": names, "description": "The type of specialized agent to use for this task"}
+        },
+        "required": ["description", "prompt", "subagent_type"],
+        "additionalProperties": false
+    })
+}
