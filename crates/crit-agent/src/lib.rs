@@ -26,7 +26,7 @@ mod truncate;
 
 pub use confine::{ConfineError, Roots};
 pub use context::{Limits, ToolContext};
-pub use hooks::{Hook, HookEvent, HookInput, HookResponse, Hooks, HooksConfig};
+pub use hooks::{Hook, HookEvent, HookInput, HookResponse, Hooks, HooksConfig, MAX_STOP_BLOCKS};
 pub use mcp::{McpError, McpServer, McpServerConfig, McpTimeouts};
 pub use registry::{RegistryError, ToolRegistry};
 pub use run::{AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, run_agent};

@@ -122,7 +122,12 @@ impl McpServer {
         timeouts: McpTimeouts,
     ) -> Result<Self, McpError> {
         let mut cmd = tokio::process::Command::new(&cfg.command);
-        cmd.args(&cfg.args).envs(&cfg.env).current_dir(cwd);
+        // Killed when dropped, even if rmcp's own clean-up task never gets to run
+        // (a runtime shutting down).
+        cmd.args(&cfg.args)
+            .envs(&cfg.env)
+            .current_dir(cwd)
+            .kill_on_drop(true);
         let (transport, stderr) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::piped())
             .spawn()

@@ -198,8 +198,12 @@ async fn one(call: &Call, ex: &Exec<'_, '_>) -> Done {
         }
     }
     if !notes.is_empty() {
+        // One blank line between the result and the reminders.
         if !output.content.is_empty() {
-            output.content.push_str("\n\n");
+            if !output.content.ends_with('\n') {
+                output.content.push('\n');
+            }
+            output.content.push('\n');
         }
         output.content.push_str(&notes.join("\n"));
     }

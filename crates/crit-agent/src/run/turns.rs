@@ -264,16 +264,17 @@ impl<'a> Run<'a> {
                 }
             }
             let tool_calls: Vec<Call> = tool_calls.into_iter().cloned().collect();
-            let shared = SharedSink::new(&mut *sink);
-            let ex = self.exec(model, cx, &shared, cancel);
-            let done: Vec<Done> = tokio::select! {
-                biased;
-                () = cancel.cancelled() => return RunStatus::Cancelled,
-                () = sleep_until(self.deadline) => return RunStatus::Incomplete(self.timeout_hit()),
-                done = execute(&tool_calls, &ex) => done,
+            // The calls share the sink (sub-agents write to it as they run).
+            let done: Vec<Done> = {
+                let shared = SharedSink::new(&mut *sink);
+                let ex = self.exec(model, cx, &shared, cancel);
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return RunStatus::Cancelled,
+                    () = sleep_until(self.deadline) => return RunStatus::Incomplete(self.timeout_hit()),
+                    done = execute(&tool_calls, &ex) => done,
+                }
             };
-            drop(ex);
-            drop(shared);
             let mut stop_run = None;
             for (call, d) in tool_calls.iter().zip(done) {
                 sink.record(&TranscriptItem::ToolResult {
