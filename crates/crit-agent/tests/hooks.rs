@@ -166,6 +166,11 @@ async fn post_tool_use_context_is_appended_to_the_result_the_model_reads_next() 
     let dir = project();
     let bin = tempfile::tempdir().unwrap();
     let log = bin.path().join("post-input.json");
+    let blocker = script(
+        bin.path(),
+        "post-block.sh",
+        "cat >/dev/null; echo 'looks risky' >&2; exit 2",
+    );
     let post = script(
         bin.path(),
         "post.sh",
@@ -183,7 +188,10 @@ echo '{{"hookSpecificOutput":{{"hookEventName":"PostToolUse","additionalContext"
     server.push(Step::reply(Reply::text("done")));
     let mut s = spec(ToolRegistry::builtin());
     s.hooks = hooks(
-        json!({"PostToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": post}]}]}),
+        json!({"PostToolUse": [
+            {"matcher": "Read", "hooks": [{"type": "command", "command": post}]},
+            {"matcher": "Read", "hooks": [{"type": "command", "command": blocker}]}
+        ]}),
         dir.path(),
     );
     let cx = ToolContext::new(dir.path(), &[]).unwrap();
@@ -199,8 +207,13 @@ echo '{{"hookSpecificOutput":{{"hookEventName":"PostToolUse","additionalContext"
     let r = &results_of(&server.model_requests()[1])[0];
     assert_eq!(
         r.1,
-        "     1\t# Demo\n\n<system-reminder>PostToolUse:Read hook additional context: Remember the style guide.</system-reminder>"
+        format!(
+            "     1\t# Demo\n\n\
+             <system-reminder>PostToolUse:Read hook additional context: Remember the style guide.</system-reminder>\n\
+             <system-reminder>PostToolUse:Read hook blocking error from command: \"{blocker}\": [{blocker}]: looks risky</system-reminder>"
+        )
     );
+    assert!(!r.2, "the tool ran fine; the hook only adds feedback");
     let input: Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
     assert_eq!(input["hook_event_name"], "PostToolUse");
     assert_eq!(input["tool_response"], "     1\t# Demo\n");
@@ -332,4 +345,52 @@ async fn a_hanging_hook_is_killed_at_its_timeout_and_the_run_goes_on() {
     assert!(sink.items.iter().any(|i| matches!(i,
         TranscriptItem::Hook { effect, .. } if effect.contains("timed out after 0.5 s and was killed"))));
     kit::assert_no_process_with_arg(&marker).await;
+}
+
+#[tokio::test]
+async fn a_stop_hook_can_send_a_structured_answer_back_once() {
+    let dir = project();
+    let bin = tempfile::tempdir().unwrap();
+    let stop = script(
+        bin.path(),
+        "stop.sh",
+        r#"input=$(cat)
+case "$input" in
+  *'"stop_hook_active":true'*) exit 0 ;;
+  *) echo '{"decision":"block","reason":"cite a line"}' ;;
+esac"#,
+    );
+    let server = FakeServer::start().await;
+    server.push(Step::reply(Reply::tool_use(
+        "StructuredOutput",
+        json!({"ok": true}),
+    )));
+    server.push(Step::reply(Reply::tool_use(
+        "StructuredOutput",
+        json!({"ok": true, "line": 3}),
+    )));
+    let mut s = spec(ToolRegistry::builtin());
+    s.output = Some(
+        crit_agent::StructuredOutput::new(json!({"type": "object", "required": ["ok"]})).unwrap(),
+    );
+    s.hooks = hooks(
+        json!({"Stop": [{"hooks": [{"type": "command", "command": stop}]}]}),
+        dir.path(),
+    );
+    let cx = ToolContext::new(dir.path(), &[]).unwrap();
+    let out = run_agent(
+        &model(&server),
+        &s,
+        &cx,
+        &mut NoTranscript,
+        CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(out.status, RunStatus::Completed);
+    assert_eq!(out.structured, Some(json!({"ok": true, "line": 3})));
+    let r = &tool_results(&server, 1)[0];
+    assert_eq!(
+        (r.1.as_str(), r.2),
+        ("Stop hook feedback: cite a line", true)
+    );
 }

@@ -17,6 +17,30 @@ fn tool_input_schemas() {
     }
 }
 
+/// The Task tool's description lists the sub-agents as Claude Code does.
+#[test]
+fn task_description() {
+    let defs = [
+        crit_agent::SubAgentDef {
+            name: "security-reviewer".into(),
+            description: "Finds injection, auth and secrets problems.".into(),
+            system_prompt: "You review for security.".into(),
+            tools: vec!["Read".into(), "Grep".into(), "Glob".into()],
+            model: None,
+        },
+        crit_agent::SubAgentDef {
+            name: "generalist".into(),
+            description: "Anything else.".into(),
+            system_prompt: "You review.".into(),
+            tools: Vec::new(),
+            model: Some("haiku".into()),
+        },
+    ];
+    let spec = crit_agent::subagent::task_tool_spec(&defs, &ToolRegistry::builtin());
+    insta::assert_snapshot!("description_Task", spec.description);
+    insta::assert_json_snapshot!("schema_Task", spec.input_schema);
+}
+
 /// The Bash description lists exactly what the policy allows; this keeps them in step.
 #[test]
 fn bash_description_names_every_allowed_program_and_subcommand() {

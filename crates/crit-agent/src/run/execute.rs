@@ -228,7 +228,10 @@ async fn run_tool(
     match ex.tools.get(&call.name) {
         Some(tool) => (tool.call(input, ex.cx).await, None),
         None => {
-            let available: Vec<&str> = ex.tools.names().collect();
+            let mut available: Vec<&str> = ex.tools.names().collect();
+            if ex.tasks.is_some() {
+                available.push(TASK_TOOL);
+            }
             let output = ToolOutput::error(format!(
                 "There is no tool named `{}`. Available tools: {}.",
                 call.name,
