@@ -36,17 +36,20 @@ pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutput> + Send + 'a>>;
 
 /// One tool a model may call. Object-safe: the registry holds `Arc<dyn Tool>`.
 pub trait Tool: Send + Sync {
-    /// The name the model calls it by (Claude Code's names: `Read`, `Glob`, ...).
+    /// The name the model calls it by (Claude Code's names: `Read`, `Glob`, ...;
+    /// `server__tool` for MCP tools, hence not `'static`).
     fn name(&self) -> &str;
 
-    /// The description the model reads; a prompt, kept in `prompts/tools/*.md`.
+    /// The description the model reads; a prompt, kept in `prompts/tools/*.md`
+    /// for the built-in tools, the server's text for MCP tools.
     fn description(&self) -> &str;
 
     /// JSON Schema of the input object (`additionalProperties: false`).
     fn input_schema(&self) -> Value;
 
     /// Whether the tool changes anything. The loop may run the non-mutating calls
-    /// of one turn concurrently. All reviewer tools here are read-only.
+    /// of one turn concurrently. All built-in reviewer tools are read-only; an MCP
+    /// tool is read-only only when its server says so (`readOnlyHint`).
     fn is_mutating(&self) -> bool {
         false
     }
