@@ -8,46 +8,29 @@ use std::time::{Duration, Instant};
 
 use crit_agent::transcript::{JsonlTranscript, MemoryTranscript, NoTranscript, TranscriptItem};
 use crit_agent::{
-    AgentSpec, LimitHit, RunLimits, RunStatus, StructuredOutput, Tool, ToolContext, ToolFuture,
-    ToolOutput, ToolRegistry, run_agent,
+    LimitHit, RunLimits, RunStatus, StructuredOutput, Tool, ToolContext, ToolFuture, ToolOutput,
+    ToolRegistry, run_agent,
 };
-use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, RetryPolicy, Secret, SystemBlock};
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-const MODEL: &str = "claude-sonnet-5-5";
+#[path = "support/kit.rs"]
+mod kit;
 
-fn model(server: &FakeServer) -> Anthropic {
-    let mut c = AnthropicConfig::new(
-        server.url(),
-        AnthropicAuth::ApiKey(Secret::new("sk-ant-test")),
-    );
-    c.retry = RetryPolicy {
-        max_attempts: 1,
-        ..RetryPolicy::default()
-    };
-    Anthropic::new(c).unwrap()
-}
+use kit::{model, spec, tool_results};
 
+/// kit's project, committed to a fresh git repository (the Bash round trip runs
+/// `git log`).
 fn project() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("src")).unwrap();
-    std::fs::write(
-        dir.path().join("src/pool.rs"),
-        "fn get() {\n    let c = pool.get();\n    c.unwrap()\n}\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("README.md"), "# Demo\n").unwrap();
+    let dir = kit::project();
     let git = |args: &[&str]| {
-        let ok = std::process::Command::new("git")
+        let out = std::process::Command::new("git")
             .args(args)
             .current_dir(dir.path())
             .output()
-            .unwrap()
-            .status
-            .success();
-        assert!(ok, "git {args:?}");
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
     };
     git(&["init", "-q", "-b", "main"]);
     git(&["-c", "user.email=t@t", "-c", "user.name=t", "add", "."]);
@@ -61,48 +44,6 @@ fn project() -> tempfile::TempDir {
         "init",
     ]);
     dir
-}
-
-fn spec(tools: ToolRegistry) -> AgentSpec {
-    AgentSpec {
-        name: "reviewer".into(),
-        model: MODEL.into(),
-        system: vec![SystemBlock::cached("You review code.")],
-        prompt: "Review src/pool.rs".into(),
-        tools,
-        output: None,
-        limits: RunLimits::default(),
-        max_output_tokens: 4096,
-        sub_agents: Vec::new(),
-        hooks: Default::default(),
-    }
-}
-
-/// The tool results of request `n` (0-based), as (tool_use_id, content, is_error).
-fn tool_results(server: &FakeServer, n: usize) -> Vec<(String, String, bool)> {
-    let reqs = server.model_requests();
-    let msgs = reqs[n].body["messages"].as_array().unwrap();
-    let last = msgs.last().unwrap();
-    last["content"]
-        .as_array()
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter(|b| b["type"] == "tool_result")
-                .map(|b| {
-                    let content = match &b["content"] {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    (
-                        b["tool_use_id"].as_str().unwrap().to_string(),
-                        content,
-                        b["is_error"] == true,
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[tokio::test]
