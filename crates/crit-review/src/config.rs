@@ -91,15 +91,7 @@ impl Config {
         project_root: &Path,
         env: impl Fn(&str) -> Option<String>,
     ) -> (Option<PathBuf>, PathBuf) {
-        let user = env("XDG_CONFIG_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                env("HOME")
-                    .filter(|h| !h.is_empty())
-                    .map(|h| PathBuf::from(h).join(".config"))
-            })
-            .map(|c| c.join("crit").join("config.yaml"));
+        let user = crate::paths::user_config_dir(env).map(|c| c.join("config.yaml"));
         (user, project_root.join(".crit").join("config.yaml"))
     }
 
@@ -108,16 +100,8 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        let raw: RawConfig = serde_saphyr::from_str(text).map_err(|e| {
-            let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-            let msg = e.to_string();
-            TemplateError::at(
-                file,
-                line,
-                column,
-                msg.lines().next().unwrap_or("invalid YAML").trim(),
-            )
-        })?;
+        let raw: RawConfig =
+            serde_saphyr::from_str(text).map_err(|e| TemplateError::from_yaml(file, &e))?;
         let at = |s: &Spanned<String>,
                   allowed: &[&str],
                   what: &str|

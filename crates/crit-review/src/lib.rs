@@ -2,5 +2,7 @@
 //! and validation, the registry of built-in, user and project templates, and
 //! prompt rendering.
 
+pub mod backend;
 pub mod config;
+mod paths;
 pub mod template;

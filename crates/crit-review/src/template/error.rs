@@ -40,6 +40,19 @@ pub enum TemplateError {
 }
 
 impl TemplateError {
+    /// A YAML error at its line and column. The library's message may carry a
+    /// rendered snippet; only its first line is kept, so errors stay one line.
+    pub(crate) fn from_yaml(file: &str, e: &serde_saphyr::Error) -> Self {
+        let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+        let full = e.to_string();
+        let message = full
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("invalid YAML")
+            .trim();
+        TemplateError::at(file, line, column, message)
+    }
+
     pub(crate) fn at(file: &str, line: u64, column: u64, message: impl Into<String>) -> Self {
         TemplateError::Invalid {
             file: file.to_string(),

@@ -53,21 +53,9 @@ pub fn parse_template(
     origin: Origin,
     path: Option<&Path>,
 ) -> Result<Template, TemplateError> {
-    let raw: RawTemplate = serde_saphyr::from_str(text).map_err(|e| yaml_error(file, &e))?;
+    let raw: RawTemplate =
+        serde_saphyr::from_str(text).map_err(|e| TemplateError::from_yaml(file, &e))?;
     Validator { file }.template(raw, origin, path)
-}
-
-fn yaml_error(file: &str, e: &serde_saphyr::Error) -> TemplateError {
-    let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-    // The library's message may carry a rendered snippet; keep its first line.
-    let full = e.to_string();
-    let message = full
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("invalid YAML")
-        .trim()
-        .to_string();
-    TemplateError::at(file, line, column, message)
 }
 
 struct Validator<'a> {

@@ -26,16 +26,9 @@ impl TemplateDirs {
     /// The standard locations for a project root, reading `XDG_CONFIG_HOME` and
     /// `HOME` through `env` (injected, so tests stay hermetic).
     pub fn standard(project_root: &Path, env: impl Fn(&str) -> Option<String>) -> Self {
-        let config = env("XDG_CONFIG_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                env("HOME")
-                    .filter(|h| !h.is_empty())
-                    .map(|h| PathBuf::from(h).join(".config"))
-            });
+        let config = crate::paths::user_config_dir(env);
         TemplateDirs {
-            user: config.map(|c| c.join("crit").join("templates")),
+            user: config.map(|c| c.join("templates")),
             project: Some(project_root.join(".crit").join("templates")),
         }
     }
