@@ -1,8 +1,15 @@
-//! The review kinds crit runs. So far: configuration files with provenance, and review templates — their schema, loading
-//! and validation, the registry of built-in, user and project templates, and
-//! prompt rendering.
+//! The review kinds crit runs: configuration files with provenance; review
+//! templates (schema, loading, registry, prompt rendering); what a code review
+//! looks at (`scope`: the diff, computed with git); project conventions
+//! (`context`: CLAUDE.md, AGENTS.md, `.claude/rules`); reviewer definitions in
+//! `.claude/agents`; sessions and the audit log; suppressions.
 
+pub mod agent_defs;
 pub mod backend;
 pub mod config;
+pub mod context;
 mod paths;
+pub mod scope;
+pub mod session;
+pub mod suppress;
 pub mod template;

@@ -1,0 +1,1 @@
+//! Sessions under `.crit/sessions/` and the audit log.

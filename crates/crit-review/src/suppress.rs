@@ -1,0 +1,1 @@
+//! Suppressions: findings a team dismissed, kept dismissed across runs (`.crit/suppressions.yaml`).
