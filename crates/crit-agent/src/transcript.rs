@@ -151,14 +151,22 @@ impl<W: Write + Send> JsonlTranscript<W> {
     }
 }
 
-impl<W: Write + Send> TranscriptSink for JsonlTranscript<W> {
-    fn record(&mut self, item: &TranscriptItem) {
+impl<W: Write + Send> JsonlTranscript<W> {
+    /// Writes one line as is: for events that are not [`TranscriptItem`]s (an
+    /// agent backend's own log lines).
+    pub fn write_line(&mut self, line: &str) {
         if self.error.is_some() {
             return;
         }
-        let line = serde_json::to_string(item).unwrap_or_default();
         if let Err(e) = writeln!(self.out, "{line}").and_then(|()| self.out.flush()) {
             self.error = Some(e.to_string());
         }
+    }
+}
+
+impl<W: Write + Send> TranscriptSink for JsonlTranscript<W> {
+    fn record(&mut self, item: &TranscriptItem) {
+        let line = serde_json::to_string(item).unwrap_or_default();
+        self.write_line(&line);
     }
 }

@@ -8,6 +8,7 @@ pub mod agent_defs;
 pub mod backend;
 pub mod config;
 pub mod context;
+pub mod panel;
 mod paths;
 pub mod scope;
 pub mod session;

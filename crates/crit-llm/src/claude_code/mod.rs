@@ -75,6 +75,8 @@ pub struct AgentTask {
     /// `--json-schema`: the outcome must carry `structured_output`.
     pub json_schema: Option<Value>,
     pub add_dirs: Vec<PathBuf>,
+    /// Where the CLI runs (the project root); overrides the config's `cwd`.
+    pub cwd: Option<PathBuf>,
 }
 
 #[derive(Debug)]

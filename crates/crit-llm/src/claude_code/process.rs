@@ -49,7 +49,7 @@ pub(super) async fn run(
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .process_group(0);
-    if let Some(dir) = &cfg.cwd {
+    if let Some(dir) = task.cwd.as_ref().or(cfg.cwd.as_ref()) {
         cmd.current_dir(dir);
     }
     let mut child = spawn(&mut cmd).await.map_err(|e| LlmError::Agent {

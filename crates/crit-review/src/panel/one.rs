@@ -1,0 +1,452 @@
+//! One reviewer: on crit's own agent loop when the backend is a model, or
+//! handed to an agent backend (Claude Code) that runs its own loop; then its
+//! answer read with the output contract. Never panics, never passes by default.
+
+use std::time::{Duration, Instant};
+
+use crit_agent::{AgentSpec, RunStatus, StructuredOutput, ToolContext, ToolRegistry, run_agent};
+use crit_core::contract::{self, Contract, ContractError, ParseContext};
+use crit_core::{ReviewerOutcome, ReviewerStatus, Usage, Verdict};
+use crit_llm::{Agent, AgentTask, Backend, Model, SystemBlock};
+use serde_json::Value;
+
+use super::progress::ProgressEvent;
+use super::transcript::ReviewerSink;
+use super::{PanelEnv, ReviewerPlan, ReviewerRun};
+use crate::template::OutputSpec;
+
+/// How a run ended, whichever backend ran it.
+#[derive(Debug)]
+enum Ending {
+    Completed,
+    /// A limit ended it (`timeout`, `max_turns`, …) with the limit's words.
+    Limit {
+        name: String,
+        detail: String,
+    },
+    Cancelled,
+    /// Asked for structured output, never got a valid one.
+    NoValidOutput(String),
+    Failed(String),
+}
+
+/// What came back, before the contract reads it.
+#[derive(Debug)]
+struct Answer {
+    ending: Ending,
+    text: String,
+    /// Every turn's text, for partial output after a limit.
+    all_text: Vec<String>,
+    structured: Option<Value>,
+    usage: Usage,
+    cost_usd: f64,
+    model: String,
+    sub_agents: Vec<crit_agent::SubAgentOutcome>,
+}
+
+pub(super) async fn run_reviewer(
+    backend: &Backend,
+    plan: &ReviewerPlan,
+    env: &PanelEnv,
+) -> ReviewerRun {
+    let started = Instant::now();
+    let model = crit_llm::pricing::resolve_alias(&plan.model);
+    if let Some(p) = &env.progress {
+        p.event(&ProgressEvent::Started {
+            reviewer: plan.name.clone(),
+            model: if model.is_empty() {
+                backend.model.name().to_string()
+            } else {
+                model.clone()
+            },
+        });
+    }
+    tracing::debug!(reviewer = %plan.name, system = %plan.system, user = %plan.user, "reviewer prompt");
+    let answer = match &backend.agent {
+        Some(agent) => via_agent(agent.as_ref(), plan, &model, env).await,
+        None => via_loop(backend.model.as_ref(), plan, &model, env).await,
+    };
+    tracing::debug!(reviewer = %plan.name, answer = %answer.text, "reviewer answer");
+    let run = interpret(plan, answer, env, started.elapsed());
+    if let Some(p) = &env.progress {
+        p.event(&ProgressEvent::Finished {
+            reviewer: plan.name.clone(),
+            status: run.outcome.status,
+            verdict: run.outcome.verdict,
+            findings: run.findings.len(),
+            duration_ms: run.outcome.duration_ms,
+        });
+    }
+    run
+}
+
+/// The system prompt as blocks: the reviewer's own, then the project's
+/// conventions; the last block ends the cached prefix.
+fn system_blocks(plan: &ReviewerPlan, env: &PanelEnv) -> Vec<SystemBlock> {
+    let mut blocks = vec![SystemBlock::new(plan.system.clone())];
+    if !env.project_context.trim().is_empty() {
+        blocks.push(SystemBlock::new(env.project_context.clone()));
+    }
+    if let Some(last) = blocks.last_mut() {
+        last.cache = true;
+    }
+    blocks
+}
+
+/// The JSON Schema the answer must match, when the contract has one.
+fn answer_schema(output: &OutputSpec) -> Option<Value> {
+    match output {
+        OutputSpec::Contract(Contract::FindingsJson) => {
+            Some(crit_core::schema::findings_contract())
+        }
+        OutputSpec::Contract(Contract::Markdown) => None,
+        OutputSpec::Schema(s) => Some(s.clone()),
+    }
+}
+
+async fn via_loop(
+    model_api: &dyn Model,
+    plan: &ReviewerPlan,
+    model: &str,
+    env: &PanelEnv,
+) -> Answer {
+    let failed = |message: String| Answer {
+        ending: Ending::Failed(message),
+        text: String::new(),
+        all_text: Vec::new(),
+        structured: None,
+        usage: Usage::default(),
+        cost_usd: 0.0,
+        model: model.to_string(),
+        sub_agents: Vec::new(),
+    };
+    let cx = match ToolContext::new(&env.root, &env.add_dirs) {
+        Ok(cx) => cx.with_cancel(env.cancel.child_token()),
+        Err(e) => {
+            return failed(format!(
+                "cannot use {} as the project root: {e}",
+                env.root.display()
+            ));
+        }
+    };
+    let mut available = ToolRegistry::builtin();
+    for server in &env.mcp {
+        server.add_to(&mut available);
+    }
+    let wanted: Vec<&str> = plan
+        .tools
+        .iter()
+        .map(String::as_str)
+        .filter(|t| *t != crit_agent::subagent::TASK_TOOL)
+        .collect();
+    let tools = match available.select(&wanted) {
+        Ok(t) => t,
+        Err(e) => return failed(e.to_string()),
+    };
+    let mut spec = AgentSpec::new(plan.name.clone(), model, plan.user.clone());
+    spec.system = system_blocks(plan, env);
+    spec.tools = tools;
+    spec.limits = plan.limits;
+    spec.max_output_tokens = plan.max_output_tokens;
+    spec.hooks = env.hooks.clone();
+    if plan
+        .tools
+        .iter()
+        .any(|t| t == crit_agent::subagent::TASK_TOOL)
+    {
+        spec.sub_agents = plan.sub_agents.clone();
+    }
+    if let Some(schema) = answer_schema(&plan.output) {
+        match StructuredOutput::new(schema) {
+            Ok(s) => spec.output = Some(s),
+            Err(e) => return failed(e.to_string()),
+        }
+    }
+    let mut sink = ReviewerSink {
+        reviewer: plan.name.clone(),
+        transcript: env.transcript.clone(),
+        progress: env.progress.clone(),
+    };
+    let out = run_agent(model_api, &spec, &cx, &mut sink, env.cancel.child_token()).await;
+    let ending = match out.status {
+        RunStatus::Completed => Ending::Completed,
+        RunStatus::Incomplete(limit) => Ending::Limit {
+            name: limit.name().to_string(),
+            detail: limit.to_string(),
+        },
+        RunStatus::Cancelled => Ending::Cancelled,
+        RunStatus::NoValidOutput(m) => Ending::NoValidOutput(m),
+        RunStatus::Failed(m) => Ending::Failed(m),
+        RunStatus::HookStopped(m) => Ending::Failed(format!("a hook stopped the review: {m}")),
+    };
+    Answer {
+        ending,
+        text: out.final_text,
+        all_text: out.all_text,
+        structured: out.structured,
+        usage: out.usage,
+        cost_usd: out.cost_usd,
+        model: out.model,
+        sub_agents: out.sub_agents,
+    }
+}
+
+/// Read-only git commands Claude Code may run for a reviewer: its Bash is a
+/// shell, so crit pre-approves only these and `-p` mode denies everything else.
+const CLAUDE_CODE_BASH: [&str; 6] = [
+    "Bash(git diff:*)",
+    "Bash(git log:*)",
+    "Bash(git show:*)",
+    "Bash(git status:*)",
+    "Bash(git blame:*)",
+    "Bash(git ls-files:*)",
+];
+
+async fn via_agent(agent: &dyn Agent, plan: &ReviewerPlan, model: &str, env: &PanelEnv) -> Answer {
+    let system = system_blocks(plan, env)
+        .into_iter()
+        .map(|b| b.text)
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let mut allowed = Vec::new();
+    for t in plan.tools.iter().filter(|t| t.as_str() != "Task") {
+        if t == "Bash" {
+            allowed.extend(CLAUDE_CODE_BASH.iter().map(|s| s.to_string()));
+        } else {
+            allowed.push(t.clone());
+        }
+    }
+    let task = AgentTask {
+        prompt: plan.user.clone(),
+        system_prompt: Some(system),
+        model: (!model.is_empty()).then(|| model.to_string()),
+        tools: Some(
+            plan.tools
+                .iter()
+                .filter(|t| t.as_str() != "Task")
+                .cloned()
+                .collect(),
+        ),
+        allowed_tools: allowed,
+        max_turns: plan.limits.max_turns,
+        max_budget_usd: plan.limits.max_budget_usd,
+        json_schema: answer_schema(&plan.output),
+        add_dirs: env.add_dirs.clone(),
+        cwd: Some(env.root.clone()),
+    };
+    let cancel = env.cancel.child_token();
+    let run = agent.run(&task, cancel.clone());
+    let result = match plan.limits.timeout {
+        // Dropping the future on timeout kills the CLI's process group.
+        Some(limit) => match tokio::time::timeout(limit, run).await {
+            Ok(r) => Some(r),
+            Err(_) => {
+                cancel.cancel();
+                None
+            }
+        },
+        None => Some(run.await),
+    };
+    let mut answer = Answer {
+        ending: Ending::Completed,
+        text: String::new(),
+        all_text: Vec::new(),
+        structured: None,
+        usage: Usage::default(),
+        cost_usd: 0.0,
+        model: model.to_string(),
+        sub_agents: Vec::new(),
+    };
+    match result {
+        None => {
+            let limit = plan.limits.timeout.unwrap_or_default();
+            answer.ending = Ending::Limit {
+                name: "timeout".into(),
+                detail: format!("timed out after {}s", limit.as_secs_f64()),
+            };
+        }
+        Some(Err(e)) if env.cancel.is_cancelled() => {
+            answer.ending = Ending::Cancelled;
+            answer.text = e.to_string();
+        }
+        Some(Err(e)) => answer.ending = Ending::Failed(e.to_string()),
+        Some(Ok(out)) => {
+            answer.ending = match &out.incomplete {
+                Some(why) => Ending::Limit {
+                    name: why.split(':').next().unwrap_or(why).trim().to_string(),
+                    detail: why.clone(),
+                },
+                None => Ending::Completed,
+            };
+            if let Some(t) = &env.transcript {
+                for line in &out.transcript {
+                    t.record_raw(&plan.name, line);
+                }
+            }
+            answer.all_text = vec![out.text.clone()];
+            answer.text = out.text;
+            answer.structured = out.structured_output;
+            answer.usage = out.usage;
+            answer.cost_usd = out.cost.usd;
+            if let Some(m) = out.model {
+                answer.model = m;
+            }
+        }
+    }
+    answer
+}
+
+/// The answer read with the reviewer's contract.
+fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration) -> ReviewerRun {
+    let root = env.root.to_string_lossy();
+    let cx = ParseContext {
+        reviewer: &plan.name,
+        root: Some(&root),
+    };
+    let mut run = ReviewerRun {
+        outcome: ReviewerOutcome {
+            name: plan.name.clone(),
+            status: ReviewerStatus::Completed,
+            verdict: Verdict::Unknown,
+            model: (!answer.model.is_empty()).then(|| answer.model.clone()),
+            findings: 0,
+            usage: answer.usage,
+            cost_usd: answer.cost_usd,
+            duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+            error: None,
+        },
+        findings: Vec::new(),
+        summary: String::new(),
+        raw: answer.text.clone(),
+        structured: None,
+        parse_error: None,
+        timed_out: false,
+        sub_agents: answer.sub_agents,
+    };
+    match answer.ending {
+        Ending::Completed => {
+            read_answer(&mut run, &plan.output, &answer.text, answer.structured, &cx)
+        }
+        Ending::NoValidOutput(why) => {
+            // A right answer given as text instead of through the tool still counts;
+            // anything else fails closed with the loop's reason.
+            read_answer(&mut run, &plan.output, &answer.text, None, &cx);
+            if run.parse_error.is_some() {
+                run.parse_error = Some(why.clone());
+                run.outcome.error = Some(why);
+            }
+        }
+        Ending::Limit { name, detail } => {
+            let partial = answer.all_text.join("\n\n");
+            // Findings written before the limit are kept; the verdict is not a pass.
+            if answer.structured.is_some() || !partial.trim().is_empty() {
+                read_answer(&mut run, &plan.output, &partial, answer.structured, &cx);
+            }
+            run.raw = partial;
+            run.timed_out = name == "timeout";
+            run.outcome.status = ReviewerStatus::Incomplete;
+            run.outcome.verdict = Verdict::Incomplete;
+            run.parse_error = Some(if run.timed_out {
+                "timeout".to_string()
+            } else {
+                name
+            });
+            run.outcome.error = Some(detail);
+        }
+        Ending::Cancelled => {
+            run.outcome.status = ReviewerStatus::Incomplete;
+            run.outcome.verdict = Verdict::Incomplete;
+            run.parse_error = Some("cancelled".into());
+            run.outcome.error = Some("cancelled by the user".into());
+        }
+        Ending::Failed(message) => {
+            run.outcome.status = ReviewerStatus::Failed;
+            run.outcome.verdict = Verdict::Error;
+            run.parse_error = Some(message.clone());
+            run.outcome.error = Some(message);
+        }
+    }
+    run.outcome.findings = run.findings.len();
+    run
+}
+
+/// Parses a finished answer into `run`: verdict, summary, findings; or a
+/// `parse_error` with verdict UNKNOWN.
+fn read_answer(
+    run: &mut ReviewerRun,
+    output: &OutputSpec,
+    text: &str,
+    structured: Option<Value>,
+    cx: &ParseContext<'_>,
+) {
+    let parsed = match output {
+        OutputSpec::Contract(Contract::FindingsJson) => {
+            let source = structured.map_or_else(|| text.to_string(), |v| v.to_string());
+            contract::parse(Contract::FindingsJson, &source, cx)
+        }
+        OutputSpec::Contract(Contract::Markdown) => contract::parse(Contract::Markdown, text, cx),
+        OutputSpec::Schema(_) => {
+            let value = structured.or_else(|| {
+                contract::extract::candidates(text)
+                    .into_iter()
+                    .find_map(|c| serde_json::from_str::<Value>(c).ok())
+            });
+            match value {
+                Some(v) => {
+                    let verdict = schema_verdict(&v, cx);
+                    run.structured = Some(v);
+                    verdict
+                }
+                None => Err(ContractError::InvalidJson(
+                    "the answer holds no JSON object".into(),
+                )),
+            }
+        }
+    };
+    match parsed {
+        Ok(p) if p.verdict == Verdict::Unknown => {
+            run.outcome.status = ReviewerStatus::ParseError;
+            run.parse_error = Some(contract::markdown::NO_VERDICT.to_string());
+            run.findings = p.findings;
+            run.summary = p.summary;
+        }
+        Ok(p) => {
+            run.outcome.verdict = p.verdict;
+            run.findings = p.findings;
+            run.summary = p.summary;
+        }
+        Err(e) => {
+            run.outcome.status = ReviewerStatus::ParseError;
+            run.outcome.verdict = Verdict::Unknown;
+            run.parse_error = Some(e.to_string());
+            run.outcome.error = Some(e.to_string());
+        }
+    }
+}
+
+/// The verdict of an answer in a caller's schema: a `passed` boolean decides
+/// when there is one; else crit's own findings contract, when the answer has
+/// its shape; else none (UNKNOWN — never a pass).
+fn schema_verdict(
+    v: &Value,
+    cx: &ParseContext<'_>,
+) -> Result<contract::ParsedAnswer, ContractError> {
+    let summary = v
+        .get("summary")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    if v.get("verdict").is_some() {
+        return contract::parse(Contract::FindingsJson, &v.to_string(), cx);
+    }
+    match v.get("passed").and_then(Value::as_bool) {
+        Some(passed) => Ok(contract::ParsedAnswer {
+            verdict: if passed { Verdict::Pass } else { Verdict::Fail },
+            summary,
+            findings: Vec::new(),
+        }),
+        None => Err(ContractError::NoVerdict(
+            "the answer has neither a `passed` boolean nor a `verdict`".into(),
+        )),
+    }
+}
