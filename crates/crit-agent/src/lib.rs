@@ -14,7 +14,7 @@ pub mod context;
 pub mod hooks;
 mod input;
 pub mod mcp;
-mod process;
+pub mod process;
 pub mod registry;
 pub mod run;
 pub mod structured;

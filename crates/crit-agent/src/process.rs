@@ -20,13 +20,14 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until, timeout_at};
 use tokio_util::sync::CancellationToken;
 
-use crate::truncate::HeadTail;
+pub use crate::truncate::HeadTail;
 
 /// After the group is killed, how long to wait for the pipes to close.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 /// What to run and how.
-pub(crate) struct Spawn<'a> {
+#[derive(Debug)]
+pub struct Spawn<'a> {
     pub program: &'a str,
     pub args: &'a [String],
     pub cwd: &'a Path,
@@ -42,20 +43,20 @@ pub(crate) struct Spawn<'a> {
 }
 
 #[derive(Debug)]
-pub(crate) struct Captured {
+pub struct Captured {
     pub stdout: HeadTail,
     pub stderr: HeadTail,
     pub ended: Ended,
 }
 
 #[derive(Debug)]
-pub(crate) enum Ended {
+pub enum Ended {
     Exited(ExitStatus),
     TimedOut,
     Cancelled,
 }
 
-pub(crate) async fn spawn_capture(s: Spawn<'_>) -> std::io::Result<Captured> {
+pub async fn spawn_capture(s: Spawn<'_>) -> std::io::Result<Captured> {
     let mut command = Command::new(s.program);
     command.args(s.args).current_dir(s.cwd);
     if s.clear_env {

@@ -4,7 +4,7 @@
 /// Collects a byte stream but keeps only the first and last `cap / 2` bytes, so a
 /// command printing gigabytes costs bounded memory while still being drained.
 #[derive(Debug)]
-pub(crate) struct HeadTail {
+pub struct HeadTail {
     cap: usize,
     head: Vec<u8>,
     tail: std::collections::VecDeque<u8>,
@@ -12,7 +12,7 @@ pub(crate) struct HeadTail {
 }
 
 impl HeadTail {
-    pub(crate) fn new(cap: usize) -> Self {
+    pub fn new(cap: usize) -> Self {
         Self {
             cap,
             head: Vec::new(),
@@ -40,12 +40,12 @@ impl HeadTail {
         }
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.total == 0
     }
 
     /// The text, with `… N bytes omitted …` in the middle when it was cut.
-    pub(crate) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let kept = (self.head.len() + self.tail.len()) as u64;
         let head = String::from_utf8_lossy(&self.head);
         let tail: Vec<u8> = self.tail.iter().copied().collect();

@@ -7,6 +7,8 @@ mod cli;
 mod commands;
 mod exit;
 mod output;
+mod progress;
+mod runner;
 
 use std::process::ExitCode;
 

@@ -17,7 +17,7 @@ pub mod verdict;
 
 pub use finding::{Finding, Location};
 pub use gate::FailOn;
-pub use result::{ReviewResult, ReviewerOutcome, ReviewerStatus};
+pub use result::{Dismissed, ReviewResult, ReviewerOutcome, ReviewerStatus};
 pub use severity::Severity;
 pub use usage::Usage;
 pub use verdict::Verdict;

@@ -48,6 +48,18 @@ pub struct ReviewerOutcome {
     pub error: Option<String>,
 }
 
+/// A finding a reviewer reported that does not count towards the result:
+/// suppressed by the team, outside the change under review, or over the cap.
+/// Kept so that nothing a reviewer said is lost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Dismissed {
+    pub finding: Finding,
+    /// `suppressed`, `outside_change` or `over_cap`.
+    pub cause: String,
+    /// Why, for a person: the suppression's reason and author, the filter mode.
+    pub reason: String,
+}
+
 /// The merged outcome of a review, for a person, a gate or a program.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReviewResult {
@@ -63,6 +75,10 @@ pub struct ReviewResult {
     pub summary: String,
     #[serde(default)]
     pub findings: Vec<Finding>,
+    /// Findings reported but not counted (suppressed, outside the change, over
+    /// the cap). The gate never looks at these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dismissed: Vec<Dismissed>,
     #[serde(default)]
     pub reviewers: Vec<ReviewerOutcome>,
     #[serde(default)]
@@ -105,6 +121,7 @@ impl ReviewResult {
             passed: false,
             summary: String::new(),
             findings: Vec::new(),
+            dismissed: Vec::new(),
             reviewers: Vec::new(),
             usage: Usage::default(),
             cost_usd: 0.0,

@@ -6,10 +6,13 @@
 
 pub mod agent_defs;
 pub mod backend;
+pub mod code;
 pub mod config;
 pub mod context;
+pub mod orchestrate;
 pub mod panel;
-mod paths;
+pub mod review;
+pub mod paths;
 pub mod scope;
 pub mod session;
 pub mod suppress;

@@ -1,6 +1,6 @@
-//! Where crit's user-level files live.
+//! Where crit's files live: the user's config directory, and the project root.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `$XDG_CONFIG_HOME/crit`, else `~/.config/crit` (XDG on macOS too, as CLI users
 /// expect). `env` is injected so tests stay hermetic.
@@ -14,4 +14,15 @@ pub(crate) fn user_config_dir(env: impl Fn(&str) -> Option<String>) -> Option<Pa
                 .map(|h| PathBuf::from(h).join(".config"))
         })
         .map(|c| c.join("crit"))
+}
+
+/// The project a directory belongs to: the nearest ancestor holding `.git`
+/// (a directory, or a file in a worktree), else the directory itself.
+/// Sessions, project templates and tool confinement all hang off it.
+pub fn project_root(dir: &Path) -> PathBuf {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(&dir)
+        .to_path_buf()
 }

@@ -12,6 +12,12 @@ use crit_review::template::{Registry, Template, TemplateDirs};
 use crate::cli::{CommonArgs, ReviewArgs};
 use crate::exit::{CliError, Code};
 
+mod code_flags;
+mod running;
+
+use code_flags::{CodeFlags, is_code};
+use running::run_review;
+
 pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     let Some((name, rest)) = args.args.split_first() else {
         return Err(CliError::usage(anyhow!(
@@ -57,7 +63,6 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     };
     let later =
         CommonArgs::from_arg_matches(&matches).map_err(|e| CliError::usage(anyhow!("{e}")))?;
-    let _common = common.overlay(later);
     let mut given = BTreeMap::new();
     for input in template.inputs.iter().filter(|i| i.name != "cwd") {
         if let Some(v) = matches.get_one::<String>(&input.name) {
@@ -82,12 +87,9 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         print_prompts(template, &inputs)?;
         return Ok(Code::Ok);
     }
-    Err(CliError::could_not_run(anyhow!(
-        "`crit review {name}` needs the agent loop, which this build does not include yet; \
-         `--print-prompt` shows what would be sent"
-    )))
+    let code = CodeFlags::from_matches(template, &matches)?;
+    run_review(common.overlay(later), template, given, code, &root)
 }
-
 const POSITIONAL: &str = "crit-positional-input";
 const PRINT_PROMPT: &str = "print-prompt";
 
@@ -119,6 +121,9 @@ fn command_for(template: &Template) -> clap::Command {
                 .help(help)
                 .help_heading("Template inputs"),
         );
+    }
+    if is_code(template) {
+        cmd = code_flags::augment(cmd);
     }
     cmd.arg(
         Arg::new(PRINT_PROMPT)

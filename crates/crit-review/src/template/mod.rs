@@ -18,7 +18,7 @@ use crit_core::contract::Contract;
 
 pub use error::TemplateError;
 pub use load::{KNOWN_TOOLS, parse_template};
-pub use prompt::{Inputs, PromptParts};
+pub use prompt::{Inputs, PromptParts, contract_instructions};
 pub use registry::{Registry, TemplateDirs};
 
 /// Where a template came from. Later origins override earlier ones by name.

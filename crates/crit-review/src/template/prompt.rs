@@ -69,12 +69,7 @@ impl Template {
         let system = env
             .render_str(&seed_placeholders(&reviewer.system_prompt, &names), &ctx)
             .map_err(|e| fail(describe(&e)))?;
-        let contract = env
-            .render_str(
-                contract_partial(&reviewer.output),
-                minijinja::context! { schema => schema_text(&reviewer.output) },
-            )
-            .map_err(|e| fail(describe(&e)))?;
+        let contract = contract_instructions(&reviewer.output).map_err(fail)?;
         let user_template = match (&reviewer.prompt, &self.prompt) {
             (Some(own), _) => seed_placeholders(own, &names),
             (None, PromptSource::Template(t)) => seed_placeholders(t, &names),
@@ -88,6 +83,17 @@ impl Template {
             user: tidy(&user),
         })
     }
+}
+
+/// The "Your answer" section for an output contract: what a system prompt
+/// ends with so the reviewer answers in a form crit can read.
+pub fn contract_instructions(output: &OutputSpec) -> Result<String, String> {
+    environment()
+        .render_str(
+            contract_partial(output),
+            minijinja::context! { schema => schema_text(output) },
+        )
+        .map_err(|e| describe(&e))
 }
 
 /// Validate a prompt template at load time: it compiles, and every variable it

@@ -1,0 +1,100 @@
+//! The flags only code reviews take, beyond the template's inputs (`--diff`,
+//! `--files`): commits, uncommitted changes, the author's notes, and the noise
+//! controls pipelines need.
+
+use std::path::PathBuf;
+
+use anyhow::anyhow;
+use clap::{Arg, ArgAction, ArgMatches};
+use crit_review::scope::FilterMode;
+use crit_review::template::{Builder, PromptSource, Template};
+
+use crate::exit::CliError;
+
+const COMMIT: &str = "commit";
+const UNCOMMITTED: &str = "uncommitted";
+const CONTEXT: &str = "context";
+const FILTER: &str = "filter";
+const MAX_FINDINGS: &str = "max-findings";
+
+/// Whether `template` reviews code (the built-in `code` builder).
+pub fn is_code(template: &Template) -> bool {
+    matches!(template.prompt, PromptSource::Builder(Builder::Code))
+}
+
+pub fn augment(cmd: clap::Command) -> clap::Command {
+    let heading = "Code review";
+    cmd.arg(
+        Arg::new(COMMIT)
+            .long(COMMIT)
+            .value_name("SHA")
+            .action(ArgAction::Append)
+            .help("Review this commit's own change (repeatable)")
+            .help_heading(heading),
+    )
+    .arg(
+        Arg::new(UNCOMMITTED)
+            .long(UNCOMMITTED)
+            .action(ArgAction::SetTrue)
+            .help("Review staged, unstaged and untracked changes")
+            .help_heading(heading),
+    )
+    .arg(
+        Arg::new(CONTEXT)
+            .long(CONTEXT)
+            .value_name("FILE")
+            .help("The author's notes on the change (intent, task), given to the reviewer")
+            .help_heading(heading),
+    )
+    .arg(
+        Arg::new(FILTER)
+            .long(FILTER)
+            .value_name("MODE")
+            .value_parser(["added", "diff_context", "file", "nofilter"])
+            .help("Keep only findings on added lines, in hunks, or in changed files [default: nofilter]")
+            .help_heading(heading),
+    )
+    .arg(
+        Arg::new(MAX_FINDINGS)
+            .long(MAX_FINDINGS)
+            .value_name("N")
+            .value_parser(clap::value_parser!(usize))
+            .help("Report at most N findings, the most severe first")
+            .help_heading(heading),
+    )
+}
+
+/// What the code flags asked for.
+#[derive(Debug, Default)]
+pub struct CodeFlags {
+    pub commits: Vec<String>,
+    pub uncommitted: bool,
+    pub context: Option<PathBuf>,
+    pub filter: Option<FilterMode>,
+    pub max_findings: Option<usize>,
+}
+
+impl CodeFlags {
+    pub fn from_matches(template: &Template, m: &ArgMatches) -> Result<CodeFlags, CliError> {
+        if !is_code(template) {
+            return Ok(CodeFlags::default());
+        }
+        let filter = match m.get_one::<String>(FILTER) {
+            Some(f) => Some(
+                f.parse::<FilterMode>()
+                    .map_err(|e| CliError::usage(anyhow!("--filter {f}: {e}")))?,
+            ),
+            None => None,
+        };
+        Ok(CodeFlags {
+            commits: m
+                .get_many::<String>(COMMIT)
+                .map(|v| v.cloned().collect())
+                .unwrap_or_default(),
+            uncommitted: m.get_flag(UNCOMMITTED),
+            context: m.get_one::<String>(CONTEXT).map(PathBuf::from),
+            filter,
+            max_findings: m.get_one::<usize>(MAX_FINDINGS).copied(),
+        })
+    }
+}

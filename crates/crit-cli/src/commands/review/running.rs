@@ -1,0 +1,131 @@
+//! Running a template review from the command line: the backend (or the
+//! external reviewer command) the config chooses, the options the flags set,
+//! progress on stderr, the result on stdout.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::anyhow;
+use crit_llm::Env;
+use crit_review::code::{CodeReviewRequest, CodeReviewer, CommandReviewer};
+use crit_review::config::Config;
+use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
+use crit_review::scope::Scope;
+use crit_review::template::{Limits, Template};
+
+use super::code_flags::{CodeFlags, is_code};
+use crate::backend;
+use crate::cli::CommonArgs;
+use crate::exit::{CliError, Code};
+use crate::output;
+use crate::progress::StderrProgress;
+use crate::runner;
+
+pub fn run_review(
+    common: CommonArgs,
+    template: &Template,
+    given: BTreeMap<String, String>,
+    code: CodeFlags,
+    cwd: &Path,
+) -> Result<Code, CliError> {
+    runner::init_logging(&common);
+    let env = Env::from_process();
+    let config = backend::load_config(&common, &env)?;
+    let cwd = cwd
+        .canonicalize()
+        .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
+    let root = crit_review::paths::project_root(&cwd);
+    let scope = match is_code(template) {
+        true => Some(
+            Scope::from_options(
+                given.get("diff").map(String::as_str),
+                &code.commits,
+                code.uncommitted,
+                given.get("files").map(std::slice::from_ref).unwrap_or(&[]),
+            )
+            .map_err(CliError::usage)?,
+        ),
+        false => None,
+    };
+    let uses_command = config.reviewer.as_ref().is_some_and(|r| r.value == "command");
+    if is_code(template) && uses_command {
+        return run_command(&common, &config, &given, &code, &root);
+    }
+    let selection = backend::select(&common, &env)?;
+    let built = selection
+        .build()
+        .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
+    let mut opts = ReviewOptions::new(selection.request_model());
+    opts.fail_on = output::effective_fail_on(&common, &config)?;
+    opts.model_override = common.model.clone();
+    opts.limits = limits(&common, &config);
+    opts.filter = code.filter;
+    opts.max_findings = code.max_findings;
+    opts.log = !common.no_log;
+    opts.config_snapshot = serde_json::to_value(selection.rows()).unwrap_or_default();
+    if !common.quiet {
+        opts.progress = Some(Arc::new(StderrProgress::new()));
+    }
+    let req = ReviewRequest {
+        template: template.clone(),
+        inputs: given,
+        scope,
+        context_file: code.context.clone(),
+        root,
+        cwd,
+    };
+    let result = runner::block_on(|cancel| {
+        opts.cancel = cancel;
+        let (built, req, opts) = (&built, &req, &opts);
+        async move { run_template(built, req, opts).await }
+    })?
+    .map_err(CliError::usage)?;
+    runner::finish(&common, result)
+}
+
+/// `reviewer: command` in the config: an external reviewer program.
+fn run_command(
+    common: &CommonArgs,
+    config: &Config,
+    given: &BTreeMap<String, String>,
+    code: &CodeFlags,
+    root: &Path,
+) -> Result<Code, CliError> {
+    if code.uncommitted || given.contains_key("files") {
+        return Err(CliError::usage(anyhow!(
+            "the command reviewer takes --diff RANGE or --commit SHA; --uncommitted and --files need `reviewer: agent`"
+        )));
+    }
+    let argv = config
+        .command
+        .as_ref()
+        .map(|c| c.value.clone())
+        .unwrap_or_default();
+    let req = CodeReviewRequest {
+        diff_range: given.get("diff").cloned(),
+        commit_shas: code.commits.clone(),
+        context_file: code.context.clone(),
+        timeout: limits(common, config).timeout_secs.map(std::time::Duration::from_secs),
+        session_id: None,
+    };
+    let fail_on = output::effective_fail_on(common, config)?;
+    let mut result = runner::block_on(|cancel| {
+        let reviewer = CommandReviewer::new(argv, root.to_path_buf()).with_cancel(cancel);
+        async move { reviewer.review(&req).await }
+    })?;
+    result.apply_gate(fail_on);
+    runner::finish(common, result)
+}
+
+/// Flags over the config files; the template's own limits apply under these.
+fn limits(common: &CommonArgs, config: &Config) -> Limits {
+    Limits {
+        max_turns: common.max_turns.or(config.max_turns.as_ref().map(|s| s.value)),
+        timeout_secs: common.timeout.or(config.timeout.as_ref().map(|s| s.value)),
+        max_budget_usd: common
+            .max_budget_usd
+            .or(config.max_budget_usd.as_ref().map(|s| s.value)),
+        max_tokens: None,
+    }
+}

@@ -1,0 +1,105 @@
+//! The progress display on stderr while reviewers work: which reviewer, which
+//! turn, what it is doing, tokens and cost so far. One line per event, so it
+//! reads the same in a terminal, a CI log, or a file.
+
+use std::io::Write;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crit_core::ReviewerStatus;
+use crit_review::panel::{Progress, ProgressEvent};
+
+#[derive(Debug)]
+pub struct StderrProgress {
+    started: Instant,
+    /// Serializes lines from concurrent reviewers.
+    out: Mutex<()>,
+}
+
+impl StderrProgress {
+    pub fn new() -> Self {
+        StderrProgress {
+            started: Instant::now(),
+            out: Mutex::new(()),
+        }
+    }
+
+    fn line(&self, text: &str) {
+        let _guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        let secs = self.started.elapsed().as_secs_f64();
+        let _ = writeln!(std::io::stderr().lock(), "[{secs:>6.1}s] {text}");
+    }
+}
+
+impl Progress for StderrProgress {
+    fn event(&self, event: &ProgressEvent) {
+        match event {
+            ProgressEvent::Started { reviewer, model } => {
+                self.line(&format!("{reviewer}: started ({model})"));
+            }
+            ProgressEvent::Turn {
+                reviewer,
+                agent,
+                turn,
+                tools,
+            } => {
+                let who = if agent == reviewer {
+                    reviewer.clone()
+                } else {
+                    format!("{reviewer} › {agent}")
+                };
+                let doing = if tools.is_empty() {
+                    "answered".to_string()
+                } else {
+                    tools.join(", ")
+                };
+                self.line(&format!("{who}: turn {turn}: {doing}"));
+            }
+            ProgressEvent::Usage {
+                reviewer,
+                tokens,
+                cost_usd,
+            } => {
+                self.line(&format!("{reviewer}: {} tokens, ${cost_usd:.4}", thousands(*tokens)));
+            }
+            ProgressEvent::Finished {
+                reviewer,
+                status,
+                verdict,
+                findings,
+                duration_ms,
+            } => {
+                let how = match status {
+                    ReviewerStatus::Completed => format!("{verdict}, {findings} finding(s)"),
+                    other => format!("{verdict} ({})", status_word(*other)),
+                };
+                self.line(&format!(
+                    "{reviewer}: done in {:.1}s: {how}",
+                    *duration_ms as f64 / 1000.0
+                ));
+            }
+        }
+    }
+}
+
+fn status_word(s: ReviewerStatus) -> &'static str {
+    match s {
+        ReviewerStatus::Completed => "completed",
+        ReviewerStatus::Incomplete => "incomplete",
+        ReviewerStatus::ParseError => "answer not understood",
+        ReviewerStatus::Failed => "failed",
+        ReviewerStatus::Skipped => "skipped",
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,366 @@
+//! The configuration of `crit run`: Reldo's format (`.claude/reldo.json`,
+//! `.reldo/settings.json`) loads unchanged, in JSON or YAML. `${cwd}` and
+//! `${env:NAME}` expand in every string value; prompts given as file paths are
+//! read relative to `cwd`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crit_agent::{McpServerConfig, SubAgentDef};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Reldo's default review timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(180);
+/// The tools an orchestrator gets when the config names none.
+pub const DEFAULT_TOOLS: [&str; 5] = ["Read", "Glob", "Grep", "Bash", "Task"];
+/// Where `crit run` looks for a config, in order, when `--config` is not given.
+pub const STANDARD_PATHS: [&str; 3] = [".crit/run.yaml", ".claude/reldo.json", ".reldo/settings.json"];
+
+const ORCHESTRATOR: &str = include_str!("../../prompts/orchestrator.md");
+
+/// A loaded, resolved `crit run` configuration.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// The orchestrator's system prompt (file contents, or inline text).
+    pub prompt: String,
+    pub allowed_tools: Vec<String>,
+    pub mcp_servers: Vec<McpServerConfig>,
+    pub agents: Vec<SubAgentDef>,
+    /// The orchestrator must answer JSON valid against it.
+    pub output_schema: Option<Value>,
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+    pub max_turns: Option<u32>,
+    pub model: Option<String>,
+    pub logging: Logging,
+    /// The file it came from (`None`: the built-in default).
+    pub source: Option<PathBuf>,
+}
+
+/// FR7's logging block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Logging {
+    pub enabled: bool,
+    /// `None`: `.crit/sessions` under the project.
+    pub output_dir: Option<PathBuf>,
+    pub verbose: bool,
+}
+
+impl Default for Logging {
+    fn default() -> Self {
+        Logging {
+            enabled: true,
+            output_dir: None,
+            verbose: false,
+        }
+    }
+}
+
+/// Why a config cannot be used. Each names the file, and the key or line.
+#[derive(Debug, thiserror::Error)]
+pub enum RunConfigError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        file: String,
+        line: u64,
+        column: u64,
+        message: String,
+    },
+    #[error("{file}: {key}: {message}")]
+    Invalid {
+        file: String,
+        key: String,
+        message: String,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgent {
+    description: String,
+    prompt: String,
+    #[serde(default)]
+    tools: Option<Vec<String>>,
+    #[serde(default)]
+    model: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMcp {
+    command: String,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    /// Claude Code writes `"type": "stdio"`; only stdio servers are supported.
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLogging {
+    enabled: Option<bool>,
+    output_dir: Option<String>,
+    verbose: Option<bool>,
+}
+
+const KEYS: [&str; 11] = [
+    "prompt",
+    "allowed_tools",
+    "mcp_servers",
+    "agents",
+    "output_schema",
+    "cwd",
+    "timeout_seconds",
+    "max_turns",
+    "model",
+    "logging",
+    "$schema",
+];
+
+impl RunConfig {
+    /// The built-in orchestrator, for `crit run` with no config file: it
+    /// reviews with the reviewers defined in `.claude/agents` (added by the caller).
+    pub fn builtin(cwd: &Path) -> RunConfig {
+        RunConfig {
+            prompt: ORCHESTRATOR.to_string(),
+            allowed_tools: DEFAULT_TOOLS.iter().map(|s| s.to_string()).collect(),
+            mcp_servers: Vec::new(),
+            agents: Vec::new(),
+            output_schema: None,
+            cwd: cwd.to_path_buf(),
+            timeout: DEFAULT_TIMEOUT,
+            max_turns: None,
+            model: None,
+            logging: Logging::default(),
+            source: None,
+        }
+    }
+
+    /// The first of [`STANDARD_PATHS`] under `cwd` that exists.
+    pub fn find(cwd: &Path) -> Option<PathBuf> {
+        STANDARD_PATHS.iter().map(|p| cwd.join(p)).find(|p| p.is_file())
+    }
+
+    /// Loads `path`. `cwd` is the working directory when the config sets none
+    /// (`--cwd`, or the process's); `env` looks up `${env:NAME}`.
+    pub fn load(
+        path: &Path,
+        cwd: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<RunConfig, RunConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RunConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut config = RunConfig::parse(&text, &path.display().to_string(), cwd, env)?;
+        config.source = Some(path.to_path_buf());
+        Ok(config)
+    }
+
+    /// Parses `text` (JSON or YAML); `file` names it in errors.
+    pub fn parse(
+        text: &str,
+        file: &str,
+        cwd: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<RunConfig, RunConfigError> {
+        let mut doc = parse_document(text, file)?;
+        let invalid = |key: &str, message: String| RunConfigError::Invalid {
+            file: file.to_string(),
+            key: key.to_string(),
+            message,
+        };
+        let Value::Object(map) = &doc else {
+            return Err(invalid("(top level)", "expected a mapping of settings".into()));
+        };
+        if let Some(k) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(invalid(k, format!("unknown setting; expected one of {}", KEYS[..10].join(", "))));
+        }
+        // `${cwd}` means the configured working directory, so it is settled first.
+        let cwd = match map.get("cwd") {
+            Some(Value::String(c)) => {
+                let c = expand(c, cwd, env).map_err(|m| invalid("cwd", m))?;
+                cwd.join(c)
+            }
+            Some(_) => return Err(invalid("cwd", "expected a path".into())),
+            None => cwd.to_path_buf(),
+        };
+        expand_all(&mut doc, "", &cwd, env).map_err(|(k, m)| invalid(&k, m))?;
+        let get = |k: &str| doc.get(k).cloned();
+        let field = |k: &str| -> Result<Option<Value>, RunConfigError> { Ok(get(k).filter(|v| !v.is_null())) };
+        let typed = |k: &str, v: Value| -> Result<_, RunConfigError> {
+            serde_json::from_value(v).map_err(|e| invalid(k, e.to_string()))
+        };
+
+        let mut config = RunConfig::builtin(&cwd);
+        if let Some(p) = field("prompt")? {
+            let p: String = typed("prompt", p)?;
+            config.prompt = resolve_prompt(&p, &cwd).map_err(|m| invalid("prompt", m))?;
+        }
+        if let Some(t) = field("allowed_tools")? {
+            config.allowed_tools = typed("allowed_tools", t)?;
+        }
+        if let Some(Value::Object(servers)) = field("mcp_servers")? {
+            for (name, v) in servers {
+                let key = format!("mcp_servers.{name}");
+                let raw: RawMcp = typed(&key, v)?;
+                if let Some(k) = raw.kind.as_deref().filter(|k| *k != "stdio") {
+                    return Err(invalid(&key, format!("type `{k}` is not supported; crit starts stdio servers (`command`, `args`)")));
+                }
+                config.mcp_servers.push(McpServerConfig {
+                    name,
+                    command: raw.command,
+                    args: raw.args,
+                    env: raw.env,
+                });
+            }
+        }
+        if let Some(Value::Object(agents)) = field("agents")? {
+            for (name, v) in agents {
+                let key = format!("agents.{name}");
+                let raw: RawAgent = typed(&key, v)?;
+                config.agents.push(SubAgentDef {
+                    system_prompt: resolve_prompt(&raw.prompt, &cwd).map_err(|m| invalid(&key, m))?,
+                    name,
+                    description: raw.description,
+                    tools: raw.tools.unwrap_or_default(),
+                    model: raw.model,
+                });
+            }
+        }
+        if let Some(s) = field("output_schema")? {
+            crit_agent::StructuredOutput::new(s.clone()).map_err(|e| invalid("output_schema", e.to_string()))?;
+            config.output_schema = Some(s);
+        }
+        if let Some(t) = field("timeout_seconds")? {
+            let secs: f64 = typed("timeout_seconds", t)?;
+            if !(secs > 0.0 && secs.is_finite()) {
+                return Err(invalid("timeout_seconds", format!("expected a positive number of seconds, got {secs}")));
+            }
+            config.timeout = Duration::from_secs_f64(secs);
+        }
+        if let Some(t) = field("max_turns")? {
+            config.max_turns = Some(typed("max_turns", t)?);
+        }
+        if let Some(m) = field("model")? {
+            config.model = Some(typed("model", m)?);
+        }
+        if let Some(l) = field("logging")? {
+            let raw: RawLogging = typed("logging", l)?;
+            config.logging = Logging {
+                enabled: raw.enabled.unwrap_or(true),
+                output_dir: raw.output_dir.map(|d| cwd.join(d)),
+                verbose: raw.verbose.unwrap_or(false),
+            };
+        }
+        Ok(config)
+    }
+}
+
+/// JSON when it looks like JSON (exact positions from serde_json), else YAML.
+fn parse_document(text: &str, file: &str) -> Result<Value, RunConfigError> {
+    let syntax = |line: u64, column: u64, message: String| RunConfigError::Syntax {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    };
+    if text.trim_start().starts_with('{') {
+        return serde_json::from_str(text).map_err(|e| {
+            let message = e.to_string();
+            let message = message.split(" at line").next().unwrap_or(&message).to_string();
+            syntax(e.line() as u64, e.column() as u64, message)
+        });
+    }
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_saphyr::from_str(text).map_err(|e| {
+        let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+        let message = e.to_string();
+        let first = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid YAML");
+        syntax(line, column, first.trim().to_string())
+    })
+}
+
+/// Expands every string in `v`; the error names the key path.
+fn expand_all(
+    v: &mut Value,
+    path: &str,
+    cwd: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), (String, String)> {
+    match v {
+        Value::String(s) => {
+            *s = expand(s, cwd, env).map_err(|m| (path.to_string(), m))?;
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                expand_all(item, &format!("{path}[{i}]"), cwd, env)?;
+            }
+        }
+        Value::Object(map) => {
+            for (k, item) in map.iter_mut() {
+                // A JSON Schema is data for the model, not config: left as written.
+                if path.is_empty() && k == "output_schema" {
+                    continue;
+                }
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                expand_all(item, &p, cwd, env)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `${cwd}` and `${env:NAME}`; an unset variable is an error, not an empty
+/// string (a missing token would otherwise fail much later, far from here).
+pub fn expand(s: &str, cwd: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 2..];
+        let Some(end) = tail.find('}') else {
+            return Err(format!("`${{` without a closing `}}` in `{s}`"));
+        };
+        let name = &tail[..end];
+        match name.strip_prefix("env:") {
+            Some(var) => match env(var) {
+                Some(v) => out.push_str(&v),
+                None => return Err(format!("`${{env:{var}}}` is used but {var} is not set")),
+            },
+            None if name == "cwd" => out.push_str(&cwd.display().to_string()),
+            None => return Err(format!("unknown variable `${{{name}}}`; use ${{cwd}} or ${{env:NAME}}")),
+        }
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A prompt is a file when it names one (one line, ending in `.md`/`.txt`, or
+/// an existing file); otherwise it is the prompt itself.
+fn resolve_prompt(p: &str, cwd: &Path) -> Result<String, String> {
+    let one_line = !p.trim().contains('\n');
+    let path = cwd.join(p.trim());
+    let looks_like_file = one_line && (p.trim().ends_with(".md") || p.trim().ends_with(".txt"));
+    if one_line && path.is_file() {
+        return std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
+    }
+    if looks_like_file {
+        return Err(format!("prompt file {} does not exist (paths are relative to cwd, {})", path.display(), cwd.display()));
+    }
+    Ok(p.to_string())
+}

@@ -1,0 +1,327 @@
+//! `crit run` (seed 001, Reldo): an orchestrator agent that delegates to
+//! specialist sub-agents through the Task tool and merges their reports. The
+//! library API is [`Crit`]; the CLI is a thin wrapper over it.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), crit_review::orchestrate::RunError> {
+//! let crit = crit_review::orchestrate::Crit::from_config(".claude/reldo.json")?;
+//! let result = crit.review("Review src/auth.rs: added token refresh").await?;
+//! println!("{} {}", result.verdict, result.usage.total());
+//! # Ok(()) }
+//! ```
+
+mod config;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use crit_agent::{Hooks, McpServer, McpTimeouts, RunLimits, SubAgentDef};
+use crit_core::contract::Contract;
+use crit_core::{ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
+use crit_llm::{Backend, Env, LlmError};
+use tokio_util::sync::CancellationToken;
+
+pub use config::{DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand};
+
+use crate::context::{self, ContextOptions, UnderReview};
+use crate::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
+use crate::session::{self, Session, SessionMeta};
+use crate::template::{OutputSpec, contract_instructions};
+
+/// Why a run could not start. Once the orchestrator runs, failures are in the
+/// result (and never pass).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Config(#[from] RunConfigError),
+    #[error(transparent)]
+    Backend(#[from] LlmError),
+    #[error("configuration: {0}")]
+    Settings(#[from] crate::template::TemplateError),
+    #[error(transparent)]
+    Context(#[from] context::ContextError),
+    #[error(transparent)]
+    Session(#[from] session::SessionError),
+    #[error(transparent)]
+    AgentDefs(#[from] crate::agent_defs::AgentDefError),
+    #[error("MCP server failed to start: {0}")]
+    Mcp(String),
+    #[error("the output contract: {0}")]
+    Contract(String),
+}
+
+/// A configured orchestrator. Cheap to build; [`Crit::review`] does the work.
+pub struct Crit {
+    config: RunConfig,
+    backend: Option<(Backend, String)>,
+    hooks: Hooks,
+    progress: Option<Arc<dyn Progress>>,
+    cancel: CancellationToken,
+    env: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    verbose: bool,
+}
+
+impl std::fmt::Debug for Crit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Crit")
+            .field("config", &self.config)
+            .field("backend", &self.backend.as_ref().map(|(b, m)| (b, m)))
+            .field("hooks", &self.hooks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Crit {
+    /// Loads a config file (JSON or YAML; Reldo's format), relative to the
+    /// current directory.
+    pub fn from_config(path: impl AsRef<Path>) -> Result<Crit, RunError> {
+        let cwd = std::env::current_dir().map_err(|source| RunConfigError::Io {
+            path: PathBuf::from("."),
+            source,
+        })?;
+        let config = RunConfig::load(path.as_ref(), &cwd, &|k| std::env::var(k).ok())?;
+        Ok(Crit::new(config))
+    }
+
+    pub fn new(config: RunConfig) -> Crit {
+        Crit {
+            config,
+            backend: None,
+            hooks: Hooks::default(),
+            progress: None,
+            cancel: CancellationToken::new(),
+            env: Arc::new(|k| std::env::var(k).ok()),
+            verbose: false,
+        }
+    }
+
+    /// The model backend and the model to use when the config names none.
+    /// Without this, the backend is selected as the CLI does (config files,
+    /// `CRIT_*`, auto-detection).
+    pub fn with_backend(mut self, backend: Backend, default_model: impl Into<String>) -> Self {
+        self.backend = Some((backend, default_model.into()));
+        self
+    }
+
+    /// Hooks in code (FR9): they see every tool call of the orchestrator and
+    /// its sub-agents.
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// Environment lookups (`XDG_*`, `HOME`, `CRIT_*`); tests pass their own.
+    pub fn with_env(mut self, env: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// `--verbose`: keep the full transcript in the session (FR7).
+    pub fn verbose(mut self, on: bool) -> Self {
+        self.verbose = on;
+        self
+    }
+
+    /// `--no-log`.
+    pub fn logging(mut self, on: bool) -> Self {
+        self.config.logging.enabled = on;
+        self
+    }
+
+    pub fn config(&self) -> &RunConfig {
+        &self.config
+    }
+
+    /// Runs the orchestrator on `prompt` and returns the merged result: text
+    /// (`raw_output`), usage, cost, duration, `structured_output`, and one
+    /// outcome per sub-agent run in `reviewers`.
+    pub async fn review(&self, prompt: &str) -> Result<ReviewResult, RunError> {
+        let started = Instant::now();
+        let now = SystemTime::now();
+        let cfg = &self.config;
+        let root = crate::paths::project_root(&cfg.cwd);
+        let (backend, default_model) = match &self.backend {
+            Some((b, m)) => (b.clone(), m.clone()),
+            None => self.select_backend(&root)?,
+        };
+        let plan = self.plan(prompt, &root, default_model)?;
+        let session = match cfg.logging.enabled {
+            true => Some(self.session(&root, prompt, now)?),
+            false => None,
+        };
+        let mcp = start_mcp(cfg).await?;
+        let env = PanelEnv {
+            root: cfg.cwd.clone(),
+            add_dirs: Vec::new(),
+            project_context: project_context(&root, &cfg.cwd)?,
+            hooks: match &session {
+                Some(s) => self.hooks.clone().with_session(s.id(), Some(s.transcript_path())),
+                None => self.hooks.clone(),
+            },
+            mcp: mcp.clone(),
+            transcript: session
+                .as_ref()
+                .filter(|_| self.verbose || cfg.logging.verbose)
+                .and_then(|s| SharedTranscript::create(&s.transcript_path()).ok())
+                .map(Arc::new),
+            progress: self.progress.clone(),
+            cancel: self.cancel.clone(),
+        };
+        let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
+        let mut result = panel::aggregate("run", &runs);
+        for run in &runs {
+            result.reviewers.extend(run.sub_agents.iter().map(sub_agent_outcome));
+        }
+        drop(env);
+        for server in mcp {
+            if let Ok(server) = Arc::try_unwrap(server) {
+                server.shutdown().await;
+            }
+        }
+        result.started_at = Some(crit_core::timestamp::rfc3339(unix_secs(now)));
+        result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Some(s) = &session {
+            result.session_log_path = Some(s.dir().display().to_string());
+            if let Err(e) = s.write_result(&result) {
+                tracing::warn!("could not save the result in {}: {e}", s.dir().display());
+            }
+            if let Err(e) = session::append_audit(self.env.as_ref(), &result, Some(s.id()), now) {
+                tracing::warn!("could not append to the audit log: {e}");
+            }
+        }
+        Ok(result)
+    }
+
+    fn select_backend(&self, root: &Path) -> Result<(Backend, String), RunError> {
+        let env_fn = self.env.clone();
+        let (user, project) = crate::config::Config::standard_paths(root, |k| env_fn(k));
+        let file = crate::config::Config::load(user.as_deref(), Some(&project))?;
+        let selection = crate::backend::select(&Default::default(), &file, &Env::from_process())?;
+        let model = selection.request_model();
+        Ok((selection.build()?, model))
+    }
+
+    /// The orchestrator as a one-reviewer panel: the config's prompt with the
+    /// answer contract, the user's prompt, its tools, sub-agents and limits.
+    fn plan(&self, prompt: &str, root: &Path, default_model: String) -> Result<ReviewerPlan, RunError> {
+        let cfg = &self.config;
+        let output = match &cfg.output_schema {
+            Some(s) => OutputSpec::Schema(s.clone()),
+            None => OutputSpec::Contract(Contract::FindingsJson),
+        };
+        let contract = contract_instructions(&output).map_err(RunError::Contract)?;
+        let mut agents: Vec<SubAgentDef> = cfg.agents.clone();
+        for def in crate::agent_defs::load_dir(&root.join(".claude").join("agents"))? {
+            if !agents.iter().any(|a| a.name == def.name) {
+                agents.push(def.into_sub_agent());
+            }
+        }
+        Ok(ReviewerPlan {
+            name: "orchestrator".into(),
+            model: cfg.model.clone().unwrap_or(default_model),
+            system: format!("{}\n\n{}", cfg.prompt.trim_end(), contract.trim_end()),
+            user: prompt.to_string(),
+            tools: cfg.allowed_tools.clone(),
+            output,
+            limits: RunLimits {
+                max_turns: cfg.max_turns,
+                timeout: Some(cfg.timeout),
+                max_tokens: None,
+                max_budget_usd: None,
+            },
+            max_output_tokens: 16_384,
+            sub_agents: agents,
+        })
+    }
+
+    fn session(&self, root: &Path, prompt: &str, now: SystemTime) -> Result<Session, RunError> {
+        let meta = SessionMeta {
+            review: "run".into(),
+            inputs: Default::default(),
+            config: config_snapshot(&self.config),
+            cwd: self.config.cwd.display().to_string(),
+            started_at: crit_core::timestamp::rfc3339(unix_secs(now)),
+            crit_version: env!("CARGO_PKG_VERSION").to_string(),
+            prompt: Some(prompt.to_string()),
+        };
+        Ok(match &self.config.logging.output_dir {
+            Some(dir) => Session::create_in(dir, root, &meta, now)?,
+            None => Session::create(root, &meta, now)?,
+        })
+    }
+}
+
+/// What session.json records of the config (secrets are redacted on write).
+fn config_snapshot(c: &RunConfig) -> serde_json::Value {
+    serde_json::json!({
+        "source": c.source.as_ref().map(|p| p.display().to_string()),
+        "allowed_tools": c.allowed_tools,
+        "mcp_servers": c.mcp_servers,
+        "agents": c.agents.iter().map(|a| serde_json::json!({"name": a.name, "description": a.description, "tools": a.tools, "model": a.model})).collect::<Vec<_>>(),
+        "output_schema": c.output_schema,
+        "cwd": c.cwd.display().to_string(),
+        "timeout_seconds": c.timeout.as_secs_f64(),
+        "max_turns": c.max_turns,
+        "model": c.model,
+    })
+}
+
+async fn start_mcp(cfg: &RunConfig) -> Result<Vec<Arc<McpServer>>, RunError> {
+    if cfg.mcp_servers.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (ok, failed) = crit_agent::mcp::start_all(&cfg.mcp_servers, &cfg.cwd, McpTimeouts::default()).await;
+    if let Some(e) = failed.first() {
+        for s in ok {
+            s.shutdown().await;
+        }
+        return Err(RunError::Mcp(e.to_string()));
+    }
+    Ok(ok.into_iter().map(Arc::new).collect())
+}
+
+fn project_context(root: &Path, cwd: &Path) -> Result<String, RunError> {
+    let cx = context::discover(root, cwd, UnderReview::Everything, &ContextOptions::default())?;
+    Ok(cx.render())
+}
+
+fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
+    use crit_agent::RunStatus;
+    let (status, verdict) = match &s.status {
+        RunStatus::Completed => (ReviewerStatus::Completed, Verdict::Pass),
+        RunStatus::Incomplete(_) | RunStatus::Cancelled => (ReviewerStatus::Incomplete, Verdict::Incomplete),
+        RunStatus::NoValidOutput(_) => (ReviewerStatus::ParseError, Verdict::Unknown),
+        RunStatus::Failed(_) | RunStatus::HookStopped(_) => (ReviewerStatus::Failed, Verdict::Error),
+    };
+    ReviewerOutcome {
+        name: s.name.clone(),
+        status,
+        // A sub-agent reports to the orchestrator, which gives the verdict;
+        // a finished sub-agent is recorded as having run, not as passing.
+        verdict: if status == ReviewerStatus::Completed { Verdict::Pass } else { verdict },
+        model: None,
+        findings: 0,
+        usage: s.usage,
+        cost_usd: s.cost_usd,
+        duration_ms: u64::try_from(s.duration.as_millis()).unwrap_or(u64::MAX),
+        error: match &s.status {
+            RunStatus::Completed => None,
+            other => Some(other.name().to_string()),
+        },
+    }
+}
+
+fn unix_secs(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}

@@ -1,0 +1,86 @@
+//! What happens to a panel's findings before the gate: each is marked inside
+//! or outside the change, the team's suppressions apply, the diff filter and
+//! the cap drop what a pipeline asked to drop. Nothing is lost: whatever does
+//! not count moves to `dismissed` with the reason.
+
+use std::time::SystemTime;
+
+use crit_core::{Dismissed, FailOn, Finding, ReviewResult};
+
+use crate::scope::{Change, FilterMode};
+use crate::suppress::Suppressions;
+
+/// The steps after the panel, in order.
+#[derive(Debug)]
+pub struct Finish<'a> {
+    pub change: Option<&'a Change>,
+    pub suppressions: &'a Suppressions,
+    pub filter: Option<FilterMode>,
+    pub max_findings: Option<usize>,
+    pub fail_on: FailOn,
+    pub now: SystemTime,
+}
+
+impl Finish<'_> {
+    pub fn apply(&self, result: &mut ReviewResult) {
+        result.fill_missing_ids();
+        if let Some(change) = self.change {
+            change.mark(&mut result.findings);
+        }
+        let applied = self
+            .suppressions
+            .apply(std::mem::take(&mut result.findings), self.now);
+        result.findings = applied.kept;
+        for s in applied.suppressed {
+            let reason = s.describe();
+            result.dismissed.push(Dismissed {
+                finding: s.finding,
+                cause: "suppressed".into(),
+                reason,
+            });
+        }
+        for e in applied.expired {
+            tracing::warn!("suppression no longer applies: {e}");
+        }
+        if let (Some(change), Some(mode)) = (self.change, self.filter) {
+            let (kept, outside): (Vec<Finding>, Vec<Finding>) =
+                std::mem::take(&mut result.findings)
+                    .into_iter()
+                    .partition(|f| inside(change, f, mode));
+            result.findings = kept;
+            result.dismissed.extend(outside.into_iter().map(|finding| Dismissed {
+                finding,
+                cause: "outside_change".into(),
+                reason: format!("outside the change (filter: {mode})"),
+            }));
+        }
+        if let Some(cap) = self.max_findings
+            && result.findings.len() > cap
+        {
+            // The most severe first, so the cap drops nits, not blockers.
+            result.findings.sort_by_key(|f| f.severity);
+            let over = result.findings.split_off(cap);
+            result.dismissed.extend(over.into_iter().map(|finding| Dismissed {
+                finding,
+                cause: "over_cap".into(),
+                reason: format!("over the cap of {cap} findings"),
+            }));
+        }
+        for r in &mut result.reviewers {
+            r.findings = result.findings.iter().filter(|f| f.reviewer == r.name).count();
+        }
+        result.apply_gate(self.fail_on);
+    }
+}
+
+/// Findings without a file location (a general remark) always stay.
+fn inside(change: &Change, f: &Finding, mode: FilterMode) -> bool {
+    match &f.location {
+        Some(crit_core::Location::File {
+            path,
+            line_start,
+            line_end,
+        }) => change.contains(path, *line_start, *line_end, mode),
+        _ => true,
+    }
+}

@@ -1,0 +1,318 @@
+//! A template review from start to finish: inputs, the change under review,
+//! the project's conventions, the panel, then what the team asked of the
+//! findings (suppressions, the diff filter, a cap), the gate, the session log
+//! and the audit line. The CLI and library users both call [`run_template`].
+
+mod finish;
+mod plan;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use crit_agent::{Hooks, HooksConfig};
+use crit_core::{FailOn, ReviewResult, Verdict};
+use crit_llm::Backend;
+use minijinja::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{self, ContextOptions, UnderReview};
+use crate::panel::{self, PanelEnv, Progress, SharedTranscript};
+use crate::scope::{self, Change, FilterMode, Scope, ScopeOptions};
+use crate::session::{self, Session, SessionMeta};
+use crate::suppress::Suppressions;
+use crate::template::{Builder, Limits, PromptSource, Template, TemplateError};
+
+pub use finish::Finish;
+
+/// What to review.
+#[derive(Debug, Clone)]
+pub struct ReviewRequest {
+    pub template: Template,
+    /// Inputs as given (defaults are applied here).
+    pub inputs: BTreeMap<String, String>,
+    /// For templates built with the code builder: what the change is. `None`
+    /// takes it from the `diff` / `files` inputs, else surveys the project.
+    pub scope: Option<Scope>,
+    /// The author's notes on the work, put into the user message.
+    pub context_file: Option<PathBuf>,
+    /// The project root: tools are confined to it, sessions live under it.
+    pub root: PathBuf,
+    /// Where project conventions are collected down to.
+    pub cwd: PathBuf,
+}
+
+/// How to run it.
+#[derive(Clone)]
+pub struct ReviewOptions {
+    pub fail_on: FailOn,
+    /// `--model`: every reviewer uses it.
+    pub model_override: Option<String>,
+    /// The configured model, for reviewers and templates that name none.
+    pub default_model: String,
+    /// Flags and config over the template's limits.
+    pub limits: Limits,
+    /// Drop findings outside the change (code reviews only).
+    pub filter: Option<FilterMode>,
+    pub max_findings: Option<usize>,
+    /// Save the session under `.crit/sessions/` and append the audit line.
+    pub log: bool,
+    /// The effective configuration, for `session.json` (secrets are removed).
+    pub config_snapshot: serde_json::Value,
+    /// Environment lookups for the audit log's location (`XDG_STATE_HOME`, `HOME`).
+    pub env: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    pub hooks: Hooks,
+    pub progress: Option<Arc<dyn Progress>>,
+    pub cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for ReviewOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReviewOptions")
+            .field("fail_on", &self.fail_on)
+            .field("model_override", &self.model_override)
+            .field("default_model", &self.default_model)
+            .field("limits", &self.limits)
+            .field("filter", &self.filter)
+            .field("max_findings", &self.max_findings)
+            .field("log", &self.log)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReviewOptions {
+    /// Defaults for a library caller: default gate, logging on, no progress.
+    pub fn new(default_model: impl Into<String>) -> Self {
+        ReviewOptions {
+            fail_on: FailOn::default(),
+            model_override: None,
+            default_model: default_model.into(),
+            limits: Limits::default(),
+            filter: None,
+            max_findings: None,
+            log: true,
+            config_snapshot: serde_json::Value::Null,
+            env: Arc::new(|k| std::env::var(k).ok()),
+            hooks: Hooks::default(),
+            progress: None,
+            cancel: CancellationToken::new(),
+        }
+    }
+}
+
+/// Why a review could not start. Anything that goes wrong once reviewers
+/// run is in the result instead (it fails closed, it does not error).
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    #[error(transparent)]
+    Scope(#[from] scope::ScopeError),
+    #[error(transparent)]
+    Context(#[from] context::ContextError),
+    #[error(transparent)]
+    Suppressions(#[from] crate::suppress::SuppressError),
+    #[error(transparent)]
+    Session(#[from] session::SessionError),
+    #[error("cannot read the context file {}: {source}", path.display())]
+    ContextFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the template's hooks: {0}")]
+    Hooks(String),
+}
+
+/// Runs `req`: everything a template review does, in order.
+pub async fn run_template(
+    backend: &Backend,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+) -> Result<ReviewResult, ReviewError> {
+    let started = Instant::now();
+    let now = SystemTime::now();
+    let template = &req.template;
+    let inputs = template.resolve_inputs(&req.inputs)?;
+    let scope = match (&template.prompt, &req.scope) {
+        (PromptSource::Builder(Builder::Code), Some(s)) => Some(s.clone()),
+        (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
+        (PromptSource::Template(_), _) => None,
+    };
+    let change = match &scope {
+        Some(s) => Some(scope::compute(&req.root, s, &ScopeOptions::default())?),
+        None => None,
+    };
+    let is_diff = matches!(
+        scope,
+        Some(Scope::Diff(_) | Scope::Range(_) | Scope::Commits(_) | Scope::Uncommitted)
+    );
+    let suppressions = Suppressions::load(&req.root)?;
+    let session = match opts.log {
+        true => Some(Session::create(&req.root, &session_meta(req, &inputs.0, opts, now), now)?),
+        false => None,
+    };
+    let finish = Finish {
+        change: change.as_ref(),
+        suppressions: &suppressions,
+        filter: opts.filter,
+        max_findings: opts.max_findings,
+        fail_on: opts.fail_on,
+        now,
+    };
+
+    let mut result = match change.as_ref().filter(|c| is_diff && c.is_empty()) {
+        // Nothing changed: PASS without asking a model (seed 003 R1).
+        Some(c) => no_changes(&template.name, c),
+        None => {
+            let under_review = files_under_review(change.as_ref(), &inputs.0, req);
+            let project_context = match template.loads_project_context() {
+                true => project_context(req, matches!(scope, Some(Scope::Survey)), &under_review)?,
+                false => String::new(),
+            };
+            let mut extra = BTreeMap::new();
+            if let Some(c) = &change {
+                extra.insert("scope".to_string(), Value::from_serialize(c));
+            }
+            if let Some(path) = &req.context_file {
+                let text = std::fs::read_to_string(path).map_err(|source| ReviewError::ContextFile {
+                    path: path.clone(),
+                    source,
+                })?;
+                extra.insert("context".to_string(), Value::from(text));
+                extra.insert("context_path".to_string(), Value::from(path.display().to_string()));
+            }
+            let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
+            let transcript = match &session {
+                Some(s) => SharedTranscript::create(&s.transcript_path()).ok().map(Arc::new),
+                None => None,
+            };
+            let env = PanelEnv {
+                root: req.root.clone(),
+                add_dirs: Vec::new(),
+                project_context,
+                hooks: hooks(template, &req.root, opts, session.as_ref())?,
+                mcp: Vec::new(),
+                transcript,
+                progress: opts.progress.clone(),
+                cancel: opts.cancel.clone(),
+            };
+            let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+            runs.extend(plans.skipped);
+            panel::aggregate(&template.name, &runs)
+        }
+    };
+    finish.apply(&mut result);
+    result.inputs = inputs.0.clone();
+    result.started_at = Some(crit_core::timestamp::rfc3339(unix_secs(now)));
+    result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    if let Some(s) = &session {
+        result.session_log_path = Some(s.dir().display().to_string());
+        if let Err(e) = s.write_result(&result) {
+            tracing::warn!("could not save the review's result in {}: {e}", s.dir().display());
+        }
+        if let Err(e) = session::append_audit(opts.env.as_ref(), &result, Some(s.id()), now) {
+            tracing::warn!("could not append to the audit log: {e}");
+        }
+    }
+    Ok(result)
+}
+
+/// `diff` (a ref or a range) and `files` inputs of the code template.
+fn scope_from_inputs(inputs: &BTreeMap<String, String>) -> Result<Scope, scope::ScopeError> {
+    let files: Vec<String> = inputs.get("files").into_iter().cloned().collect();
+    Scope::from_options(inputs.get("diff").map(String::as_str), &[], false, &files)
+}
+
+fn no_changes(review: &str, change: &Change) -> ReviewResult {
+    let mut r = ReviewResult::new(review, Verdict::Pass);
+    r.summary = format!("No changes in {}: nothing to review.", change.description);
+    r
+}
+
+/// Root-relative paths of what is under review: the change's files, or the
+/// documents named by the inputs.
+fn files_under_review(
+    change: Option<&Change>,
+    inputs: &BTreeMap<String, String>,
+    req: &ReviewRequest,
+) -> Vec<String> {
+    if let Some(c) = change {
+        return c.paths().into_iter().map(str::to_string).collect();
+    }
+    let root = req.root.canonicalize().unwrap_or_else(|_| req.root.clone());
+    inputs
+        .values()
+        .filter_map(|v| {
+            let p = req.cwd.join(v).canonicalize().ok()?;
+            if !p.is_file() {
+                return None;
+            }
+            let rel = p.strip_prefix(&root).ok()?;
+            Some(rel.to_string_lossy().replace('\\', "/"))
+        })
+        .collect()
+}
+
+fn project_context(
+    req: &ReviewRequest,
+    survey: bool,
+    files: &[String],
+) -> Result<String, ReviewError> {
+    let under = match survey {
+        true => UnderReview::Everything,
+        false => UnderReview::Files(files),
+    };
+    let cx = context::discover(&req.root, &req.cwd, under, &ContextOptions::default())?;
+    for o in &cx.omitted {
+        tracing::info!("project context: left out {}: {}", o.path, o.reason);
+    }
+    Ok(cx.render())
+}
+
+/// The template's hooks (Claude Code's shape) and the caller's, with the
+/// session facts their inputs carry.
+fn hooks(
+    template: &Template,
+    root: &Path,
+    opts: &ReviewOptions,
+    session: Option<&Session>,
+) -> Result<Hooks, ReviewError> {
+    let mut hooks = opts.hooks.clone();
+    if let Some(value) = &template.hooks {
+        let config: HooksConfig =
+            serde_json::from_value(value.clone()).map_err(|e| ReviewError::Hooks(e.to_string()))?;
+        for h in config
+            .command_hooks(root)
+            .map_err(|e| ReviewError::Hooks(e.to_string()))?
+        {
+            hooks.push(h);
+        }
+    }
+    Ok(match session {
+        Some(s) => hooks.with_session(s.id(), Some(s.transcript_path())),
+        None => hooks,
+    })
+}
+
+fn session_meta(
+    req: &ReviewRequest,
+    inputs: &BTreeMap<String, String>,
+    opts: &ReviewOptions,
+    now: SystemTime,
+) -> SessionMeta {
+    SessionMeta {
+        review: req.template.name.clone(),
+        inputs: inputs.clone(),
+        config: opts.config_snapshot.clone(),
+        cwd: req.cwd.display().to_string(),
+        started_at: crit_core::timestamp::rfc3339(unix_secs(now)),
+        crit_version: env!("CARGO_PKG_VERSION").to_string(),
+        prompt: None,
+    }
+}
+
+fn unix_secs(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
