@@ -1,0 +1,357 @@
+//! [`compute`]: from a [`Scope`] to a [`Change`], with git.
+
+use std::path::{Path, PathBuf};
+
+use super::git::Git;
+use super::parse::{cut_patch, parse_listing, parse_patch};
+use super::spec::{short, split_range};
+use super::{Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, files, untracked};
+
+/// Bytes kept of a small git answer (a sha, a ref name, a config listing).
+const SMALL: usize = 64 * 1024;
+
+/// Computes what `scope` covers in the project at `root`. `Survey` and `Files`
+/// work without git; the others need a repository (and, except
+/// `Uncommitted`, a commit).
+pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change, ScopeError> {
+    match scope {
+        Scope::Survey => Ok(Change {
+            description: scope.describe(),
+            base: None,
+            files: Vec::new(),
+            patch: String::new(),
+            truncated: false,
+            notes: Vec::new(),
+            kind: Kind::Survey,
+            prefix: String::new(),
+        }),
+        Scope::Files(globs) => files::select(root, globs, opts),
+        Scope::Diff(rev) => {
+            let repo = Repo::open(root, opts, scope)?;
+            let head = repo.head_or(|| format!("`--diff {rev}`"))?;
+            let (name, sha) = repo.preferred_base(rev)?;
+            let base = repo.merge_base(&head, &sha, "HEAD", &name)?;
+            let description = format!("changes since merge base {} with {name}", short(&base));
+            Ok(finish(
+                repo.diff(&[&base], description, Some(base.clone()))?,
+                opts,
+            ))
+        }
+        Scope::Range(range) => {
+            let repo = Repo::open(root, opts, scope)?;
+            let (a, b, symmetric) = split_range(range)?;
+            let (a_sha, b_sha) = (repo.resolve(&a)?, repo.resolve(&b)?);
+            let (base, description) = if symmetric {
+                let mb = repo.merge_base(&a_sha, &b_sha, &a, &b)?;
+                let text = format!(
+                    "{range}: changes on {b} since its merge base {} with {a}",
+                    short(&mb)
+                );
+                (mb, text)
+            } else {
+                let text = format!("{range} ({}..{})", short(&a_sha), short(&b_sha));
+                (a_sha, text)
+            };
+            Ok(finish(
+                repo.diff(&[&base, &b_sha], description, Some(base.clone()))?,
+                opts,
+            ))
+        }
+        Scope::Commits(revs) => commits(&Repo::open(root, opts, scope)?, revs),
+        Scope::Uncommitted => {
+            let repo = Repo::open(root, opts, scope)?;
+            let (base, against) = match &repo.head {
+                Some(h) => (h.clone(), format!("against HEAD {}", short(h))),
+                None => (
+                    repo.empty_tree()?,
+                    "in a repository with no commits yet".into(),
+                ),
+            };
+            let description =
+                format!("uncommitted changes (staged, unstaged and untracked files) {against}");
+            let mut change = repo.diff(&[&base], description, repo.head.clone())?;
+            untracked::add(&repo.git, &repo.top, &mut change, opts)?;
+            Ok(finish(change, opts))
+        }
+    }
+}
+
+/// Each commit's own change against its first parent (the empty tree for a
+/// root commit), concatenated; a path changed by several commits is listed
+/// once with their hunks together.
+fn commits(repo: &Repo, revs: &[String]) -> Result<Change, ScopeError> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut all: Option<Change> = None;
+    for rev in revs {
+        let sha = repo.resolve(rev)?;
+        let out = repo
+            .git
+            .ok(&["log", "-1", "--format=%P%x00%s", &sha, "--"], SMALL)?;
+        let text = out.text();
+        let (parents, subject) = text.trim_end().split_once('\0').unwrap_or((&text, ""));
+        let parent = match parents.split_whitespace().next() {
+            Some(p) => p.to_string(),
+            None => repo.empty_tree()?,
+        };
+        parts.push(format!("{} “{}”", short(&sha), subject.trim()));
+        let c = repo.diff(&[&parent, &sha], String::new(), Some(parent.clone()))?;
+        all = Some(match all {
+            None => c,
+            Some(mut acc) => {
+                merge_into(&mut acc, c);
+                acc.base = None;
+                acc
+            }
+        });
+    }
+    let word = if parts.len() == 1 {
+        "commit"
+    } else {
+        "commits"
+    };
+    let mut change = all.ok_or_else(|| ScopeError::BadRevision {
+        flag: "--commit",
+        rev: String::new(),
+        why: "give at least one commit".into(),
+    })?;
+    change.description = format!("{word} {}", parts.join(", "));
+    Ok(finish(change, &repo.opts))
+}
+
+fn merge_into(acc: &mut Change, next: Change) {
+    for f in next.files {
+        match acc.files.iter_mut().find(|a| a.path == f.path) {
+            Some(a) => {
+                a.additions += f.additions;
+                a.deletions += f.deletions;
+                a.binary |= f.binary;
+                a.hunks.extend(f.hunks);
+            }
+            None => acc.files.push(f),
+        }
+    }
+    acc.patch.push_str(&next.patch);
+    acc.truncated |= next.truncated;
+}
+
+/// A git repository containing the project root.
+pub(super) struct Repo {
+    pub git: Git,
+    pub top: PathBuf,
+    pub prefix: String,
+    pub head: Option<String>,
+    pub opts: ScopeOptions,
+}
+
+impl Repo {
+    pub fn open(root: &Path, opts: &ScopeOptions, scope: &Scope) -> Result<Repo, ScopeError> {
+        let mut git = Git::new(root, opts.timeout);
+        let out = git.run(&["rev-parse", "--show-toplevel", "--show-prefix"], SMALL)?;
+        if !out.success() {
+            if out.stderr.contains("not a git repository") {
+                return Err(ScopeError::NotARepository {
+                    root: root.to_path_buf(),
+                    scope: scope.describe(),
+                });
+            }
+            return Err(ScopeError::Git {
+                command: "git rev-parse --show-toplevel".into(),
+                message: out.stderr.trim().to_string(),
+            });
+        }
+        let text = out.text();
+        let mut lines = text.lines();
+        let top = PathBuf::from(lines.next().unwrap_or_default());
+        let prefix = lines.next().unwrap_or_default().to_string();
+        let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        if !canon(root).starts_with(canon(&top)) {
+            return Err(ScopeError::WorkTreeOutside {
+                top,
+                root: root.to_path_buf(),
+            });
+        }
+        git.neutralize_filters()?;
+        let head = git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], SMALL)?;
+        let head = head.success().then(|| head.text().trim().to_string());
+        Ok(Repo {
+            git,
+            top,
+            prefix,
+            head,
+            opts: opts.clone(),
+        })
+    }
+
+    fn head_or(&self, what: impl FnOnce() -> String) -> Result<String, ScopeError> {
+        self.head
+            .clone()
+            .ok_or_else(|| ScopeError::NoCommits { what: what() })
+    }
+
+    /// The commit `rev` names; `rev` was checked not to look like an option.
+    pub fn resolve(&self, rev: &str) -> Result<String, ScopeError> {
+        let spec = format!("{rev}^{{commit}}");
+        let out = self.git.run(
+            &["rev-parse", "--verify", "-q", "--end-of-options", &spec],
+            SMALL,
+        )?;
+        if out.success() {
+            return Ok(out.text().trim().to_string());
+        }
+        if self.head.is_none() {
+            return Err(ScopeError::NoCommits {
+                what: format!("`{rev}`"),
+            });
+        }
+        Err(ScopeError::UnknownRevision {
+            rev: rev.to_string(),
+        })
+    }
+
+    /// `rev`, or its upstream when the upstream has commits `rev` lacks (a
+    /// local `main` behind `origin/main`), like Codex's review against a base
+    /// branch. Returns the name used and its commit.
+    fn preferred_base(&self, rev: &str) -> Result<(String, String), ScopeError> {
+        let sha = self.resolve(rev)?;
+        let up = format!("{rev}@{{upstream}}");
+        let out = self.git.run(
+            &[
+                "rev-parse",
+                "--abbrev-ref",
+                "--symbolic-full-name",
+                "--end-of-options",
+                &up,
+            ],
+            SMALL,
+        )?;
+        let name = out.text().trim().to_string();
+        if !out.success() || name.is_empty() {
+            return Ok((rev.to_string(), sha));
+        }
+        let Ok(up_sha) = self.resolve(&name) else {
+            return Ok((rev.to_string(), sha));
+        };
+        let range = format!("{sha}...{up_sha}");
+        let counts = self.git.ok(
+            &["rev-list", "--left-right", "--count", &range, "--"],
+            SMALL,
+        )?;
+        let ahead = counts
+            .text()
+            .split_whitespace()
+            .nth(1)
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0);
+        if ahead > 0 {
+            tracing::debug!(rev, upstream = %name, ahead, "diff base: upstream is ahead");
+            Ok((name, up_sha))
+        } else {
+            Ok((rev.to_string(), sha))
+        }
+    }
+
+    fn merge_base(
+        &self,
+        a: &str,
+        b: &str,
+        a_name: &str,
+        b_name: &str,
+    ) -> Result<String, ScopeError> {
+        let out = self.git.run(&["merge-base", a, b], SMALL)?;
+        match (out.success(), out.status.and_then(|s| s.code())) {
+            (true, _) => Ok(out.text().trim().to_string()),
+            (false, Some(1)) if out.stderr.trim().is_empty() => Err(ScopeError::NoMergeBase {
+                a: a_name.to_string(),
+                b: b_name.to_string(),
+            }),
+            _ => Err(ScopeError::Git {
+                command: format!("git merge-base {a} {b}"),
+                message: out.stderr.trim().to_string(),
+            }),
+        }
+    }
+
+    /// The empty tree's id in this repository's hash (the base of a root commit).
+    pub fn empty_tree(&self) -> Result<String, ScopeError> {
+        let out = self
+            .git
+            .ok(&["hash-object", "-t", "tree", "--stdin"], SMALL)?;
+        Ok(out.text().trim().to_string())
+    }
+
+    /// `git diff REVS --`: one tree-ish compares with the working tree, two
+    /// with each other. Files from the NUL listing, hunks from the patch; the
+    /// patch is not cut yet ([`finish`] does).
+    pub fn diff(
+        &self,
+        revs: &[&str],
+        description: String,
+        base: Option<String>,
+    ) -> Result<Change, ScopeError> {
+        const COMMON: &[&str] = &[
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--ignore-submodules=dirty",
+            "-M",
+        ];
+        let with = |extra: &[&str]| -> Vec<String> {
+            COMMON
+                .iter()
+                .chain(extra)
+                .chain(revs)
+                .chain(&["--"])
+                .map(|s| s.to_string())
+                .collect()
+        };
+        let cap = self.opts.max_git_output_bytes;
+        let listing_args = with(&["--raw", "--numstat", "-z"]);
+        let listing_args: Vec<&str> = listing_args.iter().map(String::as_str).collect();
+        let listing = self.git.ok(&listing_args, cap)?;
+        let command = || listing_args.join(" ");
+        if listing.overflowed {
+            return Err(ScopeError::GitOutput {
+                command: command(),
+                reason: format!("the list of changed files is larger than {cap} bytes"),
+            });
+        }
+        let mut files = parse_listing(&listing.stdout).map_err(|reason| ScopeError::GitOutput {
+            command: command(),
+            reason,
+        })?;
+        let patch_args = with(&["-U3"]);
+        let patch_args: Vec<&str> = patch_args.iter().map(String::as_str).collect();
+        let out = self.git.ok(&patch_args, cap)?;
+        let text = out.text();
+        let sections = parse_patch(&text);
+        attach_hunks(&mut files, sections.iter().map(|s| s.hunks.clone()));
+        Ok(Change {
+            description,
+            base,
+            files,
+            truncated: out.overflowed,
+            patch: text,
+            notes: Vec::new(),
+            kind: Kind::Diff,
+            prefix: self.prefix.clone(),
+        })
+    }
+}
+
+/// Cuts the patch to the cap, at a file boundary when it can.
+fn finish(mut change: Change, opts: &ScopeOptions) -> Change {
+    if change.patch.len() > opts.max_patch_bytes {
+        let sections = parse_patch(&change.patch);
+        change.patch = cut_patch(&change.patch, &sections, opts.max_patch_bytes);
+        change.truncated = true;
+    }
+    change
+}
+
+/// The n-th patch section is the n-th listed file (same diff, same order).
+fn attach_hunks(files: &mut [ChangedFile], hunks: impl Iterator<Item = Vec<super::Hunk>>) {
+    for (f, h) in files.iter_mut().zip(hunks) {
+        f.hunks = h;
+    }
+}

@@ -1,0 +1,355 @@
+//! The hardened git runner behind [`super::compute`]: no shell, a cleared
+//! environment, `-c` overrides that beat every config file, stdin empty, stdout
+//! and stderr capped, and a timeout that kills git's whole process group.
+//!
+//! crit-agent hardens git the same way for its Bash tool, but its runner is
+//! async and crate-private; this one is synchronous because `compute` is, and
+//! the two share the list of overrides by intent (DESIGN §5), not by code.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::ScopeError;
+
+/// Put before the subcommand of every run. A repository's own config can run
+/// programs (fsmonitor, pager, external diff, hooks, gpg) or change the output
+/// format crit parses (prefixes, relative paths, colour); these win over it.
+#[rustfmt::skip]
+const HARDENING: &[&str] = &[
+    "--no-pager",
+    "-c", "core.fsmonitor=false",
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.pager=cat",
+    "-c", "core.quotePath=false",
+    "-c", "diff.external=",
+    "-c", "color.ui=false",
+    "-c", "diff.noprefix=false",
+    "-c", "diff.mnemonicPrefix=false",
+    "-c", "diff.relative=false",
+    "-c", "diff.srcPrefix=a/",
+    "-c", "diff.dstPrefix=b/",
+    "-c", "diff.suppressBlankEmpty=false",
+    "-c", "protocol.allow=never",
+    "-c", "log.showSignature=false",
+    "-c", "gpg.program=false",
+    "-c", "gpg.ssh.program=false",
+    "-c", "gpg.x509.program=false",
+];
+
+/// The environment git gets, on top of PATH/HOME/XDG_CONFIG_HOME: no prompts,
+/// no system config, no optional locks (a read must not write the index), C
+/// locale for stable messages, no pager, no lazy fetch from a promisor remote.
+const GIT_ENV: &[(&str, &str)] = &[
+    ("GIT_TERMINAL_PROMPT", "0"),
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_OPTIONAL_LOCKS", "0"),
+    ("GIT_PAGER", "cat"),
+    ("PAGER", "cat"),
+    ("GIT_NO_LAZY_FETCH", "1"),
+    ("LC_ALL", "C"),
+];
+
+/// Bytes of stderr kept: enough for git's message.
+const STDERR_CAP: usize = 16 * 1024;
+/// After the group is killed, how long to wait for the pipes to close.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// What one git run produced.
+#[derive(Debug)]
+pub(super) struct GitOutput {
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    pub status: Option<ExitStatus>,
+    /// stdout went past the cap; `stdout` holds the first `cap` bytes.
+    pub overflowed: bool,
+}
+
+impl GitOutput {
+    pub fn success(&self) -> bool {
+        self.status.is_some_and(|s| s.success())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+}
+
+/// A git runner rooted at one directory.
+#[derive(Debug, Clone)]
+pub(super) struct Git {
+    cwd: PathBuf,
+    timeout: Duration,
+    /// Extra `-c` overrides found at start (the repository's filter drivers).
+    extra: Vec<String>,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl Git {
+    pub fn new(cwd: &Path, timeout: Duration) -> Self {
+        Git {
+            cwd: cwd.to_path_buf(),
+            timeout,
+            extra: Vec::new(),
+            env: child_env(cwd, std::env::var_os("PATH")),
+        }
+    }
+
+    /// Disables the clean/smudge filter drivers the repository defines (`git
+    /// diff` runs them on work-tree files); drivers from the user's global
+    /// config (git-lfs) stay.
+    pub fn neutralize_filters(&mut self) -> Result<(), ScopeError> {
+        let out = self.run(
+            &[
+                "config",
+                "--null",
+                "--name-only",
+                "--show-scope",
+                "--get-regexp",
+                "^filter\\.",
+            ],
+            64 * 1024,
+        )?;
+        self.extra = filter_overrides(&out.text());
+        Ok(())
+    }
+
+    /// Runs `git <HARDENING> <filter overrides> args`, keeping up to `cap`
+    /// bytes of stdout. Errors only when git cannot be started or is killed.
+    pub fn run(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
+        let mut cmd = Command::new("git");
+        cmd.args(HARDENING)
+            .args(&self.extra)
+            .args(args)
+            .current_dir(&self.cwd)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let child = cmd.spawn().map_err(|e| ScopeError::GitUnavailable {
+            reason: e.to_string(),
+        })?;
+        let out = capture(child, cap, self.timeout);
+        tracing::debug!(args = ?args, ok = ?out.as_ref().map(GitOutput::success), "git");
+        out.map_err(|()| ScopeError::GitTimeout {
+            command: format!("git {}", args.join(" ")),
+            secs: self.timeout.as_secs_f64(),
+        })
+    }
+
+    /// Like [`Git::run`], but a non-zero exit is a [`ScopeError::Git`].
+    pub fn ok(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
+        let out = self.run(args, cap)?;
+        if out.success() {
+            Ok(out)
+        } else {
+            Err(ScopeError::Git {
+                command: format!("git {}", args.join(" ")),
+                message: out.stderr.trim().to_string(),
+            })
+        }
+    }
+}
+
+enum Done {
+    Stdout(Vec<u8>, bool),
+    Stderr(Vec<u8>),
+    Exit(Option<ExitStatus>),
+}
+
+/// Drains both pipes and waits, each on its own thread, so a full pipe never
+/// blocks git; past the deadline the process group is killed. `Err(())` means
+/// it timed out.
+fn capture(mut child: Child, cap: usize, timeout: Duration) -> Result<GitOutput, ()> {
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    if let Some(r) = child.stdout.take() {
+        let tx = tx.clone();
+        thread::spawn(move || {
+            let (bytes, over) = read_capped(r, cap);
+            let _ = tx.send(Done::Stdout(bytes, over));
+        });
+    }
+    if let Some(r) = child.stderr.take() {
+        let tx = tx.clone();
+        thread::spawn(move || {
+            let _ = tx.send(Done::Stderr(read_capped(r, STDERR_CAP).0));
+        });
+    }
+    thread::spawn(move || {
+        let _ = tx.send(Done::Exit(child.wait().ok()));
+    });
+    let mut out = GitOutput {
+        stdout: Vec::new(),
+        stderr: String::new(),
+        status: None,
+        overflowed: false,
+    };
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    for _ in 0..3 {
+        let wait = if timed_out {
+            DRAIN_GRACE
+        } else {
+            deadline.saturating_duration_since(Instant::now())
+        };
+        let done = match rx.recv_timeout(wait) {
+            Ok(d) => d,
+            Err(mpsc::RecvTimeoutError::Timeout) if !timed_out => {
+                // The leader may be reaped already while a grandchild holds a
+                // pipe; the group id stays taken while any member lives.
+                kill_group(pid);
+                timed_out = true;
+                match rx.recv_timeout(DRAIN_GRACE) {
+                    Ok(d) => d,
+                    Err(_) => break,
+                }
+            }
+            Err(_) => break,
+        };
+        match done {
+            Done::Stdout(b, over) => {
+                out.stdout = b;
+                out.overflowed = over;
+            }
+            Done::Stderr(b) => out.stderr = String::from_utf8_lossy(&b).into_owned(),
+            Done::Exit(s) => out.status = s,
+        }
+    }
+    if timed_out { Err(()) } else { Ok(out) }
+}
+
+/// Reads everything, keeping the first `cap` bytes; `true` when more came.
+fn read_capped(mut r: impl Read, cap: usize) -> (Vec<u8>, bool) {
+    let mut kept = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut over = false;
+    loop {
+        match r.read(&mut chunk) {
+            Ok(0) | Err(_) => return (kept, over),
+            Ok(n) => {
+                let room = cap.saturating_sub(kept.len());
+                kept.extend_from_slice(&chunk[..n.min(room)]);
+                over |= n > room;
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn kill_group(pid: u32) {
+    let pid = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw);
+    if let Some(pid) = pid
+        && let Err(e) = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL)
+    {
+        tracing::debug!(error = %e, "killing git's process group");
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(_pid: u32) {}
+
+/// The child's whole environment: PATH without relative entries or entries
+/// inside the project (a repository must not plant its own `git`), HOME and
+/// XDG_CONFIG_HOME (the user's own git config applies), and [`GIT_ENV`].
+fn child_env(root: &Path, path: Option<OsString>) -> Vec<(OsString, OsString)> {
+    let path = path.unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let safe: Vec<_> = std::env::split_paths(&path)
+        .filter(|p| p.is_absolute() && !p.starts_with(&root))
+        .collect();
+    let mut env = vec![(
+        OsString::from("PATH"),
+        std::env::join_paths(safe).unwrap_or_default(),
+    )];
+    for key in ["HOME", "XDG_CONFIG_HOME"] {
+        if let Some(v) = std::env::var_os(key) {
+            env.push((key.into(), v));
+        }
+    }
+    env.extend(GIT_ENV.iter().map(|(k, v)| ((*k).into(), (*v).into())));
+    env
+}
+
+/// `scope\0key\0` pairs to `-c filter.<driver>.<k>=` overrides for drivers not
+/// defined in the user's global config.
+fn filter_overrides(listing: &str) -> Vec<String> {
+    let mut drivers: Vec<&str> = Vec::new();
+    let mut parts = listing.split('\0');
+    while let (Some(scope), Some(key)) = (parts.next(), parts.next()) {
+        let driver = key
+            .strip_prefix("filter.")
+            .and_then(|k| k.rsplit_once('.'))
+            .map(|(d, _)| d);
+        if let Some(d) = driver.filter(|d| scope != "global" && !d.is_empty())
+            && !drivers.contains(&d)
+        {
+            drivers.push(d);
+        }
+    }
+    drivers
+        .iter()
+        .flat_map(|d| {
+            ["clean=", "smudge=", "process=", "required=false"]
+                .map(|k| ["-c".to_string(), format!("filter.{d}.{k}")])
+        })
+        .flatten()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_drops_relative_and_in_project_entries() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let path = std::env::join_paths([
+            PathBuf::from("/usr/bin"),
+            ".".into(),
+            root.join("bin"),
+            "bin".into(),
+        ])
+        .unwrap();
+        let env = child_env(&root, Some(path));
+        assert_eq!(env[0], ("PATH".into(), "/usr/bin".into()));
+        assert!(env.iter().any(|(k, v)| k == "LC_ALL" && v == "C"));
+    }
+
+    #[test]
+    fn filter_overrides_keep_global_drivers() {
+        let listing =
+            "global\0filter.lfs.clean\0local\0filter.evil.clean\0local\0filter.evil.smudge\0";
+        assert_eq!(
+            filter_overrides(listing),
+            [
+                "-c",
+                "filter.evil.clean=",
+                "-c",
+                "filter.evil.smudge=",
+                "-c",
+                "filter.evil.process=",
+                "-c",
+                "filter.evil.required=false"
+            ]
+        );
+    }
+
+    #[test]
+    fn read_capped_keeps_the_head_and_reports_overflow() {
+        let (kept, over) = read_capped(&b"abcdef"[..], 4);
+        assert_eq!((kept.as_slice(), over), (&b"abcd"[..], true));
+        let (kept, over) = read_capped(&b"ab"[..], 4);
+        assert_eq!((kept.as_slice(), over), (&b"ab"[..], false));
+    }
+}

@@ -1,0 +1,147 @@
+//! Untracked files for `--uncommitted`: each shown as a whole-file addition,
+//! except binary, huge or special files, which are listed with a note.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::git::Git;
+use super::parse::untracked_section;
+use super::{Change, ChangedFile, FileStatus, ScopeError, ScopeOptions};
+
+/// How far into a file to look for a NUL byte (git's own heuristic).
+const BINARY_SNIFF: usize = 8000;
+
+/// Appends the repository's untracked, not ignored files to `change`.
+pub(super) fn add(
+    git: &Git,
+    top: &Path,
+    change: &mut Change,
+    opts: &ScopeOptions,
+) -> Result<(), ScopeError> {
+    // `:/` lists the whole repository also when the root is a subdirectory.
+    let out = git.ok(
+        &[
+            "ls-files",
+            "--others",
+            "--exclude-standard",
+            "--full-name",
+            "-z",
+            "--",
+            ":/",
+        ],
+        opts.max_git_output_bytes,
+    )?;
+    for raw in out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+        let path = String::from_utf8_lossy(raw).into_owned();
+        // A nested repository is listed as `dir/`; its files are not ours.
+        if path.ends_with('/') {
+            continue;
+        }
+        add_one(top, &path, change, opts)?;
+    }
+    Ok(())
+}
+
+fn add_one(
+    top: &Path,
+    path: &str,
+    change: &mut Change,
+    opts: &ScopeOptions,
+) -> Result<(), ScopeError> {
+    let full = top.join(path);
+    let io = |source| ScopeError::Io {
+        path: full.clone(),
+        source,
+    };
+    let meta = match std::fs::symlink_metadata(&full) {
+        Ok(m) => m,
+        // Deleted since git listed it.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(e)),
+    };
+    let mut file = ChangedFile {
+        path: path.to_string(),
+        old_path: None,
+        status: FileStatus::Untracked,
+        additions: 0,
+        deletions: 0,
+        binary: false,
+        hunks: Vec::new(),
+    };
+    let (content, mode) = if meta.file_type().is_symlink() {
+        // Like git: a symlink's content is its target, never the file it names.
+        let target = std::fs::read_link(&full).map_err(io)?;
+        (target.to_string_lossy().into_owned(), "120000")
+    } else if !meta.is_file() {
+        note(
+            change,
+            file,
+            format!("untracked `{path}` is not a regular file; not shown"),
+        );
+        return Ok(());
+    } else if meta.len() > opts.max_untracked_bytes {
+        let text = format!(
+            "untracked file `{path}` ({} bytes) is larger than {} bytes; not shown, read it if it matters",
+            meta.len(),
+            opts.max_untracked_bytes
+        );
+        note(change, file, text);
+        return Ok(());
+    } else {
+        let mut bytes = Vec::new();
+        std::fs::File::open(&full)
+            .and_then(|f| f.take(opts.max_untracked_bytes).read_to_end(&mut bytes))
+            .map_err(io)?;
+        if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
+            file.binary = true;
+            change.patch.push_str(&format!(
+                "diff --git a/{path} b/{path}\nnew file mode 100644\n\
+                 Binary files /dev/null and b/{path} differ\n"
+            ));
+            note(
+                change,
+                file,
+                format!("untracked binary file `{path}`; not shown"),
+            );
+            return Ok(());
+        }
+        (
+            String::from_utf8_lossy(&bytes).into_owned(),
+            file_mode(&meta),
+        )
+    };
+    let (text, hunk) = untracked_section(path, &content, mode);
+    file.additions = hunk.as_ref().map_or(0, |h| h.new_lines);
+    file.hunks.extend(hunk);
+    change.patch.push_str(&text);
+    change.files.push(file);
+    Ok(())
+}
+
+/// Lists `file` without its content, and says why in the notes and, for the
+/// model, in the patch.
+fn note(change: &mut Change, file: ChangedFile, text: String) {
+    if !file.binary {
+        let p = &file.path;
+        change.patch.push_str(&format!(
+            "diff --git a/{p} b/{p}\nnew file mode 100644\n(crit: {text})\n"
+        ));
+    }
+    change.notes.push(text);
+    change.files.push(file);
+}
+
+#[cfg(unix)]
+fn file_mode(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::PermissionsExt;
+    if meta.permissions().mode() & 0o111 != 0 {
+        "100755"
+    } else {
+        "100644"
+    }
+}
+
+#[cfg(not(unix))]
+fn file_mode(_meta: &std::fs::Metadata) -> &'static str {
+    "100644"
+}
