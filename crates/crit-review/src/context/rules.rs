@@ -1,0 +1,192 @@
+//! `.claude/rules/**/*.md`: a rule applies to the files matching its `paths:`
+//! frontmatter (Claude Code), or `globs:` (Cursor); without either it always
+//! applies.
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use serde_json::Value;
+use serde_saphyr::Spanned;
+
+use super::UnderReview;
+use super::frontmatter::{self, Frontmatter};
+
+/// A parsed rule file.
+#[derive(Debug, Clone)]
+pub(super) struct Rule {
+    /// The body, frontmatter stripped.
+    pub text: String,
+    /// The globs as written (normalized); empty when the rule always applies.
+    pub globs: Vec<String>,
+    set: GlobSet,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct RawRule {
+    paths: Option<Spanned<Value>>,
+    globs: Option<Spanned<Value>>,
+    /// Cursor: `alwaysApply: true` applies the rule whatever its globs.
+    #[serde(rename = "alwaysApply")]
+    always_apply: Option<bool>,
+}
+
+impl Rule {
+    /// Parse a rule file. `Err` is a reason for people, `path:line:column: …`.
+    pub(super) fn parse(path: &str, text: &str) -> Result<Rule, String> {
+        let at = |line: u64, column: u64, msg: &str| format!("{path}:{line}:{column}: {msg}");
+        let fm = frontmatter::split(text).map_err(|e| at(e.line, e.column, &e.message))?;
+        let Some(fm) = fm else {
+            return Ok(Rule::always(text));
+        };
+        let raw: RawRule = fm.parse().map_err(|e| {
+            at(
+                e.line,
+                e.column,
+                &format!("invalid frontmatter: {}", e.message),
+            )
+        })?;
+        if raw.always_apply == Some(true) {
+            return Ok(Rule::always(fm.body));
+        }
+        let mut globs = Vec::new();
+        let mut set = GlobSetBuilder::new();
+        for field in [&raw.paths, &raw.globs].into_iter().flatten() {
+            for glob in patterns(&fm, field).map_err(|(l, c, m)| at(l, c, &m))? {
+                let compiled = GlobBuilder::new(&glob)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| {
+                        let (l, c) = fm.at(&field.referenced);
+                        at(l, c, &format!("invalid glob `{glob}`: {}", e.kind()))
+                    })?;
+                set.add(compiled);
+                globs.push(glob);
+            }
+        }
+        let set = set
+            .build()
+            .map_err(|e| at(fm.first_line, 1, &format!("invalid globs: {e}")))?;
+        Ok(Rule {
+            text: fm.body.to_string(),
+            globs,
+            set,
+        })
+    }
+
+    fn always(text: &str) -> Rule {
+        Rule {
+            text: text.to_string(),
+            globs: Vec::new(),
+            set: GlobSet::empty(),
+        }
+    }
+
+    /// Whether the rule applies to the work under review.
+    pub(super) fn applies(&self, under_review: UnderReview<'_>) -> bool {
+        match under_review {
+            _ if self.globs.is_empty() => true,
+            UnderReview::Everything => true,
+            UnderReview::Files(files) => files
+                .iter()
+                .any(|f| self.set.is_match(normalize_path(f).as_str())),
+        }
+    }
+
+    /// How narrowly the rule is scoped: the longest literal prefix of its globs
+    /// (`src/api/handlers/**` is narrower than `**/*.rs`).
+    pub(super) fn specificity(&self) -> usize {
+        self.globs
+            .iter()
+            .map(|g| g.find(['*', '?', '[', '{']).unwrap_or(g.len()))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The globs of a `paths:`/`globs:` value: a list of strings, or one string of
+/// comma-separated globs. `null` or empty means no scoping.
+fn patterns(fm: &Frontmatter<'_>, field: &Spanned<Value>) -> Result<Vec<String>, (u64, u64, String)> {
+    let (line, column) = fm.at(&field.referenced);
+    let strings: Vec<String> = match &field.value {
+        Value::Null => Vec::new(),
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => Err((
+                    line,
+                    column,
+                    format!("expected a glob string in the list, found `{other}`"),
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        other => {
+            return Err((
+                line,
+                column,
+                format!(
+                    "expected a list of globs or a comma-separated string, e.g. `paths: [\"src/api/**\"]`; found `{other}`"
+                ),
+            ));
+        }
+    };
+    Ok(strings
+        .iter()
+        .flat_map(|s| frontmatter::split_commas(s))
+        .map(|(_, g)| normalize_glob(g))
+        .filter(|g| !g.is_empty())
+        .collect())
+}
+
+/// Globs are relative to the project root: `./src/**` and `/src/**` mean
+/// `src/**`, and a directory `src/api/` means everything under it.
+fn normalize_glob(glob: &str) -> String {
+    let g = glob.trim().trim_start_matches("./").trim_start_matches('/');
+    if g.ends_with('/') {
+        format!("{g}**")
+    } else {
+        g.to_string()
+    }
+}
+
+/// A path under review as the globs expect it: root-relative, `/`-separated.
+pub(super) fn normalize_path(path: &str) -> String {
+    let p = path.replace('\\', "/");
+    p.trim_start_matches("./").trim_start_matches('/').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_string()).collect()
+    }
+
+    #[test]
+    fn scoping_forms() {
+        let list = Rule::parse("r.md", "---\npaths:\n  - \"src/api/**\"\n---\nbody").unwrap();
+        let comma = Rule::parse("r.md", "---\npaths: src/**/*.{ts,tsx}, lib/*.js\n---\nb").unwrap();
+        let cursor = Rule::parse("r.md", "---\nglobs: *.ts\nalwaysApply: false\n---\nb").unwrap();
+        assert_eq!(list.globs, ["src/api/**"]);
+        assert_eq!(list.text, "body");
+        assert_eq!(comma.globs, ["src/**/*.{ts,tsx}", "lib/*.js"]);
+        assert_eq!(cursor.globs, ["*.ts"]);
+        let f = files(&["./src/api/users.rs", "lib/x.js"]);
+        assert!(list.applies(UnderReview::Files(&f)));
+        assert!(comma.applies(UnderReview::Files(&f)));
+        assert!(!cursor.applies(UnderReview::Files(&f)), "literal separator: *.ts is top-level only");
+        assert!(cursor.applies(UnderReview::Everything));
+        assert_eq!(list.specificity(), 8);
+    }
+
+    #[test]
+    fn bad_frontmatter_names_the_line() {
+        let e = Rule::parse("r.md", "---\ntitle: x\npaths: 3\n---\nb").unwrap_err();
+        assert!(e.starts_with("r.md:3:8: expected a list of globs"), "{e}");
+        let e = Rule::parse("r.md", "---\npaths: [\"src/[\"]\n---\nb").unwrap_err();
+        assert!(e.starts_with("r.md:2:") && e.contains("invalid glob `src/[`"), "{e}");
+        let e = Rule::parse("r.md", "---\npaths: [a\n---\nb").unwrap_err();
+        assert!(e.starts_with("r.md:") && e.contains("invalid frontmatter"), "{e}");
+    }
+}
