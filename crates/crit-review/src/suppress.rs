@@ -1,1 +1,387 @@
-//! Suppressions: findings a team dismissed, kept dismissed across runs (`.crit/suppressions.yaml`).
+//! Suppressions: findings a team dismissed, kept dismissed across runs
+//! (`.crit/suppressions.yaml`), whichever reviewer reports them again.
+//!
+//! ```yaml
+//! suppressions:
+//!   - fingerprint: 9f2c41d07a3be815   # a finding's id; stable across line shifts
+//!     reason: "False positive: the lock is held by the caller"
+//!     author: alice
+//!     expires: 2027-03-01             # optional; applies through that UTC day
+//!   - title: "Missing docstring*"     # `*` wildcards, case-insensitive, whole title
+//!     path: "src/legacy/**"           # optional glob narrowing a title pattern
+//!     reason: "Legacy code, tracked in #123"
+//!     author: bob
+//! ```
+//!
+//! A title pattern written `/…/` is a regular expression, searched (not
+//! anchored) and case-sensitive unless it says `(?i)`. Titles are matched with
+//! and without a leading `[P1]`-style tag. The first matching entry wins.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crit_core::{Finding, timestamp};
+use globset::{GlobBuilder, GlobMatcher};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_saphyr::Spanned;
+
+use crate::template::TemplateError;
+
+/// The file, relative to the project root.
+pub const SUPPRESSIONS_FILE: &str = ".crit/suppressions.yaml";
+
+/// The rules of one suppressions file.
+#[derive(Debug, Clone, Default)]
+pub struct Suppressions {
+    rules: Vec<Rule>,
+}
+
+/// What [`Suppressions::apply`] did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Applied {
+    pub kept: Vec<Finding>,
+    pub suppressed: Vec<SuppressedFinding>,
+    /// One line per expired entry, e.g.
+    /// `.crit/suppressions.yaml:7: expired 2026-01-01 (alice: Legacy code)`.
+    pub expired: Vec<String>,
+}
+
+/// A dismissed finding, kept (in the session) with why and by whom.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuppressedFinding {
+    pub finding: Finding,
+    pub reason: String,
+    pub author: String,
+    /// The entry that matched, as `file:line`.
+    pub rule: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SuppressError {
+    #[error("{file}:{line}:{column}: {message}")]
+    Invalid {
+        file: String,
+        line: u64,
+        column: u64,
+        message: String,
+    },
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Rule {
+    matcher: Matcher,
+    path: Option<GlobMatcher>,
+    reason: String,
+    author: String,
+    /// `YYYY-MM-DD`, validated, so it compares correctly as a string.
+    expires: Option<String>,
+    /// `file:line`.
+    at: String,
+}
+
+#[derive(Debug, Clone)]
+enum Matcher {
+    Fingerprint(String),
+    Title(Regex),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    suppressions: Option<Vec<Spanned<RawRule>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    fingerprint: Option<Spanned<String>>,
+    title: Option<Spanned<String>>,
+    path: Option<Spanned<String>>,
+    reason: Option<Spanned<String>>,
+    author: Option<Spanned<String>>,
+    expires: Option<Spanned<String>>,
+}
+
+impl Suppressions {
+    /// `<project>/.crit/suppressions.yaml`; a missing file means no suppressions.
+    pub fn load(project_root: &Path) -> Result<Suppressions, SuppressError> {
+        let path = project_root.join(SUPPRESSIONS_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Suppressions::parse(&text, Path::new(SUPPRESSIONS_FILE)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Suppressions::default()),
+            Err(source) => Err(SuppressError::Io { path, source }),
+        }
+    }
+
+    /// Parse and validate a suppressions file; `path` names it in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Suppressions, SuppressError> {
+        let file = path.display().to_string();
+        if text.trim().is_empty() {
+            return Ok(Suppressions::default());
+        }
+        let raw: RawFile = serde_saphyr::from_str(text).map_err(|e| yaml_error(&file, &e))?;
+        let rules = raw
+            .suppressions
+            .unwrap_or_default()
+            .into_iter()
+            .map(|entry| rule(&file, entry))
+            .collect::<Result<_, _>>()?;
+        Ok(Suppressions { rules })
+    }
+
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Split `findings` into kept and suppressed, by the first entry that
+    /// matches and has not expired on `now`'s UTC date.
+    pub fn apply(&self, findings: Vec<Finding>, now: SystemTime) -> Applied {
+        let secs = now
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let today = timestamp::date(secs);
+        let (active, expired): (Vec<&Rule>, Vec<&Rule>) = self
+            .rules
+            .iter()
+            .partition(|r| r.expires.as_ref().is_none_or(|d| today <= *d));
+        let mut applied = Applied {
+            expired: expired
+                .iter()
+                .map(|r| {
+                    let date = r.expires.as_deref().unwrap_or("");
+                    format!("{}: expired {date} ({}: {})", r.at, r.author, r.reason)
+                })
+                .collect(),
+            ..Applied::default()
+        };
+        for finding in findings {
+            match active.iter().find(|r| r.matches(&finding)) {
+                Some(r) => applied.suppressed.push(SuppressedFinding {
+                    finding,
+                    reason: r.reason.clone(),
+                    author: r.author.clone(),
+                    rule: r.at.clone(),
+                }),
+                None => applied.kept.push(finding),
+            }
+        }
+        applied
+    }
+}
+
+impl Rule {
+    fn matches(&self, finding: &Finding) -> bool {
+        let hit = match &self.matcher {
+            Matcher::Fingerprint(fp) => {
+                if finding.id.is_empty() {
+                    let path = finding.path();
+                    *fp == crit_core::fingerprint::of(&finding.title, path, finding.rule_id.as_deref())
+                } else {
+                    finding.id.eq_ignore_ascii_case(fp)
+                }
+            }
+            Matcher::Title(re) => re.is_match(&finding.title) || re.is_match(finding.display_title()),
+        };
+        hit && self.path.as_ref().is_none_or(|glob| {
+            finding.path().is_some_and(|p| {
+                let p = p.replace('\\', "/");
+                glob.is_match(p.trim_start_matches("./"))
+            })
+        })
+    }
+}
+
+/// One YAML entry to a validated rule; every error points at the entry or field.
+fn rule(file: &str, entry: Spanned<RawRule>) -> Result<Rule, SuppressError> {
+    let err = |loc: &serde_saphyr::Location, message: String| SuppressError::Invalid {
+        file: file.to_string(),
+        line: loc.line().max(1),
+        column: loc.column().max(1),
+        message,
+    };
+    let at = &entry.referenced;
+    let raw = entry.value;
+    let required = |field: Option<Spanned<String>>, name: &str, hint: &str| match field {
+        Some(s) if !s.value.trim().is_empty() => Ok(s.value.trim().to_string()),
+        Some(s) => Err(err(&s.referenced, format!("`{name}` is empty: {hint}"))),
+        None => Err(err(at, format!("missing `{name}`: {hint}"))),
+    };
+    let reason = required(
+        raw.reason,
+        "reason",
+        "say why the finding is dismissed, for whoever reads this next",
+    )?;
+    let author = required(raw.author, "author", "who dismissed the finding")?;
+    let matcher = match (raw.fingerprint, raw.title) {
+        (Some(_), Some(t)) => {
+            return Err(err(
+                &t.referenced,
+                "give `fingerprint` or `title`, not both".to_string(),
+            ));
+        }
+        (None, None) => {
+            return Err(err(
+                at,
+                "missing `fingerprint` (a finding's id) or `title` (a pattern such as \"Missing docstring*\")"
+                    .to_string(),
+            ));
+        }
+        (Some(fp), None) => {
+            if let Some(p) = &raw.path {
+                return Err(err(
+                    &p.referenced,
+                    "`path` narrows a `title` pattern; a fingerprint already includes the finding's path"
+                        .to_string(),
+                ));
+            }
+            let v = fp.value.trim().to_ascii_lowercase();
+            if v.len() != 16 || !v.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(err(
+                    &fp.referenced,
+                    format!(
+                        "`{}` is not a finding fingerprint: expected 16 hex digits, the `id` crit prints for each finding",
+                        fp.value
+                    ),
+                ));
+            }
+            Matcher::Fingerprint(v)
+        }
+        (None, Some(t)) => {
+            Matcher::Title(title_pattern(&t.value).map_err(|m| err(&t.referenced, m))?)
+        }
+    };
+    let path = match raw.path {
+        Some(p) => Some(
+            GlobBuilder::new(p.value.trim())
+                .literal_separator(true)
+                .build()
+                .map(|g| g.compile_matcher())
+                .map_err(|e| err(&p.referenced, format!("invalid path glob `{}`: {e}", p.value)))?,
+        ),
+        None => None,
+    };
+    let expires = match raw.expires {
+        Some(d) => Some(valid_date(d.value.trim()).ok_or_else(|| {
+            err(
+                &d.referenced,
+                format!("`{}` is not a date: write expires as YYYY-MM-DD, e.g. 2027-03-01", d.value),
+            )
+        })?),
+        None => None,
+    };
+    Ok(Rule {
+        matcher,
+        path,
+        reason,
+        author,
+        expires,
+        at: format!("{file}:{}", at.line().max(1)),
+    })
+}
+
+/// `/…/` is a regex as written; anything else is a whole-title, case-insensitive
+/// pattern where `*` matches any text.
+fn title_pattern(pattern: &str) -> Result<Regex, String> {
+    let p = pattern.trim();
+    if p.is_empty() {
+        return Err("`title` is empty: give a pattern such as \"Missing docstring*\"".into());
+    }
+    let source = match p.strip_prefix('/').and_then(|r| r.strip_suffix('/')) {
+        Some(re) if !re.is_empty() => re.to_string(),
+        _ => {
+            let parts: Vec<String> = p.split('*').map(regex::escape).collect();
+            format!("(?is)^{}$", parts.join(".*"))
+        }
+    };
+    Regex::new(&source).map_err(|e| {
+        let text = e.to_string();
+        let why = text
+            .lines()
+            .find_map(|l| l.strip_prefix("error: "))
+            .or_else(|| text.lines().next())
+            .unwrap_or("invalid")
+            .to_string();
+        format!("invalid regex `{p}`: {why}")
+    })
+}
+
+/// `YYYY-MM-DD` with a real month and day, or `None`.
+fn valid_date(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let part = s.get(r)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (1..=days).contains(&d).then(|| s.to_string())
+}
+
+/// A YAML error as a located one, through the conversion templates and config
+/// use (its `Invalid` variant is the only one it builds).
+fn yaml_error(file: &str, e: &serde_saphyr::Error) -> SuppressError {
+    match TemplateError::from_yaml(file, e) {
+        TemplateError::Invalid {
+            file,
+            line,
+            column,
+            message,
+        } => SuppressError::Invalid {
+            file,
+            line,
+            column,
+            message,
+        },
+        other => SuppressError::Invalid {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: other.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(valid_date("2028-02-29").as_deref(), Some("2028-02-29"));
+        for bad in ["2027-02-29", "2027-13-01", "2027-00-10", "2027-1-01", "27-01-01x", "2027-01-+1"] {
+            assert_eq!(valid_date(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn title_globs_escape_everything_but_stars() {
+        let re = title_pattern("Use of [unsafe]? *").unwrap();
+        assert!(re.is_match("use of [UNSAFE]? block"));
+        assert!(!re.is_match("Use of u? block"));
+        assert!(title_pattern("/(/").is_err());
+        assert!(title_pattern("  ").is_err());
+    }
+}

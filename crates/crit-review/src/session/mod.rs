@@ -1,1 +1,102 @@
 //! Sessions under `.crit/sessions/` and the audit log.
+//!
+//! Every review is saved (unless the caller passes `--no-log`) in
+//! `<project>/.crit/sessions/<UTC time>-<id>/`:
+//!
+//! | file | what |
+//! | --- | --- |
+//! | `session.json` | what ran: [`SessionMeta`], secrets redacted |
+//! | `result.json` | the `ReviewResult` |
+//! | `suppressed.json` | findings dismissed by `.crit/suppressions.yaml`, when any |
+//! | `transcript.jsonl` | every message and tool call, written by crit-agent's sink |
+//!
+//! `.crit/.gitignore` keeps sessions out of git while `.crit/config.yaml`,
+//! `.crit/templates/` and `.crit/suppressions.yaml` stay committable.
+//!
+//! The audit log ([`append_audit`]) is one JSON line per review under
+//! `$XDG_STATE_HOME/crit/audit/`: counts, tokens, cost, hashes — never text.
+
+mod audit;
+mod redact;
+mod store;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crit_core::Verdict;
+use serde::{Deserialize, Serialize};
+
+pub use audit::{append_audit, audit_dir};
+pub use redact::{REDACTED, is_secret_key, redact, redact_text};
+pub use store::{Session, list};
+
+/// What ran, saved as `session.json`. The prompts sent to each reviewer are not
+/// here: the transcript has them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionMeta {
+    /// The review's name: a template (`code`, `arch`), `run`, `plan`, `prompt`.
+    pub review: String,
+    /// Input names to values (paths, ranges).
+    #[serde(default)]
+    pub inputs: BTreeMap<String, String>,
+    /// The effective configuration. Redacted before it is written.
+    #[serde(default)]
+    pub config: serde_json::Value,
+    pub cwd: String,
+    /// UTC, RFC 3339.
+    pub started_at: String,
+    pub crit_version: String,
+    /// `crit run`'s user prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+}
+
+/// One saved session, as [`list`] shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionSummary {
+    pub id: String,
+    pub dir: PathBuf,
+    pub review: String,
+    pub started_at: String,
+    /// `None` while the review runs, or when it never finished.
+    pub verdict: Option<Verdict>,
+    pub passed: Option<bool>,
+    pub findings: Option<usize>,
+}
+
+/// Why a session or the audit log could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{}: cannot {action}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: not a valid {what}: {source}", path.display())]
+    Json {
+        what: &'static str,
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error(
+        "no session `{query}` in {}; give a session id, a unique prefix of one, or `latest`",
+        dir.display()
+    )]
+    NotFound { query: String, dir: PathBuf },
+    #[error("session `{query}` is ambiguous: it matches {}; give more characters", matches.join(", "))]
+    Ambiguous { query: String, matches: Vec<String> },
+    #[error("cannot tell where to write the audit log: set XDG_STATE_HOME or HOME")]
+    NoStateDir,
+}
+
+impl SessionError {
+    fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| SessionError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}

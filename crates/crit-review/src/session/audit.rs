@@ -1,0 +1,172 @@
+//! The audit log: one JSON line per review in
+//! `$XDG_STATE_HOME/crit/audit/YYYY-MM-DD.jsonl` (UTC date), for counting what
+//! reviews cost and how they ended. It holds counts, tokens, cost, timing and
+//! hashes of the inputs; never prompt, code, summary or finding text.
+//!
+//! Concurrent crit processes append to the same file. Each line is written
+//! with one `write` on a file opened with `O_APPEND`, under an exclusive
+//! advisory lock (`File::lock`): `O_APPEND` alone keeps lines whole on local
+//! file systems for writes this small (a line is a few hundred bytes, below
+//! `PIPE_BUF`), and the lock covers file systems where it does not.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crit_core::{ReviewResult, Severity, timestamp};
+use serde::Serialize;
+
+use super::SessionError;
+
+#[derive(Serialize)]
+struct AuditLine<'a> {
+    ts: String,
+    review: &'a str,
+    verdict: &'a str,
+    passed: bool,
+    parse_error: bool,
+    fatal_error: bool,
+    findings: BTreeMap<&'static str, usize>,
+    tokens: Tokens,
+    cost_usd: f64,
+    duration_ms: u64,
+    reviewers: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<&'a str>,
+    /// Input name to a hash of its value (see [`fnv1a_64`]).
+    inputs: BTreeMap<&'a str, String>,
+}
+
+#[derive(Serialize)]
+struct Tokens {
+    input: u64,
+    output: u64,
+    cache_read: u64,
+    cache_write: u64,
+}
+
+/// `$XDG_STATE_HOME/crit/audit`, else `~/.local/state/crit/audit`. `env` is
+/// injected so tests never touch the real home.
+pub fn audit_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    env("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            env("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| Path::new(&h).join(".local").join("state"))
+        })
+        .map(|s| s.join("crit").join("audit"))
+}
+
+/// Append one line for `result` to today's (UTC, from `now`) audit file and
+/// return its path.
+pub fn append_audit(
+    state_dir_env: impl Fn(&str) -> Option<String>,
+    result: &ReviewResult,
+    session_id: Option<&str>,
+    now: SystemTime,
+) -> Result<PathBuf, SessionError> {
+    let dir = audit_dir(state_dir_env).ok_or(SessionError::NoStateDir)?;
+    std::fs::create_dir_all(&dir).map_err(SessionError::io("create", &dir))?;
+    let secs = now
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let path = dir.join(format!("{}.jsonl", timestamp::date(secs)));
+    let mut line =
+        serde_json::to_vec(&audit_line(result, session_id, secs)).map_err(|source| {
+            SessionError::Json {
+                what: "audit line",
+                path: path.clone(),
+                source,
+            }
+        })?;
+    line.push(b'\n');
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(SessionError::io("open", &path))?;
+    file.lock().map_err(SessionError::io("lock", &path))?;
+    // One buffer, so one write(2) for a regular file; the lock is released on drop.
+    file.write_all(&line)
+        .map_err(SessionError::io("append to", &path))?;
+    Ok(path)
+}
+
+fn audit_line<'a>(result: &'a ReviewResult, session: Option<&'a str>, secs: u64) -> AuditLine<'a> {
+    let findings = Severity::ALL
+        .iter()
+        .map(|s| {
+            let n = result.findings.iter().filter(|f| f.severity == *s).count();
+            (s.code(), n)
+        })
+        .collect();
+    AuditLine {
+        ts: timestamp::rfc3339(secs),
+        review: &result.review,
+        verdict: result.verdict.as_str(),
+        passed: result.passed,
+        parse_error: result.parse_error.is_some(),
+        fatal_error: result.fatal_error,
+        findings,
+        tokens: Tokens {
+            input: result.usage.input_tokens,
+            output: result.usage.output_tokens,
+            cache_read: result.usage.cache_read_tokens,
+            cache_write: result.usage.cache_write_tokens,
+        },
+        cost_usd: result.cost_usd,
+        duration_ms: result.duration_ms,
+        reviewers: result.reviewers.len(),
+        session,
+        inputs: result
+            .inputs
+            .iter()
+            .map(|(k, v)| (k.as_str(), format!("{:016x}", fnv1a_64(v.as_bytes()))))
+            .collect(),
+    }
+}
+
+/// 64-bit FNV-1a, the same function as crit-core's fingerprints (whose hasher is
+/// private there). Enough to tell whether two runs reviewed the same input; it
+/// is not a secrecy measure, as short inputs such as paths can be guessed.
+fn fnv1a_64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_known_values() {
+        // Reference values of the FNV-1a 64 specification.
+        assert_eq!(fnv1a_64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a_64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn state_dir_fallbacks() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(
+            audit_dir(env(&[("XDG_STATE_HOME", "/s"), ("HOME", "/h")])),
+            Some(PathBuf::from("/s/crit/audit"))
+        );
+        assert_eq!(
+            audit_dir(env(&[("XDG_STATE_HOME", ""), ("HOME", "/h")])),
+            Some(PathBuf::from("/h/.local/state/crit/audit"))
+        );
+        assert_eq!(audit_dir(env(&[])), None);
+    }
+}

@@ -1,0 +1,332 @@
+//! Creating, finding and reading session directories.
+
+use std::cmp::Reverse;
+use std::hash::{BuildHasher, Hasher};
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crit_core::ReviewResult;
+use crit_core::timestamp;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::{SessionError, SessionMeta, SessionSummary, redact};
+use crate::suppress::SuppressedFinding;
+
+const META: &str = "session.json";
+const RESULT: &str = "result.json";
+const SUPPRESSED: &str = "suppressed.json";
+const TRANSCRIPT: &str = "transcript.jsonl";
+
+/// Sessions are local logs; what else is in `.crit/` is meant to be committed.
+const GITIGNORE: &str = "# Written by crit: review logs stay local.\n\
+# config.yaml, templates/ and suppressions.yaml are meant to be committed.\n\
+sessions/\n";
+
+/// One review's directory under `.crit/sessions/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    dir: PathBuf,
+    id: String,
+}
+
+impl Session {
+    /// A new session directory named after `now` (UTC) and a random id, holding
+    /// `session.json` with `meta` redacted. Creates `.crit/.gitignore` if missing
+    /// (an existing one is never touched).
+    pub fn create(
+        project_root: &Path,
+        meta: &SessionMeta,
+        now: SystemTime,
+    ) -> Result<Session, SessionError> {
+        let crit_dir = project_root.join(".crit");
+        let sessions = crit_dir.join("sessions");
+        std::fs::create_dir_all(&sessions).map_err(SessionError::io("create", &sessions))?;
+        ensure_gitignore(&crit_dir)?;
+        let session = create_unique_dir(&sessions, now)?;
+        let mut value = serde_json::to_value(meta).map_err(|source| SessionError::Json {
+            what: "session",
+            path: session.dir.join(META),
+            source,
+        })?;
+        redact(&mut value);
+        write_json(&session.dir.join(META), &value, "session")?;
+        Ok(session)
+    }
+
+    /// The session `query` names: its id, its directory name, a unique prefix of
+    /// either, or `latest`.
+    pub fn open(project_root: &Path, query: &str) -> Result<Session, SessionError> {
+        let dir = sessions_dir(project_root);
+        let entries = entries(&dir)?;
+        let not_found = || SessionError::NotFound {
+            query: query.to_string(),
+            dir: dir.clone(),
+        };
+        let query = query.trim();
+        if query.is_empty() {
+            return Err(not_found());
+        }
+        if query == "latest" {
+            return entries.into_iter().next().ok_or_else(not_found);
+        }
+        if let Some(exact) = entries.iter().find(|s| s.id == query || s.name() == query) {
+            return Ok(exact.clone());
+        }
+        let mut matches: Vec<Session> = entries
+            .into_iter()
+            .filter(|s| s.id.starts_with(query) || s.name().starts_with(query))
+            .collect();
+        match matches.len() {
+            0 => Err(not_found()),
+            1 => Ok(matches.remove(0)),
+            _ => Err(SessionError::Ambiguous {
+                query: query.to_string(),
+                matches: matches.iter().map(|s| s.name().to_string()).collect(),
+            }),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The random part of the directory name.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Where crit-agent's JSONL sink writes the transcript.
+    pub fn transcript_path(&self) -> PathBuf {
+        self.dir.join(TRANSCRIPT)
+    }
+
+    /// Save the result (atomically: temp file and rename). Strings shaped like
+    /// credentials are redacted, in case a reviewer quoted one.
+    pub fn write_result(&self, result: &ReviewResult) -> Result<(), SessionError> {
+        let path = self.dir.join(RESULT);
+        let mut value = serde_json::to_value(result).map_err(|source| SessionError::Json {
+            what: "result",
+            path: path.clone(),
+            source,
+        })?;
+        redact_strings(&mut value);
+        write_json(&path, &value, "result")
+    }
+
+    /// Save the findings that suppressions dismissed, so none is lost.
+    pub fn write_suppressed(&self, suppressed: &[SuppressedFinding]) -> Result<(), SessionError> {
+        write_json(&self.dir.join(SUPPRESSED), &suppressed, "suppressed findings")
+    }
+
+    pub fn meta(&self) -> Result<SessionMeta, SessionError> {
+        read_json(&self.dir.join(META), "session")?.ok_or_else(|| SessionError::Io {
+            action: "read",
+            path: self.dir.join(META),
+            source: ErrorKind::NotFound.into(),
+        })
+    }
+
+    /// The saved result; `None` when the review never finished.
+    pub fn result(&self) -> Result<Option<ReviewResult>, SessionError> {
+        read_json(&self.dir.join(RESULT), "result")
+    }
+
+    /// The dismissed findings; empty when there were none.
+    pub fn suppressed(&self) -> Result<Vec<SuppressedFinding>, SessionError> {
+        Ok(read_json(&self.dir.join(SUPPRESSED), "suppressed findings")?.unwrap_or_default())
+    }
+
+    fn name(&self) -> &str {
+        self.dir.file_name().and_then(|n| n.to_str()).unwrap_or("")
+    }
+}
+
+/// Every session of the project, newest first. Directories that are not
+/// sessions, or whose `session.json` is unreadable, are skipped with a warning.
+pub fn list(project_root: &Path) -> Result<Vec<SessionSummary>, SessionError> {
+    let mut out = Vec::new();
+    for session in entries(&sessions_dir(project_root))? {
+        let meta = match session.meta() {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!("skipping session {}: {e}", session.dir.display());
+                continue;
+            }
+        };
+        let result = session.result().unwrap_or_else(|e| {
+            tracing::warn!("session {}: {e}", session.dir.display());
+            None
+        });
+        out.push(SessionSummary {
+            id: session.id.clone(),
+            dir: session.dir.clone(),
+            review: meta.review,
+            started_at: meta.started_at,
+            verdict: result.as_ref().map(|r| r.verdict),
+            passed: result.as_ref().map(|r| r.passed),
+            findings: result.as_ref().map(|r| r.findings.len()),
+        });
+    }
+    Ok(out)
+}
+
+fn sessions_dir(project_root: &Path) -> PathBuf {
+    project_root.join(".crit").join("sessions")
+}
+
+/// Session directories, newest first: by the UTC second in the name, then (for
+/// sessions started in the same second) by when `session.json` was written.
+fn entries(dir: &Path) -> Result<Vec<Session>, SessionError> {
+    let read = match std::fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(SessionError::io("list", dir)(e)),
+    };
+    let mut found = Vec::new();
+    for entry in read.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((stamp, id)) = parse_dir_name(&name) else {
+            continue;
+        };
+        let written = std::fs::metadata(entry.path().join(META))
+            .and_then(|m| m.modified())
+            .unwrap_or(UNIX_EPOCH);
+        let session = Session {
+            dir: entry.path(),
+            id: id.to_string(),
+        };
+        found.push(((stamp.to_string(), written, name), session));
+    }
+    found.sort_by_key(|(key, _)| Reverse(key.clone()));
+    Ok(found.into_iter().map(|(_, s)| s).collect())
+}
+
+/// `20261121T140302Z-3fa9c2d1` → (`20261121T140302Z`, `3fa9c2d1`).
+fn parse_dir_name(name: &str) -> Option<(&str, &str)> {
+    let (stamp, id) = name.split_once('-')?;
+    let stamp_ok = stamp.len() == 16 && stamp.as_bytes()[8] == b'T' && stamp.ends_with('Z');
+    let id_ok = !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric());
+    (stamp_ok && id_ok).then_some((stamp, id))
+}
+
+fn create_unique_dir(sessions: &Path, now: SystemTime) -> Result<Session, SessionError> {
+    let since_epoch = now.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let stamp = timestamp::compact(since_epoch.as_secs());
+    let mut last_err = None;
+    // A collision needs the same second and the same 32 random bits; retrying
+    // with create_dir (never create_dir_all) makes even that safe.
+    for attempt in 0..8u32 {
+        let id = random_id(since_epoch.as_nanos(), attempt);
+        let dir = sessions.join(format!("{stamp}-{id}"));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(Session { dir, id }),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => last_err = Some((dir, e)),
+            Err(e) => return Err(SessionError::io("create", dir)(e)),
+        }
+    }
+    let (dir, e) = last_err.unwrap_or_else(|| (sessions.to_path_buf(), ErrorKind::Other.into()));
+    Err(SessionError::io("create", dir)(e))
+}
+
+/// 8 lower-case hex digits. std's `RandomState` is seeded from the OS per
+/// thread and varies per instance, which is all the randomness a directory name
+/// needs; no extra crate.
+fn random_id(nanos: u128, attempt: u32) -> String {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(nanos);
+    h.write_u32(std::process::id());
+    h.write_u32(attempt);
+    format!("{:08x}", h.finish() as u32)
+}
+
+fn ensure_gitignore(crit_dir: &Path) -> Result<(), SessionError> {
+    use std::io::Write;
+    let path = crit_dir.join(".gitignore");
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+    {
+        Ok(mut f) => f
+            .write_all(GITIGNORE.as_bytes())
+            .map_err(SessionError::io("write", path)),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(SessionError::io("create", path)(e)),
+    }
+}
+
+/// Only credential-shaped strings: result keys are crit's own, not secrets.
+fn redact_strings(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(s) => *s = super::redact_text(s),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
+        serde_json::Value::Object(map) => map.values_mut().for_each(redact_strings),
+        _ => {}
+    }
+}
+
+/// Pretty JSON via a temp file in the same directory and a rename, so a reader
+/// never sees half a file.
+fn write_json(path: &Path, value: &impl Serialize, what: &'static str) -> Result<(), SessionError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| SessionError::Json {
+        what,
+        path: path.to_path_buf(),
+        source,
+    })?;
+    bytes.push(b'\n');
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp-{}",
+        name.unwrap_or_default(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, &bytes).map_err(SessionError::io("write", &tmp))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        SessionError::io("write", path)(e)
+    })
+}
+
+fn read_json<T: DeserializeOwned>(
+    path: &Path,
+    what: &'static str,
+) -> Result<Option<T>, SessionError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(SessionError::io("read", path)(e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|source| SessionError::Json {
+            what,
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dir_names() {
+        assert_eq!(
+            parse_dir_name("20261121T140302Z-3fa9c2d1"),
+            Some(("20261121T140302Z", "3fa9c2d1"))
+        );
+        assert_eq!(parse_dir_name("20261121T140302Z-"), None);
+        assert_eq!(parse_dir_name("notes-abc"), None);
+        assert_eq!(parse_dir_name("20261121T140302Z-a/b"), None);
+    }
+
+    #[test]
+    fn ids_differ() {
+        let a = random_id(1, 0);
+        assert_eq!(a.len(), 8);
+        assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(a, random_id(1, 0));
+    }
+}
