@@ -9,7 +9,7 @@ pub mod backend;
 pub mod code;
 pub mod config;
 pub mod context;
-pub mod orchestrate;
+
 pub mod panel;
 pub mod review;
 pub mod paths;

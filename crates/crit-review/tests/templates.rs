@@ -53,7 +53,7 @@ fn built_ins_load_and_list() {
     let code = reg.get("code").unwrap();
     assert_eq!(code.allowed_tools, ["Read", "Glob", "Grep", "Bash"]);
     assert!(code.loads_project_context());
-    assert!(!reg.get("arch").unwrap().loads_project_context());
+    assert!(reg.get("arch").unwrap().loads_project_context());
 }
 
 #[test]

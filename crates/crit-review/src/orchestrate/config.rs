@@ -198,22 +198,20 @@ impl RunConfig {
         expand_all(&mut doc, "", &cwd, env).map_err(|(k, m)| invalid(&k, m))?;
         let get = |k: &str| doc.get(k).cloned();
         let field = |k: &str| -> Result<Option<Value>, RunConfigError> { Ok(get(k).filter(|v| !v.is_null())) };
-        let typed = |k: &str, v: Value| -> Result<_, RunConfigError> {
-            serde_json::from_value(v).map_err(|e| invalid(k, e.to_string()))
-        };
+        let typed = |k: &str, v: Value| Typed { file, key: k, value: v };
 
         let mut config = RunConfig::builtin(&cwd);
         if let Some(p) = field("prompt")? {
-            let p: String = typed("prompt", p)?;
+            let p: String = typed("prompt", p).get()?;
             config.prompt = resolve_prompt(&p, &cwd).map_err(|m| invalid("prompt", m))?;
         }
         if let Some(t) = field("allowed_tools")? {
-            config.allowed_tools = typed("allowed_tools", t)?;
+            config.allowed_tools = typed("allowed_tools", t).get()?;
         }
         if let Some(Value::Object(servers)) = field("mcp_servers")? {
             for (name, v) in servers {
                 let key = format!("mcp_servers.{name}");
-                let raw: RawMcp = typed(&key, v)?;
+                let raw: RawMcp = typed(&key, v).get()?;
                 if let Some(k) = raw.kind.as_deref().filter(|k| *k != "stdio") {
                     return Err(invalid(&key, format!("type `{k}` is not supported; crit starts stdio servers (`command`, `args`)")));
                 }
@@ -228,7 +226,7 @@ impl RunConfig {
         if let Some(Value::Object(agents)) = field("agents")? {
             for (name, v) in agents {
                 let key = format!("agents.{name}");
-                let raw: RawAgent = typed(&key, v)?;
+                let raw: RawAgent = typed(&key, v).get()?;
                 config.agents.push(SubAgentDef {
                     system_prompt: resolve_prompt(&raw.prompt, &cwd).map_err(|m| invalid(&key, m))?,
                     name,
@@ -243,20 +241,20 @@ impl RunConfig {
             config.output_schema = Some(s);
         }
         if let Some(t) = field("timeout_seconds")? {
-            let secs: f64 = typed("timeout_seconds", t)?;
+            let secs: f64 = typed("timeout_seconds", t).get()?;
             if !(secs > 0.0 && secs.is_finite()) {
                 return Err(invalid("timeout_seconds", format!("expected a positive number of seconds, got {secs}")));
             }
             config.timeout = Duration::from_secs_f64(secs);
         }
         if let Some(t) = field("max_turns")? {
-            config.max_turns = Some(typed("max_turns", t)?);
+            config.max_turns = Some(typed("max_turns", t).get()?);
         }
         if let Some(m) = field("model")? {
-            config.model = Some(typed("model", m)?);
+            config.model = Some(typed("model", m).get()?);
         }
         if let Some(l) = field("logging")? {
-            let raw: RawLogging = typed("logging", l)?;
+            let raw: RawLogging = typed("logging", l).get()?;
             config.logging = Logging {
                 enabled: raw.enabled.unwrap_or(true),
                 output_dir: raw.output_dir.map(|d| cwd.join(d)),
@@ -363,4 +361,21 @@ fn resolve_prompt(p: &str, cwd: &Path) -> Result<String, String> {
         return Err(format!("prompt file {} does not exist (paths are relative to cwd, {})", path.display(), cwd.display()));
     }
     Ok(p.to_string())
+}
+
+/// A config value on its way to a Rust type, with where it came from for the error.
+struct Typed<'a> {
+    file: &'a str,
+    key: &'a str,
+    value: Value,
+}
+
+impl Typed<'_> {
+    fn get<T: serde::de::DeserializeOwned>(self) -> Result<T, RunConfigError> {
+        serde_json::from_value(self.value).map_err(|e| RunConfigError::Invalid {
+            file: self.file.to_string(),
+            key: self.key.to_string(),
+            message: e.to_string(),
+        })
+    }
 }

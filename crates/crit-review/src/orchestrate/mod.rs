@@ -256,7 +256,7 @@ impl Crit {
             prompt: Some(prompt.to_string()),
         };
         Ok(match &self.config.logging.output_dir {
-            Some(dir) => Session::create_in(dir, root, &meta, now)?,
+            Some(dir) => Session::create_in(dir, &meta, now)?,
             None => Session::create(root, &meta, now)?,
         })
     }

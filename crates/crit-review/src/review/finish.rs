@@ -32,7 +32,7 @@ impl Finish<'_> {
             .apply(std::mem::take(&mut result.findings), self.now);
         result.findings = applied.kept;
         for s in applied.suppressed {
-            let reason = s.describe();
+            let reason = format!("{} ({}, {})", s.reason, s.author, s.rule);
             result.dismissed.push(Dismissed {
                 finding: s.finding,
                 cause: "suppressed".into(),

@@ -172,7 +172,7 @@ pub async fn run_template(
             };
             let mut extra = BTreeMap::new();
             if let Some(c) = &change {
-                extra.insert("scope".to_string(), Value::from_serialize(c));
+                extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
             }
             if let Some(path) = &req.context_file {
                 let text = std::fs::read_to_string(path).map_err(|source| ReviewError::ContextFile {

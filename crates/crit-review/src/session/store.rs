@@ -41,9 +41,20 @@ impl Session {
         now: SystemTime,
     ) -> Result<Session, SessionError> {
         let crit_dir = project_root.join(".crit");
-        let sessions = crit_dir.join("sessions");
-        std::fs::create_dir_all(&sessions).map_err(SessionError::io("create", &sessions))?;
+        std::fs::create_dir_all(&crit_dir).map_err(SessionError::io("create", &crit_dir))?;
         ensure_gitignore(&crit_dir)?;
+        Session::create_in(&crit_dir.join("sessions"), meta, now)
+    }
+
+    /// A new session under `sessions` (a configured log directory, such as
+    /// Reldo's `logging.output_dir`) instead of `.crit/sessions`.
+    pub fn create_in(
+        sessions: &Path,
+        meta: &SessionMeta,
+        now: SystemTime,
+    ) -> Result<Session, SessionError> {
+        std::fs::create_dir_all(sessions).map_err(SessionError::io("create", sessions))?;
+        let sessions = sessions.to_path_buf();
         let session = create_unique_dir(&sessions, now)?;
         let mut value = serde_json::to_value(meta).map_err(|source| SessionError::Json {
             what: "session",

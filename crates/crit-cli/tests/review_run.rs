@@ -1,0 +1,356 @@
+//! `crit review NAME` end to end: the binary, a real git repository, and
+//! crit-testkit's fake Anthropic server. What crit sends is snapshot-tested;
+//! what comes back is parsed in both contracts.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::Command;
+use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        // Fixed dates: commit ids, and so the snapshots, are the same every run.
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// A repository with conventions, two path-scoped rules, and one commit on
+/// top of the base that changes `src/api/users.rs`.
+fn repo() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    git(d, &["config", "user.name", "Test"]);
+    git(d, &["config", "user.email", "test@example.com"]);
+    git(d, &["config", "commit.gpgsign", "false"]);
+    write(d, "CLAUDE.md", "# Conventions\nErrors are returned, never unwrapped.\n");
+    write(
+        d,
+        ".claude/rules/api.md",
+        "---\npaths:\n  - \"src/api/**\"\n---\nEvery handler checks the caller's permission first.\n",
+    );
+    write(
+        d,
+        ".claude/rules/docs.md",
+        "---\npaths: \"docs/**\"\n---\nDocs use sentence case headings.\n",
+    );
+    write(d, "src/api/users.rs", "pub fn get(id: u32) -> User {\n    db::find(id).unwrap()\n}\n");
+    write(d, "docs/hld.md", "# Architecture\n\nAll storage goes through the repository layer.\n");
+    write(d, "docs/slice.md", "# Slice\n\nThe handler reads the database directly.\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    write(
+        d,
+        "src/api/users.rs",
+        "pub fn get(id: u32) -> User {\n    let user = db::find(id).unwrap();\n    audit(id);\n    user\n}\n",
+    );
+    git(d, &["commit", "-q", "-am", "audit reads"]);
+    dir
+}
+
+fn crit(dir: &Path, server: &FakeServer) -> Command {
+    let mut c = Command::cargo_bin("crit").unwrap();
+    c.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", dir.join(".home"))
+        .env("XDG_STATE_HOME", dir.join(".state"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("ANTHROPIC_API_KEY", "sk-ant-review-secret-0123456789")
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .current_dir(dir);
+    c
+}
+
+fn findings_answer() -> Value {
+    json!({"verdict": "FAIL", "summary": "The new read can panic.", "findings": [{
+        "file_path": "src/api/users.rs", "line_start": 2, "line_end": 2, "priority": 1,
+        "title": "[P1] unwrap on a database read panics on a missing user",
+        "body": "`db::find` returns None for unknown ids; the handler should return NotFound."}]})
+}
+
+fn json_out(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+/// The system prompt and user message of a request, with the temp dir's path
+/// replaced so snapshots are stable.
+fn sent(req: &RecordedRequest, dir: &Path) -> String {
+    let system: Vec<String> = req.body["system"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            let cached = if b.get("cache_control").is_some() { " [cached]" } else { "" };
+            format!("--- system block{cached} ---\n{}", b["text"].as_str().unwrap())
+        })
+        .collect();
+    let user = req.body["messages"][0]["content"]
+        .as_array()
+        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
+        .unwrap_or_else(|| req.body["messages"][0]["content"].as_str().unwrap_or_default().to_string());
+    let tools: Vec<&str> = req.body["tools"]
+        .as_array()
+        .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    let text = format!(
+        "model: {}\ntools: {}\n{}\n--- user ---\n{}",
+        req.body["model"],
+        tools.join(", "),
+        system.join("\n"),
+        user
+    );
+    let canonical = dir.canonicalize().unwrap();
+    text.replace(&canonical.display().to_string(), "[ROOT]")
+        .replace(&dir.display().to_string(), "[ROOT]")
+}
+
+#[test]
+fn code_review_of_a_range_sends_the_diff_and_only_the_rules_that_apply() {
+    let dir = repo();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::json(findings_answer()).usage(3000, 200, 0, 0)));
+    let out = crit(d, &server)
+        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--json"])
+        .output()
+        .unwrap();
+    let result = json_out(&out);
+    assert_eq!(out.status.code(), Some(0), "no gate asked: exit 0");
+    assert_eq!(result["verdict"], "FAIL");
+    assert_eq!(result["passed"], false);
+    assert_eq!(result["parse_error"], Value::Null);
+    assert_eq!(result["fatal_error"], false);
+    let f = &result["findings"][0];
+    assert_eq!(f["location"]["path"], "src/api/users.rs");
+    assert_eq!(f["severity"], "P1");
+    assert_eq!(f["in_change"], true);
+    assert_eq!(f["reviewer"], "code");
+
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 1);
+    let text = sent(&reqs[0], d);
+    assert!(text.contains("Every handler checks the caller's permission first."));
+    assert!(!text.contains("sentence case"), "the docs rule does not apply to src/api");
+    assert!(text.contains("+    audit(id);"), "the diff is in the user message");
+    insta::assert_snapshot!("code_review_request", text);
+
+    // The session: its files, and .crit/.gitignore keeping them out of git.
+    let session = result["session_log_path"].as_str().unwrap();
+    let session = Path::new(session);
+    for f in ["session.json", "result.json", "transcript.jsonl"] {
+        assert!(session.join(f).is_file(), "{f} missing in {}", session.display());
+    }
+    assert!(d.join(".crit/.gitignore").is_file());
+    let meta = std::fs::read_to_string(session.join("session.json")).unwrap();
+    assert!(!meta.contains("sk-ant-review-secret"), "no secret in the session");
+    let audit = std::fs::read_dir(d.join(".state/crit/audit")).unwrap().count();
+    assert_eq!(audit, 1);
+}
+
+#[test]
+fn an_empty_range_passes_without_a_request() {
+    let dir = repo();
+    let server = FakeServer::start_blocking();
+    let out = crit(dir.path(), &server)
+        .args(["review", "code", "--diff", "HEAD..HEAD", "--json", "--exit-code"])
+        .output()
+        .unwrap();
+    let result = json_out(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(result["verdict"], "PASS");
+    assert_eq!(result["passed"], true);
+    assert_eq!(result["findings"], json!([]));
+    assert!(server.requests().is_empty(), "no model call for an empty diff");
+}
+
+#[test]
+fn the_gate_fails_on_a_blocking_finding_and_on_an_unreadable_answer() {
+    let dir = repo();
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::json(findings_answer())));
+    crit(dir.path(), &server)
+        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--exit-code", "-q"])
+        .assert()
+        .code(1);
+    // Prose twice (the loop nudges once): UNKNOWN, never a pass.
+    server.push(Step::reply(Reply::text("Looks fine.")));
+    server.push(Step::reply(Reply::text("Still fine.")));
+    let out = crit(dir.path(), &server)
+        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--exit-code", "--json", "--no-log"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let result = json_out(&out);
+    assert_eq!(result["verdict"], "UNKNOWN");
+    assert!(result["parse_error"].as_str().is_some());
+    assert!(result["session_log_path"].is_null(), "--no-log writes no session");
+}
+
+#[test]
+fn arch_review_sends_both_documents_and_the_docs_rule() {
+    let dir = repo();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::json(json!({"verdict": "NEEDS_WORK", "summary": "One layering issue.", "findings": [{
+        "file_path": "docs/slice.md", "line_start": 3, "line_end": 3, "priority": 2,
+        "title": "[P2] The handler bypasses the repository layer",
+        "body": "docs/hld.md requires storage through the repository layer."}]}))));
+    let out = crit(d, &server)
+        .args(["review", "arch", "docs/slice.md", "--against", "docs/hld.md", "--format", "json"])
+        .output()
+        .unwrap();
+    let result = json_out(&out);
+    assert_eq!(result["verdict"], "CONCERNS", "{result}");
+    assert_eq!(result["inputs"]["input"], "docs/slice.md");
+    let text = sent(&server.model_requests()[0], d);
+    assert!(text.contains("docs/slice.md") && text.contains("docs/hld.md"));
+    assert!(text.contains("sentence case"), "the docs rule applies to the documents");
+    assert!(!text.contains("permission first"), "the api rule does not");
+    insta::assert_snapshot!("arch_review_request", text);
+}
+
+#[test]
+fn a_project_template_overrides_the_built_in_and_a_seed_template_runs_unchanged() {
+    let dir = repo();
+    let d = dir.path();
+    write(
+        d,
+        ".crit/templates/arch.yaml",
+        include_str!("../../crit-review/tests/fixtures/seed/arch.yaml"),
+    );
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::json(json!({"verdict": "PASS", "summary": "Aligned.", "findings": []}))));
+    let out = crit(d, &server)
+        .args(["review", "arch", "docs/slice.md", "--against", "docs/hld.md", "--json"])
+        .output()
+        .unwrap();
+    let result = json_out(&out);
+    assert_eq!(result["verdict"], "PASS", "{result}");
+    let text = sent(&server.model_requests()[0], d);
+    assert!(
+        text.contains("**Input document:** docs/slice.md"),
+        "the seed's {{input}} placeholder was filled: {text}"
+    );
+    let list = crit(d, &server).args(["review", "list"]).output().unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    assert!(list.lines().any(|l| l.contains("arch") && l.contains("project")), "{list}");
+}
+
+#[test]
+fn a_panel_runs_its_reviewers_concurrently() {
+    let dir = repo();
+    let d = dir.path();
+    write(
+        d,
+        ".crit/templates/duo.yaml",
+        r#"name: duo
+description: Two reviewers at once
+system_prompt: You review code.
+allowed_tools: [Read, Grep]
+inputs:
+  required:
+    - name: target
+      description: What to review
+prompt_template: "Review {{ target }}."
+reviewers:
+  - name: security
+    system_prompt: You look for security problems.
+  - name: api
+    system_prompt: You look at API design.
+    trigger:
+      paths: ["src/api/**"]
+  - name: docs
+    system_prompt: You look at documentation.
+    trigger:
+      inputs: [style]
+  optional_inputs_note: ignored
+"#,
+    );
+    // `optional_inputs_note` is not a field: the template fails to load with its position.
+    let server = FakeServer::start_blocking();
+    let out = crit(d, &server).args(["review", "list"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("duo.yaml:"), "{err}");
+
+    let fixed = std::fs::read_to_string(d.join(".crit/templates/duo.yaml"))
+        .unwrap()
+        .replace("  optional_inputs_note: ignored\n", "")
+        .replace(
+            "inputs:\n  required:\n    - name: target\n      description: What to review\n",
+            "inputs:\n  required:\n    - name: target\n      description: What to review\n  optional:\n    - name: style\n      description: A style guide\n",
+        );
+    write(d, ".crit/templates/duo.yaml", &fixed);
+    for _ in 0..2 {
+        server.push(Step::reply(
+            Reply::json(json!({"verdict": "PASS", "summary": "ok", "findings": []}))
+                .delay(std::time::Duration::from_millis(300)),
+        ));
+    }
+    let out = crit(d, &server)
+        .args(["review", "duo", "src/api/users.rs", "--json", "--no-log"])
+        .output()
+        .unwrap();
+    let result = json_out(&out);
+    assert_eq!(result["verdict"], "PASS", "{result}");
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 2, "security and api run; docs is skipped");
+    assert!(reqs[0].overlaps(&reqs[1]), "the reviewers ran one after the other");
+    let docs = result["reviewers"].as_array().unwrap().iter().find(|r| r["name"] == "docs").unwrap();
+    assert_eq!(docs["status"], "skipped");
+}
+
+#[test]
+fn errors_name_what_to_do() {
+    let dir = repo();
+    let server = FakeServer::start_blocking();
+    let out = crit(dir.path(), &server).args(["review", "archh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("arch") && err.contains("code") && err.contains("tasks"), "{err}");
+
+    let out = crit(dir.path(), &server).args(["review", "arch", "docs/slice.md"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("against"), "{err}");
+    assert!(err.contains("crit review arch INPUT --against AGAINST"), "{err}");
+
+    let out = crit(dir.path(), &server)
+        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--uncommitted"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+
+    let out = crit(dir.path(), &server)
+        .args(["review", "code", "--diff", "no-such-branch"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no-such-branch"), "{err}");
+    assert!(server.requests().is_empty());
+}
