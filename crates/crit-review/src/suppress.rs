@@ -186,12 +186,18 @@ impl Rule {
             Matcher::Fingerprint(fp) => {
                 if finding.id.is_empty() {
                     let path = finding.path();
-                    *fp == crit_core::fingerprint::of(&finding.title, path, finding.rule_id.as_deref())
+                    *fp == crit_core::fingerprint::of(
+                        &finding.title,
+                        path,
+                        finding.rule_id.as_deref(),
+                    )
                 } else {
                     finding.id.eq_ignore_ascii_case(fp)
                 }
             }
-            Matcher::Title(re) => re.is_match(&finding.title) || re.is_match(finding.display_title()),
+            Matcher::Title(re) => {
+                re.is_match(&finding.title) || re.is_match(finding.display_title())
+            }
         };
         hit && self.path.as_ref().is_none_or(|glob| {
             finding.path().is_some_and(|p| {
@@ -267,7 +273,12 @@ fn rule(file: &str, entry: Spanned<RawRule>) -> Result<Rule, SuppressError> {
                 .literal_separator(true)
                 .build()
                 .map(|g| g.compile_matcher())
-                .map_err(|e| err(&p.referenced, format!("invalid path glob `{}`: {e}", p.value)))?,
+                .map_err(|e| {
+                    err(
+                        &p.referenced,
+                        format!("invalid path glob `{}`: {e}", p.value),
+                    )
+                })?,
         ),
         None => None,
     };
@@ -275,7 +286,10 @@ fn rule(file: &str, entry: Spanned<RawRule>) -> Result<Rule, SuppressError> {
         Some(d) => Some(valid_date(d.value.trim()).ok_or_else(|| {
             err(
                 &d.referenced,
-                format!("`{}` is not a date: write expires as YYYY-MM-DD, e.g. 2027-03-01", d.value),
+                format!(
+                    "`{}` is not a date: write expires as YYYY-MM-DD, e.g. 2027-03-01",
+                    d.value
+                ),
             )
         })?),
         None => None,
@@ -371,7 +385,14 @@ mod tests {
     #[test]
     fn dates() {
         assert_eq!(valid_date("2028-02-29").as_deref(), Some("2028-02-29"));
-        for bad in ["2027-02-29", "2027-13-01", "2027-00-10", "2027-1-01", "27-01-01x", "2027-01-+1"] {
+        for bad in [
+            "2027-02-29",
+            "2027-13-01",
+            "2027-00-10",
+            "2027-1-01",
+            "27-01-01x",
+            "2027-01-+1",
+        ] {
             assert_eq!(valid_date(bad), None, "{bad}");
         }
     }

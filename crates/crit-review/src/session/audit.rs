@@ -75,14 +75,13 @@ pub fn append_audit(
         .map(|d| d.as_secs())
         .unwrap_or(0);
     let path = dir.join(format!("{}.jsonl", timestamp::date(secs)));
-    let mut line =
-        serde_json::to_vec(&audit_line(result, session_id, secs)).map_err(|source| {
-            SessionError::Json {
-                what: "audit line",
-                path: path.clone(),
-                source,
-            }
-        })?;
+    let mut line = serde_json::to_vec(&audit_line(result, session_id, secs)).map_err(|source| {
+        SessionError::Json {
+            what: "audit line",
+            path: path.clone(),
+            source,
+        }
+    })?;
     line.push(b'\n');
     let mut file = std::fs::OpenOptions::new()
         .create(true)

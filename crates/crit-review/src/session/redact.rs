@@ -94,7 +94,10 @@ fn redact_known_formats(text: &str) -> Option<String> {
     let mut copied_to = 0;
     let mut start = None;
     // A sentinel space ends a token running to the end of the text.
-    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
         let token_char = c.is_ascii_alphanumeric() || c == '_' || c == '-';
         match (token_char, start) {
             (true, None) => start = Some(i),

@@ -117,7 +117,11 @@ impl Session {
 
     /// Save the findings that suppressions dismissed, so none is lost.
     pub fn write_suppressed(&self, suppressed: &[SuppressedFinding]) -> Result<(), SessionError> {
-        write_json(&self.dir.join(SUPPRESSED), &suppressed, "suppressed findings")
+        write_json(
+            &self.dir.join(SUPPRESSED),
+            &suppressed,
+            "suppressed findings",
+        )
     }
 
     pub fn meta(&self) -> Result<SessionMeta, SessionError> {
