@@ -373,3 +373,17 @@ fn audit_dates_roll_over_and_home_is_the_fallback() {
     assert!(matches!(e, SessionError::NoStateDir));
     assert!(e.to_string().contains("XDG_STATE_HOME"));
 }
+
+#[test]
+fn a_key_quoted_in_a_finding_is_redacted_in_result_json() {
+    let root = tempfile::tempdir().unwrap();
+    let s = Session::create(root.path(), &meta("code"), at(0)).unwrap();
+    let mut r = result("code", Verdict::Fail);
+    r.findings[0].body = "hard-coded AKIAIOSFODNN7EXAMPLE in config.rs".into();
+    s.write_result(&r).unwrap();
+    let text = std::fs::read_to_string(s.dir().join("result.json")).unwrap();
+    assert!(!text.contains("AKIAIOSFODNN7EXAMPLE"));
+    let saved = s.result().unwrap().unwrap();
+    assert_eq!(saved.findings[0].body, "hard-coded [redacted] in config.rs");
+    assert_eq!(saved.findings[1], r.findings[1]);
+}
