@@ -186,12 +186,18 @@ impl Rule {
             Matcher::Fingerprint(fp) => {
                 if finding.id.is_empty() {
                     let path = finding.path();
-                    *fp == crit_core::fingerprint::of(&finding.title, path, finding.rule_id.as_deref())
+                    *fp == crit_core::fingerprint::of(
+                        &finding.title,
+                        path,
+                        finding.rule_id.as_deref(),
+                    )
                 } else {
                     finding.id.eq_ignore_ascii_case(fp)
                 }
             }
-            Matcher::Title(re) => re.is_match(&finding.title) || re.is_match(finding.display_title()),
+            Matcher::Title(re) => {
+                re.is_match(&finding.title) || re.is_match(finding.display_title())
+            }
         };
         hit && self.path.as_ref().is_none_or(|glob| {
             finding.path().is_some_and(|p| {
@@ -204,12 +210,7 @@ impl Rule {
 
 /// One YAML entry to a validated rule; every error points at the entry or field.
 fn rule(file: &str, entry: Spanned<RawRule>) -> Result<Rule, SuppressError> {
-    let err = |loc: &serde_saphyr::Location, message: String| SuppressError::Invalid {
-        file: file.to_string(),
-        line: loc.line().max(1),
-        column: loc.column().max(1),
-        message,
-    };
+    let err = |loc: &serde_saphyr::Location, message: String| invalid(file, loc, message);
     let at = &entry.referenced;
     let raw = entry.value;
     let required = |field: Option<Spanned<String>>, name: &str, hint: &str| match field {
@@ -223,70 +224,83 @@ fn rule(file: &str, entry: Spanned<RawRule>) -> Result<Rule, SuppressError> {
         "say why the finding is dismissed, for whoever reads this next",
     )?;
     let author = required(raw.author, "author", "who dismissed the finding")?;
-    let matcher = match (raw.fingerprint, raw.title) {
-        (Some(_), Some(t)) => {
+    let matcher = match (&raw.fingerprint, &raw.title, &raw.path) {
+        (Some(_), Some(t), _) => {
             return Err(err(
                 &t.referenced,
-                "give `fingerprint` or `title`, not both".to_string(),
+                "give `fingerprint` or `title`, not both".into(),
             ));
         }
-        (None, None) => {
-            return Err(err(
-                at,
-                "missing `fingerprint` (a finding's id) or `title` (a pattern such as \"Missing docstring*\")"
-                    .to_string(),
-            ));
-        }
-        (Some(fp), None) => {
-            if let Some(p) = &raw.path {
-                return Err(err(
-                    &p.referenced,
-                    "`path` narrows a `title` pattern; a fingerprint already includes the finding's path"
-                        .to_string(),
-                ));
-            }
-            let v = fp.value.trim().to_ascii_lowercase();
-            if v.len() != 16 || !v.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(err(
-                    &fp.referenced,
-                    format!(
-                        "`{}` is not a finding fingerprint: expected 16 hex digits, the `id` crit prints for each finding",
-                        fp.value
-                    ),
-                ));
-            }
-            Matcher::Fingerprint(v)
-        }
-        (None, Some(t)) => {
-            Matcher::Title(title_pattern(&t.value).map_err(|m| err(&t.referenced, m))?)
-        }
-    };
-    let path = match raw.path {
-        Some(p) => Some(
-            GlobBuilder::new(p.value.trim())
-                .literal_separator(true)
-                .build()
-                .map(|g| g.compile_matcher())
-                .map_err(|e| err(&p.referenced, format!("invalid path glob `{}`: {e}", p.value)))?,
-        ),
-        None => None,
-    };
-    let expires = match raw.expires {
-        Some(d) => Some(valid_date(d.value.trim()).ok_or_else(|| {
-            err(
-                &d.referenced,
-                format!("`{}` is not a date: write expires as YYYY-MM-DD, e.g. 2027-03-01", d.value),
-            )
-        })?),
-        None => None,
+        (None, None, _) => return Err(err(at, MISSING_MATCHER.into())),
+        (Some(_), None, Some(p)) => return Err(err(&p.referenced, PATH_WITH_FINGERPRINT.into())),
+        (Some(fp), None, None) => Matcher::Fingerprint(located(file, fp, fingerprint)?),
+        (None, Some(t), _) => Matcher::Title(located(file, t, title_pattern)?),
     };
     Ok(Rule {
         matcher,
-        path,
+        path: raw
+            .path
+            .as_ref()
+            .map(|p| located(file, p, path_glob))
+            .transpose()?,
         reason,
         author,
-        expires,
+        expires: raw
+            .expires
+            .as_ref()
+            .map(|d| located(file, d, date))
+            .transpose()?,
         at: format!("{file}:{}", at.line().max(1)),
+    })
+}
+
+fn invalid(file: &str, loc: &serde_saphyr::Location, message: String) -> SuppressError {
+    SuppressError::Invalid {
+        file: file.to_string(),
+        line: loc.line().max(1),
+        column: loc.column().max(1),
+        message,
+    }
+}
+
+/// A field's value through a check whose error says what is wrong with it.
+fn located<T>(
+    file: &str,
+    field: &Spanned<String>,
+    check: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<T, SuppressError> {
+    check(field.value.trim()).map_err(|m| invalid(file, &field.referenced, m))
+}
+
+const MISSING_MATCHER: &str =
+    "missing `fingerprint` (a finding's id) or `title` (a pattern such as \"Missing docstring*\")";
+const PATH_WITH_FINGERPRINT: &str =
+    "`path` narrows a `title` pattern; a fingerprint already includes the finding's path";
+
+/// A finding id as crit prints it: 16 hex digits, compared in lower case.
+fn fingerprint(value: &str) -> Result<String, String> {
+    let v = value.to_ascii_lowercase();
+    if v.len() == 16 && v.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "`{value}` is not a finding fingerprint: expected 16 hex digits, the `id` crit prints for each finding"
+        ))
+    }
+}
+
+/// `src/legacy/**`: `*` stays within one directory, `**` crosses them.
+fn path_glob(value: &str) -> Result<GlobMatcher, String> {
+    GlobBuilder::new(value)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("invalid path glob `{value}`: {e}"))
+}
+
+fn date(value: &str) -> Result<String, String> {
+    valid_date(value).ok_or_else(|| {
+        format!("`{value}` is not a date: write expires as YYYY-MM-DD, e.g. 2027-03-01")
     })
 }
 
@@ -371,7 +385,14 @@ mod tests {
     #[test]
     fn dates() {
         assert_eq!(valid_date("2028-02-29").as_deref(), Some("2028-02-29"));
-        for bad in ["2027-02-29", "2027-13-01", "2027-00-10", "2027-1-01", "27-01-01x", "2027-01-+1"] {
+        for bad in [
+            "2027-02-29",
+            "2027-13-01",
+            "2027-00-10",
+            "2027-1-01",
+            "27-01-01x",
+            "2027-01-+1",
+        ] {
             assert_eq!(valid_date(bad), None, "{bad}");
         }
     }

@@ -143,8 +143,15 @@ fn first_matching_entry_wins() {
     let s = parse(
         "suppressions:\n  - title: \"x*\"\n    reason: first\n    author: a\n  - title: \"*\"\n    reason: second\n    author: b\n",
     );
-    let applied = s.apply(vec![finding("xyz", "a", 1), finding("abc", "a", 1)], today());
-    let reasons: Vec<_> = applied.suppressed.iter().map(|s| s.reason.as_str()).collect();
+    let applied = s.apply(
+        vec![finding("xyz", "a", 1), finding("abc", "a", 1)],
+        today(),
+    );
+    let reasons: Vec<_> = applied
+        .suppressed
+        .iter()
+        .map(|s| s.reason.as_str())
+        .collect();
     assert_eq!(reasons, ["first", "second"]);
     assert_eq!(applied.suppressed[1].rule, ".crit/suppressions.yaml:5");
 }
@@ -234,10 +241,7 @@ fn every_error_says_where_and_what() {
             "suppressions:\n  title: x\n",
             ".crit/suppressions.yaml:2:3:",
         ),
-        (
-            "suppressions:\n  - title: [x\n",
-            ".crit/suppressions.yaml:",
-        ),
+        ("suppressions:\n  - title: [x\n", ".crit/suppressions.yaml:"),
     ];
     for (text, want) in cases {
         let got = error(text);

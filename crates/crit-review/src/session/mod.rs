@@ -27,7 +27,7 @@ use crit_core::Verdict;
 use serde::{Deserialize, Serialize};
 
 pub use audit::{append_audit, audit_dir};
-pub use redact::{REDACTED, is_secret_key, redact, redact_text};
+pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
 pub use store::{Session, list};
 
 /// What ran, saved as `session.json`. The prompts sent to each reviewer are not

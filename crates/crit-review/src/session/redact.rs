@@ -24,8 +24,9 @@ const SECRET_WORDS: [&str; 11] = [
 ];
 
 /// Replace, in place, the values of secret-looking keys (at any depth, inside
-/// objects and arrays) with `"[redacted]"`, and every credential-shaped token in
-/// any other string (see [`redact_text`]).
+/// objects and arrays) with `"[redacted]"`; the value part of strings such as
+/// `GITHUB_TOKEN=…` or `--api-key=…` (env lists, argument vectors); and every
+/// credential-shaped token in any other string (see [`redact_text`]).
 pub fn redact(value: &mut Value) {
     match value {
         Value::Object(map) => {
@@ -39,10 +40,31 @@ pub fn redact(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(redact),
         Value::String(s) => {
+            // Only a whole `NAME=value` word: a prompt mentioning `token=` keeps its text.
+            if let Some((name, _)) = s.split_once('=')
+                && !s.contains(char::is_whitespace)
+                && is_secret_key(name)
+            {
+                *s = format!("{name}={REDACTED}");
+            } else if let Some(clean) = redact_known_formats(s) {
+                *s = clean;
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// Only the credential-shaped tokens of every string, at any depth; keys are
+/// left alone (for documents whose keys are crit's own, such as a result).
+pub fn redact_credentials(value: &mut Value) {
+    match value {
+        Value::String(s) => {
             if let Some(clean) = redact_known_formats(s) {
                 *s = clean;
             }
         }
+        Value::Array(items) => items.iter_mut().for_each(redact_credentials),
+        Value::Object(map) => map.values_mut().for_each(redact_credentials),
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
@@ -94,7 +116,10 @@ fn redact_known_formats(text: &str) -> Option<String> {
     let mut copied_to = 0;
     let mut start = None;
     // A sentinel space ends a token running to the end of the text.
-    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
         let token_char = c.is_ascii_alphanumeric() || c == '_' || c == '-';
         match (token_char, start) {
             (true, None) => start = Some(i),
@@ -185,6 +210,7 @@ mod tests {
             "note": "use sk-ant-api03-AAAAAAAAAAAA please",
             "list": ["ghp_0123456789abcdefghijABCD", "AKIAABCDEFGHIJKLMNOP", "sk-short"],
             "unset_token": null,
+            "args": ["--api-key=abc", "GITHUB_TOKEN=def", "MODE=fast", "a=b=c", "set token=x here"],
         });
         redact(&mut v);
         assert_eq!(
@@ -197,6 +223,7 @@ mod tests {
                 "note": "use [redacted] please",
                 "list": ["[redacted]", "[redacted]", "sk-short"],
                 "unset_token": null,
+                "args": ["--api-key=[redacted]", "GITHUB_TOKEN=[redacted]", "MODE=fast", "a=b=c", "set token=x here"],
             })
         );
     }

@@ -11,7 +11,7 @@ use crit_core::timestamp;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{SessionError, SessionMeta, SessionSummary, redact};
+use super::{SessionError, SessionMeta, SessionSummary, redact, redact_credentials};
 use crate::suppress::SuppressedFinding;
 
 const META: &str = "session.json";
@@ -122,13 +122,17 @@ impl Session {
             path: path.clone(),
             source,
         })?;
-        redact_strings(&mut value);
+        redact_credentials(&mut value);
         write_json(&path, &value, "result")
     }
 
     /// Save the findings that suppressions dismissed, so none is lost.
     pub fn write_suppressed(&self, suppressed: &[SuppressedFinding]) -> Result<(), SessionError> {
-        write_json(&self.dir.join(SUPPRESSED), &suppressed, "suppressed findings")
+        write_json(
+            &self.dir.join(SUPPRESSED),
+            &suppressed,
+            "suppressed findings",
+        )
     }
 
     pub fn meta(&self) -> Result<SessionMeta, SessionError> {
@@ -265,16 +269,6 @@ fn ensure_gitignore(crit_dir: &Path) -> Result<(), SessionError> {
             .map_err(SessionError::io("write", path)),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(SessionError::io("create", path)(e)),
-    }
-}
-
-/// Only credential-shaped strings: result keys are crit's own, not secrets.
-fn redact_strings(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::String(s) => *s = super::redact_text(s),
-        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
-        serde_json::Value::Object(map) => map.values_mut().for_each(redact_strings),
-        _ => {}
     }
 }
 
