@@ -186,11 +186,14 @@ fn the_seeds_error_cases() {
 }
 
 #[test]
-fn running_without_the_agent_loop_fails_clearly() {
+fn running_without_a_backend_names_every_fix() {
     let dir = TempDir::new().unwrap();
     crit(&dir)
-        .args(["review", "code"])
+        .env_clear()
+        .env("PATH", "/nonexistent")
+        .env("HOME", dir.path())
+        .args(["review", "code", "--no-log"])
         .assert()
         .code(3)
-        .stderr(predicate::str::contains("needs the agent loop"));
+        .stderr(predicate::str::contains("ANTHROPIC_API_KEY"));
 }

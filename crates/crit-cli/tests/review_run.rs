@@ -23,7 +23,11 @@ fn git(dir: &Path, args: &[&str]) {
         .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
@@ -41,7 +45,11 @@ fn repo() -> TempDir {
     git(d, &["config", "user.name", "Test"]);
     git(d, &["config", "user.email", "test@example.com"]);
     git(d, &["config", "commit.gpgsign", "false"]);
-    write(d, "CLAUDE.md", "# Conventions\nErrors are returned, never unwrapped.\n");
+    write(
+        d,
+        "CLAUDE.md",
+        "# Conventions\nErrors are returned, never unwrapped.\n",
+    );
     write(
         d,
         ".claude/rules/api.md",
@@ -52,9 +60,21 @@ fn repo() -> TempDir {
         ".claude/rules/docs.md",
         "---\npaths: \"docs/**\"\n---\nDocs use sentence case headings.\n",
     );
-    write(d, "src/api/users.rs", "pub fn get(id: u32) -> User {\n    db::find(id).unwrap()\n}\n");
-    write(d, "docs/hld.md", "# Architecture\n\nAll storage goes through the repository layer.\n");
-    write(d, "docs/slice.md", "# Slice\n\nThe handler reads the database directly.\n");
+    write(
+        d,
+        "src/api/users.rs",
+        "pub fn get(id: u32) -> User {\n    db::find(id).unwrap()\n}\n",
+    );
+    write(
+        d,
+        "docs/hld.md",
+        "# Architecture\n\nAll storage goes through the repository layer.\n",
+    );
+    write(
+        d,
+        "docs/slice.md",
+        "# Slice\n\nThe handler reads the database directly.\n",
+    );
     git(d, &["add", "-A"]);
     git(d, &["commit", "-q", "-m", "base"]);
     write(
@@ -104,14 +124,32 @@ fn sent(req: &RecordedRequest, dir: &Path) -> String {
         .unwrap()
         .iter()
         .map(|b| {
-            let cached = if b.get("cache_control").is_some() { " [cached]" } else { "" };
-            format!("--- system block{cached} ---\n{}", b["text"].as_str().unwrap())
+            let cached = if b.get("cache_control").is_some() {
+                " [cached]"
+            } else {
+                ""
+            };
+            format!(
+                "--- system block{cached} ---\n{}",
+                b["text"].as_str().unwrap()
+            )
         })
         .collect();
     let user = req.body["messages"][0]["content"]
         .as_array()
-        .map(|blocks| blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_else(|| req.body["messages"][0]["content"].as_str().unwrap_or_default().to_string());
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_else(|| {
+            req.body["messages"][0]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        });
     let tools: Vec<&str> = req.body["tools"]
         .as_array()
         .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
@@ -133,7 +171,9 @@ fn code_review_of_a_range_sends_the_diff_and_only_the_rules_that_apply() {
     let dir = repo();
     let d = dir.path();
     let server = FakeServer::start_blocking();
-    server.push(Step::reply(Reply::json(findings_answer()).usage(3000, 200, 0, 0)));
+    server.push(Step::reply(
+        Reply::json(findings_answer()).usage(3000, 200, 0, 0),
+    ));
     let out = crit(d, &server)
         .args(["review", "code", "--diff", "HEAD~1..HEAD", "--json"])
         .output()
@@ -154,20 +194,35 @@ fn code_review_of_a_range_sends_the_diff_and_only_the_rules_that_apply() {
     assert_eq!(reqs.len(), 1);
     let text = sent(&reqs[0], d);
     assert!(text.contains("Every handler checks the caller's permission first."));
-    assert!(!text.contains("sentence case"), "the docs rule does not apply to src/api");
-    assert!(text.contains("+    audit(id);"), "the diff is in the user message");
+    assert!(
+        !text.contains("sentence case"),
+        "the docs rule does not apply to src/api"
+    );
+    assert!(
+        text.contains("+    audit(id);"),
+        "the diff is in the user message"
+    );
     insta::assert_snapshot!("code_review_request", text);
 
     // The session: its files, and .crit/.gitignore keeping them out of git.
     let session = result["session_log_path"].as_str().unwrap();
     let session = Path::new(session);
     for f in ["session.json", "result.json", "transcript.jsonl"] {
-        assert!(session.join(f).is_file(), "{f} missing in {}", session.display());
+        assert!(
+            session.join(f).is_file(),
+            "{f} missing in {}",
+            session.display()
+        );
     }
     assert!(d.join(".crit/.gitignore").is_file());
     let meta = std::fs::read_to_string(session.join("session.json")).unwrap();
-    assert!(!meta.contains("sk-ant-review-secret"), "no secret in the session");
-    let audit = std::fs::read_dir(d.join(".state/crit/audit")).unwrap().count();
+    assert!(
+        !meta.contains("sk-ant-review-secret"),
+        "no secret in the session"
+    );
+    let audit = std::fs::read_dir(d.join(".state/crit/audit"))
+        .unwrap()
+        .count();
     assert_eq!(audit, 1);
 }
 
@@ -176,7 +231,14 @@ fn an_empty_range_passes_without_a_request() {
     let dir = repo();
     let server = FakeServer::start_blocking();
     let out = crit(dir.path(), &server)
-        .args(["review", "code", "--diff", "HEAD..HEAD", "--json", "--exit-code"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "HEAD..HEAD",
+            "--json",
+            "--exit-code",
+        ])
         .output()
         .unwrap();
     let result = json_out(&out);
@@ -184,7 +246,10 @@ fn an_empty_range_passes_without_a_request() {
     assert_eq!(result["verdict"], "PASS");
     assert_eq!(result["passed"], true);
     assert_eq!(result["findings"], json!([]));
-    assert!(server.requests().is_empty(), "no model call for an empty diff");
+    assert!(
+        server.requests().is_empty(),
+        "no model call for an empty diff"
+    );
 }
 
 #[test]
@@ -193,21 +258,39 @@ fn the_gate_fails_on_a_blocking_finding_and_on_an_unreadable_answer() {
     let server = FakeServer::start_blocking();
     server.push(Step::reply(Reply::json(findings_answer())));
     crit(dir.path(), &server)
-        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--exit-code", "-q"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "HEAD~1..HEAD",
+            "--exit-code",
+            "-q",
+        ])
         .assert()
         .code(1);
     // Prose twice (the loop nudges once): UNKNOWN, never a pass.
     server.push(Step::reply(Reply::text("Looks fine.")));
     server.push(Step::reply(Reply::text("Still fine.")));
     let out = crit(dir.path(), &server)
-        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--exit-code", "--json", "--no-log"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "HEAD~1..HEAD",
+            "--exit-code",
+            "--json",
+            "--no-log",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let result = json_out(&out);
     assert_eq!(result["verdict"], "UNKNOWN");
     assert!(result["parse_error"].as_str().is_some());
-    assert!(result["session_log_path"].is_null(), "--no-log writes no session");
+    assert!(
+        result["session_log_path"].is_null(),
+        "--no-log writes no session"
+    );
 }
 
 #[test]
@@ -215,12 +298,22 @@ fn arch_review_sends_both_documents_and_the_docs_rule() {
     let dir = repo();
     let d = dir.path();
     let server = FakeServer::start_blocking();
-    server.push(Step::reply(Reply::json(json!({"verdict": "NEEDS_WORK", "summary": "One layering issue.", "findings": [{
+    server.push(Step::reply(Reply::json(
+        json!({"verdict": "NEEDS_WORK", "summary": "One layering issue.", "findings": [{
         "file_path": "docs/slice.md", "line_start": 3, "line_end": 3, "priority": 2,
         "title": "[P2] The handler bypasses the repository layer",
-        "body": "docs/hld.md requires storage through the repository layer."}]}))));
+        "body": "docs/hld.md requires storage through the repository layer."}]}),
+    )));
     let out = crit(d, &server)
-        .args(["review", "arch", "docs/slice.md", "--against", "docs/hld.md", "--format", "json"])
+        .args([
+            "review",
+            "arch",
+            "docs/slice.md",
+            "--against",
+            "docs/hld.md",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     let result = json_out(&out);
@@ -228,7 +321,10 @@ fn arch_review_sends_both_documents_and_the_docs_rule() {
     assert_eq!(result["inputs"]["input"], "docs/slice.md");
     let text = sent(&server.model_requests()[0], d);
     assert!(text.contains("docs/slice.md") && text.contains("docs/hld.md"));
-    assert!(text.contains("sentence case"), "the docs rule applies to the documents");
+    assert!(
+        text.contains("sentence case"),
+        "the docs rule applies to the documents"
+    );
     assert!(!text.contains("permission first"), "the api rule does not");
     insta::assert_snapshot!("arch_review_request", text);
 }
@@ -243,9 +339,18 @@ fn a_project_template_overrides_the_built_in_and_a_seed_template_runs_unchanged(
         include_str!("../../crit-review/tests/fixtures/seed/arch.yaml"),
     );
     let server = FakeServer::start_blocking();
-    server.push(Step::reply(Reply::json(json!({"verdict": "PASS", "summary": "Aligned.", "findings": []}))));
+    server.push(Step::reply(Reply::json(
+        json!({"verdict": "PASS", "summary": "Aligned.", "findings": []}),
+    )));
     let out = crit(d, &server)
-        .args(["review", "arch", "docs/slice.md", "--against", "docs/hld.md", "--json"])
+        .args([
+            "review",
+            "arch",
+            "docs/slice.md",
+            "--against",
+            "docs/hld.md",
+            "--json",
+        ])
         .output()
         .unwrap();
     let result = json_out(&out);
@@ -257,7 +362,11 @@ fn a_project_template_overrides_the_built_in_and_a_seed_template_runs_unchanged(
     );
     let list = crit(d, &server).args(["review", "list"]).output().unwrap();
     let list = String::from_utf8(list.stdout).unwrap();
-    assert!(list.lines().any(|l| l.contains("arch") && l.contains("project")), "{list}");
+    assert!(
+        list.lines()
+            .any(|l| l.contains("arch") && l.contains("project")),
+        "{list}"
+    );
 }
 
 #[test]
@@ -319,8 +428,16 @@ reviewers:
     assert_eq!(result["verdict"], "PASS", "{result}");
     let reqs = server.model_requests();
     assert_eq!(reqs.len(), 2, "security and api run; docs is skipped");
-    assert!(reqs[0].overlaps(&reqs[1]), "the reviewers ran one after the other");
-    let docs = result["reviewers"].as_array().unwrap().iter().find(|r| r["name"] == "docs").unwrap();
+    assert!(
+        reqs[0].overlaps(&reqs[1]),
+        "the reviewers ran one after the other"
+    );
+    let docs = result["reviewers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "docs")
+        .unwrap();
     assert_eq!(docs["status"], "skipped");
 }
 
@@ -328,16 +445,28 @@ reviewers:
 fn errors_name_what_to_do() {
     let dir = repo();
     let server = FakeServer::start_blocking();
-    let out = crit(dir.path(), &server).args(["review", "archh"]).output().unwrap();
+    let out = crit(dir.path(), &server)
+        .args(["review", "archh"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("arch") && err.contains("code") && err.contains("tasks"), "{err}");
+    assert!(
+        err.contains("arch") && err.contains("code") && err.contains("tasks"),
+        "{err}"
+    );
 
-    let out = crit(dir.path(), &server).args(["review", "arch", "docs/slice.md"]).output().unwrap();
+    let out = crit(dir.path(), &server)
+        .args(["review", "arch", "docs/slice.md"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("against"), "{err}");
-    assert!(err.contains("crit review arch INPUT --against AGAINST"), "{err}");
+    assert!(
+        err.contains("crit review arch INPUT --against AGAINST"),
+        "{err}"
+    );
 
     let out = crit(dir.path(), &server)
         .args(["review", "code", "--diff", "HEAD~1..HEAD", "--uncommitted"])

@@ -11,8 +11,8 @@ pub mod config;
 pub mod context;
 
 pub mod panel;
-pub mod review;
 pub mod paths;
+pub mod review;
 pub mod scope;
 pub mod session;
 pub mod suppress;

@@ -26,3 +26,7 @@ pub fn project_root(dir: &Path) -> PathBuf {
         .unwrap_or(&dir)
         .to_path_buf()
 }
+
+/// Environment lookups passed down instead of read from the process, so tests
+/// and library users decide where crit's files go (`XDG_*`, `HOME`).
+pub type EnvLookup = std::sync::Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;

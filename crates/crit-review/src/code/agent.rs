@@ -54,7 +54,12 @@ impl AgentReviewer {
             root: self.root.clone(),
             cwd: self.root.clone(),
         };
-        match tokio::time::timeout(timeout + BACKSTOP, run_template(&self.backend, &review, &opts)).await {
+        match tokio::time::timeout(
+            timeout + BACKSTOP,
+            run_template(&self.backend, &review, &opts),
+        )
+        .await
+        {
             Ok(Ok(result)) => result,
             Ok(Err(e)) => bad_request(e),
             Err(_) => {

@@ -100,9 +100,15 @@ impl CommandReviewer {
                 );
             }
             Ok(c) => match c.ended {
-                Ended::TimedOut => ReviewResult::parse_failure("code", "timeout", c.stdout.render()),
-                Ended::Cancelled => ReviewResult::parse_failure("code", "cancelled", c.stdout.render()),
-                Ended::Exited(status) => self.read(status.code(), &c.stdout.render(), &c.stderr.render(), &name),
+                Ended::TimedOut => {
+                    ReviewResult::parse_failure("code", "timeout", c.stdout.render())
+                }
+                Ended::Cancelled => {
+                    ReviewResult::parse_failure("code", "cancelled", c.stdout.render())
+                }
+                Ended::Exited(status) => {
+                    self.read(status.code(), &c.stdout.render(), &c.stderr.render(), &name)
+                }
             },
         };
         result.reviewers = vec![ReviewerOutcome {
@@ -136,7 +142,11 @@ impl CommandReviewer {
             Some(0 | 1) => {
                 let mut r = contract::into_result("code", Contract::FindingsJson, stdout, &cx);
                 if let Some(e) = &r.parse_error {
-                    r.parse_error = Some(format!("{e} (from `{}`, exit status {})", self.program(), code.unwrap_or(0)));
+                    r.parse_error = Some(format!(
+                        "{e} (from `{}`, exit status {})",
+                        self.program(),
+                        code.unwrap_or(0)
+                    ));
                 }
                 r
             }
@@ -205,10 +215,16 @@ fn expand(args: &[String], req: &CodeReviewRequest) -> Vec<String> {
 
 fn environment(req: &CodeReviewRequest, root: &std::path::Path) -> Vec<(OsString, OsString)> {
     let mut env = vec![
-        ("CRIT_DIFF_RANGE", req.diff_range.clone().unwrap_or_default()),
+        (
+            "CRIT_DIFF_RANGE",
+            req.diff_range.clone().unwrap_or_default(),
+        ),
         ("CRIT_COMMITS", req.commit_shas.join(" ")),
         ("CRIT_PROJECT_ROOT", root.display().to_string()),
-        ("CRIT_SESSION_ID", req.session_id.clone().unwrap_or_default()),
+        (
+            "CRIT_SESSION_ID",
+            req.session_id.clone().unwrap_or_default(),
+        ),
     ];
     if let Some(c) = &req.context_file {
         env.push(("CRIT_CONTEXT_FILE", c.display().to_string()));
@@ -229,10 +245,19 @@ mod tests {
             commit_shas: vec!["abc".into(), "def".into()],
             ..Default::default()
         };
-        let args: Vec<String> = ["--range", "{diff_range}", "{commits}", "{context_file}", "--id={session_id}"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        assert_eq!(expand(&args, &req), ["--range", "main..HEAD", "abc", "def", "--id="]);
+        let args: Vec<String> = [
+            "--range",
+            "{diff_range}",
+            "{commits}",
+            "{context_file}",
+            "--id={session_id}",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            expand(&args, &req),
+            ["--range", "main..HEAD", "abc", "def", "--id="]
+        );
     }
 }

@@ -71,7 +71,10 @@ pub trait CodeReviewer: Send + Sync {
 
 /// The empty-change check both reviewers make before any work (seed 003 R1):
 /// `Ok(true)` when the range, or every commit, changes nothing.
-pub(crate) fn is_empty_change(root: &std::path::Path, scope: &Scope) -> Result<bool, scope::ScopeError> {
+pub(crate) fn is_empty_change(
+    root: &std::path::Path,
+    scope: &Scope,
+) -> Result<bool, scope::ScopeError> {
     let change = scope::compute(root, scope, &ScopeOptions::default())?;
     Ok(change.is_empty())
 }

@@ -58,7 +58,7 @@ pub struct Crit {
     hooks: Hooks,
     progress: Option<Arc<dyn Progress>>,
     cancel: CancellationToken,
-    env: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    env: crate::paths::EnvLookup,
     verbose: bool,
 }
 
@@ -122,7 +122,7 @@ impl Crit {
     }
 
     /// Environment lookups (`XDG_*`, `HOME`, `CRIT_*`); tests pass their own.
-    pub fn with_env(mut self, env: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>) -> Self {
+    pub fn with_env(mut self, env: crate::paths::EnvLookup) -> Self {
         self.env = env;
         self
     }

@@ -48,11 +48,13 @@ impl Finish<'_> {
                     .into_iter()
                     .partition(|f| inside(change, f, mode));
             result.findings = kept;
-            result.dismissed.extend(outside.into_iter().map(|finding| Dismissed {
-                finding,
-                cause: "outside_change".into(),
-                reason: format!("outside the change (filter: {mode})"),
-            }));
+            result
+                .dismissed
+                .extend(outside.into_iter().map(|finding| Dismissed {
+                    finding,
+                    cause: "outside_change".into(),
+                    reason: format!("outside the change (filter: {mode})"),
+                }));
         }
         if let Some(cap) = self.max_findings
             && result.findings.len() > cap
@@ -60,14 +62,20 @@ impl Finish<'_> {
             // The most severe first, so the cap drops nits, not blockers.
             result.findings.sort_by_key(|f| f.severity);
             let over = result.findings.split_off(cap);
-            result.dismissed.extend(over.into_iter().map(|finding| Dismissed {
-                finding,
-                cause: "over_cap".into(),
-                reason: format!("over the cap of {cap} findings"),
-            }));
+            result
+                .dismissed
+                .extend(over.into_iter().map(|finding| Dismissed {
+                    finding,
+                    cause: "over_cap".into(),
+                    reason: format!("over the cap of {cap} findings"),
+                }));
         }
         for r in &mut result.reviewers {
-            r.findings = result.findings.iter().filter(|f| f.reviewer == r.name).count();
+            r.findings = result
+                .findings
+                .iter()
+                .filter(|f| f.reviewer == r.name)
+                .count();
         }
         result.apply_gate(self.fail_on);
     }

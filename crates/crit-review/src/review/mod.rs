@@ -61,7 +61,7 @@ pub struct ReviewOptions {
     /// The effective configuration, for `session.json` (secrets are removed).
     pub config_snapshot: serde_json::Value,
     /// Environment lookups for the audit log's location (`XDG_STATE_HOME`, `HOME`).
-    pub env: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    pub env: crate::paths::EnvLookup,
     pub hooks: Hooks,
     pub progress: Option<Arc<dyn Progress>>,
     pub cancel: CancellationToken,
@@ -149,7 +149,11 @@ pub async fn run_template(
     );
     let suppressions = Suppressions::load(&req.root)?;
     let session = match opts.log {
-        true => Some(Session::create(&req.root, &session_meta(req, &inputs.0, opts, now), now)?),
+        true => Some(Session::create(
+            &req.root,
+            &session_meta(req, &inputs.0, opts, now),
+            now,
+        )?),
         false => None,
     };
     let finish = Finish {
@@ -175,16 +179,22 @@ pub async fn run_template(
                 extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
             }
             if let Some(path) = &req.context_file {
-                let text = std::fs::read_to_string(path).map_err(|source| ReviewError::ContextFile {
-                    path: path.clone(),
-                    source,
-                })?;
+                let text =
+                    std::fs::read_to_string(path).map_err(|source| ReviewError::ContextFile {
+                        path: path.clone(),
+                        source,
+                    })?;
                 extra.insert("context".to_string(), Value::from(text));
-                extra.insert("context_path".to_string(), Value::from(path.display().to_string()));
+                extra.insert(
+                    "context_path".to_string(),
+                    Value::from(path.display().to_string()),
+                );
             }
             let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
             let transcript = match &session {
-                Some(s) => SharedTranscript::create(&s.transcript_path()).ok().map(Arc::new),
+                Some(s) => SharedTranscript::create(&s.transcript_path())
+                    .ok()
+                    .map(Arc::new),
                 None => None,
             };
             let env = PanelEnv {
@@ -209,7 +219,10 @@ pub async fn run_template(
     if let Some(s) = &session {
         result.session_log_path = Some(s.dir().display().to_string());
         if let Err(e) = s.write_result(&result) {
-            tracing::warn!("could not save the review's result in {}: {e}", s.dir().display());
+            tracing::warn!(
+                "could not save the review's result in {}: {e}",
+                s.dir().display()
+            );
         }
         if let Err(e) = session::append_audit(opts.env.as_ref(), &result, Some(s.id()), now) {
             tracing::warn!("could not append to the audit log: {e}");

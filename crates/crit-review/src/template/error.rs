@@ -50,7 +50,7 @@ impl TemplateError {
             .find(|l| !l.trim().is_empty())
             .unwrap_or("invalid YAML")
             .trim();
-        TemplateError::at(file, line, column, message)
+        TemplateError::at(file, line, column, strip_position(message))
     }
 
     pub(crate) fn at(file: &str, line: u64, column: u64, message: impl Into<String>) -> Self {
@@ -60,5 +60,20 @@ impl TemplateError {
             column: column.max(1),
             message: message.into(),
         }
+    }
+}
+
+/// serde-saphyr writes `error: line 5 column 5: unknown field …`; the position
+/// is already in `file:line:column`, so only the message is kept.
+fn strip_position(message: &str) -> &str {
+    let m = message
+        .strip_prefix("error:")
+        .map_or(message, str::trim_start);
+    match m.strip_prefix("line ") {
+        Some(rest) => rest
+            .split_once(": ")
+            .filter(|(pos, _)| pos.contains("column"))
+            .map_or(m, |(_, msg)| msg),
+        None => m,
     }
 }

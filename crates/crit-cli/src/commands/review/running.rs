@@ -48,7 +48,10 @@ pub fn run_review(
         ),
         false => None,
     };
-    let uses_command = config.reviewer.as_ref().is_some_and(|r| r.value == "command");
+    let uses_command = config
+        .reviewer
+        .as_ref()
+        .is_some_and(|r| r.value == "command");
     if is_code(template) && uses_command {
         return run_command(&common, &config, &given, &code, &root);
     }
@@ -106,7 +109,9 @@ fn run_command(
         diff_range: given.get("diff").cloned(),
         commit_shas: code.commits.clone(),
         context_file: code.context.clone(),
-        timeout: limits(common, config).timeout_secs.map(std::time::Duration::from_secs),
+        timeout: limits(common, config)
+            .timeout_secs
+            .map(std::time::Duration::from_secs),
         session_id: None,
     };
     let fail_on = output::effective_fail_on(common, config)?;
@@ -121,7 +126,9 @@ fn run_command(
 /// Flags over the config files; the template's own limits apply under these.
 fn limits(common: &CommonArgs, config: &Config) -> Limits {
     Limits {
-        max_turns: common.max_turns.or(config.max_turns.as_ref().map(|s| s.value)),
+        max_turns: common
+            .max_turns
+            .or(config.max_turns.as_ref().map(|s| s.value)),
         timeout_secs: common.timeout.or(config.timeout.as_ref().map(|s| s.value)),
         max_budget_usd: common
             .max_budget_usd
