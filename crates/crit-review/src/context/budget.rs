@@ -41,7 +41,11 @@ pub(super) struct Entry {
 }
 
 /// The sections that fit `budget` tokens, recording what was left out.
-pub(super) fn fit(mut entries: Vec<Entry>, budget: usize, omitted: &mut Vec<Omitted>) -> Vec<Section> {
+pub(super) fn fit(
+    mut entries: Vec<Entry>,
+    budget: usize,
+    omitted: &mut Vec<Omitted>,
+) -> Vec<Section> {
     let limit = budget.saturating_mul(4);
     let mut left_out: Vec<String> = Vec::new();
     // Each step removes a file or strictly shortens one, so this ends; the bound

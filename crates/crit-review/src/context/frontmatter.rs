@@ -53,8 +53,9 @@ pub(crate) fn split(text: &str) -> Result<Option<Frontmatter<'_>>, YamlError> {
     Err(YamlError {
         line: 1,
         column: 1,
-        message: "the frontmatter opened by `---` on line 1 is never closed; end it with a line `---`"
-            .to_string(),
+        message:
+            "the frontmatter opened by `---` on line 1 is never closed; end it with a line `---`"
+                .to_string(),
     })
 }
 
@@ -211,7 +212,9 @@ mod tests {
         assert_eq!(fm.body, "# Body\n");
         assert!(split("# no frontmatter\n---\n").unwrap().is_none());
         assert!(split("").unwrap().is_none());
-        let crlf = split("\u{feff}---\r\nname: x\r\n---\r\nbody").unwrap().unwrap();
+        let crlf = split("\u{feff}---\r\nname: x\r\n---\r\nbody")
+            .unwrap()
+            .unwrap();
         assert_eq!((crlf.yaml, crlf.body), ("name: x\r\n", "body"));
         assert_eq!(split("---\nname: x\n").unwrap_err().line, 1);
         let empty = split("---\n---\nbody").unwrap().unwrap();

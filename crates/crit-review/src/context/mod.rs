@@ -225,7 +225,11 @@ fn memory(root: &Path, cwd_rel: &Path, omitted: &mut Vec<Omitted>) -> Vec<Entry>
     entries
 }
 
-fn rule_entries(root: &Path, under_review: UnderReview<'_>, omitted: &mut Vec<Omitted>) -> Vec<Entry> {
+fn rule_entries(
+    root: &Path,
+    under_review: UnderReview<'_>,
+    omitted: &mut Vec<Omitted>,
+) -> Vec<Entry> {
     let mut entries = Vec::new();
     for path in walk::rule_paths(root, omitted) {
         let text = match walk::read_confined(root, &path) {
@@ -268,7 +272,13 @@ fn rule_entries(root: &Path, under_review: UnderReview<'_>, omitted: &mut Vec<Om
     entries
 }
 
-fn entry(path: String, kind: SectionKind, text: String, applies_to: Vec<String>, scoped: Option<usize>) -> Entry {
+fn entry(
+    path: String,
+    kind: SectionKind,
+    text: String,
+    applies_to: Vec<String>,
+    scoped: Option<usize>,
+) -> Entry {
     Entry {
         section: Section {
             path,

@@ -104,7 +104,10 @@ impl Rule {
 
 /// The globs of a `paths:`/`globs:` value: a list of strings, or one string of
 /// comma-separated globs. `null` or empty means no scoping.
-fn patterns(fm: &Frontmatter<'_>, field: &Spanned<Value>) -> Result<Vec<String>, (u64, u64, String)> {
+fn patterns(
+    fm: &Frontmatter<'_>,
+    field: &Spanned<Value>,
+) -> Result<Vec<String>, (u64, u64, String)> {
     let (line, column) = fm.at(&field.referenced);
     let strings: Vec<String> = match &field.value {
         Value::Null => Vec::new(),
@@ -152,7 +155,9 @@ fn normalize_glob(glob: &str) -> String {
 /// A path under review as the globs expect it: root-relative, `/`-separated.
 pub(super) fn normalize_path(path: &str) -> String {
     let p = path.replace('\\', "/");
-    p.trim_start_matches("./").trim_start_matches('/').to_string()
+    p.trim_start_matches("./")
+        .trim_start_matches('/')
+        .to_string()
 }
 
 #[cfg(test)]
@@ -175,7 +180,10 @@ mod tests {
         let f = files(&["./src/api/users.rs", "lib/x.js"]);
         assert!(list.applies(UnderReview::Files(&f)));
         assert!(comma.applies(UnderReview::Files(&f)));
-        assert!(!cursor.applies(UnderReview::Files(&f)), "literal separator: *.ts is top-level only");
+        assert!(
+            !cursor.applies(UnderReview::Files(&f)),
+            "literal separator: *.ts is top-level only"
+        );
         assert!(cursor.applies(UnderReview::Everything));
         assert_eq!(list.specificity(), 8);
     }
@@ -185,8 +193,14 @@ mod tests {
         let e = Rule::parse("r.md", "---\ntitle: x\npaths: 3\n---\nb").unwrap_err();
         assert!(e.starts_with("r.md:3:8: expected a list of globs"), "{e}");
         let e = Rule::parse("r.md", "---\npaths: [\"src/[\"]\n---\nb").unwrap_err();
-        assert!(e.starts_with("r.md:2:") && e.contains("invalid glob `src/[`"), "{e}");
+        assert!(
+            e.starts_with("r.md:2:") && e.contains("invalid glob `src/[`"),
+            "{e}"
+        );
         let e = Rule::parse("r.md", "---\npaths: [a\n---\nb").unwrap_err();
-        assert!(e.starts_with("r.md:") && e.contains("invalid frontmatter"), "{e}");
+        assert!(
+            e.starts_with("r.md:") && e.contains("invalid frontmatter"),
+            "{e}"
+        );
     }
 }

@@ -9,7 +9,12 @@ use std::path::{Component, Path, PathBuf};
 use super::{OmitCause, Omitted};
 
 /// The memory files of one directory, in the order Claude Code reads them.
-const MEMORY_FILES: [&str; 4] = ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", "AGENTS.md"];
+const MEMORY_FILES: [&str; 4] = [
+    "CLAUDE.md",
+    ".claude/CLAUDE.md",
+    "CLAUDE.local.md",
+    "AGENTS.md",
+];
 const RULES_DIR: &str = ".claude/rules";
 /// Convention files are prose for a prompt; anything bigger is not one.
 const MAX_FILE_BYTES: u64 = 1 << 20;
