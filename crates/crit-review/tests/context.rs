@@ -152,6 +152,18 @@ fn rules_apply_by_paths_comma_string_and_globs() {
         "\n<file path=\".claude/rules/api.md\" applies-to=\"src/api/**\">\n# API\nVersion every route.\n</file>\n"
     ));
 
+    // `./`, `\` and absolute paths inside the root are understood too.
+    let absolute = dir.path().join("src/api/users.rs").display().to_string();
+    for spelling in [
+        absolute.as_str(),
+        "./src/api/users.rs",
+        "src\\api\\users.rs",
+    ] {
+        let under = files(&[spelling]);
+        let ctx = discover_in(dir.path(), "", UnderReview::Files(&under), 16_000);
+        assert!(ctx.files().contains(&".claude/rules/api.md"), "{spelling}");
+    }
+
     let sql_only = files(&["db/migrations/001.sql"]);
     let ctx = discover_in(dir.path(), "", UnderReview::Files(&sql_only), 16_000);
     assert_eq!(
