@@ -22,7 +22,7 @@
 
 use std::cmp::Reverse;
 
-use super::render::{render, truncation_marker};
+use super::render::{self, truncation_marker};
 use super::{OmitCause, Omitted, Section, estimate_tokens, thousands};
 
 /// Below this a truncated file says too little to be worth its heading.
@@ -93,9 +93,8 @@ pub(super) fn fit(
 }
 
 fn rendered_len(entries: &[Entry], left_out: &[String]) -> usize {
-    let sections: Vec<Section> = entries.iter().map(|e| e.section.clone()).collect();
     let names: Vec<&str> = left_out.iter().map(String::as_str).collect();
-    render(&sections, &names).len()
+    render::rendered_len(entries.iter().map(|e| &e.section), &names)
 }
 
 fn next_scoped(entries: &[Entry]) -> Option<usize> {

@@ -173,6 +173,7 @@ pub fn discover(
             source,
         })
     };
+    let given_root = root;
     let root = canonical(root)?;
     let cwd = canonical(cwd)?;
     let cwd_rel = cwd
@@ -183,6 +184,14 @@ pub fn discover(
         })?;
     let mut omitted = Vec::new();
     let mut entries = memory(&root, cwd_rel, &mut omitted);
+    let under_review_files;
+    let under_review = match under_review {
+        UnderReview::Everything => UnderReview::Everything,
+        UnderReview::Files(files) => {
+            under_review_files = relative_files(given_root, &root, files);
+            UnderReview::Files(&under_review_files)
+        }
+    };
     entries.extend(rule_entries(&root, under_review, &mut omitted));
     let sections = budget::fit(entries, opts.token_budget, &mut omitted);
     omitted.sort_by(|a, b| a.path.cmp(&b.path));
@@ -193,6 +202,27 @@ pub fn discover(
     };
     context.tokens = estimate_tokens(context.render().len());
     Ok(context)
+}
+
+/// The files under review as rule globs see them: root-relative and
+/// `/`-separated. An absolute path inside the root (as given, or resolved) is
+/// made relative rather than silently matching nothing.
+fn relative_files(given_root: &Path, root: &Path, files: &[String]) -> Vec<String> {
+    files
+        .iter()
+        .map(|f| {
+            let path = Path::new(f);
+            let relative = path
+                .strip_prefix(given_root)
+                .or_else(|_| path.strip_prefix(root))
+                .ok()
+                .filter(|_| path.is_absolute());
+            match relative {
+                Some(rel) => rules::normalize_path(&rel.to_string_lossy()),
+                None => rules::normalize_path(f),
+            }
+        })
+        .collect()
 }
 
 fn memory(root: &Path, cwd_rel: &Path, omitted: &mut Vec<Omitted>) -> Vec<Entry> {

@@ -80,14 +80,13 @@ impl Rule {
         }
     }
 
-    /// Whether the rule applies to the work under review.
+    /// Whether the rule applies to the work under review (paths normalized by
+    /// [`normalize_path`]).
     pub(super) fn applies(&self, under_review: UnderReview<'_>) -> bool {
         match under_review {
             _ if self.globs.is_empty() => true,
             UnderReview::Everything => true,
-            UnderReview::Files(files) => files
-                .iter()
-                .any(|f| self.set.is_match(normalize_path(f).as_str())),
+            UnderReview::Files(files) => files.iter().any(|f| self.set.is_match(f.as_str())),
         }
     }
 
@@ -177,7 +176,7 @@ mod tests {
         assert_eq!(list.text, "body");
         assert_eq!(comma.globs, ["src/**/*.{ts,tsx}", "lib/*.js"]);
         assert_eq!(cursor.globs, ["*.ts"]);
-        let f = files(&["./src/api/users.rs", "lib/x.js"]);
+        let f = files(&["src/api/users.rs", "lib/x.js"]);
         assert!(list.applies(UnderReview::Files(&f)));
         assert!(comma.applies(UnderReview::Files(&f)));
         assert!(
