@@ -31,6 +31,10 @@ pub enum Command {
     Config,
     /// Run a review template: `crit review list`, `crit review arch DOC --against HLD`, …
     Review(ReviewArgs),
+    /// Run an orchestrator that delegates to specialist reviewers (Reldo's config works as is).
+    Run(RunArgs),
+    /// Write a starter .crit/: settings, a `crit run` orchestrator and three example reviewers.
+    Init,
     /// Check a plan with deterministic checks (seed 004): APPROVED, REJECTED, INCOMPLETE or ERROR.
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
@@ -48,6 +52,23 @@ pub struct ReviewArgs {
         value_name = "TEMPLATE [INPUTS]"
     )]
     pub args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// What to review, in your words (`-` reads it from stdin).
+    #[arg(
+        value_name = "PROMPT",
+        required_unless_present = "prompt",
+        conflicts_with = "prompt"
+    )]
+    pub text: Option<String>,
+    /// Same as the positional PROMPT (Reldo's spelling).
+    #[arg(long, value_name = "PROMPT")]
+    pub prompt: Option<String>,
+    /// The orchestrator's config (YAML or JSON) [default: .crit/run.yaml, .claude/reldo.json or .reldo/settings.json, else built in].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

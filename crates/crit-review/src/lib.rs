@@ -10,10 +10,12 @@ pub mod code;
 pub mod config;
 pub mod context;
 
+pub mod orchestrate;
 pub mod panel;
 pub mod paths;
 pub mod review;
 pub mod scope;
 pub mod session;
+pub mod starter;
 pub mod suppress;
 pub mod template;

@@ -3,9 +3,11 @@
 mod config;
 mod doctor;
 mod hook;
+mod init;
 mod plan;
 mod report;
 mod review;
+mod run;
 
 use crate::cli::{Cli, Command};
 use crate::exit::{CliError, Code};
@@ -16,6 +18,8 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Doctor => doctor::run(&cli.common),
         Command::Report(args) => report::run(&cli.common, &args),
         Command::Review(args) => review::run(cli.common, &args),
+        Command::Run(args) => run::run(&cli.common, &args),
+        Command::Init => init::run(&cli.common),
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
     }

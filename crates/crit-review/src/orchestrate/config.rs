@@ -16,7 +16,11 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(180);
 /// The tools an orchestrator gets when the config names none.
 pub const DEFAULT_TOOLS: [&str; 5] = ["Read", "Glob", "Grep", "Bash", "Task"];
 /// Where `crit run` looks for a config, in order, when `--config` is not given.
-pub const STANDARD_PATHS: [&str; 3] = [".crit/run.yaml", ".claude/reldo.json", ".reldo/settings.json"];
+pub const STANDARD_PATHS: [&str; 3] = [
+    ".crit/run.yaml",
+    ".claude/reldo.json",
+    ".reldo/settings.json",
+];
 
 const ORCHESTRATOR: &str = include_str!("../../prompts/orchestrator.md");
 
@@ -148,7 +152,10 @@ impl RunConfig {
 
     /// The first of [`STANDARD_PATHS`] under `cwd` that exists.
     pub fn find(cwd: &Path) -> Option<PathBuf> {
-        STANDARD_PATHS.iter().map(|p| cwd.join(p)).find(|p| p.is_file())
+        STANDARD_PATHS
+            .iter()
+            .map(|p| cwd.join(p))
+            .find(|p| p.is_file())
     }
 
     /// Loads `path`. `cwd` is the working directory when the config sets none
@@ -181,10 +188,16 @@ impl RunConfig {
             message,
         };
         let Value::Object(map) = &doc else {
-            return Err(invalid("(top level)", "expected a mapping of settings".into()));
+            return Err(invalid(
+                "(top level)",
+                "expected a mapping of settings".into(),
+            ));
         };
         if let Some(k) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(invalid(k, format!("unknown setting; expected one of {}", KEYS[..10].join(", "))));
+            return Err(invalid(
+                k,
+                format!("unknown setting; expected one of {}", KEYS[..10].join(", ")),
+            ));
         }
         // `${cwd}` means the configured working directory, so it is settled first.
         let cwd = match map.get("cwd") {
@@ -197,23 +210,44 @@ impl RunConfig {
         };
         expand_all(&mut doc, "", &cwd, env).map_err(|(k, m)| invalid(&k, m))?;
         let get = |k: &str| doc.get(k).cloned();
-        let field = |k: &str| -> Result<Option<Value>, RunConfigError> { Ok(get(k).filter(|v| !v.is_null())) };
-        let typed = |k: &str, v: Value| Typed { file, key: k, value: v };
+        let field = |k: &str| -> Result<Option<Value>, RunConfigError> {
+            Ok(get(k).filter(|v| !v.is_null()))
+        };
 
         let mut config = RunConfig::builtin(&cwd);
         if let Some(p) = field("prompt")? {
-            let p: String = typed("prompt", p).get()?;
+            let p: String = Typed {
+                file,
+                key: "prompt",
+                value: p,
+            }
+            .get()?;
             config.prompt = resolve_prompt(&p, &cwd).map_err(|m| invalid("prompt", m))?;
         }
         if let Some(t) = field("allowed_tools")? {
-            config.allowed_tools = typed("allowed_tools", t).get()?;
+            config.allowed_tools = Typed {
+                file,
+                key: "allowed_tools",
+                value: t,
+            }
+            .get()?;
         }
         if let Some(Value::Object(servers)) = field("mcp_servers")? {
             for (name, v) in servers {
                 let key = format!("mcp_servers.{name}");
-                let raw: RawMcp = typed(&key, v).get()?;
+                let raw: RawMcp = Typed {
+                    file,
+                    key: &key,
+                    value: v,
+                }
+                .get()?;
                 if let Some(k) = raw.kind.as_deref().filter(|k| *k != "stdio") {
-                    return Err(invalid(&key, format!("type `{k}` is not supported; crit starts stdio servers (`command`, `args`)")));
+                    return Err(invalid(
+                        &key,
+                        format!(
+                            "type `{k}` is not supported; crit starts stdio servers (`command`, `args`)"
+                        ),
+                    ));
                 }
                 config.mcp_servers.push(McpServerConfig {
                     name,
@@ -226,9 +260,15 @@ impl RunConfig {
         if let Some(Value::Object(agents)) = field("agents")? {
             for (name, v) in agents {
                 let key = format!("agents.{name}");
-                let raw: RawAgent = typed(&key, v).get()?;
+                let raw: RawAgent = Typed {
+                    file,
+                    key: &key,
+                    value: v,
+                }
+                .get()?;
                 config.agents.push(SubAgentDef {
-                    system_prompt: resolve_prompt(&raw.prompt, &cwd).map_err(|m| invalid(&key, m))?,
+                    system_prompt: resolve_prompt(&raw.prompt, &cwd)
+                        .map_err(|m| invalid(&key, m))?,
                     name,
                     description: raw.description,
                     tools: raw.tools.unwrap_or_default(),
@@ -237,24 +277,52 @@ impl RunConfig {
             }
         }
         if let Some(s) = field("output_schema")? {
-            crit_agent::StructuredOutput::new(s.clone()).map_err(|e| invalid("output_schema", e.to_string()))?;
+            crit_agent::StructuredOutput::new(s.clone())
+                .map_err(|e| invalid("output_schema", e.to_string()))?;
             config.output_schema = Some(s);
         }
         if let Some(t) = field("timeout_seconds")? {
-            let secs: f64 = typed("timeout_seconds", t).get()?;
+            let secs: f64 = Typed {
+                file,
+                key: "timeout_seconds",
+                value: t,
+            }
+            .get()?;
             if !(secs > 0.0 && secs.is_finite()) {
-                return Err(invalid("timeout_seconds", format!("expected a positive number of seconds, got {secs}")));
+                return Err(invalid(
+                    "timeout_seconds",
+                    format!("expected a positive number of seconds, got {secs}"),
+                ));
             }
             config.timeout = Duration::from_secs_f64(secs);
         }
         if let Some(t) = field("max_turns")? {
-            config.max_turns = Some(typed("max_turns", t).get()?);
+            config.max_turns = Some(
+                Typed {
+                    file,
+                    key: "max_turns",
+                    value: t,
+                }
+                .get()?,
+            );
         }
         if let Some(m) = field("model")? {
-            config.model = Some(typed("model", m).get()?);
+            config.model = Some(
+                Typed {
+                    file,
+                    key: "model",
+                    value: m,
+                }
+                .get()?,
+            );
         }
         if let Some(l) = field("logging")? {
-            let raw: RawLogging = typed("logging", l).get()?;
+            let raw: RawLogging = Typed {
+                file,
+                key: "logging",
+                value: l,
+            }
+            .get()?;
             config.logging = Logging {
                 enabled: raw.enabled.unwrap_or(true),
                 output_dir: raw.output_dir.map(|d| cwd.join(d)),
@@ -276,7 +344,11 @@ fn parse_document(text: &str, file: &str) -> Result<Value, RunConfigError> {
     if text.trim_start().starts_with('{') {
         return serde_json::from_str(text).map_err(|e| {
             let message = e.to_string();
-            let message = message.split(" at line").next().unwrap_or(&message).to_string();
+            let message = message
+                .split(" at line")
+                .next()
+                .unwrap_or(&message)
+                .to_string();
             syntax(e.line() as u64, e.column() as u64, message)
         });
     }
@@ -286,7 +358,10 @@ fn parse_document(text: &str, file: &str) -> Result<Value, RunConfigError> {
     serde_saphyr::from_str(text).map_err(|e| {
         let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
         let message = e.to_string();
-        let first = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid YAML");
+        let first = message
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("invalid YAML");
         syntax(line, column, first.trim().to_string())
     })
 }
@@ -313,7 +388,11 @@ fn expand_all(
                 if path.is_empty() && k == "output_schema" {
                     continue;
                 }
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
                 expand_all(item, &p, cwd, env)?;
             }
         }
@@ -340,7 +419,11 @@ pub fn expand(s: &str, cwd: &Path, env: &dyn Fn(&str) -> Option<String>) -> Resu
                 None => return Err(format!("`${{env:{var}}}` is used but {var} is not set")),
             },
             None if name == "cwd" => out.push_str(&cwd.display().to_string()),
-            None => return Err(format!("unknown variable `${{{name}}}`; use ${{cwd}} or ${{env:NAME}}")),
+            None => {
+                return Err(format!(
+                    "unknown variable `${{{name}}}`; use ${{cwd}} or ${{env:NAME}}"
+                ));
+            }
         }
         rest = &tail[end + 1..];
     }
@@ -355,10 +438,15 @@ fn resolve_prompt(p: &str, cwd: &Path) -> Result<String, String> {
     let path = cwd.join(p.trim());
     let looks_like_file = one_line && (p.trim().ends_with(".md") || p.trim().ends_with(".txt"));
     if one_line && path.is_file() {
-        return std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()));
+        return std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()));
     }
     if looks_like_file {
-        return Err(format!("prompt file {} does not exist (paths are relative to cwd, {})", path.display(), cwd.display()));
+        return Err(format!(
+            "prompt file {} does not exist (paths are relative to cwd, {})",
+            path.display(),
+            cwd.display()
+        ));
     }
     Ok(p.to_string())
 }

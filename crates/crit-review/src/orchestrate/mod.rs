@@ -22,7 +22,9 @@ use crit_core::{ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
 use crit_llm::{Backend, Env, LlmError};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand};
+pub use config::{
+    DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand,
+};
 
 use crate::context::{self, ContextOptions, UnderReview};
 use crate::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
@@ -166,7 +168,10 @@ impl Crit {
             add_dirs: Vec::new(),
             project_context: project_context(&root, &cfg.cwd)?,
             hooks: match &session {
-                Some(s) => self.hooks.clone().with_session(s.id(), Some(s.transcript_path())),
+                Some(s) => self
+                    .hooks
+                    .clone()
+                    .with_session(s.id(), Some(s.transcript_path())),
                 None => self.hooks.clone(),
             },
             mcp: mcp.clone(),
@@ -181,7 +186,9 @@ impl Crit {
         let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
         let mut result = panel::aggregate("run", &runs);
         for run in &runs {
-            result.reviewers.extend(run.sub_agents.iter().map(sub_agent_outcome));
+            result
+                .reviewers
+                .extend(run.sub_agents.iter().map(sub_agent_outcome));
         }
         drop(env);
         for server in mcp {
@@ -214,7 +221,12 @@ impl Crit {
 
     /// The orchestrator as a one-reviewer panel: the config's prompt with the
     /// answer contract, the user's prompt, its tools, sub-agents and limits.
-    fn plan(&self, prompt: &str, root: &Path, default_model: String) -> Result<ReviewerPlan, RunError> {
+    fn plan(
+        &self,
+        prompt: &str,
+        root: &Path,
+        default_model: String,
+    ) -> Result<ReviewerPlan, RunError> {
         let cfg = &self.config;
         let output = match &cfg.output_schema {
             Some(s) => OutputSpec::Schema(s.clone()),
@@ -281,7 +293,8 @@ async fn start_mcp(cfg: &RunConfig) -> Result<Vec<Arc<McpServer>>, RunError> {
     if cfg.mcp_servers.is_empty() {
         return Ok(Vec::new());
     }
-    let (ok, failed) = crit_agent::mcp::start_all(&cfg.mcp_servers, &cfg.cwd, McpTimeouts::default()).await;
+    let (ok, failed) =
+        crit_agent::mcp::start_all(&cfg.mcp_servers, &cfg.cwd, McpTimeouts::default()).await;
     if let Some(e) = failed.first() {
         for s in ok {
             s.shutdown().await;
@@ -292,7 +305,12 @@ async fn start_mcp(cfg: &RunConfig) -> Result<Vec<Arc<McpServer>>, RunError> {
 }
 
 fn project_context(root: &Path, cwd: &Path) -> Result<String, RunError> {
-    let cx = context::discover(root, cwd, UnderReview::Everything, &ContextOptions::default())?;
+    let cx = context::discover(
+        root,
+        cwd,
+        UnderReview::Everything,
+        &ContextOptions::default(),
+    )?;
     Ok(cx.render())
 }
 
@@ -300,16 +318,24 @@ fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
     use crit_agent::RunStatus;
     let (status, verdict) = match &s.status {
         RunStatus::Completed => (ReviewerStatus::Completed, Verdict::Pass),
-        RunStatus::Incomplete(_) | RunStatus::Cancelled => (ReviewerStatus::Incomplete, Verdict::Incomplete),
+        RunStatus::Incomplete(_) | RunStatus::Cancelled => {
+            (ReviewerStatus::Incomplete, Verdict::Incomplete)
+        }
         RunStatus::NoValidOutput(_) => (ReviewerStatus::ParseError, Verdict::Unknown),
-        RunStatus::Failed(_) | RunStatus::HookStopped(_) => (ReviewerStatus::Failed, Verdict::Error),
+        RunStatus::Failed(_) | RunStatus::HookStopped(_) => {
+            (ReviewerStatus::Failed, Verdict::Error)
+        }
     };
     ReviewerOutcome {
         name: s.name.clone(),
         status,
         // A sub-agent reports to the orchestrator, which gives the verdict;
         // a finished sub-agent is recorded as having run, not as passing.
-        verdict: if status == ReviewerStatus::Completed { Verdict::Pass } else { verdict },
+        verdict: if status == ReviewerStatus::Completed {
+            Verdict::Pass
+        } else {
+            verdict
+        },
         model: None,
         findings: 0,
         usage: s.usage,
@@ -323,5 +349,6 @@ fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
 }
 
 fn unix_secs(t: SystemTime) -> u64 {
-    t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }

@@ -1,0 +1,81 @@
+//! `crit run`: the orchestrator (seed 001) through the library's `Crit`.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::anyhow;
+use crit_llm::Env;
+use crit_review::orchestrate::{Crit, RunConfig};
+
+use crate::backend;
+use crate::cli::{CommonArgs, RunArgs};
+use crate::exit::{CliError, Code};
+use crate::progress::StderrProgress;
+use crate::runner;
+
+pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
+    runner::init_logging(common);
+    let prompt = prompt_of(args)?;
+    let cwd = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let cwd = cwd
+        .canonicalize()
+        .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
+    let lookup = |k: &str| std::env::var(k).ok();
+    let path = args.config.clone().or_else(|| RunConfig::find(&cwd));
+    let mut config = match &path {
+        Some(p) => RunConfig::load(p, &cwd, &lookup).map_err(CliError::usage)?,
+        None => RunConfig::builtin(&cwd),
+    };
+    if let Some(t) = common.timeout {
+        config.timeout = std::time::Duration::from_secs(t);
+    }
+    if let Some(n) = common.max_turns {
+        config.max_turns = Some(n);
+    }
+    if let Some(m) = &common.model {
+        config.model = Some(m.clone());
+    }
+    let env = Env::from_process();
+    let selection = backend::select(common, &env)?;
+    let built = selection
+        .build()
+        .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
+    let mut crit = Crit::new(config)
+        .with_backend(built, selection.request_model())
+        .verbose(common.verbose > 0)
+        .logging(!common.no_log);
+    if !common.quiet {
+        crit = crit.with_progress(Arc::new(StderrProgress::new()));
+    }
+    let result = runner::block_on(|cancel| {
+        let crit = crit.with_cancel(cancel);
+        async move { crit.review(&prompt).await }
+    })?
+    .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    runner::finish(common, result)
+}
+
+/// The positional PROMPT or `--prompt`; `-` reads stdin.
+fn prompt_of(args: &RunArgs) -> Result<String, CliError> {
+    let given = args
+        .text
+        .clone()
+        .or_else(|| args.prompt.clone())
+        .unwrap_or_default();
+    let text = if given == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| CliError::usage(anyhow!("reading the prompt from stdin: {e}")))?;
+        s
+    } else {
+        given
+    };
+    if text.trim().is_empty() {
+        return Err(CliError::usage(anyhow!(
+            "the prompt is empty: say what to review, e.g. crit run \"Review src/auth.rs\""
+        )));
+    }
+    Ok(text)
+}
