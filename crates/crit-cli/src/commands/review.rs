@@ -13,6 +13,7 @@ use crate::cli::{CommonArgs, ReviewArgs};
 use crate::exit::{CliError, Code};
 
 mod code_flags;
+mod interactive;
 mod running;
 
 use code_flags::{CodeFlags, is_code};
@@ -88,10 +89,12 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         return Ok(Code::Ok);
     }
     let code = CodeFlags::from_matches(template, &matches)?;
-    run_review(common.overlay(later), template, given, code, &root)
+    let interactive = matches.get_flag(INTERACTIVE);
+    run_review(common.overlay(later), template, given, code, interactive, &root)
 }
 const POSITIONAL: &str = "crit-positional-input";
 const PRINT_PROMPT: &str = "print-prompt";
+const INTERACTIVE: &str = "interactive";
 
 /// The subcommand for one template: its inputs as `--NAME VALUE`, the first
 /// required input also positional, `--print-prompt`, and crit's common flags.
@@ -130,6 +133,13 @@ fn command_for(template: &Template) -> clap::Command {
             .long(PRINT_PROMPT)
             .action(ArgAction::SetTrue)
             .help("Print the system and user prompts crit would send, then exit"),
+    )
+    .arg(
+        Arg::new(INTERACTIVE)
+            .long(INTERACTIVE)
+            .short('i')
+            .action(ArgAction::SetTrue)
+            .help("After the review, ask the reviewer follow-up questions (one per line; empty line or EOF ends)"),
     )
 }
 

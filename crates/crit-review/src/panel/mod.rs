@@ -7,6 +7,7 @@
 //! get back one [`ReviewerRun`] per reviewer, in plan order.
 
 mod aggregate;
+mod follow_up;
 mod one;
 mod progress;
 mod transcript;
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 use crate::template::OutputSpec;
 
 pub use aggregate::aggregate;
+pub use follow_up::FollowUp;
 pub use progress::{NoProgress, Progress, ProgressEvent};
 pub use transcript::SharedTranscript;
 

@@ -317,7 +317,12 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
         },
         findings: Vec::new(),
         summary: String::new(),
-        raw: answer.text.clone(),
+        // An answer given through the structured-output tool has no text: its
+        // JSON is the raw answer.
+        raw: match (&answer.structured, answer.text.trim().is_empty()) {
+            (Some(v), true) => v.to_string(),
+            _ => answer.text.clone(),
+        },
         structured: None,
         parse_error: None,
         timed_out: false,
@@ -448,5 +453,30 @@ fn schema_verdict(
         None => Err(ContractError::NoVerdict(
             "the answer has neither a `passed` boolean nor a `verdict`".into(),
         )),
+    }
+}
+
+/// One free-text exchange with a reviewer after its review (follow-up
+/// questions): same system prompt, tools and limits, no answer contract.
+pub(super) async fn converse(
+    backend: &Backend,
+    plan: &ReviewerPlan,
+    env: &PanelEnv,
+    prompt: String,
+) -> Result<(String, Usage, f64), String> {
+    let mut plan = plan.clone();
+    plan.user = prompt;
+    // The markdown contract has no schema: the answer is read as text.
+    plan.output = OutputSpec::Contract(Contract::Markdown);
+    let model = crit_llm::pricing::resolve_alias(&plan.model);
+    let answer = match &backend.agent {
+        Some(agent) => via_agent(agent.as_ref(), &plan, &model, env).await,
+        None => via_loop(backend.model.as_ref(), &plan, &model, env).await,
+    };
+    match answer.ending {
+        Ending::Completed => Ok((answer.text, answer.usage, answer.cost_usd)),
+        Ending::Limit { detail, .. } => Err(format!("the answer was cut short: {detail}")),
+        Ending::Cancelled => Err("cancelled".into()),
+        Ending::NoValidOutput(m) | Ending::Failed(m) => Err(m),
     }
 }

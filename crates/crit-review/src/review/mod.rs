@@ -18,7 +18,7 @@ use minijinja::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{self, ContextOptions, UnderReview};
-use crate::panel::{self, PanelEnv, Progress, SharedTranscript};
+use crate::panel::{self, FollowUp, PanelEnv, Progress, SharedTranscript};
 use crate::scope::{self, Change, FilterMode, Scope, ScopeOptions};
 use crate::session::{self, Session, SessionMeta};
 use crate::suppress::Suppressions;
@@ -130,6 +130,26 @@ pub async fn run_template(
     req: &ReviewRequest,
     opts: &ReviewOptions,
 ) -> Result<ReviewResult, ReviewError> {
+    Ok(run(backend, req, opts, false).await?.0)
+}
+
+/// [`run_template`], keeping the first reviewer ready for follow-up
+/// questions about its review (`None` when no reviewer ran).
+pub async fn run_template_with_follow_up(
+    backend: &Backend,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+) -> Result<(ReviewResult, Option<FollowUp>), ReviewError> {
+    run(backend, req, opts, true).await
+}
+
+async fn run(
+    backend: &Backend,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+    follow_up: bool,
+) -> Result<(ReviewResult, Option<FollowUp>), ReviewError> {
+    let mut conversation = None;
     let started = Instant::now();
     let now = SystemTime::now();
     let template = &req.template;
@@ -208,6 +228,9 @@ pub async fn run_template(
                 cancel: opts.cancel.clone(),
             };
             let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+            if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first()) {
+                conversation = Some(FollowUp::new(backend.clone(), plan.clone(), env.clone(), run.raw.clone()));
+            }
             runs.extend(plans.skipped);
             panel::aggregate(&template.name, &runs)
         }
@@ -228,7 +251,7 @@ pub async fn run_template(
             tracing::warn!("could not append to the audit log: {e}");
         }
     }
-    Ok(result)
+    Ok((result, conversation))
 }
 
 /// `diff` (a ref or a range) and `files` inputs of the code template.

@@ -27,6 +27,7 @@ pub fn run_review(
     template: &Template,
     given: BTreeMap<String, String>,
     code: CodeFlags,
+    interactive: bool,
     cwd: &Path,
 ) -> Result<Code, CliError> {
     runner::init_logging(&common);
@@ -78,6 +79,9 @@ pub fn run_review(
         root,
         cwd,
     };
+    if interactive {
+        return super::interactive::run(&common, &built, &req, opts);
+    }
     let result = runner::block_on(|cancel| {
         opts.cancel = cancel;
         let (built, req, opts) = (&built, &req, &opts);
