@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::git::Git;
 use super::parse::{cut_patch, parse_listing, parse_patch};
-use super::spec::{short, split_range};
+use super::spec::{check_rev, short, split_range};
 use super::{Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, files, untracked};
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
@@ -27,6 +27,8 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
         }),
         Scope::Files(globs) => files::select(root, globs, opts),
         Scope::Diff(rev) => {
+            // The enum is public: check here too, not only in `from_options`.
+            check_rev(rev, "--diff")?;
             let repo = Repo::open(root, opts, scope)?;
             let head = repo.head_or(|| format!("`--diff {rev}`"))?;
             let (name, sha) = repo.preferred_base(rev)?;
@@ -83,6 +85,7 @@ fn commits(repo: &Repo, revs: &[String]) -> Result<Change, ScopeError> {
     let mut parts: Vec<String> = Vec::new();
     let mut all: Option<Change> = None;
     for rev in revs {
+        check_rev(rev, "--commit")?;
         let sha = repo.resolve(rev)?;
         let out = repo
             .git
@@ -215,13 +218,9 @@ impl Repo {
         let sha = self.resolve(rev)?;
         let up = format!("{rev}@{{upstream}}");
         let out = self.git.run(
-            &[
-                "rev-parse",
-                "--abbrev-ref",
-                "--symbolic-full-name",
-                "--end-of-options",
-                &up,
-            ],
+            // Not `--end-of-options` here: without `--verify`, rev-parse echoes
+            // it. `rev` was checked not to start with `-`.
+            &["rev-parse", "--abbrev-ref", "--symbolic-full-name", &up],
             SMALL,
         )?;
         let name = out.text().trim().to_string();
