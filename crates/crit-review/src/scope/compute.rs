@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::git::Git;
-use super::parse::{cut_patch, parse_listing, parse_patch};
+use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
 use super::{Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, files, untracked};
 
@@ -324,7 +324,7 @@ impl Repo {
         let out = self.git.ok(&patch_args, cap)?;
         let text = out.text();
         let sections = parse_patch(&text);
-        attach_hunks(&mut files, sections.iter().map(|s| s.hunks.clone()));
+        attach_hunks(&mut files, &text, &sections);
         Ok(Change {
             description,
             base,
@@ -349,8 +349,36 @@ fn finish(mut change: Change, opts: &ScopeOptions) -> Change {
 }
 
 /// The n-th patch section is the n-th listed file (same diff, same order).
-fn attach_hunks(files: &mut [ChangedFile], hunks: impl Iterator<Item = Vec<super::Hunk>>) {
-    for (f, h) in files.iter_mut().zip(hunks) {
-        f.hunks = h;
+/// That is checked against each section's `diff --git a/OLD b/NEW` line where
+/// it is plain (git quotes paths with quotes, backslashes or control
+/// characters); on any disagreement, sections go to files by that line alone.
+fn attach_hunks(files: &mut [ChangedFile], text: &str, sections: &[PatchSection]) {
+    let header = |s: &PatchSection| {
+        text.get(s.range.clone())
+            .and_then(|t| t.lines().next())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let expected = |f: &ChangedFile| {
+        let old = f.old_path.as_deref().unwrap_or(&f.path);
+        format!("diff --git a/{old} b/{}", f.path)
+    };
+    let aligned = sections.len() <= files.len()
+        && files.iter().zip(sections).all(|(f, s)| {
+            let h = header(s);
+            h.contains('"') || h == expected(f)
+        });
+    if aligned {
+        for (f, s) in files.iter_mut().zip(sections) {
+            f.hunks = s.hunks.clone();
+        }
+        return;
+    }
+    tracing::warn!("git's patch and file list disagree; matching sections by their headers");
+    for s in sections {
+        let h = header(s);
+        if let Some(f) = files.iter_mut().find(|f| expected(f) == h) {
+            f.hunks = s.hunks.clone();
+        }
     }
 }
