@@ -266,6 +266,15 @@ fn commits_are_their_own_change_including_a_root_commit() {
     assert_eq!(c.paths(), ["a.txt", "b.txt"]);
     assert!(c.description.starts_with("commits "), "{}", c.description);
     assert_eq!(c.base, None);
+
+    // A merge commit's change is what it brought in: against its first parent.
+    repo.git(&["checkout", "-q", "-b", "side", &root]);
+    repo.write("side.txt", "s\n");
+    repo.commit("side work");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    let c = run(&repo, &Scope::Commits(vec!["HEAD".into()]));
+    assert_eq!(c.paths(), ["side.txt"]);
 }
 
 #[test]
@@ -285,6 +294,17 @@ fn uncommitted_covers_staged_unstaged_and_untracked() {
     repo.write("ignored.txt", "no\n");
     repo.write("pic.bin", b"\x89PNG\0\0binary");
     repo.write("huge.txt", "x".repeat(5000));
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc/passwd", repo.path("link")).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(repo.path("pipe"))
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
 
     let mut o = opts();
     o.max_untracked_bytes = 4096;
@@ -299,8 +319,10 @@ fn uncommitted_covers_staged_unstaged_and_untracked() {
             ".gitignore",
             "empty.txt",
             "huge.txt",
+            #[cfg(unix)]
+            "link",
             "new dir/untracked.txt",
-            "pic.bin"
+            "pic.bin",
         ]
     );
     assert_eq!(file(&c, "deleted.txt").status, FileStatus::Deleted);
@@ -311,6 +333,16 @@ fn uncommitted_covers_staged_unstaged_and_untracked() {
     assert!(file(&c, "pic.bin").binary);
     assert!(!c.patch.contains("PNG") && !c.patch.contains("xxxx"));
     assert_eq!(c.notes.len(), 2, "{:?}", c.notes);
+    if cfg!(unix) {
+        // A symlink shows its target, never the file it names; git does not list
+        // the FIFO (and crit would not read one).
+        assert!(
+            c.patch.contains("+/etc/passwd\n\\ No newline"),
+            "{}",
+            c.patch
+        );
+        assert!(!c.patch.contains("root:"));
+    }
     assert!(
         c.notes
             .iter()
