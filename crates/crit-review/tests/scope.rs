@@ -438,6 +438,24 @@ fn outside_a_repository_only_survey_and_files_work() {
 }
 
 #[test]
+fn unrelated_histories_have_no_merge_base() {
+    let (repo, _) = feature_repo();
+    repo.git(&["checkout", "-q", "--orphan", "island"]);
+    repo.write("island.txt", "i\n");
+    repo.commit("unrelated");
+    for (scope, hint) in [
+        (diff("main"), "main..HEAD"),
+        (diff("main...island"), "main..island"),
+    ] {
+        let err = compute(&repo.root, &scope, &opts()).unwrap_err();
+        assert!(matches!(err, ScopeError::NoMergeBase { .. }), "{err}");
+        assert!(err.to_string().contains(hint), "{err}");
+    }
+    // Two dots need no merge base.
+    assert!(!run(&repo, &diff("main..island")).is_empty());
+}
+
+#[test]
 fn an_unknown_ref_is_named_with_a_hint() {
     let (repo, _) = feature_repo();
     for scope in [
@@ -761,6 +779,18 @@ fn a_thousand_file_repository_with_a_twenty_file_change() {
         "compute on 1,000 files / 20 changed: {:?}",
         started.elapsed()
     );
+    for scope in [
+        diff("main"),
+        diff("main..HEAD"),
+        Scope::Uncommitted,
+        Scope::Commits(vec!["HEAD".into()]),
+    ] {
+        let started = std::time::Instant::now();
+        for _ in 0..5 {
+            run(&repo, &scope);
+        }
+        eprintln!("{scope:?}: {:?} per compute", started.elapsed() / 5);
+    }
     assert_eq!(c.files.len(), 20);
     assert!(
         c.files

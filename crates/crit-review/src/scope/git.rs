@@ -99,10 +99,11 @@ impl Git {
         }
     }
 
-    /// Disables the clean/smudge filter drivers the repository defines (`git
-    /// diff` runs them on work-tree files); drivers from the user's global
-    /// config (git-lfs) stay.
-    pub fn neutralize_filters(&mut self) -> Result<(), ScopeError> {
+    /// `-c` overrides that disable the clean/smudge filter drivers the
+    /// repository defines (`git diff` runs them on work-tree files); drivers
+    /// from the user's global config (git-lfs) stay. Give them to
+    /// [`Git::with_overrides`].
+    pub fn filter_overrides(&self) -> Result<Vec<String>, ScopeError> {
         let out = self.run(
             &[
                 "config",
@@ -114,8 +115,12 @@ impl Git {
             ],
             64 * 1024,
         )?;
-        self.extra = filter_overrides(&out.text());
-        Ok(())
+        Ok(filter_overrides(&out.text()))
+    }
+
+    pub fn with_overrides(mut self, extra: Vec<String>) -> Self {
+        self.extra = extra;
+        self
     }
 
     /// Runs `git <HARDENING> <filter overrides> args`, keeping up to `cap`
