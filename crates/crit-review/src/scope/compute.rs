@@ -80,7 +80,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
 
 /// Each commit's own change against its first parent (the empty tree for a
 /// root commit), concatenated; a path changed by several commits is listed
-/// once with their hunks together.
+/// once with their hunks together (each hunk numbered in its own commit).
 fn commits(repo: &Repo, revs: &[String]) -> Result<Change, ScopeError> {
     let mut parts: Vec<String> = Vec::new();
     let mut all: Option<Change> = None;
@@ -125,8 +125,8 @@ fn merge_into(acc: &mut Change, next: Change) {
     for f in next.files {
         match acc.files.iter_mut().find(|a| a.path == f.path) {
             Some(a) => {
-                a.additions += f.additions;
-                a.deletions += f.deletions;
+                a.additions = a.additions.saturating_add(f.additions);
+                a.deletions = a.deletions.saturating_add(f.deletions);
                 a.binary |= f.binary;
                 a.hunks.extend(f.hunks);
             }

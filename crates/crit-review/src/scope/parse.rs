@@ -115,7 +115,7 @@ pub fn parse_patch(text: &str) -> Vec<PatchSection> {
                     None | Some(b' ') => {
                         *old_left = old_left.saturating_sub(1);
                         *new_left = new_left.saturating_sub(1);
-                        *next_new += 1;
+                        *next_new = next_new.saturating_add(1);
                         true
                     }
                     Some(b'-') => {
@@ -125,7 +125,7 @@ pub fn parse_patch(text: &str) -> Vec<PatchSection> {
                     Some(b'+') => {
                         h.added.push(*next_new);
                         *new_left = new_left.saturating_sub(1);
-                        *next_new += 1;
+                        *next_new = next_new.saturating_add(1);
                         true
                     }
                     Some(b'\\') => true,
@@ -348,6 +348,7 @@ mod tests {
             "diff --git a/x b/x\n",
             "@@ -1 +1 @@\n",
             "@@ -0,0 +1,4294967295 @@\n",
+            "@@ -4294967295,9 +4294967295,9 @@\n",
             "@@ -4294967295,2 +1 @@\n",
             "+added\n",
             "-removed\n",
@@ -379,7 +380,7 @@ mod tests {
             for s in parse_patch(&text) {
                 assert!(s.range.start <= s.range.end && s.range.end <= text.len());
                 for h in &s.hunks {
-                    assert!(h.added.windows(2).all(|w| w[0] < w[1]), "{text:?}");
+                    assert!(h.added.windows(2).all(|w| w[0] <= w[1]), "{text:?}");
                 }
             }
         }
