@@ -652,6 +652,37 @@ fn a_hostile_repository_config_runs_nothing() {
     );
 }
 
+// ---- the prompt -------------------------------------------------------------------
+
+#[test]
+fn the_code_prompt_reads_a_computed_change() {
+    use crit_review::template::Registry;
+    let (repo, base) = feature_repo();
+    let c = run(&repo, &diff("main"));
+    let reg = Registry::built_in().unwrap();
+    let t = reg.get("code").unwrap();
+    let inputs = t.resolve_inputs(&Default::default()).unwrap();
+    let mut extra = std::collections::BTreeMap::new();
+    extra.insert(
+        "scope".to_string(),
+        minijinja::Value::from(minijinja::value::Serde(&c)),
+    );
+    let user = t.render(&t.panel()[0], &inputs, &extra).unwrap().user;
+    let want = [
+        format!(
+            "Review this change: changes since merge base {} with main.",
+            &base[..7]
+        ),
+        "- `a.txt` (modified, +1 −1)".to_string(),
+        "- `c.txt` (added, +2 −0)".to_string(),
+        "+changed 10".to_string(),
+    ];
+    for w in want {
+        assert!(user.contains(&w), "missing {w:?} in:\n{user}");
+    }
+    assert!(!user.contains("cut to fit"));
+}
+
 // ---- filter modes ---------------------------------------------------------------
 
 fn finding(path: &str, line: Option<u32>) -> Finding {

@@ -34,6 +34,7 @@ const HARDENING: &[&str] = &[
     "-c", "diff.srcPrefix=a/",
     "-c", "diff.dstPrefix=b/",
     "-c", "diff.suppressBlankEmpty=false",
+    "-c", "diff.orderFile=/dev/null",
     "-c", "protocol.allow=never",
     "-c", "log.showSignature=false",
     "-c", "gpg.program=false",
