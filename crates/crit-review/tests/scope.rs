@@ -456,6 +456,15 @@ fn unrelated_histories_have_no_merge_base() {
 }
 
 #[test]
+fn a_missing_project_root_is_named() {
+    let repo = Repo::new();
+    let gone = repo.outside("x").join("missing");
+    let err = compute(&gone, &Scope::Uncommitted, &opts()).unwrap_err();
+    assert!(matches!(err, ScopeError::Io { .. }), "{err}");
+    assert!(err.to_string().contains("missing"), "{err}");
+}
+
+#[test]
 fn an_unknown_ref_is_named_with_a_hint() {
     let (repo, _) = feature_repo();
     for scope in [

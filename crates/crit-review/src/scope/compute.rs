@@ -14,6 +14,15 @@ const SMALL: usize = 64 * 1024;
 /// work without git; the others need a repository (and, except
 /// `Uncommitted`, a commit).
 pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change, ScopeError> {
+    if *scope != Scope::Survey
+        && let Err(source) = std::fs::read_dir(root)
+    {
+        // Else a missing root would read as "cannot run git".
+        return Err(ScopeError::Io {
+            path: root.to_path_buf(),
+            source,
+        });
+    }
     match scope {
         Scope::Survey => Ok(Change {
             description: scope.describe(),
