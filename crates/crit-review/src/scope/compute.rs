@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use super::git::Git;
-use super::parse::{cut_patch, parse_listing, parse_patch};
-use super::spec::{short, split_range};
+use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
+use super::spec::{check_rev, short, split_range};
 use super::{Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, files, untracked};
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
@@ -14,6 +14,15 @@ const SMALL: usize = 64 * 1024;
 /// work without git; the others need a repository (and, except
 /// `Uncommitted`, a commit).
 pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change, ScopeError> {
+    if *scope != Scope::Survey
+        && let Err(source) = std::fs::read_dir(root)
+    {
+        // Else a missing root would read as "cannot run git".
+        return Err(ScopeError::Io {
+            path: root.to_path_buf(),
+            source,
+        });
+    }
     match scope {
         Scope::Survey => Ok(Change {
             description: scope.describe(),
@@ -27,10 +36,12 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
         }),
         Scope::Files(globs) => files::select(root, globs, opts),
         Scope::Diff(rev) => {
-            let repo = Repo::open(root, opts, scope)?;
+            // The enum is public: check here too, not only in `from_options`.
+            check_rev(rev, "--diff")?;
+            let repo = Repo::open(root, opts, scope, true)?;
             let head = repo.head_or(|| format!("`--diff {rev}`"))?;
             let (name, sha) = repo.preferred_base(rev)?;
-            let base = repo.merge_base(&head, &sha, "HEAD", &name)?;
+            let base = repo.merge_base(&sha, &head, &name, "HEAD")?;
             let description = format!("changes since merge base {} with {name}", short(&base));
             Ok(finish(
                 repo.diff(&[&base], description, Some(base.clone()))?,
@@ -38,7 +49,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             ))
         }
         Scope::Range(range) => {
-            let repo = Repo::open(root, opts, scope)?;
+            let repo = Repo::open(root, opts, scope, false)?;
             let (a, b, symmetric) = split_range(range)?;
             let (a_sha, b_sha) = (repo.resolve(&a)?, repo.resolve(&b)?);
             let (base, description) = if symmetric {
@@ -57,9 +68,9 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
                 opts,
             ))
         }
-        Scope::Commits(revs) => commits(&Repo::open(root, opts, scope)?, revs),
+        Scope::Commits(revs) => commits(&Repo::open(root, opts, scope, false)?, revs),
         Scope::Uncommitted => {
-            let repo = Repo::open(root, opts, scope)?;
+            let repo = Repo::open(root, opts, scope, true)?;
             let (base, against) = match &repo.head {
                 Some(h) => (h.clone(), format!("against HEAD {}", short(h))),
                 None => (
@@ -78,11 +89,12 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
 
 /// Each commit's own change against its first parent (the empty tree for a
 /// root commit), concatenated; a path changed by several commits is listed
-/// once with their hunks together.
+/// once with their hunks together (each hunk numbered in its own commit).
 fn commits(repo: &Repo, revs: &[String]) -> Result<Change, ScopeError> {
     let mut parts: Vec<String> = Vec::new();
     let mut all: Option<Change> = None;
     for rev in revs {
+        check_rev(rev, "--commit")?;
         let sha = repo.resolve(rev)?;
         let out = repo
             .git
@@ -122,8 +134,8 @@ fn merge_into(acc: &mut Change, next: Change) {
     for f in next.files {
         match acc.files.iter_mut().find(|a| a.path == f.path) {
             Some(a) => {
-                a.additions += f.additions;
-                a.deletions += f.deletions;
+                a.additions = a.additions.saturating_add(f.additions);
+                a.deletions = a.deletions.saturating_add(f.deletions);
                 a.binary |= f.binary;
                 a.hunks.extend(f.hunks);
             }
@@ -144,25 +156,54 @@ pub(super) struct Repo {
 }
 
 impl Repo {
-    pub fn open(root: &Path, opts: &ScopeOptions, scope: &Scope) -> Result<Repo, ScopeError> {
-        let mut git = Git::new(root, opts.timeout);
-        let out = git.run(&["rev-parse", "--show-toplevel", "--show-prefix"], SMALL)?;
-        if !out.success() {
-            if out.stderr.contains("not a git repository") {
+    /// Opens the repository at `root`. `worktree`: diffs will read work-tree
+    /// files, so the repository's own clean/smudge filters are disabled first
+    /// (tree-to-tree diffs never run them).
+    pub fn open(
+        root: &Path,
+        opts: &ScopeOptions,
+        scope: &Scope,
+        worktree: bool,
+    ) -> Result<Repo, ScopeError> {
+        let git = Git::new(root, opts.timeout);
+        // One run: where the repository is and HEAD; an unborn HEAD fails
+        // the run but still prints the first two. The filter query runs
+        // alongside, to save a round trip.
+        let (out, filters) = std::thread::scope(|s| {
+            let filters = worktree.then(|| s.spawn(|| git.filter_overrides()));
+            let out = git.run(
+                &[
+                    "rev-parse",
+                    "--show-toplevel",
+                    "--show-prefix",
+                    "HEAD^{commit}",
+                    "--",
+                ],
+                SMALL,
+            );
+            (out, filters.map(|h| h.join()))
+        });
+        let out = out?;
+        let text = out.text();
+        let lines: Vec<&str> = text.lines().collect();
+        let (top, prefix, head) = match (out.success(), lines.as_slice()) {
+            (true, [top, prefix, head, ..]) => (*top, *prefix, Some(head.to_string())),
+            // The repository was found (its top printed); HEAD was not.
+            (false, [top, prefix, ..]) if Path::new(top).is_absolute() => (*top, *prefix, None),
+            _ if out.stderr.contains("not a git repository") => {
                 return Err(ScopeError::NotARepository {
                     root: root.to_path_buf(),
                     scope: scope.describe(),
                 });
             }
-            return Err(ScopeError::Git {
-                command: "git rev-parse --show-toplevel".into(),
-                message: out.stderr.trim().to_string(),
-            });
-        }
-        let text = out.text();
-        let mut lines = text.lines();
-        let top = PathBuf::from(lines.next().unwrap_or_default());
-        let prefix = lines.next().unwrap_or_default().to_string();
+            _ => {
+                return Err(ScopeError::Git {
+                    command: "git rev-parse --show-toplevel".into(),
+                    message: out.stderr.trim().to_string(),
+                });
+            }
+        };
+        let (top, prefix) = (PathBuf::from(top), prefix.to_string());
         let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
         if !canon(root).starts_with(canon(&top)) {
             return Err(ScopeError::WorkTreeOutside {
@@ -170,9 +211,17 @@ impl Repo {
                 root: root.to_path_buf(),
             });
         }
-        git.neutralize_filters()?;
-        let head = git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], SMALL)?;
-        let head = head.success().then(|| head.text().trim().to_string());
+        let git = match filters {
+            Some(Ok(overrides)) => git.with_overrides(overrides?),
+            // The query thread panicked: fail closed rather than run filters.
+            Some(Err(_)) => {
+                return Err(ScopeError::GitOutput {
+                    command: "git config --get-regexp ^filter\\.".into(),
+                    reason: "the query did not finish".into(),
+                });
+            }
+            None => git,
+        };
         Ok(Repo {
             git,
             top,
@@ -212,24 +261,29 @@ impl Repo {
     /// local `main` behind `origin/main`), like Codex's review against a base
     /// branch. Returns the name used and its commit.
     fn preferred_base(&self, rev: &str) -> Result<(String, String), ScopeError> {
-        let sha = self.resolve(rev)?;
-        let up = format!("{rev}@{{upstream}}");
+        // One run for REF, its upstream and the upstream's name (rev-parse
+        // applies options to the arguments after them); it fails when REF has
+        // no upstream. `rev` was checked not to start with `-`.
+        let (commit, up) = (format!("{rev}^{{commit}}"), format!("{rev}@{{upstream}}"));
+        let up_commit = format!("{up}^{{commit}}");
         let out = self.git.run(
             &[
                 "rev-parse",
+                &commit,
+                &up_commit,
                 "--abbrev-ref",
                 "--symbolic-full-name",
-                "--end-of-options",
                 &up,
+                "--",
             ],
             SMALL,
         )?;
-        let name = out.text().trim().to_string();
-        if !out.success() || name.is_empty() {
-            return Ok((rev.to_string(), sha));
-        }
-        let Ok(up_sha) = self.resolve(&name) else {
-            return Ok((rev.to_string(), sha));
+        let text = out.text();
+        let (sha, up_sha, name) = match text.lines().collect::<Vec<_>>()[..] {
+            [sha, up_sha, name, ..] if out.success() && check_rev(name, "--diff").is_ok() => {
+                (sha.to_string(), up_sha.to_string(), name.to_string())
+            }
+            _ => return Ok((rev.to_string(), self.resolve(rev)?)),
         };
         let range = format!("{sha}...{up_sha}");
         let counts = self.git.ok(
@@ -296,36 +350,35 @@ impl Repo {
             "--ignore-submodules=dirty",
             "-M",
         ];
-        let with = |extra: &[&str]| -> Vec<String> {
-            COMMON
-                .iter()
-                .chain(extra)
-                .chain(revs)
-                .chain(&["--"])
-                .map(|s| s.to_string())
-                .collect()
-        };
+        // One run for both: the NUL-separated listing (exact names, statuses,
+        // counts), an empty field, then the patch.
+        let args: Vec<&str> = COMMON
+            .iter()
+            .chain(&["--raw", "--numstat", "-z", "-p", "-U3"])
+            .chain(revs)
+            .chain(&["--"])
+            .copied()
+            .collect();
         let cap = self.opts.max_git_output_bytes;
-        let listing_args = with(&["--raw", "--numstat", "-z"]);
-        let listing_args: Vec<&str> = listing_args.iter().map(String::as_str).collect();
-        let listing = self.git.ok(&listing_args, cap)?;
-        let command = || listing_args.join(" ");
-        if listing.overflowed {
-            return Err(ScopeError::GitOutput {
-                command: command(),
-                reason: format!("the list of changed files is larger than {cap} bytes"),
-            });
-        }
-        let mut files = parse_listing(&listing.stdout).map_err(|reason| ScopeError::GitOutput {
-            command: command(),
+        let out = self.git.ok(&args, cap)?;
+        let split = out.stdout.windows(2).position(|w| w == [0, 0]);
+        let (listing, patch) = match split {
+            Some(i) => (&out.stdout[..i + 1], &out.stdout[i + 2..]),
+            None => (&out.stdout[..], &[][..]),
+        };
+        let bad = |reason: String| ScopeError::GitOutput {
+            command: format!("git {}", args.join(" ")),
             reason,
-        })?;
-        let patch_args = with(&["-U3"]);
-        let patch_args: Vec<&str> = patch_args.iter().map(String::as_str).collect();
-        let out = self.git.ok(&patch_args, cap)?;
-        let text = out.text();
+        };
+        if split.is_none() && out.overflowed {
+            return Err(bad(format!(
+                "the list of changed files is larger than {cap} bytes"
+            )));
+        }
+        let mut files = parse_listing(listing).map_err(bad)?;
+        let text = String::from_utf8_lossy(patch).into_owned();
         let sections = parse_patch(&text);
-        attach_hunks(&mut files, sections.iter().map(|s| s.hunks.clone()));
+        attach_hunks(&mut files, &text, &sections);
         Ok(Change {
             description,
             base,
@@ -350,8 +403,36 @@ fn finish(mut change: Change, opts: &ScopeOptions) -> Change {
 }
 
 /// The n-th patch section is the n-th listed file (same diff, same order).
-fn attach_hunks(files: &mut [ChangedFile], hunks: impl Iterator<Item = Vec<super::Hunk>>) {
-    for (f, h) in files.iter_mut().zip(hunks) {
-        f.hunks = h;
+/// That is checked against each section's `diff --git a/OLD b/NEW` line where
+/// it is plain (git quotes paths with quotes, backslashes or control
+/// characters); on any disagreement, sections go to files by that line alone.
+fn attach_hunks(files: &mut [ChangedFile], text: &str, sections: &[PatchSection]) {
+    let header = |s: &PatchSection| {
+        text.get(s.range.clone())
+            .and_then(|t| t.lines().next())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let expected = |f: &ChangedFile| {
+        let old = f.old_path.as_deref().unwrap_or(&f.path);
+        format!("diff --git a/{old} b/{}", f.path)
+    };
+    let aligned = sections.len() <= files.len()
+        && files.iter().zip(sections).all(|(f, s)| {
+            let h = header(s);
+            h.contains('"') || h == expected(f)
+        });
+    if aligned {
+        for (f, s) in files.iter_mut().zip(sections) {
+            f.hunks = s.hunks.clone();
+        }
+        return;
+    }
+    tracing::warn!("git's patch and file list disagree; matching sections by their headers");
+    for s in sections {
+        let h = header(s);
+        if let Some(f) = files.iter_mut().find(|f| expected(f) == h) {
+            f.hunks = s.hunks.clone();
+        }
     }
 }

@@ -153,7 +153,7 @@ fn in_hunks(file: &ChangedFile, start: u32, end: u32) -> bool {
             (h.new_start, h.new_lines)
         };
         let first = first.max(1);
-        let last = first + count.saturating_sub(1);
+        let last = first.saturating_add(count.saturating_sub(1));
         start <= last && end >= first
     })
 }

@@ -34,6 +34,7 @@ const HARDENING: &[&str] = &[
     "-c", "diff.srcPrefix=a/",
     "-c", "diff.dstPrefix=b/",
     "-c", "diff.suppressBlankEmpty=false",
+    "-c", "diff.orderFile=/dev/null",
     "-c", "protocol.allow=never",
     "-c", "log.showSignature=false",
     "-c", "gpg.program=false",
@@ -99,10 +100,11 @@ impl Git {
         }
     }
 
-    /// Disables the clean/smudge filter drivers the repository defines (`git
-    /// diff` runs them on work-tree files); drivers from the user's global
-    /// config (git-lfs) stay.
-    pub fn neutralize_filters(&mut self) -> Result<(), ScopeError> {
+    /// `-c` overrides that disable the clean/smudge filter drivers the
+    /// repository defines (`git diff` runs them on work-tree files); drivers
+    /// from the user's global config (git-lfs) stay. Give them to
+    /// [`Git::with_overrides`].
+    pub fn filter_overrides(&self) -> Result<Vec<String>, ScopeError> {
         let out = self.run(
             &[
                 "config",
@@ -114,8 +116,12 @@ impl Git {
             ],
             64 * 1024,
         )?;
-        self.extra = filter_overrides(&out.text());
-        Ok(())
+        Ok(filter_overrides(&out.text()))
+    }
+
+    pub fn with_overrides(mut self, extra: Vec<String>) -> Self {
+        self.extra = extra;
+        self
     }
 
     /// Runs `git <HARDENING> <filter overrides> args`, keeping up to `cap`
@@ -136,12 +142,15 @@ impl Git {
         let child = cmd.spawn().map_err(|e| ScopeError::GitUnavailable {
             reason: e.to_string(),
         })?;
-        let out = capture(child, cap, self.timeout);
-        tracing::debug!(args = ?args, ok = ?out.as_ref().map(GitOutput::success), "git");
-        out.map_err(|()| ScopeError::GitTimeout {
-            command: format!("git {}", args.join(" ")),
-            secs: self.timeout.as_secs_f64(),
-        })
+        let (out, timed_out) = capture(child, cap, self.timeout);
+        tracing::debug!(args = ?args, ok = out.success(), timed_out, "git");
+        if timed_out {
+            return Err(ScopeError::GitTimeout {
+                command: format!("git {}", args.join(" ")),
+                secs: self.timeout.as_secs_f64(),
+            });
+        }
+        Ok(out)
     }
 
     /// Like [`Git::run`], but a non-zero exit is a [`ScopeError::Git`].
@@ -165,9 +174,9 @@ enum Done {
 }
 
 /// Drains both pipes and waits, each on its own thread, so a full pipe never
-/// blocks git; past the deadline the process group is killed. `Err(())` means
-/// it timed out.
-fn capture(mut child: Child, cap: usize, timeout: Duration) -> Result<GitOutput, ()> {
+/// blocks git; past the deadline the process group is killed. Returns what was
+/// read and whether it timed out.
+fn capture(mut child: Child, cap: usize, timeout: Duration) -> (GitOutput, bool) {
     let pid = child.id();
     let (tx, rx) = mpsc::channel();
     if let Some(r) = child.stdout.take() {
@@ -223,7 +232,7 @@ fn capture(mut child: Child, cap: usize, timeout: Duration) -> Result<GitOutput,
             Done::Exit(s) => out.status = s,
         }
     }
-    if timed_out { Err(()) } else { Ok(out) }
+    (out, timed_out)
 }
 
 /// Reads everything, keeping the first `cap` bytes; `true` when more came.
@@ -324,6 +333,16 @@ mod tests {
         let env = child_env(&root, Some(path));
         assert_eq!(env[0], ("PATH".into(), "/usr/bin".into()));
         assert!(env.iter().any(|(k, v)| k == "LC_ALL" && v == "C"));
+        // The environment is built from scratch (and the child's is cleared):
+        // nothing that redirects git (GIT_DIR, GIT_WORK_TREE, GIT_EXTERNAL_DIFF...).
+        for (k, _) in &env {
+            let k = k.to_string_lossy();
+            assert!(
+                ["PATH", "HOME", "XDG_CONFIG_HOME", "LC_ALL", "PAGER"].contains(&k.as_ref())
+                    || GIT_ENV.iter().any(|(g, _)| *g == k),
+                "{k}"
+            );
+        }
     }
 
     #[test]
@@ -343,6 +362,33 @@ mod tests {
                 "filter.evil.required=false"
             ]
         );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_timeout_kills_the_whole_process_group() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 30 & echo $!; wait"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let started = Instant::now();
+        let (out, timed_out) = capture(cmd.spawn().unwrap(), 1024, Duration::from_millis(300));
+        assert!(timed_out);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let grandchild = out.text().trim().to_string();
+        assert!(!grandchild.is_empty(), "{out:?}");
+        let proc = PathBuf::from(format!("/proc/{grandchild}"));
+        let gone = (0..100).any(|_| {
+            let alive =
+                std::fs::read_to_string(proc.join("stat")).is_ok_and(|s| !s.contains(") Z "));
+            if alive {
+                thread::sleep(Duration::from_millis(20));
+            }
+            !alive
+        });
+        assert!(gone, "the background sleep {grandchild} survived");
     }
 
     #[test]

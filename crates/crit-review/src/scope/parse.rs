@@ -75,10 +75,12 @@ fn raw_entry(raw: &str, tokens: &mut impl Iterator<Item = String>) -> Result<Cha
     };
     let first = tokens
         .next()
+        .filter(|t| !t.is_empty())
         .ok_or_else(|| format!("raw entry `:{raw}` has no path"))?;
     let (path, old_path) = if matches!(status, FileStatus::Renamed | FileStatus::Copied) {
         let new = tokens
             .next()
+            .filter(|t| !t.is_empty())
             .ok_or_else(|| format!("raw entry `:{raw}` has no new path"))?;
         (new, Some(first))
     } else {
@@ -113,7 +115,7 @@ pub fn parse_patch(text: &str) -> Vec<PatchSection> {
                     None | Some(b' ') => {
                         *old_left = old_left.saturating_sub(1);
                         *new_left = new_left.saturating_sub(1);
-                        *next_new += 1;
+                        *next_new = next_new.saturating_add(1);
                         true
                     }
                     Some(b'-') => {
@@ -123,7 +125,7 @@ pub fn parse_patch(text: &str) -> Vec<PatchSection> {
                     Some(b'+') => {
                         h.added.push(*next_new);
                         *new_left = new_left.saturating_sub(1);
-                        *next_new += 1;
+                        *next_new = next_new.saturating_add(1);
                         true
                     }
                     Some(b'\\') => true,
@@ -247,4 +249,187 @@ pub(super) fn cut_patch(text: &str, sections: &[PatchSection], max: usize) -> St
         text[..end].rfind('\n').map_or(0, |i| i + 1)
     };
     text[..end].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (patch, per section: per hunk (old_start, old_lines, new_start, new_lines, added))
+    type Expect = &'static [&'static [(u32, u32, u32, u32, &'static [u32])]];
+
+    type HunkTuple = (u32, u32, u32, u32, Vec<u32>);
+
+    #[test]
+    fn hunk_parser_table() {
+        let table: &[(&str, &str, Expect)] = &[
+            (
+                "new file of one line",
+                "diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+only\n",
+                &[&[(0, 0, 1, 1, &[1])]],
+            ),
+            (
+                "no newline markers on both sides",
+                "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
+                &[&[(1, 2, 1, 2, &[2])]],
+            ),
+            (
+                "empty new file has no hunk",
+                "diff --git a/e b/e\nnew file mode 100644\nindex 0000000..e69de29\n",
+                &[&[]],
+            ),
+            (
+                "deleted file",
+                "diff --git a/d b/d\ndeleted file mode 100644\n--- a/d\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n",
+                &[&[(1, 2, 0, 0, &[])]],
+            ),
+            (
+                "CRLF lines and a blank context line with its space stripped",
+                "diff --git a/c b/c\r\n--- a/c\r\n+++ b/c\r\n@@ -1,3 +1,3 @@\r\n a\r\n\n-b\r\n+B\r\n",
+                &[&[(1, 3, 1, 3, &[3])]],
+            ),
+            (
+                "two files, two hunks, a line that looks like a header inside a hunk",
+                "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+diff --git a/z b/z\n@@ -10,2 +10,3 @@ fn ctx()\n k\n+n\n k\ndiff --git a/b b/b\nBinary files a/b and b/b differ\n",
+                &[&[(1, 1, 1, 1, &[1]), (10, 2, 10, 3, &[11])], &[]],
+            ),
+            (
+                "a hunk cut short by truncation",
+                "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1,5 +1,6 @@\n a\n+b\n",
+                &[&[(1, 5, 1, 6, &[2])]],
+            ),
+            (
+                "garbage before and between",
+                "commit 123\nAuthor: x\n\ndiff --git a/a b/a\n@@ nonsense @@\n@@ -3,1 +3,1 @@\n-q\n+r\nrandom trailer\n",
+                &[&[(3, 1, 3, 1, &[3])]],
+            ),
+        ];
+        for (what, text, want) in table {
+            let sections = parse_patch(text);
+            let got: Vec<Vec<HunkTuple>> = sections
+                .iter()
+                .map(|s| {
+                    s.hunks
+                        .iter()
+                        .map(|h| {
+                            (
+                                h.old_start,
+                                h.old_lines,
+                                h.new_start,
+                                h.new_lines,
+                                h.added.clone(),
+                            )
+                        })
+                        .collect()
+                })
+                .collect();
+            let want: Vec<Vec<HunkTuple>> = want
+                .iter()
+                .map(|s| {
+                    s.iter()
+                        .map(|(a, b, c, d, e)| (*a, *b, *c, *d, e.to_vec()))
+                        .collect()
+                })
+                .collect();
+            assert_eq!(got, want, "{what}");
+            // Sections tile the text from the first `diff` line, in order.
+            for pair in sections.windows(2) {
+                assert_eq!(pair[0].range.end, pair[1].range.start, "{what}");
+            }
+            if let Some(last) = sections.last() {
+                assert!(last.range.end <= text.len(), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn hunk_parser_never_panics_on_line_soup() {
+        let pieces = [
+            "diff --git a/x b/x\n",
+            "@@ -1 +1 @@\n",
+            "@@ -0,0 +1,4294967295 @@\n",
+            "@@ -4294967295,9 +4294967295,9 @@\n",
+            "@@ -4294967295,2 +1 @@\n",
+            "+added\n",
+            "-removed\n",
+            " ctx\n",
+            "\\ No newline at end of file\n",
+            "\n",
+            "\r\n",
+            "@@ -a,b +c @@\n",
+            "@@ -1,2\n",
+            "ü\n",
+            "+",
+            "@@ -1 +1 @@",
+            "diff ",
+            "\u{0}\n",
+        ];
+        // A fixed linear congruential sequence: reproducible, no extra dependency.
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..(state % 24) {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
+            }
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            for s in parse_patch(&text) {
+                assert!(s.range.start <= s.range.end && s.range.end <= text.len());
+                for h in &s.hunks {
+                    assert!(h.added.windows(2).all(|w| w[0] <= w[1]), "{text:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn listing_reads_renames_binaries_and_odd_names() {
+        let raw = b":100644 100644 aaa bbb M\0with space\0:100644 100644 ccc ddd R087\0old\0new\0\
+:000000 100644 000 eee A\0bin\0\
+3\t1\twith space\0\
+2\t2\t\0old\0new\0\
+-\t-\tbin\0";
+        let files = parse_listing(raw).unwrap();
+        let got: Vec<_> = files
+            .iter()
+            .map(|f| {
+                (
+                    f.path.as_str(),
+                    f.old_path.as_deref(),
+                    f.status,
+                    f.additions,
+                    f.deletions,
+                    f.binary,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("with space", None, FileStatus::Modified, 3, 1, false),
+                ("new", Some("old"), FileStatus::Renamed, 2, 2, false),
+                ("bin", None, FileStatus::Added, 0, 0, true),
+            ]
+        );
+        assert!(parse_listing(b"1\t2\tx\0").is_err());
+        assert!(parse_listing(b":100644 100644 a b M\0").is_err());
+        assert!(parse_listing(b"").unwrap().is_empty());
+    }
+
+    #[test]
+    fn cut_prefers_a_file_boundary() {
+        let text = "diff --git a/a b/a\n+1\n+2\ndiff --git a/b b/b\n+3\n";
+        let sections = parse_patch(text);
+        assert_eq!(
+            cut_patch(text, &sections, 40),
+            "diff --git a/a b/a\n+1\n+2\n"
+        );
+        assert_eq!(cut_patch(text, &sections, 21), "diff --git a/a b/a\n");
+        assert_eq!(cut_patch(text, &sections, 10), "");
+        assert_eq!(cut_patch("ü\nü", &[], 4), "ü\n");
+    }
 }

@@ -37,28 +37,20 @@ pub(super) fn add(
         if path.ends_with('/') {
             continue;
         }
-        add_one(top, &path, change, opts)?;
+        add_one(top, &path, change, opts);
     }
     Ok(())
 }
 
-fn add_one(
-    top: &Path,
-    path: &str,
-    change: &mut Change,
-    opts: &ScopeOptions,
-) -> Result<(), ScopeError> {
-    let full = top.join(path);
-    let io = |source| ScopeError::Io {
-        path: full.clone(),
-        source,
-    };
-    let meta = match std::fs::symlink_metadata(&full) {
-        Ok(m) => m,
-        // Deleted since git listed it.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(e)),
-    };
+/// What an untracked file shows in the patch.
+enum Shown {
+    Text(String, &'static str),
+    Binary,
+    /// Not shown, with the reason.
+    Skipped(String),
+}
+
+fn add_one(top: &Path, path: &str, change: &mut Change, opts: &ScopeOptions) {
     let mut file = ChangedFile {
         path: path.to_string(),
         old_path: None,
@@ -68,31 +60,17 @@ fn add_one(
         binary: false,
         hunks: Vec::new(),
     };
-    let (content, mode) = if meta.file_type().is_symlink() {
-        // Like git: a symlink's content is its target, never the file it names.
-        let target = std::fs::read_link(&full).map_err(io)?;
-        (target.to_string_lossy().into_owned(), "120000")
-    } else if !meta.is_file() {
-        note(
-            change,
-            file,
-            format!("untracked `{path}` is not a regular file; not shown"),
-        );
-        return Ok(());
-    } else if meta.len() > opts.max_untracked_bytes {
-        let text = format!(
-            "untracked file `{path}` ({} bytes) is larger than {} bytes; not shown, read it if it matters",
-            meta.len(),
-            opts.max_untracked_bytes
-        );
-        note(change, file, text);
-        return Ok(());
-    } else {
-        let mut bytes = Vec::new();
-        std::fs::File::open(&full)
-            .and_then(|f| f.take(opts.max_untracked_bytes).read_to_end(&mut bytes))
-            .map_err(io)?;
-        if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
+    match read(&top.join(path), path, opts) {
+        // Deleted since git listed it.
+        None => {}
+        Some(Shown::Text(content, mode)) => {
+            let (text, hunk) = untracked_section(path, &content, mode);
+            file.additions = hunk.as_ref().map_or(0, |h| h.new_lines);
+            file.hunks.extend(hunk);
+            change.patch.push_str(&text);
+            change.files.push(file);
+        }
+        Some(Shown::Binary) => {
             file.binary = true;
             change.patch.push_str(&format!(
                 "diff --git a/{path} b/{path}\nnew file mode 100644\n\
@@ -103,19 +81,55 @@ fn add_one(
                 file,
                 format!("untracked binary file `{path}`; not shown"),
             );
-            return Ok(());
         }
-        (
-            String::from_utf8_lossy(&bytes).into_owned(),
-            file_mode(&meta),
-        )
+        Some(Shown::Skipped(why)) => note(change, file, why),
+    }
+}
+
+/// A file that cannot be read is listed with a note rather than failing the
+/// whole review.
+fn read(full: &Path, path: &str, opts: &ScopeOptions) -> Option<Shown> {
+    let cannot = |e: std::io::Error| {
+        Shown::Skipped(format!("cannot read untracked `{path}`: {e}; not shown"))
     };
-    let (text, hunk) = untracked_section(path, &content, mode);
-    file.additions = hunk.as_ref().map_or(0, |h| h.new_lines);
-    file.hunks.extend(hunk);
-    change.patch.push_str(&text);
-    change.files.push(file);
-    Ok(())
+    let meta = match std::fs::symlink_metadata(full) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(cannot(e)),
+    };
+    if meta.file_type().is_symlink() {
+        // Like git: a symlink's content is its target, never the file it names.
+        return Some(match std::fs::read_link(full) {
+            Ok(t) => Shown::Text(t.to_string_lossy().into_owned(), "120000"),
+            Err(e) => cannot(e),
+        });
+    }
+    if !meta.is_file() {
+        // A FIFO would block the read forever.
+        return Some(Shown::Skipped(format!(
+            "untracked `{path}` is not a regular file; not shown"
+        )));
+    }
+    if meta.len() > opts.max_untracked_bytes {
+        return Some(Shown::Skipped(format!(
+            "untracked file `{path}` ({} bytes) is larger than {} bytes; not shown, read it if it matters",
+            meta.len(),
+            opts.max_untracked_bytes
+        )));
+    }
+    let mut bytes = Vec::new();
+    if let Err(e) = std::fs::File::open(full)
+        .and_then(|f| f.take(opts.max_untracked_bytes).read_to_end(&mut bytes))
+    {
+        return Some(cannot(e));
+    }
+    if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
+        return Some(Shown::Binary);
+    }
+    Some(Shown::Text(
+        String::from_utf8_lossy(&bytes).into_owned(),
+        file_mode(&meta),
+    ))
 }
 
 /// Lists `file` without its content, and says why in the notes and, for the
