@@ -90,7 +90,14 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     }
     let code = CodeFlags::from_matches(template, &matches)?;
     let interactive = matches.get_flag(INTERACTIVE);
-    run_review(common.overlay(later), template, given, code, interactive, &root)
+    run_review(
+        common.overlay(later),
+        template,
+        given,
+        code,
+        interactive,
+        &root,
+    )
 }
 const POSITIONAL: &str = "crit-positional-input";
 const PRINT_PROMPT: &str = "print-prompt";

@@ -61,7 +61,9 @@ impl FollowUp {
             self.review.trim()
         );
         for (q, a) in &self.exchanges {
-            p.push_str(&format!("\n<question>\n{q}\n</question>\n<answer>\n{a}\n</answer>\n"));
+            p.push_str(&format!(
+                "\n<question>\n{q}\n</question>\n<answer>\n{a}\n</answer>\n"
+            ));
         }
         p.push_str(&format!("\n<question>\n{question}\n</question>\n"));
         p

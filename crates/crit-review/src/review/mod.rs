@@ -160,7 +160,7 @@ async fn run(
         (PromptSource::Template(_), _) => None,
     };
     let change = match &scope {
-        Some(s) => Some(scope::compute(&req.root, s, &ScopeOptions::default())?),
+        Some(s) => Some(compute_blocking(&req.root, s).await?),
         None => None,
     };
     let is_diff = matches!(
@@ -229,7 +229,12 @@ async fn run(
             };
             let mut runs = panel::run_panel(backend, &plans.run, &env).await;
             if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first()) {
-                conversation = Some(FollowUp::new(backend.clone(), plan.clone(), env.clone(), run.raw.clone()));
+                conversation = Some(FollowUp::new(
+                    backend.clone(),
+                    plan.clone(),
+                    env.clone(),
+                    run.raw.clone(),
+                ));
             }
             runs.extend(plans.skipped);
             panel::aggregate(&template.name, &runs)
@@ -252,6 +257,24 @@ async fn run(
         }
     }
     Ok((result, conversation))
+}
+
+/// git runs synchronously; off the async threads, so other work (a panel
+/// elsewhere in the process, the Ctrl-C listener) is not held up.
+async fn compute_blocking(root: &Path, scope: &Scope) -> Result<Change, scope::ScopeError> {
+    let (root, scope) = (root.to_path_buf(), scope.clone());
+    let root_for_error = root.clone();
+    match tokio::task::spawn_blocking(move || {
+        scope::compute(&root, &scope, &ScopeOptions::default())
+    })
+    .await
+    {
+        Ok(r) => r,
+        Err(e) => Err(scope::ScopeError::Io {
+            path: root_for_error,
+            source: std::io::Error::other(e.to_string()),
+        }),
+    }
 }
 
 /// `diff` (a ref or a range) and `files` inputs of the code template.
