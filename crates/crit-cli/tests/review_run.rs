@@ -483,3 +483,169 @@ fn errors_name_what_to_do() {
     assert!(err.contains("no-such-branch"), "{err}");
     assert!(server.requests().is_empty());
 }
+
+#[test]
+fn interactive_mode_answers_follow_up_questions_about_the_review() {
+    let dir = repo();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::json(findings_answer())));
+    server.push(Step::reply(Reply::text(
+        "Return `Option<User>` and map None to 404 in the handler.",
+    )));
+    let out = crit(d, &server)
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "HEAD~1..HEAD",
+            "--interactive",
+            "--no-log",
+            "--color",
+            "never",
+        ])
+        .write_stdin("How should I fix the first finding?\n\n")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("unwrap on a database read"),
+        "the review first: {stdout}"
+    );
+    assert!(
+        stdout.contains("map None to 404"),
+        "then the answer: {stdout}"
+    );
+    let reqs = server.model_requests();
+    assert_eq!(
+        reqs.len(),
+        2,
+        "one review, one question; the empty line ends"
+    );
+    let follow = reqs[1].body["messages"][0].to_string();
+    assert!(follow.contains("<your_review>") && follow.contains("unwrap on a database read"));
+    assert!(follow.contains("How should I fix the first finding?"));
+    let tools = reqs[1].body["tools"].to_string();
+    assert!(!tools.contains("StructuredOutput"), "follow-ups are prose");
+}
+
+/// The Claude Code backend runs the reviewer's own loop: crit gives it the
+/// prompts, read-only tools (Bash only for read-only git), and the schema.
+#[test]
+fn the_claude_code_backend_gets_read_only_tools_and_the_schema() {
+    use crit_testkit::FakeClaude;
+    let dir = repo();
+    let d = dir.path();
+    let bin_dir = tempfile::tempdir().unwrap();
+    let bin = FakeClaude::new()
+        .emit_init()
+        .emit_result(FakeClaude::structured_result(findings_answer()))
+        .write(bin_dir.path());
+    let server = FakeServer::start_blocking();
+    let out = crit(d, &server)
+        .env("CRIT_CLAUDE_BIN", &bin)
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "HEAD~1..HEAD",
+            "--provider",
+            "claude-code",
+            "--json",
+            "--no-log",
+        ])
+        .output()
+        .unwrap();
+    let result = json_out(&out);
+    assert_eq!(result["verdict"], "FAIL", "{result}");
+    assert_eq!(result["findings"][0]["severity"], "P1");
+    let calls = FakeClaude::invocations(bin_dir.path());
+    let call = &calls[0];
+    assert_eq!(call.arg_value("--tools"), Some("Read,Glob,Grep,Bash"));
+    let allowed = call.arg_value("--allowedTools").unwrap();
+    assert!(allowed.contains("Bash(git diff:*)"), "{allowed}");
+    assert!(
+        !allowed.split(',').any(|t| t == "Bash"),
+        "never the whole shell: {allowed}"
+    );
+    assert!(
+        call.arg_value("--json-schema")
+            .unwrap()
+            .contains("findings")
+    );
+    assert!(
+        call.arg_value("--system-prompt")
+            .unwrap()
+            .contains("Every handler checks")
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn claude_code_failures_are_told_plainly() {
+    use crit_testkit::FakeClaude;
+    let dir = repo();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    // The CLI is missing.
+    let out = crit(d, &server)
+        .env("CRIT_CLAUDE_BIN", d.join("no-such-claude"))
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "HEAD~1..HEAD",
+            "--provider",
+            "claude-code",
+            "--json",
+            "--no-log",
+        ])
+        .output()
+        .unwrap();
+    // A configured path that is not there is a configuration error, named.
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("no-such-claude") && err.contains("CRIT_CLAUDE_BIN"),
+        "{err}"
+    );
+    // The CLI runs but the API fails.
+    let bin_dir = tempfile::tempdir().unwrap();
+    let bin = FakeClaude::new()
+        .emit_init()
+        .emit_result(FakeClaude::api_error_result(
+            401,
+            "Invalid API key · Please run /login",
+        ))
+        .exit_code(1)
+        .write(bin_dir.path());
+    let out = crit(d, &server)
+        .env("CRIT_CLAUDE_BIN", &bin)
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "HEAD~1..HEAD",
+            "--provider",
+            "claude-code",
+            "--json",
+            "--no-log",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let result = json_out(&out);
+    assert!(
+        result["parse_error"]
+            .as_str()
+            .unwrap()
+            .contains("Invalid API key"),
+        "{result}"
+    );
+}
