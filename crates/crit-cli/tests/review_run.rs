@@ -649,3 +649,45 @@ fn claude_code_failures_are_told_plainly() {
         "{result}"
     );
 }
+
+/// A template's `hooks` (Claude Code's shape) run around the reviewer's tools.
+#[test]
+fn a_template_hook_can_deny_a_tool_call() {
+    let dir = repo();
+    let d = dir.path();
+    write(
+        d,
+        ".crit/templates/guarded.yaml",
+        r#"name: guarded
+description: Reads nothing under secrets/
+system_prompt: You review code.
+allowed_tools: [Read]
+inputs:
+  required:
+    - name: target
+      description: What to review
+prompt_template: "Review {target}."
+hooks:
+  PreToolUse:
+    - matcher: Read
+      hooks:
+        - type: command
+          command: "grep -q secrets/ && { echo 'secrets/ is off limits' >&2; exit 2; } || exit 0"
+"#,
+    );
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::tool_use(
+        "Read",
+        json!({"file_path": "secrets/key.txt"}),
+    )));
+    server.push(Step::reply(Reply::json(
+        json!({"verdict": "PASS", "summary": "ok", "findings": []}),
+    )));
+    let out = crit(d, &server)
+        .args(["review", "guarded", "src", "--json", "--no-log"])
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&out)["verdict"], "PASS");
+    let second = server.model_requests()[1].body["messages"].to_string();
+    assert!(second.contains("secrets/ is off limits"), "{second}");
+}

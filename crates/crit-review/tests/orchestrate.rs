@@ -364,3 +364,48 @@ async fn a_config_error_names_the_file_and_key() {
     assert_eq!(c.timeout, Duration::from_secs(5));
     assert_eq!(RunConfig::find(d).unwrap(), d.join(".reldo/settings.json"));
 }
+
+/// FR9: hooks passed in code see the orchestrator's tool calls.
+#[tokio::test]
+async fn hooks_given_in_code_see_tool_calls() {
+    use crit_agent::hooks::{Hook, HookEvent, HookFuture, HookInput, HookResponse, Hooks};
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Audit(Mutex<Vec<String>>);
+    impl Hook for Audit {
+        fn name(&self) -> &str {
+            "audit"
+        }
+        fn matches(&self, event: HookEvent, _tool: Option<&str>) -> bool {
+            event == HookEvent::PostToolUse
+        }
+        fn run<'a>(
+            &'a self,
+            input: &'a HookInput,
+            _c: &'a tokio_util::sync::CancellationToken,
+        ) -> HookFuture<'a> {
+            self.0
+                .lock()
+                .unwrap()
+                .push(input.tool_name.clone().unwrap_or_default());
+            Box::pin(async { HookResponse::allow() })
+        }
+    }
+
+    let dir = reldo_project("");
+    let server = FakeServer::start().await;
+    server.push(Step::reply(Reply::tool_use(
+        "Read",
+        json!({"file_path": "app/Models/User.php"}),
+    )));
+    server.push(Step::reply(Reply::json(json!({"passed": true}))));
+    let audit = Arc::new(Audit::default());
+    let result = crit_for(dir.path(), &server)
+        .with_hooks(Hooks::new(vec![audit.clone()]))
+        .review("Review the model")
+        .await
+        .unwrap();
+    assert!(result.passed);
+    assert_eq!(*audit.0.lock().unwrap(), ["Read"]);
+}
