@@ -4,11 +4,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Now, as `2026-11-21T13:05:09Z`.
 pub fn now_rfc3339() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    rfc3339(secs)
+    rfc3339(unix_secs(SystemTime::now()))
+}
+
+/// Whole seconds since the Unix epoch (0 for a time before it).
+pub fn unix_secs(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// Seconds since the Unix epoch as an RFC 3339 UTC time.

@@ -18,7 +18,7 @@
 //! and without a leading `[P1]`-style tag. The first matching entry wins.
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use crit_core::{Finding, timestamp};
 use globset::{GlobBuilder, GlobMatcher};
@@ -146,10 +146,7 @@ impl Suppressions {
     /// Split `findings` into kept and suppressed, by the first entry that
     /// matches and has not expired on `now`'s UTC date.
     pub fn apply(&self, findings: Vec<Finding>, now: SystemTime) -> Applied {
-        let secs = now
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
+        let secs = timestamp::unix_secs(now);
         let today = timestamp::date(secs);
         let (active, expired): (Vec<&Rule>, Vec<&Rule>) = self
             .rules

@@ -110,6 +110,10 @@ fn summary_line(result: &ReviewResult, p: &Painter) -> String {
         1 => format!("1 finding ({counts})"),
         _ => format!("{n} findings ({counts})"),
     });
+    if !result.dismissed.is_empty() {
+        // Said, so nobody wonders where a finding went.
+        parts.push(format!("{} dismissed", result.dismissed.len()));
+    }
     if result.reviewers.len() > 1 {
         parts.push(format!("{} reviewers", result.reviewers.len()));
     }

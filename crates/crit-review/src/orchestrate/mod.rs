@@ -196,7 +196,9 @@ impl Crit {
                 server.shutdown().await;
             }
         }
-        result.started_at = Some(crit_core::timestamp::rfc3339(unix_secs(now)));
+        result.started_at = Some(crit_core::timestamp::rfc3339(
+            crit_core::timestamp::unix_secs(now),
+        ));
         result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         if let Some(s) = &session {
             result.session_log_path = Some(s.dir().display().to_string());
@@ -263,7 +265,7 @@ impl Crit {
             inputs: Default::default(),
             config: config_snapshot(&self.config),
             cwd: self.config.cwd.display().to_string(),
-            started_at: crit_core::timestamp::rfc3339(unix_secs(now)),
+            started_at: crit_core::timestamp::rfc3339(crit_core::timestamp::unix_secs(now)),
             crit_version: env!("CARGO_PKG_VERSION").to_string(),
             prompt: Some(prompt.to_string()),
         };
@@ -346,9 +348,4 @@ fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
             other => Some(other.name().to_string()),
         },
     }
-}
-
-fn unix_secs(t: SystemTime) -> u64 {
-    t.duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }

@@ -44,6 +44,22 @@ struct Answer {
     sub_agents: Vec<crit_agent::SubAgentOutcome>,
 }
 
+impl Answer {
+    /// No output yet (or ever): a run that failed before the model answered.
+    fn nothing(ending: Ending, model: &str) -> Answer {
+        Answer {
+            ending,
+            text: String::new(),
+            all_text: Vec::new(),
+            structured: None,
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            model: model.to_string(),
+            sub_agents: Vec::new(),
+        }
+    }
+}
+
 pub(super) async fn run_reviewer(
     backend: &Backend,
     plan: &ReviewerPlan,
@@ -110,16 +126,7 @@ async fn via_loop(
     model: &str,
     env: &PanelEnv,
 ) -> Answer {
-    let failed = |message: String| Answer {
-        ending: Ending::Failed(message),
-        text: String::new(),
-        all_text: Vec::new(),
-        structured: None,
-        usage: Usage::default(),
-        cost_usd: 0.0,
-        model: model.to_string(),
-        sub_agents: Vec::new(),
-    };
+    let failed = |message: String| Answer::nothing(Ending::Failed(message), model);
     let cx = match ToolContext::new(&env.root, &env.add_dirs) {
         Ok(cx) => cx.with_cancel(env.cancel.child_token()),
         Err(e) => {
@@ -247,16 +254,7 @@ async fn via_agent(agent: &dyn Agent, plan: &ReviewerPlan, model: &str, env: &Pa
         },
         None => Some(run.await),
     };
-    let mut answer = Answer {
-        ending: Ending::Completed,
-        text: String::new(),
-        all_text: Vec::new(),
-        structured: None,
-        usage: Usage::default(),
-        cost_usd: 0.0,
-        model: model.to_string(),
-        sub_agents: Vec::new(),
-    };
+    let mut answer = Answer::nothing(Ending::Completed, model);
     match result {
         None => {
             let limit = plan.limits.timeout.unwrap_or_default();

@@ -242,7 +242,9 @@ async fn run(
     };
     finish.apply(&mut result);
     result.inputs = inputs.0.clone();
-    result.started_at = Some(crit_core::timestamp::rfc3339(unix_secs(now)));
+    result.started_at = Some(crit_core::timestamp::rfc3339(
+        crit_core::timestamp::unix_secs(now),
+    ));
     result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     if let Some(s) = &session {
         result.session_log_path = Some(s.dir().display().to_string());
@@ -365,13 +367,8 @@ fn session_meta(
         inputs: inputs.clone(),
         config: opts.config_snapshot.clone(),
         cwd: req.cwd.display().to_string(),
-        started_at: crit_core::timestamp::rfc3339(unix_secs(now)),
+        started_at: crit_core::timestamp::rfc3339(crit_core::timestamp::unix_secs(now)),
         crit_version: env!("CARGO_PKG_VERSION").to_string(),
         prompt: None,
     }
-}
-
-fn unix_secs(t: SystemTime) -> u64 {
-    t.duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use crit_core::{ReviewResult, Severity, timestamp};
 use serde::Serialize;
@@ -70,10 +70,7 @@ pub fn append_audit(
 ) -> Result<PathBuf, SessionError> {
     let dir = audit_dir(state_dir_env).ok_or(SessionError::NoStateDir)?;
     std::fs::create_dir_all(&dir).map_err(SessionError::io("create", &dir))?;
-    let secs = now
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let secs = timestamp::unix_secs(now);
     let path = dir.join(format!("{}.jsonl", timestamp::date(secs)));
     let mut line = serde_json::to_vec(&audit_line(result, session_id, secs)).map_err(|source| {
         SessionError::Json {
