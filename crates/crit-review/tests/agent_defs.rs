@@ -107,10 +107,13 @@ fn missing_or_broken_frontmatter() {
         err("---\nname: r\ndescription: d\nYou review code.\n"),
         ".claude/agents/r.md:1:1: the frontmatter opened by `---` on line 1 is never closed; end it with a line `---`"
     );
-    let e = err("---\nname: r\ndescription: [unclosed\n---\nbody\n");
-    assert!(
-        e.starts_with(".claude/agents/r.md:3:") || e.starts_with(".claude/agents/r.md:4:"),
-        "{e}"
+    assert_eq!(
+        err("---\nname: r\ndescription: d\ntools: [Read\n---\nbody\n"),
+        ".claude/agents/r.md:4:8: unclosed bracket '['"
+    );
+    assert_eq!(
+        err("---\nname: r\nname: s\ndescription: d\n---\nbody\n"),
+        ".claude/agents/r.md:3:1: duplicate mapping key: name"
     );
 }
 
