@@ -246,3 +246,36 @@ fn a_broken_file_in_a_directory_is_reported_with_its_path() {
     let e = load_dir(dir.path()).unwrap_err();
     assert!(matches!(e, AgentDefError::Io { .. }), "{e}");
 }
+
+/// Every short arrangement of awkward fragments parses or fails cleanly.
+#[test]
+fn no_input_panics() {
+    const PIECES: [&str; 12] = [
+        "---\n",
+        "name: r\n",
+        "description: d:",
+        " x\n",
+        "tools: ",
+        ",",
+        "*",
+        "é",
+        "\u{3000}",
+        "\"",
+        "[",
+        "\r\n",
+    ];
+    let mut count = 0;
+    for a in PIECES {
+        for b in PIECES {
+            for c in PIECES {
+                for d in PIECES {
+                    let text = format!("---\n{a}{b}{c}{d}---\nbody");
+                    let _ = parse(&text, Path::new("x.md"));
+                    let _ = parse(&format!("{a}{b}{c}{d}"), Path::new("x.md"));
+                    count += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(count, 12 * 12 * 12 * 12);
+}

@@ -512,3 +512,35 @@ fn a_cwd_outside_the_root_is_an_error() {
         "{missing}"
     );
 }
+
+#[test]
+fn every_budget_is_kept_and_cuts_stay_on_char_boundaries() {
+    let wide: String = (0..120)
+        .map(|i| format!("規約 {i}: 関数は短く保つ — ünïcödé\n"))
+        .collect();
+    let dir = project(&[
+        ("CLAUDE.md", &wide),
+        ("AGENTS.md", &prose("agents", 30)),
+        (
+            ".claude/rules/always.md",
+            &wide.lines().take(60).collect::<Vec<_>>().join("\n"),
+        ),
+        (
+            ".claude/rules/api.md",
+            &format!("---\npaths: src/**\n---\n{wide}"),
+        ),
+    ]);
+    let under = files(&["src/x.rs"]);
+    let full = discover_in(dir.path(), "", UnderReview::Files(&under), 1_000_000).tokens;
+    for budget in (0..=full + 10).step_by(7) {
+        let ctx = discover_in(dir.path(), "", UnderReview::Files(&under), budget);
+        assert_eq!(ctx.tokens, ctx.render().len().div_ceil(4));
+        if !ctx.sections.is_empty() {
+            assert!(ctx.tokens <= budget, "{} > {budget}", ctx.tokens);
+        }
+        for s in ctx.sections.iter().filter(|s| s.truncated) {
+            assert!(s.text.ends_with(" tokens over the context budget]"));
+            assert!(s.text.len() > 256);
+        }
+    }
+}
