@@ -116,7 +116,7 @@ impl Frontmatter<'_> {
             } => YamlError {
                 line: line + self.first_line - 1,
                 column,
-                message,
+                message: without_inner_location(&message),
             },
             other => YamlError {
                 line: self.first_line,
@@ -125,6 +125,25 @@ impl Frontmatter<'_> {
             },
         }
     }
+}
+
+/// The parser's message repeats its location relative to the YAML block
+/// (`error: line 2 column 14: …`), one line off from the file's; drop it, and
+/// the advice meant for programmers about parser options.
+fn without_inner_location(message: &str) -> String {
+    let m = message.strip_prefix("error: ").unwrap_or(message);
+    let m = strip_location(m).unwrap_or(m);
+    let m = m.split(", set DuplicateKeyPolicy").next().unwrap_or(m);
+    m.to_string()
+}
+
+/// `line 2 column 14: rest` → `rest`.
+fn strip_location(m: &str) -> Option<&str> {
+    let rest = m.strip_prefix("line ")?;
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let rest = rest.strip_prefix(" column ")?;
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.strip_prefix(": ")
 }
 
 /// Quote plain scalars YAML rejects but people write: a top-level value or list
@@ -219,6 +238,18 @@ mod tests {
         assert_eq!(split("---\nname: x\n").unwrap_err().line, 1);
         let empty = split("---\n---\nbody").unwrap().unwrap();
         assert_eq!((empty.yaml, empty.body), ("", "body"));
+    }
+
+    #[test]
+    fn errors_are_at_file_lines_without_the_parser_s_own() {
+        let fm = split("---\nname: r\nname: s\n---\nb").unwrap().unwrap();
+        let e = fm.parse::<serde_json::Value>().unwrap_err();
+        assert_eq!((e.line, e.column), (3, 1));
+        assert_eq!(e.message, "duplicate mapping key: name");
+        let fm = split("---\na: [x\n---\n").unwrap().unwrap();
+        let e = fm.parse::<serde_json::Value>().unwrap_err();
+        assert_eq!(e.message, "unclosed bracket '['");
+        assert_eq!(without_inner_location("line 2 x"), "line 2 x");
     }
 
     #[test]

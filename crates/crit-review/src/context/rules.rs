@@ -188,6 +188,29 @@ mod tests {
     }
 
     #[test]
+    fn no_input_panics() {
+        const PIECES: [&str; 12] = [
+            "---\n", "paths: ", "globs:", " *.rs", ",", "{a,", "\n  - ", "é", "\u{3000}", "'", "[",
+            "\r\n",
+        ];
+        for a in PIECES {
+            for b in PIECES {
+                for c in PIECES {
+                    for text in [
+                        format!("---\n{a}{b}{c}\n---\nbody"),
+                        format!("---\npaths:{a}{b}{c}\n---\n"),
+                    ] {
+                        if let Ok(rule) = Rule::parse("r.md", &text) {
+                            let _ = rule.applies(UnderReview::Files(&files(&["src/a.rs"])));
+                            let _ = rule.specificity();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn bad_frontmatter_names_the_line() {
         let e = Rule::parse("r.md", "---\ntitle: x\npaths: 3\n---\nb").unwrap_err();
         assert!(e.starts_with("r.md:3:8: expected a list of globs"), "{e}");
