@@ -24,7 +24,7 @@ use budget::Entry;
 use rules::Rule;
 use walk::Read;
 
-pub use walk::project_root;
+pub use crate::paths::project_root;
 
 /// The default token budget of the context block.
 pub const DEFAULT_TOKEN_BUDGET: usize = 16_000;

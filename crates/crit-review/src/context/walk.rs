@@ -182,15 +182,6 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
-/// The repository root for `cwd`: the nearest ancestor (or `cwd` itself) holding
-/// `.git` (a directory, or a file in worktrees and submodules); `cwd` when none.
-pub fn project_root(cwd: &Path) -> PathBuf {
-    cwd.ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(cwd)
-        .to_path_buf()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
