@@ -143,6 +143,31 @@ async fn r1_command_empty_changes_never_start_the_program() {
     assert!(!marker.exists(), "the program ran for an empty change");
 }
 
+// ---- R2: what the reviewers say they are ----
+
+#[tokio::test]
+async fn r2_the_agent_reviewer_logs_its_kind_and_the_range() {
+    let logs = support_code::Logs::default();
+    let _guard = tracing::subscriber::set_default(logs.clone());
+    let server = FakeServer::start().await;
+    server.push(answer(vec![]));
+    let repo = changed_repo();
+    let state = tempfile::tempdir().unwrap();
+    let r = agent(&server, &repo, options(state.path()))
+        .review(&range("main..HEAD"))
+        .await;
+    assert!(r.passed, "{r:#?}");
+    let lines = logs.lines();
+    assert!(
+        lines.contains(&"INFO Initializing code reviewer: agent".to_string()),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.contains(&"INFO Starting review for main..HEAD with agent".to_string()),
+        "{lines:#?}"
+    );
+}
+
 // ---- R3: prompt and context ----
 
 #[tokio::test]
@@ -375,16 +400,24 @@ async fn r5_a_stalled_stream_times_out_and_the_connection_is_closed() {
         Reply::text("Reading the diff and thinking about it for a long, long time")
             .stall_after_bytes(200, Duration::from_secs(60)),
     );
+    let port = server.addr().port();
     let repo = changed_repo();
     let state = tempfile::tempdir().unwrap();
+    let reviewer = agent(&server, &repo, options(state.path()));
     let req = CodeReviewRequest {
-        timeout: Some(Duration::from_secs(1)),
+        timeout: Some(Duration::from_secs(3)),
         ..range("main..HEAD")
     };
     let started = Instant::now();
-    let r = agent(&server, &repo, options(state.path()))
-        .review(&req)
-        .await;
+    let review = tokio::spawn(async move { reviewer.review(&req).await });
+    // While it stalls, the stream is open (so the check below can see one).
+    let mut seen_open = false;
+    while !seen_open && started.elapsed() < Duration::from_millis(2500) {
+        seen_open = established_to(port) > 0;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(seen_open, "no connection to the fake server was seen");
+    let r = review.await.unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(20),
         "the stall was waited out"
@@ -393,7 +426,6 @@ async fn r5_a_stalled_stream_times_out_and_the_connection_is_closed() {
     assert_eq!(r.parse_error.as_deref(), Some("timeout"));
     assert!(!r.fatal_error);
     assert_eq!(server.model_requests().len(), 1);
-    let port = server.addr().port();
     let deadline = Instant::now() + Duration::from_secs(5);
     while established_to(port) > 0 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -612,7 +644,7 @@ async fn a_suppressed_finding_stays_dismissed_after_its_line_moves() {
     suppress(&repo, &first.findings[0].id);
 
     // Three lines above it: the finding is now on line 8.
-    let mut lines = vec!["import os\n", "import sys\n", "\n"].concat();
+    let mut lines = String::from("import os\nimport sys\n\n");
     lines.push_str(&numbered(10, &[(5, "x = eval(input())")]));
     repo.write("src/app.py", &lines);
     repo.commit("imports");
@@ -661,7 +693,7 @@ async fn the_command_reviewer_honours_suppressions_too() {
 async fn the_added_filter_drops_a_finding_on_an_unchanged_line_after_a_shift() {
     // Run 2 of a shifted file: the finding points at an old line that moved.
     let repo = changed_repo();
-    let mut lines = vec!["import os\n"].concat();
+    let mut lines = String::from("import os\n");
     lines.push_str(&numbered(10, &[(5, "x = eval(input())")]));
     repo.write("src/app.py", &lines);
     repo.commit("imports");
