@@ -29,7 +29,8 @@ pub struct CodeReviewRequest {
     /// Reviewed as their own changes; used when `diff_range` is `None`.
     pub commit_shas: Vec<String>,
     pub context_file: Option<PathBuf>,
-    /// `None` uses [`DEFAULT_TIMEOUT`].
+    /// `None`: the agent reviewer's configured timeout (`review.timeout`),
+    /// else [`DEFAULT_TIMEOUT`].
     pub timeout: Option<Duration>,
     /// The caller's session id (e.g. the Claude session that wrote the code), for the logs.
     pub session_id: Option<String>,
