@@ -44,7 +44,13 @@ impl AgentReviewer {
             Err(e) => return bad_request(e),
         };
         let mut opts = self.opts.clone();
-        let timeout = req.timeout();
+        // The request's own timeout, else the configured one (`review.timeout`),
+        // else the default.
+        let timeout = req.timeout.unwrap_or_else(|| {
+            opts.limits
+                .timeout_secs
+                .map_or(super::DEFAULT_TIMEOUT, Duration::from_secs)
+        });
         opts.limits.timeout_secs = Some(timeout.as_secs().max(1));
         let review = ReviewRequest {
             template: self.template.clone(),

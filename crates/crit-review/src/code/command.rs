@@ -14,11 +14,14 @@ use std::path::PathBuf;
 
 use crit_agent::process::{Ended, Spawn, spawn_capture};
 use crit_core::contract::{self, Contract, ParseContext};
-use crit_core::{ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
+use crit_core::{FailOn, ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::{CodeReviewRequest, CodeReviewer, bad_request, empty_pass, is_empty_change};
+use super::{CodeReviewRequest, CodeReviewer, bad_request, empty_pass};
+use crate::review::Finish;
+use crate::scope::{self, FilterMode, ScopeOptions};
+use crate::suppress::Suppressions;
 
 /// Bytes of the program's stdout and stderr kept.
 const STDOUT_CAP: usize = 4 * 1024 * 1024;
@@ -29,6 +32,9 @@ pub struct CommandReviewer {
     argv: Vec<String>,
     root: PathBuf,
     cancel: CancellationToken,
+    filter: Option<FilterMode>,
+    max_findings: Option<usize>,
+    fail_on: FailOn,
 }
 
 impl CommandReviewer {
@@ -39,7 +45,24 @@ impl CommandReviewer {
             argv,
             root,
             cancel: CancellationToken::new(),
+            filter: None,
+            max_findings: None,
+            fail_on: FailOn::default(),
         }
+    }
+
+    /// The noise controls a pipeline asked for, applied to the program's
+    /// findings as to any reviewer's (suppressions always apply).
+    pub fn with_noise_controls(
+        mut self,
+        filter: Option<FilterMode>,
+        max_findings: Option<usize>,
+        fail_on: FailOn,
+    ) -> Self {
+        self.filter = filter;
+        self.max_findings = max_findings;
+        self.fail_on = fail_on;
+        self
     }
 
     pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
@@ -69,11 +92,17 @@ impl CommandReviewer {
             Ok(s) => s,
             Err(e) => return bad_request(e),
         };
-        match is_empty_change(&self.root, &scope) {
-            Ok(true) => return empty_pass(req),
-            Ok(false) => {}
+        let change = match scope::compute(&self.root, &scope, &ScopeOptions::default()) {
+            Ok(c) if c.is_empty() => return empty_pass(req),
+            Ok(c) => c,
             Err(e) => return bad_request(e),
-        }
+        };
+        // Read before the program runs: a broken file is the team's to fix,
+        // and reviewing without it would bring dismissed findings back.
+        let suppressions = match Suppressions::load(&self.root) {
+            Ok(s) => s,
+            Err(e) => return bad_request(e),
+        };
         let started = std::time::Instant::now();
         let args = expand(&self.argv[1..], req);
         let captured = spawn_capture(Spawn {
@@ -127,6 +156,15 @@ impl CommandReviewer {
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             error: result.parse_error.clone(),
         }];
+        Finish {
+            change: Some(&change),
+            suppressions: &suppressions,
+            filter: self.filter,
+            max_findings: self.max_findings,
+            fail_on: self.fail_on,
+            now: std::time::SystemTime::now(),
+        }
+        .apply(&mut result);
         result
     }
 

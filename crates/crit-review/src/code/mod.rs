@@ -16,7 +16,7 @@ use futures_util::future::BoxFuture;
 pub use agent::AgentReviewer;
 pub use command::CommandReviewer;
 
-use crate::scope::{self, Scope, ScopeOptions};
+use crate::scope::{self, Scope};
 
 /// The seed's default review timeout (`review.timeout` overrides it).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -29,7 +29,8 @@ pub struct CodeReviewRequest {
     /// Reviewed as their own changes; used when `diff_range` is `None`.
     pub commit_shas: Vec<String>,
     pub context_file: Option<PathBuf>,
-    /// `None` uses [`DEFAULT_TIMEOUT`].
+    /// `None`: the agent reviewer's configured timeout (`review.timeout`),
+    /// else [`DEFAULT_TIMEOUT`].
     pub timeout: Option<Duration>,
     /// The caller's session id (e.g. the Claude session that wrote the code), for the logs.
     pub session_id: Option<String>,
@@ -67,16 +68,6 @@ pub trait CodeReviewer: Send + Sync {
     fn overrides_disabled_setting(&self) -> bool {
         false
     }
-}
-
-/// The empty-change check both reviewers make before any work (seed 003 R1):
-/// `Ok(true)` when the range, or every commit, changes nothing.
-pub(crate) fn is_empty_change(
-    root: &std::path::Path,
-    scope: &Scope,
-) -> Result<bool, scope::ScopeError> {
-    let change = scope::compute(root, scope, &ScopeOptions::default())?;
-    Ok(change.is_empty())
 }
 
 /// PASS with no findings, for an empty change.

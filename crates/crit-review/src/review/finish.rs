@@ -5,7 +5,7 @@
 
 use std::time::SystemTime;
 
-use crit_core::{Dismissed, FailOn, Finding, ReviewResult};
+use crit_core::{Dismissed, FailOn, Finding, ReviewResult, Severity, Verdict};
 
 use crate::scope::{Change, FilterMode};
 use crate::suppress::Suppressions;
@@ -24,6 +24,7 @@ pub struct Finish<'a> {
 impl Finish<'_> {
     pub fn apply(&self, result: &mut ReviewResult) {
         result.fill_missing_ids();
+        let dismissed_before = result.dismissed.len();
         if let Some(change) = self.change {
             change.mark(&mut result.findings);
         }
@@ -70,6 +71,9 @@ impl Finish<'_> {
                     reason: format!("over the cap of {cap} findings"),
                 }));
         }
+        if result.dismissed.len() > dismissed_before {
+            result.verdict = settled_verdict(result.verdict, &result.findings);
+        }
         for r in &mut result.reviewers {
             r.findings = result
                 .findings
@@ -78,6 +82,28 @@ impl Finish<'_> {
                 .count();
         }
         result.apply_gate(self.fail_on);
+    }
+}
+
+/// The reviewer's FAIL or NEEDS_WORK spoke of findings some of which no
+/// longer count: the verdict is what the remaining ones say, never more
+/// severe than the reviewer's own (a dismissed blocker must not keep the gate
+/// shut, or a suppression would never stick).
+fn settled_verdict(said: Verdict, kept: &[Finding]) -> Verdict {
+    let worst = kept
+        .iter()
+        .map(|f| f.severity)
+        .filter(|s| *s != Severity::Info)
+        .min();
+    let left = match worst {
+        Some(s) if s.at_least(Severity::P1) => Verdict::Fail,
+        Some(_) => Verdict::Concerns,
+        None => Verdict::Pass,
+    };
+    match (said, left) {
+        (Verdict::Fail, l) => l,
+        (Verdict::Concerns, Verdict::Pass) => Verdict::Pass,
+        (s, _) => s,
     }
 }
 
