@@ -176,6 +176,12 @@ fn without_config_the_agent_reviewer_runs_in_process() {
         "the review went to the model"
     );
     assert!(!marker.exists(), "the agent reviewer started review-gate");
+    let log = stderr(&out);
+    assert!(log.contains("Initializing code reviewer: agent"), "{log}");
+    assert!(
+        log.contains("Starting review for main..HEAD with agent"),
+        "{log}"
+    );
 }
 
 #[test]

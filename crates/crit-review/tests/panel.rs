@@ -220,14 +220,23 @@ async fn an_answer_that_cannot_be_read_is_unknown_and_never_passes() {
     assert!(!result.passed);
     assert!(!result.fatal_error);
     assert_eq!(runs[0].outcome.status, ReviewerStatus::ParseError);
+    // The contract's words (seed 003), and the loop's reason on the reviewer.
     assert!(
         result
             .parse_error
             .as_deref()
             .unwrap()
-            .contains("StructuredOutput"),
+            .starts_with("invalid json"),
         "{:?}",
         result.parse_error
+    );
+    assert!(
+        runs[0]
+            .outcome
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("StructuredOutput")
     );
     assert!(result.raw_output.contains("Really, it is fine."));
 }

@@ -36,7 +36,9 @@ pub struct FindingsDocument {
     /// PASS when nothing needs fixing; FAIL when any P0 or P1 finding exists;
     /// NEEDS_WORK when only P2 or P3 findings exist.
     pub verdict: WireVerdict,
-    /// One or two sentences on the overall state of the change.
+    /// One or two sentences on the overall state of the change. Optional:
+    /// seed 003's own answer shape has none.
+    #[serde(default)]
     pub summary: String,
     /// Empty for PASS.
     pub findings: Vec<WireFinding>,

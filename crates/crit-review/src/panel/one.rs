@@ -333,9 +333,10 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
         Ending::NoValidOutput(why) => {
             // A right answer given as text instead of through the tool still counts;
             // anything else fails closed with the loop's reason.
+            // Its parse error keeps the contract's words (seed 003's `missing
+            // field: …`); the loop's reason goes with the reviewer's outcome.
             read_answer(&mut run, &plan.output, &answer.text, None, &cx);
             if run.parse_error.is_some() {
-                run.parse_error = Some(why.clone());
                 run.outcome.error = Some(why);
             }
         }

@@ -56,6 +56,11 @@ pub fn run_review(
     if is_code(template) && uses_command {
         return run_command(&common, &config, &given, &code, &root);
     }
+    if let Some(s) = &scope {
+        // Seed 003's instrumentation, as the library's AgentReviewer logs it.
+        tracing::info!("Initializing code reviewer: agent");
+        tracing::info!("Starting review for {} with agent", s.describe());
+    }
     let selection = backend::select(&common, &env)?;
     let built = selection
         .build()
@@ -120,7 +125,9 @@ fn run_command(
     };
     let fail_on = output::effective_fail_on(common, config)?;
     let mut result = runner::block_on(|cancel| {
-        let reviewer = CommandReviewer::new(argv, root.to_path_buf()).with_cancel(cancel);
+        let reviewer = CommandReviewer::new(argv, root.to_path_buf())
+            .with_noise_controls(code.filter, code.max_findings, fail_on)
+            .with_cancel(cancel);
         async move { reviewer.review(&req).await }
     })?;
     result.apply_gate(fail_on);
