@@ -11,9 +11,14 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crit_core::Verdict;
-use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, Backend, RetryPolicy, Secret};
+use crit_llm::replay::Cassette;
+use crit_llm::{
+    Anthropic, AnthropicAuth, AnthropicConfig, Backend, ModelRequest, Recorder, Replay,
+    RetryPolicy, Secret,
+};
 use crit_review::context::{self, ContextOptions, UnderReview};
 use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
 use crit_review::scope::{self, Scope, ScopeOptions};
@@ -21,6 +26,7 @@ use crit_review::template::{Registry, Template};
 use crit_testkit::{FakeServer, Reply, Step};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 const RANGE: &str = "HEAD~1..HEAD";
 const FILES: usize = 1_000;
@@ -169,6 +175,23 @@ fn backend(server: &FakeServer) -> Backend {
     }
 }
 
+/// The one request the recorded run sent, as crit built it.
+fn recorded_request(dir: &Path) -> ModelRequest {
+    let mut files = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+    let path = files.next().unwrap();
+    assert!(files.next().is_none(), "one review, one request");
+    let c: Cassette = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    c.request
+}
+
+/// A fresh fake server holding `n` instant answers, and a backend on it.
+fn answering(n: u64) -> (FakeServer, Backend) {
+    let server = FakeServer::start_blocking();
+    server.push_all((0..n).map(|_| Step::reply(Reply::json(answer()))));
+    let backend = backend(&server);
+    (server, backend)
+}
+
 fn request(template: &Template, root: &Path) -> ReviewRequest {
     ReviewRequest {
         template: template.clone(),
@@ -207,11 +230,21 @@ fn fixed_cost(c: &mut Criterion) {
     let scope = Scope::Range(RANGE.into());
     let files: Vec<String> = changed().map(source_path).collect();
 
-    // One run first: the setup is right and the answer parses, or the
-    // numbers below would measure an error path.
+    // One run first, recorded: the setup is right and the answer parses (or
+    // the numbers below would measure an error path), and its cassette gives
+    // the exact model request and a backend without HTTP.
+    let cassettes = tempfile::tempdir().unwrap();
+    let recording = Backend {
+        model: Arc::new(Recorder::new(backend.model.clone(), cassettes.path()).unwrap()),
+        agent: None,
+    };
     server.push(Step::reply(Reply::json(answer())));
     let first = rt
-        .block_on(run_template(&backend, &req, &options(false, state.path())))
+        .block_on(run_template(
+            &recording,
+            &req,
+            &options(false, state.path()),
+        ))
         .unwrap();
     assert_eq!(first.verdict, Verdict::Fail, "{first:?}");
     assert_eq!(first.findings.len(), 1);
@@ -233,8 +266,42 @@ fn fixed_cost(c: &mut Criterion) {
         CHANGED
     );
 
+    // crit's git calls fork (std falls back from posix_spawn when PATH is set
+    // on a bare `git`), so their cost grows with this process; the fake server
+    // keeps every request it served, so each sample gets a fresh one (set up
+    // unmeasured) and the process stays the same size from bench to bench.
     let mut g = c.benchmark_group("review code, 1,000 files, 20 changed");
     g.sample_size(30);
+    for (name, log) in [
+        ("run_template, --no-log", false),
+        ("run_template, session log and audit", true),
+    ] {
+        let opts = options(log, state.path());
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let (server, backend) = answering(iters);
+                let started = Instant::now();
+                for _ in 0..iters {
+                    let r = rt.block_on(run_template(&backend, &req, &opts)).unwrap();
+                    assert_eq!(r.verdict, Verdict::Fail);
+                }
+                let took = started.elapsed();
+                drop(server);
+                took
+            });
+        });
+    }
+    let replay = Backend {
+        model: Arc::new(Replay::open(cassettes.path()).unwrap()),
+        agent: None,
+    };
+    let opts = options(false, state.path());
+    g.bench_function("run_template, --no-log, replayed (no HTTP)", |b| {
+        b.iter(|| {
+            let r = rt.block_on(run_template(&replay, &req, &opts)).unwrap();
+            assert_eq!(r.verdict, Verdict::Fail);
+        });
+    });
     g.bench_function("scope::compute HEAD~1..HEAD", |b| {
         b.iter(|| scope::compute(&root, &scope, &ScopeOptions::default()).unwrap());
     });
@@ -253,19 +320,24 @@ fn fixed_cost(c: &mut Criterion) {
     g.bench_function("Registry::built_in", |b| {
         b.iter(|| Registry::built_in().unwrap());
     });
-    for (name, log) in [
-        ("run_template, --no-log", false),
-        ("run_template, session log and audit", true),
-    ] {
-        let opts = options(log, state.path());
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                server.push(Step::reply(Reply::json(answer())));
-                let r = rt.block_on(run_template(&backend, &req, &opts)).unwrap();
-                assert_eq!(r.verdict, Verdict::Fail);
-            });
+    let model_request = recorded_request(cassettes.path());
+    g.bench_function("one model call: loopback HTTP, SSE, decoding", |b| {
+        b.iter_custom(|iters| {
+            let (server, backend) = answering(iters);
+            let started = Instant::now();
+            for _ in 0..iters {
+                rt.block_on(
+                    backend
+                        .model
+                        .complete(&model_request, CancellationToken::new()),
+                )
+                .unwrap();
+            }
+            let took = started.elapsed();
+            drop(server);
+            took
         });
-    }
+    });
     g.finish();
 }
 
