@@ -156,10 +156,8 @@ server_pid=$!
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
 cassettes=$work/cassettes
-(cd "$repo" && ANTHROPIC_API_KEY=sk-ant-bench ANTHROPIC_BASE_URL=http://127.0.0.1:$port \
-  "$crit" review code --diff HEAD~1..HEAD --record "$cassettes" --no-log --json -q >"$work/recorded.json")
-kill "$server_pid"
-server_pid=
+export ANTHROPIC_API_KEY=sk-ant-bench ANTHROPIC_BASE_URL=http://127.0.0.1:$port
+(cd "$repo" && "$crit" review code --diff HEAD~1..HEAD --record "$cassettes" --no-log --json -q >"$work/recorded.json")
 
 # Replay once, checked, before timing: a cassette that does not match would
 # time the error path.
@@ -172,10 +170,14 @@ grep -q '"verdict": *"FAIL"' "$work/replayed.json" || {
 }
 echo "cassettes: $(ls "$cassettes" | wc -l) in $cassettes"
 
+# The same review over loopback HTTP + SSE (the python server's own time,
+# about a millisecond, is in this number).
+http=("$crit" review code --diff HEAD~1..HEAD --provider anthropic --no-log --json)
 cd "$repo"
 hyperfine --shell=none --warmup 5 --runs 30 --export-json "$work/hyperfine.json" \
   --command-name 'review, --no-log' "${cmd[*]}" \
-  --command-name 'review, session log and audit' "${cmd[*]/--no-log/-q}"
+  --command-name 'review, session log and audit' "${cmd[*]/--no-log/-q}" \
+  --command-name 'review, --no-log, HTTP to the python fake server' "${http[*]}"
 python3 - "$work/hyperfine.json" <<'EOF'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
@@ -187,6 +189,8 @@ echo "peak RSS, --no-log: ${rss} KB"
 logged=("${cmd[@]/--no-log/-q}")
 rss=$(/usr/bin/env time -f '%M' "${logged[@]}" 2>&1 >/dev/null | tail -1)
 echo "peak RSS, with the session log: ${rss} KB"
+rss=$(/usr/bin/env time -f '%M' "${http[@]}" 2>&1 >/dev/null | tail -1)
+echo "peak RSS, over HTTP: ${rss} KB"
 # Each git call is one debug line (crit_review::scope::git).
 calls=$("${cmd[@]}" -vv 2>&1 >/dev/null | sed 's/\x1b\[[0-9;]*m//g' | grep -c ' git args=' || true)
 echo "git processes per review: $calls"
