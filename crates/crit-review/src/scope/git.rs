@@ -88,15 +88,21 @@ pub(super) struct Git {
     /// Extra `-c` overrides found at start (the repository's filter drivers).
     extra: Vec<String>,
     env: Vec<(OsString, OsString)>,
+    /// `git` found once on the child's PATH. Spawning by absolute path lets
+    /// std use posix_spawn; a bare name with a changed PATH makes it fork,
+    /// which costs more the larger the calling process (a library user's).
+    program: PathBuf,
 }
 
 impl Git {
     pub fn new(cwd: &Path, timeout: Duration) -> Self {
+        let env = child_env(cwd, std::env::var_os("PATH"));
         Git {
             cwd: cwd.to_path_buf(),
             timeout,
             extra: Vec::new(),
-            env: child_env(cwd, std::env::var_os("PATH")),
+            program: find_git(&env),
+            env,
         }
     }
 
@@ -127,7 +133,7 @@ impl Git {
     /// Runs `git <HARDENING> <filter overrides> args`, keeping up to `cap`
     /// bytes of stdout. Errors only when git cannot be started or is killed.
     pub fn run(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
-        let mut cmd = Command::new("git");
+        let mut cmd = Command::new(&self.program);
         cmd.args(HARDENING)
             .args(&self.extra)
             .args(args)
@@ -266,6 +272,31 @@ fn kill_group(pid: u32) {
 
 #[cfg(not(unix))]
 fn kill_group(_pid: u32) {}
+
+/// The first executable `git` on the child's (already sanitised) PATH; the
+/// bare name when there is none, so the spawn error says git is missing.
+fn find_git(env: &[(OsString, OsString)]) -> PathBuf {
+    let path = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone());
+    path.iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join("git"))
+        .find(|p| is_executable(p))
+        .unwrap_or_else(|| PathBuf::from("git"))
+}
+
+#[cfg(unix)]
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(p: &Path) -> bool {
+    p.is_file()
+}
 
 /// The child's whole environment: PATH without relative entries or entries
 /// inside the project (a repository must not plant its own `git`), HOME and
