@@ -8,7 +8,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crit_core::{Finding, Location, ReviewResult, Severity, Usage, Verdict};
 use crit_review::session::{self, Session, SessionError, SessionMeta, append_audit};
-use crit_review::suppress::SuppressedFinding;
 use serde_json::json;
 
 /// 2026-11-21T13:05:09Z.
@@ -170,21 +169,6 @@ fn result_round_trips_and_is_written_atomically() {
         .collect();
     names.sort();
     assert_eq!(names, ["result.json", "session.json"], "no temp files left");
-}
-
-#[test]
-fn suppressed_findings_are_kept() {
-    let root = tempfile::tempdir().unwrap();
-    let s = Session::create(root.path(), &meta("code"), at(0)).unwrap();
-    assert!(s.suppressed().unwrap().is_empty());
-    let sup = vec![SuppressedFinding {
-        finding: Finding::new("Missing docstring", Severity::P3, "code"),
-        reason: "legacy".into(),
-        author: "bob".into(),
-        rule: ".crit/suppressions.yaml:6".into(),
-    }];
-    s.write_suppressed(&sup).unwrap();
-    assert_eq!(s.suppressed().unwrap(), sup);
 }
 
 fn three_sessions(root: &Path) -> Vec<Session> {

@@ -12,11 +12,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{SessionError, SessionMeta, SessionSummary, redact, redact_credentials};
-use crate::suppress::SuppressedFinding;
 
 const META: &str = "session.json";
 const RESULT: &str = "result.json";
-const SUPPRESSED: &str = "suppressed.json";
 const TRANSCRIPT: &str = "transcript.jsonl";
 
 /// Sessions are local logs; what else is in `.crit/` is meant to be committed.
@@ -126,15 +124,6 @@ impl Session {
         write_json(&path, &value, "result")
     }
 
-    /// Save the findings that suppressions dismissed, so none is lost.
-    pub fn write_suppressed(&self, suppressed: &[SuppressedFinding]) -> Result<(), SessionError> {
-        write_json(
-            &self.dir.join(SUPPRESSED),
-            &suppressed,
-            "suppressed findings",
-        )
-    }
-
     pub fn meta(&self) -> Result<SessionMeta, SessionError> {
         read_json(&self.dir.join(META), "session")?.ok_or_else(|| SessionError::Io {
             action: "read",
@@ -146,11 +135,6 @@ impl Session {
     /// The saved result; `None` when the review never finished.
     pub fn result(&self) -> Result<Option<ReviewResult>, SessionError> {
         read_json(&self.dir.join(RESULT), "result")
-    }
-
-    /// The dismissed findings; empty when there were none.
-    pub fn suppressed(&self) -> Result<Vec<SuppressedFinding>, SessionError> {
-        Ok(read_json(&self.dir.join(SUPPRESSED), "suppressed findings")?.unwrap_or_default())
     }
 
     fn name(&self) -> &str {
