@@ -11,6 +11,7 @@ use crit_core::{
 use serde_json::json;
 
 use crate::machine::{Incomplete, Outcome, Run};
+use crate::panel::PanelVote;
 use crate::review::Report;
 
 /// The review kind recorded in `ReviewResult::review`.
@@ -22,6 +23,7 @@ impl Report {
         match &self.result {
             Err(_) => "ERROR",
             Ok(run) => match run.outcome {
+                Outcome::Approved if self.panel_rejected().is_some() => "REJECTED",
                 Outcome::Approved => "APPROVED",
                 Outcome::Rejected { .. } => "REJECTED",
                 Outcome::Incomplete(_) => "INCOMPLETE",
@@ -31,6 +33,18 @@ impl Report {
 
     pub fn verdict(&self) -> Verdict {
         plan_verdict(self.word()).unwrap_or(Verdict::Error)
+    }
+
+    /// The panel's merged result, when it ran and did not approve.
+    pub fn panel_rejected(&self) -> Option<&ReviewResult> {
+        match &self.panel {
+            Some(PanelVote::Ran {
+                approved: false,
+                result,
+                ..
+            }) => Some(result),
+            _ => None,
+        }
     }
 
     /// The question waiting for `--answer`, if the run stopped on one.
@@ -71,6 +85,9 @@ impl Report {
                 let _ = writeln!(out, "ERROR\nReason: {e}");
             }
             Ok(run) => match &run.outcome {
+                Outcome::Approved if self.panel_rejected().is_some() => {
+                    self.write_panel_rejection(&mut out, run);
+                }
                 Outcome::Approved => {
                     let _ = writeln!(
                         out,
@@ -81,6 +98,7 @@ impl Report {
                         let _ = writeln!(out, "  - L{}: {} ({})", h.line, h.fix, h.check);
                     }
                     let _ = writeln!(out, "{}", self.approved_summary(run));
+                    self.write_panel_approval(&mut out);
                 }
                 Outcome::Rejected {
                     check,
@@ -149,6 +167,64 @@ impl Report {
         out
     }
 
+    /// REJECTED by the panel: the checks passed, a member found blocking problems.
+    fn write_panel_rejection(&self, out: &mut String, run: &Run) {
+        let Some(result) = self.panel_rejected() else {
+            return;
+        };
+        let _ = writeln!(
+            out,
+            "REJECTED\nReviewer: {}\nChecks: {} passed\nReason: the review panel did not approve\nEdits: {}",
+            self.persona(),
+            self.checks_total,
+            run.state.edits
+        );
+        for f in result.sorted_findings() {
+            let at = f
+                .location
+                .as_ref()
+                .and_then(|l| l.start_line())
+                .map_or(String::new(), |l| format!(" (L{l})"));
+            let _ = writeln!(out, "  - [{}] {} {}{at}", f.reviewer, f.severity, f.title);
+        }
+        // A member that could not review is no approval: say which, and why.
+        for r in result.reviewers.iter().filter(|r| r.error.is_some()) {
+            let _ = writeln!(
+                out,
+                "  - [{}] did not review: {}",
+                r.name,
+                r.error.as_deref().unwrap_or_default()
+            );
+        }
+        self.write_panel_notes(out);
+    }
+
+    /// The panel's line under APPROVED, when it ran.
+    fn write_panel_approval(&self, out: &mut String) {
+        if let Some(PanelVote::Ran { panel, result, .. }) = &self.panel {
+            let names: Vec<&str> = panel.iter().map(|p| p.name.as_str()).collect();
+            let notes = result.findings.len();
+            let _ = writeln!(
+                out,
+                "Panel: approved by {}{}",
+                names.join(", "),
+                match notes {
+                    0 => String::new(),
+                    n => format!(" ({n} non-blocking note(s))"),
+                }
+            );
+            self.write_panel_notes(out);
+        }
+    }
+
+    fn write_panel_notes(&self, out: &mut String) {
+        if let Some(PanelVote::Ran { notes, .. }) = &self.panel {
+            for n in notes {
+                let _ = writeln!(out, "Panel: {n}");
+            }
+        }
+    }
+
     fn approved_summary(&self, run: &Run) -> String {
         let waived = if run.state.approved.is_empty() {
             String::new()
@@ -180,6 +256,13 @@ impl Report {
         if let Ok(run) = &self.result {
             result.findings = findings(run, &plan_path);
             result.reviewers = self.reviewer_outcomes(run);
+            if let Some(PanelVote::Ran { result: panel, .. }) = &self.panel {
+                result.findings.extend(panel.findings.iter().cloned());
+                result.reviewers.extend(panel.reviewers.iter().cloned());
+                result.usage += panel.usage;
+                result.cost_usd += panel.cost_usd;
+                result.raw_output = panel.raw_output.clone();
+            }
             result.apply_gate(crit_core::FailOn::default());
         }
         result.structured_output = Some(self.structured());
@@ -236,7 +319,11 @@ impl Report {
             "pending_question": self.pending_question(),
             "reason": self.reason(),
             "warnings": self.warnings,
-            "panel": match &self.panel_not_run { Some(why) => json!({"ran": false, "reason": why}), None => json!({"ran": true}) },
+            "panel": match (&self.panel_not_run, &self.panel) {
+                (Some(why), _) => json!({"ran": false, "reason": why}),
+                (None, Some(PanelVote::Ran { panel, approved, notes, .. })) => json!({"ran": true, "approved": approved, "members": panel.iter().map(|p| &p.name).collect::<Vec<_>>(), "notes": notes}),
+                (None, _) => json!({"ran": false}),
+            },
             "marker": self.paths.as_ref().map(|p| p.marker.display().to_string()),
         })
     }
@@ -245,6 +332,9 @@ impl Report {
         match &self.result {
             Err(e) => Some(e.to_string()),
             Ok(run) => match &run.outcome {
+                Outcome::Approved if self.panel_rejected().is_some() => {
+                    Some("the review panel did not approve".into())
+                }
                 Outcome::Approved => None,
                 Outcome::Rejected { pattern, .. } => Some(format!(
                     "Pattern '{pattern}' reappeared after fix (reject_if_persists)"

@@ -7,6 +7,7 @@ use std::time::Instant;
 use crate::error::CheckError;
 use crate::machine::{self, Asker, Limits, Outcome, Run};
 use crate::matcher::CheckSet;
+use crate::panel::{NoPanel, Panel, PanelRequest, PanelVote};
 use crate::session::{FileStore, SessionPaths, write_atomic};
 use crate::sources::{self, SourceDirs};
 use crate::state::{Context, Reviewers, State, minimal_context_yaml};
@@ -44,11 +45,28 @@ pub struct Report {
     /// Warnings for the output (malformed state.yaml reset, redundant persona, …).
     pub warnings: Vec<String>,
     pub panel_not_run: Option<String>,
+    /// What the LLM panel decided, when it ran.
+    pub panel: Option<PanelVote>,
     pub duration_ms: u64,
 }
 
-/// Run the review of `target` to a verdict.
+/// Run the review of `target` to a verdict, with no LLM panel.
 pub fn review(target: &str, options: &Options, asker: &mut dyn Asker) -> Report {
+    let reason = options
+        .panel_not_run
+        .clone()
+        .unwrap_or_else(|| "no model backend configured".into());
+    review_with_panel(target, options, asker, &mut NoPanel(reason))
+}
+
+/// Run the review of `target`; once the checks approve, `panel` votes too,
+/// and the marker is written only if it approves (or did not run).
+pub fn review_with_panel(
+    target: &str,
+    options: &Options,
+    asker: &mut dyn Asker,
+    panel: &mut dyn Panel,
+) -> Report {
     let started = Instant::now();
     let mut report = Report {
         target: target.to_string(),
@@ -58,9 +76,10 @@ pub fn review(target: &str, options: &Options, asker: &mut dyn Asker) -> Report 
         result: Err(CheckError::EmptyPlan),
         warnings: Vec::new(),
         panel_not_run: options.panel_not_run.clone(),
+        panel: None,
         duration_ms: 0,
     };
-    report.result = setup_and_run(target, options, asker, &mut report);
+    report.result = setup_and_run(target, options, asker, panel, &mut report);
     report.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     report
 }
@@ -69,6 +88,7 @@ fn setup_and_run(
     target: &str,
     options: &Options,
     asker: &mut dyn Asker,
+    panel: &mut dyn Panel,
     report: &mut Report,
 ) -> Result<Run, CheckError> {
     let paths = SessionPaths::resolve(target, options.home.as_deref())?;
@@ -139,14 +159,36 @@ fn setup_and_run(
     let mut store = FileStore { paths: &paths };
     let run = machine::run(
         &checks,
-        plan,
+        plan.clone(),
         state,
         reviewers.check_voice(),
         options.limits,
         &mut store,
         asker,
     )?;
-    if run.outcome == Outcome::Approved {
+    if run.outcome != Outcome::Approved {
+        return Ok(run);
+    }
+    // The plan as the checks left it (fixes applied), for the panel to read.
+    let plan_now = sources::read(&paths.plan)?.unwrap_or(plan);
+    let vote = panel.review(&PanelRequest {
+        plan_path: &paths.plan,
+        plan: &plan_now,
+        reviewers: &reviewers,
+        project_root: &dirs.project_root,
+    });
+    let approved = match &vote {
+        PanelVote::NotRun(why) => {
+            report.panel_not_run = Some(why.clone());
+            true
+        }
+        PanelVote::Ran { approved, .. } => {
+            report.panel_not_run = None;
+            *approved
+        }
+    };
+    report.panel = Some(vote);
+    if approved {
         paths.write_marker()?;
     }
     Ok(run)

@@ -40,6 +40,13 @@ impl Session {
             .env_remove("CRIT_PROVIDER")
             .env_remove("CRIT_MODEL")
             .env_remove("CRIT_PLAN")
+            // No backend: these tests are about the deterministic checks.
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("ANTHROPIC_AUTH_TOKEN")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("CRIT_CLAUDE_BIN")
+            .env("PATH", "/nonexistent")
             .current_dir(self.tmp.path())
             .stdin(std::process::Stdio::null())
             .output()
@@ -428,7 +435,8 @@ fn a_configured_backend_is_not_claimed_missing() {
     let s = Session::new("Clean.\n", Some(CONTEXT), Some(CHECKS));
     let out = stdout(&s.crit(&["plan", "session://s1", "--provider", "anthropic"]));
     assert!(
-        out.ends_with("Panel: did not run (LLM panel reviews are not wired into `crit plan` yet); the deterministic checks alone decided.\n"),
+        out.contains("Panel: did not run (the backend is misconfigured:")
+            && out.ends_with("the deterministic checks alone decided.\n"),
         "{out}"
     );
 }

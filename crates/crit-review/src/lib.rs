@@ -13,6 +13,7 @@ pub mod context;
 pub mod orchestrate;
 pub mod panel;
 pub mod paths;
+pub mod plan_panel;
 pub mod review;
 pub mod scope;
 pub mod session;

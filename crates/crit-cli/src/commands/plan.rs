@@ -4,12 +4,19 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
-use crit_checks::{AnswerBook, Freshness, Options, PromptAsker, Report, SessionPaths, review};
+use crit_checks::{
+    AnswerBook, Freshness, NoPanel, Options, Panel, PromptAsker, Report, SessionPaths,
+    review_with_panel,
+};
 use crit_core::Verdict;
+use crit_llm::Env;
+use crit_review::plan_panel::LlmPanel;
 
+use crate::backend;
 use crate::cli::{CommonArgs, PlanAction, PlanArgs};
 use crate::exit::{CliError, Code};
 use crate::output::{self, OutputPlan};
+use crate::progress::StderrProgress;
 
 pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     if let Some(PlanAction::Verify { path }) = &args.action {
@@ -23,20 +30,18 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     let target = in_cwd(common, target);
     let output = OutputPlan::from_common(common)?;
     let book = AnswerBook::parse(&args.answer).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let options = Options {
-        panel_not_run: Some(panel_reason(common)),
-        ..Options::default()
-    };
+    let options = Options::default();
+    let mut panel = panel_for(common, options.home.clone());
 
     let interactive =
         !args.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let (mut report, unused) = if interactive {
         let mut asker = PromptAsker::new(book, std::io::stdin().lock(), std::io::stderr());
-        let report = review(&target, &options, &mut asker);
+        let report = review_with_panel(&target, &options, &mut asker, panel.as_mut());
         (report, asker.book.unused())
     } else {
         let mut book = book;
-        let report = review(&target, &options, &mut book);
+        let report = review_with_panel(&target, &options, &mut book, panel.as_mut());
         (report, book.unused())
     };
     for id in unused {
@@ -115,17 +120,38 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
     }
 }
 
-/// The LLM panel is not part of `crit plan` yet; say why it did not run.
-fn panel_reason(common: &CommonArgs) -> String {
-    let configured = common.provider.is_some()
-        || common.model.is_some()
-        || ["CRIT_PROVIDER", "CRIT_MODEL"]
-            .iter()
-            .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
-    if configured {
-        "LLM panel reviews are not wired into `crit plan` yet".to_string()
-    } else {
-        "no model backend configured".to_string()
+/// The LLM panel when a model backend is configured; otherwise none, with
+/// the reason the output gives.
+fn panel_for(common: &CommonArgs, home: Option<PathBuf>) -> Box<dyn Panel> {
+    let env = Env::from_process();
+    let selection = match backend::select(common, &env) {
+        Ok(s) => s,
+        Err(e) if e.code() == Code::CouldNotRun => {
+            return Box::new(NoPanel("no model backend configured".into()));
+        }
+        Err(e) => {
+            return Box::new(NoPanel(format!(
+                "the backend is misconfigured: {}",
+                e.message()
+            )));
+        }
+    };
+    let built = match selection.build() {
+        Ok(b) => b,
+        Err(e) => return Box::new(NoPanel(format!("the backend could not start: {e}"))),
+    };
+    match LlmPanel::new(built, selection.request_model(), home) {
+        Ok(panel) => {
+            let mut panel = panel;
+            if let Some(t) = common.timeout {
+                panel = panel.with_timeout(std::time::Duration::from_secs(t));
+            }
+            if !common.quiet {
+                panel = panel.with_progress(std::sync::Arc::new(StderrProgress::new()));
+            }
+            Box::new(panel)
+        }
+        Err(e) => Box::new(NoPanel(format!("the async runtime did not start: {e}"))),
     }
 }
 

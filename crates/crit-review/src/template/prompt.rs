@@ -96,6 +96,15 @@ pub fn contract_instructions(output: &OutputSpec) -> Result<String, String> {
         .map_err(|e| describe(&e))
 }
 
+/// Renders one of crit's own prompt files with the shared partials
+/// (`crit/rubric.md`, …) available.
+pub(crate) fn render_prompt(text: &str, ctx: Value) -> Result<String, String> {
+    environment()
+        .render_str(text, ctx)
+        .map(|s| tidy(&s))
+        .map_err(|e| describe(&e))
+}
+
 /// Validate a prompt template at load time: it compiles, and every variable it
 /// uses is a declared input (or crit's `inputs`/`scope`).
 pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), String> {

@@ -1,0 +1,53 @@
+//! The LLM side of a plan review, as the rule engine sees it (seed 004's
+//! reviewer panel). Once the deterministic checks approve a plan, the panel
+//! is asked, and every member must approve before the `.approved` marker is
+//! written. crit-checks runs no model itself: the caller supplies the panel
+//! (crit-review's, on a model backend), or none.
+
+use std::path::Path;
+
+use crit_core::ReviewResult;
+
+use crate::state::{Persona, Reviewers};
+
+/// What the panel is given.
+#[derive(Debug)]
+pub struct PanelRequest<'a> {
+    pub plan_path: &'a Path,
+    pub plan: &'a str,
+    /// As context.yaml resolved them; `defaulted` means AUTO-SELECT may pick.
+    pub reviewers: &'a Reviewers,
+    pub project_root: &'a Path,
+}
+
+/// What the panel decided.
+#[derive(Debug, Clone)]
+pub enum PanelVote {
+    /// It did not run (no backend, …): the checks alone decide, and the output says why.
+    NotRun(String),
+    Ran {
+        /// Who reviewed (AUTO-SELECT's pick, or context.yaml's panel).
+        panel: Vec<Persona>,
+        /// Every member approved.
+        approved: bool,
+        /// The members' merged result: findings, per-member outcomes, usage, cost.
+        result: Box<ReviewResult>,
+        /// Notes for the output (AUTO-SELECT's reason, or why it fell back).
+        notes: Vec<String>,
+    },
+}
+
+/// The panel of a plan review.
+pub trait Panel {
+    fn review(&mut self, request: &PanelRequest<'_>) -> PanelVote;
+}
+
+/// No panel: the reason goes in the output.
+#[derive(Debug, Clone)]
+pub struct NoPanel(pub String);
+
+impl Panel for NoPanel {
+    fn review(&mut self, _request: &PanelRequest<'_>) -> PanelVote {
+        PanelVote::NotRun(self.0.clone())
+    }
+}
