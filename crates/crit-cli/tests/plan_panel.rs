@@ -80,6 +80,19 @@ fn every_member_approves_then_the_marker_is_written() {
         user.contains("1 | # Plan: cache user profiles"),
         "the plan, numbered: {user}"
     );
+    let ada = reqs
+        .iter()
+        .find(|r| {
+            r.body["system"]
+                .to_string()
+                .contains("You are Dr. Ada Cache")
+        })
+        .unwrap();
+    let system = ada.body["system"][0]["text"].as_str().unwrap();
+    let user = ada.body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    insta::assert_snapshot!("persona_request", format!("{system}\n--- user ---\n{user}"));
 }
 
 #[test]
@@ -146,6 +159,12 @@ fn auto_select_picks_the_panel_with_a_cheap_model() {
     assert!(
         reqs[0].body["messages"].to_string().contains("Kent Beck"),
         "the catalogue was sent"
+    );
+    insta::assert_snapshot!(
+        "auto_select_request",
+        reqs[0].body["messages"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
     );
 }
 
