@@ -58,7 +58,16 @@ impl Report {
         }
     }
 
+    /// Who reviewed: the panel that ran (AUTO-SELECT's pick, when it chose),
+    /// else context.yaml's reviewers.
     fn persona(&self) -> String {
+        if let Some(PanelVote::Ran { panel, .. }) = &self.panel {
+            return panel
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+        }
         self.reviewers
             .as_ref()
             .map_or_else(|| "Reviewer".to_string(), |r| r.display())

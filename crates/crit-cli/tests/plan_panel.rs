@@ -147,6 +147,7 @@ fn auto_select_picks_the_panel_with_a_cheap_model() {
     let out = run(dir.path(), &server);
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Reviewer: Kent Beck, Claude\n"), "{text}");
     assert!(
         text.contains("AUTO-SELECT picked the panel: A caching change needs a test plan."),
         "{text}"
