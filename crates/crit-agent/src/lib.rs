@@ -11,6 +11,7 @@
 
 pub mod confine;
 pub mod context;
+pub mod git_hardening;
 pub mod hooks;
 mod input;
 pub mod mcp;

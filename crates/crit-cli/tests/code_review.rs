@@ -5,37 +5,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
 use crit_testkit::{FakeServer, Reply};
 use serde_json::{Value, json};
+use support::{crit, git, init_repo, json_out, write};
 use tempfile::TempDir;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
 
 fn lines(replaced: &[(u32, &str)]) -> String {
     (1..=10)
@@ -50,10 +29,7 @@ fn lines(replaced: &[(u32, &str)]) -> String {
 fn repo() -> TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
-    git(d, &["config", "user.name", "Test"]);
-    git(d, &["config", "user.email", "test@example.com"]);
-    git(d, &["config", "commit.gpgsign", "false"]);
+    init_repo(d);
     write(d, "src/app.py", &lines(&[]));
     git(d, &["add", "-A"]);
     git(d, &["commit", "-q", "-m", "base"]);
@@ -61,25 +37,6 @@ fn repo() -> TempDir {
     write(d, "src/app.py", &lines(&[(5, "x = eval(input())")]));
     git(d, &["commit", "-q", "-am", "read input"]);
     dir
-}
-
-/// The binary with a hermetic environment; `path_first` goes before `PATH`.
-fn crit(dir: &Path, server: &FakeServer, path_first: Option<&Path>) -> Command {
-    let path = std::env::var("PATH").unwrap_or_default();
-    let path = match path_first {
-        Some(p) => format!("{}:{path}", p.display()),
-        None => path,
-    };
-    let mut c = Command::cargo_bin("crit").unwrap();
-    c.env_clear()
-        .env("PATH", path)
-        .env("HOME", dir.join(".home"))
-        .env("XDG_STATE_HOME", dir.join(".state"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("ANTHROPIC_API_KEY", "sk-ant-review-secret-0123456789")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .current_dir(dir);
-    c
 }
 
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
@@ -96,16 +53,6 @@ fn finding(line: u32, priority: u8, title: &str) -> Value {
 
 fn answer(verdict: &str, findings: Vec<Value>) -> Reply {
     Reply::json(json!({"verdict": verdict, "summary": "s", "findings": findings}))
-}
-
-fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
 }
 
 fn stderr(o: &Output) -> String {

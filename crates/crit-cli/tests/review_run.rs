@@ -4,47 +4,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
-use std::process::Output;
 
 use assert_cmd::Command;
 use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::{Value, json};
+use support::{git, init_repo, json_out, write};
 use tempfile::TempDir;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        // Fixed dates: commit ids, and so the snapshots, are the same every run.
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
 
 /// A repository with conventions, two path-scoped rules, and one commit on
 /// top of the base that changes `src/api/users.rs`.
 fn repo() -> TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
-    git(d, &["config", "user.name", "Test"]);
-    git(d, &["config", "user.email", "test@example.com"]);
-    git(d, &["config", "commit.gpgsign", "false"]);
+    init_repo(d);
     write(
         d,
         "CLAUDE.md",
@@ -87,16 +62,7 @@ fn repo() -> TempDir {
 }
 
 fn crit(dir: &Path, server: &FakeServer) -> Command {
-    let mut c = Command::cargo_bin("crit").unwrap();
-    c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", dir.join(".home"))
-        .env("XDG_STATE_HOME", dir.join(".state"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("ANTHROPIC_API_KEY", "sk-ant-review-secret-0123456789")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .current_dir(dir);
-    c
+    support::crit(dir, server, None)
 }
 
 fn findings_answer() -> Value {
@@ -104,16 +70,6 @@ fn findings_answer() -> Value {
         "file_path": "src/api/users.rs", "line_start": 2, "line_end": 2, "priority": 1,
         "title": "[P1] unwrap on a database read panics on a missing user",
         "body": "`db::find` returns None for unknown ids; the handler should return NotFound."}]})
-}
-
-fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
 }
 
 /// The system prompt and user message of a request, with the temp dir's path

@@ -2,12 +2,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
-use std::process::Output;
 
 use assert_cmd::Command;
 use crit_testkit::{FakeServer, Reply, Step};
-use serde_json::{Value, json};
+use serde_json::json;
+use support::json_out;
 
 fn crit(dir: &Path, server: Option<&FakeServer>) -> Command {
     let mut c = Command::cargo_bin("crit").unwrap();
@@ -21,16 +23,6 @@ fn crit(dir: &Path, server: Option<&FakeServer>) -> Command {
             .env("ANTHROPIC_BASE_URL", s.url());
     }
     c
-}
-
-fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
 }
 
 #[test]

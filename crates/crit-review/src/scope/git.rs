@@ -14,19 +14,16 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crit_agent::git_hardening::{HARDENING, filter_overrides};
+
 use super::ScopeError;
 
-/// Put before the subcommand of every run. A repository's own config can run
-/// programs (fsmonitor, pager, external diff, hooks, gpg) or change the output
-/// format crit parses (prefixes, relative paths, colour); these win over it.
+/// On top of crit-agent's shared hardening: a stable output shape for the
+/// parser (unquoted paths, no colour, `a/` `b/` prefixes, full-tree paths,
+/// git's own file order whatever the repository's config says).
 #[rustfmt::skip]
-const HARDENING: &[&str] = &[
-    "--no-pager",
-    "-c", "core.fsmonitor=false",
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "core.pager=cat",
+const OUTPUT_SHAPE: &[&str] = &[
     "-c", "core.quotePath=false",
-    "-c", "diff.external=",
     "-c", "color.ui=false",
     "-c", "diff.noprefix=false",
     "-c", "diff.mnemonicPrefix=false",
@@ -35,11 +32,6 @@ const HARDENING: &[&str] = &[
     "-c", "diff.dstPrefix=b/",
     "-c", "diff.suppressBlankEmpty=false",
     "-c", "diff.orderFile=/dev/null",
-    "-c", "protocol.allow=never",
-    "-c", "log.showSignature=false",
-    "-c", "gpg.program=false",
-    "-c", "gpg.ssh.program=false",
-    "-c", "gpg.x509.program=false",
 ];
 
 /// The environment git gets, on top of PATH/HOME/XDG_CONFIG_HOME: no prompts,
@@ -135,6 +127,7 @@ impl Git {
     pub fn run(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
         let mut cmd = Command::new(&self.program);
         cmd.args(HARDENING)
+            .args(OUTPUT_SHAPE)
             .args(&self.extra)
             .args(args)
             .current_dir(&self.cwd)
@@ -320,32 +313,6 @@ fn child_env(root: &Path, path: Option<OsString>) -> Vec<(OsString, OsString)> {
     env
 }
 
-/// `scope\0key\0` pairs to `-c filter.<driver>.<k>=` overrides for drivers not
-/// defined in the user's global config.
-fn filter_overrides(listing: &str) -> Vec<String> {
-    let mut drivers: Vec<&str> = Vec::new();
-    let mut parts = listing.split('\0');
-    while let (Some(scope), Some(key)) = (parts.next(), parts.next()) {
-        let driver = key
-            .strip_prefix("filter.")
-            .and_then(|k| k.rsplit_once('.'))
-            .map(|(d, _)| d);
-        if let Some(d) = driver.filter(|d| scope != "global" && !d.is_empty())
-            && !drivers.contains(&d)
-        {
-            drivers.push(d);
-        }
-    }
-    drivers
-        .iter()
-        .flat_map(|d| {
-            ["clean=", "smudge=", "process=", "required=false"]
-                .map(|k| ["-c".to_string(), format!("filter.{d}.{k}")])
-        })
-        .flatten()
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,25 +341,6 @@ mod tests {
                 "{k}"
             );
         }
-    }
-
-    #[test]
-    fn filter_overrides_keep_global_drivers() {
-        let listing =
-            "global\0filter.lfs.clean\0local\0filter.evil.clean\0local\0filter.evil.smudge\0";
-        assert_eq!(
-            filter_overrides(listing),
-            [
-                "-c",
-                "filter.evil.clean=",
-                "-c",
-                "filter.evil.smudge=",
-                "-c",
-                "filter.evil.process=",
-                "-c",
-                "filter.evil.required=false"
-            ]
-        );
     }
 
     #[cfg(target_os = "linux")]

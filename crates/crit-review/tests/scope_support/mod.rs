@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crit_review::scope::{Change, Scope, ScopeOptions, compute};
 use tempfile::TempDir;
 
 pub struct Repo {
@@ -114,4 +115,36 @@ pub fn lines_with(n: u32, at: u32, with: &str) -> String {
 
 pub fn exists(p: &Path) -> bool {
     p.symlink_metadata().is_ok()
+}
+
+pub fn opts() -> ScopeOptions {
+    ScopeOptions::default()
+}
+
+pub fn run(repo: &Repo, scope: &Scope) -> Change {
+    compute(&repo.root, scope, &opts()).unwrap()
+}
+
+pub fn diff(rev: &str) -> Scope {
+    Scope::from_options(Some(rev), &[], false, &[]).unwrap()
+}
+
+pub fn file<'a>(c: &'a Change, path: &str) -> &'a crit_review::scope::ChangedFile {
+    c.files
+        .iter()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("{path} not in {:?}", c.paths()))
+}
+
+/// main: a.txt (20 lines) and b.txt; feature: line 10 of a.txt changed, c.txt added.
+pub fn feature_repo() -> (Repo, String) {
+    let repo = Repo::new();
+    repo.write("a.txt", lines(20));
+    repo.write("b.txt", "b\n");
+    let base = repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("a.txt", lines_with(20, 10, "changed 10"));
+    repo.write("c.txt", "new\nfile\n");
+    repo.commit("feature");
+    (repo, base)
 }

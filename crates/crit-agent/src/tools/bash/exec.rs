@@ -15,6 +15,7 @@ use crate::tool::ToolOutput;
 
 use super::git;
 use super::policy::CheckedCommand;
+use crate::git_hardening::filter_overrides;
 
 /// Time git's own preflight queries (work tree, filter drivers) may take.
 const PREFLIGHT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -143,31 +144,6 @@ async fn git_preflight(cx: &ToolContext) -> Result<Vec<String>, String> {
     Ok(filter_overrides(&filters.stdout.render()))
 }
 
-/// `scope\0key\0` pairs to `-c filter.<driver>.<k>=` overrides for non-global drivers.
-fn filter_overrides(listing: &str) -> Vec<String> {
-    let mut drivers: Vec<&str> = Vec::new();
-    let mut parts = listing.split('\0');
-    while let (Some(scope), Some(key)) = (parts.next(), parts.next()) {
-        let driver = key
-            .strip_prefix("filter.")
-            .and_then(|k| k.rsplit_once('.'))
-            .map(|(d, _)| d);
-        if let Some(d) = driver.filter(|d| scope != "global" && !d.is_empty())
-            && !drivers.contains(&d)
-        {
-            drivers.push(d);
-        }
-    }
-    drivers
-        .iter()
-        .flat_map(|d| {
-            ["clean=", "smudge=", "process=", "required=false"]
-                .map(|k| ["-c".to_string(), format!("filter.{d}.{k}")])
-        })
-        .flatten()
-        .collect()
-}
-
 fn render(program: &str, c: &Captured, timeout: Duration) -> ToolOutput {
     let mut text = c.stdout.render();
     if !c.stderr.is_empty() {
@@ -235,33 +211,6 @@ mod tests {
                 .all(|k| ["PATH", "HOME", "LANG", "PAGER"].contains(&k.as_str())
                     || k.starts_with("GIT_")),
             "{keys:?}"
-        );
-    }
-
-    #[test]
-    fn filter_overrides_skip_global_drivers() {
-        let listing =
-            "global\0filter.lfs.clean\0local\0filter.evil.clean\0local\0filter.a.b.smudge\0";
-        assert_eq!(
-            filter_overrides(listing),
-            [
-                "-c",
-                "filter.evil.clean=",
-                "-c",
-                "filter.evil.smudge=",
-                "-c",
-                "filter.evil.process=",
-                "-c",
-                "filter.evil.required=false",
-                "-c",
-                "filter.a.b.clean=",
-                "-c",
-                "filter.a.b.smudge=",
-                "-c",
-                "filter.a.b.process=",
-                "-c",
-                "filter.a.b.required=false",
-            ]
         );
     }
 }

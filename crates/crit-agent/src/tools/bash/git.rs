@@ -32,19 +32,7 @@ pub const ALLOWED_SUBCOMMANDS: &[&str] = &[
 ];
 
 /// Put before the subcommand of every git run.
-#[rustfmt::skip]
-pub const HARDENING: &[&str] = &[
-    "--no-pager",
-    "-c", "core.fsmonitor=false",
-    "-c", "core.hooksPath=/dev/null",
-    "-c", "core.pager=cat",
-    "-c", "diff.external=",
-    "-c", "protocol.allow=never",
-    "-c", "log.showSignature=false",
-    "-c", "gpg.program=false",
-    "-c", "gpg.ssh.program=false",
-    "-c", "gpg.x509.program=false",
-];
+pub use crate::git_hardening::HARDENING;
 
 /// Long options refused in any subcommand, also when abbreviated (git's
 /// parse-options accepts unambiguous prefixes) or negated with `no-`.

@@ -1,0 +1,75 @@
+//! Shared by the binary's end-to-end tests: real git repositories with fixed
+//! dates, files, the `crit` binary in a hermetic environment pointed at
+//! crit-testkit, and the JSON it prints.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::Command;
+use crit_testkit::FakeServer;
+use serde_json::Value;
+
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        // Fixed dates: commit ids, and so the snapshots, are the same every run.
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `git init` on `main` with a committer and no signing.
+pub fn init_repo(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.name", "Test"]);
+    git(dir, &["config", "user.email", "test@example.com"]);
+    git(dir, &["config", "commit.gpgsign", "false"]);
+}
+
+pub fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// The binary with a hermetic environment pointed at `server`; `path_first`
+/// goes before `PATH`.
+pub fn crit(dir: &Path, server: &FakeServer, path_first: Option<&Path>) -> Command {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let path = match path_first {
+        Some(p) => format!("{}:{path}", p.display()),
+        None => path,
+    };
+    let mut c = Command::cargo_bin("crit").unwrap();
+    c.env_clear()
+        .env("PATH", path)
+        .env("HOME", dir.join(".home"))
+        .env("XDG_STATE_HOME", dir.join(".state"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("ANTHROPIC_API_KEY", "sk-ant-review-secret-0123456789")
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .current_dir(dir);
+    c
+}
+
+/// stdout as JSON, or a panic showing both streams.
+pub fn json_out(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
