@@ -241,7 +241,8 @@ impl Panel for LlmPanel {
     }
 }
 
-fn selection_schema() -> Value {
+/// The answer shape of AUTO-SELECT (the panel the cheap model picks).
+pub fn selection_schema() -> Value {
     json!({
         "type": "object",
         "properties": {

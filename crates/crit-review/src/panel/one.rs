@@ -389,19 +389,30 @@ fn read_answer(
             contract::parse(Contract::FindingsJson, &source, cx)
         }
         OutputSpec::Contract(Contract::Markdown) => contract::parse(Contract::Markdown, text, cx),
-        OutputSpec::Schema(_) => {
+        OutputSpec::Schema(schema) => {
             let value = structured.or_else(|| {
                 contract::extract::candidates(text)
                     .into_iter()
                     .find_map(|c| serde_json::from_str::<Value>(c).ok())
             });
-            match value {
-                Some(v) => {
+            // The schema decides, however the answer came: as text, through
+            // crit's tool, or through Claude Code's (which checks a rewrite of
+            // the schema in its own dialect, looser where draft-07 has no
+            // equivalent).
+            let mismatch = value.as_ref().and_then(|v| {
+                StructuredOutput::new(schema.clone())
+                    .map_err(|e| e.to_string())
+                    .and_then(|s| s.validate(v))
+                    .err()
+            });
+            match (value, mismatch) {
+                (Some(_), Some(why)) => Err(ContractError::SchemaMismatch(why)),
+                (Some(v), None) => {
                     let verdict = schema_verdict(&v, cx);
                     run.structured = Some(v);
                     verdict
                 }
-                None => Err(ContractError::InvalidJson(
+                (None, _) => Err(ContractError::InvalidJson(
                     "the answer holds no JSON object".into(),
                 )),
             }
