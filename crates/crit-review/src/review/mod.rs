@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use crit_agent::{Hooks, HooksConfig};
+use crit_core::redact::Redactor;
 use crit_core::{FailOn, ReviewResult, Verdict};
 use crit_llm::Backend;
 use minijinja::Value;
@@ -19,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::{self, ContextOptions, UnderReview};
 use crate::panel::{self, FollowUp, PanelEnv, Progress, SharedTranscript};
+use crate::redaction::{self, Removed};
 use crate::scope::{self, Change, FilterMode, Scope, ScopeOptions};
 use crate::session::{self, Session, SessionMeta};
 use crate::suppress::Suppressions;
@@ -65,6 +67,9 @@ pub struct ReviewOptions {
     pub hooks: Hooks,
     pub progress: Option<Arc<dyn Progress>>,
     pub cancel: CancellationToken,
+    /// Removes secrets from what reviewers are sent (default: the built-in
+    /// detectors and this process's secret-named environment variables).
+    pub redactor: Redactor,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -97,6 +102,7 @@ impl ReviewOptions {
             hooks: Hooks::default(),
             progress: None,
             cancel: CancellationToken::new(),
+            redactor: Redactor::from_env(std::env::vars()),
         }
     }
 }
@@ -159,10 +165,14 @@ async fn run(
         (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
         (PromptSource::Template(_), _) => None,
     };
-    let change = match &scope {
+    let mut change = match &scope {
         Some(s) => Some(compute_blocking(&req.root, s).await?),
         None => None,
     };
+    let mut removed: Vec<Removed> = change
+        .as_mut()
+        .map(|c| redaction::redact_change(c, &opts.redactor))
+        .unwrap_or_default();
     let is_diff = matches!(
         scope,
         Some(Scope::Diff(_) | Scope::Range(_) | Scope::Commits(_) | Scope::Uncommitted)
@@ -191,7 +201,12 @@ async fn run(
         None => {
             let under_review = files_under_review(change.as_ref(), &inputs.0, req);
             let project_context = match template.loads_project_context() {
-                true => project_context(req, matches!(scope, Some(Scope::Survey)), &under_review)?,
+                true => {
+                    let survey = matches!(scope, Some(Scope::Survey));
+                    let mut cx = project_context(req, survey, &under_review)?;
+                    removed.extend(redaction::redact_context(&mut cx, &opts.redactor));
+                    cx.render()
+                }
                 false => String::new(),
             };
             let mut extra = BTreeMap::new();
@@ -241,6 +256,8 @@ async fn run(
         }
     };
     finish.apply(&mut result);
+    // crit's own notes: they neither pass nor fail the gate.
+    result.findings.extend(removed.iter().map(Removed::finding));
     result.inputs = inputs.0.clone();
     result.started_at = Some(crit_core::timestamp::rfc3339(
         crit_core::timestamp::unix_secs(now),
@@ -319,7 +336,7 @@ fn project_context(
     req: &ReviewRequest,
     survey: bool,
     files: &[String],
-) -> Result<String, ReviewError> {
+) -> Result<context::ProjectContext, ReviewError> {
     let under = match survey {
         true => UnderReview::Everything,
         false => UnderReview::Files(files),
@@ -328,7 +345,7 @@ fn project_context(
     for o in &cx.omitted {
         tracing::info!("project context: left out {}: {}", o.path, o.reason);
     }
-    Ok(cx.render())
+    Ok(cx)
 }
 
 /// The template's hooks (Claude Code's shape) and the caller's, with the

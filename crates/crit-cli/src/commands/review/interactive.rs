@@ -8,7 +8,7 @@ use crit_review::review::{ReviewOptions, ReviewRequest, run_template_with_follow
 
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
-use crate::runner;
+use crate::{output, runner};
 
 pub fn run(
     common: &CommonArgs,
@@ -38,8 +38,11 @@ pub fn run(
                     break;
                 }
                 match conversation.ask(line.trim()).await {
-                    Ok(answer) => println!("{}", answer.trim_end()),
-                    Err(e) => eprintln!("crit: the reviewer could not answer: {e}"),
+                    Ok(answer) => println!("{}", output::printable(answer.trim_end())),
+                    Err(e) => eprintln!(
+                        "crit: the reviewer could not answer: {}",
+                        output::printable(&e.to_string())
+                    ),
                 }
             }
             if !common.quiet && conversation.usage.total() > 0 {
