@@ -62,13 +62,13 @@ fn json_round_trips() {
 fn hostile_text_prints_without_control_sequences() {
     use crit_core::{Finding, Location, ReviewResult, Severity, Verdict};
     let evil = "\x1b]0;pwned\x07\x1b[2J\u{9b}1m\r\x08";
-    let mut r = ReviewResult::new(&format!("code{evil}"), Verdict::Fail);
+    let mut r = ReviewResult::new(format!("code{evil}"), Verdict::Fail);
     r.summary = format!("sum{evil}mary");
     r.parse_error = Some(format!("err{evil}"));
     let mut f = Finding::new(
-        &format!("[P1] ti{evil}tle"),
+        format!("[P1] ti{evil}tle"),
         Severity::P1,
-        &format!("rev{evil}"),
+        format!("rev{evil}"),
     );
     f.body = format!("bo{evil}dy\nline \u{202E}two");
     f.rule_id = Some(format!("rule{evil}"));
