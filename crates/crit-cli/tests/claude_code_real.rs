@@ -4,8 +4,9 @@
 //! asks the CLI for structured output sends one of crit's own schemas through
 //! `--json-schema`, and the structured answer must land in the result.
 //!
-//! Without the installed CLI these tests print a notice and return on a
-//! developer machine; under CI (`CI` set) they fail, because CI installs it.
+//! Without the installed CLI these tests are reported as ignored, with the
+//! reason, on a developer machine; under CI (`CI` set) they fail, because CI
+//! installs it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -18,19 +19,18 @@ use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::{Value, json};
 use support::{git, init_repo, json_out, write};
 
-fn claude_bin() -> Option<PathBuf> {
+/// The pinned CLI. The tests that call this are ignored where it is missing
+/// (see `.ci/test_deps_cfg.rs`); under CI they run, and this fails saying how
+/// to install it.
+fn claude_bin() -> PathBuf {
     let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../.test-deps/npm/node_modules/.bin/claude");
-    if bin.exists() {
-        return Some(bin);
-    }
     assert!(
-        std::env::var_os("CI").is_none(),
+        bin.exists(),
         "{} is missing: run .ci/install-test-deps",
         bin.display()
     );
-    eprintln!("skipping: the real Claude Code CLI is not installed; run .ci/install-test-deps");
-    None
+    bin
 }
 
 /// `crit` on the claude-code provider, the real CLI pointed at `server`. The
@@ -60,8 +60,12 @@ fn assert_cli_dialect(schema: &Value) {
 }
 
 #[test]
+#[cfg_attr(
+    missing_claude_cli,
+    ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
+)]
 fn code_review_findings_schema_end_to_end() {
-    let Some(bin) = claude_bin() else { return };
+    let bin = claude_bin();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init_repo(d);
@@ -103,8 +107,12 @@ fn code_review_findings_schema_end_to_end() {
 }
 
 #[test]
+#[cfg_attr(
+    missing_claude_cli,
+    ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
+)]
 fn run_with_reldo_output_schema_end_to_end() {
-    let Some(bin) = claude_bin() else { return };
+    let bin = claude_bin();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(
@@ -151,8 +159,12 @@ fn run_with_reldo_output_schema_end_to_end() {
 }
 
 #[test]
+#[cfg_attr(
+    missing_claude_cli,
+    ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
+)]
 fn plan_persona_panel_end_to_end() {
-    let Some(bin) = claude_bin() else { return };
+    let bin = claude_bin();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(
@@ -194,8 +206,12 @@ fn plan_persona_panel_end_to_end() {
 }
 
 #[test]
+#[cfg_attr(
+    missing_claude_cli,
+    ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
+)]
 fn the_schema_crit_was_given_decides_not_the_clis_rewrite() {
-    let Some(bin) = claude_bin() else { return };
+    let bin = claude_bin();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // `unevaluatedProperties` has no draft-07 equivalent: the CLI checks the
