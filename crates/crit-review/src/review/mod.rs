@@ -22,7 +22,8 @@ use crate::panel::{self, FollowUp, PanelEnv, Progress, SharedTranscript};
 use crate::scope::{self, Change, FilterMode, Scope, ScopeOptions};
 use crate::session::{self, Session, SessionMeta};
 use crate::suppress::Suppressions;
-use crate::template::{Builder, Limits, PromptSource, Template, TemplateError};
+use crate::template::{Builder, Limits, Origin, PromptSource, Template, TemplateError};
+use crate::trust::{self, Gated, ProjectRules};
 
 pub use finish::Finish;
 
@@ -63,6 +64,10 @@ pub struct ReviewOptions {
     /// Environment lookups for the audit log's location (`XDG_STATE_HOME`, `HOME`).
     pub env: crate::paths::EnvLookup,
     pub hooks: Hooks,
+    /// Whose rules judge the change (suppressions, a project template's
+    /// hooks). `None`: found from `env` as the CLI does (the trust store; in
+    /// CI, the base revision).
+    pub rules: Option<Arc<ProjectRules>>,
     pub progress: Option<Arc<dyn Progress>>,
     pub cancel: CancellationToken,
 }
@@ -95,6 +100,7 @@ impl ReviewOptions {
             config_snapshot: serde_json::Value::Null,
             env: Arc::new(|k| std::env::var(k).ok()),
             hooks: Hooks::default(),
+            rules: None,
             progress: None,
             cancel: CancellationToken::new(),
         }
@@ -122,6 +128,8 @@ pub enum ReviewError {
     },
     #[error("the template's hooks: {0}")]
     Hooks(String),
+    #[error(transparent)]
+    Rules(#[from] trust::TrustError),
 }
 
 /// Runs `req`: everything a template review does, in order.
@@ -167,7 +175,15 @@ async fn run(
         scope,
         Some(Scope::Diff(_) | Scope::Range(_) | Scope::Commits(_) | Scope::Uncommitted)
     );
-    let suppressions = Suppressions::load(&req.root)?;
+    let discovered;
+    let rules = match &opts.rules {
+        Some(r) => r.as_ref(),
+        None => {
+            discovered = ProjectRules::discover(&req.root, opts.env.as_ref(), None)?;
+            &discovered
+        }
+    };
+    let suppressions = Suppressions::load_with(rules)?;
     let session = match opts.log {
         true => Some(Session::create(
             &req.root,
@@ -221,7 +237,7 @@ async fn run(
                 root: req.root.clone(),
                 add_dirs: Vec::new(),
                 project_context,
-                hooks: hooks(template, &req.root, opts, session.as_ref())?,
+                hooks: hooks(template, &req.root, rules, opts, session.as_ref())?,
                 mcp: Vec::new(),
                 transcript,
                 progress: opts.progress.clone(),
@@ -331,16 +347,31 @@ fn project_context(
     Ok(cx.render())
 }
 
-/// The template's hooks (Claude Code's shape) and the caller's, with the
-/// session facts their inputs carry.
+/// The template's hooks (Claude Code's shape; a project template's only as
+/// the project's rules allow) and the caller's, with the session facts their
+/// inputs carry.
 fn hooks(
     template: &Template,
     root: &Path,
+    rules: &ProjectRules,
     opts: &ReviewOptions,
     session: Option<&Session>,
 ) -> Result<Hooks, ReviewError> {
     let mut hooks = opts.hooks.clone();
-    if let Some(value) = &template.hooks {
+    let allowed = |value: &serde_json::Value| {
+        let file = template
+            .path
+            .as_deref()
+            .map(|p| trust::relative(rules.root(), p));
+        template.origin != Origin::Project
+            || rules.allow(Gated::new(
+                file.unwrap_or_default(),
+                0,
+                "hooks",
+                serde_json::to_string(value).unwrap_or_default(),
+            ))
+    };
+    if let Some(value) = template.hooks.as_ref().filter(|v| allowed(v)) {
         let config: HooksConfig =
             serde_json::from_value(value.clone()).map_err(|e| ReviewError::Hooks(e.to_string()))?;
         for h in config
