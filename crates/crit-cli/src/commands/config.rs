@@ -93,7 +93,7 @@ fn rules_rows(rules: &ProjectRules) -> Vec<SelectionRow> {
         rows.push(match ci::review_base(rules.root(), c) {
             Ok(Some(b)) => row(
                 "base",
-                &format!("{} ({})", b.name, b.revision.short()),
+                &b.label(),
                 &format!("{}: {}", c.ci.name(), b.from),
             ),
             Ok(None) => row(

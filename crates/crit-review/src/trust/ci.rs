@@ -67,6 +67,16 @@ pub struct Base {
     pub from: String,
 }
 
+impl Base {
+    /// `main (1a2b3c4)`, or the short commit alone when that is its name.
+    pub fn label(&self) -> String {
+        match self.name == self.revision.short() {
+            true => self.name.clone(),
+            false => format!("{} ({})", self.name, self.revision.short()),
+        }
+    }
+}
+
 /// The CI this process runs in, from `env`; `None` outside CI.
 pub fn detect(env: &dyn Fn(&str) -> Option<String>) -> Option<CiEnv> {
     let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());

@@ -288,7 +288,7 @@ impl ProjectRules {
     pub fn describe(&self) -> (String, String) {
         match (&self.source, &self.policy) {
             (Source::Revision(b), _) => (
-                format!("{} ({})", b.name, b.revision.short()),
+                b.label(),
                 match &self.ci {
                     Some(c) if b.from != "--rules-from" => format!("{}: {}", c.ci.name(), b.from),
                     _ => b.from.clone(),
@@ -318,6 +318,9 @@ impl ProjectRules {
     /// A project file by its path from the root, from wherever the rules
     /// come from; `None` when it does not exist there.
     pub fn read(&self, rel: &str) -> Result<Option<RulesFile>, TrustError> {
+        if !within(rel) {
+            return Ok(None);
+        }
         match &self.source {
             Source::WorkTree => {
                 let path = self.root.join(rel);
@@ -353,6 +356,9 @@ impl ProjectRules {
                 .and_then(|e| e.to_str())
                 .is_some_and(|e| exts.contains(&e))
         };
+        if !within(rel) {
+            return Ok(Vec::new());
+        }
         let names = match &self.source {
             Source::WorkTree => {
                 let dir = self.root.join(rel);
@@ -396,7 +402,17 @@ impl ProjectRules {
         let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
         if !asked.iter().any(|a| a.setting.id() == id) {
             if !allowed {
-                self.warn(self.refusal(&setting));
+                // A reason shared by every refusal is given in full once.
+                let repeated =
+                    matches!(self.policy, Policy::Deny(_)) && asked.iter().any(|a| !a.allowed);
+                self.warn(match repeated {
+                    true => format!(
+                        "ignoring `{}` from {} (for the same reason)",
+                        setting.key,
+                        setting.at()
+                    ),
+                    false => self.refusal(&setting),
+                });
             }
             asked.push(Asked { setting, allowed });
         }
@@ -444,6 +460,16 @@ impl ProjectRules {
             ));
         }
     }
+}
+
+/// A path that stays inside the project: relative, no `..`.
+fn within(rel: &str) -> bool {
+    Path::new(rel).components().all(|c| {
+        matches!(
+            c,
+            std::path::Component::Normal(_) | std::path::Component::CurDir
+        )
+    })
 }
 
 fn canonical(root: &Path) -> PathBuf {
