@@ -39,6 +39,9 @@ fn forked() -> (TempDir, String) {
     (dir, main)
 }
 
+/// Variables a CI sets for the job.
+type Vars = Vec<(&'static str, String)>;
+
 fn rev(d: &Path, name: &str) -> String {
     let out = std::process::Command::new("git")
         .args(["rev-parse", name])
@@ -100,7 +103,7 @@ fn each_ci_names_the_base_of_its_request() {
     let d = dir.path();
     let aside = tempfile::tempdir().unwrap();
     let sha_diff = format!("{main}...HEAD");
-    let cases: Vec<(&str, Vec<(&str, String)>, &str)> = vec![
+    let cases: Vec<(&str, Vars, &str)> = vec![
         (
             "GitHub event file",
             vec![
@@ -221,7 +224,7 @@ fn a_shallow_clone_says_which_fetch_depth_to_set() {
             ".",
         ],
     );
-    let cases: Vec<(&Path, Vec<(&str, String)>, &str)> = vec![
+    let cases: Vec<(&Path, Vars, &str)> = vec![
         (
             &single,
             vec![

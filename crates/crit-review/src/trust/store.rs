@@ -182,7 +182,7 @@ mod tests {
             .trust(a, &[url.clone(), cmd.clone()], SystemTime::UNIX_EPOCH)
             .unwrap();
         store
-            .trust(b, &[cmd.clone()], SystemTime::UNIX_EPOCH)
+            .trust(b, std::slice::from_ref(&cmd), SystemTime::UNIX_EPOCH)
             .unwrap();
         let got = store.get(a).unwrap().unwrap();
         assert_eq!(got.trusted_at, "1970-01-01T00:00:00Z");
@@ -192,7 +192,7 @@ mod tests {
             "base_url from .crit/config.yaml:3: http://x"
         );
         store
-            .trust(a, &[cmd.clone()], SystemTime::UNIX_EPOCH)
+            .trust(a, std::slice::from_ref(&cmd), SystemTime::UNIX_EPOCH)
             .unwrap();
         assert!(
             !store
