@@ -669,3 +669,37 @@ fn trust_is_for_exact_settings_of_one_project() {
     warned(&out, "base_url");
     assert_eq!(other.model_requests().len(), 1);
 }
+
+/// The external reviewer applies the working tree's suppressions itself, so
+/// it does not run while any of them is untrusted, even when the user's own
+/// config chose it.
+#[test]
+fn a_users_command_reviewer_waits_for_the_projects_suppressions_to_be_trusted() {
+    let bin = tempfile::tempdir().unwrap();
+    let marker = bin.path().join("ran");
+    let prog = tripwire(bin.path(), &marker);
+    let dir = hostile(&[(
+        ".crit/suppressions.yaml",
+        "suppressions:\n  - title: \"*\"\n    reason: r\n    author: mallory\n".into(),
+    )]);
+    let d = dir.path();
+    write(
+        d,
+        ".home/.config/crit/config.yaml",
+        &format!("reviewer: command\ncommand: [\"{}\"]\n", prog.display()),
+    );
+    let server = FakeServer::start_blocking();
+    let out = review(d, &server);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not running the command reviewer"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists());
+    assert!(server.requests().is_empty());
+    crit(d, &server, None).arg("trust").assert().success();
+    let out = review(d, &server);
+    assert_eq!(json_out(&out)["passed"], true, "{}", stderr(&out));
+    assert!(marker.exists(), "trusted, the user's reviewer runs");
+}
