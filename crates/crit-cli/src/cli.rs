@@ -29,6 +29,8 @@ pub enum Command {
     Doctor,
     /// The effective configuration and where each value came from.
     Config,
+    /// Trust this project's settings that run programs, move credentials or relax the gate.
+    Trust(TrustArgs),
     /// Run a review template: `crit review list`, `crit review arch DOC --against HLD`, …
     Review(ReviewArgs),
     /// Run an orchestrator that delegates to specialist reviewers (Reldo's config works as is).
@@ -69,6 +71,16 @@ pub struct RunArgs {
     /// The orchestrator's config (YAML or JSON) [default: .crit/run.yaml, .claude/reldo.json or .reldo/settings.json, else built in].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// List the settings and whether each is trusted; change nothing.
+    #[arg(long, conflicts_with = "revoke")]
+    pub show: bool,
+    /// Forget this project's trust: its settings are ignored again.
+    #[arg(long)]
+    pub revoke: bool,
 }
 
 #[derive(Debug, Args)]
@@ -139,6 +151,9 @@ pub struct CommonArgs {
     /// Work in DIR instead of the current directory.
     #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
     pub cwd: Option<PathBuf>,
+    /// Read the project's settings, templates and suppressions as they are at REF (as CI does with the base branch).
+    #[arg(long, global = true, value_name = "REF", help_heading = "Input")]
+    pub rules_from: Option<String>,
 
     /// Output format.
     #[arg(long, global = true, value_enum, help_heading = "Output")]
@@ -205,6 +220,7 @@ impl CommonArgs {
             cassettes: later.cassettes.or(self.cassettes),
             record: later.record.or(self.record),
             cwd: later.cwd.or(self.cwd),
+            rules_from: later.rules_from.or(self.rules_from),
             format: later.format.or(self.format),
             json: later.json || self.json,
             output: later.output.or(self.output),

@@ -2,7 +2,8 @@
 //! templates (schema, loading, registry, prompt rendering); what a code review
 //! looks at (`scope`: the diff, computed with git); project conventions
 //! (`context`: CLAUDE.md, AGENTS.md, `.claude/rules`); reviewer definitions in
-//! `.claude/agents`; sessions and the audit log; suppressions.
+//! `.claude/agents`; sessions and the audit log; suppressions; and whose rules
+//! judge a change (`trust`).
 
 pub mod agent_defs;
 pub mod backend;
@@ -21,3 +22,4 @@ pub mod session;
 pub mod starter;
 pub mod suppress;
 pub mod template;
+pub mod trust;

@@ -16,6 +16,20 @@ pub(crate) fn user_config_dir(env: impl Fn(&str) -> Option<String>) -> Option<Pa
         .map(|c| c.join("crit"))
 }
 
+/// `$XDG_STATE_HOME/crit`, else `~/.local/state/crit`: what crit keeps for
+/// the user across runs (the trust store, the audit log).
+pub(crate) fn user_state_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    env("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            env("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".local").join("state"))
+        })
+        .map(|s| s.join("crit"))
+}
+
 /// The project a directory belongs to: the nearest ancestor holding `.git`
 /// (a directory, or a file in a worktree), else the directory itself.
 /// Sessions, project templates and tool confinement all hang off it.

@@ -21,10 +21,17 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
-    let lookup = |k: &str| std::env::var(k).ok();
-    let path = args.config.clone().or_else(|| RunConfig::find(&cwd));
+    let env = Env::from_process();
+    let rules = backend::rules(common, &env)?;
+    let lookup = |k: &str| env.get(k).map(str::to_string);
+    let path = match &args.config {
+        Some(p) => Some(p.clone()),
+        None => RunConfig::find_with(&rules)
+            .map_err(CliError::usage)?
+            .map(|rel| rules.root().join(rel)),
+    };
     let mut config = match &path {
-        Some(p) => RunConfig::load(p, &cwd, &lookup).map_err(CliError::usage)?,
+        Some(p) => RunConfig::load_with(p, &cwd, &lookup, &rules).map_err(CliError::usage)?,
         None => RunConfig::builtin(&cwd),
     };
     if let Some(t) = common.timeout {
@@ -36,8 +43,7 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     if let Some(m) = &common.model {
         config.model = Some(m.clone());
     }
-    let env = Env::from_process();
-    let selection = backend::select(common, &env)?;
+    let selection = backend::select_with(common, &env, &backend::load_config(&env, &rules)?)?;
     let built = selection
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;

@@ -24,7 +24,8 @@ use crate::redaction::{self, Removed};
 use crate::scope::{self, Change, FilterMode, Scope, ScopeOptions};
 use crate::session::{self, Session, SessionMeta};
 use crate::suppress::Suppressions;
-use crate::template::{Builder, Limits, PromptSource, Template, TemplateError};
+use crate::template::{Builder, Limits, Origin, PromptSource, Template, TemplateError};
+use crate::trust::{self, Gated, ProjectRules};
 
 pub use finish::Finish;
 
@@ -65,6 +66,10 @@ pub struct ReviewOptions {
     /// Environment lookups for the audit log's location (`XDG_STATE_HOME`, `HOME`).
     pub env: crate::paths::EnvLookup,
     pub hooks: Hooks,
+    /// Whose rules judge the change (suppressions, a project template's
+    /// hooks). `None`: found from `env` as the CLI does (the trust store; in
+    /// CI, the base revision).
+    pub rules: Option<Arc<ProjectRules>>,
     pub progress: Option<Arc<dyn Progress>>,
     pub cancel: CancellationToken,
     /// Removes secrets from what reviewers are sent (default: the built-in
@@ -100,6 +105,7 @@ impl ReviewOptions {
             config_snapshot: serde_json::Value::Null,
             env: Arc::new(|k| std::env::var(k).ok()),
             hooks: Hooks::default(),
+            rules: None,
             progress: None,
             cancel: CancellationToken::new(),
             redactor: Redactor::from_env(std::env::vars()),
@@ -128,6 +134,8 @@ pub enum ReviewError {
     },
     #[error("the template's hooks: {0}")]
     Hooks(String),
+    #[error(transparent)]
+    Rules(#[from] trust::TrustError),
 }
 
 /// Runs `req`: everything a template review does, in order.
@@ -177,7 +185,15 @@ async fn run(
         scope,
         Some(Scope::Diff(_) | Scope::Range(_) | Scope::Commits(_) | Scope::Uncommitted)
     );
-    let suppressions = Suppressions::load(&req.root)?;
+    let discovered;
+    let rules = match &opts.rules {
+        Some(r) => r.as_ref(),
+        None => {
+            discovered = ProjectRules::discover(&req.root, opts.env.as_ref(), None)?;
+            &discovered
+        }
+    };
+    let suppressions = Suppressions::load_with(rules)?;
     let session = match opts.log {
         true => Some(Session::create(
             &req.root,
@@ -236,7 +252,7 @@ async fn run(
                 root: req.root.clone(),
                 add_dirs: Vec::new(),
                 project_context,
-                hooks: hooks(template, &req.root, opts, session.as_ref())?,
+                hooks: hooks(template, &req.root, rules, opts, session.as_ref())?,
                 mcp: Vec::new(),
                 transcript,
                 progress: opts.progress.clone(),
@@ -348,16 +364,31 @@ fn project_context(
     Ok(cx)
 }
 
-/// The template's hooks (Claude Code's shape) and the caller's, with the
-/// session facts their inputs carry.
+/// The template's hooks (Claude Code's shape; a project template's only as
+/// the project's rules allow) and the caller's, with the session facts their
+/// inputs carry.
 fn hooks(
     template: &Template,
     root: &Path,
+    rules: &ProjectRules,
     opts: &ReviewOptions,
     session: Option<&Session>,
 ) -> Result<Hooks, ReviewError> {
     let mut hooks = opts.hooks.clone();
-    if let Some(value) = &template.hooks {
+    let allowed = |value: &serde_json::Value| {
+        let file = template
+            .path
+            .as_deref()
+            .map(|p| trust::relative(rules.root(), p));
+        template.origin != Origin::Project
+            || rules.allow(Gated::new(
+                file.unwrap_or_default(),
+                0,
+                "hooks",
+                serde_json::to_string(value).unwrap_or_default(),
+            ))
+    };
+    if let Some(value) = template.hooks.as_ref().filter(|v| allowed(v)) {
         let config: HooksConfig =
             serde_json::from_value(value.clone()).map_err(|e| ReviewError::Hooks(e.to_string()))?;
         for h in config

@@ -12,6 +12,7 @@ mod files;
 mod filter;
 mod git;
 mod parse;
+pub(crate) mod revision;
 mod spec;
 mod untracked;
 
