@@ -17,6 +17,7 @@ mod input;
 pub mod mcp;
 pub mod process;
 pub mod registry;
+pub mod sandbox;
 pub mod run;
 pub mod structured;
 pub mod subagent;
