@@ -12,6 +12,7 @@
 pub mod confine;
 pub mod context;
 pub mod git_hardening;
+pub mod git_layout;
 pub mod hooks;
 mod input;
 pub mod mcp;
