@@ -119,7 +119,10 @@ impl RepoConfig {
         let mut drivers: Vec<&str> = Vec::new();
         let mut files: Vec<&str> = Vec::new();
         for e in self.entries.iter().filter(|e| e.scope != "global") {
-            if let Some((driver, _)) = e.key.strip_prefix("filter.").and_then(|k| k.rsplit_once('.'))
+            if let Some((driver, _)) = e
+                .key
+                .strip_prefix("filter.")
+                .and_then(|k| k.rsplit_once('.'))
             {
                 if !driver.is_empty() && !drivers.contains(&driver) {
                     drivers.push(driver);

@@ -104,15 +104,15 @@ pub fn discover(root: &Path) -> Result<GitLayout, GitLayoutError> {
                 });
             }
             if !pointer_allowed(&root, dir, &dotgit, &target) {
-                return Err(GitLayoutError::Elsewhere {
-                    dotgit,
-                    target,
-                });
+                return Err(GitLayoutError::Elsewhere { dotgit, target });
             }
             target
         };
         let common_dir = common_dir(&git_dir)?;
-        let prefix = root.strip_prefix(dir).unwrap_or(Path::new("")).to_path_buf();
+        let prefix = root
+            .strip_prefix(dir)
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
         return Ok(GitLayout {
             work_tree: dir.to_path_buf(),
             git_dir,
@@ -238,7 +238,10 @@ mod tests {
     fn tree_paths_apply_dots_and_stay_below_the_top() {
         let p = Path::new("proj/sub");
         assert_eq!(tree_path("a.txt", p), Some(PathBuf::from("a.txt")));
-        assert_eq!(tree_path("./a.txt", p), Some(PathBuf::from("proj/sub/a.txt")));
+        assert_eq!(
+            tree_path("./a.txt", p),
+            Some(PathBuf::from("proj/sub/a.txt"))
+        );
         assert_eq!(tree_path("../x", p), Some(PathBuf::from("proj/x")));
         assert_eq!(tree_path("..", p), Some(PathBuf::from("proj")));
         assert_eq!(tree_path("./../../../x", p), None);

@@ -22,8 +22,8 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until, timeout_at};
 use tokio_util::sync::CancellationToken;
 
-pub use crate::truncate::HeadTail;
 use crate::sandbox::Sandbox;
+pub use crate::truncate::HeadTail;
 
 /// After the group is killed, how long to wait for the pipes to close.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);

@@ -298,8 +298,16 @@ async fn a_work_tree_setting_cannot_move_git_outside() {
         "git grep --untracked -e TOP-SECRET",
     ] {
         let out = bash(&f, cmd).await;
-        assert!(!out.content.contains("secret.txt"), "`{cmd}`: {}", out.content);
-        assert!(!out.content.contains("TOP-SECRET-OUTSIDE"), "`{cmd}`: {}", out.content);
+        assert!(
+            !out.content.contains("secret.txt"),
+            "`{cmd}`: {}",
+            out.content
+        );
+        assert!(
+            !out.content.contains("TOP-SECRET-OUTSIDE"),
+            "`{cmd}`: {}",
+            out.content
+        );
     }
     let out = bash(&f, "git status --short").await;
     assert!(out.content.contains(" M src/lib.rs"), "{}", out.content);

@@ -90,7 +90,11 @@ async fn a_read_outside_the_root_is_refused_by_the_kernel() {
     let secret = d.outside.join("secret.txt");
     for target in [secret.display().to_string(), "/etc/passwd".to_string()] {
         let c = run(&sb, &d.root, "cat", &[&target]).await;
-        assert!(!c.stdout.render().contains("SECRET"), "{}", c.stdout.render());
+        assert!(
+            !c.stdout.render().contains("SECRET"),
+            "{}",
+            c.stdout.render()
+        );
         assert!(
             c.stderr.render().contains("Permission denied"),
             "`cat {target}`: {}",
@@ -123,7 +127,13 @@ async fn writes_and_network_are_refused_by_the_kernel() {
     .await;
     assert!(c.stderr.render().contains("Permission denied"), "{c:?}");
     assert!(!target.exists());
-    let c = run(&sb, &d.root, "touch", &[&d.outside.join("new").display().to_string()]).await;
+    let c = run(
+        &sb,
+        &d.root,
+        "touch",
+        &[&d.outside.join("new").display().to_string()],
+    )
+    .await;
     assert!(c.stderr.render().contains("Permission denied"), "{c:?}");
     assert!(!d.outside.join("new").exists());
 
@@ -138,7 +148,10 @@ async fn writes_and_network_are_refused_by_the_kernel() {
             &sb,
             &d.root,
             "bash",
-            &["-c", &format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected")],
+            &[
+                "-c",
+                &format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"),
+            ],
         )
         .await;
         assert!(!c.stdout.render().contains("connected"), "{c:?}");

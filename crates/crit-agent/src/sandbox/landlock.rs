@@ -11,9 +11,7 @@ use super::{SandboxError, SandboxRules, SandboxStatus};
 /// (best effort) and the status reports their version.
 const TARGET: ABI = ABI::V10;
 
-pub(super) fn restrict_current_thread(
-    rules: &SandboxRules,
-) -> Result<SandboxStatus, SandboxError> {
+pub(super) fn restrict_current_thread(rules: &SandboxRules) -> Result<SandboxStatus, SandboxError> {
     let err = |e: &dyn std::fmt::Display| SandboxError::Landlock(e.to_string());
     let read = AccessFs::ReadFile | AccessFs::ReadDir;
     let exec = read | AccessFs::Execute;

@@ -355,7 +355,9 @@ fn denied_for(sub: &str, name: &str, value: Option<&str>) -> Option<&'static str
             "`--dirty` and `--broken` refresh and write the index; use `git status` to see \
              uncommitted changes",
         ),
-        "diff" | "log" | "show" | "diff-tree" if name.len() > 2 && "remerge-diff".starts_with(name) => {
+        "diff" | "log" | "show" | "diff-tree"
+            if name.len() > 2 && "remerge-diff".starts_with(name) =>
+        {
             Some("`--remerge-diff` writes temporary objects into the repository")
         }
         "diff" | "log" | "show" | "diff-tree"
@@ -363,7 +365,9 @@ fn denied_for(sub: &str, name: &str, value: Option<&str>) -> Option<&'static str
         {
             match value {
                 Some(v) if !v.starts_with('r') => None,
-                Some(_) => Some("`--diff-merges=remerge` writes temporary objects into the repository"),
+                Some(_) => {
+                    Some("`--diff-merges=remerge` writes temporary objects into the repository")
+                }
                 None => Some("give the format attached, e.g. `--diff-merges=first-parent`"),
             }
         }

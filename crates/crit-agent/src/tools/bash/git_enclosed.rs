@@ -105,7 +105,11 @@ pub(super) fn plan(call: &GitCall, prefix: &Path, roots: &Roots) -> Result<Plan,
                 return Err(mixed(&call.operands.join(" ")));
             }
             if tree_paths == 0 && call.pathspecs.is_empty() && !call.line_log {
-                plan.append = default_pathspec(call);
+                // Without a revision, shortlog reads a log from stdin.
+                if call.sub == "shortlog" && call.operands.is_empty() && !call.dashdash {
+                    plan.append.push("HEAD".into());
+                }
+                plan.append.extend(default_pathspec(call));
             }
         }
     }
@@ -120,31 +124,29 @@ impl Plan {
 
     /// Checks one revision operand; `true` when it is a `REV:path` object.
     fn check_operand(&mut self, rev: &str, prefix: &Path) -> Result<bool, BashPolicyError> {
+        let inside = |paths: &[String]| {
+            paths.iter().all(|path| {
+                tree_path(path, prefix)
+                    .is_some_and(|p| p.starts_with(prefix) && !p.as_os_str().is_empty())
+            })
+        };
         match parse(rev) {
-            Operand::TreePath(paths) => {
-                let inside = paths.iter().all(|path| {
-                    tree_path(path, prefix)
-                        .is_some_and(|p| p.starts_with(prefix) && !p.as_os_str().is_empty())
-                });
-                if !inside {
-                    return Err(refuse(
-                        rev,
-                        &format!(
-                            "this names a path outside the project, which is the directory \
-                             `{}` of a larger repository; name files inside it, e.g. \
-                             `HEAD:./file` or `HEAD:{}/file`",
-                            prefix.display(),
-                            prefix.display()
-                        ),
-                    ));
-                }
-                Ok(true)
-            }
+            Operand::TreePath(paths) | Operand::Mixed(paths) if !inside(&paths) => Err(refuse(
+                rev,
+                &format!(
+                    "this names a path outside the project, which is the directory `{}` of a \
+                     larger repository; name files inside it, e.g. `HEAD:./file` or \
+                     `HEAD:{}/file`",
+                    prefix.display(),
+                    prefix.display()
+                ),
+            )),
+            Operand::TreePath(_) => Ok(true),
             Operand::Commits(exprs) => {
                 self.add(rev, exprs);
                 Ok(false)
             }
-            Operand::Mixed => Err(mixed(rev)),
+            Operand::Mixed(_) => Err(mixed(rev)),
         }
     }
 }
@@ -169,8 +171,8 @@ enum Operand {
     TreePath(Vec<String>),
     /// Expressions that must each resolve to a commit.
     Commits(Vec<String>),
-    /// A range with a commit on one side and a path on the other.
-    Mixed,
+    /// A range with a commit on one side and a path on the other (the paths).
+    Mixed(Vec<String>),
 }
 
 /// Reads a revision operand both ways git may: whole (commands that take one
@@ -213,7 +215,7 @@ fn parse(op: &str) -> Operand {
     match (paths.is_empty(), commits.is_empty()) {
         (true, _) => Operand::Commits(commits),
         (false, true) => Operand::TreePath(paths),
-        (false, false) => Operand::Mixed,
+        (false, false) => Operand::Mixed(paths),
     }
 }
 
@@ -268,7 +270,7 @@ mod tests {
         match parse(op) {
             Operand::Commits(e) => e,
             Operand::TreePath(p) => p.iter().map(|p| format!("path:{p}")).collect(),
-            Operand::Mixed => vec!["mixed".into()],
+            Operand::Mixed(_) => vec!["mixed".into()],
         }
     }
 
@@ -291,7 +293,10 @@ mod tests {
         // tree up to HEAD to rev-parse.
         assert_eq!(exprs("HEAD:.."), ["path:..", "path:"]);
         assert_eq!(exprs("HEAD:./sub/../../x"), ["mixed"]);
-        assert_eq!(exprs("HEAD:a..HEAD:b"), ["path:a..HEAD:b", "path:a", "path:b"]);
+        assert_eq!(
+            exprs("HEAD:a..HEAD:b"),
+            ["path:a..HEAD:b", "path:a", "path:b"]
+        );
         assert_eq!(exprs("HEAD~5..HEAD:proj"), ["mixed"]);
         assert_eq!(exprs("..HEAD"), ["HEAD^{commit}"]);
     }

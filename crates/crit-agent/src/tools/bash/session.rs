@@ -205,7 +205,13 @@ mod tests {
                 .all(|k| ["PATH", "LANG", "PAGER"].contains(&k.as_str()) || k.starts_with("GIT_")),
             "{keys:?}"
         );
-        assert!(env.iter().any(|(k, v)| k == "GIT_CONFIG_GLOBAL" && v == "/dev/null"));
-        assert!(env.iter().any(|(k, v)| k == "GIT_LITERAL_PATHSPECS" && v == "1"));
+        assert!(
+            env.iter()
+                .any(|(k, v)| k == "GIT_CONFIG_GLOBAL" && v == "/dev/null")
+        );
+        assert!(
+            env.iter()
+                .any(|(k, v)| k == "GIT_LITERAL_PATHSPECS" && v == "1")
+        );
     }
 }
