@@ -438,3 +438,115 @@ fn sandbox_active() -> bool {
     }
     active
 }
+
+/// A private repository elsewhere on the machine, with a secret in a commit;
+/// returns its `.git` and the secret blob's id.
+fn private_repo(dir: &Path) -> (PathBuf, String) {
+    let repo = dir.join("private");
+    std::fs::create_dir_all(&repo).unwrap();
+    init_repo(&repo);
+    write(&repo, "key.txt", &format!("{SECRET_FILE}\n"));
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "private"]);
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD:key.txt"])
+        .current_dir(&repo)
+        .output()
+        .unwrap();
+    let blob = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    (repo.join(".git"), blob)
+}
+
+/// A `.git` file, a `.git` symlink, or a `commondir` in the project that
+/// points git at another repository on the machine: git does not run.
+#[test]
+fn a_git_pointer_to_another_repository_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let (private_git, blob) = private_repo(&base);
+    let commands: Vec<String> = [
+        "git log -p",
+        "git show HEAD:key.txt",
+        "git status",
+        "git grep -e SECRET HEAD",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("git cat-file -p {blob}")])
+    .collect();
+    let layouts: [(&str, Box<dyn Fn(&Path)>); 3] = [
+        (
+            "gitfile",
+            Box::new(|p: &Path| {
+                write(p, ".git", &format!("gitdir: {}\n", private_git.display()));
+            }),
+        ),
+        (
+            "symlink",
+            Box::new(|p: &Path| std::os::unix::fs::symlink(&private_git, p.join(".git")).unwrap()),
+        ),
+        (
+            "commondir",
+            Box::new(|p: &Path| {
+                init_repo(p);
+                write(p, ".git/commondir", &format!("{}\n", private_git.display()));
+            }),
+        ),
+    ];
+    for (name, make) in layouts {
+        let project = base.join(name);
+        std::fs::create_dir_all(&project).unwrap();
+        write(&project, "src/lib.rs", "pub fn one() {}\n");
+        make(&project);
+        let before = snapshot(&private_git);
+        let results = probe(&project, &base.join(".home"), &commands);
+        assert_clean(&results, &[SECRET_FILE]);
+        for cmd in &commands {
+            let text = &results[cmd];
+            assert!(
+                text.starts_with("refused") && text.contains("another repository"),
+                "{name}: `{cmd}` was not refused:\n{text}"
+            );
+        }
+        assert_eq!(snapshot(&private_git), before, "{name}");
+    }
+}
+
+/// What only the kernel stops: the argument policy allows raw object ids in
+/// the project's own repository, and `objects/info/alternates` (which the
+/// policy does not read) borrows objects from a private repository. Under the
+/// sandbox git cannot read them.
+#[test]
+fn borrowed_objects_from_outside_are_unreadable_under_the_sandbox() {
+    let dir = TempDir::new().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let (private_git, blob) = private_repo(&base);
+    let project = base.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    init_repo(&project);
+    write(&project, "src/lib.rs", "pub fn one() {}\n");
+    git(&project, &["add", "-A"]);
+    git(&project, &["commit", "-q", "-m", "initial"]);
+    write(
+        &project,
+        ".git/objects/info/alternates",
+        &format!("{}\n", private_git.join("objects").display()),
+    );
+    // Control: plain git reads the private blob through the alternates file.
+    let plain = std::process::Command::new("git")
+        .args(["cat-file", "-p", &blob])
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&plain.stdout).contains(SECRET_FILE));
+    let commands = vec![
+        format!("git cat-file -p {blob}"),
+        format!("git show {blob}"),
+        "git log --oneline".to_string(),
+    ];
+    let results = probe(&project, &base.join(".home"), &commands);
+    if sandbox_active() {
+        assert_clean(&results, &[SECRET_FILE]);
+        assert!(results["git log --oneline"].contains("initial"), "{results:?}");
+    }
+}
