@@ -268,7 +268,11 @@ async fn hostile_repo_config_runs_nothing_through_the_tool() {
     ] {
         let out = bash(&f, cmd).await;
         assert!(!out.is_error, "`{cmd}`: {}", out.content);
-        assert!(!out.content.contains("HOOK-RAN"), "`{cmd}`: {}", out.content);
+        assert!(
+            !out.content.contains("HOOK-RAN"),
+            "`{cmd}`: {}",
+            out.content
+        );
         let fired: Vec<_> = all.iter().filter(|m| marker(m).exists()).collect();
         assert!(
             fired.is_empty(),
@@ -453,7 +457,11 @@ async fn a_thousand_concurrent_calls_all_answer() {
     let mut ran = 0;
     for (i, out) in results {
         if out.is_error {
-            assert!(out.content.starts_with("cannot run `echo`"), "{}", out.content);
+            assert!(
+                out.content.starts_with("cannot run `echo`"),
+                "{}",
+                out.content
+            );
         } else {
             assert_eq!(out.content, format!("call-{i}\n[exit code 0]"));
             ran += 1;

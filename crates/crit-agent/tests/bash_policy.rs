@@ -205,7 +205,10 @@ fn hostile_commands_are_refused_with_a_reason() {
         ("git log --diff-merges=r -p", "temporary objects"),
         ("git log --diff-merges r -p", "give the format attached"),
         ("git log -L1,2:/etc/passwd", "outside the project root"),
-        ("git log -L 1,2:../../../../etc/passwd", "outside the project root"),
+        (
+            "git log -L 1,2:../../../../etc/passwd",
+            "outside the project root",
+        ),
         ("git log -L:main:/etc/passwd", "outside the project root"),
         ("git log -L:a:../../../../x:y", "outside the project root"),
         ("rg --files /etc", "outside the project root"),

@@ -35,12 +35,25 @@ async fn legitimate_layouts_are_found_and_git_runs_in_them() {
 
     // A plain checkout.
     let l = discover(&main).unwrap();
-    assert_eq!((l.work_tree.as_path(), l.git_dir.as_path()), (main.as_path(), main.join(".git").as_path()));
+    assert_eq!(
+        (l.work_tree.as_path(), l.git_dir.as_path()),
+        (main.as_path(), main.join(".git").as_path())
+    );
     assert!(!l.encloses_project());
 
     // A linked worktree: its admin directory lives in the main repository.
     let wt = base.join("wt");
-    git(&main, &["worktree", "add", "-q", "-b", "feature", wt.to_str().unwrap()]);
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature",
+            wt.to_str().unwrap(),
+        ],
+    );
     let l = discover(&wt).unwrap();
     assert_eq!(l.work_tree, wt);
     assert_eq!(l.common_dir, main.join(".git"));
@@ -55,7 +68,15 @@ async fn legitimate_layouts_are_found_and_git_runs_in_them() {
     commit(&lib, "l.txt", "lib commit");
     git(
         &main,
-        &["-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.to_str().unwrap(), "vendor/lib"],
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.to_str().unwrap(),
+            "vendor/lib",
+        ],
     );
     let sub = main.join("vendor/lib");
     let l = discover(&sub).unwrap();
@@ -90,7 +111,17 @@ fn a_worktree_of_another_checkout_is_refused() {
     git(&main, &["init", "-q", "-b", "main"]);
     commit(&main, "a.txt", "main commit");
     let wt = base.join("wt");
-    git(&main, &["worktree", "add", "-q", "-b", "feature", wt.to_str().unwrap()]);
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature",
+            wt.to_str().unwrap(),
+        ],
+    );
     let intruder = base.join("intruder");
     std::fs::create_dir_all(&intruder).unwrap();
     std::fs::copy(wt.join(".git"), intruder.join(".git")).unwrap();

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
 //! The reviewer's tools cannot get out: crit-testkit plays a hostile model that
 //! asks the restricted Bash for many ways out of the project, through the
 //! `crit` binary, in hostile repositories made in temporary directories. Each
@@ -457,6 +458,9 @@ fn private_repo(dir: &Path) -> (PathBuf, String) {
     (repo.join(".git"), blob)
 }
 
+/// Makes the project (first) point git at the private `.git` (second).
+type PointAt = fn(&Path, &Path);
+
 /// A `.git` file, a `.git` symlink, or a `commondir` in the project that
 /// points git at another repository on the machine: git does not run.
 #[test]
@@ -474,30 +478,24 @@ fn a_git_pointer_to_another_repository_is_refused() {
     .map(|s| s.to_string())
     .chain([format!("git cat-file -p {blob}")])
     .collect();
-    let layouts: [(&str, Box<dyn Fn(&Path)>); 3] = [
-        (
-            "gitfile",
-            Box::new(|p: &Path| {
-                write(p, ".git", &format!("gitdir: {}\n", private_git.display()));
-            }),
-        ),
-        (
-            "symlink",
-            Box::new(|p: &Path| std::os::unix::fs::symlink(&private_git, p.join(".git")).unwrap()),
-        ),
-        (
-            "commondir",
-            Box::new(|p: &Path| {
-                init_repo(p);
-                write(p, ".git/commondir", &format!("{}\n", private_git.display()));
-            }),
-        ),
+    // Each makes the project's `.git` point at the private repository.
+    let layouts: [(&str, PointAt); 3] = [
+        ("gitfile", |p, private| {
+            write(p, ".git", &format!("gitdir: {}\n", private.display()));
+        }),
+        ("symlink", |p, private| {
+            std::os::unix::fs::symlink(private, p.join(".git")).unwrap();
+        }),
+        ("commondir", |p, private| {
+            init_repo(p);
+            write(p, ".git/commondir", &format!("{}\n", private.display()));
+        }),
     ];
     for (name, make) in layouts {
         let project = base.join(name);
         std::fs::create_dir_all(&project).unwrap();
         write(&project, "src/lib.rs", "pub fn one() {}\n");
-        make(&project);
+        make(&project, &private_git);
         let before = snapshot(&private_git);
         let results = probe(&project, &base.join(".home"), &commands);
         assert_clean(&results, &[SECRET_FILE]);
@@ -547,6 +545,9 @@ fn borrowed_objects_from_outside_are_unreadable_under_the_sandbox() {
     let results = probe(&project, &base.join(".home"), &commands);
     if sandbox_active() {
         assert_clean(&results, &[SECRET_FILE]);
-        assert!(results["git log --oneline"].contains("initial"), "{results:?}");
+        assert!(
+            results["git log --oneline"].contains("initial"),
+            "{results:?}"
+        );
     }
 }

@@ -648,10 +648,17 @@ fn a_hostile_repository_config_reads_nothing_outside() {
     ]);
     repo.write("a.txt", lines_with(20, 3, "dirty work tree"));
     // Control: plain git follows the setting and lists the outside files.
-    let out = repo.command(&["status", "--short", "-uall"]).output().unwrap();
+    let out = repo
+        .command(&["status", "--short", "-uall"])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("secret.txt"));
 
-    for scope in [diff("main"), Scope::Uncommitted, Scope::Commits(vec!["HEAD".into()])] {
+    for scope in [
+        diff("main"),
+        Scope::Uncommitted,
+        Scope::Commits(vec!["HEAD".into()]),
+    ] {
         let c = run(&repo, &scope);
         assert!(!c.patch.contains("SECRET"), "{scope:?}: {}", c.patch);
         assert!(!c.paths().iter().any(|p| p.contains("secret")), "{scope:?}");
@@ -668,7 +675,10 @@ fn a_git_file_pointing_at_another_repository_is_refused() {
     let (other, _) = feature_repo();
     let repo = Repo::new();
     std::fs::remove_dir_all(repo.root.join(".git")).unwrap();
-    repo.write(".git", &format!("gitdir: {}\n", other.root.join(".git").display()));
+    repo.write(
+        ".git",
+        format!("gitdir: {}\n", other.root.join(".git").display()),
+    );
     let err = compute(&repo.root, &diff("main"), &opts()).unwrap_err();
     assert!(err.to_string().contains("another repository"), "{err}");
 }
