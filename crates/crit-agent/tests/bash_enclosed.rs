@@ -188,6 +188,8 @@ async fn an_enclosing_repository_shows_only_the_project() {
         "git blame -C -C src/lib.rs",
         "git shortlog -s",
         "git log --author Test",
+        "git tag --list '--format=%(raw)'",
+        "git branch '--format=%(contents)'",
         "ls ..",
         "cat ../.ssh/id_rsa",
         "rg --files ..",
@@ -256,6 +258,12 @@ async fn an_enclosing_repository_shows_only_the_project() {
         "git blame -C -C src/lib.rs",
         "would show files outside",
     );
+    assert_refused(
+        &results,
+        "git tag --list '--format=%(raw)'",
+        "would show files outside",
+    );
+    assert!(results["git branch '--format=%(contents)'"].contains("drop copy"));
     assert_refused(&results, "git diff HEAD~2..HEAD:proj", "not both");
     assert_refused(
         &results,

@@ -203,10 +203,12 @@ pub(super) fn check(
         }
         "branch" => {
             check_listing(sub, rest, BRANCH_OPTIONS)?;
+            call.widening = raw_format(rest);
             &[]
         }
         "tag" => {
             check_listing(sub, rest, TAG_OPTIONS)?;
+            call.widening = raw_format(rest);
             &[]
         }
         "diff" | "log" | "show" | "diff-tree" => {
@@ -329,6 +331,22 @@ fn check_options(
         call.operands.remove(0);
     }
     Ok(())
+}
+
+/// A `--format` that prints the raw object a ref points at (`%(raw)`), which
+/// may be a blob: where the repository is larger than the project, the ref
+/// could name a file outside it.
+fn raw_format(args: &[String]) -> Option<String> {
+    let mut values = args.iter().enumerate().filter_map(|(i, a)| {
+        a.strip_prefix("--format=").or_else(|| {
+            (a == "--format")
+                .then(|| args.get(i + 1).map(String::as_str))
+                .flatten()
+        })
+    });
+    values
+        .find(|v| v.contains("%(raw") || v.contains("%(*raw"))
+        .map(|v| format!("--format={v}"))
 }
 
 /// `log -L RANGE:FILE` names a file after a colon; the range may hold colons

@@ -21,7 +21,8 @@
 //!   pathspec; mixing them with commits (which would show whole trees) is
 //!   refused.
 //! - Refused: `--full-diff` (it shows every file of a commit that touched the
-//!   project) and blame's `-C` (it names files outside as origins). `log -L`
+//!   project), blame's `-C` (it names files outside as origins), and a
+//!   `branch`/`tag` `--format` with `%(raw)` (a ref may point at a blob). `log -L`
 //!   takes no pathspec; its files are confined instead.
 //! - `blame` needs its file inside the project; `cat-file`, `rev-parse`,
 //!   `merge-base` and `describe` take only checked revisions; `branch` and
