@@ -12,12 +12,14 @@
 pub mod confine;
 pub mod context;
 pub mod git_hardening;
+pub mod git_layout;
 pub mod hooks;
 mod input;
 pub mod mcp;
 pub mod process;
 pub mod registry;
 pub mod run;
+pub mod sandbox;
 pub mod structured;
 pub mod subagent;
 pub mod tool;

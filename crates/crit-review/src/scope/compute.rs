@@ -81,7 +81,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             let description =
                 format!("uncommitted changes (staged, unstaged and untracked files) {against}");
             let mut change = repo.diff(&[&base], description, repo.head.clone())?;
-            untracked::add(&repo.git, &repo.top, &mut change, opts)?;
+            untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(change, opts))
         }
     }
