@@ -356,7 +356,9 @@ impl Repo {
             .iter()
             .chain(&["--raw", "--numstat", "-z", "-p", "-U3"])
             .chain(revs)
-            .chain(&["--"])
+            // Only the project: when its root is below the repository's top
+            // (a home kept in git), the rest of the repository is not shown.
+            .chain(&["--", "."])
             .copied()
             .collect();
         let cap = self.opts.max_git_output_bytes;
