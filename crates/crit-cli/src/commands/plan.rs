@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use crit_checks::{
-    AnswerBook, Freshness, NoPanel, Options, Panel, PromptAsker, Report, SessionPaths,
-    review_with_panel,
+    AnswerBook, Freshness, NoPanel, Options, Panel, PromptAsker, Report, review_with_panel,
 };
 use crit_core::Verdict;
 use crit_llm::Env;
@@ -76,17 +75,22 @@ fn exit_code(common: &CommonArgs, report: &Report, result: &mut crit_core::Revie
 
 fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
     let target = in_cwd(common, path);
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let paths =
-        SessionPaths::resolve(&target, home.as_deref()).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let freshness = paths.verify().map_err(|e| CliError::usage(anyhow!(e)))?;
+    let (paths, freshness) = crit_checks::verify(&target, &Options::default())
+        .map_err(|e| CliError::usage(anyhow!(e)))?;
     let (code, line) = match freshness {
         Freshness::Fresh => (
             Code::Ok,
             format!(
-                "approved: {} is not newer than {}",
+                "approved: {} is the plan {} approved, under the same checks",
                 paths.plan.display(),
                 paths.marker.display()
+            ),
+        ),
+        Freshness::Missing => (
+            Code::GateFailed,
+            format!(
+                "not approved: {} has no approval marker; run `crit plan {target}`",
+                paths.plan.display()
             ),
         ),
         Freshness::Stale => (
@@ -96,11 +100,11 @@ fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
                 paths.plan.display()
             ),
         ),
-        Freshness::Missing => (
+        other => (
             Code::GateFailed,
             format!(
-                "not approved: {} has no approval marker; run `crit plan {target}`",
-                paths.plan.display()
+                "not approved: {}; run `crit plan {target}` again",
+                super::hook::why_not(other, &paths.plan)
             ),
         ),
     };

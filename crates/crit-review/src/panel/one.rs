@@ -27,6 +27,10 @@ enum Ending {
     Cancelled,
     /// Asked for structured output, never got a valid one.
     NoValidOutput(String),
+    /// Several final answers in one turn: none is taken.
+    Ambiguous(String),
+    /// The model refused; what it said, if anything.
+    Refused(String),
     Failed(String),
 }
 
@@ -154,6 +158,7 @@ async fn via_loop(
     spec.system = system_blocks(plan, env);
     spec.tools = tools;
     spec.limits = plan.limits;
+    spec.spend = env.spend.clone();
     spec.max_output_tokens = plan.max_output_tokens;
     spec.hooks = env.hooks.clone();
     if plan
@@ -185,6 +190,8 @@ async fn via_loop(
         RunStatus::NoValidOutput(m) => Ending::NoValidOutput(m),
         RunStatus::Failed(m) => Ending::Failed(m),
         RunStatus::HookStopped(m) => Ending::Failed(format!("a hook stopped the review: {m}")),
+        RunStatus::Refused(said) => Ending::Refused(said),
+        RunStatus::AmbiguousOutput(m) => Ending::Ambiguous(m),
     };
     Answer {
         ending,
@@ -270,6 +277,9 @@ async fn via_agent(agent: &dyn Agent, plan: &ReviewerPlan, model: &str, env: &Pa
         Some(Err(e)) => answer.ending = Ending::Failed(e.to_string()),
         Some(Ok(out)) => {
             answer.ending = match &out.incomplete {
+                _ if out.stop_reason == Some(crit_llm::StopReason::Refusal) => {
+                    Ending::Refused(out.text.trim().to_string())
+                }
                 Some(why) => Ending::Limit {
                     name: why.split(':').next().unwrap_or(why).trim().to_string(),
                     detail: why.clone(),
@@ -363,6 +373,20 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
             run.parse_error = Some("cancelled".into());
             run.outcome.error = Some("cancelled by the user".into());
         }
+        Ending::Ambiguous(message) => {
+            // Which answer the model meant is anyone's guess: none counts.
+            run.outcome.status = ReviewerStatus::ParseError;
+            run.outcome.verdict = Verdict::Unknown;
+            run.parse_error = Some(message.clone());
+            run.outcome.error = Some(message);
+        }
+        Ending::Refused(said) => {
+            let message = refusal_message(&said);
+            run.outcome.status = ReviewerStatus::Failed;
+            run.outcome.verdict = Verdict::Error;
+            run.parse_error = Some(message.clone());
+            run.outcome.error = Some(message);
+        }
         Ending::Failed(message) => {
             run.outcome.status = ReviewerStatus::Failed;
             run.outcome.verdict = Verdict::Error;
@@ -372,6 +396,21 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
     }
     run.outcome.findings = run.findings.len();
     run
+}
+
+/// A refusal in a few words: what the model said, cut short.
+fn refusal_message(said: &str) -> String {
+    const KEEP: usize = 300;
+    let said = said.trim();
+    if said.is_empty() {
+        return "the model refused to review (stop_reason: refusal)".into();
+    }
+    let cut = said
+        .char_indices()
+        .nth(KEEP)
+        .map_or(said, |(i, _)| &said[..i]);
+    let more = if cut.len() < said.len() { "…" } else { "" };
+    format!("the model refused to review (stop_reason: refusal): {cut}{more}")
 }
 
 /// Parses a finished answer into `run`: verdict, summary, findings; or a
@@ -476,6 +515,7 @@ pub(super) async fn converse(
         Ending::Completed => Ok((answer.text, answer.usage, answer.cost_usd)),
         Ending::Limit { detail, .. } => Err(format!("the answer was cut short: {detail}")),
         Ending::Cancelled => Err("cancelled".into()),
-        Ending::NoValidOutput(m) | Ending::Failed(m) => Err(m),
+        Ending::Refused(said) => Err(refusal_message(&said)),
+        Ending::NoValidOutput(m) | Ending::Ambiguous(m) | Ending::Failed(m) => Err(m),
     }
 }
