@@ -73,3 +73,50 @@ pub fn json_out(o: &Output) -> Value {
         )
     })
 }
+
+/// Files anywhere under `dir` that look like a temp file crit (or tempfile)
+/// left behind.
+pub fn temp_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() && !p.is_symlink() {
+                if name != ".git" {
+                    stack.push(p);
+                }
+            } else if name.contains(".crit-tmp-")
+                || name.starts_with(".plan-seal-")
+                || name.starts_with(".tmp")
+                || name.contains(".tmp-")
+            {
+                found.push(p);
+            }
+        }
+    }
+    found
+}
+
+/// Every `result.json` under `dir/.crit/sessions`, as JSON.
+pub fn session_results(dir: &Path) -> Vec<Value> {
+    session_dirs(dir)
+        .iter()
+        .filter_map(|s| std::fs::read(s.join("result.json")).ok())
+        .map(|b| serde_json::from_slice(&b).unwrap())
+        .collect()
+}
+
+/// The session directories under `dir/.crit/sessions`.
+pub fn session_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir.join(".crit/sessions")) else {
+        return Vec::new();
+    };
+    let mut v: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    v.sort();
+    v
+}
