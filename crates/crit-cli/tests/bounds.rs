@@ -45,7 +45,14 @@ fn review_capped(d: &Path, server: &FakeServer, env: &[(&str, &str)], extra: &[&
     c.arg("-c")
         .arg("ulimit -v 1048576 && exec \"$0\" \"$@\"")
         .arg(env!("CARGO_BIN_EXE_crit"))
-        .args(["review", "arch", "notes.md", "--against", "hld.md", "--json"])
+        .args([
+            "review",
+            "arch",
+            "notes.md",
+            "--against",
+            "hld.md",
+            "--json",
+        ])
         .args(extra)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -64,11 +71,24 @@ fn review_capped(d: &Path, server: &FakeServer, env: &[(&str, &str)], extra: &[&
 #[test]
 fn an_answer_that_never_ends_is_cut_off_at_the_response_cap() {
     let openai: &[(&str, &str)] = &[("CRIT_PROVIDER", "openai"), ("CRIT_MODEL", "gpt-testkit")];
-    let variants: Vec<(&str, Reply, &[(&str, &str)])> = vec![
-        ("Anthropic text deltas", Reply::endless("x".repeat(4096)), &[]),
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let variants: Vec<(&str, Reply, Env)> = vec![
+        (
+            "Anthropic text deltas",
+            Reply::endless("x".repeat(4096)),
+            &[],
+        ),
         ("Anthropic one-byte deltas", Reply::endless("y"), &[]),
-        ("OpenAI content chunks", Reply::endless("z".repeat(4096)), openai),
-        ("a 200 answer that is one endless line", Reply::endless_error(200), &[]),
+        (
+            "OpenAI content chunks",
+            Reply::endless("z".repeat(4096)),
+            openai,
+        ),
+        (
+            "a 200 answer that is one endless line",
+            Reply::endless_error(200),
+            &[],
+        ),
         (
             "Anthropic deltas in tiny network pieces",
             Reply::endless("w".repeat(512)).chunked(7),
@@ -172,7 +192,10 @@ fn a_turn_runs_at_most_64_tool_calls_and_answers_the_rest_with_an_error() {
             .filter(|(t, _)| t.contains("a turn may make at most 64 tool calls"))
             .count();
         assert_eq!(refused, calls.saturating_sub(64), "{name}");
-        assert!(sent[..ran].iter().all(|(t, _)| t.contains("Add a cache")), "{name}");
+        assert!(
+            sent[..ran].iter().all(|(t, _)| t.contains("Add a cache")),
+            "{name}"
+        );
     }
 }
 
@@ -203,7 +226,13 @@ fn task() -> (&'static str, Value) {
 
 fn crit_run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) -> Output {
     support::crit(d, server, None)
-        .args(["run", "Review the slice", "--json", "--exit-code", "--config"])
+        .args([
+            "run",
+            "Review the slice",
+            "--json",
+            "--exit-code",
+            "--config",
+        ])
         .arg(config)
         .args(extra)
         .output()
@@ -222,11 +251,31 @@ fn the_budget_holds_for_crit_run_its_sub_agents_and_template_reviews() {
     let read = || Reply::tool_use("Read", json!({"file_path": "notes.md"}));
     // (name, lead's first turn, sub-agents launched, budget)
     let variants: Vec<(&str, Reply, usize, &str)> = vec![
-        ("one looping sub-agent", Reply::tool_uses(vec![task()]), 1, "1"),
-        ("two sub-agents at once", Reply::tool_uses(vec![task(); 2]), 2, "1"),
-        ("six sub-agents at once", Reply::tool_uses(vec![task(); 6]), 6, "1"),
+        (
+            "one looping sub-agent",
+            Reply::tool_uses(vec![task()]),
+            1,
+            "1",
+        ),
+        (
+            "two sub-agents at once",
+            Reply::tool_uses(vec![task(); 2]),
+            2,
+            "1",
+        ),
+        (
+            "six sub-agents at once",
+            Reply::tool_uses(vec![task(); 6]),
+            6,
+            "1",
+        ),
         ("a lead that only reads", read(), 0, "1"),
-        ("a small budget", Reply::tool_uses(vec![task(); 3]), 3, "0.5"),
+        (
+            "a small budget",
+            Reply::tool_uses(vec![task(); 3]),
+            3,
+            "0.5",
+        ),
     ];
     for (name, first, agents, budget) in variants {
         let dir = project();
@@ -245,7 +294,10 @@ fn the_budget_holds_for_crit_run_its_sub_agents_and_template_reviews() {
         // Each agent running at the time may finish the call it is in.
         let slack = 0.2 * (agents as f64 + 1.0) + 1e-9;
         assert!(cost >= limit, "{name}: stopped before the budget: {cost}");
-        assert!(cost <= limit + slack, "{name}: ${cost} on a ${limit} budget");
+        assert!(
+            cost <= limit + slack,
+            "{name}: ${cost} on a ${limit} budget"
+        );
         assert_eq!(r["verdict"], "INCOMPLETE", "{name}: {r}");
         assert_eq!(r["passed"], false, "{name}");
         assert_ne!(out.status.code(), Some(0), "{name}");
@@ -261,7 +313,14 @@ fn the_budget_holds_for_crit_run_its_sub_agents_and_template_reviews() {
         server.push(Step::reply(costly(read())));
     }
     let out = support::crit(dir.path(), &server, None)
-        .args(["review", "arch", "notes.md", "--against", "hld.md", "--json"])
+        .args([
+            "review",
+            "arch",
+            "notes.md",
+            "--against",
+            "hld.md",
+            "--json",
+        ])
         .args(["--max-budget-usd", "0.5"])
         .output()
         .unwrap();
@@ -337,7 +396,11 @@ fn input_files_are_read_up_to_the_input_cap() {
     let session = |name: &str| {
         let s = d.join(name);
         std::fs::create_dir_all(&s).unwrap();
-        std::fs::write(s.join("checks.yaml"), "checks:\n  - id: x\n    pattern: eval\n    reason: r\n").unwrap();
+        std::fs::write(
+            s.join("checks.yaml"),
+            "checks:\n  - id: x\n    pattern: eval\n    reason: r\n",
+        )
+        .unwrap();
         std::fs::write(s.join("plan.md"), "# Plan\n").unwrap();
         s
     };
@@ -351,18 +414,78 @@ fn input_files_are_read_up_to_the_input_cap() {
     let zero_state = session("zero-state");
     std::os::unix::fs::symlink("/dev/zero", zero_state.join("state.yaml")).unwrap();
     let s = |p: &Path| p.display().to_string();
-    let variants: Vec<(&str, Vec<String>, Stdio, i32, String)> = vec![
-        ("report /dev/zero", vec!["report".into(), "/dev/zero".into()], Stdio::null(), 2, "/dev/zero".into()),
-        ("report a 40 MiB file", vec!["report".into(), s(&big)], Stdio::null(), 2, s(&big)),
-        ("report - from /dev/zero", vec!["report".into(), "-".into()], zero(), 2, "<stdin>".into()),
-        ("plan with a 40 MiB plan", vec!["plan".into(), s(&huge_plan)], Stdio::null(), 2, s(&huge_plan.join("plan.md"))),
-        ("plan with checks.yaml → /dev/zero", vec!["plan".into(), s(&zero_checks)], Stdio::null(), 2, s(&zero_checks.join("checks.yaml"))),
-
-        ("plan with context.yaml → /dev/zero", vec!["plan".into(), s(&zero_context)], Stdio::null(), 2, s(&zero_context.join("context.yaml"))),
-        ("plan verify with a 40 MiB plan", vec!["plan".into(), "verify".into(), s(&huge_plan)], Stdio::null(), 2, s(&huge_plan.join("plan.md"))),
-        ("plan verify with checks.yaml → /dev/zero", vec!["plan".into(), "verify".into(), s(&zero_checks)], Stdio::null(), 2, s(&zero_checks.join("checks.yaml"))),
-        ("run - from /dev/zero", vec!["run".into(), "-".into()], zero(), 2, "<stdin>".into()),
-        ("hook input from /dev/zero", vec!["hook".into(), "claude-code".into(), "PreToolUse".into()], zero(), 2, "<stdin>".into()),
+    type Variant = (&'static str, Vec<String>, Stdio, i32, String);
+    let variants: Vec<Variant> = vec![
+        (
+            "report /dev/zero",
+            vec!["report".into(), "/dev/zero".into()],
+            Stdio::null(),
+            2,
+            "/dev/zero".into(),
+        ),
+        (
+            "report a 40 MiB file",
+            vec!["report".into(), s(&big)],
+            Stdio::null(),
+            2,
+            s(&big),
+        ),
+        (
+            "report - from /dev/zero",
+            vec!["report".into(), "-".into()],
+            zero(),
+            2,
+            "<stdin>".into(),
+        ),
+        (
+            "plan with a 40 MiB plan",
+            vec!["plan".into(), s(&huge_plan)],
+            Stdio::null(),
+            2,
+            s(&huge_plan.join("plan.md")),
+        ),
+        (
+            "plan with checks.yaml → /dev/zero",
+            vec!["plan".into(), s(&zero_checks)],
+            Stdio::null(),
+            2,
+            s(&zero_checks.join("checks.yaml")),
+        ),
+        (
+            "plan with context.yaml → /dev/zero",
+            vec!["plan".into(), s(&zero_context)],
+            Stdio::null(),
+            2,
+            s(&zero_context.join("context.yaml")),
+        ),
+        (
+            "plan verify with a 40 MiB plan",
+            vec!["plan".into(), "verify".into(), s(&huge_plan)],
+            Stdio::null(),
+            2,
+            s(&huge_plan.join("plan.md")),
+        ),
+        (
+            "plan verify with checks.yaml → /dev/zero",
+            vec!["plan".into(), "verify".into(), s(&zero_checks)],
+            Stdio::null(),
+            2,
+            s(&zero_checks.join("checks.yaml")),
+        ),
+        (
+            "run - from /dev/zero",
+            vec!["run".into(), "-".into()],
+            zero(),
+            2,
+            "<stdin>".into(),
+        ),
+        (
+            "hook input from /dev/zero",
+            vec!["hook".into(), "claude-code".into(), "PreToolUse".into()],
+            zero(),
+            2,
+            "<stdin>".into(),
+        ),
     ];
     for (name, args, stdin, code, file) in variants {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -384,7 +507,11 @@ fn input_files_are_read_up_to_the_input_cap() {
         .output()
         .unwrap();
     assert_ne!(o.status.code(), Some(0));
-    assert!(stderr(&o).contains("/dev/zero") && stderr(&o).contains("32 MiB"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/dev/zero") && stderr(&o).contains("32 MiB"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(server.model_requests().len(), 0);
     assert_eq!(temp_files(d), Vec::<PathBuf>::new());
 }

@@ -150,7 +150,8 @@ fn several_final_answers_in_one_turn_are_unknown_never_the_first() {
 #[test]
 fn a_refusal_is_an_error_whatever_else_the_turn_holds() {
     let openai = [("CRIT_PROVIDER", "openai")];
-    let variants: Vec<(&str, Vec<Reply>, &[(&str, &str)])> = vec![
+    type Env<'a> = &'a [(&'a str, &'a str)];
+    let variants: Vec<(&str, Vec<Reply>, Env)> = vec![
         (
             "refusal with a PASS answer",
             vec![Reply::json(pass()).stop_reason("refusal")],
@@ -210,9 +211,17 @@ fn a_refusal_is_an_error_whatever_else_the_turn_holds() {
         }
         let out = review(dir.path(), &server, &env);
         let r = assert_closed(dir.path(), &out, "ERROR", "the model refused to review");
-        assert_eq!(server.model_requests().len(), turns, "{name}: stopped there");
+        assert_eq!(
+            server.model_requests().len(),
+            turns,
+            "{name}: stopped there"
+        );
         assert_eq!(r["reviewers"][0]["status"], "failed", "{name}: {r}");
-        assert_eq!(out.status.code(), Some(3), "{name}: ERROR is 'could not run'");
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{name}: ERROR is 'could not run'"
+        );
     }
 }
 
@@ -246,7 +255,13 @@ fn task(agent: &str) -> (&'static str, Value) {
 
 fn run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) -> Output {
     support::crit(d, server, None)
-        .args(["run", "Review the slice", "--json", "--exit-code", "--config"])
+        .args([
+            "run",
+            "Review the slice",
+            "--json",
+            "--exit-code",
+            "--config",
+        ])
         .arg(config)
         .args(extra)
         .output()
@@ -264,7 +279,11 @@ fn crit_run_fails_its_gate_when_a_sub_agent_failed_though_the_lead_said_pass() {
             "its model call was rejected",
             vec![
                 lead(Reply::tool_uses(vec![task("alpha")])),
-                alpha(Reply::api_error(400, "invalid_request_error", "bad request")),
+                alpha(Reply::api_error(
+                    400,
+                    "invalid_request_error",
+                    "bad request",
+                )),
                 lead(Reply::json(pass())),
             ],
             "sub-agent `alpha` failed",
@@ -295,7 +314,11 @@ fn crit_run_fails_its_gate_when_a_sub_agent_failed_though_the_lead_said_pass() {
             vec![
                 lead(Reply::tool_uses(vec![task("alpha"), task("beta")])),
                 alpha(Reply::text("All good.")),
-                beta(Reply::api_error(400, "invalid_request_error", "bad request")),
+                beta(Reply::api_error(
+                    400,
+                    "invalid_request_error",
+                    "bad request",
+                )),
                 lead(Reply::json(pass())),
             ],
             "sub-agent `beta` failed",

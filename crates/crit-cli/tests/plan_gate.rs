@@ -137,7 +137,12 @@ const NOT_CRITS: &str = "was not written by `crit plan`";
 fn markers_crit_did_not_write_do_not_pass() {
     type Tamper = fn(&Home, &Path);
     let variants: Vec<(&str, bool, Tamper, &str)> = vec![
-        ("touched", false, |_, p| fs::write(marker(p), "").unwrap(), NOT_CRITS),
+        (
+            "touched",
+            false,
+            |_, p| fs::write(marker(p), "").unwrap(),
+            NOT_CRITS,
+        ),
         (
             "garbage",
             false,
@@ -242,7 +247,8 @@ fn markers_crit_did_not_write_do_not_pass() {
             "a check added after approval",
             true,
             |h, _| {
-                let more = format!("{CHECKS}  - id: no_todo\n    pattern: TODO\n    reason: Finish it\n");
+                let more =
+                    format!("{CHECKS}  - id: no_todo\n    pattern: TODO\n    reason: Finish it\n");
                 fs::write(h.plans().join("checks.yaml"), more).unwrap();
             },
             "the checks (or the approvals in state.yaml) changed",
@@ -251,7 +257,11 @@ fn markers_crit_did_not_write_do_not_pass() {
             "a check's pattern changed after approval",
             true,
             |h, _| {
-                fs::write(h.plans().join("checks.yaml"), CHECKS.replace("eval", "exec")).unwrap();
+                fs::write(
+                    h.plans().join("checks.yaml"),
+                    CHECKS.replace("eval", "exec"),
+                )
+                .unwrap();
             },
             "the checks (or the approvals in state.yaml) changed",
         ),
@@ -322,11 +332,21 @@ fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
             fs::create_dir_all(&other).unwrap();
             fs::write(other.join("plan.md"), "Clean plan.\n").unwrap();
             fs::write(other.join("checks.yaml"), CHECKS).unwrap();
-            let o = h.crit(&["plan", other.to_str().unwrap(), "--answer", "no_eval=approve"]);
+            let o = h.crit(&[
+                "plan",
+                other.to_str().unwrap(),
+                "--answer",
+                "no_eval=approve",
+            ]);
             assert_eq!(o.status.code(), Some(0), "{}", text(&o));
             // The user approves eval there; that sealed state is copied here.
             fs::write(other.join("plan.md"), "We use eval for parsing.\n").unwrap();
-            let o = h.crit(&["plan", other.to_str().unwrap(), "--answer", "no_eval=approve"]);
+            let o = h.crit(&[
+                "plan",
+                other.to_str().unwrap(),
+                "--answer",
+                "no_eval=approve",
+            ]);
             assert_eq!(o.status.code(), Some(0), "{}", text(&o));
             let s = fs::read_to_string(other.join("state.yaml")).unwrap();
             assert!(s.contains("approved:\n  - no_eval\n# crit-seal: "), "{s}");
@@ -351,7 +371,10 @@ fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
         let out = text(&o);
         assert!(out.starts_with("ERROR\n"), "{name}: {out}");
         assert!(out.contains("changed outside `crit plan`"), "{name}: {out}");
-        assert!(out.contains("delete it to start this review over"), "{name}: {out}");
+        assert!(
+            out.contains("delete it to start this review over"),
+            "{name}: {out}"
+        );
         assert_ne!(o.status.code(), Some(0), "{name}");
         assert!(!marker(&plan).exists(), "{name}: no approval");
         assert_eq!(fs::read_to_string(&plan).unwrap(), before_plan, "{name}");

@@ -280,10 +280,7 @@ impl<'a> Run<'a> {
                 self.record_result(sink, c, &why, true, 0);
                 results.push((c.id.clone(), why, true));
             }
-            let done = match self.run_calls(&now, model, cx, sink, cancel).await {
-                Ok(done) => done,
-                Err(status) => return status,
-            };
+            let (done, ended) = self.run_calls(&now, model, cx, sink, cancel).await;
             let mut stop_run = None;
             for (call, d) in now.iter().zip(done) {
                 self.record_result(
@@ -302,6 +299,9 @@ impl<'a> Run<'a> {
                     stop_run = d.stop_run;
                 }
                 results.push((call.id.clone(), d.output.content, d.output.is_error));
+            }
+            if let Some(status) = ended {
+                return status;
             }
             // Results go back in the order the model made the calls.
             results.sort_by_key(|(id, ..)| calls.iter().position(|c| &c.id == id));
@@ -325,7 +325,9 @@ impl<'a> Run<'a> {
 
     /// Runs one turn's tool calls. On cancel or at the deadline the calls are
     /// told to stop (tools and hooks kill their process groups) and get
-    /// `wind_down` to do it before they are dropped.
+    /// `wind_down` to do it before they are dropped; the run then ends with
+    /// the status returned, keeping what the calls finished with (sub-agents'
+    /// outcomes included) when they wound down in time.
     async fn run_calls(
         &self,
         calls: &[Call],
@@ -333,7 +335,7 @@ impl<'a> Run<'a> {
         cx: &ToolContext,
         sink: &mut dyn TranscriptSink,
         cancel: &CancellationToken,
-    ) -> Result<Vec<Done>, RunStatus> {
+    ) -> (Vec<Done>, Option<RunStatus>) {
         let stop_tools = cx.cancel.child_token();
         let tool_cx = cx.clone().with_cancel(stop_tools.clone());
         let stop_turn = cancel.child_token();
@@ -346,12 +348,14 @@ impl<'a> Run<'a> {
             biased;
             () = cancel.cancelled() => RunStatus::Cancelled,
             () = sleep_until(self.deadline) => RunStatus::Incomplete(self.timeout_hit()),
-            done = &mut work => return Ok(done),
+            done = &mut work => return (done, None),
         };
         stop_tools.cancel();
         stop_turn.cancel();
-        let _ = tokio::time::timeout(self.spec.turn_limits.wind_down, &mut work).await;
-        Err(ended)
+        let done = tokio::time::timeout(self.spec.turn_limits.wind_down, &mut work)
+            .await
+            .unwrap_or_default();
+        (done, Some(ended))
     }
 
     fn record_result(
