@@ -109,60 +109,76 @@ where
         .enable_all()
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
-    // Installed before the work starts, so no signal is ever left to its
-    // default action (which would end crit without saving anything).
-    let listener = runtime.block_on(listen(stop.clone()))?;
-    runtime.spawn(listener);
+    stop.listen()?;
     let out = runtime.block_on(work(stop.cancel.clone()));
-    // Reviewer tasks are finished; do not wait on the signal listener.
+    // Reviewer tasks are finished; do not wait on anything left behind.
     runtime.shutdown_background();
     Ok(out)
 }
 
-/// Installs the handlers; the future it returns waits for the signals.
-async fn listen(stop: Stop) -> Result<impl Future<Output = ()>, CliError> {
-    let failed =
-        |e: std::io::Error| CliError::could_not_run(anyhow!("installing signal handlers: {e}"));
-    #[cfg(unix)]
-    let streams = {
-        use tokio::signal::unix::{SignalKind, signal};
-        [
-            (
-                Signal::Interrupt,
-                signal(SignalKind::interrupt()).map_err(failed)?,
-            ),
-            (
-                Signal::Terminate,
-                signal(SignalKind::terminate()).map_err(failed)?,
-            ),
-            (
-                Signal::Hangup,
-                signal(SignalKind::hangup()).map_err(failed)?,
-            ),
-        ]
-    };
-    Ok(async move {
-        #[cfg(unix)]
-        {
-            let [(s1, mut a), (s2, mut b), (s3, mut c)] = streams;
-            loop {
-                let got = tokio::select! {
-                    Some(()) = a.recv() => s1,
-                    Some(()) = b.recv() => s2,
-                    Some(()) = c.recv() => s3,
-                    else => return,
-                };
-                on_signal(&stop, got);
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = failed;
-            while tokio::signal::ctrl_c().await.is_ok() {
-                on_signal(&stop, Signal::Interrupt);
-            }
-        }
-    })
+impl Stop {
+    /// From now on SIGINT, SIGTERM and SIGHUP trip this `Stop` instead of
+    /// ending crit: a thread of its own waits for them, so commands that do
+    /// not run on a runtime (`crit plan`) get the same handling. The handlers
+    /// are in place when this returns; no signal is ever left to its default
+    /// action, which would end crit without saving anything.
+    pub fn listen(&self) -> Result<(), CliError> {
+        let failed =
+            |e: std::io::Error| CliError::could_not_run(anyhow!("installing signal handlers: {e}"));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .map_err(failed)?;
+        let streams = runtime.block_on(async { install() }).map_err(failed)?;
+        let stop = self.clone();
+        std::thread::Builder::new()
+            .name("crit-signals".into())
+            .spawn(move || runtime.block_on(wait(stop, streams)))
+            .map_err(failed)?;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+type Streams = [(Signal, tokio::signal::unix::Signal); 3];
+
+#[cfg(unix)]
+fn install() -> std::io::Result<Streams> {
+    use tokio::signal::unix::{SignalKind, signal};
+    Ok([
+        (Signal::Interrupt, signal(SignalKind::interrupt())?),
+        (Signal::Terminate, signal(SignalKind::terminate())?),
+        (Signal::Hangup, signal(SignalKind::hangup())?),
+    ])
+}
+
+#[cfg(unix)]
+async fn wait(stop: Stop, streams: Streams) {
+    let [(s1, mut a), (s2, mut b), (s3, mut c)] = streams;
+    loop {
+        let got = tokio::select! {
+            Some(()) = a.recv() => s1,
+            Some(()) = b.recv() => s2,
+            Some(()) = c.recv() => s3,
+            else => return,
+        };
+        on_signal(&stop, got);
+    }
+}
+
+#[cfg(not(unix))]
+type Streams = ();
+
+#[cfg(not(unix))]
+fn install() -> std::io::Result<Streams> {
+    Ok(())
+}
+
+#[cfg(not(unix))]
+async fn wait(stop: Stop, _: Streams) {
+    while tokio::signal::ctrl_c().await.is_ok() {
+        on_signal(&stop, Signal::Interrupt);
+    }
 }
 
 fn on_signal(stop: &Stop, signal: Signal) {

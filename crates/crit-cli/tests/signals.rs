@@ -661,3 +661,47 @@ fn a_tool_input_that_is_not_json_goes_back_to_the_model() {
     assert_eq!(o.status.code(), Some(1));
     assert!(session_results(dir.path())[0]["passed"] == false);
 }
+
+#[test]
+fn a_signal_while_the_plan_panel_reviews_approves_nothing() {
+    for (sig, code) in SIGNALS {
+        let dir = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let session = dir.path().join("session");
+        write(&session, "plan.md", "# Plan\n\nParse with JSON.parse.\n");
+        write(
+            &session,
+            "context.yaml",
+            "reviewer_persona: Security reviewer\n",
+        );
+        write(
+            &session,
+            "checks.yaml",
+            "checks:\n  - id: no_eval\n    pattern: eval\n    reason: r\n",
+        );
+        let server = FakeServer::start_blocking();
+        server.push(Step::reply(
+            Reply::json(pass()).stall_after_bytes(40, Duration::from_secs(120)),
+        ));
+        let mut child = command(dir.path(), &server, out.path())
+            .args(["plan", session.to_str().unwrap()])
+            .spawn()
+            .unwrap();
+        wait_for("the persona's review", || {
+            server.model_requests().len() == 1
+        });
+        signal(child.id(), sig);
+        let got = exit_code(&mut child);
+        let stdout = read(&out.path().join("stdout"));
+        assert_eq!(
+            got,
+            Some(code),
+            "{stdout}{}",
+            read(&out.path().join("stderr"))
+        );
+        assert!(!stdout.starts_with("APPROVED"), "{stdout}");
+        assert!(!session.join("plan.approved").exists(), "{stdout}");
+        assert!(read(&session.join("state.yaml")).contains("# crit-seal: "));
+        assert_eq!(temp_files(dir.path()), Vec::<PathBuf>::new());
+    }
+}

@@ -33,6 +33,7 @@ pub struct LlmPanel {
     home: Option<PathBuf>,
     timeout: Duration,
     progress: Option<Arc<dyn Progress>>,
+    cancel: tokio_util::sync::CancellationToken,
     runtime: tokio::runtime::Runtime,
 }
 
@@ -59,6 +60,7 @@ impl LlmPanel {
             home,
             timeout: crate::code::DEFAULT_TIMEOUT,
             progress: None,
+            cancel: Default::default(),
             runtime: tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?,
@@ -72,6 +74,13 @@ impl LlmPanel {
 
     pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Self {
         self.progress = Some(progress);
+        self
+    }
+
+    /// Stops the panel's reviewers (and kills their processes) when cancelled;
+    /// a stopped panel does not approve.
+    pub fn with_cancel(mut self, cancel: tokio_util::sync::CancellationToken) -> Self {
+        self.cancel = cancel;
         self
     }
 
@@ -134,6 +143,7 @@ impl LlmPanel {
             add_dirs,
             project_context,
             progress: self.progress.clone(),
+            cancel: self.cancel.clone(),
             ..PanelEnv::default()
         }
     }
@@ -207,6 +217,7 @@ impl LlmPanel {
         };
         let env = PanelEnv {
             root: req.project_root.to_path_buf(),
+            cancel: self.cancel.clone(),
             ..PanelEnv::default()
         };
         let run = panel::run_panel(&self.backend, std::slice::from_ref(&plan), &env)

@@ -16,6 +16,7 @@ use crate::cli::{CommonArgs, PlanAction, PlanArgs};
 use crate::exit::{CliError, Code};
 use crate::output::{self, OutputPlan};
 use crate::progress::StderrProgress;
+use crate::runner;
 
 pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     if let Some(PlanAction::Verify { path }) = &args.action {
@@ -30,7 +31,11 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     let output = OutputPlan::from_common(common)?;
     let book = AnswerBook::parse(&args.answer).map_err(|e| CliError::usage(anyhow!(e)))?;
     let options = Options::default();
-    let mut panel = panel_for(common, options.home.clone());
+    // Signals stop the LLM panel (its reviewers' processes included); the
+    // checks' own writes are atomic and finish first.
+    let stop = runner::Stop::new();
+    stop.listen()?;
+    let mut panel = panel_for(common, options.home.clone(), &stop);
 
     let interactive =
         !args.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
@@ -57,7 +62,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     } else {
         output.emit(&result)?;
     }
-    Ok(code)
+    Ok(stop.signal().map_or(code, runner::Signal::code))
 }
 
 /// 0 APPROVED; 1 REJECTED or INCOMPLETE (the plan is not approved); ERROR is 2
@@ -126,7 +131,7 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
 
 /// The LLM panel when a model backend is configured; otherwise none, with
 /// the reason the output gives.
-fn panel_for(common: &CommonArgs, home: Option<PathBuf>) -> Box<dyn Panel> {
+fn panel_for(common: &CommonArgs, home: Option<PathBuf>, stop: &runner::Stop) -> Box<dyn Panel> {
     let env = Env::from_process();
     let selection = match backend::select(common, &env) {
         Ok(s) => s,
@@ -146,7 +151,7 @@ fn panel_for(common: &CommonArgs, home: Option<PathBuf>) -> Box<dyn Panel> {
     };
     match LlmPanel::new(built, selection.request_model(), home) {
         Ok(panel) => {
-            let mut panel = panel;
+            let mut panel = panel.with_cancel(stop.cancel.clone());
             if let Some(t) = common.timeout {
                 panel = panel.with_timeout(std::time::Duration::from_secs(t));
             }
