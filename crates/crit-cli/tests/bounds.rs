@@ -515,3 +515,40 @@ fn input_files_are_read_up_to_the_input_cap() {
     assert_eq!(server.model_requests().len(), 0);
     assert_eq!(temp_files(d), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn the_plan_panel_shares_one_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let session = d.join("session");
+    write(&session, "plan.md", "# Plan\n\nParse with JSON.parse.\n");
+    write(
+        &session,
+        "context.yaml",
+        "reviewer_personas:\n  - name: A\n  - name: B\n  - name: C\n",
+    );
+    write(
+        &session,
+        "checks.yaml",
+        "checks:\n  - id: no_eval\n    pattern: eval\n    reason: r\n",
+    );
+    let server = FakeServer::start_blocking();
+    for _ in 0..40 {
+        server.push(Step::reply(costly(Reply::tool_use(
+            "Read",
+            json!({"file_path": "plan.md"}),
+        ))));
+    }
+    let o = support::crit(d, &server, None)
+        .args(["plan", session.to_str().unwrap(), "--max-budget-usd", "0.5"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_ne!(o.status.code(), Some(0), "{out}");
+    assert!(!out.starts_with("APPROVED"), "{out}");
+    assert!(!session.join("plan.approved").exists());
+    // $0.20 a call: three personas reach $0.50 within one call each of it.
+    let calls = server.model_requests().len();
+    assert!((3..=6).contains(&calls), "{calls} calls");
+    assert_eq!(temp_files(d), Vec::<PathBuf>::new());
+}

@@ -350,8 +350,14 @@ fn crit_run_fails_its_gate_when_a_sub_agent_failed_though_the_lead_said_pass() {
         assert_eq!(saved.len(), 1, "{name}");
         assert_eq!(saved[0]["verdict"], "INCOMPLETE", "{name}");
         assert_eq!(temp_files(dir.path()), Vec::<std::path::PathBuf>::new());
-        // The orchestrator's own outcome stays as it was; the sub-agent's names its failure.
-        assert_eq!(r["reviewers"][0]["verdict"], "PASS", "{name}: {r}");
+        // The orchestrator's outcome is held back too, and the sub-agent's names its failure.
+        assert_eq!(r["reviewers"][0]["verdict"], "INCOMPLETE", "{name}: {r}");
+        let sub = r["reviewers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["status"] != "completed" && s["name"] != "orchestrator");
+        assert!(sub.is_some(), "{name}: {r}");
     }
     // All sub-agents fine: PASS passes.
     let dir = project();

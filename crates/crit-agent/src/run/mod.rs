@@ -188,6 +188,24 @@ impl RunStatus {
             RunStatus::AmbiguousOutput(_) => "ambiguous_output",
         }
     }
+
+    /// How the run fell short, in words that follow an agent's name
+    /// (`stopped early: it reached the maximum of 4 turns`); `None` when it
+    /// completed.
+    pub fn shortfall(&self) -> Option<String> {
+        Some(match self {
+            RunStatus::Completed => return None,
+            RunStatus::Incomplete(hit) => format!("stopped early: it {hit}"),
+            RunStatus::Cancelled => "was cancelled".into(),
+            RunStatus::Failed(m) => format!("failed: {m}"),
+            RunStatus::NoValidOutput(m) | RunStatus::AmbiguousOutput(m) => {
+                format!("gave no usable answer: {m}")
+            }
+            RunStatus::HookStopped(m) => format!("was stopped by a hook: {m}"),
+            RunStatus::Refused(m) if m.is_empty() => "refused".into(),
+            RunStatus::Refused(m) => format!("refused: {m}"),
+        })
+    }
 }
 
 /// What a run produced.

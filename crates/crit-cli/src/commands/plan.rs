@@ -151,7 +151,9 @@ fn panel_for(common: &CommonArgs, home: Option<PathBuf>, stop: &runner::Stop) ->
     };
     match LlmPanel::new(built, selection.request_model(), home) {
         Ok(panel) => {
-            let mut panel = panel.with_cancel(stop.cancel.clone());
+            let mut panel = panel
+                .with_cancel(stop.cancel.clone())
+                .with_max_budget_usd(common.max_budget_usd);
             if let Some(t) = common.timeout {
                 panel = panel.with_timeout(std::time::Duration::from_secs(t));
             }

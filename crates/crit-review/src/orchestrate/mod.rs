@@ -200,7 +200,6 @@ impl Crit {
                 .reviewers
                 .extend(run.sub_agents.iter().map(sub_agent_outcome));
         }
-        fail_on_sub_agents(&mut result);
         let transcript_error = env.transcript.as_ref().and_then(|t| t.error());
         drop(env);
         for server in mcp {
@@ -323,37 +322,6 @@ fn project_context(root: &Path, cwd: &Path) -> Result<String, RunError> {
     Ok(cx.render())
 }
 
-/// A sub-agent that did not finish leaves a hole in the review that the
-/// orchestrator's verdict may paper over: the result is INCOMPLETE (never a
-/// pass) unless it is already worse, and `parse_error` names the sub-agents.
-fn fail_on_sub_agents(result: &mut ReviewResult) {
-    let why = result
-        .reviewers
-        .iter()
-        .skip(1)
-        .filter(|r| r.status != ReviewerStatus::Completed)
-        .map(|r| {
-            format!(
-                "sub-agent `{}` {}",
-                r.name,
-                r.error.as_deref().unwrap_or("did not finish")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    if why.is_empty() {
-        return;
-    }
-    if matches!(result.verdict, Verdict::Pass | Verdict::Concerns) {
-        result.verdict = Verdict::Incomplete;
-    }
-    result.parse_error = Some(match result.parse_error.take() {
-        Some(e) => format!("{e}; {why}"),
-        None => why,
-    });
-    result.apply_gate(crit_core::FailOn::default());
-}
-
 fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
     use crit_agent::RunStatus;
     let (status, verdict) = match &s.status {
@@ -383,16 +351,6 @@ fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
         usage: s.usage,
         cost_usd: s.cost_usd,
         duration_ms: u64::try_from(s.duration.as_millis()).unwrap_or(u64::MAX),
-        error: match &s.status {
-            RunStatus::Completed => None,
-            RunStatus::Incomplete(hit) => Some(format!("stopped early: it {hit}")),
-            RunStatus::Cancelled => Some("was cancelled".into()),
-            RunStatus::Failed(m) => Some(format!("failed: {m}")),
-            RunStatus::NoValidOutput(m) | RunStatus::AmbiguousOutput(m) => {
-                Some(format!("gave no usable answer: {m}"))
-            }
-            RunStatus::HookStopped(m) => Some(format!("was stopped by a hook: {m}")),
-            RunStatus::Refused(m) => Some(format!("refused: {m}")),
-        },
+        error: s.status.shortfall(),
     }
 }

@@ -394,8 +394,35 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
             run.outcome.error = Some(message);
         }
     }
+    hold_for_sub_agents(&mut run);
     run.outcome.findings = run.findings.len();
     run
+}
+
+/// A sub-agent that did not finish leaves a hole in the review that its
+/// reviewer's verdict may paper over (`crit run`'s orchestrator saying PASS
+/// while its security reviewer failed): the reviewer's verdict is then
+/// INCOMPLETE unless it is already worse, and `parse_error` names the
+/// sub-agents.
+fn hold_for_sub_agents(run: &mut ReviewerRun) {
+    let why = run
+        .sub_agents
+        .iter()
+        .filter_map(|s| Some(format!("sub-agent `{}` {}", s.name, s.status.shortfall()?)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if why.is_empty() {
+        return;
+    }
+    if matches!(run.outcome.verdict, Verdict::Pass | Verdict::Concerns) {
+        run.outcome.verdict = Verdict::Incomplete;
+        run.outcome.status = ReviewerStatus::Incomplete;
+        run.outcome.error = Some(why.clone());
+    }
+    run.parse_error = Some(match run.parse_error.take() {
+        Some(e) => format!("{e}; {why}"),
+        None => why,
+    });
 }
 
 /// A refusal in a few words: what the model said, cut short.
