@@ -10,6 +10,7 @@ mod aggregate;
 mod follow_up;
 mod one;
 mod progress;
+mod read;
 mod transcript;
 
 use std::path::PathBuf;
