@@ -14,12 +14,10 @@ use std::process::Output;
 
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
-use support::{json_out, session_results, temp_files, write};
-use tempfile::TempDir;
-
-fn pass() -> Value {
-    json!({"verdict": "PASS", "summary": "Looks fine.", "findings": []})
-}
+use support::{
+    ARCH_REVIEW, arch_project as project, crit_run as run, json_out, pass, run_config,
+    session_results, task, temp_files,
+};
 
 fn blocker() -> Value {
     json!({"verdict": "FAIL", "summary": "Data loss.", "findings": [{
@@ -27,24 +25,9 @@ fn blocker() -> Value {
         "title": "[P0] drops every user table", "body": "The migration deletes data."}]})
 }
 
-fn project() -> TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "notes.md", "# Slice\n\nDrop the users table.\n");
-    write(dir.path(), "hld.md", "# HLD\n\nNever lose data.\n");
-    dir
-}
-
 fn review(d: &Path, server: &FakeServer, env: &[(&str, &str)]) -> Output {
     let mut c = support::crit(d, server, None);
-    c.args([
-        "review",
-        "arch",
-        "notes.md",
-        "--against",
-        "hld.md",
-        "--json",
-        "--exit-code",
-    ]);
+    c.args(ARCH_REVIEW).args(["--exit-code"]);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -225,49 +208,6 @@ fn a_refusal_is_an_error_whatever_else_the_turn_holds() {
     }
 }
 
-/// A `crit run` config, outside the project (so nothing in the checkout
-/// decides it), with two sub-agents.
-fn run_config(dir: &Path) -> std::path::PathBuf {
-    let path = dir.join("run.json");
-    std::fs::write(
-        &path,
-        json!({
-            "prompt": "I-AM-LEAD. Delegate, then answer.",
-            "allowed_tools": ["Read", "Task"],
-            "agents": {
-                "alpha": {"description": "Security", "prompt": "I-AM-ALPHA. Review security.", "tools": ["Read"]},
-                "beta": {"description": "Style", "prompt": "I-AM-BETA. Review style.", "tools": ["Read"]}
-            },
-            "max_turns": 4
-        })
-        .to_string(),
-    )
-    .unwrap();
-    path
-}
-
-fn task(agent: &str) -> (&'static str, Value) {
-    (
-        "Task",
-        json!({"description": "review", "prompt": "Review notes.md", "subagent_type": agent}),
-    )
-}
-
-fn run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) -> Output {
-    support::crit(d, server, None)
-        .args([
-            "run",
-            "Review the slice",
-            "--json",
-            "--exit-code",
-            "--config",
-        ])
-        .arg(config)
-        .args(extra)
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn crit_run_fails_its_gate_when_a_sub_agent_failed_though_the_lead_said_pass() {
     type Script = Vec<Step>;
@@ -336,7 +276,7 @@ fn crit_run_fails_its_gate_when_a_sub_agent_failed_though_the_lead_said_pass() {
     for (name, script, why) in variants {
         let dir = project();
         let cfg_dir = tempfile::tempdir().unwrap();
-        let config = run_config(cfg_dir.path());
+        let config = run_config(cfg_dir.path(), &["alpha", "beta"], 4);
         let server = FakeServer::start_blocking();
         server.push_all(script);
         let out = run(dir.path(), &server, &config, &[]);
@@ -362,7 +302,7 @@ fn crit_run_fails_its_gate_when_a_sub_agent_failed_though_the_lead_said_pass() {
     // All sub-agents fine: PASS passes.
     let dir = project();
     let cfg_dir = tempfile::tempdir().unwrap();
-    let config = run_config(cfg_dir.path());
+    let config = run_config(cfg_dir.path(), &["alpha", "beta"], 4);
     let server = FakeServer::start_blocking();
     server.push_all(vec![
         lead(Reply::tool_uses(vec![task("alpha"), task("beta")])),

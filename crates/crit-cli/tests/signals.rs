@@ -16,19 +16,11 @@ use std::time::{Duration, Instant};
 
 use crit_testkit::{FakeClaude, FakeServer, Reply, Step, pid_alive};
 use serde_json::{Value, json};
-use support::{json_out, session_dirs, session_results, temp_files, write};
+use support::{
+    ARCH_REVIEW, arch_project as project, json_out, pass, session_dirs, session_results, stderr,
+    temp_files, write,
+};
 use tempfile::TempDir;
-
-fn pass() -> Value {
-    json!({"verdict": "PASS", "summary": "Looks fine.", "findings": []})
-}
-
-fn project() -> TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "notes.md", "# Slice\n\nAdd a cache.\n");
-    write(dir.path(), "hld.md", "# HLD\n\nKeep it simple.\n");
-    dir
-}
 
 /// The binary in a hermetic environment pointed at `server`.
 fn plain(d: &Path, server: &FakeServer) -> Command {
@@ -142,14 +134,7 @@ fn a_signal_while_the_model_stalls_saves_the_partial_result() {
             Reply::json(pass()).stall_after_bytes(40, Duration::from_secs(120)),
         ));
         let mut child = command(dir.path(), &server, out.path())
-            .args([
-                "review",
-                "arch",
-                "notes.md",
-                "--against",
-                "hld.md",
-                "--json",
-            ])
+            .args(ARCH_REVIEW)
             .spawn()
             .unwrap();
         wait_for("the model call", || server.model_requests().len() == 1);
@@ -280,14 +265,7 @@ fn a_signal_while_claude_runs_kills_its_process_group() {
         let mut child = command(dir.path(), &server, out.path())
             .env("CRIT_CLAUDE_BIN", &claude)
             .args(["--provider", "claude-code"])
-            .args([
-                "review",
-                "arch",
-                "notes.md",
-                "--against",
-                "hld.md",
-                "--json",
-            ])
+            .args(ARCH_REVIEW)
             .spawn()
             .unwrap();
         wait_for("claude and its grandchild", || {
@@ -373,10 +351,6 @@ fn with_file_limit(bytes: u64, crit: &mut Command) -> Output {
     c.output().unwrap()
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 #[test]
 fn a_full_disk_is_reported_and_leaves_no_temp_file() {
     let long = "word ".repeat(4000);
@@ -387,14 +361,7 @@ fn a_full_disk_is_reported_and_leaves_no_temp_file() {
     let server = FakeServer::start_blocking();
     server.push(Step::reply(Reply::json(answer.clone())));
     let mut c = plain(dir.path(), &server);
-    c.args([
-        "review",
-        "arch",
-        "notes.md",
-        "--against",
-        "hld.md",
-        "--json",
-    ]);
+    c.args(ARCH_REVIEW);
     let o = with_file_limit(8192, &mut c);
     let err = stderr(&o);
     assert!(err.contains("could not save the review's result"), "{err}");
@@ -415,16 +382,9 @@ fn a_full_disk_is_reported_and_leaves_no_temp_file() {
     let target = dir.path().join("review.json");
     std::fs::write(&target, "previous result\n").unwrap();
     let mut c = plain(dir.path(), &server);
-    c.args([
-        "review",
-        "arch",
-        "notes.md",
-        "--against",
-        "hld.md",
-        "--json",
-        "--no-log",
-    ])
-    .args(["--out", "review.json"]);
+    c.args(ARCH_REVIEW)
+        .args(["--no-log"])
+        .args(["--out", "review.json"]);
     let o = with_file_limit(8192, &mut c);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("review.json") && stderr(&o).contains("File too large"));
@@ -518,14 +478,7 @@ fn a_full_disk_is_reported_and_leaves_no_temp_file() {
     server.push(Step::reply(Reply::json(pass())));
     write(dir.path(), "big.md", &"line of text\n".repeat(2000));
     let mut c = plain(dir.path(), &server);
-    c.args([
-        "review",
-        "arch",
-        "notes.md",
-        "--against",
-        "hld.md",
-        "--json",
-    ]);
+    c.args(ARCH_REVIEW);
     let o = with_file_limit(16384, &mut c);
     let err = stderr(&o);
     assert!(
@@ -612,15 +565,7 @@ fn a_tool_input_that_is_not_json_goes_back_to_the_model() {
         server.push(Step::reply(reply));
         server.push(Step::reply(Reply::json(pass())));
         let mut c = support::crit(dir.path(), &server, None);
-        c.args([
-            "review",
-            "arch",
-            "notes.md",
-            "--against",
-            "hld.md",
-            "--json",
-            "--exit-code",
-        ]);
+        c.args(ARCH_REVIEW).args(["--exit-code"]);
         let url = format!("{}/v1", server.url());
         if !env.is_empty() {
             c.envs(env.iter().copied()).env("OPENAI_BASE_URL", &url);
@@ -645,15 +590,8 @@ fn a_tool_input_that_is_not_json_goes_back_to_the_model() {
         )));
     }
     let o = support::crit(dir.path(), &server, None)
-        .args([
-            "review",
-            "arch",
-            "notes.md",
-            "--against",
-            "hld.md",
-            "--json",
-            "--exit-code",
-        ])
+        .args(ARCH_REVIEW)
+        .args(["--exit-code"])
         .output()
         .unwrap();
     let r = json_out(&o);

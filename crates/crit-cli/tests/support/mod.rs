@@ -120,3 +120,79 @@ pub fn session_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
     v.sort();
     v
 }
+
+/// `crit review arch notes.md --against hld.md --json`, run against [`arch_project`].
+pub const ARCH_REVIEW: [&str; 6] = [
+    "review",
+    "arch",
+    "notes.md",
+    "--against",
+    "hld.md",
+    "--json",
+];
+
+/// A clean answer in the findings contract.
+pub fn pass() -> Value {
+    serde_json::json!({"verdict": "PASS", "summary": "Looks fine.", "findings": []})
+}
+
+/// A directory with `notes.md` and `hld.md` for [`ARCH_REVIEW`].
+pub fn arch_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "notes.md", "# Slice\n\nDrop the users table.\n");
+    write(dir.path(), "hld.md", "# HLD\n\nNever lose data.\n");
+    dir
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A `crit run` config in `dir` (outside the project, so nothing in the
+/// checkout decides it): the lead's prompt holds `I-AM-LEAD`, each
+/// sub-agent's `I-AM-<NAME>` (upper case), for `Step::when_contains`.
+pub fn run_config(dir: &Path, agents: &[&str], max_turns: u32) -> std::path::PathBuf {
+    let agents: serde_json::Map<String, Value> = agents
+        .iter()
+        .map(|a| {
+            let prompt = format!("I-AM-{}. Review.", a.to_uppercase());
+            (
+                a.to_string(),
+                serde_json::json!({"description": "Reviews", "prompt": prompt, "tools": ["Read"]}),
+            )
+        })
+        .collect();
+    let path = dir.join("run.json");
+    let config = serde_json::json!({
+        "prompt": "I-AM-LEAD. Delegate, then answer.",
+        "allowed_tools": ["Read", "Task"],
+        "agents": agents,
+        "max_turns": max_turns
+    });
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// A Task call launching `agent`.
+pub fn task(agent: &str) -> (&'static str, Value) {
+    (
+        "Task",
+        serde_json::json!({"description": "review", "prompt": "Review notes.md", "subagent_type": agent}),
+    )
+}
+
+/// `crit run "Review the slice" --json --exit-code --config CONFIG EXTRA…`
+pub fn crit_run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) -> Output {
+    crit(d, server, None)
+        .args([
+            "run",
+            "Review the slice",
+            "--json",
+            "--exit-code",
+            "--config",
+        ])
+        .arg(config)
+        .args(extra)
+        .output()
+        .unwrap()
+}
