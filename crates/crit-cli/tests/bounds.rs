@@ -173,7 +173,9 @@ fn a_turn_runs_at_most_64_tool_calls_and_answers_the_rest_with_an_error() {
             .count();
         assert_eq!(refused, calls.saturating_sub(64), "{name}");
         assert!(
-            sent[..ran].iter().all(|(t, _)| t.contains("Drop the users table")),
+            sent[..ran]
+                .iter()
+                .all(|(t, _)| t.contains("Drop the users table")),
             "{name}"
         );
     }
