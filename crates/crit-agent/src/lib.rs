@@ -32,7 +32,9 @@ pub use context::{Limits, ToolContext};
 pub use hooks::{Hook, HookEvent, HookInput, HookResponse, Hooks, HooksConfig, MAX_STOP_BLOCKS};
 pub use mcp::{McpError, McpServer, McpServerConfig, McpTimeouts};
 pub use registry::{RegistryError, ToolRegistry};
-pub use run::{AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, run_agent};
+pub use run::{
+    AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, SpendMeter, TurnLimits, run_agent,
+};
 pub use structured::StructuredOutput;
 pub use subagent::{SubAgentDef, SubAgentOutcome};
 pub use tool::{Tool, ToolFuture, ToolOutput};

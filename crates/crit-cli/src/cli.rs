@@ -123,9 +123,14 @@ pub struct HookArgs {
     /// The hook event, e.g. PreToolUse.
     pub event: String,
     /// PreToolUse: the plan whose approval ExitPlanMode needs (default: the
-    /// tool input's plan file, else the newest ~/.claude/plans/*.md).
+    /// tool input's plan file, else the newest plan in the plan directories).
     #[arg(long, value_name = "PATH", env = "CRIT_PLAN")]
     pub plan: Option<String>,
+    /// PreToolUse: a directory plans live in (repeatable; default
+    /// ~/.claude/plans). A plan file named in the tool input counts only
+    /// when it is inside one of them.
+    #[arg(long = "plan-dir", value_name = "DIR")]
+    pub plan_dirs: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -132,7 +132,15 @@ fn write_file(path: &PathBuf, text: &str) -> anyhow::Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    // A regular file is replaced atomically: a full disk leaves the old one
+    // whole and no temp file. Devices and pipes (/dev/stdout) are written as is.
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    if special {
+        std::fs::write(path, text)
+    } else {
+        crit_core::files::write_atomic(path, text.as_bytes())
+    }
+    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Colors when stdout is a terminal, `NO_COLOR` is unset or empty, and the

@@ -50,7 +50,9 @@ pub fn project_root_in(dir: &Path, home: Option<&Path>) -> PathBuf {
     let dir = canon(dir);
     let home = home.filter(|h| !h.as_os_str().is_empty()).map(canon);
     // The home and every directory above it are off limits, unless crit runs there.
-    let off_limits = |d: &Path| d != dir && (home.as_deref().is_some_and(|h| h.starts_with(d)) || d.parent().is_none());
+    let off_limits = |d: &Path| {
+        d != dir && (home.as_deref().is_some_and(|h| h.starts_with(d)) || d.parent().is_none())
+    };
     dir.ancestors()
         .take_while(|d| !off_limits(d))
         .find(|d| d.join(".git").exists())

@@ -4,7 +4,10 @@
 //!   real Anthropic Messages (JSON and SSE) and OpenAI chat completions
 //!   (JSON and `data:` chunks) wire formats, byte-faithful to
 //!   `shared/protocols.md` §1–2, with delivery faults (delays, stalls,
-//!   split chunks, dropped connections) and a record of every request.
+//!   split chunks, dropped connections), hostile answers (tool input that is
+//!   not JSON: [`Reply::tool_use_raw`]; answers and error bodies that never
+//!   end: [`Reply::endless`], [`Reply::endless_error`]) and a record of every
+//!   request.
 //! - [`FakeClaude`]: a scripted fake `claude` executable (a `sh` script
 //!   written at run time) that records how it was called.
 //!

@@ -1,6 +1,5 @@
 //! `crit run`: the orchestrator (seed 001) through the library's `Crit`.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -49,17 +48,19 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
     let mut crit = Crit::new(config)
         .with_backend(built, selection.request_model())
+        .with_max_budget_usd(common.max_budget_usd)
         .verbose(common.verbose > 0)
         .logging(!common.no_log);
     if !common.quiet {
         crit = crit.with_progress(Arc::new(StderrProgress::new()));
     }
-    let result = runner::block_on(|cancel| {
+    let stop = runner::Stop::new();
+    let result = runner::block_on(&stop, |cancel| {
         let crit = crit.with_cancel(cancel);
         async move { crit.review(&prompt).await }
     })?
     .map_err(|e| CliError::usage(anyhow!("{e}")))?;
-    runner::finish(common, result)
+    runner::finish(common, result, &stop)
 }
 
 /// The positional PROMPT or `--prompt`; `-` reads stdin.
@@ -70,11 +71,14 @@ fn prompt_of(args: &RunArgs) -> Result<String, CliError> {
         .or_else(|| args.prompt.clone())
         .unwrap_or_default();
     let text = if given == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| CliError::usage(anyhow!("reading the prompt from stdin: {e}")))?;
-        s
+        let bytes = crit_core::files::read_capped_from(
+            std::io::stdin().lock(),
+            std::path::Path::new("<stdin>"),
+            Default::default(),
+        )
+        .map_err(|e| CliError::usage(anyhow!("reading the prompt: {e}")))?;
+        String::from_utf8(bytes)
+            .map_err(|_| CliError::usage(anyhow!("the prompt on stdin is not UTF-8 text")))?
     } else {
         given
     };

@@ -45,6 +45,8 @@ pub struct ClaudeCodeConfig {
     /// `CLAUDE_CODE_MAX_RETRIES`: low, because crit owns the deadline.
     pub max_retries: u32,
     pub cwd: Option<PathBuf>,
+    /// Caps on what one run may print (its stream-json on stdout).
+    pub limits: crate::transport::ResponseLimits,
 }
 
 impl ClaudeCodeConfig {
@@ -56,6 +58,7 @@ impl ClaudeCodeConfig {
             timeout: Duration::from_secs(600),
             max_retries: 2,
             cwd: None,
+            limits: Default::default(),
         }
     }
 }

@@ -10,12 +10,13 @@ mod aggregate;
 mod follow_up;
 mod one;
 mod progress;
+mod read;
 mod transcript;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crit_agent::{Hooks, McpServer, RunLimits, SubAgentDef, SubAgentOutcome};
+use crit_agent::{Hooks, McpServer, RunLimits, SpendMeter, SubAgentDef, SubAgentOutcome};
 use crit_core::{Finding, ReviewerOutcome};
 use crit_llm::Backend;
 use serde_json::Value;
@@ -61,6 +62,9 @@ pub struct PanelEnv {
     pub transcript: Option<Arc<SharedTranscript>>,
     pub progress: Option<Arc<dyn Progress>>,
     pub cancel: CancellationToken,
+    /// What the panel has spent: one budget (`max_budget_usd`, `max_tokens`)
+    /// for all its reviewers and their sub-agents together.
+    pub spend: Arc<SpendMeter>,
 }
 
 impl std::fmt::Debug for PanelEnv {

@@ -211,6 +211,7 @@ async fn run(
         now,
     };
 
+    let mut transcript_error = None;
     let mut result = match change.as_ref().filter(|c| is_diff && c.is_empty()) {
         // Nothing changed: PASS without asking a model (seed 003 R1).
         Some(c) => no_changes(&template.name, c),
@@ -230,11 +231,7 @@ async fn run(
                 extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
             }
             if let Some(path) = &req.context_file {
-                let text =
-                    std::fs::read_to_string(path).map_err(|source| ReviewError::ContextFile {
-                        path: path.clone(),
-                        source,
-                    })?;
+                let text = read_context_file(path)?;
                 extra.insert("context".to_string(), Value::from(text));
                 extra.insert(
                     "context_path".to_string(),
@@ -242,12 +239,7 @@ async fn run(
                 );
             }
             let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
-            let transcript = match &session {
-                Some(s) => SharedTranscript::create(&s.transcript_path())
-                    .ok()
-                    .map(Arc::new),
-                None => None,
-            };
+            let transcript = session.as_ref().and_then(SharedTranscript::for_session);
             let env = PanelEnv {
                 root: req.root.clone(),
                 add_dirs: Vec::new(),
@@ -257,8 +249,10 @@ async fn run(
                 transcript,
                 progress: opts.progress.clone(),
                 cancel: opts.cancel.clone(),
+                spend: Default::default(),
             };
             let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+            transcript_error = env.transcript.as_ref().and_then(|t| t.error());
             if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first()) {
                 conversation = Some(FollowUp::new(
                     backend.clone(),
@@ -281,17 +275,36 @@ async fn run(
     result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     if let Some(s) = &session {
         result.session_log_path = Some(s.dir().display().to_string());
-        if let Err(e) = s.write_result(&result) {
-            tracing::warn!(
-                "could not save the review's result in {}: {e}",
-                s.dir().display()
-            );
-        }
-        if let Err(e) = session::append_audit(opts.env.as_ref(), &result, Some(s.id()), now) {
-            tracing::warn!("could not append to the audit log: {e}");
-        }
+        session::save(s, &result, transcript_error, opts.env.as_ref(), now);
     }
     Ok((result, conversation))
+}
+
+/// `--context FILE`, at most the input limit of it.
+fn read_context_file(path: &Path) -> Result<String, ReviewError> {
+    let bytes = crit_core::files::read_capped(path, Default::default()).map_err(|e| match e {
+        crit_core::files::ReadError::Io { source, .. } => ReviewError::ContextFile {
+            path: path.to_path_buf(),
+            source,
+        },
+        crit_core::files::ReadError::TooLarge { limit, .. } => ReviewError::ContextFile {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(format!(
+                "larger than the {} limit for an input",
+                crit_core::files::human_bytes(limit)
+            )),
+        },
+    })?;
+    String::from_utf8(bytes).map_err(|e| ReviewError::ContextFile {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        ),
+    })
 }
 
 /// git runs synchronously; off the async threads, so other work (a panel

@@ -95,13 +95,14 @@ pub fn run_review(
     if interactive {
         return super::interactive::run(&common, &built, &req, opts);
     }
-    let result = runner::block_on(|cancel| {
+    let stop = runner::Stop::new();
+    let result = runner::block_on(&stop, |cancel| {
         opts.cancel = cancel;
         let (built, req, opts) = (&built, &req, &opts);
         async move { run_template(built, req, opts).await }
     })?
     .map_err(CliError::usage)?;
-    runner::finish(&common, result)
+    runner::finish(&common, result, &stop)
 }
 
 fn no_scope(given: &BTreeMap<String, String>, code: &CodeFlags) -> bool {
@@ -180,14 +181,15 @@ fn run_command(
         session_id: None,
     };
     let fail_on = output::effective_fail_on(common, config)?;
-    let mut result = runner::block_on(|cancel| {
+    let stop = runner::Stop::new();
+    let mut result = runner::block_on(&stop, |cancel| {
         let reviewer = CommandReviewer::new(argv, root.to_path_buf())
             .with_noise_controls(code.filter, code.max_findings, fail_on)
             .with_cancel(cancel);
         async move { reviewer.review(&req).await }
     })?;
     result.apply_gate(fail_on);
-    runner::finish(common, result)
+    runner::finish(common, result, &stop)
 }
 
 /// Flags over the config files; the template's own limits apply under these.
