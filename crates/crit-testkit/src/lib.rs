@@ -44,6 +44,7 @@ mod delivery;
 mod openai;
 mod render;
 mod reply;
+pub mod script;
 mod server;
 
 pub use claude::{FakeClaude, Invocation, RECORDED_ENV, pid_alive};

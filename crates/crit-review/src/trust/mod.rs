@@ -86,6 +86,8 @@ impl Gated {
 }
 
 /// Where a project's rule files are read from.
+// One per project and never in a hot path: the size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Source {
     /// The working tree.
