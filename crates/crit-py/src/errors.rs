@@ -22,55 +22,55 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 create_exception!(
-    _crit,
+    crit,
     CritError,
     PyException,
     "Base class of every error crit raises."
 );
 create_exception!(
-    _crit,
+    crit,
     ConfigError,
     CritError,
     "A configuration file, template, hook, project rule or input is wrong; the message names the file and setting."
 );
 create_exception!(
-    _crit,
+    crit,
     BackendError,
     CritError,
     "The model backend cannot be used (bad provider, model or URL)."
 );
 create_exception!(
-    _crit,
+    crit,
     NoBackendError,
     BackendError,
     "No model backend is configured; the message lists every way to configure one."
 );
 create_exception!(
-    _crit,
+    crit,
     ScopeError,
     CritError,
     "The change to review cannot be computed (a bad range or commit, not a git repository)."
 );
 create_exception!(
-    _crit,
+    crit,
     ContextError,
     CritError,
     "The project's conventions (CLAUDE.md, AGENTS.md, .claude/rules) cannot be read."
 );
 create_exception!(
-    _crit,
+    crit,
     SessionError,
     CritError,
     "The session log under .crit/sessions cannot be written."
 );
 create_exception!(
-    _crit,
+    crit,
     McpError,
     CritError,
     "An MCP server of the configuration did not start."
 );
 create_exception!(
-    _crit,
+    crit,
     PlanError,
     CritError,
     "A plan review could not run (its state is locked by another run, or a file cannot be read or written)."
