@@ -5,18 +5,21 @@
 //!
 //! - `{"op": "push", "steps": [STEP, …]}` → `{"ok": true}` (steps as in
 //!   `crit_testkit::script`)
-//! - `{"op": "requests"}` → `{"requests": [{"path", "query", "headers", "body", "status", "step"}, …]}`
+//! - `{"op": "requests"}` → `{"requests": [{"path", "query", "headers", "body", "status", "step", "received_ms", "responded_ms"}, …]}`
+//!   (times in milliseconds since the program started)
 //! - `{"op": "remaining"}` → `{"remaining": N}`
 //!
 //! A bad command answers `{"error": "…"}`. End of input stops the server.
 
 use std::io::{BufRead, Write};
+use std::time::Instant;
 
 use crit_testkit::FakeServer;
 use crit_testkit::script::step_from_json;
 use serde_json::{Value, json};
 
 fn main() {
+    let t0 = Instant::now();
     let server = match FakeServer::try_start() {
         Ok(s) => s,
         Err(e) => {
@@ -34,7 +37,7 @@ fn main() {
             continue;
         }
         let answer = match serde_json::from_str::<Value>(&line) {
-            Ok(cmd) => command(&server, &cmd),
+            Ok(cmd) => command(&server, &cmd, t0),
             Err(e) => json!({"error": format!("not JSON: {e}")}),
         };
         if say(&mut out, &answer).is_err() {
@@ -43,7 +46,8 @@ fn main() {
     }
 }
 
-fn command(server: &FakeServer, cmd: &Value) -> Value {
+fn command(server: &FakeServer, cmd: &Value, t0: Instant) -> Value {
+    let ms = |at: Instant| at.duration_since(t0).as_secs_f64() * 1000.0;
     match cmd["op"].as_str() {
         Some("push") => {
             let steps = cmd["steps"].as_array().cloned().unwrap_or_default();
@@ -68,6 +72,8 @@ fn command(server: &FakeServer, cmd: &Value) -> Value {
                         "body": r.body,
                         "status": r.status,
                         "step": r.step,
+                        "received_ms": ms(r.received_at),
+                        "responded_ms": ms(r.responded_at),
                     })
                 })
                 .collect();
