@@ -10,6 +10,9 @@
 //!   request.
 //! - [`FakeClaude`]: a scripted fake `claude` executable (a `sh` script
 //!   written at run time) that records how it was called.
+//! - `crit-fake-server`: the server as a program, scripted with JSON
+//!   ([`script`]) over stdin, for test suites in other languages (the
+//!   Python package's pytest suite).
 //!
 //! ```no_run
 //! # async fn demo() {
