@@ -155,6 +155,7 @@ impl LlmPanel {
             progress: self.progress.clone(),
             cancel: self.cancel.clone(),
             spend,
+            redaction: Default::default(),
             ..PanelEnv::default()
         }
     }
@@ -236,6 +237,7 @@ impl LlmPanel {
             root: req.project_root.to_path_buf(),
             cancel: self.cancel.clone(),
             spend: spend.clone(),
+            redaction: Default::default(),
             ..PanelEnv::default()
         };
         let run = panel::run_panel(&self.backend, std::slice::from_ref(&plan), &env)

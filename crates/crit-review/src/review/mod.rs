@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
+use crit_agent::redaction::ToolRedactor;
 use crit_agent::{Hooks, HooksConfig};
 use crit_core::redact::Redactor;
 use crit_core::{FailOn, ReviewResult, Verdict};
@@ -250,8 +251,10 @@ async fn run(
                 progress: opts.progress.clone(),
                 cancel: opts.cancel.clone(),
                 spend: Default::default(),
+                redaction: ToolRedactor::new(opts.redactor.clone()),
             };
             let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+            removed.extend(env.redaction.found().iter().map(Removed::from_tool));
             transcript_error = env.transcript.as_ref().and_then(|t| t.error());
             if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first()) {
                 conversation = Some(FollowUp::new(
@@ -267,6 +270,7 @@ async fn run(
     };
     finish.apply(&mut result);
     // crit's own notes: they neither pass nor fail the gate.
+    redaction::dedup(&mut removed);
     result.findings.extend(removed.iter().map(Removed::finding));
     result.inputs = inputs.0.clone();
     result.started_at = Some(crit_core::timestamp::rfc3339(
