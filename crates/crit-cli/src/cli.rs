@@ -242,6 +242,12 @@ pub enum FormatArg {
     Markdown,
     Sarif,
     Rdjson,
+    /// GitHub Actions annotations (workflow commands)
+    Github,
+    /// GitLab Code Quality report
+    Codeclimate,
+    /// JUnit XML test report
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

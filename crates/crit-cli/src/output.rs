@@ -150,6 +150,9 @@ fn format_of(f: FormatArg) -> Format {
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Sarif => Format::Sarif,
         FormatArg::Rdjson => Format::Rdjson,
+        FormatArg::Github => Format::Github,
+        FormatArg::Codeclimate => Format::Codeclimate,
+        FormatArg::Junit => Format::Junit,
     }
 }
 
