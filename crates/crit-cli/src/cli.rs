@@ -23,8 +23,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Re-render a saved ReviewResult (JSON) in any format.
-    Report(ReportArgs),
+    /// Re-render a saved ReviewResult (JSON) in any format; `crit report merge` folds several into one.
+    Report(ReportCommand),
     /// Which backend and model crit would use, where each came from, and one tiny request.
     Doctor,
     /// The effective configuration and where each value came from.
@@ -69,6 +69,30 @@ pub struct RunArgs {
     /// The orchestrator's config (YAML or JSON) [default: .crit/run.yaml, .claude/reldo.json or .reldo/settings.json, else built in].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct ReportCommand {
+    #[command(subcommand)]
+    pub action: Option<ReportAction>,
+    #[command(flatten)]
+    pub single: Option<ReportArgs>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportAction {
+    /// Fold results into one (the shards of `crit review code --shard I/N`): findings
+    /// deduplicated by fingerprint, usage and cost summed, the verdict recomputed,
+    /// the gate applied once; a missing shard makes the result INCOMPLETE.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// ReviewResult JSON files, as written by `--format json`.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -237,10 +261,15 @@ pub enum Provider {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
+    /// For people; colors at a terminal
     Terminal,
+    /// The ReviewResult document (schemas/review-result.schema.json)
     Json,
+    /// A pull-request comment or job summary
     Markdown,
+    /// SARIF 2.1.0, for GitHub code scanning
     Sarif,
+    /// reviewdog's rdjson, for inline pull-request comments
     Rdjson,
     /// GitHub Actions annotations (workflow commands)
     Github,

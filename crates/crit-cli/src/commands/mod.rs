@@ -6,17 +6,26 @@ mod hook;
 mod init;
 mod plan;
 mod report;
+mod report_merge;
 mod review;
 mod run;
 
-use crate::cli::{Cli, Command};
+use anyhow::anyhow;
+
+use crate::cli::{Cli, Command, ReportAction};
 use crate::exit::{CliError, Code};
 
 pub fn run(cli: Cli) -> Result<Code, CliError> {
     match cli.command {
         Command::Config => config::run(&cli.common),
         Command::Doctor => doctor::run(&cli.common),
-        Command::Report(args) => report::run(&cli.common, &args),
+        Command::Report(r) => match (r.action, r.single) {
+            (Some(ReportAction::Merge(m)), _) => report_merge::run(&cli.common, &m),
+            (None, Some(args)) => report::run(&cli.common, &args),
+            (None, None) => Err(CliError::usage(anyhow!(
+                "name a result: crit report FILE, or crit report merge FILE..."
+            ))),
+        },
         Command::Review(args) => review::run(cli.common, &args),
         Command::Run(args) => run::run(&cli.common, &args),
         Command::Init => init::run(&cli.common),

@@ -20,7 +20,7 @@ pub fn run(common: &CommonArgs, args: &ReportArgs) -> Result<Code, CliError> {
     Ok(code)
 }
 
-fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
+pub(super) fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
     if args.file.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin()
@@ -41,7 +41,7 @@ fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
 }
 
 /// Parse a saved result, or say in one line what is wrong and where.
-fn parse(name: &str, text: &str) -> Result<ReviewResult, CliError> {
+pub(super) fn parse(name: &str, text: &str) -> Result<ReviewResult, CliError> {
     const EXPECTED: &str =
         "expected a ReviewResult JSON document as written by `crit … --format json`";
     if text.trim().is_empty() {

@@ -71,6 +71,7 @@ pub fn run_review(
     opts.limits = limits(&common, &config);
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
+    opts.shard = code.shard;
     opts.log = !common.no_log;
     opts.config_snapshot = serde_json::to_value(selection.rows()).unwrap_or_default();
     if !common.quiet {
@@ -107,6 +108,11 @@ fn run_command(
     if code.uncommitted || given.contains_key("files") {
         return Err(CliError::usage(anyhow!(
             "the command reviewer takes --diff RANGE or --commit SHA; --uncommitted and --files need `reviewer: agent`"
+        )));
+    }
+    if code.shard.is_some() {
+        return Err(CliError::usage(anyhow!(
+            "the command reviewer reviews the whole range; --shard needs `reviewer: agent`"
         )));
     }
     let argv = config
