@@ -35,10 +35,20 @@ pub enum Command {
     Run(RunArgs),
     /// Write a starter .crit/: settings, a `crit run` orchestrator and three example reviewers.
     Init,
-    /// Check a plan with deterministic checks (seed 004): APPROVED, REJECTED, INCOMPLETE or ERROR.
+    /// Check a plan with deterministic checks (expert-review's rules): APPROVED, REJECTED, INCOMPLETE or ERROR.
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print crit's man page, or write one page per command into DIR.
+    Man {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -175,7 +185,7 @@ pub struct CommonArgs {
         help_heading = "Output"
     )]
     pub json: bool,
-    /// The seed's spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
+    /// The review templates' spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
     #[arg(long, global = true, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
     pub output: Option<Vec<String>>,
     /// Write the result to PATH instead of stdout.

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod completions;
 mod config;
 mod doctor;
 mod hook;
@@ -31,5 +32,7 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Init => init::run(&cli.common),
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man { dir } => completions::man(dir.as_deref()),
     }
 }
