@@ -148,11 +148,21 @@ pub struct HookArgs {
     /// tool input's plan file, else the newest ~/.claude/plans/*.md).
     #[arg(long, value_name = "PATH", env = "CRIT_PLAN")]
     pub plan: Option<String>,
+    /// pre-commit: flags for the review, then the files pre-commit passes.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    pub args: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum HookAgent {
     ClaudeCode,
+    /// The pre-commit framework: events `review` (the staged change, or the
+    /// pushed commits at pre-push) and `prompt` (the prompt files given).
+    PreCommit,
 }
 
 /// Flags every command understands (DESIGN.md §3).

@@ -11,12 +11,13 @@ use serde_json::{Value, json};
 use crate::cli::{CommonArgs, HookAgent, HookArgs};
 use crate::exit::{CliError, Code};
 
-pub fn run(_common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
+pub fn run(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
     match (args.agent, args.event.as_str()) {
         (HookAgent::ClaudeCode, "PreToolUse") => pre_tool_use(args),
         (HookAgent::ClaudeCode, other) => Err(CliError::usage(anyhow!(
             "crit hook claude-code {other}: unsupported event (supported: PreToolUse)"
         ))),
+        (HookAgent::PreCommit, event) => super::pre_commit::run(common.clone(), event, &args.args),
     }
 }
 

@@ -6,6 +6,7 @@ mod doctor;
 mod hook;
 mod init;
 mod plan;
+mod pre_commit;
 mod report;
 mod report_merge;
 mod review;
