@@ -328,3 +328,50 @@ fn root_package_builds_the_same_binary() {
         "the root package's [dependencies] drifted from crit-cli's"
     );
 }
+
+/// At commit time (no refs from pre-commit) the hook reviews the staged
+/// change, and gates it by default.
+#[test]
+fn review_at_commit_time_reviews_the_staged_change() {
+    let f = fixture();
+    let d = f.repo.path();
+    write(d, "src/app.py", "import os\nos.system(input())\n");
+    git(d, &["add", "-A"]);
+    let server = FakeServer::start_blocking();
+    server.push(answer(
+        "FAIL",
+        json!([{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 0,
+            "title": "[P0] Shell command from input", "body": "b"}]),
+    ));
+    let out = support::crit(d, &server, None)
+        .args(["hook", "pre-commit", "review", "--no-log"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let asked = server.model_requests()[0].body["messages"].to_string();
+    assert!(asked.contains("os.system(input())"), "{asked}");
+    assert!(asked.contains("uncommitted changes"), "{asked}");
+    // `--fail-on never` given to the hook turns the findings gate off.
+    let server = FakeServer::start_blocking();
+    server.push(answer("FAIL", json!([])));
+    let out = support::crit(d, &server, None)
+        .args(["hook", "pre-commit", "review", "--fail-on", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
+
+#[test]
+fn unknown_hook_events_and_stray_arguments_are_usage_errors() {
+    for args in [
+        vec!["hook", "pre-commit", "nope"],
+        vec!["hook", "claude-code", "PreToolUse", "extra"],
+    ] {
+        let out = assert_cmd::Command::cargo_bin("crit")
+            .unwrap()
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
+    }
+}

@@ -24,7 +24,6 @@ use serde::Serialize;
 pub use compute::compute;
 pub use filter::FilterMode;
 pub use parse::{PatchSection, parse_patch};
-pub use shard::assign as shard_assignment;
 pub use spec::Scope;
 
 /// The change under review, as the prompt and the finding filters see it.

@@ -13,7 +13,7 @@ use super::parse::parse_patch;
 use super::{Change, ChangedFile};
 
 /// The part of each file (0-based), in `files`' order.
-pub fn assign(files: &[ChangedFile], count: u32) -> Vec<u32> {
+pub(super) fn assign(files: &[ChangedFile], count: u32) -> Vec<u32> {
     let count = count.max(1) as usize;
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by(|&a, &b| {
