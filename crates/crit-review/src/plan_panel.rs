@@ -205,7 +205,7 @@ impl LlmPanel {
         let catalogue = self
             .home
             .as_ref()
-            .and_then(|h| std::fs::read_to_string(h.join(".claude/reviewers.yaml")).ok())
+            .and_then(|h| crit_core::files::read_to_string(h.join(".claude/reviewers.yaml")).ok())
             .unwrap_or_default();
         let plan_head: String = req
             .plan

@@ -140,9 +140,19 @@ pub(super) fn read_confined(root: &Path, rel: &str) -> Read {
             cause: OmitCause::Unreadable,
         });
     }
-    let bytes = match fs::read(&real) {
+    // Capped again while reading: the file may grow after the check above.
+    let limits = crit_core::files::InputLimits {
+        max_bytes: MAX_FILE_BYTES,
+    };
+    let bytes = match crit_core::files::read_capped(&real, limits) {
         Ok(bytes) => bytes,
-        Err(e) => return Read::Skipped(unreadable(rel, &e)),
+        Err(e) => {
+            return Read::Skipped(Omitted {
+                path: rel.to_string(),
+                reason: e.to_string(),
+                cause: OmitCause::Unreadable,
+            });
+        }
     };
     match String::from_utf8(bytes) {
         Ok(text) => Read::Text { real, text },

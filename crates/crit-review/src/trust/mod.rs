@@ -324,7 +324,7 @@ impl ProjectRules {
         match &self.source {
             Source::WorkTree => {
                 let path = self.root.join(rel);
-                match std::fs::read_to_string(&path) {
+                match crit_core::files::read_to_string(&path) {
                     Ok(text) => Ok(Some(RulesFile {
                         text,
                         label: path.display().to_string(),
@@ -447,7 +447,7 @@ impl ProjectRules {
     /// At a commit, a rules file the change edits is said to be not applied
     /// (once), so the change's author is not surprised.
     fn note_if_changed(&self, base: &Base, rel: &str, at_base: Option<&str>) {
-        let here = std::fs::read_to_string(self.root.join(rel)).ok();
+        let here = crit_core::files::read_to_string(self.root.join(rel)).ok();
         if here.as_deref() == at_base {
             return;
         }
