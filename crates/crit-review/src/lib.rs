@@ -14,6 +14,7 @@ pub mod orchestrate;
 pub mod panel;
 pub mod paths;
 pub mod plan_panel;
+pub mod prompt;
 pub mod review;
 pub mod scope;
 pub mod session;
