@@ -25,6 +25,14 @@ pub fn load_config(common: &CommonArgs, env: &Env) -> Result<Config, CliError> {
 /// is exit 3 with the message naming every way to fix it.
 pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
     let file = load_config(common, env)?;
+    review_backend::select(&explicit(common)?, &file, env).map_err(|e| match e {
+        LlmError::NoBackend => CliError::could_not_run(anyhow!("{e}")),
+        other => CliError::usage(anyhow!("{other}")),
+    })
+}
+
+/// The backend flags as explicit choices.
+pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
     let provider = match common.provider {
         None => None,
         Some(Provider::Anthropic) => Some(LlmProvider::Anthropic),
@@ -37,7 +45,7 @@ pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
             )));
         }
     };
-    let explicit = Explicit {
+    Ok(Explicit {
         provider: provider.map(|p| Sourced::explicit(p, "--provider")),
         model: common
             .model
@@ -51,9 +59,5 @@ pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
             .record
             .clone()
             .map(|d| Sourced::explicit(d, "--record")),
-    };
-    review_backend::select(&explicit, &file, env).map_err(|e| match e {
-        LlmError::NoBackend => CliError::could_not_run(anyhow!("{e}")),
-        other => CliError::usage(anyhow!("{other}")),
     })
 }

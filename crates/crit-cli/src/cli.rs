@@ -39,6 +39,27 @@ pub enum Command {
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
+    /// Review a prompt before an agent runs it: specialist reviewers, a deterministic editor, a diff to approve.
+    Prompt(PromptArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// The prompt (several words are joined with spaces); `-` reads it from stdin.
+    #[arg(value_name = "TEXT")]
+    pub text: Vec<String>,
+    /// Review the prompt in FILE; a glob (`prompts/**/*.md`, quoted) reviews every match. Repeatable.
+    #[arg(long = "file", value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Take the refined prompt without asking.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Neither use nor store cached reviews.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Prompt files reviewed at once.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub jobs: usize,
 }
 
 #[derive(Debug, Args)]
@@ -253,9 +274,13 @@ pub enum ColorArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOnArg {
+    #[value(alias = "blocker")]
     P0,
+    #[value(alias = "major")]
     P1,
+    #[value(alias = "minor")]
     P2,
+    #[value(alias = "nit")]
     P3,
     Concerns,
     Never,

@@ -5,6 +5,7 @@ mod doctor;
 mod hook;
 mod init;
 mod plan;
+mod prompt;
 mod report;
 mod review;
 mod run;
@@ -22,5 +23,6 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Init => init::run(&cli.common),
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
+        Command::Prompt(args) => prompt::run(&cli.common, &args),
     }
 }

@@ -14,7 +14,6 @@
 //! with it (`README` matches README.md).
 
 use globset::Glob;
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::config::{PromptConfig, Triggers};
@@ -124,15 +123,16 @@ fn fires(t: &Triggers, prompt: &str, mentioned: &[String], ctx: &ProjectContext)
 /// `keyword` in `text` as whole words, case-insensitively; spaces in the
 /// keyword match any run of whitespace.
 pub fn has_word(text: &str, keyword: &str) -> bool {
-    let words: Vec<String> = keyword.split_whitespace().map(regex::escape).collect();
-    if words.is_empty() {
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let (text, keyword) = (squash(text), squash(keyword));
+    if keyword.is_empty() {
         return false;
     }
-    let pattern = format!(
-        r"(?i)(?:^|[^\p{{L}}\p{{N}}_]){}(?:$|[^\p{{L}}\p{{N}}_])",
-        words.join(r"\s+")
-    );
-    Regex::new(&pattern).is_ok_and(|re| re.is_match(text))
+    let part_of_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(&keyword).any(|(i, _)| {
+        !part_of_word(text[..i].chars().next_back())
+            && !part_of_word(text[i + keyword.len()..].chars().next())
+    })
 }
 
 /// File names the prompt mentions: words with a `/` or an extension.

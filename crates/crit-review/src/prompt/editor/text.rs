@@ -1,8 +1,6 @@
 //! Text helpers of the editor: how two values are compared (normalised), how a
 //! quoted piece of the prompt is found in it, and what counts as a prohibition.
 
-use regex::Regex;
-
 /// For comparing values: lower case, whitespace collapsed, surrounding quotes
 /// and trailing punctuation dropped (`"Run the tests."` = `run the tests`).
 pub(crate) fn normalize(s: &str) -> String {
@@ -33,13 +31,29 @@ pub(crate) fn find_quoted(hay: &str, needle: &str) -> Option<(usize, usize)> {
     if let Some(i) = hay.find(needle) {
         return Some((i, i + needle.len()));
     }
-    let pattern = needle
-        .split_whitespace()
-        .map(regex::escape)
-        .collect::<Vec<_>>()
-        .join(r"\s+");
-    let re = Regex::new(&pattern).ok()?;
-    re.find(hay).map(|m| (m.start(), m.end()))
+    // Both sides with whitespace runs squashed to one space; `at[k]` is where
+    // byte `k` of the squashed hay starts in `hay`.
+    let want = needle.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut squashed = String::with_capacity(hay.len());
+    let mut at = Vec::with_capacity(hay.len());
+    let mut in_space = false;
+    for (i, c) in hay.char_indices() {
+        if c.is_whitespace() {
+            if !in_space {
+                squashed.push(' ');
+                at.push(i);
+            }
+            in_space = true;
+            continue;
+        }
+        in_space = false;
+        squashed.push(c);
+        at.extend(std::iter::repeat_n(i, c.len_utf8()));
+    }
+    let start = squashed.find(&want)?;
+    let last = start + want.len() - 1;
+    let end_char = hay[at[last]..].chars().next().map_or(0, char::len_utf8);
+    Some((at[start], at[last] + end_char))
 }
 
 /// Words that open a prohibition: "Never commit .env", "Do not log tokens".
