@@ -209,8 +209,7 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
             b.lines.pop();
             section(&mut b, "Refined Prompt", inner, c);
             for line in review.refined.trim_end().split('\n') {
-                let indent = line.len() - line.trim_start().len();
-                b.plain(line.trim_end(), indent.min(inner / 2));
+                b.plain(line.trim_end(), hanging_indent(line).min(inner / 2));
             }
         }
         Status::NoChanges if review.critiques.iter().all(|c| c.critique.no_issues) => {
@@ -235,6 +234,19 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
     }
     b.blank();
     frame(&b, width, c)
+}
+
+/// Where a wrapped line continues: under the text of a list item.
+fn hanging_indent(line: &str) -> usize {
+    let lead = line.len() - line.trim_start().len();
+    let t = line.trim_start();
+    let marker = if t.starts_with("- ") || t.starts_with("* ") || t.starts_with("+ ") {
+        2
+    } else {
+        let digits = t.chars().take_while(char::is_ascii_digit).count();
+        if digits > 0 && t[digits..].starts_with(". ") { digits + 2 } else { 0 }
+    };
+    lead + marker
 }
 
 fn section(b: &mut Body, title: &str, inner: usize, color: bool) {
