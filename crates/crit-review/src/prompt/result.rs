@@ -265,7 +265,10 @@ pub fn unified_diff(a: &str, b: &str) -> String {
     if a == b {
         return String::new();
     }
-    similar::TextDiff::from_lines(a, b)
+    // Both ending in a newline: no "\ No newline at end of file" noise.
+    let a = if a.ends_with('\n') { a.to_string() } else { format!("{a}\n") };
+    let b = if b.ends_with('\n') { b.to_string() } else { format!("{b}\n") };
+    similar::TextDiff::from_lines(&a, &b)
         .unified_diff()
         .context_radius(3)
         .header("original", "refined")

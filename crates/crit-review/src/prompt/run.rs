@@ -186,6 +186,12 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
         hit.usage = Usage::default();
         hit.cost_usd = 0.0;
         hit.api_price_usd = 0.0;
+        for r in &mut hit.reviewers {
+            r.usage = Usage::default();
+            r.cost_usd = 0.0;
+            r.api_price_usd = 0.0;
+            r.duration_ms = 0;
+        }
         hit.duration_ms = millis(started.elapsed());
         hit.trigger = req.trigger.clone();
         hit.source = req.source.clone();
