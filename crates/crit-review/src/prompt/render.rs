@@ -350,11 +350,10 @@ pub fn critique_bullets(review: &PromptReview) -> String {
     for c in &review.critiques {
         let who = label_of(review, &c.reviewer);
         for f in &c.critique.findings {
-            let mut line = format!("- [{who}] {} ({}): {}", f.id, f.severity, f.issue);
+            out.push(format!("- [{who}] {} ({}): {}", f.id, f.severity, f.issue));
             if !f.evidence.is_empty() {
-                line.push_str(&format!(" Evidence: \"{}\"", f.evidence));
+                out.push(format!("  Evidence: \"{}\"", f.evidence));
             }
-            out.push(line);
             for op in &f.suggested_ops {
                 out.push(format!("  - {} ({}): {}", op.op, op.target.as_str(), op.value));
             }
