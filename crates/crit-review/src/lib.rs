@@ -2,7 +2,8 @@
 //! templates (schema, loading, registry, prompt rendering); what a code review
 //! looks at (`scope`: the diff, computed with git); project conventions
 //! (`context`: CLAUDE.md, AGENTS.md, `.claude/rules`); reviewer definitions in
-//! `.claude/agents`; sessions and the audit log; suppressions.
+//! `.claude/agents`; sessions and the audit log; suppressions; prompt review
+//! (`prompt`: reviewers, a deterministic editor, a diff to approve).
 
 pub mod agent_defs;
 pub mod backend;

@@ -52,26 +52,37 @@ impl Section {
 struct Draft {
     body: String,
     sections: BTreeMap<Section, Vec<String>>,
+    /// `body` and every addition, normalised, for "already there" checks;
+    /// rebuilt when the body changes.
+    seen: Option<Vec<String>>,
 }
 
 impl Draft {
     /// True when `text` (normalised) already occurs in the prompt or an addition.
-    fn has(&self, text: &str) -> bool {
+    fn has(&mut self, text: &str) -> bool {
         let needle = normalize(text);
         if needle.is_empty() {
             return true;
         }
-        normalize(&self.body).contains(&needle)
-            || self
-                .sections
-                .values()
-                .flatten()
-                .any(|item| normalize(item).contains(&needle))
+        let seen = self.seen.get_or_insert_with(|| {
+            std::iter::once(normalize(&self.body))
+                .chain(self.sections.values().flatten().map(|i| normalize(i)))
+                .collect()
+        });
+        seen.iter().any(|s| s.contains(&needle))
+    }
+
+    fn set_body(&mut self, s: usize, e: usize, with: &str) {
+        self.body.replace_range(s..e, with);
+        self.seen = None;
     }
 
     fn add(&mut self, section: Section, text: &str) -> Result<Change, String> {
         if self.has(text) {
             return Err("already in the prompt".into());
+        }
+        if let Some(seen) = &mut self.seen {
+            seen.push(normalize(text));
         }
         self.sections
             .entry(section)
@@ -93,6 +104,7 @@ pub(super) fn apply(
     let mut draft = Draft {
         body: prompt.to_string(),
         sections: BTreeMap::new(),
+        seen: None,
     };
     let mut applied = Vec::new();
     let mut dropped = Vec::new();
@@ -117,7 +129,7 @@ pub(super) fn apply(
 fn replace(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
     if let Some((s, e)) = find_quoted(&draft.body, &p.evidence) {
         let from = draft.body[s..e].to_string();
-        draft.body.replace_range(s..e, &p.value);
+        draft.set_body(s, e, &p.value);
         return Ok(Change::Replaced {
             from,
             to: p.value.clone(),
@@ -145,6 +157,7 @@ fn remove(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
     };
     let text = draft.body[s..e].to_string();
     cut(&mut draft.body, s, e);
+    draft.seen = None;
     Ok(Change::Removed { text })
 }
 

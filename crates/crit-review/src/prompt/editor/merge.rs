@@ -163,6 +163,7 @@ pub(super) fn resolve_conflicts(
     disagreements: &mut Vec<Disagreement>,
 ) -> Vec<Candidate> {
     let mut alive = vec![true; candidates.len()];
+    let facts: Vec<Facts> = candidates.iter().map(|c| Facts::of(&c.proposal)).collect();
     for i in 0..candidates.len() {
         for j in i + 1..candidates.len() {
             if !alive[i] {
@@ -172,7 +173,7 @@ pub(super) fn resolve_conflicts(
                 continue;
             }
             let (a, b) = (&candidates[i], &candidates[j]);
-            let Some(about) = conflict(&a.proposal, &b.proposal) else {
+            let Some(about) = conflict((&a.proposal, &facts[i]), (&b.proposal, &facts[j])) else {
                 continue;
             };
             match settle(a, b) {
@@ -211,16 +212,32 @@ pub(super) fn resolve_conflicts(
         .collect()
 }
 
+/// What the conflict checks compare, worked out once per proposal.
+struct Facts {
+    value: String,
+    evidence: String,
+    words: Vec<String>,
+    /// What it forbids, when it is a prohibition.
+    forbids: Vec<Vec<String>>,
+}
+
+impl Facts {
+    fn of(p: &Proposal) -> Facts {
+        Facts {
+            value: normalize(&p.value),
+            evidence: normalize(&p.evidence),
+            words: words(&p.value),
+            forbids: prohibited(&p.value),
+        }
+    }
+}
+
 /// What two proposals contradict each other about, if they do.
-fn conflict(a: &Proposal, b: &Proposal) -> Option<String> {
-    for (x, y) in [(a, b), (b, a)] {
+fn conflict(a: (&Proposal, &Facts), b: (&Proposal, &Facts)) -> Option<String> {
+    for ((x, fx), (y, fy)) in [(a, b), (b, a)] {
         if x.op == OpKind::RemoveConstraint && y.op != OpKind::RemoveConstraint {
-            let removed = normalize(&x.value);
-            let touched = if y.op == OpKind::ReplaceVague {
-                normalize(&y.evidence) == removed || normalize(&y.value) == removed
-            } else {
-                normalize(&y.value) == removed
-            };
+            let touched = fy.value == fx.value
+                || (y.op == OpKind::ReplaceVague && fy.evidence == fx.value);
             if touched {
                 return Some(format!(
                     "{} removes \"{}\" while {} {} it",
@@ -237,10 +254,8 @@ fn conflict(a: &Proposal, b: &Proposal) -> Option<String> {
         }
         if x.op != OpKind::RemoveConstraint
             && y.op != OpKind::RemoveConstraint
-            && prohibited(&y.value).is_empty()
-            && prohibited(&x.value)
-                .iter()
-                .any(|forbidden| contains_run(&words(&y.value), forbidden))
+            && fy.forbids.is_empty()
+            && fx.forbids.iter().any(|f| contains_run(&fy.words, f))
         {
             return Some(format!(
                 "{} says \"{}\" while {} asks for \"{}\"",
@@ -248,11 +263,13 @@ fn conflict(a: &Proposal, b: &Proposal) -> Option<String> {
             ));
         }
     }
-    let same_evidence = !a.evidence.is_empty() && normalize(&a.evidence) == normalize(&b.evidence);
-    if a.op == OpKind::ReplaceVague && b.op == OpKind::ReplaceVague && same_evidence {
+    let (pa, fa) = a;
+    let (pb, fb) = b;
+    let same_evidence = !fa.evidence.is_empty() && fa.evidence == fb.evidence;
+    if pa.op == OpKind::ReplaceVague && pb.op == OpKind::ReplaceVague && same_evidence {
         return Some(format!(
             "{} and {} rewrite \"{}\" differently",
-            a.reviewer, b.reviewer, a.evidence
+            pa.reviewer, pb.reviewer, pa.evidence
         ));
     }
     None
