@@ -40,12 +40,24 @@ fn subscription_mode_on_the_real_claude_code_cli() {
     let server = FakeServer::start_blocking();
     let answers = [
         ("Domain SME", critique("domain_sme", json!([]))),
-        ("Security", critique("security", json!([{"id": "SEC-001", "severity": "major", "confidence": 0.9,
+        (
+            "Security",
+            critique(
+                "security",
+                json!([{"id": "SEC-001", "severity": "major", "confidence": 0.9,
             "issue": "secrets", "evidence": "", "suggested_ops": [{"op": "AddGuardrail", "target": "constraints",
-            "value": "Never commit .env files"}]}]))),
-        ("Clarity", critique("clarity", json!([{"id": "CLR-001", "severity": "minor", "confidence": 0.9,
+            "value": "Never commit .env files"}]}]),
+            ),
+        ),
+        (
+            "Clarity",
+            critique(
+                "clarity",
+                json!([{"id": "CLR-001", "severity": "minor", "confidence": 0.9,
             "issue": "vague", "evidence": "optimize the settings", "suggested_ops": [{"op": "ReplaceVague",
-            "target": "constraints", "value": "Reduce settings.ts render time"}]}]))),
+            "target": "constraints", "value": "Reduce settings.ts render time"}]}]),
+            ),
+        ),
         ("Testing", critique("testing", json!([]))),
     ];
     for (label, answer) in answers {
@@ -62,7 +74,12 @@ fn subscription_mode_on_the_real_claude_code_cli() {
         .env("CRIT_CLAUDE_AUTH", "env")
         .env("DISABLE_AUTOUPDATER", "1")
         .env("PROMPT_REVIEW_TIMEOUT", "120000")
-        .args(["prompt", "--yes", "--no-cache", "optimize the settings page"])
+        .args([
+            "prompt",
+            "--yes",
+            "--no-cache",
+            "optimize the settings page",
+        ])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -77,7 +94,11 @@ fn subscription_mode_on_the_real_claude_code_cli() {
     for label in ["Domain SME", "Security", "Clarity", "Testing"] {
         let req = reqs
             .iter()
-            .find(|r| r.body.to_string().contains(&format!("You are the {label} reviewer")))
+            .find(|r| {
+                r.body
+                    .to_string()
+                    .contains(&format!("You are the {label} reviewer"))
+            })
             .unwrap_or_else(|| panic!("no request for {label}"));
         assert_eq!(req.body["model"], "claude-haiku-4-5");
         let offered = req.body["tools"]

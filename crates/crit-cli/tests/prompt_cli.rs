@@ -31,20 +31,65 @@ fn finding(id: &str, severity: &str, evidence: &str, op: &str, value: &str) -> V
 /// The panel's answers to "optimize the settings page".
 fn answers() -> Vec<(&'static str, Value)> {
     vec![
-        ("Domain SME", critique("domain_sme", json!([finding("SME-001", "major", "settings page", "AddConstraint",
-            "Follow the existing functional style in src/: pure functions, named exports, no classes")])) ),
-        ("Security", critique("security", json!([finding("SEC-001", "major", "", "AddGuardrail",
-            "Never commit .env or expose ANTHROPIC_API_KEY in generated code")]))),
-        ("Clarity", critique("clarity", json!([finding("CLR-001", "minor", "optimize the settings", "ReplaceVague",
-            "Reduce settings.ts render time by extracting the browser config section into a separate component")]))),
-        ("Testing", critique("testing", json!([finding("TST-001", "minor", "", "AddAcceptanceCriteria",
-            "Run npm run test after changes. All existing tests must pass.")]))),
+        (
+            "Domain SME",
+            critique(
+                "domain_sme",
+                json!([finding(
+                    "SME-001",
+                    "major",
+                    "settings page",
+                    "AddConstraint",
+                    "Follow the existing functional style in src/: pure functions, named exports, no classes"
+                )]),
+            ),
+        ),
+        (
+            "Security",
+            critique(
+                "security",
+                json!([finding(
+                    "SEC-001",
+                    "major",
+                    "",
+                    "AddGuardrail",
+                    "Never commit .env or expose ANTHROPIC_API_KEY in generated code"
+                )]),
+            ),
+        ),
+        (
+            "Clarity",
+            critique(
+                "clarity",
+                json!([finding(
+                    "CLR-001",
+                    "minor",
+                    "optimize the settings",
+                    "ReplaceVague",
+                    "Reduce settings.ts render time by extracting the browser config section into a separate component"
+                )]),
+            ),
+        ),
+        (
+            "Testing",
+            critique(
+                "testing",
+                json!([finding(
+                    "TST-001",
+                    "minor",
+                    "",
+                    "AddAcceptanceCriteria",
+                    "Run npm run test after changes. All existing tests must pass."
+                )]),
+            ),
+        ),
     ]
 }
 
 fn script(server: &FakeServer) {
     for (label, answer) in answers() {
-        server.push(Step::when_contains(who(label)).reply(Reply::json(answer).usage(700, 120, 0, 0)));
+        server
+            .push(Step::when_contains(who(label)).reply(Reply::json(answer).usage(700, 120, 0, 0)));
     }
 }
 
@@ -59,7 +104,11 @@ const REFINED: &str = "Reduce settings.ts render time by extracting the browser 
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "package.json", r#"{"name":"obsidian-claude-daily","devDependencies":{"typescript":"5","vitest":"1"}}"#);
+    write(
+        dir.path(),
+        "package.json",
+        r#"{"name":"obsidian-claude-daily","devDependencies":{"typescript":"5","vitest":"1"}}"#,
+    );
     write(dir.path(), "src/settings.ts", "export const x = 1;\n");
     dir
 }
@@ -67,7 +116,9 @@ fn project() -> tempfile::TempDir {
 /// `crit` in API mode against `server`.
 fn prompt_cmd(dir: &Path, server: &FakeServer) -> assert_cmd::Command {
     let mut c = crit(dir, server, None);
-    c.env("PROMPT_REVIEW_MODE", "api").env("COLUMNS", "72").arg("prompt");
+    c.env("PROMPT_REVIEW_MODE", "api")
+        .env("COLUMNS", "72")
+        .arg("prompt");
     c
 }
 
@@ -76,7 +127,10 @@ fn yes_puts_the_refined_prompt_on_stdout_and_the_block_on_stderr() {
     let server = FakeServer::start_blocking();
     script(&server);
     let dir = project();
-    let out = prompt_cmd(dir.path(), &server).args(["--yes", "optimize", "the", "settings", "page"]).output().unwrap();
+    let out = prompt_cmd(dir.path(), &server)
+        .args(["--yes", "optimize", "the", "settings", "page"])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), REFINED);
@@ -111,7 +165,11 @@ fn without_a_terminal_or_yes_the_original_proceeds() {
     let server = FakeServer::start_blocking();
     script(&server);
     let dir = project();
-    let out = prompt_cmd(dir.path(), &server).arg("-").write_stdin(VAGUE).output().unwrap();
+    let out = prompt_cmd(dir.path(), &server)
+        .arg("-")
+        .write_stdin(VAGUE)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{VAGUE}\n"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not at a terminal"));
@@ -122,8 +180,15 @@ fn json_has_everything() {
     let server = FakeServer::start_blocking();
     script(&server);
     let dir = project();
-    let out = prompt_cmd(dir.path(), &server).args(["--json", VAGUE]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = prompt_cmd(dir.path(), &server)
+        .args(["--json", VAGUE])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json_out(&out);
     assert_eq!(v["original"], VAGUE);
     assert_eq!(v["refined"], REFINED.trim_end());
@@ -131,17 +196,29 @@ fn json_has_everything() {
     assert_eq!(v["outcome"], "reviewed");
     assert!(v["diff"].as_str().unwrap().starts_with("--- original"));
     assert_eq!(v["critiques"].as_array().unwrap().len(), 4);
-    assert_eq!(v["critiques"][0]["critique"]["findings"][0]["id"], "SEC-001");
+    assert_eq!(
+        v["critiques"][0]["critique"]["findings"][0]["id"],
+        "SEC-001"
+    );
     assert_eq!(v["changes"].as_array().unwrap().len(), 4);
     assert_eq!(v["changes"][0]["reviewer"], "security");
     assert_eq!(v["changes"][0]["change"]["kind"], "added");
-    for key in ["deduplicated", "dropped", "conflicts", "disagreements", "warnings"] {
+    for key in [
+        "deduplicated",
+        "dropped",
+        "conflicts",
+        "disagreements",
+        "warnings",
+    ] {
         assert!(v[key].is_array(), "{key}");
     }
     let reviewers = v["reviewers"].as_array().unwrap();
     assert_eq!(reviewers.len(), 6);
     assert_eq!(reviewers.iter().filter(|r| r["state"] == "ok").count(), 4);
-    let doc = reviewers.iter().find(|r| r["name"] == "documentation").unwrap();
+    let doc = reviewers
+        .iter()
+        .find(|r| r["name"] == "documentation")
+        .unwrap();
     assert_eq!(doc["state"], "not_run");
     assert_eq!(v["usage"]["input_tokens"], 2800);
     assert!(v["cost_usd"].as_f64().unwrap() > 0.0);
@@ -152,7 +229,10 @@ fn json_has_everything() {
 
     // --yes with --json records the decision.
     script(&server);
-    let out = prompt_cmd(dir.path(), &server).args(["--json", "--yes", "--no-cache", VAGUE]).output().unwrap();
+    let out = prompt_cmd(dir.path(), &server)
+        .args(["--json", "--yes", "--no-cache", VAGUE])
+        .output()
+        .unwrap();
     let v = json_out(&out);
     assert_eq!(v["outcome"], "approved");
     assert_eq!(v["chosen"], REFINED.trim_end());
@@ -163,13 +243,19 @@ fn markdown_report() {
     let server = FakeServer::start_blocking();
     script(&server);
     let dir = project();
-    let out = prompt_cmd(dir.path(), &server).args(["--format", "markdown", VAGUE]).output().unwrap();
+    let out = prompt_cmd(dir.path(), &server)
+        .args(["--format", "markdown", VAGUE])
+        .output()
+        .unwrap();
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(md.starts_with("## Prompt review\n"), "{md}");
     assert!(md.contains("| Security | ok | 1 |"), "{md}");
     assert!(md.contains("### Changes (4)"), "{md}");
     assert!(md.contains("```diff\n--- original"), "{md}");
-    assert!(md.contains("### Refined prompt\n\n```text\nReduce settings.ts"), "{md}");
+    assert!(
+        md.contains("### Refined prompt\n\n```text\nReduce settings.ts"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -183,16 +269,28 @@ fn the_kill_switch_passes_the_prompt_unreviewed() {
         .unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{VAGUE}\n"));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("prompt review is off (PROMPT_REVIEW_ENABLED=false)"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("prompt review is off (PROMPT_REVIEW_ENABLED=false)")
+    );
     assert!(server.model_requests().is_empty());
-    let out = prompt_cmd(dir.path(), &server).env("PROMPT_REVIEW_ENABLED", "maybe").arg(VAGUE).output().unwrap();
+    let out = prompt_cmd(dir.path(), &server)
+        .env("PROMPT_REVIEW_ENABLED", "maybe")
+        .arg(VAGUE)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("env PROMPT_REVIEW_ENABLED: `maybe`: expected true or false"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("env PROMPT_REVIEW_ENABLED: `maybe`: expected true or false")
+    );
 }
 
 fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -217,30 +315,78 @@ fn the_audit_line_has_the_plugins_fields_and_no_file_holds_the_prompt() {
         .args(["--yes", &prompt])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let first = out.stdout.clone();
     assert!(String::from_utf8_lossy(&first).contains(marker));
-    let written: Vec<_> = files_under(dir.path()).into_iter().filter(|p| !before.contains(p)).collect();
-    assert!(written.iter().any(|p| p.starts_with(dir.path().join(".cache"))), "nothing cached: {written:?}");
-    let audit: Vec<_> = written.iter().filter(|p| p.starts_with(dir.path().join(".state"))).collect();
+    let written: Vec<_> = files_under(dir.path())
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    assert!(
+        written
+            .iter()
+            .any(|p| p.starts_with(dir.path().join(".cache"))),
+        "nothing cached: {written:?}"
+    );
+    let audit: Vec<_> = written
+        .iter()
+        .filter(|p| p.starts_with(dir.path().join(".state")))
+        .collect();
     assert_eq!(audit.len(), 1, "{written:?}");
     for p in &written {
         let bytes = std::fs::read(p).unwrap();
-        assert!(!bytes.windows(marker.len()).any(|w| w == marker.as_bytes()), "{} holds the prompt", p.display());
-        assert!(!bytes.windows(8).any(|w| w == b"optimize"), "{} holds the prompt", p.display());
+        assert!(
+            !bytes.windows(marker.len()).any(|w| w == marker.as_bytes()),
+            "{} holds the prompt",
+            p.display()
+        );
+        assert!(
+            !bytes.windows(8).any(|w| w == b"optimize"),
+            "{} holds the prompt",
+            p.display()
+        );
     }
     let path = audit[0];
-    assert!(path.to_string_lossy().contains(".state/crit/audit/prompt-review/"), "{}", path.display());
+    assert!(
+        path.to_string_lossy()
+            .contains(".state/crit/audit/prompt-review/"),
+        "{}",
+        path.display()
+    );
     let name = path.file_name().unwrap().to_string_lossy();
-    assert!(name.len() == "2026-02-24.jsonl".len() && name.ends_with(".jsonl"), "{name}");
+    assert!(
+        name.len() == "2026-02-24.jsonl".len() && name.ends_with(".jsonl"),
+        "{name}"
+    );
     let text = std::fs::read_to_string(path).unwrap();
     let line: Value = serde_json::from_str(text.trim_end()).unwrap();
-    let mut keys: Vec<&str> = line.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = line
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort();
     assert_eq!(
         keys,
-        ["conflicts", "cost", "duration_ms", "findings_count", "mode", "original_prompt_hash", "outcome",
-         "project", "reviewers_active", "severity_max", "timestamp", "trigger"]
+        [
+            "conflicts",
+            "cost",
+            "duration_ms",
+            "findings_count",
+            "mode",
+            "original_prompt_hash",
+            "outcome",
+            "project",
+            "reviewers_active",
+            "severity_max",
+            "timestamp",
+            "trigger"
+        ]
     );
     assert_eq!(line["outcome"], "approved");
     assert_eq!(line["trigger"], "cli");
@@ -249,10 +395,18 @@ fn the_audit_line_has_the_plugins_fields_and_no_file_holds_the_prompt() {
     assert_eq!(line["findings_count"], 4);
     assert_eq!(line["severity_max"], "major");
     assert_eq!(line["conflicts"], 0);
-    assert_eq!(line["reviewers_active"], json!(["security", "testing", "domain_sme", "clarity"]));
+    assert_eq!(
+        line["reviewers_active"],
+        json!(["security", "testing", "domain_sme", "clarity"])
+    );
     assert_eq!(line["original_prompt_hash"].as_str().unwrap().len(), 64);
     assert_eq!(line["cost"]["input_tokens"], 2800);
-    let mut cost_keys: Vec<&str> = line["cost"].as_object().unwrap().keys().map(String::as_str).collect();
+    let mut cost_keys: Vec<&str> = line["cost"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     cost_keys.sort();
     assert_eq!(cost_keys, ["input_tokens", "output_tokens", "usd"]);
 
@@ -268,33 +422,58 @@ fn the_audit_line_has_the_plugins_fields_and_no_file_holds_the_prompt() {
     // --no-log writes no audit line.
     let before = files_under(&dir.path().join(".state")).len();
     script(&server);
-    prompt_cmd(dir.path(), &server).args(["--no-log", "--no-cache", "--yes", &prompt]).assert().success();
+    prompt_cmd(dir.path(), &server)
+        .args(["--no-log", "--no-cache", "--yes", &prompt])
+        .assert()
+        .success();
     assert_eq!(files_under(&dir.path().join(".state")).len(), before);
     assert_eq!(std::fs::read_to_string(path).unwrap().lines().count(), 2);
 }
 
 fn gate_project() -> tempfile::TempDir {
     let dir = project();
-    write(dir.path(), "prompts/fix.md", "# Fix\n\nFix the login bug.\nKeep it quick.\n");
-    write(dir.path(), "prompts/deep/deploy.md", "Deploy to production.\nUse the admin token from .env.\n");
+    write(
+        dir.path(),
+        "prompts/fix.md",
+        "# Fix\n\nFix the login bug.\nKeep it quick.\n",
+    );
+    write(
+        dir.path(),
+        "prompts/deep/deploy.md",
+        "Deploy to production.\nUse the admin token from .env.\n",
+    );
     write(dir.path(), "notes/skip.md", "not a prompt\n");
     dir
 }
 
 fn script_gate(server: &FakeServer) {
     for label in ["Domain SME", "Clarity", "Testing"] {
-        let role = if label == "Domain SME" { "domain_sme".to_string() } else { label.to_lowercase() };
+        let role = if label == "Domain SME" {
+            "domain_sme".to_string()
+        } else {
+            label.to_lowercase()
+        };
         for _ in 0..2 {
-            server.push(Step::when_contains(who(label)).reply(Reply::json(critique(&role, json!([])))));
+            server.push(
+                Step::when_contains(who(label)).reply(Reply::json(critique(&role, json!([])))),
+            );
         }
     }
     server.push(
         Step::when_contains("Use the admin token").reply(Reply::json(critique(
             "security",
-            json!([finding("SEC-001", "major", "Use the admin token from .env.", "AddGuardrail", "Never print or commit the admin token")]),
+            json!([finding(
+                "SEC-001",
+                "major",
+                "Use the admin token from .env.",
+                "AddGuardrail",
+                "Never print or commit the admin token"
+            )]),
         ))),
     );
-    server.push(Step::when_contains(who("Security")).reply(Reply::json(critique("security", json!([])))));
+    server.push(
+        Step::when_contains(who("Security")).reply(Reply::json(critique("security", json!([])))),
+    );
 }
 
 #[test]
@@ -303,10 +482,22 @@ fn a_ci_gate_over_prompt_files() {
     script_gate(&server);
     let dir = gate_project();
     let out = prompt_cmd(dir.path(), &server)
-        .args(["--file", "prompts/**/*.md", "--fail-on", "major", "--format", "sarif"])
+        .args([
+            "--file",
+            "prompts/**/*.md",
+            "--fail-on",
+            "major",
+            "--format",
+            "sarif",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let sarif = json_out(&out);
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 1, "{sarif:#}");
@@ -316,17 +507,37 @@ fn a_ci_gate_over_prompt_files() {
     assert_eq!(results[0]["level"], "error");
     assert_eq!(results[0]["ruleId"], "crit/security");
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("prompts/deep/deploy.md: 1 finding, worst major"), "{stderr}");
+    assert!(
+        stderr.contains("prompts/deep/deploy.md: 1 finding, worst major"),
+        "{stderr}"
+    );
     assert!(stderr.contains("prompts/fix.md: 0 findings"), "{stderr}");
-    assert_eq!(server.model_requests().len(), 8, "notes/skip.md was reviewed");
+    assert_eq!(
+        server.model_requests().len(),
+        8,
+        "notes/skip.md was reviewed"
+    );
 
     // rdjson points at the same place; a blocker threshold lets a major pass.
     script_gate(&server);
     let out = prompt_cmd(dir.path(), &server)
-        .args(["--file", "prompts/**/*.md", "--fail-on", "blocker", "--format", "rdjson", "--no-cache"])
+        .args([
+            "--file",
+            "prompts/**/*.md",
+            "--fail-on",
+            "blocker",
+            "--format",
+            "rdjson",
+            "--no-cache",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rd = json_out(&out);
     let d = &rd["diagnostics"][0];
     assert_eq!(d["location"]["path"], "prompts/deep/deploy.md");
@@ -341,22 +552,35 @@ fn a_gate_that_could_not_run_is_an_error_not_a_pass() {
         .args(["--file", "prompts/fix.md", "--fail-on", "major", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json_out(&out);
     assert_eq!(v["verdict"], "ERROR");
     assert_eq!(v["passed"], false);
-    let out = prompt_cmd(dir.path(), &server).args(["--file", "nothing/**/*.md"]).output().unwrap();
+    let out = prompt_cmd(dir.path(), &server)
+        .args(["--file", "nothing/**/*.md"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--file nothing/**/*.md: no file matches"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--file nothing/**/*.md: no file matches")
+    );
 }
 
 /// A fake `claude` that answers each reviewer by its system prompt.
 fn fake_claude(dir: &Path) -> std::path::PathBuf {
-    let mut fake = FakeClaude::new().emit_result(FakeClaude::success_result("no structured output"));
+    let mut fake =
+        FakeClaude::new().emit_result(FakeClaude::success_result("no structured output"));
     for (label, answer) in answers() {
         fake = fake.when_args_contain(
             who(label),
-            FakeClaude::new().emit_init().emit_result(FakeClaude::structured_result(answer)),
+            FakeClaude::new()
+                .emit_init()
+                .emit_result(FakeClaude::structured_result(answer)),
         );
     }
     fake.write(dir)
@@ -385,7 +609,10 @@ fn subscription_mode_runs_the_reviewers_on_claude_code() {
         let schema: Value = serde_json::from_str(c.arg_value("--json-schema").unwrap()).unwrap();
         assert!(schema.get("$schema").is_none());
         assert!(c.stdin.contains(VAGUE), "the prompt goes on stdin");
-        assert!(!c.argv.iter().any(|a| a.contains(VAGUE)), "the prompt is never on the command line");
+        assert!(
+            !c.argv.iter().any(|a| a.contains(VAGUE)),
+            "the prompt is never on the command line"
+        );
         assert_eq!(c.env.get("ANTHROPIC_API_KEY"), None);
     }
     assert!(server.model_requests().is_empty());
@@ -405,6 +632,12 @@ fn api_mode_without_a_key_falls_back_to_subscription() {
         .unwrap();
     let v = json_out(&out);
     assert_eq!(v["mode"], "subscription");
-    assert!(v["warnings"][0].as_str().unwrap().contains("api mode is unavailable"), "{v:#}");
+    assert!(
+        v["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("api mode is unavailable"),
+        "{v:#}"
+    );
     assert_eq!(v["status"], "refined");
 }

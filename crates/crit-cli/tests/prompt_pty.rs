@@ -32,15 +32,30 @@ fn script_panel(server: &FakeServer) {
                 "evidence": "optimize the settings", "suggested_ops": [{"op": "ReplaceVague", "target": "constraints",
                 "value": "Reduce settings.ts render time"}]}]),
     ))));
-    for (label, role) in [("Domain SME", "domain_sme"), ("Security", "security"), ("Testing", "testing")] {
-        server.push(Step::when_contains(format!("You are the {label} reviewer")).reply(Reply::json(c(role, json!([])))));
+    for (label, role) in [
+        ("Domain SME", "domain_sme"),
+        ("Security", "security"),
+        ("Testing", "testing"),
+    ] {
+        server.push(
+            Step::when_contains(format!("You are the {label} reviewer"))
+                .reply(Reply::json(c(role, json!([])))),
+        );
     }
 }
 
 /// Runs `crit prompt "optimize the settings page"` under a pty typing `input`;
 /// returns (exit code, transcript, the audit line).
-fn under_pty(dir: &Path, server: &FakeServer, input: &str, editor: &Path) -> (Option<i32>, String, Value) {
-    let cmd = format!("'{}' prompt 'optimize the settings page'", env!("CARGO_BIN_EXE_crit"));
+fn under_pty(
+    dir: &Path,
+    server: &FakeServer,
+    input: &str,
+    editor: &Path,
+) -> (Option<i32>, String, Value) {
+    let cmd = format!(
+        "'{}' prompt 'optimize the settings page'",
+        env!("CARGO_BIN_EXE_crit")
+    );
     let mut child = Command::new("script")
         .args(["-q", "-e", "-c", &cmd, "/dev/null"])
         .env_clear()
@@ -64,10 +79,19 @@ fn under_pty(dir: &Path, server: &FakeServer, input: &str, editor: &Path) -> (Op
     let out = child.wait_with_output().unwrap();
     drop(stdin);
     let audit_dir = dir.join(".state/crit/audit/prompt-review");
-    let file = std::fs::read_dir(&audit_dir).unwrap().next().unwrap().unwrap().path();
+    let file = std::fs::read_dir(&audit_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let text = std::fs::read_to_string(file).unwrap();
     let line = serde_json::from_str(text.lines().last().unwrap()).unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).replace('\r', ""), line)
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).replace('\r', ""),
+        line,
+    )
 }
 
 fn editor(dir: &Path) -> std::path::PathBuf {
@@ -85,7 +109,10 @@ fn editor(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn yes_no_and_edit_at_a_terminal() {
-    assert!(have_script(), "this test needs util-linux `script` for its pseudo-terminal");
+    assert!(
+        have_script(),
+        "this test needs util-linux `script` for its pseudo-terminal"
+    );
     let dir = tempfile::tempdir().unwrap();
     let ed = editor(dir.path());
 
@@ -93,7 +120,10 @@ fn yes_no_and_edit_at_a_terminal() {
     script_panel(&server);
     let (code, t, line) = under_pty(dir.path(), &server, "maybe\nyes\n", &ed);
     assert_eq!(code, Some(0), "{t}");
-    assert!(t.contains("Proceed with the refined prompt? (yes / no / edit) "), "{t}");
+    assert!(
+        t.contains("Proceed with the refined prompt? (yes / no / edit) "),
+        "{t}"
+    );
     assert!(t.contains("Answer yes, no or edit."), "{t}");
     assert!(t.ends_with("Reduce settings.ts render time page\n"), "{t}");
     assert_eq!(line["outcome"], "approved");
@@ -104,16 +134,28 @@ fn yes_no_and_edit_at_a_terminal() {
     assert_eq!(code, Some(0), "{t}");
     // (The pty echoes typed input as soon as it is written, so the answer
     // shows up earlier in the transcript.)
-    assert!(t.ends_with("(yes / no / edit) optimize the settings page\n"), "{t}");
+    assert!(
+        t.ends_with("(yes / no / edit) optimize the settings page\n"),
+        "{t}"
+    );
     assert_eq!(line["outcome"], "rejected");
 
     let server = FakeServer::start_blocking();
     script_panel(&server);
     let (code, t, line) = under_pty(dir.path(), &server, "edit\n", &ed);
     assert_eq!(code, Some(0), "{t}");
-    assert!(t.ends_with("Profile settings.ts first, then reduce its render time.\n"), "{t}");
+    assert!(
+        t.ends_with("Profile settings.ts first, then reduce its render time.\n"),
+        "{t}"
+    );
     assert_eq!(line["outcome"], "edited");
     // The block and the diff came first, at the terminal.
-    assert!(t.contains("~ [Clarity] Replaced \"optimize the settings\" → \"Reduce settings.ts"), "{t}");
-    assert!(t.contains("-optimize the settings page\n+Reduce settings.ts render time page\n"), "{t}");
+    assert!(
+        t.contains("~ [Clarity] Replaced \"optimize the settings\" → \"Reduce settings.ts"),
+        "{t}"
+    );
+    assert!(
+        t.contains("-optimize the settings page\n+Reduce settings.ts render time page\n"),
+        "{t}"
+    );
 }

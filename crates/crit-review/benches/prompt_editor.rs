@@ -17,7 +17,14 @@ use crit_testkit::{FakeServer, Reply, Step};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 
-const NAMES: [&str; 6] = ["domain_sme", "security", "clarity", "testing", "frontend_ux", "documentation"];
+const NAMES: [&str; 6] = [
+    "domain_sme",
+    "security",
+    "clarity",
+    "testing",
+    "frontend_ux",
+    "documentation",
+];
 
 fn prompt() -> String {
     (0..30)
@@ -38,10 +45,18 @@ fn critiques() -> Vec<Critique> {
                     let op = r.ops[i % r.ops.len()];
                     let severity = r.severities[i % r.severities.len()];
                     let (evidence, value) = match op {
-                        OpKind::ReplaceVague => (format!("optimize module {i}"), format!("cut module {i}'s p95 latency by 20%")),
+                        OpKind::ReplaceVague => (
+                            format!("optimize module {i}"),
+                            format!("cut module {i}'s p95 latency by 20%"),
+                        ),
                         OpKind::RemoveConstraint => (String::new(), format!("Keep flag {i}.")),
-                        _ if i % 3 == 0 => (String::new(), format!("Run the test suite for module {i}")),
-                        _ => (String::new(), format!("{name} requirement {i}: name the files touched")),
+                        _ if i % 3 == 0 => {
+                            (String::new(), format!("Run the test suite for module {i}"))
+                        }
+                        _ => (
+                            String::new(),
+                            format!("{name} requirement {i}: name the files touched"),
+                        ),
                     };
                     Finding {
                         id: format!("{}-{i:03}", name.to_uppercase()),
@@ -49,7 +64,11 @@ fn critiques() -> Vec<Critique> {
                         confidence: 0.5 + (i as f64) / 40.0,
                         issue: format!("issue {i}"),
                         evidence,
-                        suggested_ops: vec![Op { op, target: Target::Constraints, value }],
+                        suggested_ops: vec![Op {
+                            op,
+                            target: Target::Constraints,
+                            value,
+                        }],
                     }
                 })
                 .collect();
@@ -69,11 +88,20 @@ fn editor(c: &mut Criterion) {
     let critiques = critiques();
     let rules = reviewers::builtin_rules();
     let order: Vec<String> = PromptConfig::default().editor.priority_order;
-    let input = EditorInput { prompt: &prompt, critiques: &critiques, rules: &rules, priority_order: &order };
+    let input = EditorInput {
+        prompt: &prompt,
+        critiques: &critiques,
+        rules: &rules,
+        priority_order: &order,
+    };
     let e = edit(&input).unwrap();
     eprintln!(
         "editor: {} applied, {} deduplicated, {} dropped, {} conflicts, {} disagreements",
-        e.applied.len(), e.deduplicated.len(), e.dropped.len(), e.conflicts.len(), e.disagreements.len()
+        e.applied.len(),
+        e.deduplicated.len(),
+        e.dropped.len(),
+        e.conflicts.len(),
+        e.disagreements.len()
     );
     c.bench_function("prompt editor: 6 reviewers x 10 findings", |b| {
         b.iter(|| edit(std::hint::black_box(&input)).unwrap())
@@ -84,8 +112,14 @@ fn panel(c: &mut Criterion) {
     let latency = Duration::from_millis(400);
     let server = FakeServer::start_blocking();
     let mut cfg = AnthropicConfig::new(server.url(), AnthropicAuth::ApiKey(Secret::new("k")));
-    cfg.retry = RetryPolicy { max_attempts: 1, ..RetryPolicy::default() };
-    let backend = Backend { model: Arc::new(Anthropic::new(cfg).unwrap()), agent: None };
+    cfg.retry = RetryPolicy {
+        max_attempts: 1,
+        ..RetryPolicy::default()
+    };
+    let backend = Backend {
+        model: Arc::new(Anthropic::new(cfg).unwrap()),
+        agent: None,
+    };
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("README.md"), "# app\n").unwrap();
     let req = PromptRequest {
@@ -96,8 +130,19 @@ fn panel(c: &mut Criterion) {
         source: None,
     };
     let opts = PromptOptions::new(PromptConfig::default(), Ok(backend), Mode::Api);
-    let labels = ["Domain SME", "Security", "Clarity", "Testing", "Frontend/UX", "Documentation"];
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let labels = [
+        "Domain SME",
+        "Security",
+        "Clarity",
+        "Testing",
+        "Frontend/UX",
+        "Documentation",
+    ];
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     let mut group = c.benchmark_group("prompt review");
     group.sample_size(10);
     group.bench_function("6 reviewers, each answering after 400 ms", |b| {

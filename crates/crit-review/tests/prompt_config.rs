@@ -34,7 +34,11 @@ impl Setup {
     }
 
     fn user(&self, text: &str) {
-        self.write(self.home.path(), ".claude/plugins/prompt-review/config.json", text);
+        self.write(
+            self.home.path(),
+            ".claude/plugins/prompt-review/config.json",
+            text,
+        );
     }
 
     fn project_file(&self, text: &str) {
@@ -42,7 +46,10 @@ impl Setup {
     }
 
     fn load(&self, env: &[(&str, &str)]) -> Result<LoadedConfig, String> {
-        let mut vars: BTreeMap<String, String> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let mut vars: BTreeMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         vars.insert("HOME".into(), self.home.path().display().to_string());
         let lookup = move |k: &str| vars.get(k).cloned();
         let paths = ConfigPaths::standard(self.project.path(), &lookup);
@@ -134,15 +141,34 @@ fn the_plugins_files_load_unchanged_and_deep_merge() {
     assert_eq!(l.files.len(), 2);
     let ux = &l.config.reviewers["frontend_ux"].triggers;
     // Arrays replace…
-    assert_eq!(ux.file_patterns, ["settings.ts", "styles.css", "privacy.ts"]);
+    assert_eq!(
+        ux.file_patterns,
+        ["settings.ts", "styles.css", "privacy.ts"]
+    );
     assert_eq!(ux.stack_markers, ["obsidian-plugin"]);
     // …objects merge: the keywords the project did not set are the global ones.
-    assert_eq!(ux.prompt_keywords, defaults.config.reviewers["frontend_ux"].triggers.prompt_keywords);
+    assert_eq!(
+        ux.prompt_keywords,
+        defaults.config.reviewers["frontend_ux"]
+            .triggers
+            .prompt_keywords
+    );
     assert!(l.config.reviewers["frontend_ux"].conditional);
-    assert_eq!(l.config.context.extra_files, ["docs/pipeline-data-flow.md", "docs/pipeline-diagrams.md"]);
+    assert_eq!(
+        l.config.context.extra_files,
+        ["docs/pipeline-data-flow.md", "docs/pipeline-diagrams.md"]
+    );
     assert_eq!(l.config.context.max_tokens, 2000);
-    assert!(l.source("context.extra_files").unwrap().ends_with(".claude/prompt-review.json"));
-    assert!(l.source("budget.timeout_ms").unwrap().ends_with("config.json"));
+    assert!(
+        l.source("context.extra_files")
+            .unwrap()
+            .ends_with(".claude/prompt-review.json")
+    );
+    assert!(
+        l.source("budget.timeout_ms")
+            .unwrap()
+            .ends_with("config.json")
+    );
     // The plugin's own file equals the defaults.
     let mut without_project = l.config.clone();
     without_project.reviewers = defaults.config.reviewers.clone();
@@ -154,9 +180,17 @@ fn the_plugins_files_load_unchanged_and_deep_merge() {
 fn crits_own_files_layer_over_the_plugins() {
     let s = Setup::new();
     s.user(r#"{"budget": {"timeout_ms": 5000}, "editor": {"mode": "model"}}"#);
-    s.write(s.home.path(), ".config/crit/prompt-review.yaml", "budget:\n  timeout_ms: 6000\nreviewers:\n  clarity:\n    enabled: false\n");
+    s.write(
+        s.home.path(),
+        ".config/crit/prompt-review.yaml",
+        "budget:\n  timeout_ms: 6000\nreviewers:\n  clarity:\n    enabled: false\n",
+    );
     s.project_file(r#"{"budget": {"max_reviewers_per_call": 3}}"#);
-    s.write(s.project.path(), ".crit/prompt-review.yaml", "budget:\n  max_reviewers_per_call: 4\n");
+    s.write(
+        s.project.path(),
+        ".crit/prompt-review.yaml",
+        "budget:\n  max_reviewers_per_call: 4\n",
+    );
     let l = s.load(&[]).unwrap();
     assert_eq!(l.config.budget.timeout_ms, 6000);
     assert_eq!(l.config.budget.max_reviewers_per_call, 4);
@@ -184,17 +218,31 @@ fn environment_overrides_and_the_kill_switch() {
     assert_eq!(l.source("mode"), Some("env PROMPT_REVIEW_MODE"));
     assert!(l.enabled);
     for off in ["false", "0", "no", "OFF"] {
-        assert!(!s.load(&[("PROMPT_REVIEW_ENABLED", off)]).unwrap().enabled, "{off}");
+        assert!(
+            !s.load(&[("PROMPT_REVIEW_ENABLED", off)]).unwrap().enabled,
+            "{off}"
+        );
     }
-    assert!(s.load(&[("PROMPT_REVIEW_ENABLED", "true")]).unwrap().enabled);
+    assert!(
+        s.load(&[("PROMPT_REVIEW_ENABLED", "true")])
+            .unwrap()
+            .enabled
+    );
     for (var, value, expect) in [
         ("PROMPT_REVIEW_ENABLED", "perhaps", "expected true or false"),
-        ("PROMPT_REVIEW_MODE", "cloud", "expected subscription or api"),
+        (
+            "PROMPT_REVIEW_MODE",
+            "cloud",
+            "expected subscription or api",
+        ),
         ("PROMPT_REVIEW_TIMEOUT", "5s", "expected milliseconds"),
         ("PROMPT_REVIEW_TIMEOUT", "0", "expected milliseconds"),
     ] {
         let e = s.load(&[(var, value)]).unwrap_err();
-        assert!(e.starts_with(&format!("env {var}: `{value}`")) && e.contains(expect), "{e}");
+        assert!(
+            e.starts_with(&format!("env {var}: `{value}`")) && e.contains(expect),
+            "{e}"
+        );
     }
 }
 
@@ -203,21 +251,31 @@ fn errors_name_the_file_and_the_key() {
     let s = Setup::new();
     s.user(r#"{"budget": {"timeout_ms": "fast"}}"#);
     let e = s.load(&[]).unwrap_err();
-    assert!(e.contains("config.json: `budget.timeout_ms`: expected a whole number, found \"fast\""), "{e}");
+    assert!(
+        e.contains("config.json: `budget.timeout_ms`: expected a whole number, found \"fast\""),
+        "{e}"
+    );
     s.user("{\"mode\": ");
     let e = s.load(&[]).unwrap_err();
     assert!(e.contains("config.json: ") && e.contains("line 1"), "{e}");
     s.user("{}");
     s.project_file(r#"{"reviewers": {"frontend_ux": {"trigers": {}}}}"#);
     let e = s.load(&[]).unwrap_err();
-    assert!(e.contains("prompt-review.json: unknown key `reviewers.frontend_ux.trigers`"), "{e}");
+    assert!(
+        e.contains("prompt-review.json: unknown key `reviewers.frontend_ux.trigers`"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_project_cannot_choose_who_pays() {
     let s = Setup::new();
     s.project_file(r#"{"mode": "api", "api_fallback": false, "models": {"reviewer": "claude-opus-4-8"}, "budget": {"timeout_ms": 3000}}"#);
-    s.write(s.project.path(), ".crit/prompt-review.yaml", "mode: api\nmodels:\n  editor: claude-opus-4-8\n");
+    s.write(
+        s.project.path(),
+        ".crit/prompt-review.yaml",
+        "mode: api\nmodels:\n  editor: claude-opus-4-8\n",
+    );
     let l = s.load(&[]).unwrap();
     assert_eq!(l.config.mode, Mode::Subscription);
     assert!(l.config.api_fallback);
@@ -225,7 +283,11 @@ fn a_project_cannot_choose_who_pays() {
     assert_eq!(l.config.models.editor, "claude-sonnet-4-6");
     assert_eq!(l.config.budget.timeout_ms, 3000, "other keys still apply");
     assert_eq!(l.warnings.len(), 5, "{:?}", l.warnings);
-    assert!(l.warnings.iter().all(|w| w.contains("is ignored: a project's files may not choose")));
+    assert!(
+        l.warnings
+            .iter()
+            .all(|w| w.contains("is ignored: a project's files may not choose"))
+    );
     assert_eq!(l.source("mode"), None);
     // The same keys from the user's own file apply.
     s.user(r#"{"mode": "api", "models": {"reviewer": "claude-opus-4-8"}}"#);
@@ -240,7 +302,11 @@ fn a_projects_reviewer_prompt_files_stay_inside_the_project() {
     let outside = tempfile::tempdir().unwrap();
     s.write(outside.path(), "steal.md", "secret instructions");
     s.write(s.project.path(), "reviewers/perf.md", "Performance review.");
-    std::os::unix::fs::symlink(outside.path().join("steal.md"), s.project.path().join("reviewers/link.md")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("steal.md"),
+        s.project.path().join("reviewers/link.md"),
+    )
+    .unwrap();
     let abs = outside.path().join("steal.md").display().to_string();
     let bad = [
         abs.as_str(),
@@ -255,19 +321,41 @@ fn a_projects_reviewer_prompt_files_stay_inside_the_project() {
             r#"{{"reviewers": {{"x{i}": {{"conditional": false, "prompt_file": "{path}"}}, "ok": {{"conditional": false, "prompt_file": "../reviewers/perf.md"}}}}}}"#
         ));
         let l = s.load(&[]).unwrap();
-        assert!(l.config.reviewers[&format!("x{i}")].prompt_file.is_none(), "{path} was admitted");
-        assert!(l.warnings.iter().any(|w| w.contains(&format!("reviewers.x{i}.prompt_file` is ignored"))), "{path}: {:?}", l.warnings);
+        assert!(
+            l.config.reviewers[&format!("x{i}")].prompt_file.is_none(),
+            "{path} was admitted"
+        );
+        assert!(
+            l.warnings
+                .iter()
+                .any(|w| w.contains(&format!("reviewers.x{i}.prompt_file` is ignored"))),
+            "{path}: {:?}",
+            l.warnings
+        );
         let ok = l.config.reviewers["ok"].prompt_file.as_deref().unwrap();
         assert!(ok.ends_with("reviewers/perf.md"), "{ok}");
     }
     // ..and through a directory symlink out of the project.
     std::os::unix::fs::symlink(outside.path(), s.project.path().join("outdir")).unwrap();
-    s.project_file(r#"{"reviewers": {"y": {"conditional": false, "prompt_file": "../outdir/steal.md"}}}"#);
-    assert!(s.load(&[]).unwrap().config.reviewers["y"].prompt_file.is_none());
+    s.project_file(
+        r#"{"reviewers": {"y": {"conditional": false, "prompt_file": "../outdir/steal.md"}}}"#,
+    );
+    assert!(
+        s.load(&[]).unwrap().config.reviewers["y"]
+            .prompt_file
+            .is_none()
+    );
     // The user's own file may point anywhere.
     s.project_file("{}");
-    s.user(&format!(r#"{{"reviewers": {{"z": {{"conditional": false, "prompt_file": "{abs}"}}}}}}"#));
-    assert_eq!(s.load(&[]).unwrap().config.reviewers["z"].prompt_file.as_deref(), Some(abs.as_str()));
+    s.user(&format!(
+        r#"{{"reviewers": {{"z": {{"conditional": false, "prompt_file": "{abs}"}}}}}}"#
+    ));
+    assert_eq!(
+        s.load(&[]).unwrap().config.reviewers["z"]
+            .prompt_file
+            .as_deref(),
+        Some(abs.as_str())
+    );
 }
 
 fn env_with(pairs: &[(&str, &str)]) -> Env {
@@ -290,7 +378,13 @@ fn mode_picks_the_backend() {
     let crit = Config::default();
     // Subscription (the default): Claude Code, haiku reviewers.
     let l = s.load(&[]).unwrap();
-    let c = choose(&none, &crit, &l, &env_with(&[("CRIT_CLAUDE_BIN", &claude), ("ANTHROPIC_API_KEY", "k")])).unwrap();
+    let c = choose(
+        &none,
+        &crit,
+        &l,
+        &env_with(&[("CRIT_CLAUDE_BIN", &claude), ("ANTHROPIC_API_KEY", "k")]),
+    )
+    .unwrap();
     assert_eq!(c.selection.provider.value, Provider::ClaudeCode);
     assert_eq!(c.mode, Mode::Subscription);
     assert_eq!(c.reviewer_model, "claude-haiku-4-5");
@@ -306,26 +400,55 @@ fn mode_picks_the_backend() {
     // API mode: the API, sonnet editor; no key: Claude Code.
     s.user(r#"{"mode": "api"}"#);
     let l = s.load(&[]).unwrap();
-    let c = choose(&none, &crit, &l, &env_with(&[("CRIT_CLAUDE_BIN", &claude), ("ANTHROPIC_API_KEY", "k")])).unwrap();
+    let c = choose(
+        &none,
+        &crit,
+        &l,
+        &env_with(&[("CRIT_CLAUDE_BIN", &claude), ("ANTHROPIC_API_KEY", "k")]),
+    )
+    .unwrap();
     assert_eq!(c.selection.provider.value, Provider::Anthropic);
     assert_eq!(c.editor_model, "claude-sonnet-4-6");
     let c = choose(&none, &crit, &l, &env_with(&[("CRIT_CLAUDE_BIN", &claude)])).unwrap();
     assert_eq!(c.mode, Mode::Subscription);
-    assert!(c.notes[0].contains("api mode is unavailable"), "{:?}", c.notes);
+    assert!(
+        c.notes[0].contains("api mode is unavailable"),
+        "{:?}",
+        c.notes
+    );
     // --provider and --model decide.
     let flags = Explicit {
-        provider: Some(crit_llm::Sourced::explicit(Provider::ClaudeCode, "--provider")),
+        provider: Some(crit_llm::Sourced::explicit(
+            Provider::ClaudeCode,
+            "--provider",
+        )),
         model: Some(crit_llm::Sourced::explicit("sonnet".to_string(), "--model")),
         ..Explicit::default()
     };
-    let c = choose(&flags, &crit, &l, &env_with(&[("CRIT_CLAUDE_BIN", &claude), ("ANTHROPIC_API_KEY", "k")])).unwrap();
+    let c = choose(
+        &flags,
+        &crit,
+        &l,
+        &env_with(&[("CRIT_CLAUDE_BIN", &claude), ("ANTHROPIC_API_KEY", "k")]),
+    )
+    .unwrap();
     assert_eq!(c.mode, Mode::Subscription);
     assert_eq!(c.reviewer_model, "sonnet");
     // crit's own provider, when no mode is set: an OpenAI-compatible server runs on crit's model.
     s.user("{}");
     let l = s.load(&[]).unwrap();
-    let crit_openai = Config::parse("provider: openai\nmodel: qwen3:8b\nbase_url: http://127.0.0.1:11434/v1\n", "c.yaml").unwrap();
-    let c = choose(&none, &crit_openai, &l, &env_with(&[("CRIT_CLAUDE_BIN", &claude)])).unwrap();
+    let crit_openai = Config::parse(
+        "provider: openai\nmodel: qwen3:8b\nbase_url: http://127.0.0.1:11434/v1\n",
+        "c.yaml",
+    )
+    .unwrap();
+    let c = choose(
+        &none,
+        &crit_openai,
+        &l,
+        &env_with(&[("CRIT_CLAUDE_BIN", &claude)]),
+    )
+    .unwrap();
     assert_eq!(c.selection.provider.value, Provider::OpenAi);
     assert_eq!(c.reviewer_model, "qwen3:8b");
 }

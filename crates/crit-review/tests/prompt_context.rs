@@ -26,29 +26,54 @@ fn ctx(dir: &Path) -> ProjectContext {
 #[test]
 fn node_and_typescript_from_package_json() {
     let dir = project(&[
-        ("package.json", r#"{"name": "obsidian-claude-daily", "dependencies": {"obsidian": "1", "react": "19"},
-            "devDependencies": {"typescript": "5", "vitest": "1", "esbuild": "0.20", "tailwindcss": "4"}}"#),
-        ("tsconfig.json", "{\n  // strict\n  \"compilerOptions\": {\"target\": \"ES2022\", \"strict\": true,},\n}\n"),
+        (
+            "package.json",
+            r#"{"name": "obsidian-claude-daily", "dependencies": {"obsidian": "1", "react": "19"},
+            "devDependencies": {"typescript": "5", "vitest": "1", "esbuild": "0.20", "tailwindcss": "4"}}"#,
+        ),
+        (
+            "tsconfig.json",
+            "{\n  // strict\n  \"compilerOptions\": {\"target\": \"ES2022\", \"strict\": true,},\n}\n",
+        ),
     ]);
     let c = ctx(dir.path());
     assert_eq!(c.project_name, "obsidian-claude-daily");
-    assert_eq!(c.stack, ["node", "typescript", "react", "tailwind", "obsidian-plugin", "esbuild"]);
+    assert_eq!(
+        c.stack,
+        [
+            "node",
+            "typescript",
+            "react",
+            "tailwind",
+            "obsidian-plugin",
+            "esbuild"
+        ]
+    );
     assert_eq!(c.test_framework.as_deref(), Some("vitest"));
     assert_eq!(c.build_tool.as_deref(), Some("esbuild"));
     assert_eq!(c.compiler_target.as_deref(), Some("ES2022"));
     let block = c.render();
-    assert!(block.contains("Stack: node, typescript, react, tailwind, obsidian-plugin, esbuild\n"), "{block}");
+    assert!(
+        block.contains("Stack: node, typescript, react, tailwind, obsidian-plugin, esbuild\n"),
+        "{block}"
+    );
     assert!(block.contains("TypeScript target: ES2022\n"), "{block}");
 }
 
 #[test]
 fn scripts_name_the_tools_when_dependencies_do_not() {
-    let dir = project(&[("package.json", r#"{"scripts": {"test": "jest --ci", "build": "webpack --mode production"}}"#)]);
+    let dir = project(&[(
+        "package.json",
+        r#"{"scripts": {"test": "jest --ci", "build": "webpack --mode production"}}"#,
+    )]);
     let c = ctx(dir.path());
     assert_eq!(c.test_framework.as_deref(), Some("jest"));
     assert_eq!(c.build_tool.as_deref(), Some("webpack"));
     // No name in package.json: the directory's.
-    assert_eq!(c.project_name, dir.path().file_name().unwrap().to_string_lossy());
+    assert_eq!(
+        c.project_name,
+        dir.path().file_name().unwrap().to_string_lossy()
+    );
     // The plugin's include_package_json: false skips it.
     let mut cfg = PromptConfig::default().context;
     cfg.include_package_json = false;
@@ -107,15 +132,32 @@ fn claude_md_gives_conventions_within_the_token_budget() {
     let long = "filler line of text\n".repeat(2_000);
     let dir = project(&[(
         "CLAUDE.md",
-        &format!("# Daily Notes Plugin\n\n## Conventions\n- Use named exports only\n- No classes in src/\n* Tests live next to the code\n\n{long}"),
+        &format!(
+            "# Daily Notes Plugin\n\n## Conventions\n- Use named exports only\n- No classes in src/\n* Tests live next to the code\n\n{long}"
+        ),
     )]);
     let c = ctx(dir.path());
     assert_eq!(c.project_name, "Daily Notes Plugin");
-    assert_eq!(c.conventions, ["Use named exports only", "No classes in src/", "Tests live next to the code"]);
+    assert_eq!(
+        c.conventions,
+        [
+            "Use named exports only",
+            "No classes in src/",
+            "Tests live next to the code"
+        ]
+    );
     let md = c.claude_md.as_deref().unwrap();
     assert!(md.contains("Use named exports only"));
-    assert!(md.len() <= 2_000 * 4 + 64, "CLAUDE.md was not cut to max_tokens: {} bytes", md.len());
-    assert!(c.notes.iter().any(|n| n.starts_with("CLAUDE.md:")), "{:?}", c.notes);
+    assert!(
+        md.len() <= 2_000 * 4 + 64,
+        "CLAUDE.md was not cut to max_tokens: {} bytes",
+        md.len()
+    );
+    assert!(
+        c.notes.iter().any(|n| n.starts_with("CLAUDE.md:")),
+        "{:?}",
+        c.notes
+    );
     let mut cfg = PromptConfig::default().context;
     cfg.include_claude_md = false;
     let c = build(dir.path(), dir.path(), &cfg);
@@ -126,7 +168,12 @@ fn claude_md_gives_conventions_within_the_token_budget() {
 fn nothing_to_find_is_fine() {
     let dir = project(&[]);
     let c = ctx(dir.path());
-    assert!(c.stack.is_empty() && c.claude_md.is_none() && c.test_framework.is_none() && c.build_tool.is_none());
+    assert!(
+        c.stack.is_empty()
+            && c.claude_md.is_none()
+            && c.test_framework.is_none()
+            && c.build_tool.is_none()
+    );
     assert_eq!(c.structure, "");
     let missing = dir.path().join("does-not-exist");
     let c = build(&missing, &missing, &PromptConfig::default().context);
@@ -156,14 +203,24 @@ fn the_structure_listing_respects_gitignore_and_depth() {
     assert_eq!(build(dir.path(), dir.path(), &cfg).structure, "");
     cfg.include_structure = true;
     cfg.structure_depth = 1;
-    assert_eq!(build(dir.path(), dir.path(), &cfg).structure, "README.md\nsrc/");
+    assert_eq!(
+        build(dir.path(), dir.path(), &cfg).structure,
+        "README.md\nsrc/"
+    );
 }
 
 #[test]
 fn extra_files_stay_inside_the_project() {
     let outside = project(&[("secret.txt", "TOP-SECRET-CONTENT")]);
-    let dir = project(&[("docs/pipeline.md", "# Pipeline\nData flows left to right.\n")]);
-    std::os::unix::fs::symlink(outside.path().join("secret.txt"), dir.path().join("docs/link.md")).unwrap();
+    let dir = project(&[(
+        "docs/pipeline.md",
+        "# Pipeline\nData flows left to right.\n",
+    )]);
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.txt"),
+        dir.path().join("docs/link.md"),
+    )
+    .unwrap();
     std::os::unix::fs::symlink(outside.path(), dir.path().join("outdir")).unwrap();
     let mut cfg = PromptConfig::default().context;
     let secret = outside.path().join("secret.txt").display().to_string();
@@ -174,15 +231,36 @@ fn extra_files_stay_inside_the_project() {
         "docs/link.md".into(),
         "outdir/secret.txt".into(),
         "../secret.txt".into(),
-        format!("../{}/secret.txt", outside.path().file_name().unwrap().to_string_lossy()),
+        format!(
+            "../{}/secret.txt",
+            outside.path().file_name().unwrap().to_string_lossy()
+        ),
         secret.clone(),
-        format!("docs/../../{}/secret.txt", outside.path().file_name().unwrap().to_string_lossy()),
+        format!(
+            "docs/../../{}/secret.txt",
+            outside.path().file_name().unwrap().to_string_lossy()
+        ),
     ];
     let c = build(dir.path(), dir.path(), &cfg);
     assert_eq!(c.extra_files.len(), 2);
     assert_eq!(c.extra_files[0].1, "# Pipeline\nData flows left to right.");
-    assert!(!c.render().contains("TOP-SECRET-CONTENT"), "a file outside the project was read");
-    assert!(c.notes.iter().any(|n| n == "docs/missing.md: not found"), "{:?}", c.notes);
-    assert!(c.notes.iter().filter(|n| n.contains("outside the project root")).count() >= 2, "{:?}", c.notes);
+    assert!(
+        !c.render().contains("TOP-SECRET-CONTENT"),
+        "a file outside the project was read"
+    );
+    assert!(
+        c.notes.iter().any(|n| n == "docs/missing.md: not found"),
+        "{:?}",
+        c.notes
+    );
+    assert!(
+        c.notes
+            .iter()
+            .filter(|n| n.contains("outside the project root"))
+            .count()
+            >= 2,
+        "{:?}",
+        c.notes
+    );
     assert!(c.render().contains("<file path=\"docs/pipeline.md\">"));
 }

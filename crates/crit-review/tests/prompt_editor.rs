@@ -8,9 +8,16 @@ use crit_review::prompt::reviewers;
 use proptest::prelude::*;
 
 fn order() -> Vec<String> {
-    ["security", "testing", "domain_sme", "documentation", "frontend_ux", "clarity"]
-        .map(String::from)
-        .to_vec()
+    [
+        "security",
+        "testing",
+        "domain_sme",
+        "documentation",
+        "frontend_ux",
+        "clarity",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 fn rules() -> Vec<Rules> {
@@ -136,9 +143,15 @@ fn a_vague_prompt_becomes_a_refined_one() {
 - Run npm run test after changes. All existing tests must pass.\n"
     );
     // Applied in priority order: security, testing, domain SME, clarity.
-    let who: Vec<&str> = e.applied.iter().map(|a| a.proposal.reviewer.as_str()).collect();
+    let who: Vec<&str> = e
+        .applied
+        .iter()
+        .map(|a| a.proposal.reviewer.as_str())
+        .collect();
     assert_eq!(who, ["security", "testing", "domain_sme", "clarity"]);
-    assert!(matches!(&e.applied[3].change, Change::Replaced { from, .. } if from == "optimize the settings"));
+    assert!(
+        matches!(&e.applied[3].change, Change::Replaced { from, .. } if from == "optimize the settings")
+    );
     assert!(e.dropped.is_empty() && e.conflicts.is_empty() && e.disagreements.is_empty());
 }
 
@@ -163,15 +176,42 @@ fn duplicates_keep_the_most_severe_copy() {
         &[
             critique(
                 "clarity",
-                vec![finding("C1", Severity::Minor, "", vec![op(OpKind::AddConstraint, Target::Constraints, "Run the tests.")])],
+                vec![finding(
+                    "C1",
+                    Severity::Minor,
+                    "",
+                    vec![op(
+                        OpKind::AddConstraint,
+                        Target::Constraints,
+                        "Run the tests.",
+                    )],
+                )],
             ),
             critique(
                 "testing",
-                vec![finding("T1", Severity::Nit, "", vec![op(OpKind::AddConstraint, Target::Constraints, "run  the TESTS")])],
+                vec![finding(
+                    "T1",
+                    Severity::Nit,
+                    "",
+                    vec![op(
+                        OpKind::AddConstraint,
+                        Target::Constraints,
+                        "run  the TESTS",
+                    )],
+                )],
             ),
             critique(
                 "domain_sme",
-                vec![finding("D1", Severity::Minor, "", vec![op(OpKind::AddConstraint, Target::Constraints, "Run the tests")])],
+                vec![finding(
+                    "D1",
+                    Severity::Minor,
+                    "",
+                    vec![op(
+                        OpKind::AddConstraint,
+                        Target::Constraints,
+                        "Run the tests",
+                    )],
+                )],
             ),
         ],
     );
@@ -180,7 +220,10 @@ fn duplicates_keep_the_most_severe_copy() {
     assert_eq!(e.applied[0].proposal.reviewer, "domain_sme");
     assert_eq!(e.deduplicated.len(), 2);
     assert!(e.deduplicated.iter().all(|d| d.kept == "domain_sme/D1"));
-    assert_eq!(e.refined, "Fix the login bug.\n\n## Constraints\n- Run the tests");
+    assert_eq!(
+        e.refined,
+        "Fix the login bug.\n\n## Constraints\n- Run the tests"
+    );
 }
 
 #[test]
@@ -189,7 +232,16 @@ fn an_add_already_in_the_prompt_is_not_repeated() {
         "Refactor auth. Run the tests.",
         &[critique(
             "testing",
-            vec![finding("T1", Severity::Minor, "", vec![op(OpKind::AddAcceptanceCriteria, Target::Constraints, "run the tests")])],
+            vec![finding(
+                "T1",
+                Severity::Minor,
+                "",
+                vec![op(
+                    OpKind::AddAcceptanceCriteria,
+                    Target::Constraints,
+                    "run the tests",
+                )],
+            )],
         )],
     );
     assert!(!e.changed());
@@ -207,7 +259,11 @@ fn security_wins_against_anyone() {
                     "C1",
                     Severity::Blocker,
                     "",
-                    vec![op(OpKind::AddConstraint, Target::Constraints, "Commit .env files so teammates can run the app")],
+                    vec![op(
+                        OpKind::AddConstraint,
+                        Target::Constraints,
+                        "Commit .env files so teammates can run the app",
+                    )],
                 )],
             ),
             critique(
@@ -216,7 +272,11 @@ fn security_wins_against_anyone() {
                     "S1",
                     Severity::Major,
                     "",
-                    vec![op(OpKind::AddGuardrail, Target::Constraints, "Never commit .env files")],
+                    vec![op(
+                        OpKind::AddGuardrail,
+                        Target::Constraints,
+                        "Never commit .env files",
+                    )],
                 )],
             ),
         ],
@@ -225,7 +285,11 @@ fn security_wins_against_anyone() {
     assert_eq!(e.applied[0].proposal.reviewer, "security");
     assert_eq!(e.conflicts.len(), 1);
     assert_eq!(e.conflicts[0].loser.reviewer, "clarity");
-    assert!(e.conflicts[0].why.contains("security wins every conflict"), "{}", e.conflicts[0].why);
+    assert!(
+        e.conflicts[0].why.contains("security wins every conflict"),
+        "{}",
+        e.conflicts[0].why
+    );
     assert!(e.disagreements.is_empty());
 }
 
@@ -235,7 +299,16 @@ fn add_against_remove_by_priority_or_a_disagreement() {
     let remove = |sev| {
         critique(
             "clarity",
-            vec![finding("C1", sev, "", vec![op(OpKind::RemoveConstraint, Target::Constraints, "Run the integration tests")])],
+            vec![finding(
+                "C1",
+                sev,
+                "",
+                vec![op(
+                    OpKind::RemoveConstraint,
+                    Target::Constraints,
+                    "Run the integration tests",
+                )],
+            )],
         )
     };
     let add = critique(
@@ -244,7 +317,11 @@ fn add_against_remove_by_priority_or_a_disagreement() {
             "T1",
             Severity::Minor,
             "",
-            vec![op(OpKind::AddConstraint, Target::Constraints, "Run the integration tests")],
+            vec![op(
+                OpKind::AddConstraint,
+                Target::Constraints,
+                "Run the integration tests",
+            )],
         )],
     );
     // Testing comes before clarity and is at least as severe: testing wins.
@@ -256,7 +333,11 @@ fn add_against_remove_by_priority_or_a_disagreement() {
     let e = run(prompt, &[remove(Severity::Major), add]);
     assert!(e.conflicts.is_empty());
     assert_eq!(e.disagreements.len(), 1);
-    assert!(e.disagreements[0].about.contains("more severe"), "{}", e.disagreements[0].about);
+    assert!(
+        e.disagreements[0].about.contains("more severe"),
+        "{}",
+        e.disagreements[0].about
+    );
     assert!(!e.changed());
     assert_eq!(e.refined, prompt);
 }
@@ -266,8 +347,22 @@ fn a_reviewer_against_itself_or_an_unranked_one_is_a_disagreement() {
     let both = critique(
         "clarity",
         vec![
-            finding("C1", Severity::Minor, "", vec![op(OpKind::AddConstraint, Target::Constraints, "Use tabs")]),
-            finding("C2", Severity::Minor, "", vec![op(OpKind::RemoveConstraint, Target::Constraints, "Use tabs")]),
+            finding(
+                "C1",
+                Severity::Minor,
+                "",
+                vec![op(OpKind::AddConstraint, Target::Constraints, "Use tabs")],
+            ),
+            finding(
+                "C2",
+                Severity::Minor,
+                "",
+                vec![op(
+                    OpKind::RemoveConstraint,
+                    Target::Constraints,
+                    "Use tabs",
+                )],
+            ),
         ],
     );
     let e = run("Use tabs. Format the file.", &[both]);
@@ -281,8 +376,32 @@ fn a_reviewer_against_itself_or_an_unranked_one_is_a_disagreement() {
         severities: Severity::ALL.to_vec(),
     });
     let critiques = [
-        critique("perf", vec![finding("P1", Severity::Minor, "", vec![op(OpKind::RemoveConstraint, Target::Constraints, "Cache every response")])]),
-        critique("domain_sme", vec![finding("D1", Severity::Minor, "", vec![op(OpKind::AddConstraint, Target::Constraints, "Cache every response")])]),
+        critique(
+            "perf",
+            vec![finding(
+                "P1",
+                Severity::Minor,
+                "",
+                vec![op(
+                    OpKind::RemoveConstraint,
+                    Target::Constraints,
+                    "Cache every response",
+                )],
+            )],
+        ),
+        critique(
+            "domain_sme",
+            vec![finding(
+                "D1",
+                Severity::Minor,
+                "",
+                vec![op(
+                    OpKind::AddConstraint,
+                    Target::Constraints,
+                    "Cache every response",
+                )],
+            )],
+        ),
     ];
     let e = edit(&EditorInput {
         prompt: "Speed up the API.",
@@ -292,7 +411,11 @@ fn a_reviewer_against_itself_or_an_unranked_one_is_a_disagreement() {
     })
     .unwrap();
     assert_eq!(e.disagreements.len(), 1);
-    assert!(e.disagreements[0].about.contains("does not rank"), "{}", e.disagreements[0].about);
+    assert!(
+        e.disagreements[0].about.contains("does not rank"),
+        "{}",
+        e.disagreements[0].about
+    );
 }
 
 #[test]
@@ -301,18 +424,37 @@ fn replace_vague_replaces_verbatim_text_or_clarifies() {
         "Please optimize\n  the query and make it nice.",
         &[critique(
             "clarity",
-            vec![
-                finding("C1", Severity::Minor, "optimize the query", vec![op(OpKind::ReplaceVague, Target::Constraints, "cut the query's p95 latency below 50 ms")])],
-            ),
-        ],
+            vec![finding(
+                "C1",
+                Severity::Minor,
+                "optimize the query",
+                vec![op(
+                    OpKind::ReplaceVague,
+                    Target::Constraints,
+                    "cut the query's p95 latency below 50 ms",
+                )],
+            )],
+        )],
     );
     // Whitespace differs, the words are verbatim: replaced.
-    assert_eq!(e.refined, "Please cut the query's p95 latency below 50 ms and make it nice.");
+    assert_eq!(
+        e.refined,
+        "Please cut the query's p95 latency below 50 ms and make it nice."
+    );
     let e = run(
         "Make the dashboard better.",
         &[critique(
             "clarity",
-            vec![finding("C1", Severity::Minor, "improve the dashboard", vec![op(OpKind::ReplaceVague, Target::Constraints, "Load the dashboard in under 1 s")])],
+            vec![finding(
+                "C1",
+                Severity::Minor,
+                "improve the dashboard",
+                vec![op(
+                    OpKind::ReplaceVague,
+                    Target::Constraints,
+                    "Load the dashboard in under 1 s",
+                )],
+            )],
         )],
     );
     assert_eq!(
@@ -329,7 +471,16 @@ fn nothing_is_removed_without_remove_constraint() {
         prompt,
         &[critique(
             "security",
-            vec![finding("S1", Severity::Blocker, "Use eval() to parse the config.", vec![op(OpKind::AddGuardrail, Target::Constraints, "Parse the config with a JSON parser, never eval()")])],
+            vec![finding(
+                "S1",
+                Severity::Blocker,
+                "Use eval() to parse the config.",
+                vec![op(
+                    OpKind::AddGuardrail,
+                    Target::Constraints,
+                    "Parse the config with a JSON parser, never eval()",
+                )],
+            )],
         )],
     );
     assert!(e.refined.starts_with(prompt), "{}", e.refined);
@@ -337,16 +488,36 @@ fn nothing_is_removed_without_remove_constraint() {
         prompt,
         &[critique(
             "security",
-            vec![finding("S1", Severity::Blocker, "", vec![op(OpKind::RemoveConstraint, Target::Constraints, "Use eval() to parse the config.")])],
+            vec![finding(
+                "S1",
+                Severity::Blocker,
+                "",
+                vec![op(
+                    OpKind::RemoveConstraint,
+                    Target::Constraints,
+                    "Use eval() to parse the config.",
+                )],
+            )],
         )],
     );
     assert_eq!(e.refined, "Keep it short.");
-    assert!(matches!(&e.applied[0].change, Change::Removed { text } if text == "Use eval() to parse the config."));
+    assert!(
+        matches!(&e.applied[0].change, Change::Removed { text } if text == "Use eval() to parse the config.")
+    );
     let e = run(
         prompt,
         &[critique(
             "security",
-            vec![finding("S1", Severity::Blocker, "", vec![op(OpKind::RemoveConstraint, Target::Constraints, "Disable TLS checks")])],
+            vec![finding(
+                "S1",
+                Severity::Blocker,
+                "",
+                vec![op(
+                    OpKind::RemoveConstraint,
+                    Target::Constraints,
+                    "Disable TLS checks",
+                )],
+            )],
         )],
     );
     assert_eq!(e.refined, prompt);
@@ -360,10 +531,23 @@ fn additions_go_into_the_prompts_own_section() {
         prompt,
         &[critique(
             "testing",
-            vec![finding("T1", Severity::Minor, "", vec![
-                op(OpKind::AddConstraint, Target::Constraints, "Keep existing tests green"),
-                op(OpKind::AddAcceptanceCriteria, Target::Constraints, "Clicking logout clears the session"),
-            ])],
+            vec![finding(
+                "T1",
+                Severity::Minor,
+                "",
+                vec![
+                    op(
+                        OpKind::AddConstraint,
+                        Target::Constraints,
+                        "Keep existing tests green",
+                    ),
+                    op(
+                        OpKind::AddAcceptanceCriteria,
+                        Target::Constraints,
+                        "Clicking logout clears the session",
+                    ),
+                ],
+            )],
         )],
     );
     assert_eq!(
@@ -377,10 +561,46 @@ fn invalid_ops_are_dropped_with_the_reason() {
     let e = run(
         "Write a scraper.",
         &[
-            critique("security", vec![finding("S1", Severity::Minor, "", vec![op(OpKind::AddGuardrail, Target::Constraints, "Respect robots.txt")])]),
-            critique("testing", vec![finding("T1", Severity::Minor, "x", vec![op(OpKind::ReplaceVague, Target::Constraints, "y")])]),
-            critique("ghost", vec![finding("G1", Severity::Minor, "", vec![op(OpKind::AddConstraint, Target::Constraints, "Boo")])]),
-            critique("clarity", vec![finding("C1", Severity::Minor, "", vec![op(OpKind::AddConstraint, Target::Constraints, "   ")])]),
+            critique(
+                "security",
+                vec![finding(
+                    "S1",
+                    Severity::Minor,
+                    "",
+                    vec![op(
+                        OpKind::AddGuardrail,
+                        Target::Constraints,
+                        "Respect robots.txt",
+                    )],
+                )],
+            ),
+            critique(
+                "testing",
+                vec![finding(
+                    "T1",
+                    Severity::Minor,
+                    "x",
+                    vec![op(OpKind::ReplaceVague, Target::Constraints, "y")],
+                )],
+            ),
+            critique(
+                "ghost",
+                vec![finding(
+                    "G1",
+                    Severity::Minor,
+                    "",
+                    vec![op(OpKind::AddConstraint, Target::Constraints, "Boo")],
+                )],
+            ),
+            critique(
+                "clarity",
+                vec![finding(
+                    "C1",
+                    Severity::Minor,
+                    "",
+                    vec![op(OpKind::AddConstraint, Target::Constraints, "   ")],
+                )],
+            ),
         ],
     );
     assert!(!e.changed());
@@ -403,7 +623,16 @@ fn runaway_additions_make_the_editor_fail() {
         .map(|i| {
             critique(
                 "domain_sme",
-                vec![finding(&format!("D{i}"), Severity::Minor, "", vec![op(OpKind::AddContext, Target::Context, &format!("{i} {big}"))])],
+                vec![finding(
+                    &format!("D{i}"),
+                    Severity::Minor,
+                    "",
+                    vec![op(
+                        OpKind::AddContext,
+                        Target::Context,
+                        &format!("{i} {big}"),
+                    )],
+                )],
             )
         })
         .collect();
@@ -423,20 +652,65 @@ fn busy() -> Vec<Critique> {
     let mut c = four();
     c.push(critique(
         "documentation",
-        vec![finding("DOC-1", Severity::Minor, "", vec![
-            op(OpKind::AddConstraint, Target::Constraints, "Update README.md's settings section"),
-            op(OpKind::AddConstraint, Target::Constraints, "Run npm run test after changes. All existing tests must pass"),
-        ])],
+        vec![finding(
+            "DOC-1",
+            Severity::Minor,
+            "",
+            vec![
+                op(
+                    OpKind::AddConstraint,
+                    Target::Constraints,
+                    "Update README.md's settings section",
+                ),
+                op(
+                    OpKind::AddConstraint,
+                    Target::Constraints,
+                    "Run npm run test after changes. All existing tests must pass",
+                ),
+            ],
+        )],
     ));
     c.push(critique(
         "frontend_ux",
         vec![
-            finding("UX-1", Severity::Major, "settings page", vec![op(OpKind::AddAcceptanceCriteria, Target::Constraints, "The settings tab stays keyboard accessible")]),
-            finding("UX-2", Severity::Nit, "optimize the settings", vec![op(OpKind::AddContext, Target::Context, "Include src/settings.ts and styles.css")]),
+            finding(
+                "UX-1",
+                Severity::Major,
+                "settings page",
+                vec![op(
+                    OpKind::AddAcceptanceCriteria,
+                    Target::Constraints,
+                    "The settings tab stays keyboard accessible",
+                )],
+            ),
+            finding(
+                "UX-2",
+                Severity::Nit,
+                "optimize the settings",
+                vec![op(
+                    OpKind::AddContext,
+                    Target::Context,
+                    "Include src/settings.ts and styles.css",
+                )],
+            ),
         ],
     ));
-    c[2].findings.push(finding("CLR-2", Severity::Nit, "", vec![op(OpKind::RemoveConstraint, Target::Constraints, "page")]));
-    c[2].findings.push(finding("CLR-3", Severity::Minor, "", vec![op(OpKind::AddConstraint, Target::Output, "Commit .env or expose nothing")]));
+    c[2].findings.push(finding(
+        "CLR-2",
+        Severity::Nit,
+        "",
+        vec![op(OpKind::RemoveConstraint, Target::Constraints, "page")],
+    ));
+    c[2].findings.push(finding(
+        "CLR-3",
+        Severity::Minor,
+        "",
+        vec![op(
+            OpKind::AddConstraint,
+            Target::Output,
+            "Commit .env or expose nothing",
+        )],
+    ));
     c
 }
 

@@ -16,7 +16,10 @@ use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
 
 fn backend(server: &FakeServer) -> Backend {
-    let mut c = AnthropicConfig::new(server.url(), AnthropicAuth::ApiKey(Secret::new("sk-ant-test")));
+    let mut c = AnthropicConfig::new(
+        server.url(),
+        AnthropicAuth::ApiKey(Secret::new("sk-ant-test")),
+    );
     c.retry = RetryPolicy {
         max_attempts: 1,
         ..RetryPolicy::default()
@@ -71,14 +74,58 @@ fn finding(id: &str, severity: &str, evidence: &str, op: &str, value: &str) -> V
 
 fn four_answers() -> Vec<(&'static str, Value)> {
     vec![
-        ("Domain SME", critique("domain_sme", json!([finding("SME-001", "major", "settings page", "AddConstraint",
-            "Follow the existing functional style in src/: pure functions, named exports, no classes")]))),
-        ("Security", critique("security", json!([finding("SEC-001", "major", "", "AddGuardrail",
-            "Never commit .env or expose ANTHROPIC_API_KEY in generated code")]))),
-        ("Clarity", critique("clarity", json!([finding("CLR-001", "minor", "optimize the settings", "ReplaceVague",
-            "Reduce settings.ts render time by extracting the browser config section into a separate component")]))),
-        ("Testing", critique("testing", json!([finding("TST-001", "minor", "", "AddAcceptanceCriteria",
-            "Run npm run test after changes. All existing tests must pass.")]))),
+        (
+            "Domain SME",
+            critique(
+                "domain_sme",
+                json!([finding(
+                    "SME-001",
+                    "major",
+                    "settings page",
+                    "AddConstraint",
+                    "Follow the existing functional style in src/: pure functions, named exports, no classes"
+                )]),
+            ),
+        ),
+        (
+            "Security",
+            critique(
+                "security",
+                json!([finding(
+                    "SEC-001",
+                    "major",
+                    "",
+                    "AddGuardrail",
+                    "Never commit .env or expose ANTHROPIC_API_KEY in generated code"
+                )]),
+            ),
+        ),
+        (
+            "Clarity",
+            critique(
+                "clarity",
+                json!([finding(
+                    "CLR-001",
+                    "minor",
+                    "optimize the settings",
+                    "ReplaceVague",
+                    "Reduce settings.ts render time by extracting the browser config section into a separate component"
+                )]),
+            ),
+        ),
+        (
+            "Testing",
+            critique(
+                "testing",
+                json!([finding(
+                    "TST-001",
+                    "minor",
+                    "",
+                    "AddAcceptanceCriteria",
+                    "Run npm run test after changes. All existing tests must pass."
+                )]),
+            ),
+        ),
     ]
 }
 
@@ -87,9 +134,10 @@ fn four_answers() -> Vec<(&'static str, Value)> {
 fn script(server: &FakeServer, delay: Duration, except: &[&str]) {
     for (label, answer) in four_answers() {
         if !except.contains(&label) {
-            server.push(Step::when_contains(who(label)).reply(
-                Reply::json(answer).usage(700, 120, 0, 0).delay(delay),
-            ));
+            server.push(
+                Step::when_contains(who(label))
+                    .reply(Reply::json(answer).usage(700, 120, 0, 0).delay(delay)),
+            );
         }
     }
 }
@@ -104,14 +152,29 @@ const VAGUE: &str = "optimize the settings page";
 async fn a_vague_prompt_is_refined_by_four_reviewers_at_once() {
     let server = FakeServer::start().await;
     script_four(&server, Duration::from_millis(300));
-    let dir = project(&[("package.json", r#"{"name":"obsidian-claude-daily","devDependencies":{"typescript":"5","vitest":"1","esbuild":"0.20"}}"#)]);
-    let r = review(&request(dir.path(), VAGUE), &options(&server, PromptConfig::default())).await;
+    let dir = project(&[(
+        "package.json",
+        r#"{"name":"obsidian-claude-daily","devDependencies":{"typescript":"5","vitest":"1","esbuild":"0.20"}}"#,
+    )]);
+    let r = review(
+        &request(dir.path(), VAGUE),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
 
     assert_eq!(r.status, Status::Refined, "{:#?}", r.warnings);
     assert_eq!(r.outcome, Outcome::Reviewed);
     assert_eq!(r.changes.len(), 4);
-    assert!(r.refined.starts_with("Reduce settings.ts render time"), "{}", r.refined);
-    assert!(r.refined.contains("## Guardrails\n- Never commit .env"), "{}", r.refined);
+    assert!(
+        r.refined.starts_with("Reduce settings.ts render time"),
+        "{}",
+        r.refined
+    );
+    assert!(
+        r.refined.contains("## Guardrails\n- Never commit .env"),
+        "{}",
+        r.refined
+    );
     assert!(r.diff.contains("-optimize the settings page"), "{}", r.diff);
     assert_eq!(r.project, "obsidian-claude-daily");
     let asked: Vec<&str> = r
@@ -121,18 +184,33 @@ async fn a_vague_prompt_is_refined_by_four_reviewers_at_once() {
         .map(|x| x.name.as_str())
         .collect();
     assert_eq!(asked, ["security", "testing", "domain_sme", "clarity"]);
-    assert!(r.reviewers.iter().filter(|x| x.state == ReviewerState::Ok).count() == 4);
+    assert!(
+        r.reviewers
+            .iter()
+            .filter(|x| x.state == ReviewerState::Ok)
+            .count()
+            == 4
+    );
     assert_eq!(r.usage.input_tokens, 2800);
     assert!(r.cost_usd > 0.0 && (r.cost_usd - r.api_price_usd).abs() < 1e-12);
     assert_eq!(r.findings.len(), 4);
-    assert_eq!(r.findings.iter().filter(|f| f.severity == crit_core::Severity::P1).count(), 2);
+    assert_eq!(
+        r.findings
+            .iter()
+            .filter(|f| f.severity == crit_core::Severity::P1)
+            .count(),
+        2
+    );
 
     // Concurrently: every request overlaps every other.
     let reqs = server.model_requests();
     assert_eq!(reqs.len(), 4);
     for a in &reqs {
         for b in &reqs {
-            assert!(a.seq == b.seq || a.overlaps(b), "reviewers ran one after another");
+            assert!(
+                a.seq == b.seq || a.overlaps(b),
+                "reviewers ran one after another"
+            );
         }
     }
     // The project context is in every system prompt; the prompt is the user message.
@@ -154,24 +232,46 @@ async fn all_no_issues_passes_the_original_through_untouched() {
     }
     let dir = project(&[]);
     let prompt = "Rename `foo` to `bar` in src/lib.rs; run cargo test.\n";
-    let r = review(&request(dir.path(), prompt), &options(&server, PromptConfig::default())).await;
+    let r = review(
+        &request(dir.path(), prompt),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
     assert_eq!(r.status, Status::NoChanges);
     assert_eq!(r.refined, prompt);
     assert_eq!(r.chosen.as_deref(), Some(prompt));
     assert!(r.diff.is_empty());
-    assert!(r.reviewers.iter().filter(|x| x.state == ReviewerState::NoIssues).count() == 4);
+    assert!(
+        r.reviewers
+            .iter()
+            .filter(|x| x.state == ReviewerState::NoIssues)
+            .count()
+            == 4
+    );
 }
 
 #[tokio::test]
 async fn one_reviewer_down_the_others_are_used() {
     let server = FakeServer::start().await;
-    server.push(Step::when_contains(who("Security")).reply(Reply::api_error(500, "api_error", "boom")));
+    server.push(Step::when_contains(who("Security")).reply(Reply::api_error(
+        500,
+        "api_error",
+        "boom",
+    )));
     script(&server, Duration::ZERO, &["Security"]);
     let dir = project(&[]);
-    let r = review(&request(dir.path(), VAGUE), &options(&server, PromptConfig::default())).await;
+    let r = review(
+        &request(dir.path(), VAGUE),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
     assert_eq!(r.status, Status::Refined);
     assert_eq!(r.changes.len(), 3);
-    assert!(r.warnings.iter().any(|w| w == "1 reviewer unavailable"), "{:?}", r.warnings);
+    assert!(
+        r.warnings.iter().any(|w| w == "1 reviewer unavailable"),
+        "{:?}",
+        r.warnings
+    );
     let sec = r.reviewers.iter().find(|x| x.name == "security").unwrap();
     assert_eq!(sec.state, ReviewerState::Failed);
     assert!(sec.why.contains("boom"), "{}", sec.why);
@@ -186,37 +286,61 @@ async fn a_malformed_critique_is_dropped_and_its_reviewer_skipped() {
     }
     // A critique in the wrong role, as text.
     for _ in 0..2 {
-        server.push(Step::when_contains(who("Testing")).reply(Reply::text(
-            critique("security", json!([])).to_string(),
-        )));
+        server.push(
+            Step::when_contains(who("Testing"))
+                .reply(Reply::text(critique("security", json!([])).to_string())),
+        );
     }
     script(&server, Duration::ZERO, &["Clarity", "Testing"]);
     let dir = project(&[]);
-    let r = review(&request(dir.path(), VAGUE), &options(&server, PromptConfig::default())).await;
+    let r = review(
+        &request(dir.path(), VAGUE),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
     assert_eq!(r.status, Status::Refined);
     for name in ["clarity", "testing"] {
         let rep = r.reviewers.iter().find(|x| x.name == name).unwrap();
         assert_eq!(rep.state, ReviewerState::Skipped, "{name}: {}", rep.why);
         assert!(rep.why.starts_with("malformed critique"), "{}", rep.why);
     }
-    assert!(r.warnings.iter().any(|w| w == "2 reviewers unavailable"), "{:?}", r.warnings);
-    assert!(r.critiques.iter().all(|c| c.reviewer != "clarity" && c.reviewer != "testing"));
+    assert!(
+        r.warnings.iter().any(|w| w == "2 reviewers unavailable"),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        r.critiques
+            .iter()
+            .all(|c| c.reviewer != "clarity" && c.reviewer != "testing")
+    );
 }
 
 #[tokio::test]
 async fn every_reviewer_down_fails_open_with_the_original() {
     let server = FakeServer::start().await;
     for label in ["Domain SME", "Security", "Clarity", "Testing"] {
-        server.push(Step::when_contains(who(label)).reply(Reply::api_error(500, "api_error", "down")));
+        server.push(Step::when_contains(who(label)).reply(Reply::api_error(
+            500,
+            "api_error",
+            "down",
+        )));
     }
     let dir = project(&[]);
-    let r = review(&request(dir.path(), VAGUE), &options(&server, PromptConfig::default())).await;
+    let r = review(
+        &request(dir.path(), VAGUE),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
     assert_eq!(r.status, Status::FailedOpen);
     assert_eq!(r.outcome, Outcome::FailedOpen);
     assert_eq!(r.refined, VAGUE);
     assert_eq!(r.chosen.as_deref(), Some(VAGUE));
     assert!(
-        r.warnings.iter().any(|w| w.contains("all 4 reviewers were unavailable") && w.contains("the original prompt proceeds")),
+        r.warnings
+            .iter()
+            .any(|w| w.contains("all 4 reviewers were unavailable")
+                && w.contains("the original prompt proceeds")),
         "{:?}",
         r.warnings
     );
@@ -225,13 +349,25 @@ async fn every_reviewer_down_fails_open_with_the_original() {
 #[tokio::test]
 async fn a_rate_limit_fails_open() {
     let server = FakeServer::start().await;
-    server.push(Step::when_contains(who("Security")).reply(Reply::api_error(429, "rate_limit_error", "slow down")));
+    server.push(Step::when_contains(who("Security")).reply(Reply::api_error(
+        429,
+        "rate_limit_error",
+        "slow down",
+    )));
     script(&server, Duration::ZERO, &["Security"]);
     let dir = project(&[]);
-    let r = review(&request(dir.path(), VAGUE), &options(&server, PromptConfig::default())).await;
+    let r = review(
+        &request(dir.path(), VAGUE),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
     assert_eq!(r.status, Status::FailedOpen);
     assert_eq!(r.refined, VAGUE);
-    assert!(r.warnings.iter().any(|w| w.contains("rate limited")), "{:?}", r.warnings);
+    assert!(
+        r.warnings.iter().any(|w| w.contains("rate limited")),
+        "{:?}",
+        r.warnings
+    );
 }
 
 fn with_timeout(ms: u64) -> PromptConfig {
@@ -246,31 +382,54 @@ async fn the_deadline_fails_open_when_no_one_answered_in_time() {
     script_four(&server, Duration::from_secs(5));
     let dir = project(&[]);
     let started = std::time::Instant::now();
-    let r = review(&request(dir.path(), VAGUE), &options(&server, with_timeout(300))).await;
-    assert!(started.elapsed() < Duration::from_secs(4), "the deadline did not stop the reviewers");
+    let r = review(
+        &request(dir.path(), VAGUE),
+        &options(&server, with_timeout(300)),
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "the deadline did not stop the reviewers"
+    );
     assert_eq!(r.status, Status::FailedOpen);
     assert_eq!(r.refined, VAGUE);
-    assert!(r.warnings.iter().any(|w| w.contains("timed out after 0.3s")), "{:?}", r.warnings);
-    assert!(r
-        .reviewers
-        .iter()
-        .filter(|x| x.state != ReviewerState::NotRun)
-        .all(|x| x.state == ReviewerState::TimedOut));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("timed out after 0.3s")),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        r.reviewers
+            .iter()
+            .filter(|x| x.state != ReviewerState::NotRun)
+            .all(|x| x.state == ReviewerState::TimedOut)
+    );
 }
 
 #[tokio::test]
 async fn a_slow_reviewer_is_left_behind_at_the_deadline() {
     let server = FakeServer::start().await;
-    server.push(Step::when_contains(who("Testing")).reply(
-        Reply::json(critique("testing", json!([]))).delay(Duration::from_secs(5)),
-    ));
+    server.push(
+        Step::when_contains(who("Testing"))
+            .reply(Reply::json(critique("testing", json!([]))).delay(Duration::from_secs(5))),
+    );
     script(&server, Duration::ZERO, &["Testing"]);
     let dir = project(&[]);
-    let r = review(&request(dir.path(), VAGUE), &options(&server, with_timeout(1500))).await;
+    let r = review(
+        &request(dir.path(), VAGUE),
+        &options(&server, with_timeout(1500)),
+    )
+    .await;
     assert_eq!(r.status, Status::Refined);
     let t = r.reviewers.iter().find(|x| x.name == "testing").unwrap();
     assert_eq!(t.state, ReviewerState::TimedOut);
-    assert!(r.warnings.iter().any(|w| w == "1 reviewer unavailable"), "{:?}", r.warnings);
+    assert!(
+        r.warnings.iter().any(|w| w == "1 reviewer unavailable"),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[tokio::test]
@@ -279,7 +438,11 @@ async fn no_backend_fails_open() {
     let opts = PromptOptions::new(PromptConfig::default(), Err("no API key".into()), Mode::Api);
     let r = review(&request(dir.path(), VAGUE), &opts).await;
     assert_eq!(r.status, Status::FailedOpen);
-    assert!(r.warnings[0].contains("no model backend: no API key"), "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].contains("no model backend: no API key"),
+        "{:?}",
+        r.warnings
+    );
     assert_eq!(r.refined, VAGUE);
 }
 
@@ -293,17 +456,34 @@ async fn when_the_editor_gives_up_the_raw_critiques_are_shown() {
                    "evidence": "", "suggested_ops": (0..5).map(|j| json!({"op": "AddContext", "target": "context", "value": format!("{i}.{j} {big}")})).collect::<Vec<_>>()})
         })
         .collect();
-    server.push(Step::when_contains(who("Domain SME")).reply(Reply::json(critique("domain_sme", json!(findings)))));
+    server.push(
+        Step::when_contains(who("Domain SME"))
+            .reply(Reply::json(critique("domain_sme", json!(findings)))),
+    );
     script(&server, Duration::ZERO, &["Domain SME"]);
     let dir = project(&[]);
-    let r = review(&request(dir.path(), VAGUE), &options(&server, PromptConfig::default())).await;
+    let r = review(
+        &request(dir.path(), VAGUE),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
     assert_eq!(r.status, Status::EditorFailed);
     assert_eq!(r.refined, VAGUE);
     assert_eq!(r.chosen.as_deref(), Some(VAGUE));
     let bullets = r.raw_critiques.as_deref().unwrap();
-    assert!(bullets.contains("- [Security] SEC-001 (major): SEC-001 issue"), "{bullets}");
-    assert!(bullets.contains("  - AddGuardrail (constraints): Never commit .env"), "{bullets}");
-    assert!(r.warnings.iter().any(|w| w.contains("the editor failed")), "{:?}", r.warnings);
+    assert!(
+        bullets.contains("- [Security] SEC-001 (major): SEC-001 issue"),
+        "{bullets}"
+    );
+    assert!(
+        bullets.contains("  - AddGuardrail (constraints): Never commit .env"),
+        "{bullets}"
+    );
+    assert!(
+        r.warnings.iter().any(|w| w.contains("the editor failed")),
+        "{:?}",
+        r.warnings
+    );
     assert_eq!(r.findings.len(), 23);
 }
 
@@ -333,7 +513,10 @@ fn asked(r: &crit_review::prompt::PromptReview) -> Vec<String> {
 async fn conditional_reviewers_fire_and_stay_quiet() {
     let dir = project(&[("README.md", "# App\n"), ("src/lib.rs", "")]);
     let cases: [(&str, &[&str]); 5] = [
-        ("Add a button to the settings tab", &["documentation", "frontend_ux"]),
+        (
+            "Add a button to the settings tab",
+            &["documentation", "frontend_ux"],
+        ),
         ("Fix the address parser", &[]),
         ("Add a new command; fix the typo", &[]),
         ("Restyle `src/app/styles.css`", &["frontend_ux"]),
@@ -342,7 +525,11 @@ async fn conditional_reviewers_fire_and_stay_quiet() {
     for (prompt, extra) in cases {
         let server = FakeServer::start().await;
         script_no_issues(&server);
-        let r = review(&request(dir.path(), prompt), &options(&server, PromptConfig::default())).await;
+        let r = review(
+            &request(dir.path(), prompt),
+            &options(&server, PromptConfig::default()),
+        )
+        .await;
         let mut want = vec!["security", "testing", "domain_sme"];
         want.extend(extra.iter().filter(|e| **e == "documentation"));
         want.extend(extra.iter().filter(|e| **e == "frontend_ux"));
@@ -353,21 +540,41 @@ async fn conditional_reviewers_fire_and_stay_quiet() {
     // "typo" skips the documentation reviewer even though "new" and "command" match.
     let server = FakeServer::start().await;
     script_no_issues(&server);
-    let r = review(&request(dir.path(), "Add a new command; fix the typo"), &options(&server, PromptConfig::default())).await;
-    let doc = r.reviewers.iter().find(|x| x.name == "documentation").unwrap();
+    let r = review(
+        &request(dir.path(), "Add a new command; fix the typo"),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
+    let doc = r
+        .reviewers
+        .iter()
+        .find(|x| x.name == "documentation")
+        .unwrap();
     assert_eq!(doc.why, "the prompt says `typo`");
     // No docs in the project: documentation stays quiet.
     let bare = project(&[("src/lib.rs", "")]);
     let server = FakeServer::start().await;
     script_no_issues(&server);
-    let r = review(&request(bare.path(), "Add caching to the API client"), &options(&server, PromptConfig::default())).await;
+    let r = review(
+        &request(bare.path(), "Add caching to the API client"),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
     assert_eq!(asked(&r), ["security", "testing", "domain_sme", "clarity"]);
     // A React project: frontend fires on its stack alone.
     let react = project(&[("package.json", r#"{"dependencies":{"react":"19"}}"#)]);
     let server = FakeServer::start().await;
     script_no_issues(&server);
-    let r = review(&request(react.path(), "Speed up the reducer"), &options(&server, PromptConfig::default())).await;
-    let ux = r.reviewers.iter().find(|x| x.name == "frontend_ux").unwrap();
+    let r = review(
+        &request(react.path(), "Speed up the reducer"),
+        &options(&server, PromptConfig::default()),
+    )
+    .await;
+    let ux = r
+        .reviewers
+        .iter()
+        .find(|x| x.name == "frontend_ux")
+        .unwrap();
     assert_eq!(ux.why, "the project uses react");
     assert_ne!(ux.state, ReviewerState::NotRun);
 }
@@ -392,25 +599,66 @@ async fn the_reviewer_cap_and_disabled_reviewers() {
 async fn a_users_reviewer_and_the_stack_specialised_sme() {
     let server = FakeServer::start().await;
     script_no_issues(&server);
-    server.push(Step::when_contains("You are the Perf reviewer").reply(Reply::json(critique(
-        "perf",
-        json!([finding("PERF-1", "minor", "", "AddConstraint", "Keep p95 latency under 50 ms")]),
-    ))));
-    let dir = project(&[("Cargo.toml", "[package]\nname = \"svc\"\n[dependencies]\ntokio = \"1\"\n"), ("perf.md", "Performance: latency budgets, allocations in hot loops.")]);
+    server.push(
+        Step::when_contains("You are the Perf reviewer").reply(Reply::json(critique(
+            "perf",
+            json!([finding(
+                "PERF-1",
+                "minor",
+                "",
+                "AddConstraint",
+                "Keep p95 latency under 50 ms"
+            )]),
+        ))),
+    );
+    let dir = project(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"svc\"\n[dependencies]\ntokio = \"1\"\n",
+        ),
+        (
+            "perf.md",
+            "Performance: latency budgets, allocations in hot loops.",
+        ),
+    ]);
     let mut c = PromptConfig::default();
     c.reviewers.insert(
         "perf".into(),
-        serde_json::from_value(json!({"enabled": true, "conditional": false, "label": "Perf",
-            "prompt_file": dir.path().join("perf.md").display().to_string()})).unwrap(),
+        serde_json::from_value(
+            json!({"enabled": true, "conditional": false, "label": "Perf",
+            "prompt_file": dir.path().join("perf.md").display().to_string()}),
+        )
+        .unwrap(),
     );
     let r = review(&request(dir.path(), VAGUE), &options(&server, c)).await;
     assert!(asked(&r).contains(&"perf".to_string()));
-    assert!(r.refined.contains("- Keep p95 latency under 50 ms"), "{}", r.refined);
+    assert!(
+        r.refined.contains("- Keep p95 latency under 50 ms"),
+        "{}",
+        r.refined
+    );
     let reqs = server.model_requests();
-    let perf = reqs.iter().find(|q| q.body.to_string().contains("You are the Perf reviewer")).unwrap();
-    assert!(perf.body.to_string().contains("latency budgets, allocations in hot loops"));
-    let sme = reqs.iter().find(|q| q.body.to_string().contains("You are the Domain SME reviewer")).unwrap();
-    assert!(sme.body.to_string().contains("**Rust.**"), "the SME has no Rust notes");
+    let perf = reqs
+        .iter()
+        .find(|q| q.body.to_string().contains("You are the Perf reviewer"))
+        .unwrap();
+    assert!(
+        perf.body
+            .to_string()
+            .contains("latency budgets, allocations in hot loops")
+    );
+    let sme = reqs
+        .iter()
+        .find(|q| {
+            q.body
+                .to_string()
+                .contains("You are the Domain SME reviewer")
+        })
+        .unwrap();
+    assert!(
+        sme.body.to_string().contains("**Rust.**"),
+        "the SME has no Rust notes"
+    );
     assert!(!sme.body.to_string().contains("**Python.**"));
     let rep = r.reviewers.iter().find(|x| x.name == "domain_sme").unwrap();
     assert_eq!(rep.specialists, ["rust"]);
@@ -434,7 +682,11 @@ async fn a_retried_prompt_comes_from_the_cache() {
     assert_eq!(second.cost_usd, 0.0);
     assert_eq!(second.refined, first.refined);
     assert_eq!(second.changes, first.changes);
-    assert_eq!(server.model_requests().len(), 4, "the cached review asked the model again");
+    assert_eq!(
+        server.model_requests().len(),
+        4,
+        "the cached review asked the model again"
+    );
     // No prompt text in the cache.
     for e in std::fs::read_dir(cache.path()).unwrap() {
         let bytes = std::fs::read(e.unwrap().path()).unwrap();
@@ -459,15 +711,24 @@ async fn a_retried_prompt_comes_from_the_cache() {
 async fn the_editor_model_phrases_the_merged_ops_or_the_deterministic_edit_stands() {
     let server = FakeServer::start().await;
     script_four(&server, Duration::ZERO);
-    server.push(Step::when_contains("You edit prompts for AI coding agents").reply(Reply::json(
-        json!({"refined_prompt": "Reduce settings.ts render time (phrased by the editor)."}),
-    )));
+    server.push(
+        Step::when_contains("You edit prompts for AI coding agents").reply(Reply::json(
+            json!({"refined_prompt": "Reduce settings.ts render time (phrased by the editor)."}),
+        )),
+    );
     let dir = project(&[]);
     let mut c = PromptConfig::default();
     c.editor.mode = EditorMode::Model;
     let r = review(&request(dir.path(), VAGUE), &options(&server, c.clone())).await;
-    assert_eq!(r.refined, "Reduce settings.ts render time (phrased by the editor).");
-    assert_eq!(r.changes.len(), 4, "the change list is the deterministic editor's");
+    assert_eq!(
+        r.refined,
+        "Reduce settings.ts render time (phrased by the editor)."
+    );
+    assert_eq!(
+        r.changes.len(),
+        4,
+        "the change list is the deterministic editor's"
+    );
     let editor_req = server
         .model_requests()
         .into_iter()
@@ -475,15 +736,35 @@ async fn the_editor_model_phrases_the_merged_ops_or_the_deterministic_edit_stand
         .unwrap();
     let body = editor_req.body.to_string();
     assert!(body.contains("[Security] Added under Guardrails"), "{body}");
-    assert!(body.contains("claude-sonnet-4-6"), "the editor model is models.editor");
+    assert!(
+        body.contains("claude-sonnet-4-6"),
+        "the editor model is models.editor"
+    );
 
     let server = FakeServer::start().await;
     script_four(&server, Duration::ZERO);
-    server.push(Step::when_contains("You edit prompts for AI coding agents").reply(Reply::api_error(500, "api_error", "editor down")));
+    server.push(
+        Step::when_contains("You edit prompts for AI coding agents").reply(Reply::api_error(
+            500,
+            "api_error",
+            "editor down",
+        )),
+    );
     let r = review(&request(dir.path(), VAGUE), &options(&server, c)).await;
     assert_eq!(r.status, Status::Refined);
-    assert!(r.refined.starts_with("Reduce settings.ts render time by extracting"), "{}", r.refined);
-    assert!(r.warnings.iter().any(|w| w.contains("the deterministic edit stands")), "{:?}", r.warnings);
+    assert!(
+        r.refined
+            .starts_with("Reduce settings.ts render time by extracting"),
+        "{}",
+        r.refined
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("the deterministic edit stands")),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[tokio::test]

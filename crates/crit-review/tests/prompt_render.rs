@@ -28,7 +28,11 @@ fn who(label: &str) -> String {
 
 /// Runs the pipeline on `answers` (label, critique or an HTTP status), then
 /// pins the timings so the output is stable.
-async fn reviewed(prompt: &str, answers: Vec<(&str, Result<Value, u16>)>, mode: Mode) -> PromptReview {
+async fn reviewed(
+    prompt: &str,
+    answers: Vec<(&str, Result<Value, u16>)>,
+    mode: Mode,
+) -> PromptReview {
     let server = FakeServer::start().await;
     for (label, a) in answers {
         let reply = match a {
@@ -54,7 +58,11 @@ async fn reviewed(prompt: &str, answers: Vec<(&str, Result<Value, u16>)>, mode: 
         trigger: "cli".into(),
         source: None,
     };
-    let mut r = review(&req, &PromptOptions::new(PromptConfig::default(), Ok(backend), mode)).await;
+    let mut r = review(
+        &req,
+        &PromptOptions::new(PromptConfig::default(), Ok(backend), mode),
+    )
+    .await;
     r.duration_ms = 2_100;
     for rep in &mut r.reviewers {
         rep.duration_ms = 1_900;
@@ -63,24 +71,77 @@ async fn reviewed(prompt: &str, answers: Vec<(&str, Result<Value, u16>)>, mode: 
 }
 
 fn block(r: &PromptReview) -> String {
-    render::block(r, &BlockStyle { width: 72, color: false })
+    render::block(
+        r,
+        &BlockStyle {
+            width: 72,
+            color: false,
+        },
+    )
 }
 
 fn busy_answers() -> Vec<(&'static str, Result<Value, u16>)> {
     vec![
-        ("Domain SME", Ok(critique("domain_sme", json!([op_finding("SME-001", "major", "", "AddContext", "Read src/settings.ts and src/settings/browser.ts first")])))),
+        (
+            "Domain SME",
+            Ok(critique(
+                "domain_sme",
+                json!([op_finding(
+                    "SME-001",
+                    "major",
+                    "",
+                    "AddContext",
+                    "Read src/settings.ts and src/settings/browser.ts first"
+                )]),
+            )),
+        ),
         ("Security", Err(500)),
-        ("Clarity", Ok(critique("clarity", json!([
-            op_finding("CLR-001", "minor", "optimize the settings", "ReplaceVague", "Cut the settings tab's first render below 100 ms"),
-            op_finding("CLR-002", "major", "", "RemoveConstraint", "Keep the legacy toggle"),
-        ])))),
-        ("Testing", Ok(critique("testing", json!([op_finding("TST-001", "minor", "", "AddConstraint", "Keep the legacy toggle")])))),
+        (
+            "Clarity",
+            Ok(critique(
+                "clarity",
+                json!([
+                    op_finding(
+                        "CLR-001",
+                        "minor",
+                        "optimize the settings",
+                        "ReplaceVague",
+                        "Cut the settings tab's first render below 100 ms"
+                    ),
+                    op_finding(
+                        "CLR-002",
+                        "major",
+                        "",
+                        "RemoveConstraint",
+                        "Keep the legacy toggle"
+                    ),
+                ]),
+            )),
+        ),
+        (
+            "Testing",
+            Ok(critique(
+                "testing",
+                json!([op_finding(
+                    "TST-001",
+                    "minor",
+                    "",
+                    "AddConstraint",
+                    "Keep the legacy toggle"
+                )]),
+            )),
+        ),
     ]
 }
 
 #[tokio::test]
 async fn the_block_has_every_section() {
-    let r = reviewed("optimize the settings page. Keep the legacy toggle.\n", busy_answers(), Mode::Api).await;
+    let r = reviewed(
+        "optimize the settings page. Keep the legacy toggle.\n",
+        busy_answers(),
+        Mode::Api,
+    )
+    .await;
     assert_eq!(r.status, Status::Refined);
     assert_eq!(r.disagreements.len(), 1, "{:#?}", r.disagreements);
     let b = block(&r);
@@ -89,7 +150,13 @@ async fn the_block_has_every_section() {
         assert_eq!(line.chars().count(), 72, "{line:?}");
     }
     insta::assert_snapshot!("markdown_all_sections", render::markdown(&r));
-    let colored = render::block(&r, &BlockStyle { width: 72, color: true });
+    let colored = render::block(
+        &r,
+        &BlockStyle {
+            width: 72,
+            color: true,
+        },
+    );
     assert!(colored.contains("\x1b[32mok\x1b[0m") && colored.contains("\x1b[31mfailed\x1b[0m"));
 }
 
@@ -98,19 +165,34 @@ async fn zero_findings_says_no_changes() {
     let answers = ["Domain SME", "Security", "Clarity", "Testing"]
         .into_iter()
         .map(|l| {
-            let role = if l == "Domain SME" { "domain_sme".to_string() } else { l.to_lowercase() };
+            let role = if l == "Domain SME" {
+                "domain_sme".to_string()
+            } else {
+                l.to_lowercase()
+            };
             (l, Ok(critique(&role, json!([]))))
         })
         .collect();
-    let r = reviewed("Rename foo to bar in src/lib.rs and run cargo test.", answers, Mode::Subscription).await;
+    let r = reviewed(
+        "Rename foo to bar in src/lib.rs and run cargo test.",
+        answers,
+        Mode::Subscription,
+    )
+    .await;
     assert_eq!(r.status, Status::NoChanges);
     insta::assert_snapshot!("block_zero_findings", block(&r));
-    assert_eq!(render::markdown(&r).lines().last(), Some("No changes: the prompt is unchanged."));
+    assert_eq!(
+        render::markdown(&r).lines().last(),
+        Some("No changes: the prompt is unchanged.")
+    );
 }
 
 #[tokio::test]
 async fn failed_open_and_raw_critiques() {
-    let answers = ["Domain SME", "Security", "Clarity", "Testing"].into_iter().map(|l| (l, Err(500))).collect();
+    let answers = ["Domain SME", "Security", "Clarity", "Testing"]
+        .into_iter()
+        .map(|l| (l, Err(500)))
+        .collect();
     let r = reviewed("optimize the settings page", answers, Mode::Api).await;
     assert_eq!(r.status, Status::FailedOpen);
     insta::assert_snapshot!("block_failed_open", block(&r));
@@ -126,15 +208,38 @@ async fn failed_open_and_raw_critiques() {
 #[tokio::test]
 async fn cost_is_shown_for_the_mode() {
     let answers = || {
-        vec![("Clarity", Ok(critique("clarity", json!([op_finding("CLR-001", "minor", "optimize", "ReplaceVague", "reduce p95 latency")]))))]
+        vec![(
+            "Clarity",
+            Ok(critique(
+                "clarity",
+                json!([op_finding(
+                    "CLR-001",
+                    "minor",
+                    "optimize",
+                    "ReplaceVague",
+                    "reduce p95 latency"
+                )]),
+            )),
+        )]
     };
     let api = reviewed("optimize it", answers(), Mode::Api).await;
-    let line = |r: &PromptReview| block(r).lines().find(|l| l.starts_with("| Cost:")).unwrap().trim_end_matches([' ', '|']).to_string();
+    let line = |r: &PromptReview| {
+        block(r)
+            .lines()
+            .find(|l| l.starts_with("| Cost:"))
+            .unwrap()
+            .trim_end_matches([' ', '|'])
+            .to_string()
+    };
     // Only Clarity answered (the other three had no scripted answer).
     assert!(line(&api).starts_with("| Cost: $0.0"), "{}", line(&api));
     assert!(line(&api).ends_with("| 1.4K tokens"), "{}", line(&api));
     let sub = reviewed("optimize it", answers(), Mode::Subscription).await;
-    assert!(line(&sub).starts_with("| Cost: $0.00 (subscription; $0.0"), "{}", line(&sub));
+    assert!(
+        line(&sub).starts_with("| Cost: $0.00 (subscription; $0.0"),
+        "{}",
+        line(&sub)
+    );
     let mut cached = sub.clone();
     cached.cached = true;
     cached.usage = Default::default();

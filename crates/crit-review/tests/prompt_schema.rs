@@ -33,8 +33,11 @@ fn answer(role: &str, severity: &str, op: &str) -> Value {
 fn every_severity_and_every_op_is_accepted() {
     for s in Severity::ALL {
         for o in OpKind::ALL {
-            let c = critique::check(&answer("custom", s.as_str(), o.as_str()), &all_rules("custom"))
-                .unwrap_or_else(|e| panic!("{s} {o}: {e}"));
+            let c = critique::check(
+                &answer("custom", s.as_str(), o.as_str()),
+                &all_rules("custom"),
+            )
+            .unwrap_or_else(|e| panic!("{s} {o}: {e}"));
             assert_eq!(c.findings[0].severity, s);
             assert_eq!(c.findings[0].suggested_ops[0].op, o);
             assert_eq!(c.worst(), Some(s));
@@ -60,20 +63,100 @@ fn malformed_answers_are_caught() {
     let security = rules_of("security");
     assert!(critique::check(&base, &security).is_ok());
     let cases: Vec<(&str, Value, &str)> = vec![
-        ("security may not give minor", answer("security", "minor", "AddGuardrail"), "findings/0/severity"),
-        ("security may not replace", answer("security", "major", "ReplaceVague"), "suggested_ops/0/op"),
-        ("wrong role", answer("clarity", "major", "AddGuardrail"), "reviewer_role"),
+        (
+            "security may not give minor",
+            answer("security", "minor", "AddGuardrail"),
+            "findings/0/severity",
+        ),
+        (
+            "security may not replace",
+            answer("security", "major", "ReplaceVague"),
+            "suggested_ops/0/op",
+        ),
+        (
+            "wrong role",
+            answer("clarity", "major", "AddGuardrail"),
+            "reviewer_role",
+        ),
         ("unknown op", answer("security", "major", "Rewrite"), "op"),
-        ("no_issues with findings", { let mut v = base.clone(); v["no_issues"] = json!(true); v }, "no_issues"),
-        ("missing field", { let mut v = base.clone(); v.as_object_mut().unwrap().remove("confidence"); v }, "confidence"),
-        ("extra field", { let mut v = base.clone(); v["verdict"] = json!("PASS"); v }, "verdict"),
-        ("confidence above 1", { let mut v = base.clone(); v["findings"][0]["confidence"] = json!(1.5); v }, "confidence"),
-        ("empty value", { let mut v = base.clone(); v["findings"][0]["suggested_ops"][0]["value"] = json!(""); v }, "value"),
-        ("bad target", { let mut v = base.clone(); v["findings"][0]["suggested_ops"][0]["target"] = json!("everything"); v }, "target"),
-        ("findings not a list", { let mut v = base.clone(); v["findings"] = json!({}); v }, "findings"),
-        ("too many findings", { let mut v = base.clone(); v["findings"] = json!(vec![base["findings"][0].clone(); 21]); v }, "findings"),
+        (
+            "no_issues with findings",
+            {
+                let mut v = base.clone();
+                v["no_issues"] = json!(true);
+                v
+            },
+            "no_issues",
+        ),
+        (
+            "missing field",
+            {
+                let mut v = base.clone();
+                v.as_object_mut().unwrap().remove("confidence");
+                v
+            },
+            "confidence",
+        ),
+        (
+            "extra field",
+            {
+                let mut v = base.clone();
+                v["verdict"] = json!("PASS");
+                v
+            },
+            "verdict",
+        ),
+        (
+            "confidence above 1",
+            {
+                let mut v = base.clone();
+                v["findings"][0]["confidence"] = json!(1.5);
+                v
+            },
+            "confidence",
+        ),
+        (
+            "empty value",
+            {
+                let mut v = base.clone();
+                v["findings"][0]["suggested_ops"][0]["value"] = json!("");
+                v
+            },
+            "value",
+        ),
+        (
+            "bad target",
+            {
+                let mut v = base.clone();
+                v["findings"][0]["suggested_ops"][0]["target"] = json!("everything");
+                v
+            },
+            "target",
+        ),
+        (
+            "findings not a list",
+            {
+                let mut v = base.clone();
+                v["findings"] = json!({});
+                v
+            },
+            "findings",
+        ),
+        (
+            "too many findings",
+            {
+                let mut v = base.clone();
+                v["findings"] = json!(vec![base["findings"][0].clone(); 21]);
+                v
+            },
+            "findings",
+        ),
         ("not an object", json!(["a"]), "object"),
-        ("a string", json!("{\"reviewer_role\": \"security\"}"), "object"),
+        (
+            "a string",
+            json!("{\"reviewer_role\": \"security\"}"),
+            "object",
+        ),
         ("null", Value::Null, "object"),
     ];
     for (what, v, mention) in cases {
@@ -88,7 +171,10 @@ fn builtin_rules_match_the_plugin() {
     assert_eq!(r.severities, [Severity::Blocker, Severity::Major]);
     assert!(r.ops.contains(&OpKind::AddGuardrail) && r.ops.contains(&OpKind::AddConstraint));
     let t = rules_of("testing");
-    assert_eq!(t.ops, [OpKind::AddAcceptanceCriteria, OpKind::AddConstraint]);
+    assert_eq!(
+        t.ops,
+        [OpKind::AddAcceptanceCriteria, OpKind::AddConstraint]
+    );
     let c = rules_of("clarity");
     assert!(c.ops.contains(&OpKind::ReplaceVague) && c.ops.contains(&OpKind::RefactorStructure));
     let d = rules_of("domain_sme");

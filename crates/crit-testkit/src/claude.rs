@@ -286,7 +286,11 @@ impl FakeClaude {
         }
         s.push_str(FORMAT_PRELUDE);
         for (needle, branch) in &self.branches {
-            let _ = writeln!(s, "if grep -qaF -- {} \"$inv/argv\"; then", sh_quote(needle));
+            let _ = writeln!(
+                s,
+                "if grep -qaF -- {} \"$inv/argv\"; then",
+                sh_quote(needle)
+            );
             branch.push_actions(&mut s);
             let _ = writeln!(s, ": > \"$inv/done\"\nexit {}\nfi", branch.exit_code);
         }

@@ -325,7 +325,10 @@ fn branches_answer_by_argument() {
         run(&exe, &refs, "prompt")
     };
     let out = call("You are the Security reviewer on a panel");
-    assert_eq!(lines(&out)[0]["structured_output"], json!({"role": "security"}));
+    assert_eq!(
+        lines(&out)[0]["structured_output"],
+        json!({"role": "security"})
+    );
     assert_eq!(out.status.code(), Some(0));
     let out = call("it's 'quoted' here");
     assert_eq!(lines(&out)[0]["api_error_status"], json!(429));

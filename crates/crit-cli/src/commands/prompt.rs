@@ -22,8 +22,8 @@ use crit_llm::Env;
 use crit_review::prompt::config::{self as prompt_config, ConfigPaths, LoadedConfig};
 use crit_review::prompt::render::{self, BlockStyle};
 use crit_review::prompt::{
-    Decision, PromptOptions, PromptRequest, PromptReview, audit, backend as prompt_backend,
-    cache, gate, run,
+    Decision, PromptOptions, PromptRequest, PromptReview, audit, backend as prompt_backend, cache,
+    gate, run,
 };
 
 use crate::backend;
@@ -271,7 +271,10 @@ fn finish_one(
                 None
             };
             review.decide(decision);
-            let chosen = review.chosen.clone().unwrap_or_else(|| review.original.clone());
+            let chosen = review
+                .chosen
+                .clone()
+                .unwrap_or_else(|| review.original.clone());
             write_out(common, &with_newline(&chosen))?;
         }
     }
@@ -311,7 +314,9 @@ fn finish_gate(
         }
     }
     let fail_on = match common.fail_on {
-        Some(_) => crate::output::effective_fail_on(common, &crit_review::config::Config::default())?,
+        Some(_) => {
+            crate::output::effective_fail_on(common, &crit_review::config::Config::default())?
+        }
         None => FailOn::default(),
     };
     let result = gate::to_result(&reviews, fail_on);
@@ -344,10 +349,13 @@ fn with_newline(text: &str) -> String {
 
 /// To `--out PATH` (or the plugin's `--output file PATH`), else stdout.
 fn write_out(common: &CommonArgs, text: &str) -> Result<(), CliError> {
-    let dest = common.out.clone().or_else(|| match common.output.as_deref() {
-        Some([mode, path]) if mode == "file" => Some(PathBuf::from(path)),
-        _ => None,
-    });
+    let dest = common
+        .out
+        .clone()
+        .or_else(|| match common.output.as_deref() {
+            Some([mode, path]) if mode == "file" => Some(PathBuf::from(path)),
+            _ => None,
+        });
     if let Some(path) = dest {
         return std::fs::write(&path, text)
             .map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display())));

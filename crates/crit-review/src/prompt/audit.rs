@@ -85,7 +85,10 @@ pub fn append(dir: &Path, review: &PromptReview, now: SystemTime) -> std::io::Re
         .append(true)
         .open(&path)?;
     if let Err(e) = file.lock() {
-        tracing::debug!("prompt review audit log {}: not locked: {e}", path.display());
+        tracing::debug!(
+            "prompt review audit log {}: not locked: {e}",
+            path.display()
+        );
     }
     file.write_all(&bytes)?;
     Ok(path)

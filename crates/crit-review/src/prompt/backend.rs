@@ -53,45 +53,44 @@ pub fn choose(
     let crit_provider = explicit.provider.is_some()
         || env.non_empty("CRIT_PROVIDER").is_some()
         || crit.provider.as_ref().is_some_and(|p| p.value != "command");
-    let selection = if explicit.provider.is_some()
-        || (loaded.source("mode").is_none() && crit_provider)
-    {
-        crit_backend::select(explicit, crit, env)?
-    } else {
-        let label = format!(
-            "prompt review mode `{}` ({})",
-            loaded.config.mode.as_str(),
-            loaded.source("mode").unwrap_or("default")
-        );
-        match loaded.config.mode {
-            Mode::Subscription => match with(Provider::ClaudeCode, &label) {
-                Ok(s) => s,
-                Err(e) if loaded.config.api_fallback => match api(explicit, crit, env) {
-                    Ok(s) => {
-                        notes.push(format!(
-                            "subscription mode is unavailable ({e}); api_fallback: using {}",
-                            s.provider.value
-                        ));
-                        s
-                    }
-                    Err(_) => return Err(e),
+    let selection =
+        if explicit.provider.is_some() || (loaded.source("mode").is_none() && crit_provider) {
+            crit_backend::select(explicit, crit, env)?
+        } else {
+            let label = format!(
+                "prompt review mode `{}` ({})",
+                loaded.config.mode.as_str(),
+                loaded.source("mode").unwrap_or("default")
+            );
+            match loaded.config.mode {
+                Mode::Subscription => match with(Provider::ClaudeCode, &label) {
+                    Ok(s) => s,
+                    Err(e) if loaded.config.api_fallback => match api(explicit, crit, env) {
+                        Ok(s) => {
+                            notes.push(format!(
+                                "subscription mode is unavailable ({e}); api_fallback: using {}",
+                                s.provider.value
+                            ));
+                            s
+                        }
+                        Err(_) => return Err(e),
+                    },
+                    Err(e) => return Err(e),
                 },
-                Err(e) => return Err(e),
-            },
-            Mode::Api => match api(explicit, crit, env) {
-                Ok(s) => s,
-                Err(e) => match with(Provider::ClaudeCode, &label) {
-                    Ok(s) => {
-                        notes.push(format!(
+                Mode::Api => match api(explicit, crit, env) {
+                    Ok(s) => s,
+                    Err(e) => match with(Provider::ClaudeCode, &label) {
+                        Ok(s) => {
+                            notes.push(format!(
                             "api mode is unavailable ({e}); using subscription mode (Claude Code)"
                         ));
-                        s
-                    }
-                    Err(_) => return Err(e),
+                            s
+                        }
+                        Err(_) => return Err(e),
+                    },
                 },
-            },
-        }
-    };
+            }
+        };
     let mode = mode_of(selection.provider.value);
     let crit_model = selection.request_model();
     let pick = |key: &str, configured: &str| -> String {
@@ -130,11 +129,17 @@ fn api(explicit: &Explicit, crit: &Config, env: &Env) -> Result<Selection, LlmEr
         return crit_backend::select(explicit, crit, env);
     }
     let mut e = explicit.clone();
-    e.provider = Some(Sourced::explicit(Provider::Anthropic, "prompt review mode `api`"));
+    e.provider = Some(Sourced::explicit(
+        Provider::Anthropic,
+        "prompt review mode `api`",
+    ));
     match crit_backend::select(&e, crit, env) {
         Ok(s) => Ok(s),
         Err(first) if env.non_empty("OPENAI_BASE_URL").is_some() => {
-            e.provider = Some(Sourced::explicit(Provider::OpenAi, "prompt review mode `api`"));
+            e.provider = Some(Sourced::explicit(
+                Provider::OpenAi,
+                "prompt review mode `api`",
+            ));
             crit_backend::select(&e, crit, env).map_err(|_| first)
         }
         Err(first) => Err(first),

@@ -89,7 +89,9 @@ pub fn store(
 }
 
 fn prune(dir: &Path, now: SystemTime) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.filter_map(Result::ok) {
         let old = e
             .metadata()
@@ -133,9 +135,17 @@ fn hmac(k: &[u8; 32], msg: &[u8]) -> [u8; 32] {
         ipad[i] ^= b;
         opad[i] ^= b;
     }
-    let inner = Sha256::new().chain_update(ipad).chain_update(msg).finalize();
+    let inner = Sha256::new()
+        .chain_update(ipad)
+        .chain_update(msg)
+        .finalize();
     let mut out = [0u8; 32];
-    out.copy_from_slice(&Sha256::new().chain_update(opad).chain_update(inner).finalize());
+    out.copy_from_slice(
+        &Sha256::new()
+            .chain_update(opad)
+            .chain_update(inner)
+            .finalize(),
+    );
     out
 }
 

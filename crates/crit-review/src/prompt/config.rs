@@ -184,33 +184,35 @@ pub fn defaults() -> Value {
 impl Default for PromptConfig {
     fn default() -> Self {
         // The defaults are a literal checked by a test; an error here is a bug.
-        serde_json::from_value(with_reviewer_defaults(defaults())).unwrap_or_else(|_| PromptConfig {
-            mode: Mode::Subscription,
-            api_fallback: true,
-            models: Models {
-                reviewer: "claude-haiku-4-5".into(),
-                editor: "claude-sonnet-4-6".into(),
-            },
-            reviewers: BTreeMap::new(),
-            editor: EditorConfig {
-                priority_order: Vec::new(),
-                temperature: 0.0,
-                max_retries: 1,
-                mode: EditorMode::Deterministic,
-            },
-            context: ContextConfig {
-                max_tokens: 2000,
-                include_claude_md: true,
-                include_package_json: true,
-                include_structure: true,
-                structure_depth: 2,
-                extra_files: Vec::new(),
-            },
-            budget: Budget {
-                max_reviewers_per_call: 6,
-                timeout_ms: 8000,
-                log_costs: true,
-            },
+        serde_json::from_value(with_reviewer_defaults(defaults())).unwrap_or_else(|_| {
+            PromptConfig {
+                mode: Mode::Subscription,
+                api_fallback: true,
+                models: Models {
+                    reviewer: "claude-haiku-4-5".into(),
+                    editor: "claude-sonnet-4-6".into(),
+                },
+                reviewers: BTreeMap::new(),
+                editor: EditorConfig {
+                    priority_order: Vec::new(),
+                    temperature: 0.0,
+                    max_retries: 1,
+                    mode: EditorMode::Deterministic,
+                },
+                context: ContextConfig {
+                    max_tokens: 2000,
+                    include_claude_md: true,
+                    include_package_json: true,
+                    include_structure: true,
+                    structure_depth: 2,
+                    extra_files: Vec::new(),
+                },
+                budget: Budget {
+                    max_reviewers_per_call: 6,
+                    timeout_ms: 8000,
+                    log_costs: true,
+                },
+            }
         })
     }
 }
@@ -344,7 +346,11 @@ fn apply_env(
     env: &dyn Fn(&str) -> Option<String>,
     loaded: &mut LoadedConfig,
 ) -> Result<(), ConfigError> {
-    let get = |k: &str| env(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let get = |k: &str| {
+        env(k)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
     let bad = |var: &str, value: &str, expected: &str| ConfigError::Invalid {
         file: format!("env {var}"),
         message: format!("`{value}`: expected {expected}"),
@@ -371,10 +377,18 @@ fn apply_env(
         set("mode", "PROMPT_REVIEW_MODE", Value::String(mode));
     }
     if let Some(v) = get("PROMPT_REVIEW_REVIEWER_MODEL") {
-        set("models.reviewer", "PROMPT_REVIEW_REVIEWER_MODEL", Value::String(v));
+        set(
+            "models.reviewer",
+            "PROMPT_REVIEW_REVIEWER_MODEL",
+            Value::String(v),
+        );
     }
     if let Some(v) = get("PROMPT_REVIEW_EDITOR_MODEL") {
-        set("models.editor", "PROMPT_REVIEW_EDITOR_MODEL", Value::String(v));
+        set(
+            "models.editor",
+            "PROMPT_REVIEW_EDITOR_MODEL",
+            Value::String(v),
+        );
     }
     if let Some(v) = get("PROMPT_REVIEW_TIMEOUT") {
         let ms: u64 = v

@@ -77,7 +77,9 @@ pub(super) fn admit(
         return Ok(value);
     };
     for (name, entry) in reviewers.iter_mut() {
-        let Some(entry) = entry.as_object_mut() else { continue };
+        let Some(entry) = entry.as_object_mut() else {
+            continue;
+        };
         let Some(file) = entry.get("prompt_file").and_then(Value::as_str) else {
             continue;
         };
@@ -106,8 +108,7 @@ fn confine(path: &Path, layer: &Layer) -> Result<PathBuf, String> {
     }
     let root = std::fs::canonicalize(&layer.project_root)
         .map_err(|e| format!("cannot resolve the project root: {e}"))?;
-    let real = std::fs::canonicalize(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let real = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if real.starts_with(&root) && real.is_file() {
         Ok(real)
     } else {
@@ -168,7 +169,9 @@ pub(super) fn set_path(value: &mut Value, path: &str, to: Value) {
         if !at.is_object() {
             *at = Value::Object(Map::new());
         }
-        let Some(map) = at.as_object_mut() else { return };
+        let Some(map) = at.as_object_mut() else {
+            return;
+        };
         if i + 1 == parts.len() {
             map.insert((*part).to_string(), to);
             return;
@@ -212,11 +215,15 @@ fn shape() -> Shape {
         ("label", Text),
         (
             "ops",
-            List(Box::new(OneOf(OpKind::ALL.iter().map(|o| o.as_str()).collect()))),
+            List(Box::new(OneOf(
+                OpKind::ALL.iter().map(|o| o.as_str()).collect(),
+            ))),
         ),
         (
             "severities",
-            List(Box::new(OneOf(Severity::ALL.iter().map(|s| s.as_str()).collect()))),
+            List(Box::new(OneOf(
+                Severity::ALL.iter().map(|s| s.as_str()).collect(),
+            ))),
         ),
     ]);
     Object(vec![
@@ -256,24 +263,32 @@ fn shape() -> Shape {
 }
 
 fn check(value: &Value, shape: &Shape, path: &str, errors: &mut Vec<String>) {
-    let at = |p: &str| if p.is_empty() { "the file".to_string() } else { format!("`{p}`") };
+    let at = |p: &str| {
+        if p.is_empty() {
+            "the file".to_string()
+        } else {
+            format!("`{p}`")
+        }
+    };
     let found = |v: &Value| match v {
         Value::Null => "null".to_string(),
         Value::String(s) => format!("\"{s}\""),
         other => other.to_string(),
     };
     let mut wrong = |expected: &str| {
-        errors.push(format!("{}: expected {expected}, found {}", at(path), found(value)));
+        errors.push(format!(
+            "{}: expected {expected}, found {}",
+            at(path),
+            found(value)
+        ));
     };
     match shape {
         Shape::Bool if !value.is_boolean() => wrong("true or false"),
         Shape::Number if !value.is_number() => wrong("a number"),
         Shape::Whole if !value.is_u64() => wrong("a whole number"),
         Shape::Text if !value.is_string() => wrong("a string"),
-        Shape::OneOf(words) => {
-            if !value.as_str().is_some_and(|s| words.contains(&s)) {
-                wrong(&format!("one of {}", words.join(", ")));
-            }
+        Shape::OneOf(words) if !value.as_str().is_some_and(|s| words.contains(&s)) => {
+            wrong(&format!("one of {}", words.join(", ")));
         }
         Shape::List(item) => match value.as_array() {
             None => wrong("a list"),
@@ -292,7 +307,11 @@ fn check(value: &Value, shape: &Shape, path: &str, errors: &mut Vec<String>) {
                         Some((_, s)) => check(v, s, &child, errors),
                         None => errors.push(format!(
                             "unknown key `{child}`; expected one of {}",
-                            fields.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                            fields
+                                .iter()
+                                .map(|(n, _)| *n)
+                                .collect::<Vec<_>>()
+                                .join(", ")
                         )),
                     }
                 }
@@ -343,18 +362,35 @@ mod tests {
 
     #[test]
     fn errors_name_the_key() {
-        let e = parse(r#"{"budget": {"timeout_ms": "8000"}, "mode": "cloud", "modle": 1}"#, &layer("c.json"))
-            .unwrap_err()
-            .to_string();
+        let e = parse(
+            r#"{"budget": {"timeout_ms": "8000"}, "mode": "cloud", "modle": 1}"#,
+            &layer("c.json"),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("c.json: "), "{e}");
-        assert!(e.contains("`budget.timeout_ms`: expected a whole number, found \"8000\""), "{e}");
-        assert!(e.contains("`mode`: expected one of subscription, api"), "{e}");
+        assert!(
+            e.contains("`budget.timeout_ms`: expected a whole number, found \"8000\""),
+            "{e}"
+        );
+        assert!(
+            e.contains("`mode`: expected one of subscription, api"),
+            "{e}"
+        );
         assert!(e.contains("unknown key `modle`"), "{e}");
-        let e = parse("{\"reviewers\": {\"x\": {\"ops\": [\"Rewrite\"]}}}", &layer("c.json"))
+        let e = parse(
+            "{\"reviewers\": {\"x\": {\"ops\": [\"Rewrite\"]}}}",
+            &layer("c.json"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("`reviewers.x.ops[0]`: expected one of AddConstraint"),
+            "{e}"
+        );
+        let e = parse("{\n  \"mode\": \n", &layer("c.json"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("`reviewers.x.ops[0]`: expected one of AddConstraint"), "{e}");
-        let e = parse("{\n  \"mode\": \n", &layer("c.json")).unwrap_err().to_string();
         assert!(e.contains("line"), "{e}");
         assert!(parse("mode: api\nbudget:\n  timeout_ms: 5000\n", &layer("c.yaml")).is_ok());
     }

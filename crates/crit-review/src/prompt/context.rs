@@ -47,7 +47,8 @@ pub fn build(root: &Path, cwd: &Path, cfg: &ContextConfig) -> ProjectContext {
     let mut ctx = ProjectContext::default();
     let Ok(root) = std::fs::canonicalize(root) else {
         ctx.project_name = dir_name(root);
-        ctx.notes.push(format!("{}: not a directory", root.display()));
+        ctx.notes
+            .push(format!("{}: not a directory", root.display()));
         return ctx;
     };
     let found = stack::detect(&root, cfg.include_package_json);
@@ -81,7 +82,11 @@ pub fn build(root: &Path, cwd: &Path, cfg: &ContextConfig) -> ProjectContext {
 
 fn conventions_of(root: &Path, cwd: &Path, max_tokens: usize, ctx: &mut ProjectContext) {
     let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| root.to_path_buf());
-    let cwd = if cwd.starts_with(root) { cwd } else { root.to_path_buf() };
+    let cwd = if cwd.starts_with(root) {
+        cwd
+    } else {
+        root.to_path_buf()
+    };
     let opts = ContextOptions {
         token_budget: max_tokens,
     };
@@ -112,7 +117,9 @@ fn list_item(line: &str) -> Option<String> {
         .or_else(|| t.strip_prefix("* "))
         .or_else(|| {
             let digits = t.chars().take_while(char::is_ascii_digit).count();
-            (digits > 0).then(|| t[digits..].strip_prefix(". ")).flatten()
+            (digits > 0)
+                .then(|| t[digits..].strip_prefix(". "))
+                .flatten()
         })?;
     let rest = rest.trim();
     (rest.len() > 3).then(|| rest.chars().take(200).collect())
@@ -146,7 +153,10 @@ fn truncate(text: &str, max_tokens: usize) -> String {
         cut -= 1;
     }
     let cut = text[..cut].rfind('\n').unwrap_or(cut);
-    format!("{}\n[… truncated by crit to {max_tokens} tokens]", text[..cut].trim_end())
+    format!(
+        "{}\n[… truncated by crit to {max_tokens} tokens]",
+        text[..cut].trim_end()
+    )
 }
 
 /// The names in `root`, sorted; directories end with `/`.
@@ -156,7 +166,11 @@ fn root_entries(root: &Path) -> Vec<String> {
             it.filter_map(Result::ok)
                 .map(|e| {
                     let name = e.file_name().to_string_lossy().into_owned();
-                    if e.path().is_dir() { format!("{name}/") } else { name }
+                    if e.path().is_dir() {
+                        format!("{name}/")
+                    } else {
+                        name
+                    }
                 })
                 .collect()
         })
@@ -244,8 +258,14 @@ mod tests {
     #[test]
     fn list_items() {
         assert_eq!(list_item("- Use pnpm").as_deref(), Some("Use pnpm"));
-        assert_eq!(list_item("  * Named exports only").as_deref(), Some("Named exports only"));
-        assert_eq!(list_item("12. Keep PRs small").as_deref(), Some("Keep PRs small"));
+        assert_eq!(
+            list_item("  * Named exports only").as_deref(),
+            Some("Named exports only")
+        );
+        assert_eq!(
+            list_item("12. Keep PRs small").as_deref(),
+            Some("Keep PRs small")
+        );
         assert_eq!(list_item("- ok"), None);
         assert_eq!(list_item("Plain text"), None);
     }

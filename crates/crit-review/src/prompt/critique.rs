@@ -261,8 +261,8 @@ pub fn schema(rules: &Rules) -> Value {
 pub fn check(answer: &Value, rules: &Rules) -> Result<Critique, String> {
     let validator = crit_agent::StructuredOutput::new(schema(rules)).map_err(|e| e.to_string())?;
     validator.validate(answer)?;
-    let critique: Critique = serde_json::from_value(answer.clone())
-        .map_err(|e| format!("not a critique: {e}"))?;
+    let critique: Critique =
+        serde_json::from_value(answer.clone()).map_err(|e| format!("not a critique: {e}"))?;
     if critique.no_issues && !critique.findings.is_empty() {
         return Err(format!(
             "says no_issues but lists {} finding(s)",
@@ -301,7 +301,10 @@ mod tests {
     #[test]
     fn schema_is_per_reviewer() {
         let s = schema(&rules());
-        assert_eq!(s["properties"]["reviewer_role"]["enum"], json!(["security"]));
+        assert_eq!(
+            s["properties"]["reviewer_role"]["enum"],
+            json!(["security"])
+        );
         let f = &s["properties"]["findings"]["items"]["properties"];
         assert_eq!(f["severity"]["enum"], json!(["blocker", "major"]));
         assert_eq!(

@@ -51,7 +51,12 @@ pub fn expand(cwd: &Path, patterns: &[String]) -> Result<Vec<PromptFile>, String
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
             .filter_map(|e| {
-                let rel = e.path().strip_prefix(cwd).ok()?.to_string_lossy().replace('\\', "/");
+                let rel = e
+                    .path()
+                    .strip_prefix(cwd)
+                    .ok()?
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 glob.is_match(&rel).then_some(rel)
             })
             .collect();
@@ -100,7 +105,10 @@ pub fn to_result(reviews: &[PromptReview], gate: FailOn) -> ReviewResult {
             )
         })
         .collect();
-    let findings: Vec<_> = reviews.iter().flat_map(|r| r.findings.iter().cloned()).collect();
+    let findings: Vec<_> = reviews
+        .iter()
+        .flat_map(|r| r.findings.iter().cloned())
+        .collect();
     let verdict = if !could_not_run.is_empty() {
         Verdict::Error
     } else if findings.is_empty() {
@@ -115,7 +123,11 @@ pub fn to_result(reviews: &[PromptReview], gate: FailOn) -> ReviewResult {
     }
     for r in reviews {
         let file = r.source.as_deref().unwrap_or("<prompt>");
-        for rep in r.reviewers.iter().filter(|x| x.state != ReviewerState::NotRun) {
+        for rep in r
+            .reviewers
+            .iter()
+            .filter(|x| x.state != ReviewerState::NotRun)
+        {
             result.reviewers.push(ReviewerOutcome {
                 name: if reviews.len() > 1 {
                     format!("{}:{file}", rep.name)

@@ -29,7 +29,12 @@ fn schema() -> Value {
 }
 
 /// The editor model's plan for `review`'s applied changes.
-pub fn plan(review: &PromptReview, model: &str, timeout: Duration, max_retries: u32) -> Result<ReviewerPlan, String> {
+pub fn plan(
+    review: &PromptReview,
+    model: &str,
+    timeout: Duration,
+    max_retries: u32,
+) -> Result<ReviewerPlan, String> {
     let edits: Vec<minijinja::Value> = review
         .changes
         .iter()
@@ -85,7 +90,12 @@ pub(super) async fn rephrase(
     if left < MIN_TIME {
         return fallback(review, "no time left before the deadline".into());
     }
-    let plan = match plan(review, &opts.editor_model, left, opts.config.editor.max_retries) {
+    let plan = match plan(
+        review,
+        &opts.editor_model,
+        left,
+        opts.config.editor.max_retries,
+    ) {
         Ok(p) => p,
         Err(e) => return fallback(review, e),
     };

@@ -136,7 +136,11 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
         .collect();
     if !asked.is_empty() {
         b.plain("Reviewers:", 0);
-        let name_w = asked.iter().map(|r| r.label.chars().count()).max().unwrap_or(0);
+        let name_w = asked
+            .iter()
+            .map(|r| r.label.chars().count())
+            .max()
+            .unwrap_or(0);
         for r in &asked {
             let word = r.state.word();
             let color = match r.state {
@@ -174,7 +178,12 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
         }
     }
     if !review.disagreements.is_empty() {
-        section(&mut b, &format!("Reviewer disagreement ({})", review.disagreements.len()), inner, c);
+        section(
+            &mut b,
+            &format!("Reviewer disagreement ({})", review.disagreements.len()),
+            inner,
+            c,
+        );
         for d in &review.disagreements {
             b.plain(
                 format!(
@@ -193,7 +202,12 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
     }
     match review.status {
         Status::Refined => {
-            section(&mut b, &format!("Changes ({})", review.changes.len()), inner, c);
+            section(
+                &mut b,
+                &format!("Changes ({})", review.changes.len()),
+                inner,
+                c,
+            );
             for a in &review.changes {
                 let (mark, text) = change_line(review, a);
                 let color = match mark {
@@ -244,7 +258,11 @@ fn hanging_indent(line: &str) -> usize {
         2
     } else {
         let digits = t.chars().take_while(char::is_ascii_digit).count();
-        if digits > 0 && t[digits..].starts_with(". ") { digits + 2 } else { 0 }
+        if digits > 0 && t[digits..].starts_with(". ") {
+            digits + 2
+        } else {
+            0
+        }
     };
     lead + marker
 }
@@ -270,7 +288,11 @@ fn frame(b: &Body, width: usize, color: bool) -> String {
     for (plain, painted, indent) in &b.lines {
         let wrapped = wrap(plain, inner, *indent);
         for (i, part) in wrapped.iter().enumerate() {
-            let shown = if i == 0 && wrapped.len() == 1 { painted.as_str() } else { part.as_str() };
+            let shown = if i == 0 && wrapped.len() == 1 {
+                painted.as_str()
+            } else {
+                part.as_str()
+            };
             let pad = inner.saturating_sub(part.chars().count());
             out.push_str(&format!("{bar} {shown}{} {bar}\n", " ".repeat(pad)));
         }
@@ -355,7 +377,12 @@ pub fn critique_bullets(review: &PromptReview) -> String {
                 out.push(format!("  Evidence: \"{}\"", f.evidence));
             }
             for op in &f.suggested_ops {
-                out.push(format!("  - {} ({}): {}", op.op, op.target.as_str(), op.value));
+                out.push(format!(
+                    "  - {} ({}): {}",
+                    op.op,
+                    op.target.as_str(),
+                    op.value
+                ));
             }
         }
     }
@@ -364,11 +391,7 @@ pub fn critique_bullets(review: &PromptReview) -> String {
 
 /// A fence longer than any run of backticks in `text`.
 fn fence(text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     "`".repeat(longest.max(2) + 1)
 }
 
@@ -384,7 +407,9 @@ pub fn markdown(review: &PromptReview) -> String {
         .filter(|r| r.state != ReviewerState::NotRun)
         .collect();
     if !asked.is_empty() {
-        out.push_str("| Reviewer | Status | Findings | Tokens | Cost | Time |\n|---|---|---|---|---|---|\n");
+        out.push_str(
+            "| Reviewer | Status | Findings | Tokens | Cost | Time |\n|---|---|---|---|---|---|\n",
+        );
         for r in asked {
             let status = if r.state.unavailable() {
                 format!("{}: {}", r.state.word(), r.why.replace('|', "\\|"))
@@ -469,7 +494,10 @@ mod tests {
     #[test]
     fn wrapping() {
         assert_eq!(wrap("short", 10, 2), ["short"]);
-        assert_eq!(wrap("+ one two three four", 10, 2), ["+ one two", "  three", "  four"]);
+        assert_eq!(
+            wrap("+ one two three four", 10, 2),
+            ["+ one two", "  three", "  four"]
+        );
         assert_eq!(wrap("abcdefghijkl", 5, 0), ["abcde", "fghij", "kl"]);
         for w in [1, 3, 7] {
             for line in wrap("aaa bbbbbbbbbbbbbb c dd", w + 3, 1) {
@@ -489,7 +517,10 @@ mod tests {
         let d = "--- original\n+++ refined\n@@ -1 +1 @@\n-a\n+b\n c\n";
         assert_eq!(colored_diff(d, false), d);
         let c = colored_diff(d, true);
-        assert!(c.contains("\x1b[31m-a\x1b[0m\n") && c.contains("\x1b[32m+b\x1b[0m\n"), "{c:?}");
+        assert!(
+            c.contains("\x1b[31m-a\x1b[0m\n") && c.contains("\x1b[32m+b\x1b[0m\n"),
+            "{c:?}"
+        );
         assert!(c.ends_with(" c\n"));
     }
 }

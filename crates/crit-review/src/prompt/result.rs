@@ -211,22 +211,35 @@ impl PromptReview {
 
     /// The reviewers asked that gave nothing usable.
     pub fn unavailable(&self) -> usize {
-        self.reviewers.iter().filter(|r| r.state.unavailable()).count()
+        self.reviewers
+            .iter()
+            .filter(|r| r.state.unavailable())
+            .count()
     }
 
     /// The most severe finding, in the plugin's words.
     pub fn severity_max(&self) -> Option<Severity> {
-        self.critiques.iter().filter_map(|c| c.critique.worst()).min()
+        self.critiques
+            .iter()
+            .filter_map(|c| c.critique.worst())
+            .min()
     }
 
     pub fn findings_count(&self) -> usize {
-        self.critiques.iter().map(|c| c.critique.findings.len()).sum()
+        self.critiques
+            .iter()
+            .map(|c| c.critique.findings.len())
+            .sum()
     }
 }
 
 /// The critiques as crit findings: blocker → P0 … nit → P3, each pointing at
 /// the line of the prompt its evidence quotes (when it quotes one).
-pub fn findings(critiques: &[ReviewerCritique], prompt: &str, source: Option<&str>) -> Vec<Finding> {
+pub fn findings(
+    critiques: &[ReviewerCritique],
+    prompt: &str,
+    source: Option<&str>,
+) -> Vec<Finding> {
     let path = source.unwrap_or("<prompt>");
     let mut out = Vec::new();
     for c in critiques {
@@ -236,7 +249,12 @@ pub fn findings(critiques: &[ReviewerCritique], prompt: &str, source: Option<&st
                 body.push_str(&format!("Evidence: \"{}\"\n", f.evidence));
             }
             for op in &f.suggested_ops {
-                body.push_str(&format!("Suggested {} ({}): {}\n", op.op, op.target.as_str(), op.value));
+                body.push_str(&format!(
+                    "Suggested {} ({}): {}\n",
+                    op.op,
+                    op.target.as_str(),
+                    op.value
+                ));
             }
             let location = Location::Document {
                 path: path.to_string(),
@@ -266,8 +284,16 @@ pub fn unified_diff(a: &str, b: &str) -> String {
         return String::new();
     }
     // Both ending in a newline: no "\ No newline at end of file" noise.
-    let a = if a.ends_with('\n') { a.to_string() } else { format!("{a}\n") };
-    let b = if b.ends_with('\n') { b.to_string() } else { format!("{b}\n") };
+    let a = if a.ends_with('\n') {
+        a.to_string()
+    } else {
+        format!("{a}\n")
+    };
+    let b = if b.ends_with('\n') {
+        b.to_string()
+    } else {
+        format!("{b}\n")
+    };
     similar::TextDiff::from_lines(&a, &b)
         .unified_diff()
         .context_radius(3)

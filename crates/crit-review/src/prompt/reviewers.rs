@@ -9,11 +9,11 @@
 
 use std::time::Duration;
 
-use crit_agent::RunLimits;
 use super::config::ReviewerConfig;
 use super::critique::{self, OpKind, Rules, Severity};
 use crate::panel::ReviewerPlan;
 use crate::template::{OutputSpec, contract_instructions, render_prompt};
+use crit_agent::RunLimits;
 
 const FRAME: &str = include_str!("../../prompts/prompt_review/reviewer.md");
 
@@ -104,14 +104,26 @@ const BUILTINS: [Builtin; 6] = [
 
 /// The domain SME's stack specialists, in the order their notes appear.
 pub const SPECIALISTS: [(&str, &str); 5] = [
-    ("rust", include_str!("../../prompts/prompt_review/domain_sme/rust.md")),
-    ("python", include_str!("../../prompts/prompt_review/domain_sme/python.md")),
+    (
+        "rust",
+        include_str!("../../prompts/prompt_review/domain_sme/rust.md"),
+    ),
+    (
+        "python",
+        include_str!("../../prompts/prompt_review/domain_sme/python.md"),
+    ),
     (
         "typescript-node",
         include_str!("../../prompts/prompt_review/domain_sme/typescript-node.md"),
     ),
-    ("react", include_str!("../../prompts/prompt_review/domain_sme/react.md")),
-    ("generic", include_str!("../../prompts/prompt_review/domain_sme/generic.md")),
+    (
+        "react",
+        include_str!("../../prompts/prompt_review/domain_sme/react.md"),
+    ),
+    (
+        "generic",
+        include_str!("../../prompts/prompt_review/domain_sme/generic.md"),
+    ),
 ];
 
 /// What each op means, as reviewers are told.
@@ -271,7 +283,12 @@ impl Reviewer {
         let specialists: Vec<&str> = self
             .specialists
             .iter()
-            .filter_map(|s| SPECIALISTS.iter().find(|(n, _)| n == s).map(|(_, t)| t.trim()))
+            .filter_map(|s| {
+                SPECIALISTS
+                    .iter()
+                    .find(|(n, _)| n == s)
+                    .map(|(_, t)| t.trim())
+            })
             .collect();
         let ops: Vec<minijinja::Value> = self
             .rules
@@ -298,7 +315,12 @@ impl Reviewer {
 
     /// A panel plan: no tools, a few turns (the structured answer may need a
     /// retry), the review's deadline.
-    pub fn plan(&self, prompt: &str, model: &str, timeout: Duration) -> Result<ReviewerPlan, String> {
+    pub fn plan(
+        &self,
+        prompt: &str,
+        model: &str,
+        timeout: Duration,
+    ) -> Result<ReviewerPlan, String> {
         Ok(ReviewerPlan {
             name: self.name.clone(),
             model: model.to_string(),
@@ -335,7 +357,10 @@ mod tests {
     fn specialists_follow_the_stack() {
         let s = |v: &[&str]| specialists_for(&v.iter().map(|x| x.to_string()).collect::<Vec<_>>());
         assert_eq!(s(&["rust", "tokio"]), ["rust"]);
-        assert_eq!(s(&["node", "typescript", "react"]), ["typescript-node", "react"]);
+        assert_eq!(
+            s(&["node", "typescript", "react"]),
+            ["typescript-node", "react"]
+        );
         assert_eq!(s(&["python", "fastapi"]), ["python"]);
         assert_eq!(s(&["go"]), ["generic"]);
         assert_eq!(s(&[]), ["generic"]);

@@ -14,11 +14,11 @@ use super::config::{EditorMode, Mode, PromptConfig};
 use super::context::{self, ProjectContext};
 use super::critique;
 use super::editor::{self, Edit, EditorInput};
-use super::reviewers::{self, Reviewer};
 use super::result::{
     self, Hashes, Outcome, PROMPT_REVIEW_SCHEMA_VERSION, PromptReview, ReviewerCritique,
     ReviewerReport, ReviewerState, Status,
 };
+use super::reviewers::{self, Reviewer};
 use super::{cache, hash, model_editor, render, triggers};
 use crate::panel::{self, PanelEnv, Progress, ReviewerPlan, ReviewerRun};
 
@@ -93,14 +93,24 @@ impl PromptOptions {
 
 /// A review that did nothing: prompt review is switched off.
 pub fn disabled(req: &PromptRequest, why: &str) -> PromptReview {
-    let mut r = blank(req, &ProjectContext::default(), Mode::Subscription, EditorMode::Deterministic);
+    let mut r = blank(
+        req,
+        &ProjectContext::default(),
+        Mode::Subscription,
+        EditorMode::Deterministic,
+    );
     r.status = Status::Disabled;
     r.warnings.push(why.to_string());
     r.decide(None);
     r
 }
 
-fn blank(req: &PromptRequest, ctx: &ProjectContext, mode: Mode, editor: EditorMode) -> PromptReview {
+fn blank(
+    req: &PromptRequest,
+    ctx: &ProjectContext,
+    mode: Mode,
+    editor: EditorMode,
+) -> PromptReview {
     PromptReview {
         schema_version: PROMPT_REVIEW_SCHEMA_VERSION,
         original: req.prompt.clone(),
@@ -156,7 +166,11 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
     let mut asked: Vec<(Reviewer, ReviewerPlan)> = Vec::new();
     for s in triggers::select(cfg, &req.prompt, &ctx) {
         let rcfg = cfg.reviewers.get(&s.name).cloned().unwrap_or_default();
-        let mut report = report(&s.name, reviewers::label(&s.name, Some(&rcfg)), s.why.clone());
+        let mut report = report(
+            &s.name,
+            reviewers::label(&s.name, Some(&rcfg)),
+            s.why.clone(),
+        );
         if !s.active {
             review.reviewers.push(report);
             continue;
@@ -216,11 +230,8 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
         ..PanelEnv::default()
     };
     let plans: Vec<ReviewerPlan> = asked.iter().map(|(_, p)| p.clone()).collect();
-    let runs = match tokio::time::timeout(
-        deadline + GRACE,
-        panel::run_panel(backend, &plans, &env),
-    )
-    .await
+    let runs = match tokio::time::timeout(deadline + GRACE, panel::run_panel(backend, &plans, &env))
+        .await
     {
         Ok(runs) => runs,
         Err(_) => {
@@ -235,7 +246,11 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
 
     let mut rate_limited = None;
     for ((reviewer, _), run) in asked.iter().zip(&runs) {
-        let Some(report) = review.reviewers.iter_mut().find(|r| r.name == reviewer.name) else {
+        let Some(report) = review
+            .reviewers
+            .iter_mut()
+            .find(|r| r.name == reviewer.name)
+        else {
             continue;
         };
         report.usage = run.outcome.usage;
@@ -298,8 +313,11 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
     }
 
     let rules: Vec<critique::Rules> = asked.iter().map(|(r, _)| r.rules.clone()).collect();
-    let critiques: Vec<critique::Critique> =
-        review.critiques.iter().map(|c| c.critique.clone()).collect();
+    let critiques: Vec<critique::Critique> = review
+        .critiques
+        .iter()
+        .map(|c| c.critique.clone())
+        .collect();
     let edited = editor::edit(&EditorInput {
         prompt: &req.prompt,
         critiques: &critiques,
@@ -314,7 +332,8 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
             review.warnings.push(format!(
                 "the editor failed ({e}); the raw critiques are shown and the original prompt proceeds"
             ));
-            review.findings = result::findings(&review.critiques, &req.prompt, req.source.as_deref());
+            review.findings =
+                result::findings(&review.critiques, &req.prompt, req.source.as_deref());
             review.duration_ms = millis(started.elapsed());
             review.decide(None);
             return review;
@@ -443,7 +462,11 @@ fn apply_edit(mut review: PromptReview, edit: Edit) -> PromptReview {
 }
 
 fn finish(mut review: PromptReview, started: Instant) -> PromptReview {
-    review.findings = result::findings(&review.critiques, &review.original, review.source.as_deref());
+    review.findings = result::findings(
+        &review.critiques,
+        &review.original,
+        review.source.as_deref(),
+    );
     review.diff = result::unified_diff(&review.original, &review.refined);
     review.duration_ms = millis(started.elapsed());
     review.outcome = match review.status {

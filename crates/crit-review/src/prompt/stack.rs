@@ -84,7 +84,11 @@ fn node(text: &str, d: &mut Detected) {
     let Ok(v) = serde_json::from_str::<Value>(text) else {
         return;
     };
-    if let Some(n) = v.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) {
+    if let Some(n) = v
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+    {
         d.name = Some(n.to_string());
     }
     let mut deps: Vec<&str> = Vec::new();
@@ -131,7 +135,9 @@ fn node(text: &str, d: &mut Detected) {
         .iter()
         .find(|(dep, word)| has(dep) || test_script.contains(word))
         .map(|(_, word)| word.to_string());
-    const BUILDS: [&str; 7] = ["esbuild", "vite", "webpack", "rollup", "tsup", "parcel", "turbo"];
+    const BUILDS: [&str; 7] = [
+        "esbuild", "vite", "webpack", "rollup", "tsup", "parcel", "turbo",
+    ];
     let build_script = script("build");
     d.build_tool = BUILDS
         .iter()
@@ -145,7 +151,10 @@ fn node(text: &str, d: &mut Detected) {
 
 fn python(t: &Toml, d: &mut Detected) {
     d.add("python");
-    if let Some(n) = t.string("project", "name").or_else(|| t.string("tool.poetry", "name")) {
+    if let Some(n) = t
+        .string("project", "name")
+        .or_else(|| t.string("tool.poetry", "name"))
+    {
         d.name.get_or_insert(n);
     }
     let deps = t.dependencies();
@@ -157,7 +166,9 @@ fn python(t: &Toml, d: &mut Detected) {
     if deps.iter().any(|x| x == "pytest") || t.has_table("tool.pytest.ini_options") {
         d.test_framework = Some("pytest".into());
     }
-    let backend = t.string("build-system", "build-backend").unwrap_or_default();
+    let backend = t
+        .string("build-system", "build-backend")
+        .unwrap_or_default();
     let tool = [
         ("poetry", "poetry"),
         ("hatch", "hatch"),
@@ -183,7 +194,15 @@ fn rust(t: &Toml, d: &mut Detected) {
         d.name.get_or_insert(n);
     }
     let deps = t.dependencies();
-    for framework in ["tokio", "axum", "actix-web", "leptos", "yew", "bevy", "clap"] {
+    for framework in [
+        "tokio",
+        "axum",
+        "actix-web",
+        "leptos",
+        "yew",
+        "bevy",
+        "clap",
+    ] {
         if deps.iter().any(|x| x == framework) {
             d.add(framework);
         }
@@ -235,7 +254,10 @@ fn jsonc(text: &str) -> Option<Value> {
             _ => out.push(c),
         }
     }
-    let no_trailing = regex::Regex::new(r",(\s*[}\]])").ok()?.replace_all(&out, "$1").into_owned();
+    let no_trailing = regex::Regex::new(r",(\s*[}\]])")
+        .ok()?
+        .replace_all(&out, "$1")
+        .into_owned();
     serde_json::from_str(&no_trailing).ok()
 }
 
@@ -256,7 +278,9 @@ impl Toml {
     }
 
     fn has_table(&self, table: &str) -> bool {
-        self.tables.iter().any(|t| t == table || t.starts_with(&format!("{table}.")))
+        self.tables
+            .iter()
+            .any(|t| t == table || t.starts_with(&format!("{table}.")))
     }
 
     /// Package names from dependency tables (their keys) and PEP 621 arrays
@@ -292,11 +316,17 @@ fn toml(text: &str) -> Toml {
         let line = strip_comment(line);
         let line = line.trim();
         if let Some(h) = line.strip_prefix('[') {
-            table = h.trim_start_matches('[').trim_end_matches(']').trim().to_string();
+            table = h
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .trim()
+                .to_string();
             t.tables.push(table.clone());
             continue;
         }
-        let Some((key, value)) = line.split_once('=') else { continue };
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
         let key = key.trim().trim_matches('"').to_string();
         let mut value = value.trim().to_string();
         if value.starts_with('[') {
@@ -352,7 +382,10 @@ mod tests {
         );
         assert_eq!(t.string("project", "name").as_deref(), Some("svc"));
         assert_eq!(t.dependencies(), ["fastapi", "pydantic", "pytest"]);
-        assert_eq!(t.string("build-system", "build-backend").as_deref(), Some("hatchling.build"));
+        assert_eq!(
+            t.string("build-system", "build-backend").as_deref(),
+            Some("hatchling.build")
+        );
     }
 
     #[test]

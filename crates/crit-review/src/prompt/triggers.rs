@@ -123,7 +123,12 @@ fn fires(t: &Triggers, prompt: &str, mentioned: &[String], ctx: &ProjectContext)
 /// `keyword` in `text` as whole words, case-insensitively; spaces in the
 /// keyword match any run of whitespace.
 pub fn has_word(text: &str, keyword: &str) -> bool {
-    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let squash = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
     let (text, keyword) = (squash(text), squash(keyword));
     if keyword.is_empty() {
         return false;
@@ -138,11 +143,20 @@ pub fn has_word(text: &str, keyword: &str) -> bool {
 /// File names the prompt mentions: words with a `/` or an extension.
 pub fn mentioned_files(prompt: &str) -> Vec<String> {
     let mut out: Vec<String> = prompt
-        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '(' | ')' | ',' | '<' | '>' | '[' | ']'))
+        .split(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '`' | '"' | '\'' | '(' | ')' | ',' | '<' | '>' | '[' | ']'
+                )
+        })
         .map(|w| w.trim_end_matches(['.', ',', ';', ':', '!', '?']))
         .filter(|w| {
             let ext = w.rsplit_once('.').is_some_and(|(stem, ext)| {
-                !ext.is_empty() && ext.len() <= 10 && ext.chars().all(char::is_alphanumeric) && !stem.is_empty()
+                !ext.is_empty()
+                    && ext.len() <= 10
+                    && ext.chars().all(char::is_alphanumeric)
+                    && !stem.is_empty()
             });
             ext || (w.contains('/') && w.len() > 1)
         })
@@ -199,7 +213,9 @@ mod tests {
     #[test]
     fn files_the_prompt_names() {
         assert_eq!(
-            mentioned_files("Fix `src/app/styles.css` and settings.ts, then docs/ (see README.md)."),
+            mentioned_files(
+                "Fix `src/app/styles.css` and settings.ts, then docs/ (see README.md)."
+            ),
             ["README.md", "docs/", "settings.ts", "src/app/styles.css"]
         );
         assert!(matches_file("*.css", "src/app/styles.css"));

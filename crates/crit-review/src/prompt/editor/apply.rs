@@ -251,10 +251,11 @@ fn bullet(item: &str) -> Vec<String> {
 /// The line index after the last non-blank line of the prompt's own section
 /// titled `title` (a markdown heading, any level, case-insensitive).
 fn section_end(lines: &[String], title: &str) -> Option<usize> {
-    let (start, level) = lines
-        .iter()
-        .enumerate()
-        .find_map(|(i, l)| heading(l).filter(|(_, t)| t.eq_ignore_ascii_case(title)).map(|(lv, _)| (i, lv)))?;
+    let (start, level) = lines.iter().enumerate().find_map(|(i, l)| {
+        heading(l)
+            .filter(|(_, t)| t.eq_ignore_ascii_case(title))
+            .map(|(lv, _)| (i, lv))
+    })?;
     let end = lines[start + 1..]
         .iter()
         .position(|l| heading(l).is_some_and(|(lv, _)| lv <= level))

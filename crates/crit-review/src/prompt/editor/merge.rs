@@ -6,9 +6,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use super::text::{contains_run, normalize, prohibited, words};
-use super::{
-    Conflict, Deduplicated, Disagreement, Dropped, Edit, EditorInput, Proposal, SECURITY,
-};
+use super::{Conflict, Deduplicated, Disagreement, Dropped, Edit, EditorInput, Proposal, SECURITY};
 use crate::prompt::critique::{MAX_VALUE_CHARS, OpKind, Target};
 
 /// A proposal and its reviewer's place in the priority order.
@@ -25,7 +23,12 @@ fn rank_of(reviewer: &str, order: &[String]) -> Option<usize> {
 /// The total order every list is kept in: priority order (reviewers not in it
 /// last, by name), severity, then the op's own fields.
 fn canonical(a: &Proposal, b: &Proposal, order: &[String]) -> Ordering {
-    ranked(a, rank_of(&a.reviewer, order), b, rank_of(&b.reviewer, order))
+    ranked(
+        a,
+        rank_of(&a.reviewer, order),
+        b,
+        rank_of(&b.reviewer, order),
+    )
 }
 
 fn ranked(a: &Proposal, ra: Option<usize>, b: &Proposal, rb: Option<usize>) -> Ordering {
@@ -127,7 +130,11 @@ pub(super) fn dedupe(
     // `candidates` is sorted, so each group is too; the sort below only breaks
     // the ties that matter here.
     for c in candidates {
-        let key = (c.proposal.op, c.proposal.target, normalize(&c.proposal.value));
+        let key = (
+            c.proposal.op,
+            c.proposal.target,
+            normalize(&c.proposal.value),
+        );
         groups.entry(key).or_default().push(c);
     }
     let mut kept = Vec::new();
@@ -236,8 +243,8 @@ impl Facts {
 fn conflict(a: (&Proposal, &Facts), b: (&Proposal, &Facts)) -> Option<String> {
     for ((x, fx), (y, fy)) in [(a, b), (b, a)] {
         if x.op == OpKind::RemoveConstraint && y.op != OpKind::RemoveConstraint {
-            let touched = fy.value == fx.value
-                || (y.op == OpKind::ReplaceVague && fy.evidence == fx.value);
+            let touched =
+                fy.value == fx.value || (y.op == OpKind::ReplaceVague && fy.evidence == fx.value);
             if touched {
                 return Some(format!(
                     "{} removes \"{}\" while {} {} it",
@@ -300,7 +307,11 @@ fn settle(a: &Candidate, b: &Candidate) -> Settled {
             pa.reviewer, pb.reviewer
         ));
     };
-    let (winner, loser, first) = if ra < rb { (pa, pb, true) } else { (pb, pa, false) };
+    let (winner, loser, first) = if ra < rb {
+        (pa, pb, true)
+    } else {
+        (pb, pa, false)
+    };
     if loser.severity < winner.severity {
         return Settled::Neither(format!(
             "{} comes first in the priority order, but {}'s finding is more severe ({} against {})",
@@ -320,9 +331,8 @@ fn settle(a: &Candidate, b: &Candidate) -> Settled {
 
 /// The reports in canonical order too, so they compare byte for byte.
 pub(super) fn sort_reports(edit: &mut Edit, order: &[String]) {
-    edit.dropped.sort_by(|a, b| {
-        canonical(&a.proposal, &b.proposal, order).then_with(|| a.why.cmp(&b.why))
-    });
+    edit.dropped
+        .sort_by(|a, b| canonical(&a.proposal, &b.proposal, order).then_with(|| a.why.cmp(&b.why)));
     edit.deduplicated.sort_by(|a, b| {
         canonical(&a.proposal, &b.proposal, order).then_with(|| a.kept.cmp(&b.kept))
     });

@@ -149,9 +149,7 @@ impl Edit {
 /// Why the editor gave up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EditorError {
-    #[error(
-        "the reviewers proposed {added} bytes of additions; the editor takes at most {limit}"
-    )]
+    #[error("the reviewers proposed {added} bytes of additions; the editor takes at most {limit}")]
     TooLarge { added: usize, limit: usize },
 }
 
@@ -160,11 +158,8 @@ pub fn edit(input: &EditorInput<'_>) -> Result<Edit, EditorError> {
     let mut edit = Edit::default();
     let candidates = merge::validate(input, &mut edit.dropped);
     let candidates = merge::dedupe(candidates, &mut edit.deduplicated);
-    let candidates = merge::resolve_conflicts(
-        candidates,
-        &mut edit.conflicts,
-        &mut edit.disagreements,
-    );
+    let candidates =
+        merge::resolve_conflicts(candidates, &mut edit.conflicts, &mut edit.disagreements);
     let added: usize = candidates
         .iter()
         .filter(|c| c.proposal.op.adds())

@@ -6,8 +6,8 @@
 pub(crate) fn normalize(s: &str) -> String {
     let collapsed = s.split_whitespace().collect::<Vec<_>>().join(" ");
     let trimmed = collapsed
-        .trim_matches(|c: char| matches!(c, '"' | '\'' | '`' | '“' | '”' | '‘' | '’'))
-        .trim_end_matches(|c: char| matches!(c, '.' | ';' | ':' | '!' | ',' | ' '))
+        .trim_matches(['"', '\'', '`', '“', '”', '‘', '’'])
+        .trim_end_matches(['.', ';', ':', '!', ',', ' '])
         .trim();
     trimmed.to_lowercase()
 }
@@ -124,7 +124,12 @@ mod tests {
 
     #[test]
     fn prohibitions() {
-        let p = |s: &str| prohibited(s).iter().map(|w| w.join(" ")).collect::<Vec<_>>();
+        let p = |s: &str| {
+            prohibited(s)
+                .iter()
+                .map(|w| w.join(" "))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(p("Never commit .env files"), ["commit env files"]);
         assert_eq!(p("Don't log the API key"), ["log the api key"]);
         assert_eq!(p("Do not ever print tokens"), ["print tokens"]);
