@@ -22,8 +22,8 @@ use crit_llm::Env;
 use crit_review::prompt::config::{self as prompt_config, ConfigPaths, LoadedConfig};
 use crit_review::prompt::render::{self, BlockStyle};
 use crit_review::prompt::{
-    Decision, PromptOptions, PromptRequest, PromptReview, audit, backend as prompt_backend, cache,
-    gate, run,
+    Decision, PromptOptions, PromptRequest, PromptReview, audit, backend as prompt_backend, gate,
+    run,
 };
 
 use crate::backend;
@@ -139,40 +139,7 @@ fn options(
 ) -> Result<PromptOptions, CliError> {
     let crit_config = backend::load_config(common, env)?;
     let explicit = backend::explicit(common)?;
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    let (backend, mode, label, reviewer_model, editor_model, notes) =
-        match prompt_backend::choose(&explicit, &crit_config, loaded, env) {
-            Ok(choice) => {
-                let label = choice.selection.provider.value.to_string();
-                let built = choice.selection.build().map_err(|e| e.to_string());
-                (
-                    built,
-                    choice.mode,
-                    label,
-                    choice.reviewer_model,
-                    choice.editor_model,
-                    choice.notes,
-                )
-            }
-            Err(e) => (
-                Err(e.to_string()),
-                loaded.config.mode,
-                String::new(),
-                loaded.config.models.reviewer.clone(),
-                loaded.config.models.editor.clone(),
-                Vec::new(),
-            ),
-        };
-    let mut opts = PromptOptions::new(loaded.config.clone(), backend, mode);
-    opts.backend_label = label;
-    opts.reviewer_model = reviewer_model;
-    opts.editor_model = editor_model;
-    opts.notes = notes;
-    opts.cache_dir = if args.no_cache {
-        None
-    } else {
-        cache::default_dir(&lookup)
-    };
+    let mut opts = prompt_backend::options(&explicit, &crit_config, loaded, env, !args.no_cache);
     if common.verbose > 0 && !common.quiet {
         opts.progress = Some(Arc::new(StderrProgress::new()));
     }

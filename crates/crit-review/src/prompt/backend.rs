@@ -16,6 +16,7 @@
 use crit_llm::{Env, LlmError, Provider, Selection, Sourced};
 
 use super::config::{LoadedConfig, Mode};
+use super::run::PromptOptions;
 use crate::backend::{self as crit_backend, Explicit};
 use crate::config::Config;
 
@@ -144,4 +145,38 @@ fn api(explicit: &Explicit, crit: &Config, env: &Env) -> Result<Selection, LlmEr
         }
         Err(first) => Err(first),
     }
+}
+
+/// Options for a review: the backend `choose` picks, built (when there is
+/// none, the reason, so the review fails open with it), its models, and the
+/// default cache directory from `env` (`None` when `cache` is false). What a
+/// caller without the CLI (a hook) needs besides the request.
+pub fn options(
+    explicit: &Explicit,
+    crit: &Config,
+    loaded: &LoadedConfig,
+    env: &Env,
+    cache: bool,
+) -> PromptOptions {
+    let mut opts = match choose(explicit, crit, loaded, env) {
+        Ok(choice) => {
+            let built = choice.selection.build().map_err(|e| e.to_string());
+            let mut o = PromptOptions::new(loaded.config.clone(), built, choice.mode);
+            o.backend_label = choice.selection.provider.value.to_string();
+            o.reviewer_model = choice.reviewer_model;
+            o.editor_model = choice.editor_model;
+            o.notes = choice.notes;
+            o
+        }
+        Err(e) => PromptOptions::new(
+            loaded.config.clone(),
+            Err(e.to_string()),
+            loaded.config.mode,
+        ),
+    };
+    if cache {
+        let lookup = |k: &str| env.get(k).map(str::to_string);
+        opts.cache_dir = super::cache::default_dir(&lookup);
+    }
+    opts
 }
