@@ -35,7 +35,7 @@ pub enum Command {
     Run(RunArgs),
     /// Write a starter .crit/: settings, a `crit run` orchestrator and three example reviewers.
     Init,
-    /// Check a plan with deterministic checks (seed 004): APPROVED, REJECTED, INCOMPLETE or ERROR.
+    /// Check a plan with deterministic checks (expert-review's): APPROVED, REJECTED, INCOMPLETE or ERROR.
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
@@ -172,7 +172,7 @@ pub struct CommonArgs {
         help_heading = "Output"
     )]
     pub json: bool,
-    /// The seed's spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
+    /// The review templates' spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
     #[arg(long, global = true, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
     pub output: Option<Vec<String>>,
     /// Write the result to PATH instead of stdout.
@@ -185,7 +185,7 @@ pub struct CommonArgs {
     /// Exit 1 when the review does not pass its gate (default gate: --fail-on p1).
     #[arg(long, global = true, help_heading = "Gate")]
     pub exit_code: bool,
-    /// What fails the gate; implies --exit-code.
+    /// What fails the gate (p0–p3, or blocker, major, minor, nit); implies --exit-code.
     #[arg(long, global = true, value_enum, help_heading = "Gate")]
     pub fail_on: Option<FailOnArg>,
 

@@ -765,6 +765,37 @@ async fn the_editor_model_phrases_the_merged_ops_or_the_deterministic_edit_stand
         "{:?}",
         r.warnings
     );
+
+    // A prompt with a credential in it: the reviewers see it redacted, and the
+    // editor model (whose answer would replace the prompt) is not asked.
+    let server = FakeServer::start().await;
+    script_four(&server, Duration::ZERO);
+    server.push(
+        Step::when_contains("You edit prompts for AI coding agents")
+            .reply(Reply::json(json!({"refined_prompt": "x"}))),
+    );
+    let key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+    let prompt = format!("{VAGUE} using {key}");
+    let mut c = PromptConfig::default();
+    c.editor.mode = EditorMode::Model;
+    let r = review(&request(dir.path(), &prompt), &options(&server, c)).await;
+    assert!(
+        r.refined.contains(key),
+        "the user's own prompt keeps its text"
+    );
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("the prompt holds a credential")),
+        "{:?}",
+        r.warnings
+    );
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 4);
+    assert!(
+        reqs.iter().all(|q| !q.body.to_string().contains(key)),
+        "a credential reached a reviewer"
+    );
 }
 
 #[tokio::test]

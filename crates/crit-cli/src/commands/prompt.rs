@@ -180,11 +180,11 @@ enum OutFormat {
 }
 
 fn output_format(common: &CommonArgs) -> OutFormat {
-    let seed_json = common
+    let output_json = common
         .output
         .as_deref()
         .is_some_and(|o| o.first().is_some_and(|m| m == "json" || m == "file"));
-    if common.json || seed_json || common.format == Some(FormatArg::Json) {
+    if common.json || output_json || common.format == Some(FormatArg::Json) {
         OutFormat::Json
     } else if common.format == Some(FormatArg::Markdown) {
         OutFormat::Markdown

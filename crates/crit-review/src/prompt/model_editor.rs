@@ -90,6 +90,11 @@ pub(super) async fn rephrase(
     if left < MIN_TIME {
         return fallback(review, "no time left before the deadline".into());
     }
+    // Its answer replaces the prompt, so it would have to see the credential
+    // that reviewers are never shown.
+    if crate::session::redact_text(&review.original) != review.original {
+        return fallback(review, "the prompt holds a credential".into());
+    }
     let plan = match plan(
         review,
         &opts.editor_model,
