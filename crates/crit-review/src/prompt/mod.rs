@@ -24,6 +24,7 @@ pub mod critique;
 pub mod editor;
 pub mod gate;
 pub mod hash;
+mod markdown;
 pub mod model_editor;
 pub mod render;
 pub mod result;
