@@ -9,34 +9,15 @@
 
 mod support;
 
-use std::path::PathBuf;
-
+use crit_testkit::prompt_review::critique;
 use crit_testkit::{FakeServer, Reply, Step};
-use serde_json::{Value, json};
-
-fn claude_bin() -> Option<PathBuf> {
-    let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.test-deps/npm/node_modules/.bin/claude");
-    if bin.exists() {
-        return Some(bin);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    eprintln!("skipping: the real Claude Code CLI is not installed; run .ci/install-test-deps");
-    None
-}
-
-fn critique(role: &str, findings: Value) -> Value {
-    json!({"reviewer_role": role, "severity_max": "major", "confidence": 0.9, "findings": findings,
-           "no_issues": findings.as_array().is_none_or(Vec::is_empty)})
-}
+use serde_json::json;
 
 #[test]
 fn subscription_mode_on_the_real_claude_code_cli() {
-    let Some(bin) = claude_bin() else { return };
+    let Some(bin) = crit_testkit::real_claude(env!("CARGO_MANIFEST_DIR")) else {
+        return;
+    };
     let server = FakeServer::start_blocking();
     let answers = [
         ("Domain SME", critique("domain_sme", json!([]))),

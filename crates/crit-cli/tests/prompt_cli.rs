@@ -9,98 +9,22 @@ mod support;
 
 use std::path::Path;
 
+use crit_testkit::prompt_review::{VAGUE, VAGUE_REFINED, critique, finding, vague_panel, who};
 use crit_testkit::{FakeClaude, FakeServer, Reply, Step};
 use serde_json::{Value, json};
 use support::{crit, json_out, write};
 
-fn who(label: &str) -> String {
-    format!("You are the {label} reviewer")
-}
-
-fn critique(role: &str, findings: Value) -> Value {
-    let none = findings.as_array().is_none_or(Vec::is_empty);
-    json!({"reviewer_role": role, "severity_max": if none {"nit"} else {"major"}, "confidence": 0.9,
-           "findings": findings, "no_issues": none})
-}
-
-fn finding(id: &str, severity: &str, evidence: &str, op: &str, value: &str) -> Value {
-    json!({"id": id, "severity": severity, "confidence": 0.8, "issue": format!("{id}: the prompt is vague"),
-           "evidence": evidence, "suggested_ops": [{"op": op, "target": "constraints", "value": value}]})
-}
-
-/// The panel's answers to "optimize the settings page".
-fn answers() -> Vec<(&'static str, Value)> {
-    vec![
-        (
-            "Domain SME",
-            critique(
-                "domain_sme",
-                json!([finding(
-                    "SME-001",
-                    "major",
-                    "settings page",
-                    "AddConstraint",
-                    "Follow the existing functional style in src/: pure functions, named exports, no classes"
-                )]),
-            ),
-        ),
-        (
-            "Security",
-            critique(
-                "security",
-                json!([finding(
-                    "SEC-001",
-                    "major",
-                    "",
-                    "AddGuardrail",
-                    "Never commit .env or expose ANTHROPIC_API_KEY in generated code"
-                )]),
-            ),
-        ),
-        (
-            "Clarity",
-            critique(
-                "clarity",
-                json!([finding(
-                    "CLR-001",
-                    "minor",
-                    "optimize the settings",
-                    "ReplaceVague",
-                    "Reduce settings.ts render time by extracting the browser config section into a separate component"
-                )]),
-            ),
-        ),
-        (
-            "Testing",
-            critique(
-                "testing",
-                json!([finding(
-                    "TST-001",
-                    "minor",
-                    "",
-                    "AddAcceptanceCriteria",
-                    "Run npm run test after changes. All existing tests must pass."
-                )]),
-            ),
-        ),
-    ]
-}
-
 fn script(server: &FakeServer) {
-    for (label, answer) in answers() {
+    for (label, answer) in vague_panel() {
         server
             .push(Step::when_contains(who(label)).reply(Reply::json(answer).usage(700, 120, 0, 0)));
     }
 }
 
-const VAGUE: &str = "optimize the settings page";
-const REFINED: &str = "Reduce settings.ts render time by extracting the browser config section into a separate component page\n\n\
-## Constraints\n\
-- Follow the existing functional style in src/: pure functions, named exports, no classes\n\n\
-## Guardrails\n\
-- Never commit .env or expose ANTHROPIC_API_KEY in generated code\n\n\
-## Acceptance criteria\n\
-- Run npm run test after changes. All existing tests must pass.\n";
+/// What goes to stdout: the refined prompt, with a final newline.
+fn refined() -> String {
+    format!("{VAGUE_REFINED}\n")
+}
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -133,7 +57,7 @@ fn yes_puts_the_refined_prompt_on_stdout_and_the_block_on_stderr() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), REFINED);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), refined());
     for want in [
         "+-- Prompt Review ",
         "| Reviewers:",
@@ -191,7 +115,7 @@ fn json_has_everything() {
     );
     let v = json_out(&out);
     assert_eq!(v["original"], VAGUE);
-    assert_eq!(v["refined"], REFINED.trim_end());
+    assert_eq!(v["refined"], VAGUE_REFINED);
     assert_eq!(v["status"], "refined");
     assert_eq!(v["outcome"], "reviewed");
     assert!(v["diff"].as_str().unwrap().starts_with("--- original"));
@@ -235,7 +159,7 @@ fn json_has_everything() {
         .unwrap();
     let v = json_out(&out);
     assert_eq!(v["outcome"], "approved");
-    assert_eq!(v["chosen"], REFINED.trim_end());
+    assert_eq!(v["chosen"], VAGUE_REFINED);
 }
 
 #[test]
@@ -575,7 +499,7 @@ fn a_gate_that_could_not_run_is_an_error_not_a_pass() {
 fn fake_claude(dir: &Path) -> std::path::PathBuf {
     let mut fake =
         FakeClaude::new().emit_result(FakeClaude::success_result("no structured output"));
-    for (label, answer) in answers() {
+    for (label, answer) in vague_panel() {
         fake = fake.when_args_contain(
             who(label),
             FakeClaude::new()
@@ -599,7 +523,7 @@ fn subscription_mode_runs_the_reviewers_on_claude_code() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout), REFINED);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), refined());
     assert!(stderr.contains("Cost: $0.00 (subscription;"), "{stderr}");
     let calls = FakeClaude::invocations(bin_dir.path());
     assert_eq!(calls.len(), 4);

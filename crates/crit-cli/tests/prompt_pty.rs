@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crit_testkit::prompt_review::{critique, finding, who};
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
 
@@ -22,25 +23,24 @@ fn have_script() -> bool {
 }
 
 fn script_panel(server: &FakeServer) {
-    let c = |role: &str, findings: Value| {
-        json!({"reviewer_role": role, "severity_max": "minor", "confidence": 0.9, "findings": findings,
-               "no_issues": findings.as_array().is_none_or(Vec::is_empty)})
-    };
-    server.push(Step::when_contains("You are the Clarity reviewer").reply(Reply::json(c(
-        "clarity",
-        json!([{"id": "CLR-001", "severity": "minor", "confidence": 0.9, "issue": "vague",
-                "evidence": "optimize the settings", "suggested_ops": [{"op": "ReplaceVague", "target": "constraints",
-                "value": "Reduce settings.ts render time"}]}]),
-    ))));
+    server.push(
+        Step::when_contains(who("Clarity")).reply(Reply::json(critique(
+            "clarity",
+            json!([finding(
+                "CLR-001",
+                "minor",
+                "optimize the settings",
+                "ReplaceVague",
+                "Reduce settings.ts render time"
+            )]),
+        ))),
+    );
     for (label, role) in [
         ("Domain SME", "domain_sme"),
         ("Security", "security"),
         ("Testing", "testing"),
     ] {
-        server.push(
-            Step::when_contains(format!("You are the {label} reviewer"))
-                .reply(Reply::json(c(role, json!([])))),
-        );
+        server.push(Step::when_contains(who(label)).reply(Reply::json(critique(role, json!([])))));
     }
 }
 

@@ -18,18 +18,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 fn claude_bin() -> Option<PathBuf> {
-    let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.test-deps/npm/node_modules/.bin/claude");
-    if bin.exists() {
-        return Some(bin);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    eprintln!("skipping: the real Claude Code CLI is not installed; run .ci/install-test-deps");
-    None
+    crit_testkit::real_claude(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn backend(bin: PathBuf, server: &FakeServer, home: &std::path::Path) -> ClaudeCode {

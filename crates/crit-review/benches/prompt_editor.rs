@@ -13,6 +13,7 @@ use crit_review::prompt::config::{Mode, PromptConfig};
 use crit_review::prompt::critique::{Critique, Finding, Op, OpKind, Severity, Target};
 use crit_review::prompt::editor::{EditorInput, edit};
 use crit_review::prompt::{PromptOptions, PromptRequest, reviewers};
+use crit_testkit::prompt_review::{critique, who};
 use crit_testkit::{FakeServer, Reply, Step};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
@@ -148,8 +149,10 @@ fn panel(c: &mut Criterion) {
     group.bench_function("6 reviewers, each answering after 400 ms", |b| {
         b.iter(|| {
             for (label, name) in labels.iter().zip(NAMES) {
-                let answer = json!({"reviewer_role": name, "severity_max": "nit", "confidence": 1.0, "findings": [], "no_issues": true});
-                server.push(Step::when_contains(format!("You are the {label} reviewer")).reply(Reply::json(answer).delay(latency)));
+                server.push(
+                    Step::when_contains(who(label))
+                        .reply(Reply::json(critique(name, json!([]))).delay(latency)),
+                );
             }
             let r = rt.block_on(crit_review::prompt::review(&req, &opts));
             assert_eq!(r.unavailable(), 0, "{:?}", r.warnings);

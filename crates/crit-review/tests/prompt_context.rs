@@ -4,20 +4,13 @@
 //! respected); extra files confined to the project; missing files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod prompt_support;
+
 use std::path::Path;
 
 use crit_review::prompt::config::PromptConfig;
 use crit_review::prompt::context::{ProjectContext, build};
-
-fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (rel, text) in files {
-        let p = dir.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
-}
+use prompt_support::project;
 
 fn ctx(dir: &Path) -> ProjectContext {
     build(dir, dir, &PromptConfig::default().context)

@@ -4,135 +4,22 @@
 //! no backend, the editor giving up), plus the cache and the editor model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::sync::Arc;
+mod prompt_support;
+
 use std::time::Duration;
 
-use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, Backend, RetryPolicy, Secret};
 use crit_review::prompt::config::{EditorMode, Mode, PromptConfig};
 use crit_review::prompt::result::ReviewerState;
-use crit_review::prompt::{Outcome, PromptOptions, PromptRequest, Status, review};
+use crit_review::prompt::{Outcome, PromptOptions, Status, review};
+use crit_testkit::prompt_review::{VAGUE, critique, finding, no_issues_panel, vague_panel, who};
 use crit_testkit::{FakeServer, Reply, Step};
+use prompt_support::{options, project, request, script as script_all};
 use serde_json::{Value, json};
-
-fn backend(server: &FakeServer) -> Backend {
-    let mut c = AnthropicConfig::new(
-        server.url(),
-        AnthropicAuth::ApiKey(Secret::new("sk-ant-test")),
-    );
-    c.retry = RetryPolicy {
-        max_attempts: 1,
-        ..RetryPolicy::default()
-    };
-    Backend {
-        model: Arc::new(Anthropic::new(c).unwrap()),
-        agent: None,
-    }
-}
-
-fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (rel, text) in files {
-        let p = dir.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-    dir
-}
-
-fn request(dir: &Path, prompt: &str) -> PromptRequest {
-    PromptRequest {
-        prompt: prompt.into(),
-        root: dir.to_path_buf(),
-        cwd: dir.to_path_buf(),
-        trigger: "cli".into(),
-        source: None,
-    }
-}
-
-fn options(server: &FakeServer, config: PromptConfig) -> PromptOptions {
-    let mut o = PromptOptions::new(config, Ok(backend(server)), Mode::Api);
-    o.backend_label = "anthropic".into();
-    o
-}
-
-/// The needle that routes a request to one reviewer (its system prompt).
-fn who(label: &str) -> String {
-    format!("You are the {label} reviewer")
-}
-
-fn critique(role: &str, findings: Value) -> Value {
-    let none = findings.as_array().is_none_or(Vec::is_empty);
-    json!({"reviewer_role": role, "severity_max": if none {"nit"} else {"major"}, "confidence": 0.9,
-           "findings": findings, "no_issues": none})
-}
-
-fn finding(id: &str, severity: &str, evidence: &str, op: &str, value: &str) -> Value {
-    json!({"id": id, "severity": severity, "confidence": 0.8, "issue": format!("{id} issue"),
-           "evidence": evidence, "suggested_ops": [{"op": op, "target": "constraints", "value": value}]})
-}
-
-fn four_answers() -> Vec<(&'static str, Value)> {
-    vec![
-        (
-            "Domain SME",
-            critique(
-                "domain_sme",
-                json!([finding(
-                    "SME-001",
-                    "major",
-                    "settings page",
-                    "AddConstraint",
-                    "Follow the existing functional style in src/: pure functions, named exports, no classes"
-                )]),
-            ),
-        ),
-        (
-            "Security",
-            critique(
-                "security",
-                json!([finding(
-                    "SEC-001",
-                    "major",
-                    "",
-                    "AddGuardrail",
-                    "Never commit .env or expose ANTHROPIC_API_KEY in generated code"
-                )]),
-            ),
-        ),
-        (
-            "Clarity",
-            critique(
-                "clarity",
-                json!([finding(
-                    "CLR-001",
-                    "minor",
-                    "optimize the settings",
-                    "ReplaceVague",
-                    "Reduce settings.ts render time by extracting the browser config section into a separate component"
-                )]),
-            ),
-        ),
-        (
-            "Testing",
-            critique(
-                "testing",
-                json!([finding(
-                    "TST-001",
-                    "minor",
-                    "",
-                    "AddAcceptanceCriteria",
-                    "Run npm run test after changes. All existing tests must pass."
-                )]),
-            ),
-        ),
-    ]
-}
 
 /// The four always-on reviewers answer the vague prompt, each after `delay`,
 /// except `except`.
 fn script(server: &FakeServer, delay: Duration, except: &[&str]) {
-    for (label, answer) in four_answers() {
+    for (label, answer) in vague_panel() {
         if !except.contains(&label) {
             server.push(
                 Step::when_contains(who(label))
@@ -145,8 +32,6 @@ fn script(server: &FakeServer, delay: Duration, except: &[&str]) {
 fn script_four(server: &FakeServer, delay: Duration) {
     script(server, delay, &[]);
 }
-
-const VAGUE: &str = "optimize the settings page";
 
 #[tokio::test]
 async fn a_vague_prompt_is_refined_by_four_reviewers_at_once() {
@@ -472,7 +357,7 @@ async fn when_the_editor_gives_up_the_raw_critiques_are_shown() {
     assert_eq!(r.chosen.as_deref(), Some(VAGUE));
     let bullets = r.raw_critiques.as_deref().unwrap();
     assert!(
-        bullets.contains("- [Security] SEC-001 (major): SEC-001 issue"),
+        bullets.contains("- [Security] SEC-001 (major): SEC-001: the prompt is vague"),
         "{bullets}"
     );
     assert!(
@@ -487,18 +372,9 @@ async fn when_the_editor_gives_up_the_raw_critiques_are_shown() {
     assert_eq!(r.findings.len(), 23);
 }
 
-/// Answers for any reviewer: each routed by its label, no issues.
+/// Every reviewer answers "no issues".
 fn script_no_issues(server: &FakeServer) {
-    for (label, role) in [
-        ("Domain SME", "domain_sme"),
-        ("Security", "security"),
-        ("Clarity", "clarity"),
-        ("Testing", "testing"),
-        ("Frontend/UX", "frontend_ux"),
-        ("Documentation", "documentation"),
-    ] {
-        server.push(Step::when_contains(who(label)).reply(Reply::json(critique(role, json!([])))));
-    }
+    script_all(server, no_issues_panel());
 }
 
 fn asked(r: &crit_review::prompt::PromptReview) -> Vec<String> {

@@ -3,27 +3,19 @@
 //! report, and how cost is shown in each mode.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
+mod prompt_support;
 
-use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, Backend, RetryPolicy, Secret};
 use crit_review::prompt::config::{Mode, PromptConfig};
 use crit_review::prompt::render::{self, BlockStyle};
-use crit_review::prompt::{PromptOptions, PromptRequest, PromptReview, Status, review};
+use crit_review::prompt::{PromptOptions, PromptReview, Status, review};
+use crit_testkit::prompt_review::{critique, no_issues_panel, who};
 use crit_testkit::{FakeServer, Reply, Step};
+use prompt_support::{backend, project, request};
 use serde_json::{Value, json};
-
-fn critique(role: &str, findings: Value) -> Value {
-    let none = findings.as_array().is_none_or(Vec::is_empty);
-    json!({"reviewer_role": role, "severity_max": "major", "confidence": 0.9, "findings": findings, "no_issues": none})
-}
 
 fn op_finding(id: &str, severity: &str, evidence: &str, op: &str, value: &str) -> Value {
     json!({"id": id, "severity": severity, "confidence": 0.8, "issue": format!("{id}: what is wrong"),
            "evidence": evidence, "suggested_ops": [{"op": op, "target": "constraints", "value": value}]})
-}
-
-fn who(label: &str) -> String {
-    format!("You are the {label} reviewer")
 }
 
 /// Runs the pipeline on `answers` (label, critique or an HTTP status), then
@@ -41,28 +33,10 @@ async fn reviewed(
         };
         server.push(Step::when_contains(who(label)).reply(reply));
     }
-    let mut c = AnthropicConfig::new(server.url(), AnthropicAuth::ApiKey(Secret::new("k")));
-    c.retry = RetryPolicy {
-        max_attempts: 1,
-        ..RetryPolicy::default()
-    };
-    let backend = Backend {
-        model: Arc::new(Anthropic::new(c).unwrap()),
-        agent: None,
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let req = PromptRequest {
-        prompt: prompt.into(),
-        root: dir.path().to_path_buf(),
-        cwd: dir.path().to_path_buf(),
-        trigger: "cli".into(),
-        source: None,
-    };
-    let mut r = review(
-        &req,
-        &PromptOptions::new(PromptConfig::default(), Ok(backend), mode),
-    )
-    .await;
+    let dir = project(&[]);
+    let req = request(dir.path(), prompt);
+    let opts = PromptOptions::new(PromptConfig::default(), Ok(backend(&server)), mode);
+    let mut r = review(&req, &opts).await;
     r.duration_ms = 2_100;
     for rep in &mut r.reviewers {
         rep.duration_ms = 1_900;
@@ -162,16 +136,10 @@ async fn the_block_has_every_section() {
 
 #[tokio::test]
 async fn zero_findings_says_no_changes() {
-    let answers = ["Domain SME", "Security", "Clarity", "Testing"]
+    let answers = no_issues_panel()
         .into_iter()
-        .map(|l| {
-            let role = if l == "Domain SME" {
-                "domain_sme".to_string()
-            } else {
-                l.to_lowercase()
-            };
-            (l, Ok(critique(&role, json!([]))))
-        })
+        .take(4)
+        .map(|(l, c)| (l, Ok(c)))
         .collect();
     let r = reviewed(
         "Rename foo to bar in src/lib.rs and run cargo test.",

@@ -1,6 +1,6 @@
 //! The review as a markdown report (`--format markdown`).
 
-use super::render::{change_line, cost, cost_line, label_of, tokens};
+use super::render::{change_line, cost, cost_line, disagreement, tokens};
 use super::result::{PromptReview, ReviewerState, Status};
 
 /// A fence longer than any run of backticks in `text`.
@@ -52,14 +52,8 @@ pub fn markdown(review: &PromptReview) -> String {
         out.push_str("### Reviewer disagreements\n\n");
         for d in &review.disagreements {
             out.push_str(&format!(
-                "- **REVIEWER DISAGREEMENT:** [{}] {} \"{}\" / [{}] {} \"{}\": {}\n",
-                label_of(review, &d.first.reviewer),
-                d.first.op,
-                d.first.value,
-                label_of(review, &d.second.reviewer),
-                d.second.op,
-                d.second.value,
-                d.about
+                "- **REVIEWER DISAGREEMENT:** {}\n",
+                disagreement(review, d)
             ));
         }
         out.push('\n');

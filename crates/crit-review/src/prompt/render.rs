@@ -6,7 +6,7 @@
 pub use super::markdown::markdown;
 
 use super::config::Mode;
-use super::editor::{Applied, Change};
+use super::editor::{Applied, Change, Disagreement};
 use super::result::{PromptReview, ReviewerState, Status};
 
 /// How the block is drawn.
@@ -79,6 +79,20 @@ pub fn change_line(review: &PromptReview, a: &Applied) -> (char, String) {
         Change::Replaced { from, to } => ('~', format!("[{who}] Replaced \"{from}\" → \"{to}\"")),
         Change::Removed { text } => ('-', format!("[{who}] Removed: \"{text}\"")),
     }
+}
+
+/// `[Testing] AddConstraint "x" / [Clarity] RemoveConstraint "x": why`.
+pub(super) fn disagreement(review: &PromptReview, d: &Disagreement) -> String {
+    format!(
+        "[{}] {} \"{}\" / [{}] {} \"{}\": {}",
+        label_of(review, &d.first.reviewer),
+        d.first.op,
+        d.first.value,
+        label_of(review, &d.second.reviewer),
+        d.second.op,
+        d.second.value,
+        d.about
+    )
 }
 
 /// The change without its reviewer, for the editor model.
@@ -188,16 +202,7 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
         );
         for d in &review.disagreements {
             b.plain(
-                format!(
-                    "REVIEWER DISAGREEMENT: [{}] {} \"{}\" / [{}] {} \"{}\": {}",
-                    label_of(review, &d.first.reviewer),
-                    d.first.op,
-                    d.first.value,
-                    label_of(review, &d.second.reviewer),
-                    d.second.op,
-                    d.second.value,
-                    d.about
-                ),
+                format!("REVIEWER DISAGREEMENT: {}", disagreement(review, d)),
                 2,
             );
         }
