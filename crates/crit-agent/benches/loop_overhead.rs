@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crit_agent::transcript::NoTranscript;
-use crit_agent::{AgentSpec, RunLimits, RunStatus, ToolContext, ToolRegistry, run_agent};
+use crit_agent::{AgentSpec, RunStatus, ToolContext, ToolRegistry, run_agent};
 use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, Secret, SystemBlock};
 use crit_testkit::{FakeServer, Reply, Step};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -31,18 +31,10 @@ fn three_turns(c: &mut Criterion) {
     ))
     .unwrap();
     let cx = ToolContext::new(dir.path(), &[]).unwrap();
-    let spec = AgentSpec {
-        name: "bench".into(),
-        model: "claude-sonnet-5-5".into(),
-        system: vec![SystemBlock::cached("You review code.".repeat(200))],
-        prompt: "Review lib.rs".into(),
-        tools: ToolRegistry::builtin(),
-        output: None,
-        limits: RunLimits::default(),
-        max_output_tokens: 4096,
-        sub_agents: Vec::new(),
-        hooks: Default::default(),
-    };
+    let mut spec = AgentSpec::new("bench", "claude-sonnet-5-5", "Review lib.rs");
+    spec.system = vec![SystemBlock::cached("You review code.".repeat(200))];
+    spec.tools = ToolRegistry::builtin();
+    spec.max_output_tokens = 4096;
     c.bench_function(
         "agent loop: 3 turns (Read, Grep, answer), zero model latency",
         |b| {

@@ -1,12 +1,18 @@
 //! What every tool call gets besides its input: where it may look, how much it may
-//! read and print, how long Bash may run, and a token to stop early.
+//! read and print, how long Bash may run, a token to stop early, the Bash
+//! tool's sandbox once it has one, and the redactor its results pass through.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::sync::OnceCell;
 
 use tokio_util::sync::CancellationToken;
 
 use crate::confine::{ConfineError, Roots};
+use crate::redaction::ToolRedactor;
+use crate::tools::bash::session::BashSession;
 
 /// Caps on what a tool reads and returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +44,10 @@ pub struct ToolContext {
     pub roots: Roots,
     pub limits: Limits,
     pub cancel: CancellationToken,
+    /// The Bash tool's sandbox and repository, set up at its first call.
+    pub(crate) bash: Arc<OnceCell<BashSession>>,
+    /// Removes secrets from every tool result before the model sees it.
+    pub redaction: ToolRedactor,
 }
 
 impl ToolContext {
@@ -48,6 +58,8 @@ impl ToolContext {
             roots: Roots::new(root, extra_roots)?,
             limits: Limits::default(),
             cancel: CancellationToken::new(),
+            bash: Arc::new(OnceCell::new()),
+            redaction: ToolRedactor::default(),
         })
     }
 

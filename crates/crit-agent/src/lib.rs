@@ -12,12 +12,15 @@
 pub mod confine;
 pub mod context;
 pub mod git_hardening;
+pub mod git_layout;
 pub mod hooks;
 mod input;
 pub mod mcp;
 pub mod process;
+pub mod redaction;
 pub mod registry;
 pub mod run;
+pub mod sandbox;
 pub mod structured;
 pub mod subagent;
 pub mod tool;
@@ -30,7 +33,9 @@ pub use context::{Limits, ToolContext};
 pub use hooks::{Hook, HookEvent, HookInput, HookResponse, Hooks, HooksConfig, MAX_STOP_BLOCKS};
 pub use mcp::{McpError, McpServer, McpServerConfig, McpTimeouts};
 pub use registry::{RegistryError, ToolRegistry};
-pub use run::{AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, run_agent};
+pub use run::{
+    AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, SpendMeter, TurnLimits, run_agent,
+};
 pub use structured::StructuredOutput;
 pub use subagent::{SubAgentDef, SubAgentOutcome};
 pub use tool::{Tool, ToolFuture, ToolOutput};

@@ -1,5 +1,7 @@
 //! Running a child process with captured, capped output and a timeout: the one
-//! helper behind restricted Bash and command hooks.
+//! helper behind restricted Bash, command hooks and the external reviewer
+//! command. [`spawn_capture_in`] starts the child from a [`Sandbox`] spawner, so
+//! it runs under the kernel sandbox; [`spawn_capture`] starts it directly.
 //!
 //! Timeout and cancellation kill the whole process group with `kill(-pgid,
 //! SIGKILL)` (rustix's safe wrapper): the child is spawned with `process_group(0)`,
@@ -20,6 +22,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until, timeout_at};
 use tokio_util::sync::CancellationToken;
 
+use crate::sandbox::Sandbox;
 pub use crate::truncate::HeadTail;
 
 /// After the group is killed, how long to wait for the pipes to close.
@@ -56,7 +59,18 @@ pub enum Ended {
     Cancelled,
 }
 
+/// Runs the child directly (not sandboxed).
 pub async fn spawn_capture(s: Spawn<'_>) -> std::io::Result<Captured> {
+    capture(s, None).await
+}
+
+/// Runs the child under `sandbox`: it is spawned by the sandbox's restricted
+/// thread, so the kernel applies the sandbox's rules to it and its children.
+pub async fn spawn_capture_in(s: Spawn<'_>, sandbox: &Sandbox) -> std::io::Result<Captured> {
+    capture(s, Some(sandbox)).await
+}
+
+async fn capture(s: Spawn<'_>, sandbox: Option<&Sandbox>) -> std::io::Result<Captured> {
     let mut command = Command::new(s.program);
     command.args(s.args).current_dir(s.cwd);
     if s.clear_env {
@@ -73,7 +87,10 @@ pub async fn spawn_capture(s: Spawn<'_>) -> std::io::Result<Captured> {
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = command.spawn()?;
+    let mut child = match sandbox {
+        Some(sandbox) => sandbox.spawn(command).await?,
+        None => command.spawn()?,
+    };
     let pgid = child.id();
     if let (Some(bytes), Some(mut w)) = (s.stdin, child.stdin.take()) {
         // A child that never reads its stdin must not block us: write aside, and
@@ -105,34 +122,39 @@ pub async fn spawn_capture(s: Spawn<'_>) -> std::io::Result<Captured> {
     }
     // A grandchild may still hold the pipes after the leader exited: the deadline
     // still applies, then the group is killed.
-    let closed = async {
-        for d in &mut drains {
-            let _ = d.await;
-        }
-    };
     let limit = if matches!(ended, Ended::Exited(_)) {
         deadline
     } else {
         Instant::now() + DRAIN_GRACE
     };
-    if timeout_at(limit, closed).await.is_err() {
+    if !wait_drains(&mut drains, limit).await {
         kill_group(pgid);
         if matches!(ended, Ended::Exited(_)) {
             ended = Ended::TimedOut;
         }
-        let _ = timeout_at(Instant::now() + DRAIN_GRACE, async {
-            for d in &mut drains {
-                let _ = d.await;
-            }
-        })
-        .await;
-        drains.iter().for_each(JoinHandle::abort);
+        if !wait_drains(&mut drains, Instant::now() + DRAIN_GRACE).await {
+            drains.iter().for_each(JoinHandle::abort);
+        }
     }
     Ok(Captured {
         stdout: take(&stdout),
         stderr: take(&stderr),
         ended,
     })
+}
+
+/// Waits for the pipe readers until `limit`; `false` if some are still running.
+/// A reader leaves the list the moment it finishes, so a second wait never
+/// polls a finished handle again (tokio panics on that).
+async fn wait_drains(drains: &mut Vec<JoinHandle<()>>, limit: Instant) -> bool {
+    timeout_at(limit, async {
+        while let Some(d) = drains.last_mut() {
+            let _ = d.await;
+            drains.pop();
+        }
+    })
+    .await
+    .is_ok()
 }
 
 fn take(buf: &Arc<Mutex<HeadTail>>) -> HeadTail {
@@ -190,6 +212,33 @@ pub(crate) mod tests {
         .await
         .unwrap();
         assert!(matches!(c.ended, Ended::TimedOut), "{:?}", c.ended);
+        assert_no_process_with_arg(&marker).await;
+    }
+
+    /// The leader exits at once; a grandchild keeps stderr (not stdout) open past
+    /// the deadline. One pipe reader finishes, the other is cut off: waiting
+    /// again after the kill must not poll the finished reader a second time
+    /// (tokio panics with "JoinHandle polled after completion").
+    #[tokio::test]
+    async fn a_grandchild_holding_one_pipe_is_killed_without_a_panic() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let marker = format!("{}.{}", 4000 + std::process::id() % 1000, 23);
+        let script = format!("(exec >/dev/null; sleep {marker}) & echo started");
+        let c = spawn_capture(Spawn {
+            program: "sh",
+            args: &["-c".into(), script],
+            cwd: dir.path(),
+            env: Vec::new(),
+            clear_env: false,
+            stdin: None,
+            timeout: Duration::from_millis(300),
+            caps: (100, 100),
+            cancel: &CancellationToken::new(),
+        })
+        .await
+        .unwrap();
+        assert!(matches!(c.ended, Ended::TimedOut), "{:?}", c.ended);
+        assert_eq!(c.stdout.render(), "started\n");
         assert_no_process_with_arg(&marker).await;
     }
 

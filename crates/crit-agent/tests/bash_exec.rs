@@ -109,11 +109,10 @@ async fn failures_and_refusals_are_error_outputs() {
     let plain = Fixture::new();
     let out = bash(&plain, "git status").await;
     assert!(
-        out.is_error && out.content.contains("not a git repository"),
+        out.is_error && out.content.contains("is not inside a git repository"),
         "{}",
         out.content
     );
-    assert!(out.content.ends_with("[exit code 128]"), "{}", out.content);
 
     // rg may or may not be installed here; either way the tool must answer sanely.
     let out = bash(&f, "rg -n demo").await;
@@ -129,14 +128,16 @@ async fn failures_and_refusals_are_error_outputs() {
     }
 }
 
-/// Writes an executable script that touches `marker` and then acts as `cat`
-/// (so it also works as a filter or textconv), outside the repository.
+/// Writes an executable script that says it ran on stderr (which git passes
+/// on, so the model would see it even where the sandbox stops the next step),
+/// touches `marker`, and then acts as `cat` (so it also works as a filter or
+/// textconv), outside the repository.
 fn hook(dir: &Path, name: &str, marker: &Path) -> PathBuf {
     let path = dir.join(format!("{name}.sh"));
     std::fs::write(
         &path,
         format!(
-            "#!/bin/sh\ntouch '{}'\ncat \"$1\" 2>/dev/null\nexit 0\n",
+            "#!/bin/sh\necho HOOK-RAN-{name} >&2\ntouch '{}'\ncat \"$1\" 2>/dev/null\nexit 0\n",
             marker.display()
         ),
     )
@@ -262,11 +263,16 @@ async fn hostile_repo_config_runs_nothing_through_the_tool() {
         "git blame src/lib.rs",
         "git grep -n one",
         "git diff-tree -p HEAD",
-        "git describe --always --dirty",
+        "git describe --always",
         "git ls-files -m",
     ] {
         let out = bash(&f, cmd).await;
         assert!(!out.is_error, "`{cmd}`: {}", out.content);
+        assert!(
+            !out.content.contains("HOOK-RAN"),
+            "`{cmd}`: {}",
+            out.content
+        );
         let fired: Vec<_> = all.iter().filter(|m| marker(m).exists()).collect();
         assert!(
             fired.is_empty(),
@@ -278,8 +284,11 @@ async fn hostile_repo_config_runs_nothing_through_the_tool() {
     assert!(out.content.contains("+    2"), "{}", out.content);
 }
 
+/// A hostile `core.worktree` is ignored: git is told the work tree (the
+/// directory holding `.git`), so it shows the project and nothing of the
+/// directory the setting names.
 #[tokio::test]
-async fn a_work_tree_outside_the_project_is_refused() {
+async fn a_work_tree_setting_cannot_move_git_outside() {
     let f = repo();
     git(
         &f.root(),
@@ -290,14 +299,25 @@ async fn a_work_tree_outside_the_project_is_refused() {
             &f.outside().display().to_string(),
         ],
     );
-    let out = bash(&f, "git status").await;
-    assert!(out.is_error, "{}", out.content);
-    assert!(
-        out.content.contains("outside the project root"),
-        "{}",
-        out.content
-    );
-    assert!(!out.content.contains("secret.txt"), "{}", out.content);
+    for cmd in [
+        "git status --short",
+        "git ls-files --others",
+        "git grep --untracked -e TOP-SECRET",
+    ] {
+        let out = bash(&f, cmd).await;
+        assert!(
+            !out.content.contains("secret.txt"),
+            "`{cmd}`: {}",
+            out.content
+        );
+        assert!(
+            !out.content.contains("TOP-SECRET-OUTSIDE"),
+            "`{cmd}`: {}",
+            out.content
+        );
+    }
+    let out = bash(&f, "git status --short").await;
+    assert!(out.content.contains(" M src/lib.rs"), "{}", out.content);
 }
 
 #[tokio::test]
@@ -421,4 +441,31 @@ fn tail_running(path: &str) -> bool {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     true
+}
+
+/// Many calls at once (a model asked for thousands in one turn): every one
+/// answers, through the one sandbox spawner, and nothing panics. Calls that
+/// cannot get a process (a file descriptor limit) say so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_concurrent_calls_all_answer() {
+    let f = repo();
+    let calls = (0..1000).map(|i| {
+        let f = &f;
+        async move { (i, bash(f, &format!("echo call-{i}")).await) }
+    });
+    let results = futures_util::future::join_all(calls).await;
+    let mut ran = 0;
+    for (i, out) in results {
+        if out.is_error {
+            assert!(
+                out.content.starts_with("cannot run `echo`"),
+                "{}",
+                out.content
+            );
+        } else {
+            assert_eq!(out.content, format!("call-{i}\n[exit code 0]"));
+            ran += 1;
+        }
+    }
+    assert!(ran > 0);
 }

@@ -192,6 +192,29 @@ fn hostile_commands_are_refused_with_a_reason() {
         ("rg -z x", "not on the read-only allow-list"),
         ("rg --follow x", "not on the read-only allow-list"),
         ("rg --hostname-bin=sh x", "not on the read-only allow-list"),
+        ("git status -v", "textconv"),
+        ("git status --verbose", "textconv"),
+        ("git status --verb", "textconv"),
+        ("git status -sv", "textconv"),
+        ("git describe --dirty", "write the index"),
+        ("git describe --always --di", "write the index"),
+        ("git describe --broken", "write the index"),
+        ("git log --remerge-diff", "temporary objects"),
+        ("git show --remerge HEAD", "temporary objects"),
+        ("git log --diff-merges=remerge -p", "temporary objects"),
+        ("git log --diff-merges=r -p", "temporary objects"),
+        ("git log --diff-merges r -p", "give the format attached"),
+        ("git log -L1,2:/etc/passwd", "outside the project root"),
+        (
+            "git log -L 1,2:../../../../etc/passwd",
+            "outside the project root",
+        ),
+        ("git log -L:main:/etc/passwd", "outside the project root"),
+        ("git log -L:a:../../../../x:y", "outside the project root"),
+        ("rg --files /etc", "outside the project root"),
+        ("rg --files -- /etc", "outside the project root"),
+        ("rg --hidden --files etc_link", "outside the project root"),
+        ("rg --type-list /etc", "outside the project root"),
         ("git log 'unbalanced", "unbalanced quote"),
         ("", "empty command"),
     ]
@@ -268,6 +291,15 @@ fn allowed_commands_get_the_expected_argv() {
             "git status -uno --porcelain=v2",
             "status --ignore-submodules=all -uno --porcelain=v2",
         ),
+        (
+            "git log -L 1,2:src/lib.rs",
+            "log --no-ext-diff --no-textconv --ignore-submodules=all -L 1,2:src/lib.rs",
+        ),
+        (
+            "git log --diff-merges=first-parent -p",
+            "log --no-ext-diff --no-textconv --ignore-submodules=all --diff-merges=first-parent -p",
+        ),
+        ("git describe --always --tags", "describe --always --tags"),
     ];
     for (cmd, want) in cases {
         let c = check_command(cmd, &f.cx.roots).unwrap_or_else(|e| panic!("`{cmd}`: {e}"));
@@ -296,6 +328,7 @@ fn allowed_commands_get_the_expected_argv() {
             &["-e", "/etc/passwd", "src/lib.rs"],
         ),
         ("rg -n --type rust 'a|b'", &["-n", "--type", "rust", "a|b"]),
+        ("rg --files src", &["--files", "src"]),
     ];
     for (cmd, want) in plain {
         let c = check_command(cmd, &f.cx.roots).unwrap_or_else(|e| panic!("`{cmd}`: {e}"));

@@ -43,6 +43,20 @@ pub enum CheckError {
     /// `session://` with no home directory to resolve it against.
     #[error("cannot resolve {0}: HOME is not set")]
     NoHome(String),
+    /// An input file is larger than crit reads.
+    #[error(transparent)]
+    TooLarge(crit_core::files::ReadError),
+    /// state.yaml does not carry the seal crit wrote it with.
+    #[error(
+        "{}: changed outside `crit plan` (it does not match the seal crit wrote it with), so its approvals and counts cannot be trusted; delete it to start this review over",
+        .path.display()
+    )]
+    StateEdited { path: PathBuf },
+    /// Nowhere to keep the key that seals approvals.
+    #[error(
+        "cannot tell where to keep crit's sealing key for plan approvals: set XDG_STATE_HOME or HOME"
+    )]
+    NoStateDir,
 }
 
 impl CheckError {
@@ -57,7 +71,10 @@ impl CheckError {
     /// CLI: a wrong path, an empty plan, no or malformed checks), as opposed to
     /// a review that could not run (a held lock, an I/O failure).
     pub fn is_config_error(&self) -> bool {
-        !matches!(self, CheckError::Locked { .. } | CheckError::Io { .. })
+        !matches!(
+            self,
+            CheckError::Locked { .. } | CheckError::Io { .. } | CheckError::NoStateDir
+        )
     }
 
     /// Another run may finish and free the lock; everything else needs a change first.

@@ -27,6 +27,7 @@
 //! # Ok::<(), crit_checks::CheckError>(())
 //! ```
 
+pub mod approval;
 pub mod ask;
 pub mod check;
 pub mod error;
@@ -37,19 +38,23 @@ pub mod panel;
 mod pattern;
 pub mod report;
 pub mod review;
+pub mod seal;
 pub mod session;
 pub mod sources;
 pub mod state;
+pub mod state_file;
 pub mod table;
 pub mod text;
 mod yaml;
 
+pub use approval::Freshness;
 pub use ask::{AnswerBook, PromptAsker};
 pub use check::{Check, FixAction, MatchRule, SourceKind};
 pub use error::CheckError;
 pub use machine::{Answer, Asker, Limits, Outcome, Question};
 pub use matcher::{CheckSet, Scan};
 pub use panel::{NoPanel, Panel, PanelRequest, PanelVote};
-pub use review::{Options, Report, review, review_with_panel};
-pub use session::{Freshness, SessionPaths};
+pub use review::{Options, Report, review, review_with_panel, verify};
+pub use seal::SealKey;
+pub use session::SessionPaths;
 pub use state::{Context, HistoryEntry, Persona, Reviewers, State};

@@ -1,22 +1,29 @@
 //! One `crit plan` run: SETUP (or ERROR), the state machine, and the approval
-//! marker, written before the verdict is returned (seed APPROVED step 1).
+//! marker, written before the verdict is returned (seed APPROVED step 1);
+//! and [`verify`], which recomputes what an approval covers.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::approval::{self, Freshness};
 use crate::error::CheckError;
 use crate::machine::{self, Asker, Limits, Outcome, Run};
 use crate::matcher::CheckSet;
 use crate::panel::{NoPanel, Panel, PanelRequest, PanelVote};
+use crate::seal::SealKey;
 use crate::session::{FileStore, SessionPaths, write_atomic};
 use crate::sources::{self, SourceDirs};
 use crate::state::{Context, Reviewers, State, minimal_context_yaml};
+use crate::state_file::StateSeal;
 
 /// How a review runs.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The user's home, for `session://` and `~/.claude/...` sources.
     pub home: Option<PathBuf>,
+    /// crit's per-user state directory: the key that seals approvals and
+    /// state.yaml lives there, outside every plan directory.
+    pub state_dir: Option<PathBuf>,
     pub limits: Limits,
     /// Why the LLM panel did not run, shown in the output. The deterministic
     /// checks alone decide the verdict then.
@@ -25,12 +32,28 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
+        let env = |k: &str| std::env::var(k).ok();
         Options {
             home: std::env::var_os("HOME").map(PathBuf::from),
+            state_dir: state_dir(env),
             limits: Limits::default(),
             panel_not_run: Some("no model backend configured".into()),
         }
     }
+}
+
+/// `$XDG_STATE_HOME/crit`, else `$HOME/.local/state/crit` (the same place as
+/// crit's audit log).
+pub fn state_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let xdg = env("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let base = xdg.or_else(|| {
+        env("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| Path::new(&h).join(".local").join("state"))
+    })?;
+    Some(base.join("crit"))
 }
 
 /// Everything the output needs.
@@ -99,69 +122,22 @@ fn setup_and_run(
         return Err(CheckError::PlanNotFound(paths.plan.clone()));
     }
     let _lock = paths.lock()?;
-    let plan = match sources::read(&paths.plan)? {
-        None => return Err(CheckError::PlanNotFound(paths.plan.clone())),
-        Some(p) if p.trim().is_empty() => return Err(CheckError::EmptyPlan),
-        Some(p) => p,
-    };
-    // 3. context.yaml, created minimal when missing
-    let context_text = match sources::read(&paths.context)? {
-        Some(t) => t,
-        None => {
-            let t = minimal_context_yaml();
-            write_atomic(&paths.context, &t)?;
-            t
-        }
-    };
-    let mut context = Context::parse(&paths.context, &context_text)?;
-    // 4. who reviews
-    let (reviewers, warning) = Reviewers::from_context(&context);
-    report.warnings.extend(warning);
-    report.reviewers = Some(reviewers.clone());
-    // 5.–6. project root and checks
-    let project_root = sources::project_root(
-        &paths.dir,
-        context.project_root.as_deref(),
-        options.home.as_deref(),
-    );
-    let dirs = SourceDirs {
-        session: paths.dir.clone(),
-        project_root,
-        home: options.home.clone(),
-    };
-    let context_checks = context.checks.take().map(|c| (paths.context.as_path(), c));
-    let loaded = sources::load(&dirs, context_checks)?;
-    let checks = CheckSet::compile(loaded.checks)?;
-    report.checks_total = checks.len();
-    // 7. state.yaml, or the default (a malformed one is reset with a warning)
-    let state = match sources::read(&paths.state) {
-        Ok(Some(text)) => {
-            let (state, warning) = State::parse_or_reset(&paths.state, &text);
-            if let Some(w) = warning {
-                report.warnings.push(w);
-                write_atomic(&paths.state, &state.to_yaml())?;
-            }
-            state
-        }
-        Ok(None) => {
-            let state = State::default();
-            write_atomic(&paths.state, &state.to_yaml())?;
-            state
-        }
-        Err(e) => {
-            report
-                .warnings
-                .push(format!("{e}; state.yaml was reset to the default state"));
-            State::default()
-        }
-    };
+    let state_dir = options.state_dir.as_deref().ok_or(CheckError::NoStateDir)?;
+    let key = SealKey::open_or_create(state_dir)?;
+    let seal = StateSeal::new(&key, &paths.dir);
+    let setup = load(&paths, options, &seal, true, &mut report.warnings)?;
+    report.reviewers = Some(setup.reviewers.clone());
+    report.checks_total = setup.checks.len();
     // 8. → CHECKING
-    let mut store = FileStore { paths: &paths };
+    let mut store = FileStore {
+        paths: &paths,
+        seal: &seal,
+    };
     let run = machine::run(
-        &checks,
-        plan.clone(),
-        state,
-        reviewers.check_voice(),
+        &setup.checks,
+        setup.plan.clone(),
+        setup.state,
+        setup.reviewers.check_voice(),
         options.limits,
         &mut store,
         asker,
@@ -170,12 +146,12 @@ fn setup_and_run(
         return Ok(run);
     }
     // The plan as the checks left it (fixes applied), for the panel to read.
-    let plan_now = sources::read(&paths.plan)?.unwrap_or(plan);
+    let plan_now = sources::read(&paths.plan)?.unwrap_or(setup.plan);
     let vote = panel.review(&PanelRequest {
         plan_path: &paths.plan,
         plan: &plan_now,
-        reviewers: &reviewers,
-        project_root: &dirs.project_root,
+        reviewers: &setup.reviewers,
+        project_root: &setup.project_root,
     });
     let approved = match &vote {
         PanelVote::NotRun(why) => {
@@ -189,7 +165,122 @@ fn setup_and_run(
     };
     report.panel = Some(vote);
     if approved {
-        paths.write_marker()?;
+        let fingerprint = approval::checks_fingerprint(setup.checks.checks(), &run.state);
+        approval::write_marker(&paths, &key, &plan_now, &fingerprint)?;
     }
     Ok(run)
+}
+
+/// Whether `target`'s approval marker still covers its plan: the plan, the
+/// checks and the user's approvals are read again (nothing is written) and
+/// held against the sealed marker.
+pub fn verify(target: &str, options: &Options) -> Result<(SessionPaths, Freshness), CheckError> {
+    let paths = SessionPaths::resolve(target, options.home.as_deref())?;
+    if !paths.plan.is_file() {
+        return Err(CheckError::PlanNotFound(paths.plan.clone()));
+    }
+    let key = match options.state_dir.as_deref() {
+        Some(dir) => SealKey::open(dir)?,
+        None => None,
+    };
+    let Some(key) = key else {
+        // Nothing was ever sealed here: a marker, if any, is not crit's.
+        let freshness = approval::check_marker(&paths, None, "", "")?;
+        return Ok((paths, freshness));
+    };
+    let seal = StateSeal::new(&key, &paths.dir);
+    let setup = match load(&paths, options, &seal, false, &mut Vec::new()) {
+        Ok(s) => s,
+        Err(CheckError::StateEdited { .. }) => return Ok((paths, Freshness::StateEdited)),
+        Err(e) => return Err(e),
+    };
+    let fingerprint = approval::checks_fingerprint(setup.checks.checks(), &setup.state);
+    let freshness = approval::check_marker(&paths, Some(&key), &setup.plan, &fingerprint)?;
+    Ok((paths, freshness))
+}
+
+/// What SETUP read.
+struct Setup {
+    plan: String,
+    reviewers: Reviewers,
+    project_root: PathBuf,
+    checks: CheckSet,
+    state: State,
+}
+
+/// SETUP steps 2–7. With `write`, a missing context.yaml or state.yaml is
+/// created (and a malformed state.yaml reset) as the seed says.
+fn load(
+    paths: &SessionPaths,
+    options: &Options,
+    seal: &StateSeal<'_>,
+    write: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Setup, CheckError> {
+    let plan = match sources::read(&paths.plan)? {
+        None => return Err(CheckError::PlanNotFound(paths.plan.clone())),
+        Some(p) if p.trim().is_empty() => return Err(CheckError::EmptyPlan),
+        Some(p) => p,
+    };
+    // 3. context.yaml, created minimal when missing
+    let context_text = match sources::read(&paths.context)? {
+        Some(t) => t,
+        None => {
+            let t = minimal_context_yaml();
+            if write {
+                write_atomic(&paths.context, &t)?;
+            }
+            t
+        }
+    };
+    let mut context = Context::parse(&paths.context, &context_text)?;
+    // 4. who reviews
+    let (reviewers, warning) = Reviewers::from_context(&context);
+    warnings.extend(warning);
+    // 5.–6. project root and checks
+    let project_root = sources::project_root(
+        &paths.dir,
+        context.project_root.as_deref(),
+        options.home.as_deref(),
+    );
+    let dirs = SourceDirs {
+        session: paths.dir.clone(),
+        project_root: project_root.clone(),
+        home: options.home.clone(),
+    };
+    let context_checks = context.checks.take().map(|c| (paths.context.as_path(), c));
+    let loaded = sources::load(&dirs, context_checks)?;
+    let checks = CheckSet::compile(loaded.checks)?;
+    // 7. state.yaml, or the default (a malformed one is reset with a warning;
+    // one edited outside crit is refused)
+    let state = match sources::read(&paths.state) {
+        Ok(Some(text)) => {
+            let (state, warning) = seal.read(&paths.state, &text)?;
+            if let Some(w) = warning {
+                warnings.push(w);
+                if write {
+                    write_atomic(&paths.state, &seal.render(&state))?;
+                }
+            }
+            state
+        }
+        Ok(None) => {
+            let state = State::default();
+            if write {
+                write_atomic(&paths.state, &seal.render(&state))?;
+            }
+            state
+        }
+        Err(e) => {
+            warnings.push(format!("{e}; state.yaml was reset to the default state"));
+            State::default()
+        }
+    };
+    Ok(Setup {
+        plan,
+        reviewers,
+        project_root,
+        checks,
+        state,
+    })
 }

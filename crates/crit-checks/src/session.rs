@@ -2,13 +2,12 @@
 //! `state.yaml` and the approval marker live; atomic writes; the run lock.
 
 use std::fs::{File, TryLockError};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use crate::error::CheckError;
 use crate::machine::Store;
 use crate::state::State;
+use crate::state_file::StateSeal;
 
 /// The files of one review session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,33 +83,6 @@ impl SessionPaths {
             Err(TryLockError::Error(e)) => Err(CheckError::io(&self.lock, e)),
         }
     }
-
-    /// Is the approval marker at least as new as the plan?
-    pub fn verify(&self) -> Result<Freshness, CheckError> {
-        let plan =
-            modified(&self.plan)?.ok_or_else(|| CheckError::PlanNotFound(self.plan.clone()))?;
-        Ok(match modified(&self.marker)? {
-            None => Freshness::Missing,
-            Some(m) if m >= plan => Freshness::Fresh,
-            Some(_) => Freshness::Stale,
-        })
-    }
-
-    /// Write the approval marker (seed: `touch "{dir}/${PLAN_BASE}.approved"`).
-    pub fn write_marker(&self) -> Result<(), CheckError> {
-        write_atomic(&self.marker, "")
-    }
-}
-
-/// Whether an approval still covers the plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Freshness {
-    /// The marker is as new as plan.md or newer.
-    Fresh,
-    /// plan.md changed after the approval.
-    Stale,
-    /// Never approved.
-    Missing,
 }
 
 /// Holds the session lock; dropping it releases the lock.
@@ -119,68 +91,25 @@ pub struct SessionLock {
     _file: File,
 }
 
-fn modified(path: &Path) -> Result<Option<SystemTime>, CheckError> {
-    match std::fs::metadata(path) {
-        Ok(m) => m.modified().map(Some).map_err(|e| CheckError::io(path, e)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(CheckError::io(path, e)),
-    }
-}
-
 /// Temp file in the same directory, fsync, rename: readers see the old file or
-/// the new one, never half of one. A symlink is followed (its target is
-/// replaced) and an existing file keeps its permissions.
+/// the new one, never half of one, and a failed write (a full disk) leaves no
+/// temp file. A symlink is followed (its target is replaced) and an existing
+/// file keeps its permissions.
 pub fn write_atomic(path: &Path, contents: &str) -> Result<(), CheckError> {
-    let existing = std::fs::metadata(path).ok();
-    let path = match existing {
-        Some(_) => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
-        None => path.to_path_buf(),
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".crit-");
-    match existing {
-        Some(m) => {
-            builder.permissions(m.permissions());
-        }
-        None => set_default_permissions(&mut builder),
-    }
-    let mut tmp = builder
-        .tempfile_in(&dir)
-        .map_err(|e| CheckError::io(&dir, e))?;
-    tmp.write_all(contents.as_bytes())
-        .map_err(|e| CheckError::io(tmp.path(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| CheckError::io(tmp.path(), e))?;
-    tmp.persist(&path)
-        .map_err(|e| CheckError::io(&path, e.error))?;
-    Ok(())
+    crit_core::files::write_atomic(path, contents.as_bytes()).map_err(|e| CheckError::io(path, e))
 }
-
-/// New session files are readable like any file an editor would create
-/// (tempfile's own default is owner-only).
-#[cfg(unix)]
-fn set_default_permissions(builder: &mut tempfile::Builder<'_, '_>) {
-    use std::os::unix::fs::PermissionsExt;
-    builder.permissions(std::fs::Permissions::from_mode(0o644));
-}
-
-#[cfg(not(unix))]
-fn set_default_permissions(_: &mut tempfile::Builder<'_, '_>) {}
 
 /// The machine's writes, to the session's files.
 #[derive(Debug)]
 pub struct FileStore<'a> {
     pub paths: &'a SessionPaths,
+    /// Seals state.yaml as it is written.
+    pub seal: &'a StateSeal<'a>,
 }
 
 impl Store for FileStore<'_> {
     fn save_state(&mut self, state: &State) -> Result<(), CheckError> {
-        write_atomic(&self.paths.state, &state.to_yaml())
+        write_atomic(&self.paths.state, &self.seal.render(state))
     }
 
     fn save_plan(&mut self, plan: &str) -> Result<(), CheckError> {
@@ -245,25 +174,21 @@ mod tests {
     }
 
     #[test]
-    fn atomic_write_and_marker_freshness() {
+    fn atomic_writes_and_plan_edits_void_the_marker() {
         let tmp = tempfile::tempdir().unwrap();
+        let keys = tempfile::tempdir().unwrap();
+        let key = crate::seal::SealKey::open_or_create(keys.path()).unwrap();
         let s = SessionPaths::resolve(tmp.path().to_str().unwrap(), None).unwrap();
-        assert!(matches!(s.verify(), Err(CheckError::PlanNotFound(_))));
         write_atomic(&s.plan, "# Plan\n").unwrap();
-        assert_eq!(s.verify().unwrap(), Freshness::Missing);
-        s.write_marker().unwrap();
-        assert_eq!(s.verify().unwrap(), Freshness::Fresh);
-        let later = SystemTime::now() + std::time::Duration::from_secs(5);
-        File::options()
-            .write(true)
-            .open(&s.plan)
-            .unwrap()
-            .set_modified(later)
-            .unwrap();
-        assert_eq!(s.verify().unwrap(), Freshness::Stale);
+        write_atomic(&s.marker, "anything").unwrap();
         // A plan edit through the store removes the marker.
-        s.write_marker().unwrap();
-        FileStore { paths: &s }.save_plan("# Plan v2\n").unwrap();
+        let seal = StateSeal::new(&key, &s.dir);
+        FileStore {
+            paths: &s,
+            seal: &seal,
+        }
+        .save_plan("# Plan v2\n")
+        .unwrap();
         assert!(!s.marker.exists());
         assert_eq!(std::fs::read_to_string(&s.plan).unwrap(), "# Plan v2\n");
         #[cfg(unix)]
@@ -275,12 +200,6 @@ mod tests {
                 std::fs::metadata(&s.plan).unwrap().permissions().mode() & 0o777,
                 0o640
             );
-            write_atomic(&s.state, "edits: 0\n").unwrap();
-            assert_eq!(
-                std::fs::metadata(&s.state).unwrap().permissions().mode() & 0o777,
-                0o644
-            );
-            std::fs::remove_file(&s.state).unwrap();
             // A symlinked plan keeps its link; the target gets the new text.
             let real = tmp.path().join("real.md");
             std::fs::rename(&s.plan, &real).unwrap();

@@ -214,9 +214,11 @@ fn yaml_checks(path: &Path, kind: SourceKind) -> Result<Option<Vec<Check>>, Chec
     Ok(Some(checks))
 }
 
-/// The file's text, or `None` when it does not exist.
+/// The file's text, or `None` when it does not exist. At most the input limit
+/// is read: a plan or check file larger than that is an error naming it.
 pub(crate) fn read(path: &Path) -> Result<Option<String>, CheckError> {
-    match std::fs::read(path) {
+    use crit_core::files::{InputLimits, ReadError, read_capped};
+    match read_capped(path, InputLimits::default()) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|e| CheckError::Malformed {
@@ -228,9 +230,11 @@ pub(crate) fn read(path: &Path) -> Result<Option<String>, CheckError> {
                     e.utf8_error().valid_up_to()
                 ),
             }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => Ok(None),
-        Err(e) => Err(CheckError::io(path, e)),
+        Err(ReadError::Io { source, .. }) => match source.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory => Ok(None),
+            _ => Err(CheckError::io(path, source)),
+        },
+        Err(e @ ReadError::TooLarge { .. }) => Err(CheckError::TooLarge(e)),
     }
 }
 

@@ -1,31 +1,63 @@
 //! The common flags as explicit backend choices; the precedence rules live in
-//! `crit_review::backend`, shared with library users.
+//! `crit_review::backend`, shared with library users. Also whose rules apply
+//! to the project (`crit_review::trust`), decided once per command.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::anyhow;
 use crit_llm::{Env, LlmError, Provider as LlmProvider, Selection, Sourced};
 use crit_review::backend::{self as review_backend, Explicit};
 use crit_review::config::Config;
+use crit_review::trust::ProjectRules;
 
 use crate::cli::{CommonArgs, Provider};
 use crate::exit::CliError;
 
-/// The merged config files for the project at `--cwd` (or the current directory).
-pub fn load_config(common: &CommonArgs, env: &Env) -> Result<Config, CliError> {
-    let root = common
-        .cwd
-        .clone()
-        .unwrap_or_else(|| Path::new(".").to_path_buf());
-    let (user, project) = Config::standard_paths(&root, |k| env.get(k).map(str::to_string));
-    Config::load(user.as_deref(), Some(&project)).map_err(CliError::usage)
+/// The rules for the project at `--cwd` (or the current directory).
+pub fn rules(common: &CommonArgs, env: &Env) -> Result<Arc<ProjectRules>, CliError> {
+    let dir = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    rules_at(&dir, common.rules_from.as_deref(), env)
+}
+
+/// The rules for the project `dir` belongs to: `--rules-from REF`, else in
+/// CI the base revision, else the working tree as the user trusted it.
+pub fn rules_at(
+    dir: &Path,
+    rules_from: Option<&str>,
+    env: &Env,
+) -> Result<Arc<ProjectRules>, CliError> {
+    let root = crit_review::paths::project_root(dir);
+    // Labels stay short (`./.crit/config.yaml:3`) when crit runs in the root.
+    let here = std::env::current_dir()
+        .ok()
+        .and_then(|d| d.canonicalize().ok());
+    let shown = match here {
+        Some(h) if h == root => PathBuf::from("."),
+        _ => root,
+    };
+    let lookup = |k: &str| env.get(k).map(str::to_string);
+    ProjectRules::discover(&shown, &lookup, rules_from)
+        .map(Arc::new)
+        .map_err(CliError::usage)
+}
+
+/// The merged config files, the project's read as `rules` allow.
+pub fn load_config(env: &Env, rules: &ProjectRules) -> Result<Config, CliError> {
+    let (user, _) = Config::standard_paths(rules.root(), |k| env.get(k).map(str::to_string));
+    Config::load_project(user.as_deref(), rules).map_err(CliError::usage)
 }
 
 /// The backend the flags, environment and config files choose. No backend at all
 /// is exit 3 with the message naming every way to fix it.
 pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
-    let file = load_config(common, env)?;
-    review_backend::select(&explicit(common)?, &file, env).map_err(|e| match e {
+    let rules = rules(common, env)?;
+    select_with(common, env, &load_config(env, &rules)?)
+}
+
+/// [`select`] with the config files already loaded.
+pub fn select_with(common: &CommonArgs, env: &Env, file: &Config) -> Result<Selection, CliError> {
+    review_backend::select(&explicit(common)?, file, env).map_err(|e| match e {
         LlmError::NoBackend => CliError::could_not_run(anyhow!("{e}")),
         other => CliError::usage(anyhow!("{other}")),
     })

@@ -29,6 +29,8 @@ pub enum Command {
     Doctor,
     /// The effective configuration and where each value came from.
     Config,
+    /// Trust this project's settings that run programs, move credentials or relax the gate.
+    Trust(TrustArgs),
     /// Run a review template: `crit review list`, `crit review arch DOC --against HLD`, …
     Review(ReviewArgs),
     /// Run an orchestrator that delegates to specialist reviewers (Reldo's config works as is).
@@ -93,6 +95,16 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// List the settings and whether each is trusted; change nothing.
+    #[arg(long, conflicts_with = "revoke")]
+    pub show: bool,
+    /// Forget this project's trust: its settings are ignored again.
+    #[arg(long)]
+    pub revoke: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A ReviewResult JSON file, as written by `--format json`; `-` reads stdin.
     pub file: PathBuf,
@@ -132,9 +144,14 @@ pub struct HookArgs {
     /// The hook event, e.g. PreToolUse.
     pub event: String,
     /// PreToolUse: the plan whose approval ExitPlanMode needs (default: the
-    /// tool input's plan file, else the newest ~/.claude/plans/*.md).
+    /// tool input's plan file, else the newest plan in the plan directories).
     #[arg(long, value_name = "PATH", env = "CRIT_PLAN")]
     pub plan: Option<String>,
+    /// PreToolUse: a directory plans live in (repeatable; default
+    /// ~/.claude/plans). A plan file named in the tool input counts only
+    /// when it is inside one of them.
+    #[arg(long = "plan-dir", value_name = "DIR")]
+    pub plan_dirs: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -160,6 +177,9 @@ pub struct CommonArgs {
     /// Work in DIR instead of the current directory.
     #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
     pub cwd: Option<PathBuf>,
+    /// Read the project's settings, templates and suppressions as they are at REF (as CI does with the base branch).
+    #[arg(long, global = true, value_name = "REF", help_heading = "Input")]
+    pub rules_from: Option<String>,
 
     /// Output format.
     #[arg(long, global = true, value_enum, help_heading = "Output")]
@@ -226,6 +246,7 @@ impl CommonArgs {
             cassettes: later.cassettes.or(self.cassettes),
             record: later.record.or(self.record),
             cwd: later.cwd.or(self.cwd),
+            rules_from: later.rules_from.or(self.rules_from),
             format: later.format.or(self.format),
             json: later.json || self.json,
             output: later.output.or(self.output),

@@ -13,6 +13,12 @@ pub enum Code {
     Usage = 2,
     /// The review could not run (no backend, every reviewer failed).
     CouldNotRun = 3,
+    /// SIGHUP stopped the review (128 + 1, the shell's convention).
+    HungUp = 129,
+    /// SIGINT (Ctrl-C) stopped the review.
+    Interrupted = 130,
+    /// SIGTERM stopped the review.
+    Terminated = 143,
 }
 
 impl From<Code> for ExitCode {

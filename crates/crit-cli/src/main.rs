@@ -31,7 +31,8 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(code) => code.into(),
         Err(err) => {
-            eprintln!("crit: {}", err.message());
+            // Errors can quote a file or a model's answer.
+            eprintln!("crit: {}", output::printable(&err.message()));
             err.code().into()
         }
     }

@@ -4,7 +4,9 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
+use crit_core::redact::Redactor;
 use crit_core::render::{self, Format, RenderOptions};
+use crit_core::terminal::sanitize;
 use crit_core::{FailOn, ReviewResult};
 
 use crate::cli::{ColorArg, CommonArgs, FailOnArg, FormatArg};
@@ -74,6 +76,14 @@ impl OutputPlan {
             ..RenderOptions::default()
         };
         let text = render::render(result, self.format, &options);
+        // Nothing crit prints or saves holds a secret, whatever a reviewer quoted.
+        let text = Redactor::process().redact_str(&text);
+        // The terminal renderer sanitizes field by field (its colours are
+        // escapes); markdown has none of its own.
+        let text = match self.format {
+            Format::Markdown if self.dest.is_none() => sanitize(&text).into_owned(),
+            _ => text.into_owned(),
+        };
         match &self.dest {
             Some(path) => write_file(path, &text).map_err(CliError::could_not_run),
             None => {
@@ -88,6 +98,12 @@ impl OutputPlan {
             }
         }
     }
+}
+
+/// Text that came from a model or a file, as crit prints it on a terminal:
+/// secrets redacted, control characters removed.
+pub fn printable(text: &str) -> String {
+    sanitize(&Redactor::process().redact_str(text)).into_owned()
 }
 
 /// Apply the gate asked for on the command line, if any, and return the exit code.
@@ -116,7 +132,15 @@ fn write_file(path: &PathBuf, text: &str) -> anyhow::Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    // A regular file is replaced atomically: a full disk leaves the old one
+    // whole and no temp file. Devices and pipes (/dev/stdout) are written as is.
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    if special {
+        std::fs::write(path, text)
+    } else {
+        crit_core::files::write_atomic(path, text.as_bytes())
+    }
+    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Colors when stdout is a terminal, `NO_COLOR` is unset or empty, and the

@@ -27,7 +27,12 @@ impl StderrProgress {
     fn line(&self, text: &str) {
         let _guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
         let secs = self.started.elapsed().as_secs_f64();
-        let _ = writeln!(std::io::stderr().lock(), "[{secs:>6.1}s] {text}");
+        // Reviewer and tool names can come from a model or a config file.
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "[{secs:>6.1}s] {}",
+            crit_core::terminal::sanitize(text)
+        );
     }
 }
 

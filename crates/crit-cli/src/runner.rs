@@ -1,9 +1,13 @@
 //! What every command that runs reviewers shares: diagnostics on stderr at
-//! the level `-v`/`-q` ask for, an async runtime, Ctrl-C that cancels the
-//! review cleanly (a second one exits at once), and the result written out
-//! with the exit code it means.
+//! the level `-v`/`-q` ask for, an async runtime, and the one place where
+//! SIGINT, SIGTERM and SIGHUP become the review's cancellation: the review
+//! stops (tools and reviewer processes kill their process groups), whatever
+//! it has is returned as INCOMPLETE and saved in the session, and the exit
+//! code is the signal's (a second signal exits at once).
 
 use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::anyhow;
 use crit_core::{ReviewResult, Verdict};
@@ -34,8 +38,69 @@ pub fn init_logging(common: &CommonArgs) {
         .try_init();
 }
 
-/// Runs `work` on a runtime, with a cancellation token Ctrl-C trips.
-pub fn block_on<F, T>(work: impl FnOnce(CancellationToken) -> F) -> Result<T, CliError>
+/// The signals that stop a review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    Hangup = 1,
+    Interrupt = 2,
+    Terminate = 15,
+}
+
+impl Signal {
+    fn from_number(n: u8) -> Option<Signal> {
+        [Signal::Hangup, Signal::Interrupt, Signal::Terminate]
+            .into_iter()
+            .find(|s| *s as u8 == n)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Signal::Hangup => "SIGHUP",
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+        }
+    }
+
+    /// 128 + the signal's number, as shells report a process a signal ended.
+    pub fn code(self) -> Code {
+        match self {
+            Signal::Hangup => Code::HungUp,
+            Signal::Interrupt => Code::Interrupted,
+            Signal::Terminate => Code::Terminated,
+        }
+    }
+}
+
+/// How a review is stopped: the token the signals trip, and which one did.
+#[derive(Debug, Clone, Default)]
+pub struct Stop {
+    pub cancel: CancellationToken,
+    received: Arc<AtomicU8>,
+}
+
+impl Stop {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The first signal received, if any.
+    pub fn signal(&self) -> Option<Signal> {
+        Signal::from_number(self.received.load(Ordering::SeqCst))
+    }
+
+    /// Records `signal` and cancels the review; false when one came before.
+    fn trip(&self, signal: Signal) -> bool {
+        let first = self
+            .received
+            .compare_exchange(0, signal as u8, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok();
+        self.cancel.cancel();
+        first
+    }
+}
+
+/// Runs `work` on a runtime; SIGINT, SIGTERM and SIGHUP trip `stop`.
+pub fn block_on<F, T>(stop: &Stop, work: impl FnOnce(CancellationToken) -> F) -> Result<T, CliError>
 where
     F: Future<Output = T>,
 {
@@ -44,29 +109,103 @@ where
         .enable_all()
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
-    let cancel = CancellationToken::new();
-    let on_signal = cancel.clone();
-    runtime.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("crit: interrupted; stopping the reviewers (Ctrl-C again to quit now)");
-            on_signal.cancel();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(130);
-            }
-        }
-    });
-    let out = runtime.block_on(work(cancel));
-    // Reviewer tasks are finished; do not wait on the signal listener.
+    stop.listen()?;
+    let out = runtime.block_on(work(stop.cancel.clone()));
+    // Reviewer tasks are finished; do not wait on anything left behind.
     runtime.shutdown_background();
     Ok(out)
 }
 
-/// Writes `result` out and returns the exit code: 3 when the review could not
-/// run at all, else the gate's answer when one was asked for, else 0.
-pub fn finish(common: &CommonArgs, mut result: ReviewResult) -> Result<Code, CliError> {
+impl Stop {
+    /// From now on SIGINT, SIGTERM and SIGHUP trip this `Stop` instead of
+    /// ending crit: a thread of its own waits for them, so commands that do
+    /// not run on a runtime (`crit plan`) get the same handling. The handlers
+    /// are in place when this returns; no signal is ever left to its default
+    /// action, which would end crit without saving anything.
+    pub fn listen(&self) -> Result<(), CliError> {
+        let failed =
+            |e: std::io::Error| CliError::could_not_run(anyhow!("installing signal handlers: {e}"));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .map_err(failed)?;
+        let streams = runtime.block_on(async { install() }).map_err(failed)?;
+        let stop = self.clone();
+        std::thread::Builder::new()
+            .name("crit-signals".into())
+            .spawn(move || runtime.block_on(wait(stop, streams)))
+            .map_err(failed)?;
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+type Streams = [(Signal, tokio::signal::unix::Signal); 3];
+
+#[cfg(unix)]
+fn install() -> std::io::Result<Streams> {
+    use tokio::signal::unix::{SignalKind, signal};
+    Ok([
+        (Signal::Interrupt, signal(SignalKind::interrupt())?),
+        (Signal::Terminate, signal(SignalKind::terminate())?),
+        (Signal::Hangup, signal(SignalKind::hangup())?),
+    ])
+}
+
+#[cfg(unix)]
+async fn wait(stop: Stop, streams: Streams) {
+    let [(s1, mut a), (s2, mut b), (s3, mut c)] = streams;
+    loop {
+        let got = tokio::select! {
+            Some(()) = a.recv() => s1,
+            Some(()) = b.recv() => s2,
+            Some(()) = c.recv() => s3,
+            else => return,
+        };
+        on_signal(&stop, got);
+    }
+}
+
+#[cfg(not(unix))]
+type Streams = ();
+
+#[cfg(not(unix))]
+fn install() -> std::io::Result<Streams> {
+    Ok(())
+}
+
+#[cfg(not(unix))]
+async fn wait(stop: Stop, _: Streams) {
+    while tokio::signal::ctrl_c().await.is_ok() {
+        on_signal(&stop, Signal::Interrupt);
+    }
+}
+
+fn on_signal(stop: &Stop, signal: Signal) {
+    if stop.trip(signal) {
+        eprintln!(
+            "crit: {}: stopping the reviewers and saving what they have (again to quit now)",
+            signal.name()
+        );
+    } else {
+        std::process::exit(signal.code() as i32);
+    }
+}
+
+/// Writes `result` out and returns the exit code: the signal's when one
+/// stopped the review, 3 when the review could not run at all, else the
+/// gate's answer when one was asked for, else 0.
+pub fn finish(
+    common: &CommonArgs,
+    mut result: ReviewResult,
+    stop: &Stop,
+) -> Result<Code, CliError> {
     let plan = OutputPlan::from_common(common)?;
     let gated = output::apply_gate(common, &mut result);
     plan.emit(&result)?;
+    if let Some(signal) = stop.signal() {
+        return Ok(signal.code());
+    }
     if result.fatal_error || result.verdict == Verdict::Error {
         return Ok(Code::CouldNotRun);
     }

@@ -112,6 +112,8 @@ fn doctor_uses_the_project_config() {
             server.url()
         ),
     );
+    // `base_url` decides where the API key goes: honoured once trusted.
+    crit(&dir).arg("trust").assert().success();
     crit(&dir)
         .args(["doctor"])
         .assert()

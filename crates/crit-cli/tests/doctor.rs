@@ -35,6 +35,8 @@ fn reports_selection_latency_tokens_and_cost() {
     assert!(stdout.contains("claude-sonnet-5-5"), "{stdout}");
     assert!(stdout.contains("14 in / 2 out tokens"), "{stdout}");
     assert!(stdout.contains("reply       OK"), "{stdout}");
+    assert!(stdout.contains("\nsandbox     "), "{stdout}");
+    assert_sandbox_line(&stdout);
     assert!(
         !stdout.contains("sk-ant-doctor-secret"),
         "the key never shows"
@@ -82,6 +84,13 @@ fn openai_compatible_server_and_json_output() {
     assert_eq!(v["report"]["backend"], "openai");
     assert_eq!(v["report"]["usage"]["input_tokens"], 9);
     assert_eq!(server.model_requests()[0].path, "/v1/chat/completions");
+    assert_eq!(
+        v["sandbox"]["active"],
+        v["sandbox"]["landlock_abi"].is_u64()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        assert_eq!(v["sandbox"]["active"], true, "{v}");
+    }
     assert_eq!(server.model_requests()[0].body["model"], json!("qwen3:8b"));
 }
 
@@ -98,4 +107,26 @@ fn nothing_configured_names_every_fix_and_exits_3() {
         .stderr(predicate::str::contains(
             "--provider replay --cassettes DIR",
         ));
+}
+
+/// The sandbox line says whether Landlock is active; under CI=true it must be
+/// (the machines crit is tested on have it).
+fn assert_sandbox_line(stdout: &str) {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("sandbox"))
+        .unwrap_or_default();
+    let active = line.contains("active (Landlock ABI");
+    assert!(
+        active || line.contains("not active"),
+        "no sandbox status: {stdout}"
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        assert!(
+            active,
+            "the kernel sandbox is required under CI=true: {line}"
+        );
+    } else if !active {
+        eprintln!("notice: kernel sandbox not active here: {line}");
+    }
 }

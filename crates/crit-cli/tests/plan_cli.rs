@@ -37,6 +37,7 @@ impl Session {
         Command::new(env!("CARGO_BIN_EXE_crit"))
             .args(args)
             .env("HOME", self.home())
+            .env_remove("XDG_STATE_HOME")
             .env_remove("CRIT_PROVIDER")
             .env_remove("CRIT_MODEL")
             .env_remove("CRIT_PLAN")
@@ -99,10 +100,14 @@ Panel: did not run (no model backend configured); the deterministic checks alone
         s.read("plan.md"),
         "# Implementation Plan\n\nWe parse the config with JSON.parse() for speed. It is fast.\n\n- Ship behind a flag\n\nThe ambiguous thing stays for now.\n"
     );
+    // The seed's shape, then crit's seal.
+    let state = s.read("state.yaml");
+    let (body, seal) = state.rsplit_once("# crit-seal: ").unwrap();
     assert_eq!(
-        s.read("state.yaml"),
+        body,
         "edits: 2\nretries:\n  no_console_log: 1\n  no_eval: 1\nhistory:\n  - check: no_eval\n    fix: \"eval() → JSON.parse()\"\n    line: 3\n  - check: no_console_log\n    fix: \"removed sentence with 'console.log'\"\n    line: 5\napproved: []\n"
     );
+    assert_eq!(seal.trim().len(), 64, "{state}");
     assert!(!s.dir().join("plan.approved").exists());
 
     let second = s.crit(&["plan", "session://s1", "--answer", "judgment=approve"]);
@@ -123,7 +128,10 @@ Panel: did not run (no model backend configured); the deterministic checks alone
         s.dir().join("plan.approved").exists(),
         "marker written on APPROVED"
     );
-    assert!(s.read("state.yaml").ends_with("approved:\n  - judgment\n"));
+    assert!(
+        s.read("state.yaml")
+            .contains("approved:\n  - judgment\n# crit-seal: ")
+    );
     assert_eq!(
         s.crit(&["plan", "verify", "session://s1"]).status.code(),
         Some(0)
@@ -365,6 +373,8 @@ fn plan_file_path_and_its_marker() {
             .code(),
         Some(0)
     );
+    // A newer modification time alone changes nothing: the marker holds the
+    // plan's hash. An edit of its text makes the approval stale.
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
     fs::File::options()
         .write(true)
@@ -372,6 +382,9 @@ fn plan_file_path_and_its_marker() {
         .unwrap()
         .set_modified(later)
         .unwrap();
+    let o = s.crit(&["plan", "verify", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    fs::write(&p, "Clean, and edited.\n").unwrap();
     let o = s.crit(&["plan", "verify", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).starts_with("stale: "), "{}", stdout(&o));

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers outside #[test] fns
-//! `crit hook claude-code PreToolUse` holds ExitPlanMode until the plan's
-//! approval marker is at least as new as the plan.
+//! `crit hook claude-code PreToolUse` holds ExitPlanMode until `crit plan`
+//! approved the plan as it is now.
 
 use std::fs;
 use std::io::Write;
@@ -12,6 +12,7 @@ fn hook(home: &Path, extra: &[&str], input: &str) -> Output {
         .args(["hook", "claude-code", "PreToolUse"])
         .args(extra)
         .env("HOME", home)
+        .env_remove("XDG_STATE_HOME")
         .env_remove("CRIT_PLAN")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -48,12 +49,34 @@ fn decision(o: &Output) -> Option<serde_json::Value> {
     }
 }
 
+/// `crit plan PATH` with `home` as HOME (no backend: the checks decide).
+fn approve(home: &Path, plan: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_crit"))
+        .args(["plan", plan.to_str().unwrap()])
+        .env("HOME", home)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("CRIT_PROVIDER")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_AUTH_TOKEN")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env("PATH", "/nonexistent")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn exit_plan_mode_waits_for_a_fresh_approval() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path();
     let plans = home.join(".claude/plans");
     fs::create_dir_all(&plans).unwrap();
+    fs::write(
+        plans.join("checks.yaml"),
+        "checks:\n  - id: no_eval\n    pattern: eval\n    reason: unsafe\n",
+    )
+    .unwrap();
     let plan = plans.join("my-plan.md");
     fs::write(&plan, "# Plan\n").unwrap();
 
@@ -71,19 +94,13 @@ fn exit_plan_mode_waits_for_a_fresh_approval() {
         "{reason}"
     );
 
-    // Approved: no output, the tool runs.
-    fs::write(plans.join("my-plan.approved"), "").unwrap();
+    // Approved by `crit plan`: no output, the tool runs.
+    assert_eq!(approve(home, &plan).status.code(), Some(0));
     let o = hook(home, &[], &event("ExitPlanMode"));
     assert_eq!((o.status.code(), decision(&o)), (Some(0), None));
 
     // Edited after approval: denied again.
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    fs::File::options()
-        .write(true)
-        .open(&plan)
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
+    fs::write(&plan, "# Plan\n\nOne more step.\n").unwrap();
     let d = decision(&hook(home, &[], &event("ExitPlanMode"))).unwrap();
     let reason = d["hookSpecificOutput"]["permissionDecisionReason"]
         .as_str()
@@ -94,7 +111,8 @@ fn exit_plan_mode_waits_for_a_fresh_approval() {
     let session = home.join("session");
     fs::create_dir_all(&session).unwrap();
     fs::write(session.join("plan.md"), "x").unwrap();
-    fs::write(session.join("plan.approved"), "").unwrap();
+    fs::copy(plans.join("checks.yaml"), session.join("checks.yaml")).unwrap();
+    assert_eq!(approve(home, &session).status.code(), Some(0));
     let o = hook(
         home,
         &["--plan", session.to_str().unwrap()],

@@ -22,6 +22,7 @@ fn under_pty(home: &std::path::Path, dir: &std::path::Path, input: &str) -> (Opt
     let mut child = Command::new("script")
         .args(["-q", "-e", "-c", &cmd, "/dev/null"])
         .env("HOME", home)
+        .env_remove("XDG_STATE_HOME")
         .env("TERM", "dumb")
         .env_remove("CRIT_PROVIDER")
         .env_remove("CRIT_MODEL")

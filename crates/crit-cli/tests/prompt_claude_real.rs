@@ -3,8 +3,9 @@
 //! crit-testkit's fake Anthropic server: four CLI processes at once, each
 //! answering through the CLI's own `--json-schema` StructuredOutput tool.
 //!
-//! Without the installed CLI this test prints a notice and returns on a
-//! developer machine; under CI (`CI` set) it fails, because CI installs it.
+//! Without the installed CLI this test is reported as ignored, with the
+//! reason, on a developer machine; under CI (`CI` set) it fails, because CI
+//! installs it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -13,11 +14,25 @@ use crit_testkit::prompt_review::critique;
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::json;
 
+/// The pinned CLI (see `.ci/test_deps_cfg.rs`).
+fn claude_bin() -> std::path::PathBuf {
+    let bin = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.test-deps/npm/node_modules/.bin/claude");
+    assert!(
+        bin.exists(),
+        "{} is missing: run .ci/install-test-deps",
+        bin.display()
+    );
+    bin
+}
+
 #[test]
+#[cfg_attr(
+    missing_claude_cli,
+    ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
+)]
 fn subscription_mode_on_the_real_claude_code_cli() {
-    let Some(bin) = crit_testkit::real_claude(env!("CARGO_MANIFEST_DIR")) else {
-        return;
-    };
+    let bin = claude_bin();
     let server = FakeServer::start_blocking();
     let answers = [
         ("Domain SME", critique("domain_sme", json!([]))),

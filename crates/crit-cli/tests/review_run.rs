@@ -639,6 +639,7 @@ hooks:
     server.push(Step::reply(Reply::json(
         json!({"verdict": "PASS", "summary": "ok", "findings": []}),
     )));
+    crit(d, &server).arg("trust").assert().success();
     let out = crit(d, &server)
         .args(["review", "guarded", "src", "--json", "--no-log"])
         .output()

@@ -1,16 +1,20 @@
 //! The domain model every crit review returns, and everything that turns a model's
 //! answer into it (output-contract parsers) or turns it into something else
-//! (renderers). No I/O, no async: other crates build on these types.
+//! (renderers). No async, and no I/O beyond [`files`]: the one bounded way to
+//! read an input and the one atomic way to write a file.
 
 pub mod contract;
+pub mod files;
 pub mod finding;
 pub mod fingerprint;
 pub mod gate;
+pub mod redact;
 pub mod render;
 pub mod result;
 pub mod scale;
 pub mod schema;
 pub mod severity;
+pub mod terminal;
 pub mod timestamp;
 pub mod usage;
 pub mod verdict;

@@ -55,3 +55,34 @@ fn json_round_trips() {
         assert_eq!(back, r);
     }
 }
+
+/// A model's words reach the terminal without their escape sequences, in
+/// every field the report prints; crit's own colours still work.
+#[test]
+fn hostile_text_prints_without_control_sequences() {
+    use crit_core::{Finding, Location, ReviewResult, Severity, Verdict};
+    let evil = "\x1b]0;pwned\x07\x1b[2J\u{9b}1m\r\x08";
+    let mut r = ReviewResult::new(format!("code{evil}"), Verdict::Fail);
+    r.summary = format!("sum{evil}mary");
+    r.parse_error = Some(format!("err{evil}"));
+    let mut f = Finding::new(
+        format!("[P1] ti{evil}tle"),
+        Severity::P1,
+        format!("rev{evil}"),
+    );
+    f.body = format!("bo{evil}dy\nline \u{202E}two");
+    f.rule_id = Some(format!("rule{evil}"));
+    f.location = Some(Location::lines(format!("src/{evil}a.rs"), 3, 3));
+    r.findings.push(f);
+    let plain = render(&r, Format::Terminal, &options(false));
+    assert!(
+        !plain.chars().any(|c| c.is_control() && c != '\n'),
+        "{plain:?}"
+    );
+    assert!(plain.contains("<U+202E>"), "{plain}");
+    let colored = render(&r, Format::Terminal, &options(true));
+    let escapes = colored.matches('\x1b').count();
+    let ours = colored.matches("\x1b[").count();
+    assert_eq!(escapes, ours, "only crit's own SGR sequences: {colored:?}");
+    assert!(!colored.contains("\x1b]") && !colored.contains("\x1b[2J"));
+}

@@ -39,6 +39,8 @@ pub enum LlmError {
     Cancelled,
     #[error("could not parse the model's answer: {message}")]
     Parse { message: String },
+    #[error("the model's answer passed the limit of {limit} bytes; crit stopped reading it")]
+    ResponseTooLarge { limit: u64 },
     #[error("the agent failed: {message}")]
     Agent { message: String },
     #[error("replay: {message}")]
@@ -98,6 +100,9 @@ impl LlmError {
             LlmError::Cancelled => "the review was cancelled",
             LlmError::Parse { .. } => {
                 "the model's answer was malformed; retry, or try a stronger model"
+            }
+            LlmError::ResponseTooLarge { .. } => {
+                "the server sent far more than any answer needs; check the base URL or the model server"
             }
             LlmError::Agent { .. } => {
                 "check that `claude` runs on its own (claude -p hello) and is logged in"

@@ -58,4 +58,4 @@ pub use replay::{Recorder, Replay};
 pub use retry::RetryPolicy;
 pub use secret::Secret;
 pub use select::{Backend, BackendConfig, Provider, Selection, SelectionRow, Source, Sourced};
-pub use transport::{HttpTransport, Timeouts};
+pub use transport::{HttpTransport, ResponseLimits, Timeouts};

@@ -285,6 +285,14 @@ pub enum ModelEvent {
         name: String,
         input: Value,
     },
+    /// A tool call whose input is not valid JSON. The call is kept (with an
+    /// empty input) so the conversation stays well formed, and the agent loop
+    /// answers it with `error` instead of running it.
+    MalformedToolCall {
+        id: String,
+        name: String,
+        error: String,
+    },
     /// Usage so far (cumulative: the last one wins).
     Usage {
         usage: Usage,
@@ -319,6 +327,17 @@ pub struct ModelResponse {
     pub stop_reason: Option<StopReason>,
     pub usage: Usage,
     pub cost: Cost,
+    /// Tool calls whose input was not valid JSON, by call id, with the parse
+    /// error. Their `ToolUse` blocks hold an empty input.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub malformed_tool_calls: Vec<MalformedToolCall>,
+}
+
+/// A tool call the model made with input that is not valid JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MalformedToolCall {
+    pub id: String,
+    pub error: String,
 }
 
 impl ModelResponse {
@@ -347,6 +366,17 @@ impl ModelResponse {
             ModelEvent::ToolCall { id, name, input } => {
                 self.content.push(Block::ToolUse { id, name, input })
             }
+            ModelEvent::MalformedToolCall { id, name, error } => {
+                self.malformed_tool_calls.push(MalformedToolCall {
+                    id: id.clone(),
+                    error,
+                });
+                self.content.push(Block::ToolUse {
+                    id,
+                    name,
+                    input: Value::Object(Default::default()),
+                });
+            }
             ModelEvent::Usage { usage } => self.usage = usage,
             ModelEvent::Stop { reason } => self.stop_reason = Some(reason),
             ModelEvent::MessageEnd { cost } => self.cost = cost,
@@ -372,6 +402,14 @@ impl ModelResponse {
         })
     }
 
+    /// Why the input of tool call `id` could not be read, when it was malformed.
+    pub fn tool_input_error(&self, id: &str) -> Option<&str> {
+        self.malformed_tool_calls
+            .iter()
+            .find(|m| m.id == id)
+            .map(|m| m.error.as_str())
+    }
+
     /// Replays this response as the events that would have produced it.
     pub fn to_events(&self) -> Vec<ModelEvent> {
         let mut out = vec![ModelEvent::MessageStart {
@@ -389,7 +427,14 @@ impl ModelResponse {
                     signature,
                 },
                 Block::RedactedThinking { data } => ModelEvent::RedactedThinking { data },
-                Block::ToolUse { id, name, input } => ModelEvent::ToolCall { id, name, input },
+                Block::ToolUse { id, name, input } => match self.tool_input_error(&id) {
+                    Some(error) => ModelEvent::MalformedToolCall {
+                        error: error.to_string(),
+                        id,
+                        name,
+                    },
+                    None => ModelEvent::ToolCall { id, name, input },
+                },
                 Block::ToolResult { .. } => continue,
             });
         }

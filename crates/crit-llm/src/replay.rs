@@ -5,7 +5,9 @@
 //! A cassette is `DIR/<key>.json` (`<key>-2.json`, … for repeats of the same
 //! request, replayed in order), where `key` is a stable hash (FNV-1a 64 over the
 //! request as canonical JSON, keys sorted). Since requests are normalized, a
-//! cassette recorded against one backend replays for any.
+//! cassette recorded against one backend replays for any. Secrets are redacted
+//! in what is written and in what the key is computed from, so redaction never
+//! breaks a replay.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,8 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+
+use crit_core::redact::Redactor;
 
 use crate::error::LlmError;
 use crate::model::{EventStream, Model, stream_of};
@@ -34,9 +38,11 @@ pub struct Cassette {
     pub response: ModelResponse,
 }
 
-/// The stable key of a request.
+/// The stable key of a request: of the request as its cassette holds it, with
+/// secrets redacted, so a secret never decides whether a cassette matches.
 pub fn request_key(req: &ModelRequest) -> String {
-    let v = serde_json::to_value(req).unwrap_or(Value::Null);
+    let mut v = serde_json::to_value(req).unwrap_or(Value::Null);
+    Redactor::process().redact_json(&mut v);
     let mut s = String::new();
     canonical(&v, &mut s);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -119,9 +125,13 @@ fn write_cassette(dir: &Path, c: &Cassette) -> Result<PathBuf, LlmError> {
         }
         n += 1;
     };
-    let text = serde_json::to_string_pretty(c).map_err(|e| LlmError::Replay {
+    let encode = |e: serde_json::Error| LlmError::Replay {
         message: format!("cannot encode a cassette: {e}"),
-    })?;
+    };
+    // Cassettes are shared and committed: no secret goes in one.
+    let mut value = serde_json::to_value(c).map_err(encode)?;
+    Redactor::process().redact_json(&mut value);
+    let text = serde_json::to_string_pretty(&value).map_err(encode)?;
     // Write then rename, so a reader never sees half a cassette.
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, text + "\n").map_err(io)?;

@@ -12,6 +12,9 @@ pub struct SseEvent {
 #[derive(Debug, Default)]
 pub struct SseDecoder {
     buf: Vec<u8>,
+    /// How much of `buf` holds no line end: a long line is scanned once, not
+    /// again on every chunk (which made an endless line quadratic).
+    scanned: usize,
     event: String,
     data: String,
     has_data: bool,
@@ -27,7 +30,7 @@ impl SseDecoder {
         self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
         let mut start = 0;
-        let mut i = 0;
+        let mut i = self.scanned;
         while i < self.buf.len() {
             let b = self.buf[i];
             if b == b'\n' || b == b'\r' {
@@ -48,6 +51,9 @@ impl SseDecoder {
             }
         }
         self.buf.drain(..start);
+        // Everything left before `i` was scanned and holds no complete line end
+        // (at most a CR that may start a CRLF, which is looked at again).
+        self.scanned = (i - start).min(self.buf.len());
         out
     }
 
@@ -55,6 +61,7 @@ impl SseDecoder {
     /// (servers that close right after the last `data:` line).
     pub fn finish(&mut self) -> Vec<SseEvent> {
         let mut out = Vec::new();
+        self.scanned = 0;
         if !self.buf.is_empty() {
             let rest = std::mem::take(&mut self.buf);
             let line = String::from_utf8_lossy(&rest);
@@ -175,6 +182,25 @@ mod tests {
     fn utf8_split_across_chunks() {
         let s = "data: héllo ✓\n\n".as_bytes();
         assert_eq!(byte_by_byte(s)[0].data, "héllo ✓");
+    }
+
+    #[test]
+    fn a_long_line_is_scanned_once() {
+        // 4 MiB in 4 KiB pieces with no line end: linear, not quadratic.
+        let mut d = SseDecoder::new();
+        let piece = vec![b'x'; 4096];
+        assert!(d.push(b"data: ").is_empty());
+        for _ in 0..1024 {
+            assert!(d.push(&piece).is_empty());
+        }
+        let v = d.push(b"\n\n");
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].data.len(), 4 * 1024 * 1024);
+        // A CR at a chunk's end is looked at again with the next chunk.
+        let mut d = SseDecoder::new();
+        assert!(d.push(b"data: a\r").is_empty());
+        let v = d.push(b"\ndata: b\r\n\r\n");
+        assert_eq!(v[0].data, "a\nb");
     }
 
     #[test]

@@ -41,6 +41,24 @@ impl Default for Timeouts {
     }
 }
 
+/// Caps on one model answer, so a server that streams forever (or a proxy
+/// gone wrong) is cut off instead of filling memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseLimits {
+    /// Bytes of one answer's body as received (SSE framing included); error
+    /// bodies are held to the same cap.
+    pub max_bytes: u64,
+}
+
+impl Default for ResponseLimits {
+    fn default() -> Self {
+        // A 16k-token answer streams as a few MB of SSE; thinking adds some more.
+        ResponseLimits {
+            max_bytes: 32 * 1024 * 1024,
+        }
+    }
+}
+
 /// Turns one wire format's SSE events into normalized events.
 pub(crate) trait WireDecoder: Send + 'static {
     /// One SSE event in; an `Err` is a mid-stream error the server reported.
@@ -66,6 +84,7 @@ pub struct HttpTransport {
     client: reqwest::Client,
     pub policy: RetryPolicy,
     pub timeouts: Timeouts,
+    pub limits: ResponseLimits,
 }
 
 impl HttpTransport {
@@ -132,6 +151,7 @@ impl HttpTransport {
             client,
             policy,
             timeouts,
+            limits: ResponseLimits::default(),
         })
     }
 
@@ -152,6 +172,7 @@ impl HttpTransport {
             client: self.client.clone(),
             policy: self.policy.clone(),
             timeouts: self.timeouts.clone(),
+            limits: self.limits.clone(),
             deadline: self.timeouts.deadline.map(|d| Instant::now() + d),
             cancel,
             tx,
@@ -175,6 +196,7 @@ struct Run {
     client: reqwest::Client,
     policy: RetryPolicy,
     timeouts: Timeouts,
+    limits: ResponseLimits,
     deadline: Option<Instant>,
     cancel: CancellationToken,
     tx: Tx,
@@ -318,9 +340,9 @@ impl Run {
         let wait = retry_after(&headers, SystemTime::now());
         let body = tokio::select! {
             _ = self.cancel.cancelled() => return Attempt::fatal(LlmError::Cancelled),
-            b = tokio::time::timeout(self.timeouts.stall, resp.text()) => b,
+            b = tokio::time::timeout(self.timeouts.stall, self.error_body(resp)) => b,
         };
-        let body = body.ok().and_then(Result::ok).unwrap_or_default();
+        let body = body.unwrap_or_default();
         Attempt::Failed {
             error: LlmError::from_http(status, wait, &body),
             retryable: RetryPolicy::status_is_retryable(status, &headers),
@@ -328,10 +350,28 @@ impl Run {
         }
     }
 
+    /// An error answer's text, at most the response cap of it (a message is
+    /// all that is wanted from it).
+    async fn error_body(&self, resp: reqwest::Response) -> String {
+        let mut body = resp.bytes_stream();
+        let mut kept = Vec::new();
+        while let Some(Ok(bytes)) = body.next().await {
+            let room = usize::try_from(self.limits.max_bytes)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(kept.len());
+            kept.extend_from_slice(&bytes[..bytes.len().min(room)]);
+            if bytes.len() >= room {
+                break;
+            }
+        }
+        String::from_utf8_lossy(&kept).into_owned()
+    }
+
     async fn read_body<D: WireDecoder>(&self, resp: reqwest::Response, decoder: &mut D) -> Attempt {
         let mut body = resp.bytes_stream();
         let mut sse = SseDecoder::new();
         let mut sent_content = false;
+        let mut received: u64 = 0;
         loop {
             let chunk = tokio::select! {
                 _ = self.cancel.cancelled() => return Attempt::fatal(LlmError::Cancelled),
@@ -358,7 +398,15 @@ impl Run {
                         server_wait: None,
                     };
                 }
-                Ok(Some(Ok(bytes))) => sse.push(&bytes),
+                Ok(Some(Ok(bytes))) => {
+                    received = received.saturating_add(bytes.len() as u64);
+                    if received > self.limits.max_bytes {
+                        return Attempt::fatal(LlmError::ResponseTooLarge {
+                            limit: self.limits.max_bytes,
+                        });
+                    }
+                    sse.push(&bytes)
+                }
                 Ok(None) => sse.finish(),
             };
             for ev in events {

@@ -301,3 +301,29 @@ async fn missing_binary_is_a_clear_error() {
     let err = cc.run(&task(), CancellationToken::new()).await.unwrap_err();
     assert!(err.to_string().contains("/nonexistent/claude"), "{err}");
 }
+
+#[tokio::test]
+async fn output_past_the_response_cap_stops_the_run_and_its_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = FakeClaude::new()
+        .emit_init()
+        .emit_assistant_text("x".repeat(4096))
+        .sleep_secs(1000)
+        .emit_result(FakeClaude::structured_result(json!({"ok": true})))
+        .write(dir.path());
+    let mut c = ClaudeCodeConfig::new(&bin, env());
+    c.timeout = Duration::from_secs(60);
+    c.limits.max_bytes = 2048;
+    let err = ClaudeCode::new(c)
+        .run(&task(), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err, LlmError::ResponseTooLarge { limit: 2048 });
+    let run = &FakeClaude::invocations(dir.path())[0];
+    // The sleeping grandchild went with the group.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while run.grandchild_alive() {
+        assert!(Instant::now() < deadline, "the grandchild still runs");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

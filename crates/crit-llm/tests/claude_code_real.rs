@@ -4,8 +4,9 @@
 //! API error. The CLI never reaches the network: `ANTHROPIC_BASE_URL` points at
 //! the fake and non-essential traffic is off.
 //!
-//! Without the installed CLI these tests print a notice and return on a
-//! developer machine; under CI (`CI` set) they fail, because CI installs it.
+//! Without the installed CLI these tests are reported as ignored, with the
+//! reason, on a developer machine; under CI (`CI` set) they fail, because CI
+//! installs it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,8 +18,18 @@ use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-fn claude_bin() -> Option<PathBuf> {
-    crit_testkit::real_claude(env!("CARGO_MANIFEST_DIR"))
+/// The pinned CLI. The tests that call this are ignored where it is missing
+/// (see `.ci/test_deps_cfg.rs`); under CI they run, and this fails saying how
+/// to install it.
+fn claude_bin() -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.test-deps/npm/node_modules/.bin/claude");
+    assert!(
+        bin.exists(),
+        "{} is missing: run .ci/install-test-deps",
+        bin.display()
+    );
+    bin
 }
 
 fn backend(bin: PathBuf, server: &FakeServer, home: &std::path::Path) -> ClaudeCode {
@@ -49,8 +60,12 @@ fn task(prompt: &str) -> AgentTask {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    missing_claude_cli,
+    ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
+)]
 async fn plain_answer() {
-    let Some(bin) = claude_bin() else { return };
+    let bin = claude_bin();
     let home = tempfile::tempdir().unwrap();
     let server = FakeServer::start().await;
     server.push(
@@ -76,8 +91,12 @@ async fn plain_answer() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    missing_claude_cli,
+    ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
+)]
 async fn structured_answer() {
-    let Some(bin) = claude_bin() else { return };
+    let bin = claude_bin();
     let home = tempfile::tempdir().unwrap();
     let server = FakeServer::start().await;
     server.push(
@@ -111,8 +130,12 @@ async fn structured_answer() {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    missing_claude_cli,
+    ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
+)]
 async fn api_error_is_a_typed_error() {
-    let Some(bin) = claude_bin() else { return };
+    let bin = claude_bin();
     let home = tempfile::tempdir().unwrap();
     let server = FakeServer::start().await;
     for _ in 0..4 {

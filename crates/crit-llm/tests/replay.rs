@@ -118,3 +118,33 @@ async fn an_empty_or_missing_directory_is_explained() {
             .contains("cannot read the cassette directory")
     );
 }
+
+#[tokio::test]
+async fn cassettes_hold_no_secret_and_still_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::start().await;
+    let key = "ghp_0123456789abcdefghijABCDEFGHIJ";
+    server.push(Reply::text(format!(
+        "The diff hard-codes {key}; rotate it."
+    )));
+    let live: Arc<dyn Model> = Arc::new(anthropic(&server));
+    let rec = Recorder::new(live, dir.path()).unwrap();
+    let c = CancellationToken::new();
+    let asked = req(&format!("review: TOKEN={key}\nDB_PASSWORD=hunter2hunter2"));
+    rec.complete(&asked, c.clone()).await.unwrap();
+    drop(server);
+    let file = std::fs::read_dir(dir.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let text = std::fs::read_to_string(file.path()).unwrap();
+    assert!(!text.contains(key) && !text.contains("hunter2"), "{text}");
+    assert!(text.contains("[REDACTED:github-token]"), "{text}");
+    let replay = Replay::open(dir.path()).unwrap();
+    let again = replay.complete(&asked, c).await.unwrap();
+    assert_eq!(
+        again.text(),
+        "The diff hard-codes [REDACTED:github-token]; rotate it."
+    );
+}

@@ -4,7 +4,8 @@
 //! `model` (`sonnet`, `opus`, `haiku`, `inherit` or a full id); the body is the
 //! system prompt. Other frontmatter fields Claude Code knows (`color`,
 //! `permissionMode`, `skills`, …) are ignored: crit's reviewers are read-only
-//! whatever the file says.
+//! whatever the file says. `hooks` and `mcpServers` would run programs; crit
+//! never starts them from a reviewer definition, whoever wrote it, and says so.
 
 use std::path::{Path, PathBuf};
 
@@ -62,6 +63,9 @@ struct RawAgent {
     description: Option<Spanned<String>>,
     tools: Option<Spanned<Value>>,
     model: Option<Spanned<String>>,
+    hooks: Option<Spanned<Value>>,
+    #[serde(rename = "mcpServers")]
+    mcp_servers: Option<Spanned<Value>>,
 }
 
 /// Every `*.md` in `dir`, sorted by agent name. A missing directory has none.
@@ -130,6 +134,15 @@ fn parse_located(text: &str, path: &Path) -> Result<(AgentDef, (u64, u64)), Agen
     })?;
     let raw: RawAgent = fm.parse().map_err(from_yaml)?;
     let at = |s: &Spanned<String>| fm.at(&s.referenced);
+    for (key, value) in [("hooks", &raw.hooks), ("mcpServers", &raw.mcp_servers)] {
+        if let Some(v) = value {
+            let (line, _) = fm.at(&v.referenced);
+            tracing::warn!(
+                "ignoring `{key}` in {}:{line}: crit never runs hooks or MCP servers from a reviewer definition",
+                path.display()
+            );
+        }
+    }
 
     let name = raw.name.ok_or_else(|| {
         err(

@@ -2,6 +2,13 @@
 //! backend, model, limits and reviewer settings, each remembered with the file
 //! and line it came from. Project values override user values; flags and `CRIT_*`
 //! environment variables override both (the caller applies those).
+//!
+//! A project file's exec-capable settings are honoured only when its rules
+//! allow them ([`crate::trust`]): `base_url` (where the API key goes),
+//! `reviewer: command` and `command` (a program crit runs), `cassettes` and
+//! `provider: replay` (recorded answers instead of a model), and a `fail_on`
+//! laxer than the default (`p0`, `never`). The rest (model, limits, a stricter
+//! gate) is honoured from the project as is.
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +16,10 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::template::TemplateError;
+use crate::trust::{Gated, ProjectRules};
+
+/// The project file, from the project root.
+pub const PROJECT_FILE: &str = ".crit/config.yaml";
 
 /// A value and where it was set (`.crit/config.yaml:3`).
 #[derive(Debug, Clone, PartialEq)]
@@ -66,23 +77,84 @@ const REVIEWERS: [&str; 2] = ["agent", "command"];
 const FAIL_ON: [&str; 6] = ["p0", "p1", "p2", "p3", "concerns", "never"];
 
 impl Config {
-    /// The user file, then the project file over it. Missing files are fine; a
-    /// malformed one is an error naming file, line and column.
+    /// The user file, then the project file over it, read from disk. Missing
+    /// files are fine; a malformed one is an error naming file, line and
+    /// column. Nothing exec-capable is honoured from `project`: a caller that
+    /// knows whose rules apply uses [`Config::load_project`].
     pub fn load(user: Option<&Path>, project: Option<&Path>) -> Result<Config, TemplateError> {
-        let mut config = Config::default();
-        for path in [user, project].into_iter().flatten() {
-            match std::fs::read_to_string(path) {
-                Ok(text) => config.overlay(Config::parse(&text, &path.display().to_string())?),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => {
-                    return Err(TemplateError::Io {
-                        path: path.to_path_buf(),
-                        source,
-                    });
-                }
-            }
+        let mut config = Config::load_user(user)?;
+        if let Some(path) = project
+            && let Some(text) = read(path)?
+        {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let rules = ProjectRules::untrusted(
+                dir,
+                "a project's settings that run programs, move credentials or relax the gate need `Config::load_project` and the project's trust",
+            );
+            let file = path.display().to_string();
+            config.overlay(Config::parse(&text, &file)?.gated(&rules, &file));
         }
         Ok(config)
+    }
+
+    /// The user file, then the project's `.crit/config.yaml` from wherever
+    /// `rules` read the project (the working tree, or the base revision in
+    /// CI), with its exec-capable settings honoured only as `rules` allow.
+    pub fn load_project(
+        user: Option<&Path>,
+        rules: &ProjectRules,
+    ) -> Result<Config, TemplateError> {
+        let mut config = Config::load_user(user)?;
+        if let Some(file) = rules.read(PROJECT_FILE)? {
+            config.overlay(Config::parse(&file.text, &file.label)?.gated(rules, PROJECT_FILE));
+        }
+        Ok(config)
+    }
+
+    fn load_user(user: Option<&Path>) -> Result<Config, TemplateError> {
+        match user {
+            Some(path) => match read(path)? {
+                Some(text) => Config::parse(&text, &path.display().to_string()),
+                None => Ok(Config::default()),
+            },
+            None => Ok(Config::default()),
+        }
+    }
+
+    /// This (project) config without the exec-capable settings `rules` do
+    /// not allow; `file` is its path from the project root.
+    fn gated(mut self, rules: &ProjectRules, file: &str) -> Config {
+        fn ask<T>(
+            slot: &mut Option<Setting<T>>,
+            rules: &ProjectRules,
+            file: &str,
+            key: &str,
+            gated: impl Fn(&T) -> Option<String>,
+        ) {
+            let Some(s) = slot.as_ref() else { return };
+            let Some(value) = gated(&s.value) else { return };
+            if !rules.allow(Gated::new(file, line_of(&s.source), key, value)) {
+                *slot = None;
+            }
+        }
+        let always = |v: &String| Some(v.clone());
+        ask(&mut self.base_url, rules, file, "base_url", always);
+        ask(&mut self.reviewer, rules, file, "reviewer", |v| {
+            (v == "command").then(|| v.clone())
+        });
+        ask(&mut self.command, rules, file, "command", |v| {
+            Some(serde_json::to_string(v).unwrap_or_default())
+        });
+        ask(&mut self.cassettes, rules, file, "cassettes", |v| {
+            Some(v.display().to_string())
+        });
+        ask(&mut self.provider, rules, file, "provider", |v| {
+            (v == "replay").then(|| v.clone())
+        });
+        ask(&mut self.fail_on, rules, file, "fail_on", |v| {
+            matches!(v.as_str(), "p0" | "never").then(|| v.clone())
+        });
+        self
     }
 
     /// The standard locations: `$XDG_CONFIG_HOME/crit/config.yaml` (or
@@ -186,6 +258,25 @@ impl Config {
             max_budget_usd
         );
     }
+}
+
+fn read(path: &Path) -> Result<Option<String>, TemplateError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(TemplateError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The line of a `file:line` provenance label.
+fn line_of(source: &str) -> u64 {
+    source
+        .rsplit_once(':')
+        .and_then(|(_, l)| l.parse().ok())
+        .unwrap_or(0)
 }
 
 fn setting<S, T>(file: &str, at: &Spanned<S>, value: T) -> Setting<T> {

@@ -2,8 +2,9 @@
 //! templates (schema, loading, registry, prompt rendering); what a code review
 //! looks at (`scope`: the diff, computed with git); project conventions
 //! (`context`: CLAUDE.md, AGENTS.md, `.claude/rules`); reviewer definitions in
-//! `.claude/agents`; sessions and the audit log; suppressions; prompt review
-//! (`prompt`: reviewers, a deterministic editor, a diff to approve).
+//! `.claude/agents`; sessions and the audit log; suppressions; whose rules
+//! judge a change (`trust`); prompt review (`prompt`: reviewers, a
+//! deterministic editor, a diff to approve).
 
 pub mod agent_defs;
 pub mod backend;
@@ -16,9 +17,11 @@ pub mod panel;
 pub mod paths;
 pub mod plan_panel;
 pub mod prompt;
+pub mod redaction;
 pub mod review;
 pub mod scope;
 pub mod session;
 pub mod starter;
 pub mod suppress;
 pub mod template;
+pub mod trust;

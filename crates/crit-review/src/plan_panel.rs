@@ -33,6 +33,8 @@ pub struct LlmPanel {
     home: Option<PathBuf>,
     timeout: Duration,
     progress: Option<Arc<dyn Progress>>,
+    cancel: tokio_util::sync::CancellationToken,
+    max_budget_usd: Option<f64>,
     runtime: tokio::runtime::Runtime,
 }
 
@@ -59,6 +61,8 @@ impl LlmPanel {
             home,
             timeout: crate::code::DEFAULT_TIMEOUT,
             progress: None,
+            cancel: Default::default(),
+            max_budget_usd: None,
             runtime: tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?,
@@ -75,10 +79,25 @@ impl LlmPanel {
         self
     }
 
+    /// `--max-budget-usd`: what the whole panel (AUTO-SELECT included) may spend.
+    pub fn with_max_budget_usd(mut self, usd: Option<f64>) -> Self {
+        self.max_budget_usd = usd;
+        self
+    }
+
+    /// Stops the panel's reviewers (and kills their processes) when cancelled;
+    /// a stopped panel does not approve.
+    pub fn with_cancel(mut self, cancel: tokio_util::sync::CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
     async fn vote(&self, req: &PanelRequest<'_>) -> PanelVote {
         let mut notes = Vec::new();
+        // One budget for AUTO-SELECT and the personas together.
+        let spend = Arc::new(crit_agent::SpendMeter::default());
         let personas = if req.reviewers.defaulted {
-            match self.auto_select(req).await {
+            match self.auto_select(req, &spend).await {
                 Ok((picked, why)) => {
                     notes.push(format!("AUTO-SELECT picked the panel: {why}"));
                     picked
@@ -99,7 +118,7 @@ impl LlmPanel {
             Ok(p) => p,
             Err(e) => return PanelVote::NotRun(format!("the persona prompt did not render: {e}")),
         };
-        let env = self.env(req);
+        let env = self.env(req, spend);
         let runs = panel::run_panel(&self.backend, &plans, &env).await;
         let result = panel::aggregate("plan", &runs);
         // All must approve, and a member that could not answer is no approval.
@@ -112,7 +131,7 @@ impl LlmPanel {
     }
 
     /// Reviewers read the plan's directory and the project.
-    fn env(&self, req: &PanelRequest<'_>) -> PanelEnv {
+    fn env(&self, req: &PanelRequest<'_>, spend: Arc<crit_agent::SpendMeter>) -> PanelEnv {
         let root = req
             .plan_path
             .parent()
@@ -134,6 +153,9 @@ impl LlmPanel {
             add_dirs,
             project_context,
             progress: self.progress.clone(),
+            cancel: self.cancel.clone(),
+            spend,
+            redaction: Default::default(),
             ..PanelEnv::default()
         }
     }
@@ -169,12 +191,17 @@ impl LlmPanel {
         RunLimits {
             max_turns: Some(20),
             timeout: Some(self.timeout),
+            max_budget_usd: self.max_budget_usd,
             ..RunLimits::default()
         }
     }
 
     /// AUTO-SELECT: a cheap model picks the panel from the user's catalogue.
-    async fn auto_select(&self, req: &PanelRequest<'_>) -> Result<(Vec<Persona>, String), String> {
+    async fn auto_select(
+        &self,
+        req: &PanelRequest<'_>,
+        spend: &Arc<crit_agent::SpendMeter>,
+    ) -> Result<(Vec<Persona>, String), String> {
         let catalogue = self
             .home
             .as_ref()
@@ -200,6 +227,7 @@ impl LlmPanel {
             limits: RunLimits {
                 max_turns: Some(3),
                 timeout: Some(Duration::from_secs(60)),
+                max_budget_usd: self.max_budget_usd,
                 ..RunLimits::default()
             },
             max_output_tokens: 2048,
@@ -207,6 +235,9 @@ impl LlmPanel {
         };
         let env = PanelEnv {
             root: req.project_root.to_path_buf(),
+            cancel: self.cancel.clone(),
+            spend: spend.clone(),
+            redaction: Default::default(),
             ..PanelEnv::default()
         };
         let run = panel::run_panel(&self.backend, std::slice::from_ref(&plan), &env)
@@ -241,7 +272,8 @@ impl Panel for LlmPanel {
     }
 }
 
-fn selection_schema() -> Value {
+/// The answer shape of AUTO-SELECT (the panel the cheap model picks).
+pub fn selection_schema() -> Value {
     json!({
         "type": "object",
         "properties": {

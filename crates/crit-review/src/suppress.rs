@@ -16,6 +16,10 @@
 //! A title pattern written `/…/` is a regular expression, searched (not
 //! anchored) and case-sensitive unless it says `(?i)`. Titles are matched with
 //! and without a leading `[P1]`-style tag. The first matching entry wins.
+//!
+//! Every entry relaxes the gate, so each is honoured only as the project's
+//! rules allow ([`Suppressions::load_with`]): trusted with `crit trust`, or,
+//! in CI, as the base revision has it.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -27,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
 use crate::template::TemplateError;
+use crate::trust::{Gated, ProjectRules, TrustError};
 
 /// The file, relative to the project root.
 pub const SUPPRESSIONS_FILE: &str = ".crit/suppressions.yaml";
@@ -71,6 +76,8 @@ pub enum SuppressError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Rules(#[from] TrustError),
 }
 
 #[derive(Debug, Clone)]
@@ -83,6 +90,8 @@ struct Rule {
     expires: Option<String>,
     /// `file:line`.
     at: String,
+    /// The entry's matching fields as written, for the project's trust.
+    written: String,
 }
 
 #[derive(Debug, Clone)]
@@ -109,7 +118,9 @@ struct RawRule {
 }
 
 impl Suppressions {
-    /// `<project>/.crit/suppressions.yaml`; a missing file means no suppressions.
+    /// `<project>/.crit/suppressions.yaml` in the working tree, every entry
+    /// honoured: for a caller that vouches for the file. A review of a change
+    /// uses [`Suppressions::load_with`]. A missing file means no suppressions.
     pub fn load(project_root: &Path) -> Result<Suppressions, SuppressError> {
         let path = project_root.join(SUPPRESSIONS_FILE);
         match std::fs::read_to_string(&path) {
@@ -117,6 +128,27 @@ impl Suppressions {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Suppressions::default()),
             Err(source) => Err(SuppressError::Io { path, source }),
         }
+    }
+
+    /// The project's suppressions from wherever `rules` read the project,
+    /// each entry kept only if `rules` allow it. A file that does not parse
+    /// is an error whatever its trust: reviewing without it would bring
+    /// dismissed findings back, and a broken file never passes a gate.
+    pub fn load_with(rules: &ProjectRules) -> Result<Suppressions, SuppressError> {
+        let Some(file) = rules.read(SUPPRESSIONS_FILE)? else {
+            return Ok(Suppressions::default());
+        };
+        let mut all = Suppressions::parse(&file.text, Path::new(&file.label))?;
+        all.rules.retain(|r| {
+            let line = r.at.rsplit_once(':').and_then(|(_, l)| l.parse().ok());
+            rules.allow(Gated::new(
+                SUPPRESSIONS_FILE,
+                line.unwrap_or(0),
+                "suppression",
+                r.written.clone(),
+            ))
+        });
+        Ok(all)
     }
 
     /// Parse and validate a suppressions file; `path` names it in errors.
@@ -133,6 +165,11 @@ impl Suppressions {
             .map(|entry| rule(&file, entry))
             .collect::<Result<_, _>>()?;
         Ok(Suppressions { rules })
+    }
+
+    /// Each entry's matching fields as written, in file order.
+    pub fn entries(&self) -> Vec<&str> {
+        self.rules.iter().map(|r| r.written.as_str()).collect()
     }
 
     pub fn len(&self) -> usize {
@@ -221,6 +258,16 @@ fn rule(file: &str, entry: Spanned<RawRule>) -> Result<Rule, SuppressError> {
         "say why the finding is dismissed, for whoever reads this next",
     )?;
     let author = required(raw.author, "author", "who dismissed the finding")?;
+    let written = [
+        ("fingerprint", &raw.fingerprint),
+        ("title", &raw.title),
+        ("path", &raw.path),
+        ("expires", &raw.expires),
+    ]
+    .iter()
+    .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k} {:?}", v.value.trim())))
+    .collect::<Vec<_>>()
+    .join(", ");
     let matcher = match (&raw.fingerprint, &raw.title, &raw.path) {
         (Some(_), Some(t), _) => {
             return Err(err(
@@ -248,6 +295,7 @@ fn rule(file: &str, entry: Spanned<RawRule>) -> Result<Rule, SuppressError> {
             .map(|d| located(file, d, date))
             .transpose()?,
         at: format!("{file}:{}", at.line().max(1)),
+        written,
     })
 }
 

@@ -627,10 +627,20 @@ fn suppress(repo: &Repo, fingerprint: &str) {
     );
 }
 
+/// Trusts the project's settings as `crit trust` does, in the store under `state`.
+fn trust_project(repo: &Repo, state: &std::path::Path) {
+    let root = repo.path().canonicalize().unwrap();
+    let settings = crit_review::trust::survey(&root).settings;
+    crit_review::trust::TrustStore::at(state.join("crit/trust.json"))
+        .trust(&root, &settings, std::time::SystemTime::now())
+        .unwrap();
+}
+
 #[tokio::test]
 async fn a_suppressed_finding_stays_dismissed_after_its_line_moves() {
     let server = FakeServer::start().await;
     let title = "[P1] eval of user input";
+    server.push(answer(vec![finding("src/app.py", 5, 1, title)]));
     server.push(answer(vec![finding("src/app.py", 5, 1, title)]));
     server.push(answer(vec![finding("src/app.py", 8, 1, title)]));
     let repo = changed_repo();
@@ -642,6 +652,11 @@ async fn a_suppressed_finding_stays_dismissed_after_its_line_moves() {
     assert_eq!(first.findings.len(), 1);
     assert_eq!(first.findings[0].in_change, Some(true));
     suppress(&repo, &first.findings[0].id);
+    // A suppression relaxes the gate: not honoured until the project is trusted.
+    let untrusted = reviewer.review(&range("main..HEAD")).await;
+    assert!(!untrusted.passed, "{untrusted:#?}");
+    assert!(untrusted.dismissed.is_empty());
+    trust_project(&repo, state.path());
 
     // Three lines above it: the finding is now on line 8.
     let mut lines = String::from("import os\nimport sys\n\n");

@@ -487,6 +487,34 @@ fn the_root_is_the_git_repository_root() {
     assert_eq!(project_root(&nested), nested);
 }
 
+/// A home directory kept in git (dotfiles) is not the project of the
+/// directories under it: the reviewer's tools would reach `~/.ssh`.
+#[test]
+fn a_home_kept_in_git_is_never_the_root_of_a_project_below_it() {
+    use crit_review::paths::project_root_in;
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().canonicalize().unwrap();
+    std::fs::create_dir_all(h.join(".git")).unwrap();
+    std::fs::create_dir_all(h.join(".ssh")).unwrap();
+    let proj = h.join("code/app/src");
+    std::fs::create_dir_all(&proj).unwrap();
+    // No repository of its own: the directory is its own root, not the home.
+    assert_eq!(project_root_in(&proj, Some(&h)), proj);
+    // A repository of its own below the home is found as usual.
+    std::fs::create_dir_all(h.join("code/app/.git")).unwrap();
+    assert_eq!(project_root_in(&proj, Some(&h)), h.join("code/app"));
+    // Run in the home itself, the home is the project.
+    assert_eq!(project_root_in(&h, Some(&h)), h);
+    // A repository above the home (a whole-disk one) is off limits too.
+    let above = tempfile::tempdir().unwrap();
+    let a = above.path().canonicalize().unwrap();
+    std::fs::create_dir_all(a.join(".git")).unwrap();
+    let inner_home = a.join("home/me");
+    let work = inner_home.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    assert_eq!(project_root_in(&work, Some(&inner_home)), work);
+}
+
 #[test]
 fn a_cwd_outside_the_root_is_an_error() {
     let root = project(&[("CLAUDE.md", "x")]);

@@ -627,6 +627,62 @@ fn a_hostile_repository_config_runs_nothing() {
     );
 }
 
+/// A repository config that moves the work tree or points at files outside
+/// cannot bring outside content into what is reviewed: git is told where the
+/// work tree is, and the attribute file a repository names is replaced.
+#[test]
+fn a_hostile_repository_config_reads_nothing_outside() {
+    let (repo, _) = feature_repo();
+    let outside = repo.outside("elsewhere");
+    // The work tree moved to a parent of the project, which then looks like
+    // "a repository enclosing the project" to a check of the top alone.
+    let parent = repo.root.parent().unwrap();
+    std::fs::write(parent.join("a.txt"), "SECRET-WORKTREE-a\n").unwrap();
+    std::fs::write(outside.join("secret.txt"), "SECRET-WORKTREE-untracked\n").unwrap();
+    std::fs::write(outside.join("attributes"), "* -diff\n").unwrap();
+    repo.git(&["config", "core.worktree", parent.to_str().unwrap()]);
+    repo.git(&[
+        "config",
+        "core.attributesFile",
+        outside.join("attributes").to_str().unwrap(),
+    ]);
+    repo.write("a.txt", lines_with(20, 3, "dirty work tree"));
+    // Control: plain git follows the setting and lists the outside files.
+    let out = repo
+        .command(&["status", "--short", "-uall"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("secret.txt"));
+
+    for scope in [
+        diff("main"),
+        Scope::Uncommitted,
+        Scope::Commits(vec!["HEAD".into()]),
+    ] {
+        let c = run(&repo, &scope);
+        assert!(!c.patch.contains("SECRET"), "{scope:?}: {}", c.patch);
+        assert!(!c.paths().iter().any(|p| p.contains("secret")), "{scope:?}");
+    }
+    let c = run(&repo, &Scope::Uncommitted);
+    assert!(c.patch.contains("dirty work tree"), "{}", c.patch);
+    // `* -diff` from the repository's attribute file would make it binary.
+    assert!(c.patch.contains("@@"), "{}", c.patch);
+}
+
+/// A `.git` file pointing at another repository on the machine is refused.
+#[test]
+fn a_git_file_pointing_at_another_repository_is_refused() {
+    let (other, _) = feature_repo();
+    let repo = Repo::new();
+    std::fs::remove_dir_all(repo.root.join(".git")).unwrap();
+    repo.write(
+        ".git",
+        format!("gitdir: {}\n", other.root.join(".git").display()),
+    );
+    let err = compute(&repo.root, &diff("main"), &opts()).unwrap_err();
+    assert!(err.to_string().contains("another repository"), "{err}");
+}
+
 #[test]
 fn a_thousand_file_repository_with_a_twenty_file_change() {
     let repo = Repo::new();

@@ -144,11 +144,11 @@ fn secrets_never_reach_session_json() {
     );
     assert_eq!(
         saved.config["mcp_servers"]["github"]["env"]["GITHUB_TOKEN"],
-        "[redacted]"
+        "[REDACTED:secret]"
     );
     assert_eq!(
         saved.prompt.as_deref(),
-        Some("Review the auth code; the test key is [redacted].")
+        Some("Review the auth code; the test key is [REDACTED:anthropic-key].")
     );
 }
 
@@ -368,6 +368,9 @@ fn a_key_quoted_in_a_finding_is_redacted_in_result_json() {
     let text = std::fs::read_to_string(s.dir().join("result.json")).unwrap();
     assert!(!text.contains("AKIAIOSFODNN7EXAMPLE"));
     let saved = s.result().unwrap().unwrap();
-    assert_eq!(saved.findings[0].body, "hard-coded [redacted] in config.rs");
+    assert_eq!(
+        saved.findings[0].body,
+        "hard-coded [REDACTED:aws-access-key] in config.rs"
+    );
     assert_eq!(saved.findings[1], r.findings[1]);
 }

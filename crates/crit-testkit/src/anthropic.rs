@@ -45,7 +45,27 @@ pub(crate) fn render(reply: &Reply, ctx: &RequestCtx<'_>) -> Rendered {
             status: 200,
             headers: sse_headers(base_headers),
             body: stream_error_events(reply, ctx, kind, message, &request_id).into_bytes(),
+            repeat: Vec::new(),
         },
+        ReplyBody::EndlessError { status } => crate::render::endless_error(*status),
+        ReplyBody::Endless { piece } => {
+            let mut head = String::new();
+            message_start(&mut head, reply, ctx);
+            event(
+                &mut head,
+                "content_block_start",
+                &json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
+            );
+            ping(&mut head);
+            let mut repeat = String::new();
+            delta(&mut repeat, 0, json!({"type":"text_delta","text":piece}));
+            Rendered {
+                status: 200,
+                headers: sse_headers(base_headers),
+                body: head.into_bytes(),
+                repeat: repeat.into_bytes(),
+            }
+        }
         ReplyBody::Blocks(_) | ReplyBody::Json(_) => {
             let blocks = content_blocks(reply, ctx).unwrap_or_default();
             let stop = reply
@@ -58,6 +78,7 @@ pub(crate) fn render(reply: &Reply, ctx: &RequestCtx<'_>) -> Rendered {
                     status: 200,
                     headers: sse_headers(base_headers),
                     body: stream_events(reply, ctx, &blocks, &stop).into_bytes(),
+                    repeat: Vec::new(),
                 }
             } else {
                 json_response(200, &message_json(reply, ctx, &blocks, &stop), base_headers)
@@ -86,6 +107,9 @@ fn block_json(block: &Block, step: usize, index: usize) -> Value {
         }
         Block::ToolUse { name, input } => json!({
             "type":"tool_use","id":anthropic_tool_id(step, index),"name":name,"input":input
+        }),
+        Block::RawToolUse { name, raw } => json!({
+            "type":"tool_use","id":anthropic_tool_id(step, index),"name":name,"input":raw
         }),
     }
 }
@@ -160,7 +184,7 @@ fn stream_events(reply: &Reply, ctx: &RequestCtx<'_>, blocks: &[Block], stop: &s
         let start = match block {
             Block::Text(_) => json!({"type":"text","text":""}),
             Block::Thinking(_) => json!({"type":"thinking","thinking":""}),
-            Block::ToolUse { name, .. } => json!({
+            Block::ToolUse { name, .. } | Block::RawToolUse { name, .. } => json!({
                 "type":"tool_use","id":anthropic_tool_id(ctx.step, index),"name":name,"input":{}
             }),
         };
@@ -192,14 +216,19 @@ fn stream_events(reply: &Reply, ctx: &RequestCtx<'_>, blocks: &[Block], stop: &s
                     json!({"type":"signature_delta","signature":signature(ctx.step, index)}),
                 );
             }
-            Block::ToolUse { input, .. } => {
+            Block::ToolUse { .. } | Block::RawToolUse { .. } => {
+                let text = match block {
+                    Block::RawToolUse { raw, .. } => raw.clone(),
+                    Block::ToolUse { input, .. } => input.to_string(),
+                    _ => String::new(),
+                };
                 // The real API often opens with an empty fragment.
                 delta(
                     &mut out,
                     index,
                     json!({"type":"input_json_delta","partial_json":""}),
                 );
-                for piece in split_text(&input.to_string(), 3) {
+                for piece in split_text(&text, 3) {
                     delta(
                         &mut out,
                         index,

@@ -3,7 +3,7 @@
 use std::io;
 
 use axum::body::{Body, Bytes};
-use futures_util::stream;
+use futures_util::{StreamExt, stream};
 
 use crate::reply::Delivery;
 
@@ -32,6 +32,21 @@ pub(crate) fn body(bytes: Vec<u8>, delivery: Delivery) -> Body {
         done: false,
     };
     Body::from_stream(stream::unfold(cursor, next_piece))
+}
+
+/// `head`, then `repeat` again and again until the client goes away.
+pub(crate) fn endless(head: Vec<u8>, repeat: Vec<u8>) -> Body {
+    let head = Bytes::from(head);
+    let repeat = Bytes::from(repeat);
+    let pieces = stream::once(async move { Ok::<_, io::Error>(head) }).chain(stream::unfold(
+        repeat,
+        |r| async move {
+            // One piece per poll, so the server's other connections still run.
+            tokio::task::yield_now().await;
+            Some((Ok(r.clone()), r))
+        },
+    ));
+    Body::from_stream(pieces)
 }
 
 async fn next_piece(mut c: Cursor) -> Option<(Result<Bytes, io::Error>, Cursor)> {

@@ -4,11 +4,13 @@
 //!   real Anthropic Messages (JSON and SSE) and OpenAI chat completions
 //!   (JSON and `data:` chunks) wire formats, byte-faithful to
 //!   `shared/protocols.md` §1–2, with delivery faults (delays, stalls,
-//!   split chunks, dropped connections) and a record of every request.
+//!   split chunks, dropped connections), hostile answers (tool input that is
+//!   not JSON: [`Reply::tool_use_raw`]; answers and error bodies that never
+//!   end: [`Reply::endless`], [`Reply::endless_error`]) and a record of every
+//!   request.
 //! - [`FakeClaude`]: a scripted fake `claude` executable (a `sh` script
 //!   written at run time) that records how it was called.
 //! - [`prompt_review`]: critiques in the prompt-review plugin's schema.
-//! - [`real_claude`]: the pinned Claude Code CLI, when installed.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -50,22 +52,3 @@ pub use claude::{FakeClaude, Invocation, RECORDED_ENV, pid_alive};
 pub use render::WireFormat;
 pub use reply::{Reply, Step, StepWhen, Usage, anthropic_tool_id, openai_tool_id};
 pub use server::{FakeServer, RecordedRequest};
-
-/// The real Claude Code CLI installed by `.ci/install-test-deps`, from a crate
-/// of this workspace (`manifest_dir` = its `CARGO_MANIFEST_DIR`). Missing: `None`
-/// with a notice on a developer machine; a panic under CI (`CI` set), which
-/// installs it.
-pub fn real_claude(manifest_dir: &str) -> Option<std::path::PathBuf> {
-    let bin =
-        std::path::Path::new(manifest_dir).join("../../.test-deps/npm/node_modules/.bin/claude");
-    if bin.exists() {
-        return Some(bin);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    eprintln!("skipping: the real Claude Code CLI is not installed; run .ci/install-test-deps");
-    None
-}

@@ -44,6 +44,24 @@ pub(crate) fn render(reply: &Reply, ctx: &RequestCtx<'_>) -> Rendered {
                 status: 200,
                 headers: sse_headers(base_headers),
                 body: out.into_bytes(),
+                repeat: Vec::new(),
+            }
+        }
+        ReplyBody::EndlessError { status } => crate::render::endless_error(*status),
+        ReplyBody::Endless { piece } => {
+            let chunk = Chunker { reply, ctx };
+            let mut head = String::new();
+            data(
+                &mut head,
+                &chunk.delta(json!({"role":"assistant","content":null}), None),
+            );
+            let mut repeat = String::new();
+            data(&mut repeat, &chunk.delta(json!({"content":piece}), None));
+            Rendered {
+                status: 200,
+                headers: sse_headers(base_headers),
+                body: head.into_bytes(),
+                repeat: repeat.into_bytes(),
             }
         }
         ReplyBody::Blocks(_) | ReplyBody::Json(_) => {
@@ -59,6 +77,7 @@ pub(crate) fn render(reply: &Reply, ctx: &RequestCtx<'_>) -> Rendered {
                     status: 200,
                     headers: sse_headers(base_headers),
                     body: stream_chunks(reply, ctx, &blocks, &finish).into_bytes(),
+                    repeat: Vec::new(),
                 }
             } else {
                 json_response(200, &completion(reply, ctx, &blocks, &finish), base_headers)
@@ -104,17 +123,19 @@ fn texts(blocks: &[Block]) -> (Option<String>, Option<String>) {
         match b {
             Block::Text(t) => text.get_or_insert_with(String::new).push_str(t),
             Block::Thinking(t) => thought.get_or_insert_with(String::new).push_str(t),
-            Block::ToolUse { .. } => {}
+            Block::ToolUse { .. } | Block::RawToolUse { .. } => {}
         }
     }
     (text, thought)
 }
 
-fn tool_calls(blocks: &[Block]) -> Vec<(&str, &Value)> {
+/// Each call's name and its `arguments` text.
+fn tool_calls(blocks: &[Block]) -> Vec<(&str, String)> {
     blocks
         .iter()
         .filter_map(|b| match b {
-            Block::ToolUse { name, input } => Some((name.as_str(), input)),
+            Block::ToolUse { name, input } => Some((name.as_str(), input.to_string())),
+            Block::RawToolUse { name, raw } => Some((name.as_str(), raw.clone())),
             _ => None,
         })
         .collect()
@@ -134,7 +155,7 @@ fn completion(reply: &Reply, ctx: &RequestCtx<'_>, blocks: &[Block], finish: &st
         .enumerate()
         .map(|(i, (name, input))| {
             json!({"id":openai_tool_id(ctx.step, i),"type":"function",
-                   "function":{"name":name,"arguments":input.to_string()}})
+                   "function":{"name":name,"arguments":input}})
         })
         .collect();
     if !calls.is_empty() {
@@ -212,7 +233,7 @@ fn stream_chunks(reply: &Reply, ctx: &RequestCtx<'_>, blocks: &[Block], finish: 
                 None,
             ),
         );
-        for piece in split_text(&input.to_string(), 3) {
+        for piece in split_text(&input, 3) {
             data(
                 &mut out,
                 &chunk.delta(

@@ -69,6 +69,8 @@ pub(crate) struct Rendered {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Sent after `body` again and again, forever, when not empty.
+    pub repeat: Vec<u8>,
 }
 
 /// Content blocks of a successful reply, or `None` for error replies.
@@ -86,7 +88,10 @@ pub(crate) fn content_blocks(reply: &Reply, ctx: &RequestCtx<'_>) -> Option<Vec<
 
 /// The default stop reason (Anthropic vocabulary) for these blocks.
 pub(crate) fn default_stop_reason(blocks: &[Block]) -> &'static str {
-    if blocks.iter().any(|b| matches!(b, Block::ToolUse { .. })) {
+    if blocks
+        .iter()
+        .any(|b| matches!(b, Block::ToolUse { .. } | Block::RawToolUse { .. }))
+    {
         "tool_use"
     } else {
         "end_turn"
@@ -122,6 +127,17 @@ pub(crate) fn json_response(status: u16, body: &Value, extra: Vec<(String, Strin
         status,
         headers,
         body: body.to_string().into_bytes(),
+        repeat: Vec::new(),
+    }
+}
+
+/// A JSON error body that never ends: `{"error":{"message":"xxxx…` forever.
+pub(crate) fn endless_error(status: u16) -> Rendered {
+    Rendered {
+        status,
+        headers: vec![("content-type".to_string(), "application/json".to_string())],
+        body: br#"{"error":{"type":"api_error","message":""#.to_vec(),
+        repeat: vec![b'x'; 4096],
     }
 }
 

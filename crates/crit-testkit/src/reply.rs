@@ -39,7 +39,15 @@ impl Default for Usage {
 pub(crate) enum Block {
     Text(String),
     Thinking(String),
-    ToolUse { name: String, input: Value },
+    ToolUse {
+        name: String,
+        input: Value,
+    },
+    /// A tool call whose input is sent as this text, JSON or not.
+    RawToolUse {
+        name: String,
+        raw: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -58,6 +66,10 @@ pub(crate) enum ReplyBody {
     },
     /// HTTP 200, some events, then an error event.
     StreamError { kind: String, message: String },
+    /// HTTP 200 and an answer that never ends: `piece` as text, again and again.
+    Endless { piece: String },
+    /// This status and an error body that never ends.
+    EndlessError { status: u16 },
 }
 
 /// How the bytes of a reply are delivered.
@@ -119,6 +131,31 @@ impl Reply {
         ))
     }
 
+    /// One tool call whose input is `raw` sent verbatim: as Anthropic
+    /// `input_json_delta` fragments, as OpenAI `arguments`. For input that is
+    /// not valid JSON. (A non-streaming Anthropic answer, whose body must be
+    /// JSON, carries it as a string.)
+    pub fn tool_use_raw(name: impl Into<String>, raw: impl Into<String>) -> Self {
+        Self::new(ReplyBody::Blocks(vec![Block::RawToolUse {
+            name: name.into(),
+            raw: raw.into(),
+        }]))
+    }
+
+    /// HTTP 200 and a text answer that never ends: `piece`, streamed again
+    /// and again for as long as the client reads (a model gone wrong, a proxy
+    /// looping). Streaming requests only make sense here.
+    pub fn endless(piece: impl Into<String>) -> Self {
+        Self::new(ReplyBody::Endless {
+            piece: piece.into(),
+        })
+    }
+
+    /// `status` with a JSON error body that never ends.
+    pub fn endless_error(status: u16) -> Self {
+        Self::new(ReplyBody::EndlessError { status })
+    }
+
     /// A structured answer. Rendered as a text block holding the compact JSON
     /// (Anthropic `output_config.format`, OpenAI `response_format`), unless the
     /// request offers a tool named `StructuredOutput` (Claude Code's
@@ -171,6 +208,17 @@ impl Reply {
     pub fn then_text(mut self, text: impl Into<String>) -> Self {
         if let ReplyBody::Blocks(blocks) = &mut self.body {
             blocks.push(Block::Text(text.into()));
+        }
+        self
+    }
+
+    /// Append a tool call with raw (possibly invalid) input after the existing blocks.
+    pub fn then_tool_use_raw(mut self, name: impl Into<String>, raw: impl Into<String>) -> Self {
+        if let ReplyBody::Blocks(blocks) = &mut self.body {
+            blocks.push(Block::RawToolUse {
+                name: name.into(),
+                raw: raw.into(),
+            });
         }
         self
     }

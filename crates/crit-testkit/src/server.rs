@@ -324,6 +324,7 @@ fn answer(
             status: 200,
             headers: Vec::new(),
             body: Vec::new(),
+            repeat: Vec::new(),
         };
         return (r, None, none);
     }
@@ -372,7 +373,12 @@ fn build_response(rendered: Rendered, delivery: Delivery) -> Response {
     let len = rendered.body.len();
     let streamed =
         delivery.chunk.is_some() || delivery.drop_after.is_some() || delivery.stall.is_some();
-    let mut response = Response::new(delivery::body(rendered.body, delivery));
+    let body = if rendered.repeat.is_empty() {
+        delivery::body(rendered.body, delivery)
+    } else {
+        delivery::endless(rendered.body, rendered.repeat)
+    };
+    let mut response = Response::new(body);
     *response.status_mut() = StatusCode::from_u16(rendered.status).unwrap_or(StatusCode::OK);
     let headers = response.headers_mut();
     for (name, value) in rendered.headers {

@@ -11,6 +11,10 @@ use crit_testkit::Reply;
 use serde_json::json;
 
 #[test]
+#[cfg_attr(
+    missing_sdk_venv,
+    ignore = "the official SDKs are not installed: run .ci/install-test-deps"
+)]
 fn anthropic_sdk_accepts_every_answer() {
     let structured = json!({"verdict": "PASS", "n": 2});
     let cases = vec![

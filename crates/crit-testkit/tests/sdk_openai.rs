@@ -17,6 +17,10 @@ fn two_calls() -> Reply {
 }
 
 #[test]
+#[cfg_attr(
+    missing_sdk_venv,
+    ignore = "the official SDKs are not installed: run .ci/install-test-deps"
+)]
 fn openai_sdk_accepts_every_answer() {
     let structured = json!({"verdict": "PASS", "n": 2});
     let cases = vec![

@@ -1,11 +1,12 @@
 //! Running the tool calls of one turn. Read-only calls (Task included) run
-//! concurrently; the results go back in call order. A tool that is not offered
-//! gets an error result, never a crash. PreToolUse and PostToolUse hooks run
-//! around each call.
+//! concurrently, a bounded number at a time; the results go back in call
+//! order. A tool that is not offered, or a call whose input was not JSON, gets
+//! an error result, never a crash. PreToolUse and PostToolUse hooks run around
+//! each call.
 
 use std::time::Instant;
 
-use futures_util::future::join_all;
+use futures_util::StreamExt;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +24,8 @@ pub(super) struct Call {
     pub id: String,
     pub name: String,
     pub input: Value,
+    /// Set when the model's input was not valid JSON (`input` is then `{}`).
+    pub input_error: Option<String>,
 }
 
 /// A call's result and how long it took.
@@ -107,9 +110,17 @@ pub(super) fn effect(r: &HookResponse) -> String {
     parts.join("; ")
 }
 
-pub(super) async fn execute(calls: &[Call], ex: &Exec<'_, '_>) -> Vec<Done> {
+/// Runs `calls`: at most `concurrency` at a time when all are read-only, one
+/// by one otherwise.
+pub(super) async fn execute(calls: &[Call], ex: &Exec<'_, '_>, concurrency: usize) -> Vec<Done> {
     if calls.iter().all(|c| !ex.is_mutating(&c.name)) {
-        join_all(calls.iter().map(|c| one(c, ex))).await
+        // Built up front: a lazy `map` closure in the stream trips the
+        // compiler's Send check on the boxed run future.
+        let pending: Vec<_> = calls.iter().map(|c| one(c, ex)).collect();
+        futures_util::stream::iter(pending)
+            .buffered(concurrency.max(1))
+            .collect()
+            .await
     } else {
         let mut out = Vec::with_capacity(calls.len());
         for c in calls {
@@ -122,6 +133,16 @@ pub(super) async fn execute(calls: &[Call], ex: &Exec<'_, '_>) -> Vec<Done> {
 async fn one(call: &Call, ex: &Exec<'_, '_>) -> Done {
     let start = Instant::now();
     let tool = call.name.as_str();
+    if let Some(e) = &call.input_error {
+        return Done {
+            output: ToolOutput::error(format!(
+                "The input of this `{tool}` call was not valid JSON ({e}), so it did not run. Call the tool again with a JSON object as its input."
+            )),
+            duration_ms: 0,
+            sub: None,
+            stop_run: None,
+        };
+    }
     let mut input = call.input.clone();
     let mut stop_run = None;
     let mut notes = Vec::new();
@@ -166,6 +187,12 @@ async fn one(call: &Call, ex: &Exec<'_, '_>) -> Done {
         };
     }
     let (mut output, sub) = run_tool(call, input.clone(), ex).await;
+    // Nothing a tool read reaches the model, its hooks or the transcript with
+    // a secret in it.
+    output.content = ex
+        .cx
+        .redaction
+        .apply(tool, &input, &output.content, ex.cx.root());
     let duration_ms = start.elapsed().as_millis() as u64;
     let post = ex
         .fire(

@@ -3,11 +3,14 @@
 //! Limits are enforced here, not by the prompt, and whatever was produced before
 //! a limit is kept.
 
+mod answer;
 mod execute;
+mod spend;
 mod stop;
 mod task;
 mod turns;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crit_core::Usage;
@@ -19,6 +22,7 @@ use crate::registry::ToolRegistry;
 use crate::structured::StructuredOutput;
 use crate::subagent::{SubAgentDef, SubAgentOutcome};
 
+pub use spend::SpendMeter;
 pub use turns::run_agent;
 
 /// Everything one run needs besides the model, the tool context and the sink.
@@ -36,6 +40,13 @@ pub struct AgentSpec {
     /// When set, the run must end with a valid call of the structured-output tool.
     pub output: Option<StructuredOutput>,
     pub limits: RunLimits,
+    /// Bounds on one turn's tool calls.
+    pub turn_limits: TurnLimits,
+    /// What this run, its sub-agents and anything else sharing the meter (the
+    /// other reviewers of a panel) have spent: `limits.max_budget_usd` and
+    /// `limits.max_tokens` hold against it, so concurrent agents cannot each
+    /// spend the whole budget.
+    pub spend: Arc<SpendMeter>,
     /// `max_tokens` of each model call.
     pub max_output_tokens: u32,
     /// Agents the model may launch with the `Task` tool (offered only when set).
@@ -59,6 +70,8 @@ impl AgentSpec {
             tools: ToolRegistry::default(),
             output: None,
             limits: RunLimits::default(),
+            turn_limits: TurnLimits::default(),
+            spend: Arc::new(SpendMeter::default()),
             max_output_tokens: 8192,
             sub_agents: Vec::new(),
             hooks: Hooks::default(),
@@ -74,6 +87,29 @@ pub struct RunLimits {
     /// Total tokens (input, cached and output) across all turns.
     pub max_tokens: Option<u64>,
     pub max_budget_usd: Option<f64>,
+}
+
+/// Bounds on one turn: a model that asks for thousands of tool calls at once
+/// gets the first `max_tool_calls` run and an error for the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnLimits {
+    /// Tool calls run per turn; the calls past it are answered with an error.
+    pub max_tool_calls: usize,
+    /// Read-only calls (Task included) running at the same time.
+    pub concurrency: usize,
+    /// After a cancel or the deadline, how long the turn's calls get to stop
+    /// (and kill their process groups) before they are dropped.
+    pub wind_down: Duration,
+}
+
+impl Default for TurnLimits {
+    fn default() -> Self {
+        TurnLimits {
+            max_tool_calls: 64,
+            concurrency: 8,
+            wind_down: Duration::from_secs(5),
+        }
+    }
 }
 
 /// Which limit ended a run.
@@ -132,6 +168,11 @@ pub enum RunStatus {
     Failed(String),
     /// A hook ended the run (`continue: false`), with its `stopReason`.
     HookStopped(String),
+    /// The model refused (`stop_reason: refusal`, OpenAI's `content_filter`);
+    /// what it said, if anything. Whatever else the turn held is not taken.
+    Refused(String),
+    /// The model gave several final answers in one turn: none is taken.
+    AmbiguousOutput(String),
 }
 
 impl RunStatus {
@@ -143,7 +184,27 @@ impl RunStatus {
             RunStatus::NoValidOutput(_) => "no_valid_output",
             RunStatus::Failed(_) => "failed",
             RunStatus::HookStopped(_) => "hook_stopped",
+            RunStatus::Refused(_) => "refused",
+            RunStatus::AmbiguousOutput(_) => "ambiguous_output",
         }
+    }
+
+    /// How the run fell short, in words that follow an agent's name
+    /// (`stopped early: it reached the maximum of 4 turns`); `None` when it
+    /// completed.
+    pub fn shortfall(&self) -> Option<String> {
+        Some(match self {
+            RunStatus::Completed => return None,
+            RunStatus::Incomplete(hit) => format!("stopped early: it {hit}"),
+            RunStatus::Cancelled => "was cancelled".into(),
+            RunStatus::Failed(m) => format!("failed: {m}"),
+            RunStatus::NoValidOutput(m) | RunStatus::AmbiguousOutput(m) => {
+                format!("gave no usable answer: {m}")
+            }
+            RunStatus::HookStopped(m) => format!("was stopped by a hook: {m}"),
+            RunStatus::Refused(m) if m.is_empty() => "refused".into(),
+            RunStatus::Refused(m) => format!("refused: {m}"),
+        })
     }
 }
 

@@ -67,6 +67,9 @@ pub(super) async fn run(
         tools,
         output: None,
         limits: t.limits,
+        turn_limits: t.parent.turn_limits,
+        // Its spend counts against the parent's budget as it happens.
+        spend: t.parent.spend.clone(),
         max_output_tokens: t.parent.max_output_tokens,
         // Depth 1: a sub-agent launches no agents of its own.
         sub_agents: Vec::new(),
@@ -100,7 +103,15 @@ pub(super) async fn run(
             out.all_text.join("\n\n")
         )),
         RunStatus::Cancelled => ToolOutput::error("The agent was cancelled."),
-        RunStatus::NoValidOutput(m) | RunStatus::Failed(m) => {
+        RunStatus::Refused(said) => ToolOutput::error(format!(
+            "The agent refused the task{}",
+            if said.is_empty() {
+                ".".to_string()
+            } else {
+                format!(": {said}")
+            }
+        )),
+        RunStatus::NoValidOutput(m) | RunStatus::Failed(m) | RunStatus::AmbiguousOutput(m) => {
             ToolOutput::error(format!("The agent failed: {m}"))
         }
     };

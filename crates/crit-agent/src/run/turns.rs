@@ -5,9 +5,12 @@ use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use crit_core::Usage;
-use crit_llm::{Block, LlmError, Message, Model, ModelRequest, ModelResponse, Role, ToolSpec};
+use crit_llm::{
+    Block, LlmError, Message, Model, ModelRequest, ModelResponse, Role, StopReason, ToolSpec,
+};
 use tokio_util::sync::CancellationToken;
 
+use super::answer::{Answers, Checked, Owed};
 use super::execute::{Call, Done, Exec, execute};
 use super::stop::{StopVerdict, on_stop};
 use super::task::TaskCtx;
@@ -82,8 +85,7 @@ struct Run<'a> {
     model_name: String,
     start: Instant,
     deadline: Option<Instant>,
-    invalid_outputs: u32,
-    nudged: bool,
+    answers: Answers,
     who: Who,
     sub_agents: Vec<SubAgentOutcome>,
     /// How many times Stop hooks sent the model back to work.
@@ -122,8 +124,7 @@ impl<'a> Run<'a> {
             model_name: spec.model.clone(),
             start,
             deadline: spec.limits.timeout.map(|t| start + t),
-            invalid_outputs: 0,
-            nudged: false,
+            answers: Answers::default(),
             who,
             sub_agents: Vec::new(),
             stop_blocks: 0,
@@ -157,7 +158,9 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// What is left of this run's limits, for a sub-agent starting now.
+    /// What is left of this run's limits, for a sub-agent starting now. Its
+    /// tokens and cost go on the shared meter, so it gets the same budget
+    /// caps, held against everything spent so far.
     fn remaining_limits(&self) -> RunLimits {
         let l = &self.spec.limits;
         RunLimits {
@@ -165,8 +168,8 @@ impl<'a> Run<'a> {
             timeout: self
                 .deadline
                 .map(|d| d.saturating_duration_since(Instant::now())),
-            max_tokens: l.max_tokens.map(|m| m.saturating_sub(self.usage.total())),
-            max_budget_usd: l.max_budget_usd.map(|b| (b - self.cost_usd).max(0.0)),
+            max_tokens: l.max_tokens,
+            max_budget_usd: l.max_budget_usd,
         }
     }
 
@@ -217,7 +220,13 @@ impl<'a> Run<'a> {
             };
             self.turns += 1;
             let calls = self.record_turn(&resp, sink);
+            let refused = resp.stop_reason == Some(StopReason::Refusal);
+            let said = resp.text();
             self.messages.push(Message::assistant(resp.content));
+            if refused {
+                // Whatever else the turn holds (an answer, tool calls) is not taken.
+                return RunStatus::Refused(said.trim().to_string());
+            }
             if calls.is_empty() {
                 if self.spec.output.is_none() {
                     let last = self.texts.last().cloned().unwrap_or_default();
@@ -230,62 +239,57 @@ impl<'a> Run<'a> {
                         Err(status) => return status,
                     }
                 }
-                match self.end_of_turn_without_tools() {
-                    Some(status) => return status,
-                    None => continue,
+                match self.answers.without_tools(self.spec.output.is_some()) {
+                    Ok(status) => return status,
+                    Err(nudge) => {
+                        self.messages.push(Message::user_text(nudge));
+                        continue;
+                    }
                 }
             }
-            let mut results = Vec::with_capacity(calls.len());
+            let mut results: Vec<Owed> = Vec::with_capacity(calls.len());
             let (output_calls, tool_calls): (Vec<&Call>, Vec<&Call>) =
                 calls.iter().partition(|c| self.is_output_call(c));
-            if let Some(status) = self.check_structured(&output_calls, &mut results) {
-                let accepted = matches!(status, RunStatus::Completed);
-                let answer = self
-                    .structured
-                    .as_ref()
-                    .map(|v| v.to_string())
-                    .unwrap_or_default();
-                if !accepted {
-                    return status;
-                }
-                match self.stop_hooks(model, cx, sink, cancel, answer).await {
-                    // The answer is not taken: the feedback is its tool result.
-                    Ok(Some(feedback)) => {
-                        self.structured = None;
-                        if let Some(c) = output_calls
-                            .iter()
-                            .find(|c| !results.iter().any(|r| r.0 == c.id))
-                        {
-                            results.push((c.id.clone(), feedback, true));
+            if let (Some(out), false) = (&self.spec.output, output_calls.is_empty()) {
+                match self.answers.check(out, &output_calls, &mut results) {
+                    Checked::Retry => {}
+                    Checked::End(status) => return status,
+                    Checked::Accepted { value, call_id } => {
+                        let answer = value.to_string();
+                        self.structured = Some(value);
+                        match self.stop_hooks(model, cx, sink, cancel, answer).await {
+                            // The answer is not taken: the feedback is its tool result.
+                            Ok(Some(feedback)) => {
+                                self.structured = None;
+                                results.push((call_id, feedback, true));
+                            }
+                            Ok(None) => return RunStatus::Completed,
+                            Err(stopped) => return stopped,
                         }
                     }
-                    Ok(None) => return status,
-                    Err(stopped) => return stopped,
                 }
             }
-            let tool_calls: Vec<Call> = tool_calls.into_iter().cloned().collect();
-            // The calls share the sink (sub-agents write to it as they run).
-            let done: Vec<Done> = {
-                let shared = SharedSink::new(&mut *sink);
-                let ex = self.exec(model, cx, &shared, cancel);
-                tokio::select! {
-                    biased;
-                    () = cancel.cancelled() => return RunStatus::Cancelled,
-                    () = sleep_until(self.deadline) => return RunStatus::Incomplete(self.timeout_hit()),
-                    done = execute(&tool_calls, &ex) => done,
-                }
-            };
+            let max = self.spec.turn_limits.max_tool_calls;
+            let (now, over) = tool_calls.split_at(tool_calls.len().min(max));
+            let now: Vec<Call> = now.iter().map(|c| (*c).clone()).collect();
+            for c in over {
+                let why = format!(
+                    "Not run: a turn may make at most {max} tool calls and this one made {}. Make fewer calls at a time.",
+                    tool_calls.len()
+                );
+                self.record_result(sink, c, &why, true, 0);
+                results.push((c.id.clone(), why, true));
+            }
+            let (done, ended) = self.run_calls(&now, model, cx, sink, cancel).await;
             let mut stop_run = None;
-            for (call, d) in tool_calls.iter().zip(done) {
-                sink.record(&TranscriptItem::ToolResult {
-                    agent: self.spec.name.clone(),
-                    turn: self.turns,
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                    content: d.output.content.clone(),
-                    is_error: d.output.is_error,
-                    duration_ms: d.duration_ms,
-                });
+            for (call, d) in now.iter().zip(done) {
+                self.record_result(
+                    sink,
+                    call,
+                    &d.output.content,
+                    d.output.is_error,
+                    d.duration_ms,
+                );
                 if let Some(sub) = d.sub {
                     self.usage += sub.usage;
                     self.cost_usd += sub.cost_usd;
@@ -295,6 +299,9 @@ impl<'a> Run<'a> {
                     stop_run = d.stop_run;
                 }
                 results.push((call.id.clone(), d.output.content, d.output.is_error));
+            }
+            if let Some(status) = ended {
+                return status;
             }
             // Results go back in the order the model made the calls.
             results.sort_by_key(|(id, ..)| calls.iter().position(|c| &c.id == id));
@@ -316,52 +323,62 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Runs one turn's tool calls. On cancel or at the deadline the calls are
+    /// told to stop (tools and hooks kill their process groups) and get
+    /// `wind_down` to do it before they are dropped; the run then ends with
+    /// the status returned, keeping what the calls finished with (sub-agents'
+    /// outcomes included) when they wound down in time.
+    async fn run_calls(
+        &self,
+        calls: &[Call],
+        model: &dyn Model,
+        cx: &ToolContext,
+        sink: &mut dyn TranscriptSink,
+        cancel: &CancellationToken,
+    ) -> (Vec<Done>, Option<RunStatus>) {
+        let stop_tools = cx.cancel.child_token();
+        let tool_cx = cx.clone().with_cancel(stop_tools.clone());
+        let stop_turn = cancel.child_token();
+        // The calls share the sink (sub-agents write to it as they run).
+        let shared = SharedSink::new(sink);
+        let ex = self.exec(model, &tool_cx, &shared, &stop_turn);
+        let work = execute(calls, &ex, self.spec.turn_limits.concurrency);
+        tokio::pin!(work);
+        let ended = tokio::select! {
+            biased;
+            () = cancel.cancelled() => RunStatus::Cancelled,
+            () = sleep_until(self.deadline) => RunStatus::Incomplete(self.timeout_hit()),
+            done = &mut work => return (done, None),
+        };
+        stop_tools.cancel();
+        stop_turn.cancel();
+        let done = tokio::time::timeout(self.spec.turn_limits.wind_down, &mut work)
+            .await
+            .unwrap_or_default();
+        (done, Some(ended))
+    }
+
+    fn record_result(
+        &self,
+        sink: &mut dyn TranscriptSink,
+        call: &Call,
+        content: &str,
+        is_error: bool,
+        duration_ms: u64,
+    ) {
+        sink.record(&TranscriptItem::ToolResult {
+            agent: self.spec.name.clone(),
+            turn: self.turns,
+            id: call.id.clone(),
+            name: call.name.clone(),
+            content: content.to_string(),
+            is_error,
+            duration_ms,
+        });
+    }
+
     fn is_output_call(&self, c: &Call) -> bool {
         self.spec.output.is_some() && c.name == TOOL_NAME
-    }
-
-    /// Validate structured-output calls: a valid one ends the run; an invalid one
-    /// gets its errors back as the tool result, until the retry bound.
-    fn check_structured(
-        &mut self,
-        output_calls: &[&Call],
-        results: &mut Vec<(String, String, bool)>,
-    ) -> Option<RunStatus> {
-        let out = self.spec.output.as_ref()?;
-        for call in output_calls {
-            match out.validate(&call.input) {
-                Ok(()) => {
-                    self.structured = Some(call.input.clone());
-                    return Some(RunStatus::Completed);
-                }
-                Err(errors) => {
-                    self.invalid_outputs += 1;
-                    if self.invalid_outputs > out.max_retries {
-                        return Some(RunStatus::NoValidOutput(errors));
-                    }
-                    results.push((call.id.clone(), errors, true));
-                }
-            }
-        }
-        None
-    }
-
-    /// The model ended its turn without calling a tool. Done — unless structured
-    /// output is required and missing: then one reminder, then give up.
-    fn end_of_turn_without_tools(&mut self) -> Option<RunStatus> {
-        if self.spec.output.is_none() {
-            return Some(RunStatus::Completed);
-        }
-        if self.nudged {
-            return Some(RunStatus::NoValidOutput(format!(
-                "the model answered without calling the {TOOL_NAME} tool"
-            )));
-        }
-        self.nudged = true;
-        self.messages.push(Message::user_text(format!(
-            "You must call the {TOOL_NAME} tool with your final answer. Call it now."
-        )));
-        None
     }
 
     fn limit_before_turn(&self) -> Option<LimitHit> {
@@ -371,19 +388,20 @@ impl<'a> Run<'a> {
         {
             return Some(LimitHit::MaxTurns(max));
         }
+        let spend = &self.spec.spend;
         if let Some(limit) = l.max_tokens
-            && self.usage.total() >= limit
+            && spend.tokens() >= limit
         {
             return Some(LimitHit::Tokens {
-                used: self.usage.total(),
+                used: spend.tokens(),
                 limit,
             });
         }
         if let Some(limit_usd) = l.max_budget_usd
-            && self.cost_usd >= limit_usd
+            && spend.usd() >= limit_usd
         {
             return Some(LimitHit::Budget {
-                spent_usd: self.cost_usd,
+                spent_usd: spend.usd(),
                 limit_usd,
             });
         }
@@ -425,6 +443,7 @@ impl<'a> Run<'a> {
     fn record_turn(&mut self, resp: &ModelResponse, sink: &mut dyn TranscriptSink) -> Vec<Call> {
         self.usage += resp.usage;
         self.cost_usd += resp.cost.usd;
+        self.spec.spend.add(&resp.usage, resp.cost.usd);
         self.last_stop.clone_from(&resp.stop_reason);
         if !resp.model.is_empty() {
             self.model_name.clone_from(&resp.model);
@@ -439,6 +458,7 @@ impl<'a> Run<'a> {
                 id: id.to_string(),
                 name: name.to_string(),
                 input: input.clone(),
+                input_error: resp.tool_input_error(id).map(str::to_string),
             })
             .collect();
         let agent = self.spec.name.clone();

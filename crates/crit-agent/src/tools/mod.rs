@@ -1,13 +1,13 @@
 //! The reviewer tools. Each is a unit struct; all state lives in `ToolContext`.
 
-mod bash;
+pub(crate) mod bash;
 mod glob;
 mod grep;
 mod read;
 mod walk;
 
 pub use bash::BashTool;
-pub use bash::git::{ALLOWED_SUBCOMMANDS as GIT_SUBCOMMANDS, HARDENING as GIT_HARDENING};
+pub use bash::git::{ALLOWED_SUBCOMMANDS as GIT_SUBCOMMANDS, GitCall, HARDENING as GIT_HARDENING};
 pub use bash::policy::ALLOWED_PROGRAMS;
 pub use bash::policy::{BashPolicyError, CheckedCommand, check_command};
 pub use glob::GlobTool;

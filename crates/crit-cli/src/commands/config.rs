@@ -1,7 +1,10 @@
 //! `crit config`: the effective configuration and where each value came from
-//! (flag, environment, which file and line, auto-detection, default).
+//! (flag, environment, which file and line, auto-detection, default), whose
+//! rules apply (and in CI, the base of the change), and the project settings
+//! ignored because they are not trusted.
 
 use crit_llm::{Env, SelectionRow};
+use crit_review::trust::{ProjectRules, ci};
 
 use crate::backend;
 use crate::cli::CommonArgs;
@@ -9,8 +12,9 @@ use crate::exit::{CliError, Code};
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     let env = Env::from_process();
-    let file = backend::load_config(common, &env)?;
-    let mut rows: Vec<SelectionRow> = match backend::select(common, &env) {
+    let rules = backend::rules(common, &env)?;
+    let file = backend::load_config(&env, &rules)?;
+    let mut rows: Vec<SelectionRow> = match backend::select_with(common, &env, &file) {
         Ok(selection) => selection.rows(),
         Err(e) if e.code() == crate::exit::Code::CouldNotRun => vec![row(
             "provider",
@@ -59,6 +63,7 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     {
         rows.push(row("max_budget_usd", &format!("{:.2}", b.0), &b.1));
     }
+    rows.extend(rules_rows(&rules));
     if common.json {
         println!(
             "{}",
@@ -77,6 +82,40 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
         }
     }
     Ok(Code::Ok)
+}
+
+/// Where the project's rules come from, the base of the change in CI, and
+/// each setting ignored.
+fn rules_rows(rules: &ProjectRules) -> Vec<SelectionRow> {
+    let (value, source) = rules.describe();
+    let mut rows = vec![row("rules", &value, &source)];
+    if let Some(c) = rules.ci() {
+        rows.push(match ci::review_base(rules.root(), c) {
+            Ok(Some(b)) => row(
+                "base",
+                &b.label(),
+                &format!("{}: {}", c.ci.name(), b.from),
+            ),
+            Ok(None) => row(
+                "base",
+                "(none)",
+                &format!(
+                    "{}: no pull or merge request and no upstream; `crit review code` surveys the project",
+                    c.ci.name()
+                ),
+            ),
+            Err(why) => row("base", "(not found)", &why),
+        });
+    }
+    for asked in rules.asked().into_iter().filter(|a| !a.allowed) {
+        let s = &asked.setting;
+        rows.push(row(
+            &s.key,
+            &format!("{} (ignored)", s.value),
+            &format!("{}: {}", s.at(), rules.why_ignored()),
+        ));
+    }
+    rows
 }
 
 fn row(key: &str, value: &str, source: &str) -> SelectionRow {

@@ -1,10 +1,12 @@
 //! `crit doctor`: the chosen backend and model and where each came from; one
 //! tiny request; latency, tokens and cost; a diagnosis when it fails. No retries,
-//! so a bad key fails in one round trip.
+//! so a bad key fails in one round trip. Also whether the kernel sandbox for the
+//! reviewer's tools (Landlock) is active on this system.
 
 use std::time::Duration;
 
 use anyhow::anyhow;
+use crit_agent::sandbox::{self, SandboxStatus};
 use crit_llm::{Env, LlmError, Selection, doctor};
 use tokio_util::sync::CancellationToken;
 
@@ -21,16 +23,18 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
     let result = runtime.block_on(doctor(&selection, deadline, CancellationToken::new()));
+    let sandbox = sandbox::probe();
     if common.json {
-        let doc = match &result {
+        let mut doc = match &result {
             Ok(report) => serde_json::json!({"ok": true, "report": report}),
             Err(e) => serde_json::json!({
                 "ok": false, "selection": selection.rows(), "error": e.to_string(), "hint": e.hint(),
             }),
         };
+        doc["sandbox"] = sandbox_json(&sandbox);
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        print!("{}", describe(&selection, &result));
+        print!("{}", describe(&selection, &result, &sandbox));
     }
     Ok(if result.is_ok() {
         Code::Ok
@@ -39,7 +43,23 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     })
 }
 
-fn describe(selection: &Selection, result: &Result<crit_llm::DoctorReport, LlmError>) -> String {
+fn sandbox_json(status: &SandboxStatus) -> serde_json::Value {
+    let abi = match status {
+        SandboxStatus::Active { abi } => Some(*abi),
+        SandboxStatus::Unavailable { .. } => None,
+    };
+    serde_json::json!({
+        "active": status.is_active(),
+        "landlock_abi": abi,
+        "detail": status.to_string(),
+    })
+}
+
+fn describe(
+    selection: &Selection,
+    result: &Result<crit_llm::DoctorReport, LlmError>,
+    sandbox: &SandboxStatus,
+) -> String {
     let rows = selection.rows();
     let width = rows.iter().map(|r| r.key.len()).max().unwrap_or(0).max(9);
     let mut out = String::new();
@@ -75,5 +95,6 @@ fn describe(selection: &Selection, result: &Result<crit_llm::DoctorReport, LlmEr
             out.push_str(&format!("{:<width$}  {}\n", "diagnosis", e.hint()));
         }
     }
+    out.push_str(&format!("{:<width$}  {sandbox}\n", "sandbox"));
     out
 }

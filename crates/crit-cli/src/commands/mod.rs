@@ -9,6 +9,7 @@ mod prompt;
 mod report;
 mod review;
 mod run;
+mod trust;
 
 use crate::cli::{Cli, Command};
 use crate::exit::{CliError, Code};
@@ -16,6 +17,7 @@ use crate::exit::{CliError, Code};
 pub fn run(cli: Cli) -> Result<Code, CliError> {
     match cli.command {
         Command::Config => config::run(&cli.common),
+        Command::Trust(args) => trust::run(&cli.common, &args),
         Command::Doctor => doctor::run(&cli.common),
         Command::Report(args) => report::run(&cli.common, &args),
         Command::Review(args) => review::run(cli.common, &args),

@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use crit_checks::{
-    AnswerBook, Freshness, NoPanel, Options, Panel, PromptAsker, Report, SessionPaths,
-    review_with_panel,
+    AnswerBook, Freshness, NoPanel, Options, Panel, PromptAsker, Report, review_with_panel,
 };
 use crit_core::Verdict;
 use crit_llm::Env;
@@ -17,6 +16,7 @@ use crate::cli::{CommonArgs, PlanAction, PlanArgs};
 use crate::exit::{CliError, Code};
 use crate::output::{self, OutputPlan};
 use crate::progress::StderrProgress;
+use crate::runner;
 
 pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     if let Some(PlanAction::Verify { path }) = &args.action {
@@ -31,7 +31,11 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     let output = OutputPlan::from_common(common)?;
     let book = AnswerBook::parse(&args.answer).map_err(|e| CliError::usage(anyhow!(e)))?;
     let options = Options::default();
-    let mut panel = panel_for(common, options.home.clone());
+    // Signals stop the LLM panel (its reviewers' processes included); the
+    // checks' own writes are atomic and finish first.
+    let stop = runner::Stop::new();
+    stop.listen()?;
+    let mut panel = panel_for(common, options.home.clone(), &stop);
 
     let interactive =
         !args.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
@@ -58,7 +62,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     } else {
         output.emit(&result)?;
     }
-    Ok(code)
+    Ok(stop.signal().map_or(code, runner::Signal::code))
 }
 
 /// 0 APPROVED; 1 REJECTED or INCOMPLETE (the plan is not approved); ERROR is 2
@@ -76,17 +80,22 @@ fn exit_code(common: &CommonArgs, report: &Report, result: &mut crit_core::Revie
 
 fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
     let target = in_cwd(common, path);
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let paths =
-        SessionPaths::resolve(&target, home.as_deref()).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let freshness = paths.verify().map_err(|e| CliError::usage(anyhow!(e)))?;
+    let (paths, freshness) = crit_checks::verify(&target, &Options::default())
+        .map_err(|e| CliError::usage(anyhow!(e)))?;
     let (code, line) = match freshness {
         Freshness::Fresh => (
             Code::Ok,
             format!(
-                "approved: {} is not newer than {}",
+                "approved: {} is the plan {} approved, under the same checks",
                 paths.plan.display(),
                 paths.marker.display()
+            ),
+        ),
+        Freshness::Missing => (
+            Code::GateFailed,
+            format!(
+                "not approved: {} has no approval marker; run `crit plan {target}`",
+                paths.plan.display()
             ),
         ),
         Freshness::Stale => (
@@ -96,11 +105,11 @@ fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
                 paths.plan.display()
             ),
         ),
-        Freshness::Missing => (
+        other => (
             Code::GateFailed,
             format!(
-                "not approved: {} has no approval marker; run `crit plan {target}`",
-                paths.plan.display()
+                "not approved: {}; run `crit plan {target}` again",
+                super::hook::why_not(other, &paths.plan)
             ),
         ),
     };
@@ -122,7 +131,7 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
 
 /// The LLM panel when a model backend is configured; otherwise none, with
 /// the reason the output gives.
-fn panel_for(common: &CommonArgs, home: Option<PathBuf>) -> Box<dyn Panel> {
+fn panel_for(common: &CommonArgs, home: Option<PathBuf>, stop: &runner::Stop) -> Box<dyn Panel> {
     let env = Env::from_process();
     let selection = match backend::select(common, &env) {
         Ok(s) => s,
@@ -142,7 +151,9 @@ fn panel_for(common: &CommonArgs, home: Option<PathBuf>) -> Box<dyn Panel> {
     };
     match LlmPanel::new(built, selection.request_model(), home) {
         Ok(panel) => {
-            let mut panel = panel;
+            let mut panel = panel
+                .with_cancel(stop.cancel.clone())
+                .with_max_budget_usd(common.max_budget_usd);
             if let Some(t) = common.timeout {
                 panel = panel.with_timeout(std::time::Duration::from_secs(t));
             }

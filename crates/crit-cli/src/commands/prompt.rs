@@ -46,9 +46,10 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
-    let root = crit_review::paths::project_root(&cwd);
+    let rules = backend::rules(common, &env)?;
+    let root = rules.canonical_root().to_path_buf();
     let inputs = inputs(args, &cwd)?;
-    let mut loaded = prompt_config::load(&ConfigPaths::standard(&root, &lookup), &lookup)
+    let mut loaded = prompt_config::load(&ConfigPaths::standard(&lookup), &rules, &lookup)
         .map_err(CliError::usage)?;
     if let Some(secs) = common.timeout {
         loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
@@ -77,26 +78,37 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     if !loaded.enabled {
         return kill_switch(common, &requests, gate_mode);
     }
-    let opts = options(common, args, &env, &loaded)?;
+    let opts = options(
+        common,
+        args,
+        &env,
+        &loaded,
+        &backend::load_config(&env, &rules)?,
+    )?;
     let log = !common.no_log && loaded.config.budget.log_costs;
+    let stop = runner::Stop::new();
     if gate_mode {
-        let reviews = runner::block_on(|cancel| {
+        let reviews = runner::block_on(&stop, |cancel| {
             let mut opts = opts.clone();
             opts.cancel = cancel;
             let requests = requests.clone();
             let jobs = args.jobs;
             async move { gate::review_many(&requests, &opts, jobs).await }
         })?;
-        return finish_gate(common, reviews, log, &lookup);
+        return finish_gate(common, reviews, log, &lookup, &stop);
     }
     let Some(request) = requests.into_iter().next() else {
         return Err(CliError::usage(anyhow!("no prompt to review")));
     };
-    let review = runner::block_on(|cancel| {
+    let review = runner::block_on(&stop, |cancel| {
         let mut opts = opts.clone();
         opts.cancel = cancel;
         async move { run::review(&request, &opts).await }
     })?;
+    // Stopped by a signal: nothing is chosen for anyone.
+    if let Some(signal) = stop.signal() {
+        return Ok(signal.code());
+    }
     finish_one(common, args, review, log, &lookup)
 }
 
@@ -136,10 +148,10 @@ fn options(
     args: &PromptArgs,
     env: &Env,
     loaded: &LoadedConfig,
+    crit_config: &crit_review::config::Config,
 ) -> Result<PromptOptions, CliError> {
-    let crit_config = backend::load_config(common, env)?;
     let explicit = backend::explicit(common)?;
-    let mut opts = prompt_backend::options(&explicit, &crit_config, loaded, env, !args.no_cache);
+    let mut opts = prompt_backend::options(&explicit, crit_config, loaded, env, !args.no_cache);
     if common.verbose > 0 && !common.quiet {
         opts.progress = Some(Arc::new(StderrProgress::new()));
     }
@@ -256,6 +268,7 @@ fn finish_gate(
     mut reviews: Vec<PromptReview>,
     log: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
+    stop: &runner::Stop,
 ) -> Result<Code, CliError> {
     for r in &mut reviews {
         r.decide(None);
@@ -287,7 +300,7 @@ fn finish_gate(
         None => FailOn::default(),
     };
     let result = gate::to_result(&reviews, fail_on);
-    runner::finish(common, result)
+    runner::finish(common, result, stop)
 }
 
 fn append_audit(review: &PromptReview, lookup: &dyn Fn(&str) -> Option<String>) {

@@ -1,9 +1,10 @@
 //! `crit report FILE`: re-render a saved ReviewResult.
 
-use std::io::Read;
+use std::path::Path;
 
 use anyhow::anyhow;
 use crit_core::ReviewResult;
+use crit_core::files::{InputLimits, read_capped, read_capped_from};
 use crit_core::result::RESULT_SCHEMA_VERSION;
 
 use crate::cli::{CommonArgs, ReportArgs};
@@ -20,17 +21,21 @@ pub fn run(common: &CommonArgs, args: &ReportArgs) -> Result<Code, CliError> {
     Ok(code)
 }
 
+/// The file (or stdin), at most the input limit of it: `crit report /dev/zero`
+/// stops there with an error naming the file and the limit.
 fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
-    if args.file.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| CliError::usage(anyhow!("<stdin>: cannot read: {e}")))?;
-        return Ok(("<stdin>".to_string(), text));
-    }
-    let name = args.file.display().to_string();
-    let bytes = std::fs::read(&args.file)
-        .map_err(|e| CliError::usage(anyhow!("{name}: cannot read: {e}")))?;
+    let limits = InputLimits::default();
+    let (name, bytes) = if args.file.as_os_str() == "-" {
+        let name = "<stdin>".to_string();
+        let bytes = read_capped_from(std::io::stdin().lock(), Path::new(&name), limits);
+        (name, bytes)
+    } else {
+        (
+            args.file.display().to_string(),
+            read_capped(&args.file, limits),
+        )
+    };
+    let bytes = bytes.map_err(|e| CliError::usage(anyhow!("{e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         CliError::usage(anyhow!(
             "{name}: not UTF-8 text (invalid byte at offset {})",

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 use clap::{Arg, ArgAction, Args, FromArgMatches};
+use crit_llm::Env;
 use crit_review::template::{Registry, Template, TemplateDirs};
 
 use crate::cli::{CommonArgs, ReviewArgs};
@@ -25,9 +26,16 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
             "name a template, or `list`: crit review list"
         )));
     };
-    let root = project_root(&common, rest);
+    let root = flag_value(rest, "--cwd")
+        .map(PathBuf::from)
+        .or_else(|| common.cwd.clone())
+        .unwrap_or_else(|| Path::new(".").to_path_buf());
+    let rules_from = flag_value(rest, "--rules-from").or_else(|| common.rules_from.clone());
+    let rules = crate::backend::rules_at(&root, rules_from.as_deref(), &Env::from_process())?;
+    // Said once logging is set up, with the template's own -v/-q.
+    rules.hold_warnings();
     let dirs = TemplateDirs::standard(&root, |k| std::env::var(k).ok());
-    let registry = Registry::load(&dirs).map_err(CliError::usage)?;
+    let registry = Registry::load_with(&dirs, &rules).map_err(CliError::usage)?;
     if name == "list" {
         let cmd =
             CommonArgs::augment_args(clap::Command::new("list").about("List the review templates"));
@@ -97,6 +105,7 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         code,
         interactive,
         &root,
+        rules,
     )
 }
 const POSITIONAL: &str = "crit-positional-input";
@@ -207,16 +216,13 @@ fn print_prompts(
     Ok(())
 }
 
-/// The project root for template discovery: `--cwd` before or after the template
-/// name, else the current directory.
-fn project_root(common: &CommonArgs, rest: &[String]) -> PathBuf {
-    let after = rest.iter().enumerate().find_map(|(i, a)| {
-        a.strip_prefix("--cwd=")
+/// A flag given after the template name (`--cwd DIR`, `--rules-from=REF`),
+/// needed before the template's own flags can be parsed.
+fn flag_value(rest: &[String], flag: &str) -> Option<String> {
+    let with_eq = format!("{flag}=");
+    rest.iter().enumerate().find_map(|(i, a)| {
+        a.strip_prefix(&with_eq)
             .map(str::to_string)
-            .or_else(|| (a == "--cwd").then(|| rest.get(i + 1).cloned()).flatten())
-    });
-    after
-        .map(PathBuf::from)
-        .or_else(|| common.cwd.clone())
-        .unwrap_or_else(|| Path::new(".").to_path_buf())
+            .or_else(|| (a == flag).then(|| rest.get(i + 1).cloned()).flatten())
+    })
 }

@@ -1,6 +1,5 @@
 //! `crit run`: the orchestrator (seed 001) through the library's `Crit`.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -21,10 +20,17 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
-    let lookup = |k: &str| std::env::var(k).ok();
-    let path = args.config.clone().or_else(|| RunConfig::find(&cwd));
+    let env = Env::from_process();
+    let rules = backend::rules(common, &env)?;
+    let lookup = |k: &str| env.get(k).map(str::to_string);
+    let path = match &args.config {
+        Some(p) => Some(p.clone()),
+        None => RunConfig::find_with(&rules)
+            .map_err(CliError::usage)?
+            .map(|rel| rules.root().join(rel)),
+    };
     let mut config = match &path {
-        Some(p) => RunConfig::load(p, &cwd, &lookup).map_err(CliError::usage)?,
+        Some(p) => RunConfig::load_with(p, &cwd, &lookup, &rules).map_err(CliError::usage)?,
         None => RunConfig::builtin(&cwd),
     };
     if let Some(t) = common.timeout {
@@ -36,24 +42,25 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     if let Some(m) = &common.model {
         config.model = Some(m.clone());
     }
-    let env = Env::from_process();
-    let selection = backend::select(common, &env)?;
+    let selection = backend::select_with(common, &env, &backend::load_config(&env, &rules)?)?;
     let built = selection
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
     let mut crit = Crit::new(config)
         .with_backend(built, selection.request_model())
+        .with_max_budget_usd(common.max_budget_usd)
         .verbose(common.verbose > 0)
         .logging(!common.no_log);
     if !common.quiet {
         crit = crit.with_progress(Arc::new(StderrProgress::new()));
     }
-    let result = runner::block_on(|cancel| {
+    let stop = runner::Stop::new();
+    let result = runner::block_on(&stop, |cancel| {
         let crit = crit.with_cancel(cancel);
         async move { crit.review(&prompt).await }
     })?
     .map_err(|e| CliError::usage(anyhow!("{e}")))?;
-    runner::finish(common, result)
+    runner::finish(common, result, &stop)
 }
 
 /// The positional PROMPT or `--prompt`; `-` reads stdin.
@@ -64,11 +71,14 @@ fn prompt_of(args: &RunArgs) -> Result<String, CliError> {
         .or_else(|| args.prompt.clone())
         .unwrap_or_default();
     let text = if given == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| CliError::usage(anyhow!("reading the prompt from stdin: {e}")))?;
-        s
+        let bytes = crit_core::files::read_capped_from(
+            std::io::stdin().lock(),
+            std::path::Path::new("<stdin>"),
+            Default::default(),
+        )
+        .map_err(|e| CliError::usage(anyhow!("reading the prompt: {e}")))?;
+        String::from_utf8(bytes)
+            .map_err(|_| CliError::usage(anyhow!("the prompt on stdin is not UTF-8 text")))?
     } else {
         given
     };

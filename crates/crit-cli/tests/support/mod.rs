@@ -73,3 +73,126 @@ pub fn json_out(o: &Output) -> Value {
         )
     })
 }
+
+/// Files anywhere under `dir` that look like a temp file crit (or tempfile)
+/// left behind.
+pub fn temp_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() && !p.is_symlink() {
+                if name != ".git" {
+                    stack.push(p);
+                }
+            } else if name.contains(".crit-tmp-")
+                || name.starts_with(".plan-seal-")
+                || name.starts_with(".tmp")
+                || name.contains(".tmp-")
+            {
+                found.push(p);
+            }
+        }
+    }
+    found
+}
+
+/// Every `result.json` under `dir/.crit/sessions`, as JSON.
+pub fn session_results(dir: &Path) -> Vec<Value> {
+    session_dirs(dir)
+        .iter()
+        .filter_map(|s| std::fs::read(s.join("result.json")).ok())
+        .map(|b| serde_json::from_slice(&b).unwrap())
+        .collect()
+}
+
+/// The session directories under `dir/.crit/sessions`.
+pub fn session_dirs(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir.join(".crit/sessions")) else {
+        return Vec::new();
+    };
+    let mut v: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    v.sort();
+    v
+}
+
+/// `crit review arch notes.md --against hld.md --json`, run against [`arch_project`].
+pub const ARCH_REVIEW: [&str; 6] = [
+    "review",
+    "arch",
+    "notes.md",
+    "--against",
+    "hld.md",
+    "--json",
+];
+
+/// A clean answer in the findings contract.
+pub fn pass() -> Value {
+    serde_json::json!({"verdict": "PASS", "summary": "Looks fine.", "findings": []})
+}
+
+/// A directory with `notes.md` and `hld.md` for [`ARCH_REVIEW`].
+pub fn arch_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "notes.md", "# Slice\n\nDrop the users table.\n");
+    write(dir.path(), "hld.md", "# HLD\n\nNever lose data.\n");
+    dir
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A `crit run` config in `dir` (outside the project, so nothing in the
+/// checkout decides it): the lead's prompt holds `I-AM-LEAD`, each
+/// sub-agent's `I-AM-<NAME>` (upper case), for `Step::when_contains`.
+pub fn run_config(dir: &Path, agents: &[&str], max_turns: u32) -> std::path::PathBuf {
+    let agents: serde_json::Map<String, Value> = agents
+        .iter()
+        .map(|a| {
+            let prompt = format!("I-AM-{}. Review.", a.to_uppercase());
+            (
+                a.to_string(),
+                serde_json::json!({"description": "Reviews", "prompt": prompt, "tools": ["Read"]}),
+            )
+        })
+        .collect();
+    let path = dir.join("run.json");
+    let config = serde_json::json!({
+        "prompt": "I-AM-LEAD. Delegate, then answer.",
+        "allowed_tools": ["Read", "Task"],
+        "agents": agents,
+        "max_turns": max_turns
+    });
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// A Task call launching `agent`.
+pub fn task(agent: &str) -> (&'static str, Value) {
+    (
+        "Task",
+        serde_json::json!({"description": "review", "prompt": "Review notes.md", "subagent_type": agent}),
+    )
+}
+
+/// `crit run "Review the slice" --json --exit-code --config CONFIG EXTRA…`
+pub fn crit_run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) -> Output {
+    crit(d, server, None)
+        .args([
+            "run",
+            "Review the slice",
+            "--json",
+            "--exit-code",
+            "--config",
+        ])
+        .arg(config)
+        .args(extra)
+        .output()
+        .unwrap()
+}

@@ -36,8 +36,8 @@ pub struct FindingsDocument {
     /// PASS when nothing needs fixing; FAIL when any P0 or P1 finding exists;
     /// NEEDS_WORK when only P2 or P3 findings exist.
     pub verdict: WireVerdict,
-    /// One or two sentences on the overall state of the change. Optional:
-    /// seed 003's own answer shape has none.
+    /// One or two sentences on the overall state of the change (optional).
+    // Optional because mala's reviewer answers without one.
     #[serde(default)]
     pub summary: String,
     /// Empty for PASS.

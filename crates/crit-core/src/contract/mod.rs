@@ -49,6 +49,9 @@ pub enum ContractError {
     InvalidField { field: String, reason: String },
     #[error("no verdict: {0}")]
     NoVerdict(String),
+    /// A JSON answer that does not match the caller's output schema.
+    #[error("schema mismatch: {0}")]
+    SchemaMismatch(String),
 }
 
 /// Context a parser needs besides the text.

@@ -1,12 +1,14 @@
 //! The terminal report: findings grouped by file, colored by severity, and one
 //! summary line. Colors only when asked (the caller resolves `--color` and
-//! `NO_COLOR`).
+//! `NO_COLOR`). Every text that came from a model or a file goes through
+//! [`sanitize`] first: crit's colours are the only escape sequences printed.
 
 use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Style};
 
 use super::RenderOptions;
+use crate::terminal::sanitize;
 use crate::{Finding, ReviewResult, Severity, Verdict};
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
@@ -16,22 +18,30 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
         out,
         "{} {}",
         p.paint(verdict_style(result.verdict), result.verdict.as_str()),
-        p.paint(dim(), &format!("crit {}", result.review))
+        p.paint(dim(), &format!("crit {}", sanitize(&result.review)))
     );
     if !result.summary.trim().is_empty() {
         out.push('\n');
-        for line in result.summary.trim().lines() {
+        for line in sanitize(result.summary.trim()).lines() {
             let _ = writeln!(out, "  {line}");
         }
     }
     if let Some(err) = &result.parse_error {
-        let _ = writeln!(out, "\n  {} {err}", p.paint(bold(AnsiColor::Red), "error:"));
+        let _ = writeln!(
+            out,
+            "\n  {} {}",
+            p.paint(bold(AnsiColor::Red), "error:"),
+            sanitize(err)
+        );
     }
     for (path, findings) in grouped(result) {
         let _ = writeln!(
             out,
             "\n{}",
-            p.paint(Style::new().bold().underline(), path.unwrap_or("(general)"))
+            p.paint(
+                Style::new().bold().underline(),
+                &sanitize(path.unwrap_or("(general)"))
+            )
         );
         for f in findings {
             write_finding(&mut out, f, &p);
@@ -57,9 +67,9 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
         "  {} {:>7}  {}",
         p.paint(severity_style(f.severity), &tag),
         p.paint(dim(), &lines),
-        p.paint(Style::new().bold(), f.display_title())
+        p.paint(Style::new().bold(), &sanitize(f.display_title()))
     );
-    for line in f.body.trim().lines() {
+    for line in sanitize(f.body.trim()).lines() {
         let _ = writeln!(out, "               {line}");
     }
     let mut meta = vec![f.severity.label().to_string()];
@@ -75,7 +85,10 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
     let _ = writeln!(
         out,
         "               {}",
-        p.paint(dim(), &format!("[{}] {}", meta.join(" · "), f.id))
+        p.paint(
+            dim(),
+            &sanitize(&format!("[{}] {}", meta.join(" · "), f.id))
+        )
     );
 }
 

@@ -151,21 +151,32 @@ impl Decoder {
                 start_input,
             }) => {
                 let input = if json.trim().is_empty() {
-                    match start_input {
+                    Ok(match start_input {
                         Value::Null => Value::Object(Default::default()),
                         v => v,
-                    }
+                    })
                 } else {
-                    serde_json::from_str(&json).map_err(|e| LlmError::Parse {
-                        message: format!("tool `{name}` input is not JSON: {e}"),
-                    })?
+                    serde_json::from_str::<Value>(&json)
                 };
-                if self.forced_tool && name == FORCED_TOOL {
-                    vec![ModelEvent::TextDelta {
-                        text: input.to_string(),
-                    }]
-                } else {
-                    vec![ModelEvent::ToolCall { id, name, input }]
+                match input {
+                    // The forced structured-output call is the answer itself: as
+                    // text, a malformed one fails the answer contract (UNKNOWN).
+                    Ok(input) if self.forced_tool && name == FORCED_TOOL => {
+                        vec![ModelEvent::TextDelta {
+                            text: input.to_string(),
+                        }]
+                    }
+                    Err(_) if self.forced_tool && name == FORCED_TOOL => {
+                        vec![ModelEvent::TextDelta { text: json }]
+                    }
+                    Ok(input) => vec![ModelEvent::ToolCall { id, name, input }],
+                    // One bad call must not sink the answer: the loop tells the
+                    // model its input was not JSON.
+                    Err(e) => vec![ModelEvent::MalformedToolCall {
+                        id,
+                        name,
+                        error: e.to_string(),
+                    }],
                 }
             }
             Some(Open::Thinking { text, signature }) => vec![ModelEvent::Thinking {
@@ -317,9 +328,26 @@ mod tests {
     }
 
     #[test]
-    fn bad_tool_json_is_a_parse_error() {
+    fn bad_tool_json_is_a_malformed_call_not_a_failed_answer() {
         let raw = TOOL.replace("h\\\":\\\"/x.rs", "");
         assert_ne!(raw, TOOL);
-        assert!(matches!(run(&raw, false), Err(LlmError::Parse { .. })));
+        let r = run(&raw, false).unwrap();
+        assert_eq!(r.text(), "Let me read.");
+        let calls: Vec<_> = r.tool_calls().collect();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].2, &serde_json::json!({}));
+        let err = r.tool_input_error("toolu_1").unwrap();
+        assert!(err.contains("EOF") || err.contains("expected"), "{err}");
+        // Replayed, the call is malformed again.
+        let mut again = ModelResponse::default();
+        for e in r.to_events() {
+            again.apply(e);
+        }
+        assert_eq!(again, r);
+        // The forced structured-output call turns into text the contract rejects.
+        let raw = raw.replace("\"Read\"", "\"StructuredOutput\"");
+        let r = run(&raw, true).unwrap();
+        assert_eq!(r.text(), "Let me read.{\"file_pat\"}");
+        assert!(r.malformed_tool_calls.is_empty());
     }
 }

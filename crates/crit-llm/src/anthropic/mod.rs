@@ -14,7 +14,7 @@ use crate::pricing;
 use crate::protocol::{Capabilities, ModelRequest};
 use crate::retry::RetryPolicy;
 use crate::secret::Secret;
-use crate::transport::{HttpCall, HttpTransport, Timeouts};
+use crate::transport::{HttpCall, HttpTransport, ResponseLimits, Timeouts};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const API_VERSION: &str = "2023-06-01";
@@ -43,6 +43,8 @@ pub struct AnthropicConfig {
     pub auth: AnthropicAuth,
     pub retry: RetryPolicy,
     pub timeouts: Timeouts,
+    /// Caps on one answer (its size).
+    pub limits: ResponseLimits,
     /// Overrides the price table's word on `output_config.format` support.
     pub native_structured_output: Option<bool>,
 }
@@ -54,6 +56,7 @@ impl AnthropicConfig {
             auth,
             retry: RetryPolicy::default(),
             timeouts: Timeouts::default(),
+            limits: ResponseLimits::default(),
             native_structured_output: None,
         }
     }
@@ -77,11 +80,12 @@ pub struct Anthropic {
 
 impl Anthropic {
     pub fn new(config: AnthropicConfig) -> Result<Self, LlmError> {
-        let transport = HttpTransport::for_url(
+        let mut transport = HttpTransport::for_url(
             &config.base_url,
             config.retry.clone(),
             config.timeouts.clone(),
         )?;
+        transport.limits = config.limits.clone();
         Ok(Anthropic { config, transport })
     }
 

@@ -9,6 +9,7 @@
 
 mod parse;
 mod process;
+pub mod schema;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -44,6 +45,8 @@ pub struct ClaudeCodeConfig {
     /// `CLAUDE_CODE_MAX_RETRIES`: low, because crit owns the deadline.
     pub max_retries: u32,
     pub cwd: Option<PathBuf>,
+    /// Caps on what one run may print (its stream-json on stdout).
+    pub limits: crate::transport::ResponseLimits,
 }
 
 impl ClaudeCodeConfig {
@@ -55,6 +58,7 @@ impl ClaudeCodeConfig {
             timeout: Duration::from_secs(600),
             max_retries: 2,
             cwd: None,
+            limits: Default::default(),
         }
     }
 }
@@ -72,7 +76,8 @@ pub struct AgentTask {
     pub allowed_tools: Vec<String>,
     pub max_turns: Option<u32>,
     pub max_budget_usd: Option<f64>,
-    /// `--json-schema`: the outcome must carry `structured_output`.
+    /// `--json-schema` (rewritten into the dialect the CLI accepts, see
+    /// [`schema::for_cli`]): the outcome must carry `structured_output`.
     pub json_schema: Option<Value>,
     pub add_dirs: Vec<PathBuf>,
     /// Where the CLI runs (the project root); overrides the config's `cwd`.
@@ -127,7 +132,7 @@ impl ClaudeCode {
             flag("--max-budget-usd", b.to_string());
         }
         if let Some(s) = &task.json_schema {
-            flag("--json-schema", s.to_string());
+            flag("--json-schema", schema::for_cli(s).to_string());
         }
         for d in &task.add_dirs {
             flag("--add-dir", d.display().to_string());

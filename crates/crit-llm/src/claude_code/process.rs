@@ -89,20 +89,31 @@ pub(super) async fn run(
     };
 
     let mut parser = LineParser::default();
+    // At most the response cap is read: a CLI that prints forever (or one
+    // endless line) is stopped and its group killed, not buffered.
+    let cap = cfg.limits.max_bytes;
     let read = async {
-        let mut lines = BufReader::new(stdout).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            for p in parser.line(&line) {
-                on_progress(p);
+        let mut limited = BufReader::new(stdout.take(cap));
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match limited.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    for p in parser.line(&String::from_utf8_lossy(&line)) {
+                        on_progress(p);
+                    }
+                }
             }
         }
+        limited.into_inner().limit() == 0
     };
     let timed_out = tokio::select! {
         _ = cancel.cancelled() => Some(LlmError::Cancelled),
         _ = tokio::time::sleep(cfg.timeout) => Some(LlmError::Timeout {
             message: format!("claude ran longer than {:?}; its process group was killed", cfg.timeout),
         }),
-        _ = read => None,
+        over = read => over.then_some(LlmError::ResponseTooLarge { limit: cap }),
     };
     if let Some(err) = timed_out {
         guard.kill();

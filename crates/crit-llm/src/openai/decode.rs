@@ -128,11 +128,9 @@ impl WireDecoder for Decoder {
         let had_calls = !self.calls.is_empty();
         for (index, call) in std::mem::take(&mut self.calls) {
             let input = if call.arguments.trim().is_empty() {
-                Value::Object(Default::default())
+                Ok(Value::Object(Default::default()))
             } else {
-                serde_json::from_str(&call.arguments).map_err(|e| LlmError::Parse {
-                    message: format!("tool `{}` arguments are not JSON: {e}", call.name),
-                })?
+                serde_json::from_str::<Value>(&call.arguments)
             };
             // Some local servers leave the id empty; the loop needs one to answer.
             let id = if call.id.is_empty() {
@@ -140,10 +138,18 @@ impl WireDecoder for Decoder {
             } else {
                 call.id
             };
-            out.push(ModelEvent::ToolCall {
-                id,
-                name: call.name,
-                input,
+            out.push(match input {
+                Ok(input) => ModelEvent::ToolCall {
+                    id,
+                    name: call.name,
+                    input,
+                },
+                // The loop answers it with the error; the rest of the turn stands.
+                Err(e) => ModelEvent::MalformedToolCall {
+                    id,
+                    name: call.name,
+                    error: e.to_string(),
+                },
             });
         }
         let stop = if self.refused {
@@ -235,6 +241,20 @@ mod tests {
         assert!(matches!(run(raw), Err(LlmError::Server { .. })));
         let raw = "data: {\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}\n\n";
         assert!(matches!(run(raw), Err(LlmError::RateLimited { .. })));
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_make_a_malformed_call() {
+        let raw = concat!(
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c0\",\"function\":{\"name\":\"Read\",\"arguments\":\"{\\\"file_path\\\": \"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"c1\",\"function\":{\"name\":\"Grep\",\"arguments\":\"{}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let r = run(raw).unwrap();
+        assert_eq!(r.tool_calls().count(), 2);
+        assert!(r.tool_input_error("c0").is_some());
+        assert!(r.tool_input_error("c1").is_none());
     }
 
     #[test]

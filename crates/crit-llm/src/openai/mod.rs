@@ -18,7 +18,7 @@ use crate::model::{EventStream, Model};
 use crate::protocol::{Capabilities, ModelRequest};
 use crate::retry::RetryPolicy;
 use crate::secret::Secret;
-use crate::transport::{HttpCall, HttpTransport, Timeouts};
+use crate::transport::{HttpCall, HttpTransport, ResponseLimits, Timeouts};
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// Sent when no key is configured: local servers ignore it, Ollama wants one.
@@ -31,6 +31,8 @@ pub struct OpenAiConfig {
     pub api_key: Option<Secret>,
     pub retry: RetryPolicy,
     pub timeouts: Timeouts,
+    /// Caps on one answer (its size).
+    pub limits: ResponseLimits,
 }
 
 impl OpenAiConfig {
@@ -40,6 +42,7 @@ impl OpenAiConfig {
             api_key,
             retry: RetryPolicy::default(),
             timeouts: Timeouts::default(),
+            limits: ResponseLimits::default(),
         }
     }
 }
@@ -63,11 +66,12 @@ pub struct OpenAi {
 
 impl OpenAi {
     pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
-        let transport = HttpTransport::for_url(
+        let mut transport = HttpTransport::for_url(
             &config.base_url,
             config.retry.clone(),
             config.timeouts.clone(),
         )?;
+        transport.limits = config.limits.clone();
         Ok(OpenAi { config, transport })
     }
 

@@ -1,7 +1,11 @@
 //! The configuration of `crit run`: Reldo's format (`.claude/reldo.json`,
 //! `.reldo/settings.json`) loads unchanged, in JSON or YAML. `${cwd}` and
 //! `${env:NAME}` expand in every string value; prompts given as file paths are
-//! read relative to `cwd`.
+//! read relative to `cwd`. A config inside the project is honoured as the
+//! project's rules allow ([`RunConfig::load_with`], `gate`).
+
+mod expand;
+mod gate;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,6 +14,11 @@ use std::time::Duration;
 use crit_agent::{McpServerConfig, SubAgentDef};
 use serde::Deserialize;
 use serde_json::Value;
+
+use crate::trust::{ProjectRules, TrustError};
+pub use expand::expand;
+use expand::{Lookup, expand_all, expand_with};
+use gate::Gate;
 
 /// Reldo's default review timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(180);
@@ -83,6 +92,8 @@ pub enum RunConfigError {
         key: String,
         message: String,
     },
+    #[error(transparent)]
+    Rules(#[from] TrustError),
 }
 
 #[derive(Debug, Deserialize)]
@@ -158,7 +169,63 @@ impl RunConfig {
             .find(|p| p.is_file())
     }
 
-    /// Loads `path`. `cwd` is the working directory when the config sets none
+    /// The first of [`STANDARD_PATHS`] that exists where `rules` read the
+    /// project (at the base revision in CI), as a path from the project root.
+    pub fn find_with(rules: &ProjectRules) -> Result<Option<String>, TrustError> {
+        for p in STANDARD_PATHS {
+            if rules.read(p)?.is_some() {
+                return Ok(Some(p.to_string()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Loads `path` as the project's rules allow: a file inside the project
+    /// is read where `rules` read the project, and its MCP servers,
+    /// `${env:…}` and paths leading out of the project are honoured only as
+    /// `rules` allow; a file outside the project is the user's own.
+    pub fn load_with(
+        path: &Path,
+        cwd: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+        rules: &ProjectRules,
+    ) -> Result<RunConfig, RunConfigError> {
+        // A project file by its path as given or as it resolves: a link out
+        // of the project does not make a file the user's own.
+        let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let rel = [rules.root(), rules.canonical_root()]
+            .into_iter()
+            .find_map(|root| {
+                gate::normal(&full)
+                    .strip_prefix(root)
+                    .ok()
+                    .map(Path::to_path_buf)
+            })
+            .or_else(|| {
+                let real = full.canonicalize().ok()?;
+                real.strip_prefix(rules.canonical_root())
+                    .ok()
+                    .map(Path::to_path_buf)
+            });
+        let Some(rel) = rel else {
+            return RunConfig::load(path, cwd, env);
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let file = rules.read(&rel)?.ok_or_else(|| RunConfigError::Io {
+            path: path.to_path_buf(),
+            source: std::io::ErrorKind::NotFound.into(),
+        })?;
+        let gate = Gate {
+            rules: Some(rules),
+            file: rel,
+        };
+        let mut config = RunConfig::parse_with(&file.text, &file.label, cwd, env, &gate)?;
+        config.source = Some(PathBuf::from(file.label));
+        Ok(config)
+    }
+
+    /// Loads `path`, every setting honoured (the caller vouches for the
+    /// file). `cwd` is the working directory when the config sets none
     /// (`--cwd`, or the process's); `env` looks up `${env:NAME}`.
     pub fn load(
         path: &Path,
@@ -174,12 +241,23 @@ impl RunConfig {
         Ok(config)
     }
 
-    /// Parses `text` (JSON or YAML); `file` names it in errors.
+    /// Parses `text` (JSON or YAML), every setting honoured; `file` names
+    /// it in errors.
     pub fn parse(
         text: &str,
         file: &str,
         cwd: &Path,
         env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<RunConfig, RunConfigError> {
+        RunConfig::parse_with(text, file, cwd, env, &Gate::trusting())
+    }
+
+    fn parse_with(
+        text: &str,
+        file: &str,
+        cwd: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+        gate: &Gate<'_>,
     ) -> Result<RunConfig, RunConfigError> {
         let mut doc = parse_document(text, file)?;
         let invalid = |key: &str, message: String| RunConfigError::Invalid {
@@ -199,16 +277,40 @@ impl RunConfig {
                 format!("unknown setting; expected one of {}", KEYS[..10].join(", ")),
             ));
         }
+        // An MCP server is a program to start: asked about as written.
+        if let Some(Value::Object(servers)) = doc.get_mut("mcp_servers") {
+            servers.retain(|name, v| gate.allow(&format!("mcp_servers.{name}"), &v.to_string()));
+        }
+        let written = doc.clone();
+        let env = |name: &str| match gate.env(name) {
+            true => Lookup::Value(env(name)),
+            false => Lookup::Keep,
+        };
         // `${cwd}` means the configured working directory, so it is settled first.
-        let cwd = match map.get("cwd") {
-            Some(Value::String(c)) => {
-                let c = expand(c, cwd, env).map_err(|m| invalid("cwd", m))?;
-                cwd.join(c)
+        let cwd = match map_str(&written, "cwd") {
+            Some(Ok(raw)) => {
+                let c = cwd.join(expand_with(raw, cwd, &env).map_err(|m| invalid("cwd", m))?);
+                match gate.refuses_outside(&c, "cwd", raw) {
+                    true => cwd.to_path_buf(),
+                    false => c,
+                }
             }
-            Some(_) => return Err(invalid("cwd", "expected a path".into())),
+            Some(Err(())) => return Err(invalid("cwd", "expected a path".into())),
             None => cwd.to_path_buf(),
         };
-        expand_all(&mut doc, "", &cwd, env).map_err(|(k, m)| invalid(&k, m))?;
+        expand_all(&mut doc, "", &cwd, &env).map_err(|(k, m)| invalid(&k, m))?;
+        let prompt_file = |key: &str, raw: &str, expanded: &str| {
+            resolve_prompt(expanded, &cwd, |path| {
+                if gate.refuses_outside(path, key, raw) {
+                    return Err(None);
+                }
+                match gate.read_prompt(path) {
+                    Some(Ok(text)) => Ok(text),
+                    Some(Err(e)) => Err(Some(e)),
+                    None => Ok(std::fs::read_to_string(path).ok()),
+                }
+            })
+        };
         let get = |k: &str| doc.get(k).cloned();
         let field = |k: &str| -> Result<Option<Value>, RunConfigError> {
             Ok(get(k).filter(|v| !v.is_null()))
@@ -222,7 +324,12 @@ impl RunConfig {
                 value: p,
             }
             .get()?;
-            config.prompt = resolve_prompt(&p, &cwd).map_err(|m| invalid("prompt", m))?;
+            let raw = map_str(&written, "prompt")
+                .and_then(Result::ok)
+                .unwrap_or(&p);
+            if let Some(text) = prompt_file("prompt", raw, &p).map_err(|m| invalid("prompt", m))? {
+                config.prompt = text;
+            }
         }
         if let Some(t) = field("allowed_tools")? {
             config.allowed_tools = Typed {
@@ -266,9 +373,21 @@ impl RunConfig {
                     value: v,
                 }
                 .get()?;
+                let written_prompt = written
+                    .pointer(&format!(
+                        "/agents/{}/prompt",
+                        name.replace('~', "~0").replace('/', "~1")
+                    ))
+                    .and_then(Value::as_str)
+                    .unwrap_or(&raw.prompt);
+                let prompt_key = format!("{key}.prompt");
+                let Some(system_prompt) = prompt_file(&prompt_key, written_prompt, &raw.prompt)
+                    .map_err(|m| invalid(&key, m))?
+                else {
+                    continue;
+                };
                 config.agents.push(SubAgentDef {
-                    system_prompt: resolve_prompt(&raw.prompt, &cwd)
-                        .map_err(|m| invalid(&key, m))?,
+                    system_prompt,
                     name,
                     description: raw.description,
                     tools: raw.tools.unwrap_or_default(),
@@ -323,9 +442,16 @@ impl RunConfig {
                 value: l,
             }
             .get()?;
+            let written_dir = written
+                .pointer("/logging/output_dir")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             config.logging = Logging {
                 enabled: raw.enabled.unwrap_or(true),
-                output_dir: raw.output_dir.map(|d| cwd.join(d)),
+                output_dir: raw
+                    .output_dir
+                    .map(|d| cwd.join(d))
+                    .filter(|d| !gate.refuses_outside(d, "logging.output_dir", written_dir)),
                 verbose: raw.verbose.unwrap_or(false),
             };
         }
@@ -366,80 +492,35 @@ fn parse_document(text: &str, file: &str) -> Result<Value, RunConfigError> {
     })
 }
 
-/// Expands every string in `v`; the error names the key path.
-fn expand_all(
-    v: &mut Value,
-    path: &str,
-    cwd: &Path,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<(), (String, String)> {
-    match v {
-        Value::String(s) => {
-            *s = expand(s, cwd, env).map_err(|m| (path.to_string(), m))?;
-        }
-        Value::Array(items) => {
-            for (i, item) in items.iter_mut().enumerate() {
-                expand_all(item, &format!("{path}[{i}]"), cwd, env)?;
-            }
-        }
-        Value::Object(map) => {
-            for (k, item) in map.iter_mut() {
-                // A JSON Schema is data for the model, not config: left as written.
-                if path.is_empty() && k == "output_schema" {
-                    continue;
-                }
-                let p = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                expand_all(item, &p, cwd, env)?;
-            }
-        }
-        _ => {}
+/// A string setting of the top level: `None` when absent (or null),
+/// `Some(Err(()))` when not a string.
+fn map_str<'a>(doc: &'a Value, key: &str) -> Option<Result<&'a str, ()>> {
+    match doc.get(key)? {
+        Value::Null => None,
+        Value::String(s) => Some(Ok(s)),
+        _ => Some(Err(())),
     }
-    Ok(())
-}
-
-/// `${cwd}` and `${env:NAME}`; an unset variable is an error, not an empty
-/// string (a missing token would otherwise fail much later, far from here).
-pub fn expand(s: &str, cwd: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find("${") {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i + 2..];
-        let Some(end) = tail.find('}') else {
-            return Err(format!("`${{` without a closing `}}` in `{s}`"));
-        };
-        let name = &tail[..end];
-        match name.strip_prefix("env:") {
-            Some(var) => match env(var) {
-                Some(v) => out.push_str(&v),
-                None => return Err(format!("`${{env:{var}}}` is used but {var} is not set")),
-            },
-            None if name == "cwd" => out.push_str(&cwd.display().to_string()),
-            None => {
-                return Err(format!(
-                    "unknown variable `${{{name}}}`; use ${{cwd}} or ${{env:NAME}}"
-                ));
-            }
-        }
-        rest = &tail[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
 }
 
 /// A prompt is a file when it names one (one line, ending in `.md`/`.txt`, or
-/// an existing file); otherwise it is the prompt itself.
-fn resolve_prompt(p: &str, cwd: &Path) -> Result<String, String> {
+/// an existing file); otherwise it is the prompt itself. `read` gives a
+/// file's text (`Ok(None)`: no such file), or refuses it: `Err(None)` when
+/// the project's rules do not allow it, and then the prompt is `None`.
+fn resolve_prompt(
+    p: &str,
+    cwd: &Path,
+    read: impl Fn(&Path) -> Result<Option<String>, Option<String>>,
+) -> Result<Option<String>, String> {
     let one_line = !p.trim().contains('\n');
     let path = cwd.join(p.trim());
     let looks_like_file = one_line && (p.trim().ends_with(".md") || p.trim().ends_with(".txt"));
-    if one_line && path.is_file() {
-        return std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()));
+    if one_line && (looks_like_file || path.is_file()) {
+        match read(&path) {
+            Ok(Some(text)) => return Ok(Some(text)),
+            Ok(None) => {}
+            Err(None) => return Ok(None),
+            Err(Some(e)) => return Err(format!("cannot read {}: {e}", path.display())),
+        }
     }
     if looks_like_file {
         return Err(format!(
@@ -448,7 +529,7 @@ fn resolve_prompt(p: &str, cwd: &Path) -> Result<String, String> {
             cwd.display()
         ));
     }
-    Ok(p.to_string())
+    Ok(Some(p.to_string()))
 }
 
 /// A config value on its way to a Rust type, with where it came from for the error.

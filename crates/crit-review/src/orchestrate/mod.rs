@@ -28,8 +28,10 @@ pub use config::{
 
 use crate::context::{self, ContextOptions, UnderReview};
 use crate::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
+use crate::redaction::Removed;
 use crate::session::{self, Session, SessionMeta};
 use crate::template::{OutputSpec, contract_instructions};
+use crit_core::redact::Redactor;
 
 /// Why a run could not start. Once the orchestrator runs, failures are in the
 /// result (and never pass).
@@ -62,6 +64,7 @@ pub struct Crit {
     cancel: CancellationToken,
     env: crate::paths::EnvLookup,
     verbose: bool,
+    max_budget_usd: Option<f64>,
 }
 
 impl std::fmt::Debug for Crit {
@@ -95,7 +98,16 @@ impl Crit {
             cancel: CancellationToken::new(),
             env: Arc::new(|k| std::env::var(k).ok()),
             verbose: false,
+            max_budget_usd: None,
         }
+    }
+
+    /// `--max-budget-usd`: what the orchestrator and all its sub-agents may
+    /// spend together. Each stops before its next model call once the total
+    /// reaches it, and the result is INCOMPLETE.
+    pub fn with_max_budget_usd(mut self, usd: Option<f64>) -> Self {
+        self.max_budget_usd = usd;
+        self
     }
 
     /// The model backend and the model to use when the config names none.
@@ -163,10 +175,11 @@ impl Crit {
             false => None,
         };
         let mcp = start_mcp(cfg).await?;
+        let (conventions, mut removed) = project_context(&root, &cfg.cwd)?;
         let env = PanelEnv {
             root: cfg.cwd.clone(),
             add_dirs: Vec::new(),
-            project_context: project_context(&root, &cfg.cwd)?,
+            project_context: conventions,
             hooks: match &session {
                 Some(s) => self
                     .hooks
@@ -178,18 +191,23 @@ impl Crit {
             transcript: session
                 .as_ref()
                 .filter(|_| self.verbose || cfg.logging.verbose)
-                .and_then(|s| SharedTranscript::create(&s.transcript_path()).ok())
-                .map(Arc::new),
+                .and_then(SharedTranscript::for_session),
             progress: self.progress.clone(),
             cancel: self.cancel.clone(),
+            spend: Default::default(),
+            redaction: Default::default(),
         };
         let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
         let mut result = panel::aggregate("run", &runs);
+        removed.extend(env.redaction.found().iter().map(Removed::from_tool));
+        crate::redaction::dedup(&mut removed);
+        result.findings.extend(removed.iter().map(Removed::finding));
         for run in &runs {
             result
                 .reviewers
                 .extend(run.sub_agents.iter().map(sub_agent_outcome));
         }
+        let transcript_error = env.transcript.as_ref().and_then(|t| t.error());
         drop(env);
         for server in mcp {
             if let Ok(server) = Arc::try_unwrap(server) {
@@ -202,12 +220,7 @@ impl Crit {
         result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         if let Some(s) = &session {
             result.session_log_path = Some(s.dir().display().to_string());
-            if let Err(e) = s.write_result(&result) {
-                tracing::warn!("could not save the result in {}: {e}", s.dir().display());
-            }
-            if let Err(e) = session::append_audit(self.env.as_ref(), &result, Some(s.id()), now) {
-                tracing::warn!("could not append to the audit log: {e}");
-            }
+            session::save(s, &result, transcript_error, self.env.as_ref(), now);
         }
         Ok(result)
     }
@@ -252,7 +265,7 @@ impl Crit {
                 max_turns: cfg.max_turns,
                 timeout: Some(cfg.timeout),
                 max_tokens: None,
-                max_budget_usd: None,
+                max_budget_usd: self.max_budget_usd,
             },
             max_output_tokens: 16_384,
             sub_agents: agents,
@@ -306,14 +319,16 @@ async fn start_mcp(cfg: &RunConfig) -> Result<Vec<Arc<McpServer>>, RunError> {
     Ok(ok.into_iter().map(Arc::new).collect())
 }
 
-fn project_context(root: &Path, cwd: &Path) -> Result<String, RunError> {
-    let cx = context::discover(
+/// The conventions, with their secrets redacted (and what was removed).
+fn project_context(root: &Path, cwd: &Path) -> Result<(String, Vec<Removed>), RunError> {
+    let mut cx = context::discover(
         root,
         cwd,
         UnderReview::Everything,
         &ContextOptions::default(),
     )?;
-    Ok(cx.render())
+    let removed = crate::redaction::redact_context(&mut cx, Redactor::process());
+    Ok((cx.render(), removed))
 }
 
 fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
@@ -323,8 +338,10 @@ fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
         RunStatus::Incomplete(_) | RunStatus::Cancelled => {
             (ReviewerStatus::Incomplete, Verdict::Incomplete)
         }
-        RunStatus::NoValidOutput(_) => (ReviewerStatus::ParseError, Verdict::Unknown),
-        RunStatus::Failed(_) | RunStatus::HookStopped(_) => {
+        RunStatus::NoValidOutput(_) | RunStatus::AmbiguousOutput(_) => {
+            (ReviewerStatus::ParseError, Verdict::Unknown)
+        }
+        RunStatus::Failed(_) | RunStatus::HookStopped(_) | RunStatus::Refused(_) => {
             (ReviewerStatus::Failed, Verdict::Error)
         }
     };
@@ -343,9 +360,6 @@ fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
         usage: s.usage,
         cost_usd: s.cost_usd,
         duration_ms: u64::try_from(s.duration.as_millis()).unwrap_or(u64::MAX),
-        error: match &s.status {
-            RunStatus::Completed => None,
-            other => Some(other.name().to_string()),
-        },
+        error: s.status.shortfall(),
     }
 }

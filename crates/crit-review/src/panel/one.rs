@@ -5,12 +5,13 @@
 use std::time::{Duration, Instant};
 
 use crit_agent::{AgentSpec, RunStatus, StructuredOutput, ToolContext, ToolRegistry, run_agent};
-use crit_core::contract::{self, Contract, ContractError, ParseContext};
+use crit_core::contract::{Contract, ParseContext};
 use crit_core::{ReviewerOutcome, ReviewerStatus, Usage, Verdict};
 use crit_llm::{Agent, AgentTask, Backend, Model, SystemBlock};
 use serde_json::Value;
 
 use super::progress::ProgressEvent;
+use super::read::read_answer;
 use super::transcript::ReviewerSink;
 use super::{PanelEnv, ReviewerPlan, ReviewerRun};
 use crate::template::OutputSpec;
@@ -27,6 +28,10 @@ enum Ending {
     Cancelled,
     /// Asked for structured output, never got a valid one.
     NoValidOutput(String),
+    /// Several final answers in one turn: none is taken.
+    Ambiguous(String),
+    /// The model refused; what it said, if anything.
+    Refused(String),
     Failed(String),
 }
 
@@ -128,7 +133,10 @@ async fn via_loop(
 ) -> Answer {
     let failed = |message: String| Answer::nothing(Ending::Failed(message), model);
     let cx = match ToolContext::new(&env.root, &env.add_dirs) {
-        Ok(cx) => cx.with_cancel(env.cancel.child_token()),
+        Ok(mut cx) => {
+            cx.redaction = env.redaction.clone();
+            cx.with_cancel(env.cancel.child_token())
+        }
         Err(e) => {
             return failed(format!(
                 "cannot use {} as the project root: {e}",
@@ -154,6 +162,7 @@ async fn via_loop(
     spec.system = system_blocks(plan, env);
     spec.tools = tools;
     spec.limits = plan.limits;
+    spec.spend = env.spend.clone();
     spec.max_output_tokens = plan.max_output_tokens;
     spec.hooks = env.hooks.clone();
     if plan
@@ -185,6 +194,8 @@ async fn via_loop(
         RunStatus::NoValidOutput(m) => Ending::NoValidOutput(m),
         RunStatus::Failed(m) => Ending::Failed(m),
         RunStatus::HookStopped(m) => Ending::Failed(format!("a hook stopped the review: {m}")),
+        RunStatus::Refused(said) => Ending::Refused(said),
+        RunStatus::AmbiguousOutput(m) => Ending::Ambiguous(m),
     };
     Answer {
         ending,
@@ -270,6 +281,9 @@ async fn via_agent(agent: &dyn Agent, plan: &ReviewerPlan, model: &str, env: &Pa
         Some(Err(e)) => answer.ending = Ending::Failed(e.to_string()),
         Some(Ok(out)) => {
             answer.ending = match &out.incomplete {
+                _ if out.stop_reason == Some(crit_llm::StopReason::Refusal) => {
+                    Ending::Refused(out.text.trim().to_string())
+                }
                 Some(why) => Ending::Limit {
                     name: why.split(':').next().unwrap_or(why).trim().to_string(),
                     detail: why.clone(),
@@ -363,6 +377,20 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
             run.parse_error = Some("cancelled".into());
             run.outcome.error = Some("cancelled by the user".into());
         }
+        Ending::Ambiguous(message) => {
+            // Which answer the model meant is anyone's guess: none counts.
+            run.outcome.status = ReviewerStatus::ParseError;
+            run.outcome.verdict = Verdict::Unknown;
+            run.parse_error = Some(message.clone());
+            run.outcome.error = Some(message);
+        }
+        Ending::Refused(said) => {
+            let message = refusal_message(&said);
+            run.outcome.status = ReviewerStatus::Failed;
+            run.outcome.verdict = Verdict::Error;
+            run.parse_error = Some(message.clone());
+            run.outcome.error = Some(message);
+        }
         Ending::Failed(message) => {
             run.outcome.status = ReviewerStatus::Failed;
             run.outcome.verdict = Verdict::Error;
@@ -370,89 +398,50 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
             run.outcome.error = Some(message);
         }
     }
+    hold_for_sub_agents(&mut run);
     run.outcome.findings = run.findings.len();
     run
 }
 
-/// Parses a finished answer into `run`: verdict, summary, findings; or a
-/// `parse_error` with verdict UNKNOWN.
-fn read_answer(
-    run: &mut ReviewerRun,
-    output: &OutputSpec,
-    text: &str,
-    structured: Option<Value>,
-    cx: &ParseContext<'_>,
-) {
-    let parsed = match output {
-        OutputSpec::Contract(Contract::FindingsJson) => {
-            let source = structured.map_or_else(|| text.to_string(), |v| v.to_string());
-            contract::parse(Contract::FindingsJson, &source, cx)
-        }
-        OutputSpec::Contract(Contract::Markdown) => contract::parse(Contract::Markdown, text, cx),
-        OutputSpec::Schema(_) => {
-            let value = structured.or_else(|| {
-                contract::extract::candidates(text)
-                    .into_iter()
-                    .find_map(|c| serde_json::from_str::<Value>(c).ok())
-            });
-            match value {
-                Some(v) => {
-                    let verdict = schema_verdict(&v, cx);
-                    run.structured = Some(v);
-                    verdict
-                }
-                None => Err(ContractError::InvalidJson(
-                    "the answer holds no JSON object".into(),
-                )),
-            }
-        }
-    };
-    match parsed {
-        Ok(p) if p.verdict == Verdict::Unknown => {
-            run.outcome.status = ReviewerStatus::ParseError;
-            run.parse_error = Some(contract::markdown::NO_VERDICT.to_string());
-            run.findings = p.findings;
-            run.summary = p.summary;
-        }
-        Ok(p) => {
-            run.outcome.verdict = p.verdict;
-            run.findings = p.findings;
-            run.summary = p.summary;
-        }
-        Err(e) => {
-            run.outcome.status = ReviewerStatus::ParseError;
-            run.outcome.verdict = Verdict::Unknown;
-            run.parse_error = Some(e.to_string());
-            run.outcome.error = Some(e.to_string());
-        }
+/// A sub-agent that did not finish leaves a hole in the review that its
+/// reviewer's verdict may paper over (`crit run`'s orchestrator saying PASS
+/// while its security reviewer failed): the reviewer's verdict is then
+/// INCOMPLETE unless it is already worse, and `parse_error` names the
+/// sub-agents.
+fn hold_for_sub_agents(run: &mut ReviewerRun) {
+    let why = run
+        .sub_agents
+        .iter()
+        .filter_map(|s| Some(format!("sub-agent `{}` {}", s.name, s.status.shortfall()?)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if why.is_empty() {
+        return;
     }
+    if matches!(run.outcome.verdict, Verdict::Pass | Verdict::Concerns) {
+        run.outcome.verdict = Verdict::Incomplete;
+        run.outcome.status = ReviewerStatus::Incomplete;
+        run.outcome.error = Some(why.clone());
+    }
+    run.parse_error = Some(match run.parse_error.take() {
+        Some(e) => format!("{e}; {why}"),
+        None => why,
+    });
 }
 
-/// The verdict of an answer in a caller's schema: a `passed` boolean decides
-/// when there is one; else crit's own findings contract, when the answer has
-/// its shape; else none (UNKNOWN — never a pass).
-fn schema_verdict(
-    v: &Value,
-    cx: &ParseContext<'_>,
-) -> Result<contract::ParsedAnswer, ContractError> {
-    let summary = v
-        .get("summary")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    if v.get("verdict").is_some() {
-        return contract::parse(Contract::FindingsJson, &v.to_string(), cx);
+/// A refusal in a few words: what the model said, cut short.
+fn refusal_message(said: &str) -> String {
+    const KEEP: usize = 300;
+    let said = said.trim();
+    if said.is_empty() {
+        return "the model refused to review (stop_reason: refusal)".into();
     }
-    match v.get("passed").and_then(Value::as_bool) {
-        Some(passed) => Ok(contract::ParsedAnswer {
-            verdict: if passed { Verdict::Pass } else { Verdict::Fail },
-            summary,
-            findings: Vec::new(),
-        }),
-        None => Err(ContractError::NoVerdict(
-            "the answer has neither a `passed` boolean nor a `verdict`".into(),
-        )),
-    }
+    let cut = said
+        .char_indices()
+        .nth(KEEP)
+        .map_or(said, |(i, _)| &said[..i]);
+    let more = if cut.len() < said.len() { "…" } else { "" };
+    format!("the model refused to review (stop_reason: refusal): {cut}{more}")
 }
 
 /// One free-text exchange with a reviewer after its review (follow-up
@@ -476,6 +465,7 @@ pub(super) async fn converse(
         Ending::Completed => Ok((answer.text, answer.usage, answer.cost_usd)),
         Ending::Limit { detail, .. } => Err(format!("the answer was cut short: {detail}")),
         Ending::Cancelled => Err("cancelled".into()),
-        Ending::NoValidOutput(m) | Ending::Failed(m) => Err(m),
+        Ending::Refused(said) => Err(refusal_message(&said)),
+        Ending::NoValidOutput(m) | Ending::Ambiguous(m) | Ending::Failed(m) => Err(m),
     }
 }

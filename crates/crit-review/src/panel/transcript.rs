@@ -25,6 +25,19 @@ impl SharedTranscript {
         })
     }
 
+    /// The transcript of `session`, or `None` (reported as an error) when
+    /// the file cannot be created: the review goes on without one.
+    pub fn for_session(session: &crate::session::Session) -> Option<Arc<Self>> {
+        let path = session.transcript_path();
+        match Self::create(&path) {
+            Ok(t) => Some(Arc::new(t)),
+            Err(e) => {
+                tracing::error!("cannot write the transcript {}: {e}", path.display());
+                None
+            }
+        }
+    }
+
     pub fn record(&self, item: &TranscriptItem) {
         self.inner
             .lock()

@@ -13,19 +13,22 @@
 //! configuration (`--provider`, `CRIT_*`, `.crit/config.yaml`); `mode` picks
 //! between the Claude Code CLI (`subscription`) and a model API (`api`).
 //!
-//! The project's files belong to the checkout, which may be hostile: they may
-//! tune reviewers, triggers, context and the budget, but not `mode`,
-//! `api_fallback` or `models` (who pays and which model runs), and a reviewer
-//! prompt file they name must be inside the project.
+//! The project's files belong to the checkout, which may be hostile, so they
+//! are read through [`ProjectRules`]: in CI from the base revision, not the
+//! change. They may tune reviewers, triggers, context and the budget; `mode`,
+//! `api_fallback` and `models` (who pays, which model runs) apply only when
+//! the user trusted them (`crit trust`) or they come from the base revision;
+//! and a reviewer prompt file they name must be inside the project.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::config_check::{self, Layer};
 use super::critique::{OpKind, Severity};
+use crate::trust::ProjectRules;
 
 /// Where the reviewers run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,9 +87,12 @@ pub struct ReviewerConfig {
     pub conditional: bool,
     pub triggers: Triggers,
     /// A reviewer of your own: the file with its instructions (relative to the
-    /// config file that names it).
+    /// config file that names it). Read when the settings load, into `prompt`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_file: Option<String>,
+    /// Its instructions, inline (or as read from `prompt_file`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
     /// Its name in the review block (default: from its key).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -262,34 +268,33 @@ pub enum ConfigError {
     Invalid { file: String, message: String },
 }
 
-/// Where the layers live.
+/// The user's files; the project's are [`PROJECT_FILES`], read through
+/// [`ProjectRules`].
 #[derive(Debug, Clone)]
 pub struct ConfigPaths {
     pub plugin_user: Option<PathBuf>,
     pub crit_user: Option<PathBuf>,
-    pub plugin_project: PathBuf,
-    pub crit_project: PathBuf,
-    pub project_root: PathBuf,
 }
 
+/// The project's settings files, from the project root, in layer order.
+pub const PROJECT_FILES: [&str; 2] = [".claude/prompt-review.json", ".crit/prompt-review.yaml"];
+
 impl ConfigPaths {
-    /// The standard locations for the project at `project_root`; `env` gives
-    /// `HOME` and `XDG_CONFIG_HOME`.
-    pub fn standard(project_root: &Path, env: &dyn Fn(&str) -> Option<String>) -> ConfigPaths {
+    /// The standard locations; `env` gives `HOME` and `XDG_CONFIG_HOME`.
+    pub fn standard(env: &dyn Fn(&str) -> Option<String>) -> ConfigPaths {
         let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         ConfigPaths {
             plugin_user: home.map(|h| h.join(".claude/plugins/prompt-review/config.json")),
             crit_user: crate::paths::user_config_dir(env).map(|d| d.join("prompt-review.yaml")),
-            plugin_project: project_root.join(".claude/prompt-review.json"),
-            crit_project: project_root.join(".crit/prompt-review.yaml"),
-            project_root: project_root.to_path_buf(),
         }
     }
 }
 
-/// Load every layer, then the `PROMPT_REVIEW_*` variables from `env`.
+/// Load every layer: the user's files, the project's (as `rules` read
+/// them), then the `PROMPT_REVIEW_*` variables from `env`.
 pub fn load(
     paths: &ConfigPaths,
+    rules: &ProjectRules,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<LoadedConfig, ConfigError> {
     let mut merged = defaults();
@@ -300,14 +305,10 @@ pub fn load(
         files: Vec::new(),
         warnings: Vec::new(),
     };
-    let layers = [
-        (paths.plugin_user.as_deref(), false),
-        (paths.crit_user.as_deref(), false),
-        (Some(paths.plugin_project.as_path()), true),
-        (Some(paths.crit_project.as_path()), true),
-    ];
-    for (path, in_project) in layers {
-        let Some(path) = path else { continue };
+    for path in [paths.plugin_user.as_deref(), paths.crit_user.as_deref()]
+        .into_iter()
+        .flatten()
+    {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -318,17 +319,19 @@ pub fn load(
                 });
             }
         };
-        let layer = Layer {
-            file: path.display().to_string(),
-            dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
-            in_project,
-            project_root: paths.project_root.clone(),
-        };
-        let value = config_check::parse(&text, &layer)?;
-        let value = config_check::admit(value, &layer, &mut loaded.warnings)?;
-        config_check::record_sources(&value, "", &layer.file, &mut loaded.sources);
-        config_check::merge(&mut merged, value);
+        let layer = Layer::user(path);
+        add_layer(&mut merged, &mut loaded, &text, &layer, rules)?;
         loaded.files.push(path.to_path_buf());
+    }
+    for rel in PROJECT_FILES {
+        let file = rules.read(rel).map_err(|e| ConfigError::Invalid {
+            file: rel.to_string(),
+            message: e.to_string(),
+        })?;
+        let Some(file) = file else { continue };
+        let layer = Layer::project(rel, &file.label);
+        add_layer(&mut merged, &mut loaded, &file.text, &layer, rules)?;
+        loaded.files.push(PathBuf::from(&file.label));
     }
     apply_env(&mut merged, env, &mut loaded)?;
     loaded.config = serde_json::from_value(with_reviewer_defaults(merged)).map_err(|e| {
@@ -338,6 +341,20 @@ pub fn load(
         }
     })?;
     Ok(loaded)
+}
+
+fn add_layer(
+    merged: &mut Value,
+    loaded: &mut LoadedConfig,
+    text: &str,
+    layer: &Layer,
+    rules: &ProjectRules,
+) -> Result<(), ConfigError> {
+    let value = config_check::parse(text, layer)?;
+    let value = config_check::admit(value, layer, rules, &mut loaded.warnings)?;
+    config_check::record_sources(&value, "", &layer.file, &mut loaded.sources);
+    config_check::merge(merged, value);
+    Ok(())
 }
 
 /// `PROMPT_REVIEW_ENABLED`, `_MODE`, `_REVIEWER_MODEL`, `_EDITOR_MODEL`, `_TIMEOUT` (ms).

@@ -9,18 +9,45 @@ use serde_json::{Map, Value};
 
 use super::config::ConfigError;
 use super::critique::{OpKind, Severity};
+use crate::trust::{Gated, ProjectRules, Source};
 
 /// One settings file and where it sits.
 #[derive(Debug, Clone)]
 pub(super) struct Layer {
+    /// For messages and provenance.
     pub file: String,
-    pub dir: PathBuf,
-    /// A file of the project (the checkout), not of the user.
-    pub in_project: bool,
-    pub project_root: PathBuf,
+    pub place: Place,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Place {
+    /// The user's file: a prompt file it names may be anywhere.
+    User { dir: PathBuf },
+    /// A project file, by its path from the project root
+    /// (`.claude/prompt-review.json`): read, and its prompt files read,
+    /// through the project's rules.
+    Project { rel: String },
 }
 
 impl Layer {
+    pub fn user(path: &Path) -> Layer {
+        Layer {
+            file: path.display().to_string(),
+            place: Place::User {
+                dir: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            },
+        }
+    }
+
+    pub fn project(rel: &str, label: &str) -> Layer {
+        Layer {
+            file: label.to_string(),
+            place: Place::Project {
+                rel: rel.to_string(),
+            },
+        }
+    }
+
     fn invalid(&self, message: impl Into<String>) -> ConfigError {
         ConfigError::Invalid {
             file: self.file.clone(),
@@ -49,27 +76,30 @@ pub(super) fn parse(text: &str, layer: &Layer) -> Result<Value, ConfigError> {
     }
 }
 
-/// Keys a project file may not set: who pays and which model runs.
+/// Keys that choose who pays and which model runs: from a project file only
+/// when its rules allow them (the user trusted them, or they come from the
+/// base revision in CI).
 const USER_ONLY: [&str; 3] = ["mode", "api_fallback", "models"];
 
-/// What of `value` this layer may set: project files lose the user-only keys
-/// and reviewer prompt files outside the project (each with a warning);
-/// reviewer prompt files become absolute paths.
+/// What of `value` this layer may set. A project file's user-only keys go
+/// unless `rules` allow them (the rules warn about a refusal). Every prompt
+/// file is read now into the reviewer's `prompt`: a user file's from disk
+/// (unreadable: an error), a project file's through `rules`, inside the
+/// project only (else it is ignored, with a warning).
 pub(super) fn admit(
     mut value: Value,
     layer: &Layer,
+    rules: &ProjectRules,
     warnings: &mut Vec<String>,
 ) -> Result<Value, ConfigError> {
     let Some(map) = value.as_object_mut() else {
         return Ok(value);
     };
-    if layer.in_project {
+    if let Place::Project { rel } = &layer.place {
         for key in USER_ONLY {
-            if map.remove(key).is_some() {
-                warnings.push(format!(
-                    "{}: `{key}` is ignored: a project's files may not choose the backend or the models; set it in ~/.claude/plugins/prompt-review/config.json or $XDG_CONFIG_HOME/crit/prompt-review.yaml",
-                    layer.file
-                ));
+            let Some(v) = map.get(key) else { continue };
+            if !rules.allow(Gated::new(rel, 0, key, v.to_string())) {
+                map.remove(key);
             }
         }
     }
@@ -83,10 +113,12 @@ pub(super) fn admit(
         let Some(file) = entry.get("prompt_file").and_then(Value::as_str) else {
             continue;
         };
-        let path = layer.dir.join(file);
-        match confine(&path, layer) {
-            Ok(p) => {
-                entry.insert("prompt_file".into(), Value::String(p.display().to_string()));
+        match read_prompt_file(file, layer, rules) {
+            Ok(text) => {
+                entry.insert("prompt".into(), Value::String(text));
+            }
+            Err(why) if matches!(layer.place, Place::User { .. }) => {
+                return Err(layer.invalid(format!("`reviewers.{name}.prompt_file`: {why}")));
             }
             Err(why) => {
                 entry.remove("prompt_file");
@@ -100,23 +132,56 @@ pub(super) fn admit(
     Ok(value)
 }
 
-/// A project file's prompt file must resolve inside the project (`..` and
-/// symlinks resolved); a user file's may be anywhere.
-fn confine(path: &Path, layer: &Layer) -> Result<PathBuf, String> {
-    if !layer.in_project {
-        return Ok(path.to_path_buf());
+/// The text of the prompt file `file` names in `layer`.
+fn read_prompt_file(file: &str, layer: &Layer, rules: &ProjectRules) -> Result<String, String> {
+    match &layer.place {
+        Place::User { dir } => {
+            let path = dir.join(file);
+            std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))
+        }
+        Place::Project { rel: config_file } => {
+            let dir = config_file.rsplit_once('/').map_or("", |(d, _)| d);
+            let outside = || {
+                format!(
+                    "{file} is not a file inside the project; a project's files may only name prompt files inside it"
+                )
+            };
+            let rel = inside(dir, file).ok_or_else(outside)?;
+            // In the working tree a symlink could still lead out.
+            if matches!(rules.source(), Source::WorkTree) {
+                let root = std::fs::canonicalize(rules.root()).map_err(|e| e.to_string())?;
+                let real = std::fs::canonicalize(root.join(&rel)).map_err(|_| outside())?;
+                if !real.starts_with(&root) || !real.is_file() {
+                    return Err(outside());
+                }
+            }
+            match rules.read(&rel) {
+                Ok(Some(f)) => Ok(f.text),
+                Ok(None) => Err(outside()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
     }
-    let root = std::fs::canonicalize(&layer.project_root)
-        .map_err(|e| format!("cannot resolve the project root: {e}"))?;
-    let real = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if real.starts_with(&root) && real.is_file() {
-        Ok(real)
-    } else {
-        Err(format!(
-            "{} is not a file inside the project; a project's files may only name prompt files inside it",
-            path.display()
-        ))
+}
+
+/// `dir/file` as a path from the project root, `..` resolved; `None` when it
+/// is absolute or leaves the root.
+fn inside(dir: &str, file: &str) -> Option<String> {
+    if Path::new(file).is_absolute() {
+        return None;
     }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in dir.split('/').chain(file.split(['/', '\\'])) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// Every leaf key `value` sets, as a dotted path, attributed to `file`.
@@ -212,6 +277,7 @@ fn shape() -> Shape {
             ]),
         ),
         ("prompt_file", Text),
+        ("prompt", Text),
         ("label", Text),
         (
             "ops",
@@ -343,12 +409,26 @@ mod tests {
     use serde_json::json;
 
     fn layer(file: &str) -> Layer {
-        Layer {
-            file: file.into(),
-            dir: PathBuf::from("/x"),
-            in_project: false,
-            project_root: PathBuf::from("/x"),
-        }
+        Layer::user(Path::new(file))
+    }
+
+    #[test]
+    fn paths_inside_the_project() {
+        assert_eq!(
+            inside(".claude", "perf.md").as_deref(),
+            Some(".claude/perf.md")
+        );
+        assert_eq!(
+            inside(".claude", "../reviewers/perf.md").as_deref(),
+            Some("reviewers/perf.md")
+        );
+        assert_eq!(inside(".claude", "../../etc/passwd"), None);
+        assert_eq!(inside(".claude", "/etc/passwd"), None);
+        assert_eq!(inside(".claude", ".."), None);
+        assert_eq!(
+            inside(".crit", "./a/./b.md").as_deref(),
+            Some(".crit/a/b.md")
+        );
     }
 
     #[test]

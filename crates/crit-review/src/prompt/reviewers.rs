@@ -218,12 +218,15 @@ pub fn specialists_for(stack: &[String]) -> Vec<String> {
 /// when `prompt_file` is set), or one of the user's (which needs a prompt file).
 pub fn resolve(name: &str, cfg: &ReviewerConfig, stack: &[String]) -> Result<Reviewer, String> {
     let builtin = BUILTINS.iter().find(|b| b.name == name);
-    let custom_focus = match &cfg.prompt_file {
-        Some(path) => Some(
+    // Settings files have read `prompt_file` into `prompt` already; a
+    // library caller may give either.
+    let custom_focus = match (&cfg.prompt, &cfg.prompt_file) {
+        (Some(text), _) => Some(text.clone()),
+        (None, Some(path)) => Some(
             std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read its prompt file {path}: {e}"))?,
         ),
-        None => None,
+        (None, None) => None,
     };
     let (mut rules, id_prefix, focus) = match (builtin, custom_focus) {
         (Some(b), focus) => (

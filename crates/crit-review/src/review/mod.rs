@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
+use crit_agent::redaction::ToolRedactor;
 use crit_agent::{Hooks, HooksConfig};
+use crit_core::redact::Redactor;
 use crit_core::{FailOn, ReviewResult, Verdict};
 use crit_llm::Backend;
 use minijinja::Value;
@@ -19,10 +21,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::{self, ContextOptions, UnderReview};
 use crate::panel::{self, FollowUp, PanelEnv, Progress, SharedTranscript};
+use crate::redaction::{self, Removed};
 use crate::scope::{self, Change, FilterMode, Scope, ScopeOptions};
 use crate::session::{self, Session, SessionMeta};
 use crate::suppress::Suppressions;
-use crate::template::{Builder, Limits, PromptSource, Template, TemplateError};
+use crate::template::{Builder, Limits, Origin, PromptSource, Template, TemplateError};
+use crate::trust::{self, Gated, ProjectRules};
 
 pub use finish::Finish;
 
@@ -63,8 +67,15 @@ pub struct ReviewOptions {
     /// Environment lookups for the audit log's location (`XDG_STATE_HOME`, `HOME`).
     pub env: crate::paths::EnvLookup,
     pub hooks: Hooks,
+    /// Whose rules judge the change (suppressions, a project template's
+    /// hooks). `None`: found from `env` as the CLI does (the trust store; in
+    /// CI, the base revision).
+    pub rules: Option<Arc<ProjectRules>>,
     pub progress: Option<Arc<dyn Progress>>,
     pub cancel: CancellationToken,
+    /// Removes secrets from what reviewers are sent (default: the built-in
+    /// detectors and this process's secret-named environment variables).
+    pub redactor: Redactor,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -95,8 +106,10 @@ impl ReviewOptions {
             config_snapshot: serde_json::Value::Null,
             env: Arc::new(|k| std::env::var(k).ok()),
             hooks: Hooks::default(),
+            rules: None,
             progress: None,
             cancel: CancellationToken::new(),
+            redactor: Redactor::from_env(std::env::vars()),
         }
     }
 }
@@ -122,6 +135,8 @@ pub enum ReviewError {
     },
     #[error("the template's hooks: {0}")]
     Hooks(String),
+    #[error(transparent)]
+    Rules(#[from] trust::TrustError),
 }
 
 /// Runs `req`: everything a template review does, in order.
@@ -159,15 +174,27 @@ async fn run(
         (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
         (PromptSource::Template(_), _) => None,
     };
-    let change = match &scope {
+    let mut change = match &scope {
         Some(s) => Some(compute_blocking(&req.root, s).await?),
         None => None,
     };
+    let mut removed: Vec<Removed> = change
+        .as_mut()
+        .map(|c| redaction::redact_change(c, &opts.redactor))
+        .unwrap_or_default();
     let is_diff = matches!(
         scope,
         Some(Scope::Diff(_) | Scope::Range(_) | Scope::Commits(_) | Scope::Uncommitted)
     );
-    let suppressions = Suppressions::load(&req.root)?;
+    let discovered;
+    let rules = match &opts.rules {
+        Some(r) => r.as_ref(),
+        None => {
+            discovered = ProjectRules::discover(&req.root, opts.env.as_ref(), None)?;
+            &discovered
+        }
+    };
+    let suppressions = Suppressions::load_with(rules)?;
     let session = match opts.log {
         true => Some(Session::create(
             &req.root,
@@ -185,13 +212,19 @@ async fn run(
         now,
     };
 
+    let mut transcript_error = None;
     let mut result = match change.as_ref().filter(|c| is_diff && c.is_empty()) {
         // Nothing changed: PASS without asking a model (seed 003 R1).
         Some(c) => no_changes(&template.name, c),
         None => {
             let under_review = files_under_review(change.as_ref(), &inputs.0, req);
             let project_context = match template.loads_project_context() {
-                true => project_context(req, matches!(scope, Some(Scope::Survey)), &under_review)?,
+                true => {
+                    let survey = matches!(scope, Some(Scope::Survey));
+                    let mut cx = project_context(req, survey, &under_review)?;
+                    removed.extend(redaction::redact_context(&mut cx, &opts.redactor));
+                    cx.render()
+                }
                 false => String::new(),
             };
             let mut extra = BTreeMap::new();
@@ -199,11 +232,7 @@ async fn run(
                 extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
             }
             if let Some(path) = &req.context_file {
-                let text =
-                    std::fs::read_to_string(path).map_err(|source| ReviewError::ContextFile {
-                        path: path.clone(),
-                        source,
-                    })?;
+                let text = read_context_file(path)?;
                 extra.insert("context".to_string(), Value::from(text));
                 extra.insert(
                     "context_path".to_string(),
@@ -211,23 +240,22 @@ async fn run(
                 );
             }
             let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
-            let transcript = match &session {
-                Some(s) => SharedTranscript::create(&s.transcript_path())
-                    .ok()
-                    .map(Arc::new),
-                None => None,
-            };
+            let transcript = session.as_ref().and_then(SharedTranscript::for_session);
             let env = PanelEnv {
                 root: req.root.clone(),
                 add_dirs: Vec::new(),
                 project_context,
-                hooks: hooks(template, &req.root, opts, session.as_ref())?,
+                hooks: hooks(template, &req.root, rules, opts, session.as_ref())?,
                 mcp: Vec::new(),
                 transcript,
                 progress: opts.progress.clone(),
                 cancel: opts.cancel.clone(),
+                spend: Default::default(),
+                redaction: ToolRedactor::new(opts.redactor.clone()),
             };
             let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+            removed.extend(env.redaction.found().iter().map(Removed::from_tool));
+            transcript_error = env.transcript.as_ref().and_then(|t| t.error());
             if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first()) {
                 conversation = Some(FollowUp::new(
                     backend.clone(),
@@ -241,6 +269,9 @@ async fn run(
         }
     };
     finish.apply(&mut result);
+    // crit's own notes: they neither pass nor fail the gate.
+    redaction::dedup(&mut removed);
+    result.findings.extend(removed.iter().map(Removed::finding));
     result.inputs = inputs.0.clone();
     result.started_at = Some(crit_core::timestamp::rfc3339(
         crit_core::timestamp::unix_secs(now),
@@ -248,17 +279,36 @@ async fn run(
     result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     if let Some(s) = &session {
         result.session_log_path = Some(s.dir().display().to_string());
-        if let Err(e) = s.write_result(&result) {
-            tracing::warn!(
-                "could not save the review's result in {}: {e}",
-                s.dir().display()
-            );
-        }
-        if let Err(e) = session::append_audit(opts.env.as_ref(), &result, Some(s.id()), now) {
-            tracing::warn!("could not append to the audit log: {e}");
-        }
+        session::save(s, &result, transcript_error, opts.env.as_ref(), now);
     }
     Ok((result, conversation))
+}
+
+/// `--context FILE`, at most the input limit of it.
+fn read_context_file(path: &Path) -> Result<String, ReviewError> {
+    let bytes = crit_core::files::read_capped(path, Default::default()).map_err(|e| match e {
+        crit_core::files::ReadError::Io { source, .. } => ReviewError::ContextFile {
+            path: path.to_path_buf(),
+            source,
+        },
+        crit_core::files::ReadError::TooLarge { limit, .. } => ReviewError::ContextFile {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(format!(
+                "larger than the {} limit for an input",
+                crit_core::files::human_bytes(limit)
+            )),
+        },
+    })?;
+    String::from_utf8(bytes).map_err(|e| ReviewError::ContextFile {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        ),
+    })
 }
 
 /// git runs synchronously; off the async threads, so other work (a panel
@@ -319,7 +369,7 @@ fn project_context(
     req: &ReviewRequest,
     survey: bool,
     files: &[String],
-) -> Result<String, ReviewError> {
+) -> Result<context::ProjectContext, ReviewError> {
     let under = match survey {
         true => UnderReview::Everything,
         false => UnderReview::Files(files),
@@ -328,19 +378,34 @@ fn project_context(
     for o in &cx.omitted {
         tracing::info!("project context: left out {}: {}", o.path, o.reason);
     }
-    Ok(cx.render())
+    Ok(cx)
 }
 
-/// The template's hooks (Claude Code's shape) and the caller's, with the
-/// session facts their inputs carry.
+/// The template's hooks (Claude Code's shape; a project template's only as
+/// the project's rules allow) and the caller's, with the session facts their
+/// inputs carry.
 fn hooks(
     template: &Template,
     root: &Path,
+    rules: &ProjectRules,
     opts: &ReviewOptions,
     session: Option<&Session>,
 ) -> Result<Hooks, ReviewError> {
     let mut hooks = opts.hooks.clone();
-    if let Some(value) = &template.hooks {
+    let allowed = |value: &serde_json::Value| {
+        let file = template
+            .path
+            .as_deref()
+            .map(|p| trust::relative(rules.root(), p));
+        template.origin != Origin::Project
+            || rules.allow(Gated::new(
+                file.unwrap_or_default(),
+                0,
+                "hooks",
+                serde_json::to_string(value).unwrap_or_default(),
+            ))
+    };
+    if let Some(value) = template.hooks.as_ref().filter(|v| allowed(v)) {
         let config: HooksConfig =
             serde_json::from_value(value.clone()).map_err(|e| ReviewError::Hooks(e.to_string()))?;
         for h in config

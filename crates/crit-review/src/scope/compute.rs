@@ -81,7 +81,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             let description =
                 format!("uncommitted changes (staged, unstaged and untracked files) {against}");
             let mut change = repo.diff(&[&base], description, repo.head.clone())?;
-            untracked::add(&repo.git, &repo.top, &mut change, opts)?;
+            untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(change, opts))
         }
     }
@@ -356,7 +356,9 @@ impl Repo {
             .iter()
             .chain(&["--raw", "--numstat", "-z", "-p", "-U3"])
             .chain(revs)
-            .chain(&["--"])
+            // Only the project: when its root is below the repository's top
+            // (a home kept in git), the rest of the repository is not shown.
+            .chain(&["--", "."])
             .copied()
             .collect();
         let cap = self.opts.max_git_output_bytes;

@@ -1,10 +1,14 @@
 //! The hardened git runner behind [`super::compute`]: no shell, a cleared
-//! environment, `-c` overrides that beat every config file, stdin empty, stdout
-//! and stderr capped, and a timeout that kills git's whole process group.
+//! environment, the repository named explicitly (`--git-dir`/`--work-tree`
+//! from [`crit_agent::git_layout`], so `core.worktree` or a `.git` file
+//! pointing elsewhere cannot move it), `-c` overrides that beat every config
+//! file, literal pathspecs, stdin empty, stdout and stderr capped, and a
+//! timeout that kills git's whole process group.
 //!
-//! crit-agent hardens git the same way for its Bash tool, but its runner is
-//! async and crate-private; this one is synchronous because `compute` is, and
-//! the two share the list of overrides by intent (DESIGN §5), not by code.
+//! The hardening itself ([`crit_agent::git_hardening`]) is shared with the
+//! Bash tool's git; this runner is synchronous because `compute` is. It runs
+//! crit's own fixed commands, not the model's, and keeps the user's global
+//! config (git-lfs), so it is not in the tools' kernel sandbox.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -14,7 +18,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crit_agent::git_hardening::{HARDENING, filter_overrides};
+use crit_agent::git_hardening::{CONFIG_QUERY, GIT_ENV, HARDENING, RepoConfig};
+use crit_agent::git_layout::{self, GitLayoutError};
 
 use super::ScopeError;
 
@@ -31,20 +36,6 @@ const OUTPUT_SHAPE: &[&str] = &[
     "-c", "diff.srcPrefix=a/",
     "-c", "diff.dstPrefix=b/",
     "-c", "diff.suppressBlankEmpty=false",
-    "-c", "diff.orderFile=/dev/null",
-];
-
-/// The environment git gets, on top of PATH/HOME/XDG_CONFIG_HOME: no prompts,
-/// no system config, no optional locks (a read must not write the index), C
-/// locale for stable messages, no pager, no lazy fetch from a promisor remote.
-const GIT_ENV: &[(&str, &str)] = &[
-    ("GIT_TERMINAL_PROMPT", "0"),
-    ("GIT_CONFIG_NOSYSTEM", "1"),
-    ("GIT_OPTIONAL_LOCKS", "0"),
-    ("GIT_PAGER", "cat"),
-    ("PAGER", "cat"),
-    ("GIT_NO_LAZY_FETCH", "1"),
-    ("LC_ALL", "C"),
 ];
 
 /// Bytes of stderr kept: enough for git's message.
@@ -77,6 +68,8 @@ impl GitOutput {
 pub(super) struct Git {
     cwd: PathBuf,
     timeout: Duration,
+    /// `--git-dir`/`--work-tree`, or why git must not run here.
+    repo: Result<Vec<String>, String>,
     /// Extra `-c` overrides found at start (the repository's filter drivers).
     extra: Vec<String>,
     env: Vec<(OsString, OsString)>,
@@ -89,9 +82,20 @@ pub(super) struct Git {
 impl Git {
     pub fn new(cwd: &Path, timeout: Duration) -> Self {
         let env = child_env(cwd, std::env::var_os("PATH"));
+        let repo = match git_layout::discover(cwd) {
+            Ok(layout) => Ok(layout.args().into()),
+            // git says so itself, in the words the scope recognizes; it is
+            // still told where to look, so it cannot find anything else.
+            Err(GitLayoutError::NotARepository { .. }) => Ok(vec![
+                format!("--git-dir={}", cwd.join(".git").display()),
+                format!("--work-tree={}", cwd.display()),
+            ]),
+            Err(e) => Err(e.to_string()),
+        };
         Git {
             cwd: cwd.to_path_buf(),
             timeout,
+            repo,
             extra: Vec::new(),
             program: find_git(&env),
             env,
@@ -103,18 +107,8 @@ impl Git {
     /// from the user's global config (git-lfs) stay. Give them to
     /// [`Git::with_overrides`].
     pub fn filter_overrides(&self) -> Result<Vec<String>, ScopeError> {
-        let out = self.run(
-            &[
-                "config",
-                "--null",
-                "--name-only",
-                "--show-scope",
-                "--get-regexp",
-                "^filter\\.",
-            ],
-            64 * 1024,
-        )?;
-        Ok(filter_overrides(&out.text()))
+        let out = self.run(CONFIG_QUERY, 256 * 1024)?;
+        Ok(RepoConfig::parse(&out.text()).overrides())
     }
 
     pub fn with_overrides(mut self, extra: Vec<String>) -> Self {
@@ -125,8 +119,13 @@ impl Git {
     /// Runs `git <HARDENING> <filter overrides> args`, keeping up to `cap`
     /// bytes of stdout. Errors only when git cannot be started or is killed.
     pub fn run(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
+        let repo = self.repo.as_ref().map_err(|message| ScopeError::Git {
+            command: format!("git {}", args.join(" ")),
+            message: message.clone(),
+        })?;
         let mut cmd = Command::new(&self.program);
         cmd.args(HARDENING)
+            .args(repo)
             .args(OUTPUT_SHAPE)
             .args(&self.extra)
             .args(args)
@@ -293,7 +292,8 @@ fn is_executable(p: &Path) -> bool {
 
 /// The child's whole environment: PATH without relative entries or entries
 /// inside the project (a repository must not plant its own `git`), HOME and
-/// XDG_CONFIG_HOME (the user's own git config applies), and [`GIT_ENV`].
+/// XDG_CONFIG_HOME (the user's own git config applies), [`GIT_ENV`], and the C
+/// locale for stable messages.
 fn child_env(root: &Path, path: Option<OsString>) -> Vec<(OsString, OsString)> {
     let path = path.unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
@@ -310,6 +310,7 @@ fn child_env(root: &Path, path: Option<OsString>) -> Vec<(OsString, OsString)> {
         }
     }
     env.extend(GIT_ENV.iter().map(|(k, v)| ((*k).into(), (*v).into())));
+    env.push(("LC_ALL".into(), "C".into()));
     env
 }
 

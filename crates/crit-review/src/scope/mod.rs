@@ -12,6 +12,7 @@ mod files;
 mod filter;
 mod git;
 mod parse;
+pub(crate) mod revision;
 mod spec;
 mod untracked;
 
@@ -133,6 +134,14 @@ impl Change {
 
     pub fn paths(&self) -> Vec<&str> {
         self.files.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    /// A path as git names it (from the repository's top) as the project root
+    /// names it, the way findings do.
+    pub fn path_from_root<'a>(&self, from_top: &'a str) -> &'a str {
+        from_top
+            .strip_prefix(self.prefix.as_str())
+            .unwrap_or(from_top)
     }
 }
 

@@ -15,10 +15,18 @@ const BINARY_SNIFF: usize = 8000;
 pub(super) fn add(
     git: &Git,
     top: &Path,
+    prefix: &str,
     change: &mut Change,
     opts: &ScopeOptions,
 ) -> Result<(), ScopeError> {
-    // `:/` lists the whole repository also when the root is a subdirectory.
+    // The whole repository also when the root is a subdirectory: pathspecs
+    // are literal (no `:/`), so climb from the root (`prefix`) to the top.
+    let depth = prefix.split('/').filter(|c| !c.is_empty()).count();
+    let to_top = if depth == 0 {
+        ".".to_string()
+    } else {
+        vec![".."; depth].join("/")
+    };
     let out = git.ok(
         &[
             "ls-files",
@@ -27,7 +35,7 @@ pub(super) fn add(
             "--full-name",
             "-z",
             "--",
-            ":/",
+            &to_top,
         ],
         opts.max_git_output_bytes,
     )?;

@@ -30,6 +30,32 @@ pub use audit::{append_audit, audit_dir};
 pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
 pub use store::{Session, list};
 
+/// Saves a finished review: the result into the session, the audit line.
+/// Whatever cannot be written (a full disk, a file-size limit) is reported as
+/// an error on stderr, never dropped in silence; the review's answer itself
+/// still reaches the caller. `transcript_error` is the transcript's first
+/// write error, if it had one.
+pub fn save(
+    session: &Session,
+    result: &crit_core::ReviewResult,
+    transcript_error: Option<String>,
+    env: impl Fn(&str) -> Option<String>,
+    now: std::time::SystemTime,
+) {
+    if let Some(e) = transcript_error {
+        tracing::error!(
+            "the transcript {} is incomplete: writing it failed: {e}",
+            session.transcript_path().display()
+        );
+    }
+    if let Err(e) = session.write_result(result) {
+        tracing::error!("could not save the review's result: {e}");
+    }
+    if let Err(e) = append_audit(env, result, Some(session.id()), now) {
+        tracing::error!("could not append to the audit log: {e}");
+    }
+}
+
 /// What ran, saved as `session.json`. The prompts sent to each reviewer are not
 /// here: the transcript has them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1,32 +1,17 @@
 //! Keeping secrets out of session logs: values under secret-looking keys, and
 //! anything shaped like a known credential wherever it appears.
 
+use crit_core::redact::Redactor;
+pub use crit_core::redact::is_secret_key;
 use serde_json::Value;
 
-/// What a removed secret is replaced with.
-pub const REDACTED: &str = "[redacted]";
-
-/// Key names (lower-case, without `_`/`-`) whose values are secrets. A key is
-/// secret when a run of its words spells one of these: `GITHUB_TOKEN`, `apiKey`,
-/// `x-api-key`, `client_secret` are; `max_tokens` and `tokenizer` are not.
-const SECRET_WORDS: [&str; 11] = [
-    "apikey",
-    "xapikey",
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "authorization",
-    "bearer",
-    "cookie",
-    "credentials",
-    "privatekey",
-];
+/// What a value under a secret-named key is replaced with.
+pub const REDACTED: &str = "[REDACTED:secret]";
 
 /// Replace, in place, the values of secret-looking keys (at any depth, inside
-/// objects and arrays) with `"[redacted]"`; the value part of strings such as
-/// `GITHUB_TOKEN=…` or `--api-key=…` (env lists, argument vectors); and every
-/// credential-shaped token in any other string (see [`redact_text`]).
+/// objects and arrays) with `"[REDACTED:secret]"`; the value part of strings
+/// such as `GITHUB_TOKEN=…` or `--api-key=…` (env lists, argument vectors);
+/// and every secret crit's redactor finds in any other string.
 pub fn redact(value: &mut Value) {
     match value {
         Value::Object(map) => {
@@ -43,125 +28,26 @@ pub fn redact(value: &mut Value) {
             // Only a whole `NAME=value` word: a prompt mentioning `token=` keeps its text.
             if let Some((name, _)) = s.split_once('=')
                 && !s.contains(char::is_whitespace)
-                && is_secret_key(name)
+                && is_secret_key(name.trim_start_matches('-'))
             {
                 *s = format!("{name}={REDACTED}");
-            } else if let Some(clean) = redact_known_formats(s) {
-                *s = clean;
+            } else {
+                redact_credentials(value);
             }
         }
         Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
-/// Only the credential-shaped tokens of every string, at any depth; keys are
-/// left alone (for documents whose keys are crit's own, such as a result).
+/// Only the secrets crit's redactor finds in every string, at any depth; keys
+/// are left alone (for documents whose keys are crit's own, such as a result).
 pub fn redact_credentials(value: &mut Value) {
-    match value {
-        Value::String(s) => {
-            if let Some(clean) = redact_known_formats(s) {
-                *s = clean;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(redact_credentials),
-        Value::Object(map) => map.values_mut().for_each(redact_credentials),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
+    Redactor::process().redact_json(value);
 }
 
-/// `text` with every token shaped like a known credential replaced by
-/// `[redacted]`: Anthropic `sk-ant-…`, OpenAI-style `sk-…` (20 characters or
-/// more), GitHub `ghp_…`, Slack `xoxb-`/`xoxp-…`, AWS `AKIA…` access key ids.
+/// `text` with every secret crit's redactor finds replaced by `[REDACTED:<kind>]`.
 pub fn redact_text(text: &str) -> String {
-    redact_known_formats(text).unwrap_or_else(|| text.to_string())
-}
-
-/// Whether a JSON key names a secret.
-pub fn is_secret_key(key: &str) -> bool {
-    let words = key_words(key);
-    (0..words.len()).any(|start| {
-        let mut joined = String::new();
-        words[start..].iter().any(|w| {
-            joined.push_str(w);
-            SECRET_WORDS.contains(&joined.as_str())
-        })
-    })
-}
-
-/// Lower-case words of a key, split at `_`, `-`, `.`, spaces and camelCase humps.
-fn key_words(key: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in key.chars() {
-        if !c.is_alphanumeric() {
-            words.extend((!current.is_empty()).then(|| std::mem::take(&mut current)));
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower {
-            words.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    words.extend((!current.is_empty()).then_some(current));
-    words
-}
-
-/// `None` when nothing in `text` looks like a credential (the common case, so no
-/// copy is made).
-fn redact_known_formats(text: &str) -> Option<String> {
-    let mut out: Option<String> = None;
-    let mut copied_to = 0;
-    let mut start = None;
-    // A sentinel space ends a token running to the end of the text.
-    for (i, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        let token_char = c.is_ascii_alphanumeric() || c == '_' || c == '-';
-        match (token_char, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                start = None;
-                if looks_like_credential(&text[s..i]) {
-                    let o = out.get_or_insert_with(String::new);
-                    o.push_str(&text[copied_to..s]);
-                    o.push_str(REDACTED);
-                    copied_to = i;
-                }
-            }
-            _ => {}
-        }
-    }
-    out.map(|mut o| {
-        o.push_str(&text[copied_to..]);
-        o
-    })
-}
-
-fn looks_like_credential(token: &str) -> bool {
-    let rest_len = |prefix: &str| token.strip_prefix(prefix).map(str::len);
-    if let Some(n) = rest_len("sk-ant-") {
-        return n >= 8;
-    }
-    if token.starts_with("sk-") {
-        return token.len() >= 20;
-    }
-    if let Some(n) = rest_len("ghp_").or_else(|| rest_len("github_pat_")) {
-        return n >= 20;
-    }
-    if let Some(n) = rest_len("xoxb-").or_else(|| rest_len("xoxp-")) {
-        return n >= 10;
-    }
-    if let Some(rest) = token.strip_prefix("AKIA") {
-        return rest.len() == 16
-            && rest
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
-    }
-    false
+    Redactor::process().redact_str(text).into_owned()
 }
 
 #[cfg(test)]
@@ -218,22 +104,25 @@ mod tests {
             json!({
                 "model": "sonnet",
                 "max_tokens": 4096,
-                "mcp_servers": {"gh": {"env": {"GITHUB_TOKEN": "[redacted]", "PATH": "/bin"}}},
-                "headers": [{"Authorization": "[redacted]"}],
-                "note": "use [redacted] please",
-                "list": ["[redacted]", "[redacted]", "sk-short"],
+                "mcp_servers": {"gh": {"env": {"GITHUB_TOKEN": "[REDACTED:secret]", "PATH": "/bin"}}},
+                "headers": [{"Authorization": "[REDACTED:secret]"}],
+                "note": "use [REDACTED:anthropic-key] please",
+                "list": ["[REDACTED:github-token]", "[REDACTED:aws-access-key]", "sk-short"],
                 "unset_token": null,
-                "args": ["--api-key=[redacted]", "GITHUB_TOKEN=[redacted]", "MODE=fast", "a=b=c", "set token=x here"],
+                "args": ["--api-key=[REDACTED:secret]", "GITHUB_TOKEN=[REDACTED:secret]", "MODE=fast", "a=b=c", "set token=x here"],
             })
         );
     }
 
     #[test]
     fn text_redaction_keeps_everything_else() {
-        assert_eq!(redact_text("é sk-abcdefghijklmnopqrstu."), "é [redacted].");
+        assert_eq!(
+            redact_text("é sk-abcdefghijklmnopqrstu."),
+            "é [REDACTED:openai-key]."
+        );
         assert_eq!(
             redact_text("xoxb-123456789012 and xoxp-1"),
-            "[redacted] and xoxp-1"
+            "[REDACTED:slack-token] and xoxp-1"
         );
         assert_eq!(redact_text("AKIAlowercase0000000"), "AKIAlowercase0000000");
         assert_eq!(redact_text(""), "");

@@ -256,8 +256,9 @@ fn ensure_gitignore(crit_dir: &Path) -> Result<(), SessionError> {
     }
 }
 
-/// Pretty JSON via a temp file in the same directory and a rename, so a reader
-/// never sees half a file.
+/// Pretty JSON written atomically (temp file in the same directory, fsync,
+/// rename): a reader never sees half a file, and a full disk is an error that
+/// leaves no temp file and the previous file as it was.
 fn write_json(path: &Path, value: &impl Serialize, what: &'static str) -> Result<(), SessionError> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| SessionError::Json {
         what,
@@ -265,27 +266,20 @@ fn write_json(path: &Path, value: &impl Serialize, what: &'static str) -> Result
         source,
     })?;
     bytes.push(b'\n');
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.unwrap_or_default(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, &bytes).map_err(SessionError::io("write", &tmp))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        SessionError::io("write", path)(e)
-    })
+    crit_core::files::write_atomic(path, &bytes).map_err(SessionError::io("write", path))
 }
 
 fn read_json<T: DeserializeOwned>(
     path: &Path,
     what: &'static str,
 ) -> Result<Option<T>, SessionError> {
-    let bytes = match std::fs::read(path) {
+    let bytes = match crit_core::files::read_capped(path, Default::default()) {
         Ok(b) => b,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(SessionError::io("read", path)(e)),
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(crit_core::files::ReadError::Io { source, .. }) => {
+            return Err(SessionError::io("read", path)(source));
+        }
+        Err(e) => return Err(SessionError::io("read", path)(std::io::Error::other(e))),
     };
     serde_json::from_slice(&bytes)
         .map(Some)

@@ -37,6 +37,9 @@ pub enum TemplateError {
     },
     #[error("template `{template}`: cannot render the prompt: {message}")]
     Render { template: String, message: String },
+    /// A project file could not be read where the project's rules come from.
+    #[error(transparent)]
+    Rules(#[from] crate::trust::TrustError),
 }
 
 impl TemplateError {

@@ -1,11 +1,17 @@
 //! The template registry: built-in templates embedded in the binary, then the
 //! user's, then the project's; a later one replaces an earlier one of the same
-//! name.
+//! name. A project template's `hooks` run commands, so they are honoured only
+//! as the project's rules allow ([`crate::trust`]); without them the template
+//! still loads and runs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Origin, Template, TemplateError, parse_template};
+use crate::trust::{Gated, ProjectRules, Source};
+
+/// Where a project's templates live, from its root.
+pub const PROJECT_DIR: &str = ".crit/templates";
 
 const BUILT_IN: [(&str, &str); 3] = [
     ("arch.yaml", include_str!("../../templates/arch.yaml")),
@@ -51,16 +57,53 @@ impl Registry {
         Ok(Registry { templates })
     }
 
-    /// Built-in, then user, then project templates. A template file that does not
-    /// load is an error naming file, line and column: a broken template never
-    /// silently falls back to another.
+    /// Built-in, then user, then project templates, from disk. A template
+    /// file that does not load is an error naming file, line and column: a
+    /// broken template never silently falls back to another. Project
+    /// templates' hooks are not honoured: a caller that knows whose rules
+    /// apply uses [`Registry::load_with`].
     pub fn load(dirs: &TemplateDirs) -> Result<Self, TemplateError> {
+        let mut reg = Registry::with_user(dirs)?;
+        if let Some(dir) = &dirs.project {
+            let rules = ProjectRules::untrusted(
+                dir,
+                "a project template's hooks need `Registry::load_with` and the project's trust",
+            );
+            for (t, text) in load_dir(dir, Origin::Project)? {
+                let file = t.path.as_ref().map(|p| p.display().to_string());
+                let t = gate_hooks(t, &text, file.as_deref().unwrap_or_default(), &rules);
+                reg.templates.insert(t.name.clone(), t);
+            }
+        }
+        Ok(reg)
+    }
+
+    /// Built-in, then the user's (`dirs.user`), then the project's
+    /// `.crit/templates` from wherever `rules` read the project (the working
+    /// tree, or the base revision in CI), their hooks honoured only as
+    /// `rules` allow. `dirs.project` is not used.
+    pub fn load_with(dirs: &TemplateDirs, rules: &ProjectRules) -> Result<Self, TemplateError> {
+        let mut reg = Registry::with_user(dirs)?;
+        for rel in rules.list(PROJECT_DIR, &["yaml", "yml"])? {
+            let Some(file) = rules.read(&rel)? else {
+                continue;
+            };
+            let path = match rules.source() {
+                Source::WorkTree => rules.root().join(&rel),
+                Source::Revision(_) => PathBuf::from(&file.label),
+            };
+            let t = parse_template(&file.text, &file.label, Origin::Project, Some(&path))?;
+            let t = gate_hooks(t, &file.text, &rel, rules);
+            reg.templates.insert(t.name.clone(), t);
+        }
+        Ok(reg)
+    }
+
+    fn with_user(dirs: &TemplateDirs) -> Result<Self, TemplateError> {
         let mut reg = Registry::built_in()?;
-        for (dir, origin) in [(&dirs.user, Origin::User), (&dirs.project, Origin::Project)] {
-            if let Some(dir) = dir {
-                for t in load_dir(dir, origin)? {
-                    reg.templates.insert(t.name.clone(), t);
-                }
+        if let Some(dir) = &dirs.user {
+            for (t, _) in load_dir(dir, Origin::User)? {
+                reg.templates.insert(t.name.clone(), t);
             }
         }
         Ok(reg)
@@ -81,9 +124,25 @@ impl Registry {
     }
 }
 
-/// Every `*.yaml` / `*.yml` file of `dir`, sorted by file name. A missing
-/// directory has no templates.
-fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<Template>, TemplateError> {
+/// `t` without its hooks unless `rules` allow them; `file` is its path from
+/// the project root.
+fn gate_hooks(mut t: Template, text: &str, file: &str, rules: &ProjectRules) -> Template {
+    if let Some(hooks) = &t.hooks {
+        let line = text
+            .lines()
+            .position(|l| l.starts_with("hooks:") || l.starts_with("\"hooks\""))
+            .map_or(0, |i| i as u64 + 1);
+        let value = serde_json::to_string(hooks).unwrap_or_default();
+        if !rules.allow(Gated::new(file, line, "hooks", value)) {
+            t.hooks = None;
+        }
+    }
+    t
+}
+
+/// Every `*.yaml` / `*.yml` file of `dir` with its text, sorted by file name.
+/// A missing directory has no templates.
+fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<(Template, String)>, TemplateError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -110,6 +169,7 @@ fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<Template>, TemplateError> 
                 source,
             })?;
             parse_template(&text, &path.display().to_string(), origin, Some(&path))
+                .map(|t| (t, text))
         })
         .collect()
 }

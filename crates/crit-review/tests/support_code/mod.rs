@@ -173,6 +173,14 @@ impl tracing::field::Visit for Message<'_> {
 }
 
 impl tracing::Subscriber for Logs {
+    /// Asked again at every event: tests in other threads run without this
+    /// subscriber, and a cached "never" from them must not hide our events.
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
     fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
         true
     }

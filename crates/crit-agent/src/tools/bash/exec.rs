@@ -1,147 +1,118 @@
 //! Running a checked command: no shell, cwd the project root, stdin empty, a
-//! minimal environment, its own process group, capped output, and a timeout.
-//!
-//! Processes are run by [`crate::process`], which kills the whole process group
-//! on timeout or cancellation.
+//! minimal environment, its own process group, capped output, a timeout, and
+//! the kernel sandbox of the [`BashSession`]. git gets its repository named
+//! explicitly and, where the repository is larger than the project, the
+//! checks of [`git_enclosed`].
 
-use std::ffi::OsString;
-use std::path::Path;
 use std::time::Duration;
 
-use crate::confine::Roots;
 use crate::context::ToolContext;
-use crate::process::{self, Captured, Ended, Spawn};
+use crate::git_hardening::HARDENING;
+use crate::process::{Captured, Ended, Spawn, spawn_capture_in};
+use crate::sandbox::Sandbox;
 use crate::tool::ToolOutput;
 
-use super::git;
-use super::policy::CheckedCommand;
-use crate::git_hardening::filter_overrides;
+use super::git_enclosed;
+use super::policy::{BashPolicyError, CheckedCommand};
+use super::session::{BashSession, GitSetup, child_env};
 
-/// Time git's own preflight queries (work tree, filter drivers) may take.
-const PREFLIGHT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Time the revision check before a git command may take.
+const VERIFY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs the command and renders what the model sees.
 pub(super) async fn run(cmd: &CheckedCommand, cx: &ToolContext, timeout: Duration) -> ToolOutput {
+    let session = cx.bash.get_or_init(|| BashSession::start(cx)).await;
+    let sandbox = match &session.sandbox {
+        Ok(s) => s,
+        Err(e) => {
+            return ToolOutput::error(format!(
+                "{e}; Bash does not run without the kernel sandbox on this system"
+            ));
+        }
+    };
     let mut args = cmd.args.clone();
-    if cmd.program == "git" {
-        match git_preflight(cx).await {
-            Ok(extra) => args.splice(0..0, extra),
-            Err(msg) => return ToolOutput::error(msg),
+    if let Some(call) = &cmd.git {
+        let setup = match &session.git {
+            Ok(s) => s,
+            Err(e) if e.starts_with("refused") => return ToolOutput::error(e.clone()),
+            Err(e) => return ToolOutput::error(format!("refused: {e}; git will not run here")),
         };
+        if call.sub == "blame"
+            && let Some(why) = &setup.blame_refused
+        {
+            return ToolOutput::error(why.clone());
+        }
+        let at = HARDENING.len().min(args.len());
+        args.splice(at..at, setup.global_args.iter().cloned());
+        if setup.layout.encloses_project() {
+            let plan = match git_enclosed::plan(call, &setup.layout.prefix, &cx.roots) {
+                Ok(p) => p,
+                Err(e) => return ToolOutput::error(e.to_string()),
+            };
+            if let Err(msg) = verify_commits(&plan.verify, setup, sandbox, cx).await {
+                return ToolOutput::error(msg);
+            }
+            args.extend(plan.append);
+        }
     }
     let out_cap = cx.limits.max_output_bytes * 3 / 4;
     let err_cap = cx.limits.max_output_bytes - out_cap;
-    match spawn_capture(&cmd.program, &args, cx, timeout, (out_cap, err_cap)).await {
-        Ok(c) => render(&cmd.program, &c, timeout),
-        Err(e) => ToolOutput::error(format!("cannot run `{}`: {e}", cmd.program)),
-    }
-}
-
-/// Runs `program` confined: project root as cwd, the minimal environment, no stdin.
-async fn spawn_capture(
-    program: &str,
-    args: &[String],
-    cx: &ToolContext,
-    timeout: Duration,
-    caps: (usize, usize),
-) -> std::io::Result<Captured> {
-    process::spawn_capture(Spawn {
-        program,
-        args,
+    let spawn = Spawn {
+        program: &cmd.program,
+        args: &args,
         cwd: cx.root(),
         env: child_env(&cx.roots, std::env::var_os("PATH")),
         clear_env: true,
         stdin: None,
         timeout,
-        caps,
+        caps: (out_cap, err_cap),
         cancel: &cx.cancel,
-    })
-    .await
-}
-
-/// The child's whole environment: PATH (absolute entries outside the project, so
-/// a repo cannot plant its own `git`), HOME, LANG, and git hardening.
-fn child_env(roots: &Roots, path: Option<OsString>) -> Vec<(OsString, OsString)> {
-    let path = path.unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-    let safe: Vec<_> = std::env::split_paths(&path)
-        .filter(|p| p.is_absolute() && !roots.all().any(|r| p.starts_with(r)))
-        .collect();
-    let mut env = vec![(
-        OsString::from("PATH"),
-        std::env::join_paths(safe).unwrap_or_default(),
-    )];
-    for key in ["HOME", "LANG"] {
-        if let Some(v) = std::env::var_os(key) {
-            env.push((key.into(), v));
-        }
-    }
-    for (k, v) in GIT_ENV {
-        env.push(((*k).into(), (*v).into()));
-    }
-    env
-}
-
-/// Environment every child gets: no prompts, no system config, no optional
-/// locks (read-only commands must not write the index), no pager, no lazy fetch.
-const GIT_ENV: &[(&str, &str)] = &[
-    ("GIT_TERMINAL_PROMPT", "0"),
-    ("GIT_CONFIG_NOSYSTEM", "1"),
-    ("GIT_OPTIONAL_LOCKS", "0"),
-    ("GIT_PAGER", "cat"),
-    ("PAGER", "cat"),
-    ("GIT_NO_LAZY_FETCH", "1"),
-];
-
-/// Before a git command: refuse a repository whose work tree lies outside the
-/// project (a hostile `core.worktree`), and return `-c` overrides that disable
-/// the clean/smudge filter drivers the repository itself defines (git status and
-/// diff run them on work-tree files). Drivers from the user's global config stay.
-async fn git_preflight(cx: &ToolContext) -> Result<Vec<String>, String> {
-    let query = |args: &[&str]| {
-        let mut argv: Vec<String> = git::HARDENING.iter().map(|s| s.to_string()).collect();
-        argv.extend(args.iter().map(|s| s.to_string()));
-        argv
     };
-    let caps = (64 * 1024, 4 * 1024);
-    let top = spawn_capture(
-        "git",
-        &query(&["rev-parse", "--show-toplevel"]),
-        cx,
-        PREFLIGHT_TIMEOUT,
-        caps,
+    match spawn_capture_in(spawn, sandbox).await {
+        Ok(c) => render(&cmd.program, &c, timeout),
+        Err(e) => ToolOutput::error(format!("cannot run `{}`: {e}", cmd.program)),
+    }
+}
+
+/// Asks git, in one run, whether each expression resolves to a commit.
+async fn verify_commits(
+    verify: &[(String, String)],
+    setup: &GitSetup,
+    sandbox: &Sandbox,
+    cx: &ToolContext,
+) -> Result<(), String> {
+    if verify.is_empty() {
+        return Ok(());
+    }
+    let mut argv: Vec<String> = HARDENING.iter().map(|s| s.to_string()).collect();
+    argv.extend(setup.global_args.iter().cloned());
+    argv.extend(["cat-file".into(), "--batch-check=%(objecttype)".into()]);
+    let stdin: String = verify.iter().map(|(_, e)| format!("{e}\n")).collect();
+    let out = spawn_capture_in(
+        Spawn {
+            program: "git",
+            args: &argv,
+            cwd: cx.root(),
+            env: child_env(&cx.roots, std::env::var_os("PATH")),
+            clear_env: true,
+            stdin: Some(stdin.into_bytes()),
+            timeout: VERIFY_TIMEOUT,
+            caps: (64 * 1024, 4 * 1024),
+            cancel: &cx.cancel,
+        },
+        sandbox,
     )
     .await
     .map_err(|e| format!("cannot run `git`: {e}"))?;
-    if matches!(&top.ended, Ended::Exited(s) if s.success()) {
-        let text = top.stdout.render();
-        let top = Path::new(text.trim_end_matches('\n'));
-        let top = top.canonicalize().unwrap_or_else(|_| top.to_path_buf());
-        if !cx.root().starts_with(&top) && !cx.roots.contains(&top) {
-            return Err(format!(
-                "refused: this repository's work tree is `{}`, outside the project root `{}` \
-                 (a `core.worktree` setting?); git will not run here",
-                top.display(),
-                cx.root().display()
-            ));
+    let text = out.stdout.render();
+    let mut lines = text.lines();
+    for (operand, _) in verify {
+        if lines.next() != Some("commit") {
+            let e: BashPolicyError = git_enclosed::not_a_commit(operand, &setup.layout.prefix);
+            return Err(e.to_string());
         }
     }
-    let filters = spawn_capture(
-        "git",
-        &query(&[
-            "config",
-            "--null",
-            "--name-only",
-            "--show-scope",
-            "--get-regexp",
-            "^filter\\.",
-        ]),
-        cx,
-        PREFLIGHT_TIMEOUT,
-        caps,
-    )
-    .await
-    .map_err(|e| format!("cannot run `git`: {e}"))?;
-    Ok(filter_overrides(&filters.stdout.render()))
+    Ok(())
 }
 
 fn render(program: &str, c: &Captured, timeout: Duration) -> ToolOutput {
@@ -179,38 +150,5 @@ fn render(program: &str, c: &Captured, timeout: Duration) -> ToolOutput {
             text.push_str("[cancelled: the command was killed]");
             ToolOutput::error(text)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn child_path_drops_relative_and_in_project_entries() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let roots = Roots::new(dir.path(), &[]).unwrap();
-        let planted = roots.root().join("bin");
-        let path = std::env::join_paths([
-            std::path::PathBuf::from("/usr/bin"),
-            ".".into(),
-            planted,
-            "bin".into(),
-            "/bin".into(),
-        ])
-        .unwrap();
-        let env = child_env(&roots, Some(path));
-        let (_, path) = env.iter().find(|(k, _)| k == "PATH").unwrap();
-        assert_eq!(path, "/usr/bin:/bin");
-        let keys: Vec<_> = env
-            .iter()
-            .map(|(k, _)| k.to_string_lossy().into_owned())
-            .collect();
-        assert!(
-            keys.iter()
-                .all(|k| ["PATH", "HOME", "LANG", "PAGER"].contains(&k.as_str())
-                    || k.starts_with("GIT_")),
-            "{keys:?}"
-        );
     }
 }

@@ -1,10 +1,16 @@
 //! The git part of the Bash policy: read-only subcommands only, no global options
 //! from the model, options that write files, run programs or leave the project
-//! refused, and hardening options put in front of every run.
+//! refused, and hardening options put in front of every run. What the model
+//! asked for is also kept in a [`GitCall`] (subcommand, revisions, pathspecs),
+//! which [`super::git_enclosed`] checks when the repository is larger than the
+//! project.
 //!
 //! Repo-local config can run code (`core.fsmonitor`, pagers, external diff and
-//! textconv drivers, gpg programs); the `-c` overrides below beat every config
-//! file, and `exec` also neutralizes the repo's clean/smudge filter drivers.
+//! textconv drivers, gpg programs); the `-c` overrides of
+//! [`crate::git_hardening`] beat every config file, `exec` also neutralizes the
+//! repo's clean/smudge filter drivers, and the options that would still run a
+//! driver or write are refused here: `status -v` (textconv), `describe --dirty`
+//! and `--broken` (they write the index), `--remerge-diff` (it writes objects).
 
 use std::path::{Component, Path};
 
@@ -33,6 +39,23 @@ pub const ALLOWED_SUBCOMMANDS: &[&str] = &[
 
 /// Put before the subcommand of every git run.
 pub use crate::git_hardening::HARDENING;
+
+/// What a git command line asks for, as far as confinement cares.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitCall {
+    pub sub: String,
+    /// Operands before `--`: revisions, or paths for `status` and `ls-files`
+    /// (for `grep` without `-e`/`-f`, the pattern is left out).
+    pub operands: Vec<String>,
+    /// Whether `--` was given, and the pathspecs after it.
+    pub dashdash: bool,
+    pub pathspecs: Vec<String>,
+    /// An option that shows more than the pathspec selects (`--full-diff`,
+    /// blame's `-C`).
+    pub widening: Option<String>,
+    /// `log -L RANGE:FILE`: git takes no pathspec with it.
+    pub line_log: bool,
+}
 
 /// Long options refused in any subcommand, also when abbreviated (git's
 /// parse-options accepts unambiguous prefixes) or negated with `no-`.
@@ -137,9 +160,19 @@ const PLAIN_SHORTS: Shorts = Shorts {
     path: "",
     denied: "",
 };
+/// `-v` shows the staged diff, through the repository's textconv drivers.
+const STATUS_SHORTS: Shorts = Shorts {
+    valued: "",
+    optional: "u",
+    path: "",
+    denied: "v",
+};
 
-/// Checks `args` (after `git`) and returns the full argv to run.
-pub(super) fn check(args: &[String], roots: &Roots) -> Result<Vec<String>, BashPolicyError> {
+/// Checks `args` (after `git`) and returns the full argv to run and what it asks for.
+pub(super) fn check(
+    args: &[String],
+    roots: &Roots,
+) -> Result<(Vec<String>, GitCall), BashPolicyError> {
     let mut args = args;
     // `--no-pager` is already in the hardening prefix; tolerate it from the model.
     while args.first().is_some_and(|a| a == "--no-pager") {
@@ -158,45 +191,52 @@ pub(super) fn check(args: &[String], roots: &Roots) -> Result<Vec<String>, BashP
     if !ALLOWED_SUBCOMMANDS.contains(&sub.as_str()) {
         return Err(BashPolicyError::GitSubcommand { sub: sub.clone() });
     }
+    let mut call = GitCall {
+        sub: sub.clone(),
+        ..GitCall::default()
+    };
     let injected: &[&str] = match sub.as_str() {
         "cat-file" => {
             check_cat_file(rest)?;
+            call.operands = rest.last().cloned().into_iter().collect();
             &[]
         }
         "branch" => {
             check_listing(sub, rest, BRANCH_OPTIONS)?;
+            call.widening = raw_format(rest);
             &[]
         }
         "tag" => {
             check_listing(sub, rest, TAG_OPTIONS)?;
+            call.widening = raw_format(rest);
             &[]
         }
         "diff" | "log" | "show" | "diff-tree" => {
-            check_options(sub, rest, &DIFF_SHORTS, roots)?;
+            check_options(&mut call, rest, &DIFF_SHORTS, roots)?;
             &["--no-ext-diff", "--no-textconv", "--ignore-submodules=all"]
         }
         "grep" => {
-            check_options(sub, rest, &GREP_SHORTS, roots)?;
+            check_options(&mut call, rest, &GREP_SHORTS, roots)?;
             &["--no-textconv"]
         }
         "blame" => {
-            check_options(sub, rest, &BLAME_SHORTS, roots)?;
+            check_options(&mut call, rest, &BLAME_SHORTS, roots)?;
             &["--no-textconv"]
         }
         "ls-files" => {
-            check_options(sub, rest, &LS_FILES_SHORTS, roots)?;
+            check_options(&mut call, rest, &LS_FILES_SHORTS, roots)?;
             &[]
         }
         "status" => {
-            check_options(sub, rest, &PLAIN_SHORTS, roots)?;
+            check_options(&mut call, rest, &STATUS_SHORTS, roots)?;
             &["--ignore-submodules=all"]
         }
         "shortlog" => {
-            check_options(sub, rest, &SHORTLOG_SHORTS, roots)?;
+            check_options(&mut call, rest, &SHORTLOG_SHORTS, roots)?;
             &[]
         }
         _ => {
-            check_options(sub, rest, &PLAIN_SHORTS, roots)?;
+            check_options(&mut call, rest, &PLAIN_SHORTS, roots)?;
             &[]
         }
     };
@@ -204,7 +244,7 @@ pub(super) fn check(args: &[String], roots: &Roots) -> Result<Vec<String>, BashP
     argv.push(sub.clone());
     argv.extend(injected.iter().map(|s| s.to_string()));
     argv.extend(rest.iter().cloned());
-    Ok(argv)
+    Ok((argv, call))
 }
 
 fn refuse(arg: &str, why: &str) -> BashPolicyError {
@@ -216,23 +256,35 @@ fn refuse(arg: &str, why: &str) -> BashPolicyError {
 }
 
 /// The porcelain subcommands: deny-listed options, file-valued options confined,
-/// and every operand that names a path confined.
+/// every operand that names a path confined, and operands recorded in `call`.
 fn check_options(
-    sub: &str,
+    call: &mut GitCall,
     args: &[String],
     shorts: &Shorts,
     roots: &Roots,
 ) -> Result<(), BashPolicyError> {
+    let sub = call.sub.clone();
     let mut i = 0;
-    let mut operands_only = false;
+    let mut options_done = false;
+    let mut pattern_given = false;
     while let Some(arg) = args.get(i) {
         i += 1;
-        if operands_only || !arg.starts_with('-') || arg == "-" {
-            check_operand(arg, roots)?;
+        if arg == "--" && !call.dashdash {
+            call.dashdash = true;
+            options_done = true;
             continue;
         }
-        if arg == "--" || arg == "--end-of-options" {
-            operands_only = true;
+        if options_done || !arg.starts_with('-') || arg == "-" {
+            check_operand(arg, roots)?;
+            if call.dashdash {
+                call.pathspecs.push(arg.clone());
+            } else {
+                call.operands.push(arg.clone());
+            }
+            continue;
+        }
+        if arg == "--end-of-options" {
+            options_done = true;
             continue;
         }
         if let Some(long) = arg.strip_prefix("--") {
@@ -241,7 +293,13 @@ fn check_options(
                 None => (long, None),
             };
             if denied_long(name) {
-                return Err(refuse(arg, &why_denied(sub, name)));
+                return Err(refuse(arg, &why_denied(&sub, name)));
+            }
+            if let Some(why) = denied_for(&sub, name, value) {
+                return Err(refuse(arg, why));
+            }
+            if name.len() > "full-".len() && "full-diff".starts_with(name) {
+                call.widening = Some(arg.clone());
             }
             if !EXACT_OK.contains(&name) && PATH_LONG.iter().any(|p| p.starts_with(name)) {
                 let value = match value {
@@ -257,9 +315,82 @@ fn check_options(
             }
             continue;
         }
-        i += check_short_bundle(arg, args.get(i), shorts, roots)?;
+        let (used, valued) = check_short_bundle(arg, args.get(i), shorts, roots)?;
+        i += used;
+        match (sub.as_str(), valued) {
+            ("grep", Some(('e' | 'f', _))) => pattern_given = true,
+            ("log", Some(('L', range))) => {
+                confine_line_range(&range, roots)?;
+                call.line_log = true;
+            }
+            ("blame", Some(('C', _))) => call.widening = Some(arg.clone()),
+            _ => {}
+        }
+    }
+    if sub == "grep" && !pattern_given && !call.operands.is_empty() {
+        call.operands.remove(0);
     }
     Ok(())
+}
+
+/// A `--format` that prints the raw object a ref points at (`%(raw)`), which
+/// may be a blob: where the repository is larger than the project, the ref
+/// could name a file outside it.
+fn raw_format(args: &[String]) -> Option<String> {
+    let mut values = args.iter().enumerate().filter_map(|(i, a)| {
+        a.strip_prefix("--format=").or_else(|| {
+            (a == "--format")
+                .then(|| args.get(i + 1).map(String::as_str))
+                .flatten()
+        })
+    });
+    values
+        .find(|v| v.contains("%(raw") || v.contains("%(*raw"))
+        .map(|v| format!("--format={v}"))
+}
+
+/// `log -L RANGE:FILE` names a file after a colon; the range may hold colons
+/// too (`:funcname:file`), so every part after a colon must stay inside.
+fn confine_line_range(value: &str, roots: &Roots) -> Result<(), BashPolicyError> {
+    for (at, _) in value.match_indices(':') {
+        let file = &value[at + 1..];
+        if !file.is_empty() {
+            confine_path(file, roots)?;
+        }
+    }
+    Ok(())
+}
+
+/// Options refused in one subcommand only (with why).
+fn denied_for(sub: &str, name: &str, value: Option<&str>) -> Option<&'static str> {
+    let prefix_of = |full: &str| !name.is_empty() && full.starts_with(name);
+    match sub {
+        "status" if prefix_of("verbose") => Some(
+            "`git status -v` shows the staged diff through the repository's textconv \
+             programs; use `git diff --cached`",
+        ),
+        "describe" if prefix_of("dirty") || prefix_of("broken") => Some(
+            "`--dirty` and `--broken` refresh and write the index; use `git status` to see \
+             uncommitted changes",
+        ),
+        "diff" | "log" | "show" | "diff-tree"
+            if name.len() > 2 && "remerge-diff".starts_with(name) =>
+        {
+            Some("`--remerge-diff` writes temporary objects into the repository")
+        }
+        "diff" | "log" | "show" | "diff-tree"
+            if name.len() > "diff-".len() && "diff-merges".starts_with(name) =>
+        {
+            match value {
+                Some(v) if !v.starts_with('r') => None,
+                Some(_) => {
+                    Some("`--diff-merges=remerge` writes temporary objects into the repository")
+                }
+                None => Some("give the format attached, e.g. `--diff-merges=first-parent`"),
+            }
+        }
+        _ => None,
+    }
 }
 
 fn denied_long(name: &str) -> bool {
@@ -297,20 +428,21 @@ fn why_denied(sub: &str, name: &str) -> String {
     format!("`git {sub}` with this option is refused: {what}")
 }
 
-/// Returns how many following arguments the bundle consumed (0 or 1).
+/// Returns how many following arguments the bundle consumed (0 or 1), and the
+/// option that took a value, with the value.
 fn check_short_bundle(
     arg: &str,
     next: Option<&String>,
     s: &Shorts,
     roots: &Roots,
-) -> Result<usize, BashPolicyError> {
+) -> Result<(usize, Option<(char, String)>), BashPolicyError> {
     for (idx, c) in arg.char_indices().skip(1) {
         if s.denied.contains(c) {
-            return Err(refuse(arg, "this option can run another program"));
+            return Err(refuse(arg, &why_short_denied(c)));
         }
         let rest = &arg[idx + c.len_utf8()..];
         if s.optional.contains(c) {
-            return Ok(0);
+            return Ok((0, Some((c, rest.to_string()))));
         }
         if s.valued.contains(c) {
             let (value, used) = match (rest.is_empty(), next) {
@@ -321,10 +453,19 @@ fn check_short_bundle(
             if s.path.contains(c) {
                 confine_path(value, roots)?;
             }
-            return Ok(used);
+            return Ok((used, Some((c, value.to_string()))));
         }
     }
-    Ok(0)
+    Ok((0, None))
+}
+
+fn why_short_denied(c: char) -> String {
+    match c {
+        'v' => "`git status -v` shows the staged diff through the repository's textconv \
+                programs; use `git diff --cached`"
+            .to_string(),
+        _ => "this option can run another program".to_string(),
+    }
 }
 
 /// An operand that names a path (absolute, with `..`, or existing under the

@@ -1,11 +1,15 @@
-//! `Bash`, restricted (DESIGN §5): no shell. The command line is split with shlex,
-//! checked against an allow-list of read-only programs and arguments
-//! ([`policy`], [`git`] for git), then run directly with a cleared environment,
-//! a timeout that kills the whole process group, and capped output ([`exec`]).
+//! `Bash`, restricted: no shell. The command line is split with shlex, checked
+//! against an allow-list of read-only programs and arguments ([`policy`],
+//! [`git`] for git, [`git_enclosed`] when the repository is larger than the
+//! project), then run directly with a cleared environment, a timeout that kills
+//! the whole process group, capped output, and under the kernel sandbox of the
+//! [`session`] ([`exec`]).
 
 mod exec;
 pub(crate) mod git;
+mod git_enclosed;
 pub(crate) mod policy;
+pub(crate) mod session;
 mod spec;
 
 use std::time::Duration;

@@ -5,6 +5,7 @@
 
 use crate::confine::{ConfineError, Roots};
 
+use super::git::GitCall;
 use super::{git, spec};
 
 /// Programs the tool runs. Anything else is refused.
@@ -18,6 +19,9 @@ pub const ALLOWED_PROGRAMS: &[&str] = &[
 pub struct CheckedCommand {
     pub program: String,
     pub args: Vec<String>,
+    /// For git: what the command asks for, checked again once the repository
+    /// is known.
+    pub git: Option<GitCall>,
 }
 
 /// Why a command was refused; `Display` is the message the model reads.
@@ -28,8 +32,8 @@ pub enum BashPolicyError {
     #[error(
         "refused: {what} is shell syntax, and this Bash runs no shell. Run one plain command \
          per call: no pipes, lists, redirections, substitutions, variables, globs or comments. \
-         Quote literal characters (`grep 'a|b' file`, `git ls-files -- '*.rs'`); find files by \
-         name with the Glob tool"
+         Quote literal characters (`grep 'a|b' file`); find files by name with the Glob tool \
+         (git takes paths literally, without globs)"
     )]
     ShellSyntax { what: &'static str },
     #[error("refused: the command has an unbalanced quote")]
@@ -74,8 +78,13 @@ pub fn check_command(command: &str, roots: &Roots) -> Result<CheckedCommand, Bas
     if program.contains('/') {
         return Err(BashPolicyError::ProgramPath(program.clone()));
     }
+    let mut git_call = None;
     let args = match program.as_str() {
-        "git" => git::check(args, roots)?,
+        "git" => {
+            let (argv, call) = git::check(args, roots)?;
+            git_call = Some(call);
+            argv
+        }
         "echo" => args.to_vec(),
         "find" => {
             check_find(args, roots)?;
@@ -104,6 +113,7 @@ pub fn check_command(command: &str, roots: &Roots) -> Result<CheckedCommand, Bas
     Ok(CheckedCommand {
         program: program.clone(),
         args,
+        git: git_call,
     })
 }
 

@@ -24,6 +24,9 @@ pub(super) struct Spec {
     pub long_path: &'static [&'static str],
     /// How operands are treated.
     pub operands: Operands,
+    /// Long options after which no pattern is expected, so every operand is a
+    /// path (`rg --files DIR`).
+    pub no_pattern: &'static [&'static str],
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,6 +59,12 @@ pub(super) fn check(spec: &Spec, args: &[String], roots: &Roots) -> Result<(), B
         if arg == "--" {
             only_operands = true;
             continue;
+        }
+        if arg
+            .strip_prefix("--")
+            .is_some_and(|long| spec.no_pattern.contains(&long))
+        {
+            pattern_given = true;
         }
         let valued = if let Some(long) = arg.strip_prefix("--") {
             check_long(spec, long, args.get(i), roots)?
@@ -203,6 +212,7 @@ pub(super) const CAT: Spec = Spec {
     long_valued: &[],
     long_path: &[],
     operands: Operands::Paths,
+    no_pattern: &[],
 };
 
 pub(super) const HEAD: Spec = Spec {
@@ -214,6 +224,7 @@ pub(super) const HEAD: Spec = Spec {
     long_valued: &["lines", "bytes"],
     long_path: &[],
     operands: Operands::Paths,
+    no_pattern: &[],
 };
 
 pub(super) const TAIL: Spec = Spec {
@@ -232,6 +243,7 @@ pub(super) const TAIL: Spec = Spec {
     long_valued: &["lines", "bytes", "sleep-interval", "max-unchanged-stats"],
     long_path: &[],
     operands: Operands::Paths,
+    no_pattern: &[],
 };
 
 pub(super) const WC: Spec = Spec {
@@ -243,6 +255,7 @@ pub(super) const WC: Spec = Spec {
     long_valued: &["total"],
     long_path: &[],
     operands: Operands::Paths,
+    no_pattern: &[],
 };
 
 /// No `-L`/`--dereference`: with `-R` it would list directories behind symlinks.
@@ -295,6 +308,7 @@ pub(super) const LS: Spec = Spec {
     ],
     long_path: &[],
     operands: Operands::Paths,
+    no_pattern: &[],
 };
 
 pub(super) const PWD: Spec = Spec {
@@ -306,6 +320,7 @@ pub(super) const PWD: Spec = Spec {
     long_valued: &[],
     long_path: &[],
     operands: Operands::None,
+    no_pattern: &[],
 };
 
 /// GNU grep. No `-R`/`--dereference-recursive` (follows symlinks out of the root).
@@ -364,10 +379,13 @@ pub(super) const GREP: Spec = Spec {
     ],
     long_path: &["file", "exclude-from"],
     operands: Operands::PatternThenPaths,
+    no_pattern: &[],
 };
 
 /// ripgrep. No `--pre`/`--pre-glob` (run a program per file), `-z`/`--search-zip`
 /// (runs decompressors), `-L`/`--follow`, `--hostname-bin` (runs a program).
+/// With `--files` or `--type-list` there is no pattern: every operand is a
+/// directory to list, confined like any path.
 pub(super) const RG: Spec = Spec {
     name: "rg",
     flags: concat!("cFHhiIlnNopqsSuUvVwx", "0123456789"),
@@ -455,4 +473,5 @@ pub(super) const RG: Spec = Spec {
     ],
     long_path: &["file", "ignore-file"],
     operands: Operands::PatternThenPaths,
+    no_pattern: &["files", "type-list"],
 };

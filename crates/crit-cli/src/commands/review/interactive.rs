@@ -8,7 +8,7 @@ use crit_review::review::{ReviewOptions, ReviewRequest, run_template_with_follow
 
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
-use crate::runner;
+use crate::{output, runner};
 
 pub fn run(
     common: &CommonArgs,
@@ -16,13 +16,18 @@ pub fn run(
     req: &ReviewRequest,
     mut opts: ReviewOptions,
 ) -> Result<Code, CliError> {
-    runner::block_on(|cancel| {
+    let stop = runner::Stop::new();
+    runner::block_on(&stop, |cancel| {
         opts.cancel = cancel;
+        let stop = &stop;
         async move {
             let (result, conversation) = run_template_with_follow_up(backend, req, &opts)
                 .await
                 .map_err(CliError::usage)?;
-            let code = runner::finish(common, result)?;
+            let code = runner::finish(common, result, stop)?;
+            if stop.signal().is_some() {
+                return Ok(code);
+            }
             let Some(mut conversation) = conversation else {
                 eprintln!("crit: no reviewer ran, so there is no one to ask");
                 return Ok(code);
@@ -38,8 +43,11 @@ pub fn run(
                     break;
                 }
                 match conversation.ask(line.trim()).await {
-                    Ok(answer) => println!("{}", answer.trim_end()),
-                    Err(e) => eprintln!("crit: the reviewer could not answer: {e}"),
+                    Ok(answer) => println!("{}", output::printable(answer.trim_end())),
+                    Err(e) => eprintln!(
+                        "crit: the reviewer could not answer: {}",
+                        output::printable(&e.to_string())
+                    ),
                 }
             }
             if !common.quiet && conversation.usage.total() > 0 {

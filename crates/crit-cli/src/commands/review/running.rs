@@ -12,7 +12,9 @@ use crit_review::code::{CodeReviewRequest, CodeReviewer, CommandReviewer};
 use crit_review::config::Config;
 use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
 use crit_review::scope::Scope;
+use crit_review::suppress::Suppressions;
 use crit_review::template::{Limits, Template};
+use crit_review::trust::{ProjectRules, ci};
 
 use super::code_flags::{CodeFlags, is_code};
 use crate::backend;
@@ -25,18 +27,23 @@ use crate::runner;
 pub fn run_review(
     common: CommonArgs,
     template: &Template,
-    given: BTreeMap<String, String>,
+    mut given: BTreeMap<String, String>,
     code: CodeFlags,
     interactive: bool,
     cwd: &Path,
+    rules: Arc<ProjectRules>,
 ) -> Result<Code, CliError> {
     runner::init_logging(&common);
+    rules.release_warnings();
     let env = Env::from_process();
-    let config = backend::load_config(&common, &env)?;
+    let config = backend::load_config(&env, &rules)?;
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
     let root = crit_review::paths::project_root(&cwd);
+    if is_code(template) && no_scope(&given, &code) {
+        ci_scope(&rules, &root, &mut given)?;
+    }
     let scope = match is_code(template) {
         true => Some(
             Scope::from_options(
@@ -54,14 +61,14 @@ pub fn run_review(
         .as_ref()
         .is_some_and(|r| r.value == "command");
     if is_code(template) && uses_command {
-        return run_command(&common, &config, &given, &code, &root);
+        return run_command(&common, &config, &given, &code, &root, &rules);
     }
     if let Some(s) = &scope {
         // Seed 003's instrumentation, as the library's AgentReviewer logs it.
         tracing::info!("Initializing code reviewer: agent");
         tracing::info!("Starting review for {} with agent", s.describe());
     }
-    let selection = backend::select(&common, &env)?;
+    let selection = backend::select_with(&common, &env, &config)?;
     let built = selection
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
@@ -72,6 +79,7 @@ pub fn run_review(
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
     opts.log = !common.no_log;
+    opts.rules = Some(rules);
     opts.config_snapshot = serde_json::to_value(selection.rows()).unwrap_or_default();
     if !common.quiet {
         opts.progress = Some(Arc::new(StderrProgress::new()));
@@ -87,13 +95,51 @@ pub fn run_review(
     if interactive {
         return super::interactive::run(&common, &built, &req, opts);
     }
-    let result = runner::block_on(|cancel| {
+    let stop = runner::Stop::new();
+    let result = runner::block_on(&stop, |cancel| {
         opts.cancel = cancel;
         let (built, req, opts) = (&built, &req, &opts);
         async move { run_template(built, req, opts).await }
     })?
     .map_err(CliError::usage)?;
-    runner::finish(&common, result)
+    runner::finish(&common, result, &stop)
+}
+
+fn no_scope(given: &BTreeMap<String, String>, code: &CodeFlags) -> bool {
+    !given.contains_key("diff")
+        && !given.contains_key("files")
+        && code.commits.is_empty()
+        && !code.uncommitted
+}
+
+/// A code review with no scope in a pull/merge request job reviews the
+/// request's change: `diff` becomes `BASE...HEAD`. A base the clone lacks is
+/// an error saying how to fetch it.
+fn ci_scope(
+    rules: &ProjectRules,
+    root: &Path,
+    given: &mut BTreeMap<String, String>,
+) -> Result<(), CliError> {
+    let Some(c) = rules.ci() else {
+        return Ok(());
+    };
+    match ci::review_base(root, c).map_err(|why| CliError::usage(anyhow!("{why}")))? {
+        Some(base) => {
+            tracing::info!(
+                "{}: reviewing the change against {} ({}, from {})",
+                c.ci.name(),
+                base.name,
+                base.revision.short(),
+                base.from
+            );
+            given.insert("diff".into(), format!("{}...HEAD", base.revision.sha));
+        }
+        None => tracing::info!(
+            "{}: no pull or merge request base and no upstream ahead of HEAD; surveying the project",
+            c.ci.name()
+        ),
+    }
+    Ok(())
 }
 
 /// `reviewer: command` in the config: an external reviewer program.
@@ -103,10 +149,21 @@ fn run_command(
     given: &BTreeMap<String, String>,
     code: &CodeFlags,
     root: &Path,
+    rules: &ProjectRules,
 ) -> Result<Code, CliError> {
     if code.uncommitted || given.contains_key("files") {
         return Err(CliError::usage(anyhow!(
             "the command reviewer takes --diff RANGE or --commit SHA; --uncommitted and --files need `reviewer: agent`"
+        )));
+    }
+    // The command reviewer applies the working tree's suppressions itself:
+    // it runs only when those are exactly what the project's rules allow.
+    let allowed = Suppressions::load_with(rules).map_err(CliError::usage)?;
+    let read = Suppressions::load(root).map_err(CliError::usage)?;
+    if allowed.entries() != read.entries() {
+        return Err(CliError::could_not_run(anyhow!(
+            "not running the command reviewer: it applies {} as the working tree has it, and this project's rules do not allow all of its entries (see the warnings above); `crit trust` allows them",
+            crit_review::suppress::SUPPRESSIONS_FILE
         )));
     }
     let argv = config
@@ -124,14 +181,15 @@ fn run_command(
         session_id: None,
     };
     let fail_on = output::effective_fail_on(common, config)?;
-    let mut result = runner::block_on(|cancel| {
+    let stop = runner::Stop::new();
+    let mut result = runner::block_on(&stop, |cancel| {
         let reviewer = CommandReviewer::new(argv, root.to_path_buf())
             .with_noise_controls(code.filter, code.max_findings, fail_on)
             .with_cancel(cancel);
         async move { reviewer.review(&req).await }
     })?;
     result.apply_gate(fail_on);
-    runner::finish(common, result)
+    runner::finish(common, result, &stop)
 }
 
 /// Flags over the config files; the template's own limits apply under these.

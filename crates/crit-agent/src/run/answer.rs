@@ -1,0 +1,87 @@
+//! The run's final answer: the structured-output calls of a turn, and a turn
+//! that ends without one. Nothing here ever takes one answer out of several:
+//! two final answers in one turn, or a malformed one, never pass as a verdict.
+
+use serde_json::Value;
+
+use super::RunStatus;
+use super::execute::Call;
+use crate::structured::{StructuredOutput, TOOL_NAME};
+
+/// A tool result owed to the model: (call id, content, is_error).
+pub(super) type Owed = (String, String, bool);
+
+/// What happened to the answers of the runs so far.
+#[derive(Debug, Default)]
+pub(super) struct Answers {
+    invalid: u32,
+    nudged: bool,
+}
+
+/// The verdict on one turn's structured-output calls.
+pub(super) enum Checked {
+    /// None of them was valid; their errors go back to the model.
+    Retry,
+    /// One valid answer.
+    Accepted { value: Value, call_id: String },
+    /// The run ends without an answer.
+    End(RunStatus),
+}
+
+impl Answers {
+    /// Validates the structured-output calls of one turn (there is at least one).
+    pub(super) fn check(
+        &mut self,
+        out: &StructuredOutput,
+        calls: &[&Call],
+        results: &mut Vec<Owed>,
+    ) -> Checked {
+        if calls.len() > 1 {
+            return Checked::End(RunStatus::AmbiguousOutput(format!(
+                "the model gave {} final answers in one turn",
+                calls.len()
+            )));
+        }
+        let Some(call) = calls.first() else {
+            return Checked::Retry;
+        };
+        let verdict = match &call.input_error {
+            Some(e) => Err(format!(
+                "Your answer was not valid JSON ({e}). Call {TOOL_NAME} again with the complete answer as a JSON object."
+            )),
+            None => out.validate(&call.input),
+        };
+        match verdict {
+            Ok(()) => Checked::Accepted {
+                value: call.input.clone(),
+                call_id: call.id.clone(),
+            },
+            Err(errors) => {
+                self.invalid += 1;
+                if self.invalid > out.max_retries {
+                    return Checked::End(RunStatus::NoValidOutput(errors));
+                }
+                results.push((call.id.clone(), errors, true));
+                Checked::Retry
+            }
+        }
+    }
+
+    /// The model ended its turn without calling a tool. Done, unless a
+    /// structured answer is required: then one reminder (`Err` holds its
+    /// text), then give up.
+    pub(super) fn without_tools(&mut self, wants_output: bool) -> Result<RunStatus, String> {
+        if !wants_output {
+            return Ok(RunStatus::Completed);
+        }
+        if self.nudged {
+            return Ok(RunStatus::NoValidOutput(format!(
+                "the model answered without calling the {TOOL_NAME} tool"
+            )));
+        }
+        self.nudged = true;
+        Err(format!(
+            "You must call the {TOOL_NAME} tool with your final answer. Call it now."
+        ))
+    }
+}

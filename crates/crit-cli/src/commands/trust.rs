@@ -1,0 +1,106 @@
+//! `crit trust [--show | --revoke]`: like direnv's `allow` or mise's `trust`,
+//! the user allows this project's settings that run programs, move
+//! credentials or relax the gate. What is trusted is each setting's exact
+//! value; a changed or new one is ignored (with a warning) until trusted again.
+
+use anyhow::anyhow;
+use crit_llm::Env;
+use crit_review::trust::{self, Gated, TrustStore};
+
+use crate::cli::{CommonArgs, TrustArgs};
+use crate::exit::{CliError, Code};
+
+pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
+    let env = Env::from_process();
+    let lookup = |k: &str| env.get(k).map(str::to_string);
+    let dir = common.cwd.clone().unwrap_or_else(|| ".".into());
+    let root = crit_review::paths::project_root(&dir);
+    let store = TrustStore::standard(&lookup).ok_or_else(|| {
+        CliError::usage(anyhow!(
+            "there is nowhere to keep the trust store: set HOME or XDG_STATE_HOME"
+        ))
+    })?;
+    if args.revoke {
+        let had = store.revoke(&root).map_err(CliError::usage)?;
+        println!(
+            "{} {}",
+            if had {
+                "No longer trusting"
+            } else {
+                "Nothing was trusted in"
+            },
+            root.display()
+        );
+        return Ok(Code::Ok);
+    }
+    let survey = trust::survey(&root);
+    for problem in &survey.unreadable {
+        eprintln!(
+            "crit: warning: {problem}; its settings cannot be listed, so they stay untrusted"
+        );
+    }
+    let trusted = store.get(&root).map_err(CliError::usage)?;
+    let is_trusted = |s: &Gated| {
+        trusted
+            .as_ref()
+            .is_some_and(|t| t.settings.contains_key(&s.id()))
+    };
+    if args.show {
+        print_settings(common, &survey.settings, &is_trusted);
+        if !common.json {
+            println!("Trust store: {}", store.path().display());
+        }
+        return Ok(Code::Ok);
+    }
+    if survey.settings.is_empty() {
+        println!(
+            "{} has no settings that run programs, move credentials or relax the gate; nothing to trust.",
+            root.display()
+        );
+        return Ok(Code::Ok);
+    }
+    if !common.json {
+        println!("Trusting these settings of {}:", root.display());
+    }
+    print_settings(common, &survey.settings, &|_| true);
+    store
+        .trust(&root, &survey.settings, std::time::SystemTime::now())
+        .map_err(CliError::usage)?;
+    if !common.json {
+        println!(
+            "Recorded in {}. A changed or new setting is ignored until you run `crit trust` again.",
+            store.path().display()
+        );
+    }
+    if let Some(ci) = trust::ci::detect(&lookup) {
+        eprintln!(
+            "crit: note: in CI ({}), project rules come from the base revision, not from this trust",
+            ci.ci.name()
+        );
+    }
+    Ok(Code::Ok)
+}
+
+fn print_settings(common: &CommonArgs, settings: &[Gated], trusted: &dyn Fn(&Gated) -> bool) {
+    if common.json {
+        let items: Vec<serde_json::Value> = settings
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "file": s.file, "line": s.line, "key": s.key, "value": s.value,
+                    "trusted": trusted(s),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&items).unwrap_or_default()
+        );
+        return;
+    }
+    let width = settings.iter().map(|s| s.at().len()).max().unwrap_or(0);
+    for s in settings {
+        let mark = if trusted(s) { "trusted" } else { "not trusted" };
+        println!("  {:<width$}  {:<11}  {}: {}", s.at(), mark, s.key, s.value);
+    }
+}

@@ -1,0 +1,209 @@
+//! The detectors: credentials of known shapes, and values assigned to
+//! secret-named keys. Precision matters as much as recall here: a false hit
+//! hides code from the reviewer, so generic assignments need a value that
+//! looks like a secret (long enough, not a placeholder, not a plain word).
+
+use std::sync::LazyLock;
+
+use regex::{Regex, RegexSet};
+
+use super::keys::is_secret_key;
+
+/// (kind, pattern). A pattern's first capture group, when it has one, is the
+/// secret; otherwise the whole match is.
+const SHAPES: &[(&str, &str)] = &[
+    (
+        "private-key",
+        r"(?s)-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|\z)",
+    ),
+    ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{8,}"),
+    (
+        "openai-key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+    ),
+    (
+        "github-token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+    ),
+    ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+    (
+        "slack-webhook",
+        r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}",
+    ),
+    ("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    ("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+    (
+        "jwt",
+        r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    ),
+    (
+        "url-password",
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'`]{1,64}:([^\s@/'`]{3,128})@",
+    ),
+    (
+        "authorization-header",
+        r"(?i)\bauthorization:\s*(?:bearer|basic|token)\s+([A-Za-z0-9_\-.=+/]{12,})",
+    ),
+];
+
+/// `NAME = value`, `NAME: value`, `"name": "value"`: a key, a separator, and a
+/// quoted or bare value. The key is judged by [`is_secret_key`], the value by
+/// [`looks_secret`].
+const ASSIGNMENT: &str = r#"(?m)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{1,63})["']?[ \t]*(?::|=|:=|=>)[ \t]*(?:"(?P<dq>[^"\\\n]{6,256})"|'(?P<sq>[^'\\\n]{6,256})'|(?P<bare>[^\s"'`,;()\[\]{}<>\\]{8,256}))"#;
+
+struct Rules {
+    set: RegexSet,
+    shapes: Vec<(&'static str, Regex)>,
+    assignment: Regex,
+}
+
+static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
+    let shapes = SHAPES
+        .iter()
+        .map(|(k, p)| Regex::new(p).map(|r| (*k, r)))
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?;
+    let mut all: Vec<&str> = SHAPES.iter().map(|(_, p)| *p).collect();
+    all.push(ASSIGNMENT);
+    Some(Rules {
+        set: RegexSet::new(all).ok()?,
+        shapes,
+        assignment: Regex::new(ASSIGNMENT).ok()?,
+    })
+});
+
+/// Every hit in `text` as (start, end, kind), unordered, possibly overlapping.
+pub(super) fn find(text: &str) -> Vec<(usize, usize, &'static str)> {
+    // The patterns are constants covered by tests; were one ever invalid,
+    // nothing could be matched, so fail loudly in debug and find nothing.
+    let Some(rules) = RULES.as_ref() else {
+        debug_assert!(false, "a redaction pattern does not compile");
+        return Vec::new();
+    };
+    let matched = rules.set.matches(text);
+    if !matched.matched_any() {
+        return Vec::new();
+    }
+    let mut hits = Vec::new();
+    for (i, (kind, re)) in rules.shapes.iter().enumerate() {
+        if !matched.matched(i) {
+            continue;
+        }
+        for caps in re.captures_iter(text) {
+            if let Some(m) = caps.get(1).or_else(|| caps.get(0)) {
+                hits.push((m.start(), m.end(), *kind));
+            }
+        }
+    }
+    if matched.matched(rules.shapes.len()) {
+        find_assignments(&rules.assignment, text, &mut hits);
+    }
+    hits
+}
+
+/// Assignments to secret-named keys. A match whose key is not secret is not
+/// skipped whole: its value may hold an assignment of its own
+/// (`env: DB_PASSWORD=…`), so the search goes on right after its key.
+fn find_assignments(re: &Regex, text: &str, hits: &mut Vec<(usize, usize, &'static str)>) {
+    let mut at = 0;
+    while at < text.len() {
+        let Some(caps) = re.captures_at(text, at) else {
+            break;
+        };
+        let (Some(key), Some(value)) = (
+            caps.name("key"),
+            caps.name("dq")
+                .or_else(|| caps.name("sq"))
+                .or_else(|| caps.name("bare")),
+        ) else {
+            break;
+        };
+        if is_secret_key(key.as_str()) && looks_secret(value.as_str()) {
+            hits.push((value.start(), value.end(), kind_of(key.as_str())));
+            at = value.end();
+        } else {
+            at = key.end();
+        }
+    }
+}
+
+/// The kind a secret-named key gives its value.
+fn kind_of(key: &str) -> &'static str {
+    let k = key.to_ascii_lowercase();
+    if k.contains("pass") || k.contains("pwd") {
+        "password"
+    } else if k.contains("token") {
+        "token"
+    } else if k.contains("secret") {
+        "secret"
+    } else if k.contains("key") {
+        "api-key"
+    } else {
+        "secret"
+    }
+}
+
+/// Whether a value assigned to a secret-named key is a real secret rather than
+/// code, a placeholder, a number or a type: not a reference to somewhere else
+/// (`${X}`, `process.env.X`, `os.environ[…]`), and with the character mix of a
+/// credential (a digit or a symbol, or a long mixed-case run).
+fn looks_secret(value: &str) -> bool {
+    let v = value.trim();
+    if v.len() < 6 {
+        return false;
+    }
+    let lower = v.to_ascii_lowercase();
+    const PLACEHOLDERS: &[&str] = &[
+        "${",
+        "{{",
+        "<",
+        "%(",
+        "$(",
+        "process.env",
+        "os.environ",
+        "getenv",
+        "env(",
+        "env.",
+        "secrets.",
+        "vault:",
+        "xxxx",
+        "****",
+        "changeme",
+        "redacted",
+        "example",
+        "placeholder",
+        "your_",
+        "your-",
+        "dummy",
+        "undefined",
+        "optional",
+        "required",
+    ];
+    if PLACEHOLDERS.iter().any(|p| lower.contains(p)) || v.starts_with('$') {
+        return false;
+    }
+    if v.chars()
+        .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+    {
+        return false; // a number, a version, a date
+    }
+    let first = v.chars().next();
+    if v.chars().all(|c| Some(c) == first) {
+        return false; // a mask: `********`
+    }
+    let has_digit = v.chars().any(|c| c.is_ascii_digit());
+    let has_symbol = v
+        .chars()
+        .any(|c| !c.is_ascii_alphanumeric() && !matches!(c, '_' | '.' | '-' | '/' | ':'));
+    let mixed_case =
+        v.chars().any(|c| c.is_ascii_lowercase()) && v.chars().any(|c| c.is_ascii_uppercase());
+    // A dotted or slashed identifier is code or a path (`settings.API_KEY`).
+    let path_like = v.contains('.') || v.contains('/') || v.contains("::");
+    if path_like && !has_digit && !has_symbol {
+        return false;
+    }
+    has_digit || has_symbol || (mixed_case && v.len() >= 16)
+}

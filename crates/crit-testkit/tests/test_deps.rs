@@ -1,0 +1,22 @@
+//! Under CI every third-party test dependency must be installed: the tests
+//! that need one are ignored where it is missing (see `.ci/test_deps_cfg.rs`),
+//! and this test, never ignored, is what makes a missing one fail CI.
+
+#[test]
+fn under_ci_no_test_dependency_is_missing() {
+    if std::env::var_os("CI").is_none_or(|v| v.is_empty()) {
+        return;
+    }
+    let missing: Vec<&str> = [
+        (cfg!(missing_sdk_venv), "the Python SDK venv"),
+        (cfg!(missing_claude_cli), "the Claude Code CLI"),
+    ]
+    .into_iter()
+    .filter_map(|(m, what)| m.then_some(what))
+    .collect();
+    assert!(
+        missing.is_empty(),
+        "missing under CI: {}; run .ci/install-test-deps (then touch a build.rs to re-check)",
+        missing.join(", ")
+    );
+}
