@@ -93,7 +93,7 @@ pub enum Source {
     /// The working tree.
     WorkTree,
     /// A commit: the change's base in CI, or `--rules-from REF`.
-    Revision(Base),
+    Revision(Box<Base>),
 }
 
 #[derive(Debug, Clone)]
@@ -184,7 +184,7 @@ impl ProjectRules {
             };
             return Ok(ProjectRules::new(
                 root,
-                Source::Revision(base),
+                Source::Revision(Box::new(base)),
                 Policy::Allow,
                 ci,
             ));
@@ -193,7 +193,7 @@ impl ProjectRules {
             let (source, policy) = match &c.base {
                 None => (Source::WorkTree, Policy::Deny(NO_BASE.into())),
                 Some(b) => match ci::locate(root, c.ci, b) {
-                    Ok(base) => (Source::Revision(base), Policy::Allow),
+                    Ok(base) => (Source::Revision(Box::new(base)), Policy::Allow),
                     Err(why) => (
                         Source::WorkTree,
                         Policy::Deny(format!(
