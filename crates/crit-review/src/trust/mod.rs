@@ -86,8 +86,6 @@ impl Gated {
 }
 
 /// Where a project's rule files are read from.
-// One per command: boxing the revision would save nothing worth the noise.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Source {
     /// The working tree.
