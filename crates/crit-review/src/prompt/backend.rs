@@ -74,7 +74,8 @@ pub fn choose(
                             ));
                             s
                         }
-                        Err(_) => return Err(e),
+                        // Neither: the error that names every way to configure one.
+                        Err(_) => return Err(LlmError::NoBackend),
                     },
                     Err(e) => return Err(e),
                 },
@@ -87,7 +88,8 @@ pub fn choose(
                         ));
                             s
                         }
-                        Err(_) => return Err(e),
+                        // Neither: the error that names every way to configure one.
+                        Err(_) => return Err(LlmError::NoBackend),
                     },
                 },
             }
