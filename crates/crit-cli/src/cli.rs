@@ -51,6 +51,27 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Review a prompt before an agent runs it: specialist reviewers, a deterministic editor, a diff to approve.
+    Prompt(PromptArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// The prompt (several words are joined with spaces); `-` reads it from stdin.
+    #[arg(value_name = "TEXT")]
+    pub text: Vec<String>,
+    /// Review the prompt in FILE; a glob (`prompts/**/*.md`, quoted) reviews every match. Repeatable.
+    #[arg(long = "file", value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Take the refined prompt without asking.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Neither use nor store cached reviews.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Prompt files reviewed at once.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub jobs: usize,
 }
 
 #[derive(Debug, Args)]
@@ -228,7 +249,7 @@ pub struct CommonArgs {
     /// Exit 1 when the review does not pass its gate (default gate: --fail-on p1).
     #[arg(long, global = true, help_heading = "Gate")]
     pub exit_code: bool,
-    /// What fails the gate; implies --exit-code.
+    /// What fails the gate (p0 to p3, or blocker, major, minor, nit); implies --exit-code.
     #[arg(long, global = true, value_enum, help_heading = "Gate")]
     pub fail_on: Option<FailOnArg>,
 
@@ -329,9 +350,13 @@ pub enum ColorArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOnArg {
+    #[value(alias = "blocker")]
     P0,
+    #[value(alias = "major")]
     P1,
+    #[value(alias = "minor")]
     P2,
+    #[value(alias = "nit")]
     P3,
     Concerns,
     Never,

@@ -10,6 +10,7 @@
 //!   request.
 //! - [`FakeClaude`]: a scripted fake `claude` executable (a `sh` script
 //!   written at run time) that records how it was called.
+//! - [`prompt_review`]: critiques in the prompt-review plugin's schema.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -42,6 +43,7 @@ mod anthropic;
 mod claude;
 mod delivery;
 mod openai;
+pub mod prompt_review;
 mod render;
 mod reply;
 mod server;

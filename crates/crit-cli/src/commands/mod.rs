@@ -7,6 +7,7 @@ mod hook;
 mod init;
 mod plan;
 mod pre_commit;
+mod prompt;
 mod report;
 mod report_merge;
 mod review;
@@ -37,5 +38,6 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Hook(args) => hook::run(&cli.common, &args),
         Command::Completions { shell } => completions::completions(shell),
         Command::Man { dir } => completions::man(dir.as_deref()),
+        Command::Prompt(args) => prompt::run(&cli.common, &args),
     }
 }

@@ -23,7 +23,7 @@ const MAX_DEPTH: usize = 16;
 
 /// What reading one candidate file gave.
 #[derive(Debug)]
-pub(super) enum Read {
+pub(crate) enum Read {
     /// No such file: nothing to say.
     Missing,
     /// Its text and its resolved location (to notice one file under two names).
@@ -107,7 +107,7 @@ fn walk(
 }
 
 /// Read `rel` under the canonical `root`, if it is a UTF-8 file inside the root.
-pub(super) fn read_confined(root: &Path, rel: &str) -> Read {
+pub(crate) fn read_confined(root: &Path, rel: &str) -> Read {
     let path = root.join(rel);
     match fs::symlink_metadata(&path) {
         Ok(_) => {}
