@@ -1,6 +1,6 @@
 //! What every tool call gets besides its input: where it may look, how much it may
-//! read and print, how long Bash may run, a token to stop early, and the Bash
-//! tool's sandbox once it has one.
+//! read and print, how long Bash may run, a token to stop early, the Bash
+//! tool's sandbox once it has one, and the redactor its results pass through.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,6 +11,7 @@ use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use crate::confine::{ConfineError, Roots};
+use crate::redaction::ToolRedactor;
 use crate::tools::bash::session::BashSession;
 
 /// Caps on what a tool reads and returns.
@@ -45,6 +46,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// The Bash tool's sandbox and repository, set up at its first call.
     pub(crate) bash: Arc<OnceCell<BashSession>>,
+    /// Removes secrets from every tool result before the model sees it.
+    pub redaction: ToolRedactor,
 }
 
 impl ToolContext {
@@ -56,6 +59,7 @@ impl ToolContext {
             limits: Limits::default(),
             cancel: CancellationToken::new(),
             bash: Arc::new(OnceCell::new()),
+            redaction: ToolRedactor::default(),
         })
     }
 

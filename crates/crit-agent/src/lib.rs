@@ -17,6 +17,7 @@ pub mod hooks;
 mod input;
 pub mod mcp;
 pub mod process;
+pub mod redaction;
 pub mod registry;
 pub mod run;
 pub mod sandbox;

@@ -22,6 +22,8 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep_until, timeout_at};
 use tokio_util::sync::CancellationToken;
 
+use crit_llm::process_group::GroupGuard;
+
 use crate::sandbox::Sandbox;
 pub use crate::truncate::HeadTail;
 
@@ -91,7 +93,9 @@ async fn capture(s: Spawn<'_>, sandbox: Option<&Sandbox>) -> std::io::Result<Cap
         Some(sandbox) => sandbox.spawn(command).await?,
         None => command.spawn()?,
     };
-    let pgid = child.id();
+    // Dropped before the end (a reviewer's timeout drops the whole call), the
+    // group dies with it: `kill_on_drop` would reach the direct child only.
+    let mut guard = GroupGuard::new(child.id());
     if let (Some(bytes), Some(mut w)) = (s.stdin, child.stdin.take()) {
         // A child that never reads its stdin must not block us: write aside, and
         // ignore a closed pipe.
@@ -116,7 +120,7 @@ async fn capture(s: Spawn<'_>, sandbox: Option<&Sandbox>) -> std::io::Result<Cap
         () = s.cancel.cancelled() => Ended::Cancelled,
     };
     if !matches!(ended, Ended::Exited(_)) {
-        kill_group(pgid);
+        guard.kill();
         // Reap the leader now rather than leaving a zombie to tokio.
         let _ = child.wait().await;
     }
@@ -128,7 +132,7 @@ async fn capture(s: Spawn<'_>, sandbox: Option<&Sandbox>) -> std::io::Result<Cap
         Instant::now() + DRAIN_GRACE
     };
     if !wait_drains(&mut drains, limit).await {
-        kill_group(pgid);
+        guard.kill();
         if matches!(ended, Ended::Exited(_)) {
             ended = Ended::TimedOut;
         }
@@ -136,6 +140,7 @@ async fn capture(s: Spawn<'_>, sandbox: Option<&Sandbox>) -> std::io::Result<Cap
             drains.iter().for_each(JoinHandle::abort);
         }
     }
+    guard.disarm();
     Ok(Captured {
         stdout: take(&stdout),
         stderr: take(&stderr),
@@ -172,18 +177,6 @@ async fn drain(mut r: impl AsyncRead + Unpin, buf: Arc<Mutex<HeadTail>>) {
                 .unwrap_or_else(|p| p.into_inner())
                 .push(&chunk[..n]),
         }
-    }
-}
-
-/// SIGKILL to the whole group (pgid = the child's pid, from `process_group(0)`).
-fn kill_group(pgid: Option<u32>) {
-    let pid = pgid
-        .and_then(|p| i32::try_from(p).ok())
-        .and_then(rustix::process::Pid::from_raw);
-    if let Some(pid) = pid
-        && let Err(e) = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL)
-    {
-        tracing::debug!(error = %e, "killing the command's process group");
     }
 }
 
@@ -239,6 +232,31 @@ pub(crate) mod tests {
         .unwrap();
         assert!(matches!(c.ended, Ended::TimedOut), "{:?}", c.ended);
         assert_eq!(c.stdout.render(), "started\n");
+        assert_no_process_with_arg(&marker).await;
+    }
+
+    /// A call dropped mid-run (a caller's own timeout around it) takes the
+    /// whole group with it, grandchildren included.
+    #[tokio::test]
+    async fn dropping_the_call_kills_the_whole_process_group() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let marker = format!("{}.{}", 4000 + std::process::id() % 1000, 29);
+        let script = format!("sleep {marker} & sleep {marker}; wait");
+        let cancel = CancellationToken::new();
+        let args = ["-c".to_string(), script];
+        let call = spawn_capture(Spawn {
+            program: "sh",
+            args: &args,
+            cwd: dir.path(),
+            env: Vec::new(),
+            clear_env: false,
+            stdin: None,
+            timeout: Duration::from_secs(600),
+            caps: (100, 100),
+            cancel: &cancel,
+        });
+        let dropped = tokio::time::timeout(Duration::from_millis(300), call).await;
+        assert!(dropped.is_err(), "the call outlived its caller's timeout");
         assert_no_process_with_arg(&marker).await;
     }
 

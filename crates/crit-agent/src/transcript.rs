@@ -149,9 +149,9 @@ impl Default for TranscriptLimits {
     }
 }
 
-/// Writes JSONL. A write error is remembered, not raised: a full disk must not
-/// end a review, but the caller asks afterwards and reports it. Past its
-/// size limit the transcript ends with one `truncated` line.
+/// Writes JSONL, secrets redacted. A write error is remembered, not raised: a
+/// full disk must not end a review, but the caller asks afterwards and reports
+/// it. Past its size limit the transcript ends with one `truncated` line.
 #[derive(Debug)]
 pub struct JsonlTranscript<W: Write + Send> {
     out: W,
@@ -189,6 +189,8 @@ impl<W: Write + Send> JsonlTranscript<W> {
         if self.error.is_some() || self.cut {
             return;
         }
+        let line = redacted_line(line);
+        let line = line.as_str();
         let size = line.len() as u64 + 1;
         if self.written.saturating_add(size) > self.limits.max_bytes {
             self.cut = true;
@@ -209,6 +211,21 @@ impl<W: Write + Send> JsonlTranscript<W> {
         if let Err(e) = writeln!(self.out, "{line}").and_then(|()| self.out.flush()) {
             self.error = Some(e.to_string());
         }
+    }
+}
+
+/// A transcript line with its secrets redacted: string by string when it is
+/// JSON (so quoting cannot hide an assignment), as text otherwise.
+fn redacted_line(line: &str) -> String {
+    let redactor = crit_core::redact::Redactor::process();
+    match serde_json::from_str::<serde_json::Value>(line) {
+        Ok(mut v) => {
+            if redactor.redact_json(&mut v) == 0 {
+                return line.to_string();
+            }
+            v.to_string()
+        }
+        Err(_) => redactor.redact_str(line).into_owned(),
     }
 }
 

@@ -57,6 +57,14 @@ pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
 
 /// [`select`] with the config files already loaded.
 pub fn select_with(common: &CommonArgs, env: &Env, file: &Config) -> Result<Selection, CliError> {
+    review_backend::select(&explicit(common)?, file, env).map_err(|e| match e {
+        LlmError::NoBackend => CliError::could_not_run(anyhow!("{e}")),
+        other => CliError::usage(anyhow!("{other}")),
+    })
+}
+
+/// The backend flags as explicit choices.
+pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
     let provider = match common.provider {
         None => None,
         Some(Provider::Anthropic) => Some(LlmProvider::Anthropic),
@@ -69,7 +77,7 @@ pub fn select_with(common: &CommonArgs, env: &Env, file: &Config) -> Result<Sele
             )));
         }
     };
-    let explicit = Explicit {
+    Ok(Explicit {
         provider: provider.map(|p| Sourced::explicit(p, "--provider")),
         model: common
             .model
@@ -83,9 +91,5 @@ pub fn select_with(common: &CommonArgs, env: &Env, file: &Config) -> Result<Sele
             .record
             .clone()
             .map(|d| Sourced::explicit(d, "--record")),
-    };
-    review_backend::select(&explicit, file, env).map_err(|e| match e {
-        LlmError::NoBackend => CliError::could_not_run(anyhow!("{e}")),
-        other => CliError::usage(anyhow!("{other}")),
     })
 }

@@ -23,8 +23,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Re-render a saved ReviewResult (JSON) in any format.
-    Report(ReportArgs),
+    /// Re-render a saved ReviewResult (JSON) in any format; `crit report merge` folds several into one.
+    Report(ReportCommand),
     /// Which backend and model crit would use, where each came from, and one tiny request.
     Doctor,
     /// The effective configuration and where each value came from.
@@ -37,10 +37,41 @@ pub enum Command {
     Run(RunArgs),
     /// Write a starter .crit/: settings, a `crit run` orchestrator and three example reviewers.
     Init,
-    /// Check a plan with deterministic checks (seed 004): APPROVED, REJECTED, INCOMPLETE or ERROR.
+    /// Check a plan with deterministic checks (expert-review's rules): APPROVED, REJECTED, INCOMPLETE or ERROR.
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print crit's man page, or write one page per command into DIR.
+    Man {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Review a prompt before an agent runs it: specialist reviewers, a deterministic editor, a diff to approve.
+    Prompt(PromptArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    /// The prompt (several words are joined with spaces); `-` reads it from stdin.
+    #[arg(value_name = "TEXT")]
+    pub text: Vec<String>,
+    /// Review the prompt in FILE; a glob (`prompts/**/*.md`, quoted) reviews every match. Repeatable.
+    #[arg(long = "file", value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Take the refined prompt without asking.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Neither use nor store cached reviews.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Prompt files reviewed at once.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub jobs: usize,
 }
 
 #[derive(Debug, Args)]
@@ -81,6 +112,30 @@ pub struct TrustArgs {
     /// Forget this project's trust: its settings are ignored again.
     #[arg(long)]
     pub revoke: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct ReportCommand {
+    #[command(subcommand)]
+    pub action: Option<ReportAction>,
+    #[command(flatten)]
+    pub single: Option<ReportArgs>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportAction {
+    /// Fold results into one (the shards of `crit review code --shard I/N`): findings
+    /// deduplicated by fingerprint, usage and cost summed, the verdict recomputed,
+    /// the gate applied once; a missing shard makes the result INCOMPLETE.
+    Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// ReviewResult JSON files, as written by `--format json`.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -131,11 +186,21 @@ pub struct HookArgs {
     /// when it is inside one of them.
     #[arg(long = "plan-dir", value_name = "DIR")]
     pub plan_dirs: Vec<std::path::PathBuf>,
+    /// pre-commit: flags for the review, then the files pre-commit passes.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
+    pub args: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum HookAgent {
     ClaudeCode,
+    /// The pre-commit framework: events `review` (the staged change, or the
+    /// pushed commits at pre-push) and `prompt` (the prompt files given).
+    PreCommit,
 }
 
 /// Flags every command understands (DESIGN.md §3).
@@ -171,7 +236,7 @@ pub struct CommonArgs {
         help_heading = "Output"
     )]
     pub json: bool,
-    /// The seed's spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
+    /// The review templates' spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
     #[arg(long, global = true, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
     pub output: Option<Vec<String>>,
     /// Write the result to PATH instead of stdout.
@@ -184,7 +249,7 @@ pub struct CommonArgs {
     /// Exit 1 when the review does not pass its gate (default gate: --fail-on p1).
     #[arg(long, global = true, help_heading = "Gate")]
     pub exit_code: bool,
-    /// What fails the gate; implies --exit-code.
+    /// What fails the gate (p0 to p3, or blocker, major, minor, nit); implies --exit-code.
     #[arg(long, global = true, value_enum, help_heading = "Gate")]
     pub fail_on: Option<FailOnArg>,
 
@@ -258,11 +323,22 @@ pub enum Provider {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
+    /// For people; colors at a terminal
     Terminal,
+    /// The ReviewResult document (schemas/review-result.schema.json)
     Json,
+    /// A pull-request comment or job summary
     Markdown,
+    /// SARIF 2.1.0, for GitHub code scanning
     Sarif,
+    /// reviewdog's rdjson, for inline pull-request comments
     Rdjson,
+    /// GitHub Actions annotations (workflow commands)
+    Github,
+    /// GitLab Code Quality report
+    Codeclimate,
+    /// JUnit XML test report
+    Junit,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -274,9 +350,13 @@ pub enum ColorArg {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOnArg {
+    #[value(alias = "blocker")]
     P0,
+    #[value(alias = "major")]
     P1,
+    #[value(alias = "minor")]
     P2,
+    #[value(alias = "nit")]
     P3,
     Concerns,
     Never,

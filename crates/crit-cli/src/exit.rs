@@ -57,8 +57,12 @@ impl CliError {
     pub fn message(&self) -> String {
         let mut msg = self.error.to_string();
         for cause in self.error.chain().skip(1) {
-            msg.push_str(": ");
-            msg.push_str(&cause.to_string());
+            // Most library errors already print their source.
+            let cause = cause.to_string();
+            if !msg.contains(&cause) {
+                msg.push_str(": ");
+                msg.push_str(&cause);
+            }
         }
         msg
     }

@@ -75,8 +75,11 @@ impl OutputPlan {
             color: self.color,
             ..RenderOptions::default()
         };
-        let text = render::render(result, self.format, &options);
-        // Nothing crit prints or saves holds a secret, whatever a reviewer quoted.
+        // Nothing crit prints or saves holds a secret, whatever a reviewer quoted:
+        // redacted field by field before a format escapes them (JSON, workflow
+        // commands, XML), then in the rendered text.
+        let redacted = redacted(result);
+        let text = render::render(redacted.as_ref().unwrap_or(result), self.format, &options);
         let text = Redactor::process().redact_str(&text);
         // The terminal renderer sanitizes field by field (its colours are
         // escapes); markdown has none of its own.
@@ -98,6 +101,15 @@ impl OutputPlan {
             }
         }
     }
+}
+
+/// `result` with every secret in its text replaced; `None` when it holds none.
+fn redacted(result: &ReviewResult) -> Option<ReviewResult> {
+    let mut value = serde_json::to_value(result).ok()?;
+    if Redactor::process().redact_json(&mut value) == 0 {
+        return None;
+    }
+    serde_json::from_value(value).ok()
 }
 
 /// Text that came from a model or a file, as crit prints it on a terminal:
@@ -158,6 +170,9 @@ fn format_of(f: FormatArg) -> Format {
         FormatArg::Markdown => Format::Markdown,
         FormatArg::Sarif => Format::Sarif,
         FormatArg::Rdjson => Format::Rdjson,
+        FormatArg::Github => Format::Github,
+        FormatArg::Codeclimate => Format::Codeclimate,
+        FormatArg::Junit => Format::Junit,
     }
 }
 

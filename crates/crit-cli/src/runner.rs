@@ -3,7 +3,8 @@
 //! SIGINT, SIGTERM and SIGHUP become the review's cancellation: the review
 //! stops (tools and reviewer processes kill their process groups), whatever
 //! it has is returned as INCOMPLETE and saved in the session, and the exit
-//! code is the signal's (a second signal exits at once).
+//! code is the signal's (a second signal kills every child's process group
+//! and exits at once).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -188,6 +189,8 @@ fn on_signal(stop: &Stop, signal: Signal) {
             signal.name()
         );
     } else {
+        // Quit now, but take every child process group along.
+        crit_llm::process_group::kill_all();
         std::process::exit(signal.code() as i32);
     }
 }

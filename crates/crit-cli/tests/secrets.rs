@@ -86,6 +86,8 @@ const PLANTED: &[(&str, &str, &str, &str)] = &[
 
 const PRIVATE_KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n";
 const CONVENTION_SECRET: &str = "glpat-abcdefghij0123456789";
+/// In a file the change does not touch: only a reviewer's tool can read it.
+const UNCHANGED_SECRET: &str = "S3cr3t!prod-db-pw";
 /// crit's own API key in the test environment (see `support::crit`).
 const OWN_KEY: &str = "sk-ant-review-secret-0123456789";
 
@@ -95,6 +97,11 @@ fn repo() -> tempfile::TempDir {
     let d = dir.path();
     init_repo(d);
     write(d, "README.md", "# app\n");
+    write(
+        d,
+        "config/prod.yaml",
+        &format!("database:\n  host: db.internal\n  password: \"{UNCHANGED_SECRET}\"\n"),
+    );
     write(
         d,
         "CLAUDE.md",
@@ -124,6 +131,7 @@ fn every_secret() -> Vec<&'static str> {
     s.extend([
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
         CONVENTION_SECRET,
+        UNCHANGED_SECRET,
         OWN_KEY,
     ]);
     s
@@ -162,13 +170,32 @@ fn review(d: &Path, server: &FakeServer, format: &str) -> std::process::Output {
 fn secrets_are_redacted_before_the_model_and_reported_where_they_were() {
     let dir = repo();
     let server = FakeServer::start_blocking();
+    // The reviewer reads a file outside the change, greps and runs git.
+    server.push(Step::reply(Reply::tool_uses(vec![
+        ("Read", json!({"file_path": "config/prod.yaml"})),
+        (
+            "Grep",
+            json!({"pattern": "password|TOKEN", "output_mode": "content"}),
+        ),
+        ("Bash", json!({"command": "git show HEAD -- .env"})),
+    ])));
     server.push(Step::reply(answer()));
     let out = review(dir.path(), &server, "json");
     let result = json_out(&out);
 
-    // What the model received.
-    let req = server.model_requests()[0].body.to_string();
-    assert_clean("the request", &req);
+    // What the model received, before and after its tools ran.
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 2, "{result}");
+    let after_tools = reqs[1].body["messages"].to_string();
+    assert!(after_tools.contains("tool_result"), "{after_tools}");
+    assert!(
+        after_tools.contains("password: \\\"[REDACTED:password]\\\""),
+        "{after_tools}"
+    );
+    for r in &reqs {
+        assert_clean("a request", &r.body.to_string());
+    }
+    let req = reqs[0].body.to_string();
     for (.., kind) in PLANTED {
         assert!(req.contains(&format!("[REDACTED:{kind}]")), "{kind}: {req}");
     }
@@ -218,7 +245,7 @@ fn secrets_are_redacted_before_the_model_and_reported_where_they_were() {
     assert_clean("stdout", &String::from_utf8_lossy(&out.stdout));
     assert_clean("stderr", &String::from_utf8_lossy(&out.stderr));
     let session = result["session_log_path"].as_str().unwrap();
-    for f in ["session.json", "result.json"] {
+    for f in ["session.json", "result.json", "transcript.jsonl"] {
         let text = std::fs::read_to_string(Path::new(session).join(f)).unwrap();
         assert_clean(f, &text);
     }
@@ -227,7 +254,16 @@ fn secrets_are_redacted_before_the_model_and_reported_where_they_were() {
 #[test]
 fn every_output_format_is_redacted() {
     let dir = repo();
-    for format in ["terminal", "markdown", "sarif", "rdjson", "json"] {
+    for format in [
+        "terminal",
+        "markdown",
+        "sarif",
+        "rdjson",
+        "json",
+        "github",
+        "codeclimate",
+        "junit",
+    ] {
         let server = FakeServer::start_blocking();
         server.push(Step::reply(answer()));
         let out = review(dir.path(), &server, format);

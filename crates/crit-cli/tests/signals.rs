@@ -250,6 +250,43 @@ fn a_signal_while_a_reviewer_program_runs_kills_it_and_its_children() {
     }
 }
 
+/// A second signal quits at once (no result is waited for), and still no
+/// process crit started outlives it.
+#[test]
+fn a_second_signal_quits_at_once_and_leaves_no_child() {
+    let dir = repo();
+    let out = tempfile::tempdir().unwrap();
+    let pids = out.path().join("pids");
+    let prog = out.path().join("review-gate");
+    std::fs::write(
+        &prog,
+        format!(
+            "#!/bin/sh\necho $$ >> '{p}'\nsleep 1000 &\necho $! >> '{p}'\nwait\n",
+            p = pids.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
+    write(
+        &dir.path().join(".home"),
+        ".config/crit/config.yaml",
+        &format!("reviewer: command\ncommand: [\"{}\"]\n", prog.display()),
+    );
+    let server = FakeServer::start_blocking();
+    let mut child = command(dir.path(), &server, out.path())
+        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--json"])
+        .spawn()
+        .unwrap();
+    wait_for("the reviewer program", || pids_in(&pids).len() == 2);
+    let running = pids_in(&pids);
+    signal(child.id(), "INT");
+    signal(child.id(), "TERM");
+    let got = exit_code(&mut child);
+    assert!(matches!(got, Some(130 | 143)), "{got:?}");
+    assert_gone(&running, "the reviewer program");
+}
+
 #[test]
 fn a_signal_while_claude_runs_kills_its_process_group() {
     for (sig, code) in SIGNALS {

@@ -670,14 +670,24 @@ fn trust_is_for_exact_settings_of_one_project() {
     assert_eq!(other.model_requests().len(), 1);
 }
 
-/// The external reviewer applies the working tree's suppressions itself, so
-/// it does not run while any of them is untrusted, even when the user's own
-/// config chose it.
+/// The external reviewer gets the suppressions the project's rules allow,
+/// never the working tree's file unchecked: a user's own reviewer runs, and an
+/// untrusted `title: "*"` dismisses nothing until `crit trust`.
 #[test]
-fn a_users_command_reviewer_waits_for_the_projects_suppressions_to_be_trusted() {
+fn a_users_command_reviewer_applies_only_trusted_suppressions() {
+    use std::os::unix::fs::PermissionsExt;
     let bin = tempfile::tempdir().unwrap();
     let marker = bin.path().join("ran");
-    let prog = tripwire(bin.path(), &marker);
+    let prog = bin.path().join("reviewer");
+    std::fs::write(
+        &prog,
+        format!(
+            "#!/bin/sh\ntouch '{}'\necho '{{\"verdict\": \"FAIL\", \"findings\": [{{\"file_path\": \"src/lib.rs\", \"line_start\": 1, \"line_end\": 1, \"priority\": 0, \"title\": \"[P0] Remote code execution\", \"body\": \"b\"}}]}}'\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
     let dir = hostile(&[(
         ".crit/suppressions.yaml",
         "suppressions:\n  - title: \"*\"\n    reason: r\n    author: mallory\n".into(),
@@ -690,16 +700,20 @@ fn a_users_command_reviewer_waits_for_the_projects_suppressions_to_be_trusted() 
     );
     let server = FakeServer::start_blocking();
     let out = review(d, &server);
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("not running the command reviewer"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(!marker.exists());
+    let result = json_out(&out);
+    assert!(marker.exists(), "the user's reviewer runs");
+    warned(&out, "suppression");
+    assert_eq!(result["passed"], false, "{result}");
+    assert_eq!(result["findings"][0]["severity"], "P0", "{result}");
     assert!(server.requests().is_empty());
     crit(d, &server, None).arg("trust").assert().success();
-    let out = review(d, &server);
-    assert_eq!(json_out(&out)["passed"], true, "{}", stderr(&out));
-    assert!(marker.exists(), "trusted, the user's reviewer runs");
+    let result = json_out(&review(d, &server));
+    assert_eq!(
+        result["passed"], true,
+        "trusted, the suppression applies: {result}"
+    );
+    assert_eq!(
+        result["dismissed"][0]["finding"]["severity"], "P0",
+        "{result}"
+    );
 }

@@ -77,6 +77,26 @@ pub fn read_capped_from(
     Ok(out)
 }
 
+/// `std::fs::read_to_string` with the default input cap: for configuration
+/// and convention files, which a hostile checkout can point at `/dev/zero`.
+/// Too large or not UTF-8 is an `InvalidData` error saying so, so callers
+/// keep their own error types.
+pub fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
+    let path = path.as_ref();
+    let bytes = read_capped(path, InputLimits::default()).map_err(|e| match e {
+        ReadError::Io { source, .. } => source,
+        // The caller's error names the file; these say what is wrong with it.
+        ReadError::TooLarge { limit, .. } => io::Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "larger than the {} limit for an input; crit reads at most that much of any file",
+                human_bytes(limit)
+            ),
+        ),
+    })?;
+    String::from_utf8(bytes).map_err(|_| io::Error::new(ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
 /// `1 MiB`, `512 KiB`, `100 bytes`.
 pub fn human_bytes(n: u64) -> String {
     const KIB: u64 = 1024;

@@ -50,6 +50,26 @@ impl Verdict {
         }
     }
 
+    /// The verdict of several reviews of one piece of work (a panel's
+    /// reviewers, the shards of a change): FAIL says the most about the work,
+    /// so it wins; then the ways a review can fall short (ERROR, UNKNOWN,
+    /// INCOMPLETE), then CONCERNS, then PASS. None at all is not a pass either.
+    pub fn combine(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+        const ORDER: [Verdict; 6] = [
+            Verdict::Fail,
+            Verdict::Error,
+            Verdict::Unknown,
+            Verdict::Incomplete,
+            Verdict::Concerns,
+            Verdict::Pass,
+        ];
+        let all: Vec<Verdict> = verdicts.into_iter().collect();
+        ORDER
+            .into_iter()
+            .find(|v| all.contains(v))
+            .unwrap_or(Verdict::Unknown)
+    }
+
     fn rank(self) -> u8 {
         match self {
             Self::Pass => 0,

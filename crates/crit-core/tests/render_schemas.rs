@@ -1,5 +1,6 @@
 //! SARIF and rdjson output validated against the official schemas (both SARIF
-//! generations), and the JSON output against our own published schema.
+//! generations), GitLab Code Quality against its documented rules, and the JSON
+//! output against our own published schema.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -120,4 +121,75 @@ fn sarif_carries_levels_rules_and_fingerprints() {
         failed["runs"][0]["invocations"][0]["executionSuccessful"],
         false
     );
+}
+
+#[test]
+fn codeclimate_follows_gitlabs_code_quality_rules() {
+    let schema = load("tests/schemas/gitlab/code-quality.schema.json");
+    for doc in outputs(Format::Codeclimate) {
+        assert_eq!(errors(&schema, &doc), Vec::<String>::new(), "{doc:#}");
+        let fingerprints: Vec<&str> = doc
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["fingerprint"].as_str().unwrap())
+            .collect();
+        let unique: std::collections::BTreeSet<&&str> = fingerprints.iter().collect();
+        assert_eq!(unique.len(), fingerprints.len(), "{fingerprints:?}");
+    }
+}
+
+#[test]
+fn codeclimate_fingerprints_are_crits_own_and_stay_unique_for_repeats() {
+    use crit_core::{Finding, Location, ReviewResult, Severity, Verdict};
+    let mut r = ReviewResult::new("code", Verdict::Concerns);
+    let a = Finding::new("Unchecked unwrap", Severity::P2, "r")
+        .with_location(Location::lines("src/a.rs", 3, 3));
+    let b = a.clone().with_location(Location::lines("src/a.rs", 30, 31));
+    assert_eq!(a.id, b.id, "same problem, other line: one crit fingerprint");
+    r.findings = vec![a.clone(), b];
+    let doc: Value =
+        serde_json::from_str(&render(&r, Format::Codeclimate, &RenderOptions::default())).unwrap();
+    let fps: Vec<&str> = doc
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["fingerprint"].as_str().unwrap())
+        .collect();
+    assert_eq!(fps, [a.id.clone(), format!("{}-2", a.id)]);
+    assert_eq!(doc[1]["location"]["lines"]["begin"], 30);
+    assert_eq!(doc[0]["severity"], "major");
+}
+
+#[test]
+fn codeclimate_maps_every_severity_and_flags_an_incomplete_review() {
+    let doc = outputs(Format::Codeclimate).remove(0);
+    let severities: Vec<&str> = doc
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        severities,
+        ["blocker", "critical", "major", "minor", "info"]
+    );
+    assert_eq!(outputs(Format::Codeclimate).remove(1), Value::Array(vec![]));
+    let failed = outputs(Format::Codeclimate).remove(2);
+    assert_eq!(failed[0]["severity"], "blocker");
+    assert_eq!(failed[0]["check_name"], "crit/incomplete");
+    // The validator is not one that accepts everything.
+    let schema = load("tests/schemas/gitlab/code-quality.schema.json");
+    for (pointer, bad) in [
+        ("/0/severity", Value::from("high")),
+        ("/0/location/lines/begin", Value::from(0)),
+        ("/0/location/path", Value::from("./a.rs")),
+    ] {
+        let mut broken = doc.clone();
+        *broken.pointer_mut(pointer).unwrap() = bad;
+        assert!(!errors(&schema, &broken).is_empty(), "{pointer}");
+    }
+    let mut missing = doc.clone();
+    missing[0].as_object_mut().unwrap().remove("fingerprint");
+    assert!(!errors(&schema, &missing).is_empty());
 }

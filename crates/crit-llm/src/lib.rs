@@ -36,6 +36,7 @@ pub mod fuzzing;
 pub mod model;
 pub mod openai;
 pub mod pricing;
+pub mod process_group;
 pub mod protocol;
 pub mod replay;
 pub mod retry;

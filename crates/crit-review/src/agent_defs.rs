@@ -90,7 +90,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<AgentDef>, AgentDefError> {
     paths.sort();
     let mut defs = Vec::with_capacity(paths.len());
     for path in paths {
-        let text = std::fs::read_to_string(&path).map_err(|e| io(&path, e))?;
+        let text = crit_core::files::read_to_string(&path).map_err(|e| io(&path, e))?;
         defs.push(parse_located(&text, &path)?);
     }
     defs.sort_by(|(a, _), (b, _)| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));

@@ -261,7 +261,7 @@ impl Config {
 }
 
 fn read(path: &Path) -> Result<Option<String>, TemplateError> {
-    match std::fs::read_to_string(path) {
+    match crit_core::files::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(TemplateError::Io {

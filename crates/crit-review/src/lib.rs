@@ -2,8 +2,9 @@
 //! templates (schema, loading, registry, prompt rendering); what a code review
 //! looks at (`scope`: the diff, computed with git); project conventions
 //! (`context`: CLAUDE.md, AGENTS.md, `.claude/rules`); reviewer definitions in
-//! `.claude/agents`; sessions and the audit log; suppressions; and whose rules
-//! judge a change (`trust`).
+//! `.claude/agents`; sessions and the audit log; suppressions; whose rules
+//! judge a change (`trust`); prompt review (`prompt`: reviewers, a
+//! deterministic editor, a diff to approve).
 
 pub mod agent_defs;
 pub mod backend;
@@ -15,6 +16,7 @@ pub mod orchestrate;
 pub mod panel;
 pub mod paths;
 pub mod plan_panel;
+pub mod prompt;
 pub mod redaction;
 pub mod review;
 pub mod scope;

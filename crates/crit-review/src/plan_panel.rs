@@ -155,6 +155,7 @@ impl LlmPanel {
             progress: self.progress.clone(),
             cancel: self.cancel.clone(),
             spend,
+            redaction: Default::default(),
             ..PanelEnv::default()
         }
     }
@@ -204,7 +205,7 @@ impl LlmPanel {
         let catalogue = self
             .home
             .as_ref()
-            .and_then(|h| std::fs::read_to_string(h.join(".claude/reviewers.yaml")).ok())
+            .and_then(|h| crit_core::files::read_to_string(h.join(".claude/reviewers.yaml")).ok())
             .unwrap_or_default();
         let plan_head: String = req
             .plan
@@ -236,6 +237,7 @@ impl LlmPanel {
             root: req.project_root.to_path_buf(),
             cancel: self.cancel.clone(),
             spend: spend.clone(),
+            redaction: Default::default(),
             ..PanelEnv::default()
         };
         let run = panel::run_panel(&self.backend, std::slice::from_ref(&plan), &env)

@@ -6,6 +6,7 @@
 //! The redactor itself (what a secret looks like) is crit-core's; this module
 //! knows where review inputs come from.
 
+use crit_agent::redaction::ToolRedaction;
 use crit_core::redact::{Redaction, Redactor};
 use crit_core::{Finding, Location, Severity};
 
@@ -20,11 +21,12 @@ const REVIEWER: &str = "crit";
 /// One secret removed from what was sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Removed {
-    /// Root-relative path of the file it was in.
-    pub path: String,
+    /// Root-relative path of the file it was in, when known.
+    pub path: Option<String>,
     pub line: Option<u32>,
     pub kind: &'static str,
-    /// Where the text was going: "the change", "the project conventions".
+    /// Where the text was going: "the change", "the project conventions",
+    /// "a tool's output".
     pub context: &'static str,
 }
 
@@ -45,12 +47,29 @@ impl Removed {
             self.kind
         );
         f.rule_id = Some(RULE.to_string());
-        f.location = Some(match self.line {
-            Some(l) => Location::lines(self.path.clone(), l, l),
-            None => Location::file(self.path.clone()),
+        f.location = self.path.as_ref().map(|p| match self.line {
+            Some(l) => Location::lines(p.clone(), l, l),
+            None => Location::file(p.clone()),
         });
         f
     }
+
+    /// A secret a tool's output held (a file a reviewer read, a grep hit).
+    pub fn from_tool(t: &ToolRedaction) -> Removed {
+        Removed {
+            path: t.path.clone(),
+            line: t.line,
+            kind: t.kind,
+            context: "a tool's output",
+        }
+    }
+}
+
+/// Each (path, line, kind) once: the same secret can reach reviewers through
+/// the diff and through several reviewers' reads.
+pub fn dedup(removed: &mut Vec<Removed>) {
+    let mut seen = std::collections::BTreeSet::new();
+    removed.retain(|r| seen.insert((r.path.clone(), r.line, r.kind)));
 }
 
 /// Redacts the change's patch in place; each secret is located at its file and
@@ -67,7 +86,7 @@ pub fn redact_change(change: &mut Change, redactor: &Redactor) -> Vec<Removed> {
         .map(|hit| {
             let (path, line) = lines.at(hit);
             Removed {
-                path: change.path_from_root(path).to_string(),
+                path: Some(change.path_from_root(path).to_string()),
                 line,
                 kind: hit.kind,
                 context: "the change",
@@ -87,7 +106,7 @@ pub fn redact_context(cx: &mut ProjectContext, redactor: &Redactor) -> Vec<Remov
             continue;
         }
         removed.extend(r.found.iter().map(|hit| Removed {
-            path: section.path.clone(),
+            path: Some(section.path.clone()),
             line: Some(hit.line),
             kind: hit.kind,
             context: "the project conventions",

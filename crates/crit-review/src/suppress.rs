@@ -123,7 +123,7 @@ impl Suppressions {
     /// uses [`Suppressions::load_with`]. A missing file means no suppressions.
     pub fn load(project_root: &Path) -> Result<Suppressions, SuppressError> {
         let path = project_root.join(SUPPRESSIONS_FILE);
-        match std::fs::read_to_string(&path) {
+        match crit_core::files::read_to_string(&path) {
             Ok(text) => Suppressions::parse(&text, Path::new(SUPPRESSIONS_FILE)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Suppressions::default()),
             Err(source) => Err(SuppressError::Io { path, source }),

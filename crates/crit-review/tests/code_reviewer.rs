@@ -698,7 +698,17 @@ async fn the_command_reviewer_honours_suppressions_too() {
     let first = reviewer.review(&range("main..HEAD")).await;
     assert!(!first.passed);
     suppress(&repo, &first.findings[0].id);
-    let second = reviewer.review(&range("main..HEAD")).await;
+    // Left to find the rules itself, the reviewer does not trust the file.
+    let untrusted = reviewer.review(&range("main..HEAD")).await;
+    assert!(!untrusted.passed, "{untrusted:#?}");
+    // A library caller that vouches for the project's files passes them in.
+    let rules = crit_review::trust::ProjectRules::trusting(repo.path());
+    let allowed = crit_review::suppress::Suppressions::load_with(&rules).unwrap();
+    let second = reviewer
+        .clone()
+        .with_suppressions(allowed)
+        .review(&range("main..HEAD"))
+        .await;
     assert!(second.findings.is_empty(), "{:#?}", second.findings);
     assert_eq!(second.dismissed[0].cause, "suppressed");
     assert!(second.passed, "{second:#?}");

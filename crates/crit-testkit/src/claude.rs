@@ -48,6 +48,8 @@ pub struct FakeClaude {
     actions: Vec<Action>,
     exit_code: i32,
     message_count: usize,
+    /// Scripts for runs whose arguments contain a needle, tried in order.
+    branches: Vec<(String, FakeClaude)>,
 }
 
 impl Default for FakeClaude {
@@ -118,7 +120,16 @@ impl FakeClaude {
             actions: Vec::new(),
             exit_code: 0,
             message_count: 0,
+            branches: Vec::new(),
         }
+    }
+
+    /// A run whose arguments (the system prompt, the schema, …) contain
+    /// `needle` plays `script` instead of this one: one fake for a panel whose
+    /// members answer differently. Branches are tried in the order added.
+    pub fn when_args_contain(mut self, needle: impl Into<String>, script: FakeClaude) -> Self {
+        self.branches.push((needle.into(), script));
+        self
     }
 
     /// The `system/init` line.
@@ -274,9 +285,24 @@ impl FakeClaude {
             );
         }
         s.push_str(FORMAT_PRELUDE);
+        for (needle, branch) in &self.branches {
+            let _ = writeln!(
+                s,
+                "if grep -qaF -- {} \"$inv/argv\"; then",
+                sh_quote(needle)
+            );
+            branch.push_actions(&mut s);
+            let _ = writeln!(s, ": > \"$inv/done\"\nexit {}\nfi", branch.exit_code);
+        }
+        self.push_actions(&mut s);
+        let _ = writeln!(s, ": > \"$inv/done\"\nexit {}", self.exit_code);
+        s
+    }
+
+    fn push_actions(&self, s: &mut String) {
         for action in &self.actions {
             match action {
-                Action::Line(v) => push_line(&mut s, v),
+                Action::Line(v) => push_line(s, v),
                 Action::Stderr(t) => {
                     let _ = writeln!(s, "printf '%s\\n' {} >&2", sh_quote(t));
                 }
@@ -288,8 +314,6 @@ impl FakeClaude {
                 }
             }
         }
-        let _ = writeln!(s, ": > \"$inv/done\"\nexit {}", self.exit_code);
-        s
     }
 }
 

@@ -10,6 +10,7 @@
 //!   request.
 //! - [`FakeClaude`]: a scripted fake `claude` executable (a `sh` script
 //!   written at run time) that records how it was called.
+//! - [`prompt_review`]: critiques in the prompt-review plugin's schema.
 //! - `crit-fake-server`: the server as a program, scripted with JSON
 //!   ([`script`]) over stdin, for test suites in other languages (the
 //!   Python package's pytest suite).
@@ -45,6 +46,7 @@ mod anthropic;
 mod claude;
 mod delivery;
 mod openai;
+pub mod prompt_review;
 mod render;
 mod reply;
 pub mod script;

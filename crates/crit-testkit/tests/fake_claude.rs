@@ -292,3 +292,50 @@ fn writing_and_running_fakes_from_many_threads_never_hits_text_file_busy() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn branches_answer_by_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = FakeClaude::new()
+        .emit_result(FakeClaude::success_result("default"))
+        .when_args_contain(
+            "You are the Security reviewer",
+            FakeClaude::new()
+                .emit_result(FakeClaude::structured_result(json!({"role": "security"}))),
+        )
+        .when_args_contain(
+            "it's 'quoted'",
+            FakeClaude::new()
+                .emit_result(FakeClaude::api_error_result(429, "slow down"))
+                .exit_code(1),
+        )
+        .write(dir.path());
+    let args = |system: &str| {
+        vec![
+            "-p".to_string(),
+            "--output-format".into(),
+            "json".into(),
+            "--system-prompt".into(),
+            system.into(),
+        ]
+    };
+    let call = |system: &str| {
+        let a = args(system);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        run(&exe, &refs, "prompt")
+    };
+    let out = call("You are the Security reviewer on a panel");
+    assert_eq!(
+        lines(&out)[0]["structured_output"],
+        json!({"role": "security"})
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = call("it's 'quoted' here");
+    assert_eq!(lines(&out)[0]["api_error_status"], json!(429));
+    assert_eq!(out.status.code(), Some(1));
+    let out = call("You are the Clarity reviewer");
+    assert_eq!(lines(&out)[0]["result"], json!("default"));
+    let inv = FakeClaude::invocations(dir.path());
+    assert_eq!(inv.len(), 3);
+    assert!(inv.iter().all(|i| i.completed));
+}

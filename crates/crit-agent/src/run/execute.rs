@@ -187,6 +187,12 @@ async fn one(call: &Call, ex: &Exec<'_, '_>) -> Done {
         };
     }
     let (mut output, sub) = run_tool(call, input.clone(), ex).await;
+    // Nothing a tool read reaches the model, its hooks or the transcript with
+    // a secret in it.
+    output.content = ex
+        .cx
+        .redaction
+        .apply(tool, &input, &output.content, ex.cx.root());
     let duration_ms = start.elapsed().as_millis() as u64;
     let post = ex
         .fire(

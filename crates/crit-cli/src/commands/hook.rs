@@ -14,12 +14,20 @@ use serde_json::{Value, json};
 use crate::cli::{CommonArgs, HookAgent, HookArgs};
 use crate::exit::{CliError, Code};
 
-pub fn run(_common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
+pub fn run(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
+    if args.agent == HookAgent::ClaudeCode && !args.args.is_empty() {
+        return Err(CliError::usage(anyhow!(
+            "crit hook claude-code {}: unexpected arguments `{}` (Claude Code passes the event on stdin)",
+            args.event,
+            args.args.join(" ")
+        )));
+    }
     match (args.agent, args.event.as_str()) {
         (HookAgent::ClaudeCode, "PreToolUse") => pre_tool_use(args),
         (HookAgent::ClaudeCode, other) => Err(CliError::usage(anyhow!(
             "crit hook claude-code {other}: unsupported event (supported: PreToolUse)"
         ))),
+        (HookAgent::PreCommit, event) => super::pre_commit::run(common.clone(), event, &args.args),
     }
 }
 

@@ -1,16 +1,22 @@
 //! One module per subcommand.
 
+mod completions;
 mod config;
 mod doctor;
 mod hook;
 mod init;
 mod plan;
+mod pre_commit;
+mod prompt;
 mod report;
+mod report_merge;
 mod review;
 mod run;
 mod trust;
 
-use crate::cli::{Cli, Command};
+use anyhow::anyhow;
+
+use crate::cli::{Cli, Command, ReportAction};
 use crate::exit::{CliError, Code};
 
 pub fn run(cli: Cli) -> Result<Code, CliError> {
@@ -18,11 +24,20 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Config => config::run(&cli.common),
         Command::Trust(args) => trust::run(&cli.common, &args),
         Command::Doctor => doctor::run(&cli.common),
-        Command::Report(args) => report::run(&cli.common, &args),
+        Command::Report(r) => match (r.action, r.single) {
+            (Some(ReportAction::Merge(m)), _) => report_merge::run(&cli.common, &m),
+            (None, Some(args)) => report::run(&cli.common, &args),
+            (None, None) => Err(CliError::usage(anyhow!(
+                "name a result: crit report FILE, or crit report merge FILE..."
+            ))),
+        },
         Command::Review(args) => review::run(cli.common, &args),
         Command::Run(args) => run::run(&cli.common, &args),
         Command::Init => init::run(&cli.common),
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man { dir } => completions::man(dir.as_deref()),
+        Command::Prompt(args) => prompt::run(&cli.common, &args),
     }
 }

@@ -23,7 +23,7 @@ pub fn run(common: &CommonArgs, args: &ReportArgs) -> Result<Code, CliError> {
 
 /// The file (or stdin), at most the input limit of it: `crit report /dev/zero`
 /// stops there with an error naming the file and the limit.
-fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
+pub(super) fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
     let limits = InputLimits::default();
     let (name, bytes) = if args.file.as_os_str() == "-" {
         let name = "<stdin>".to_string();
@@ -46,7 +46,7 @@ fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
 }
 
 /// Parse a saved result, or say in one line what is wrong and where.
-fn parse(name: &str, text: &str) -> Result<ReviewResult, CliError> {
+pub(super) fn parse(name: &str, text: &str) -> Result<ReviewResult, CliError> {
     const EXPECTED: &str =
         "expected a ReviewResult JSON document as written by `crit … --format json`";
     if text.trim().is_empty() {

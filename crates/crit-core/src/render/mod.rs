@@ -1,6 +1,9 @@
 //! Renderers: one per output format, all from a `ReviewResult`.
 
+mod codeclimate;
+mod github;
 mod json;
+mod junit;
 mod markdown;
 mod rdjson;
 mod sarif;
@@ -20,15 +23,25 @@ pub enum Format {
     Markdown,
     Sarif,
     Rdjson,
+    /// GitHub Actions workflow commands (`::error file=…::…`): annotations
+    /// with no action at all.
+    Github,
+    /// GitLab Code Quality (Code Climate issues), for `artifacts:reports:codequality`.
+    Codeclimate,
+    /// JUnit XML test reports, which every CI shows.
+    Junit,
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 8] = [
         Format::Terminal,
         Format::Json,
         Format::Markdown,
         Format::Sarif,
         Format::Rdjson,
+        Format::Github,
+        Format::Codeclimate,
+        Format::Junit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -38,6 +51,9 @@ impl Format {
             Format::Markdown => "markdown",
             Format::Sarif => "sarif",
             Format::Rdjson => "rdjson",
+            Format::Github => "github",
+            Format::Codeclimate => "codeclimate",
+            Format::Junit => "junit",
         }
     }
 
@@ -78,6 +94,9 @@ pub fn render(result: &ReviewResult, format: Format, options: &RenderOptions) ->
         Format::Markdown => markdown::render(result),
         Format::Sarif => sarif::render(result, options),
         Format::Rdjson => rdjson::render(result, options),
+        Format::Github => github::render(result, options),
+        Format::Codeclimate => codeclimate::render(result, options),
+        Format::Junit => junit::render(result, options),
     }
 }
 

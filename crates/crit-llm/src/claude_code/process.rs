@@ -10,26 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::parse::{AgentOutcome, AgentProgress, LineParser};
 use super::{AgentTask, ClaudeCode};
 use crate::error::LlmError;
-
-/// Kills the child's whole process group when dropped, unless disarmed after the
-/// child was reaped. While the child is unreaped its pid (= the group id) cannot be
-/// reused, so the kill never hits a stranger.
-struct GroupGuard(Option<rustix::process::Pid>);
-
-impl GroupGuard {
-    fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            // ESRCH (already gone) is fine.
-            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-        }
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
+use crate::process_group::GroupGuard;
 
 const STDERR_CAP: usize = 16 * 1024;
 
@@ -55,12 +36,7 @@ pub(super) async fn run(
     let mut child = spawn(&mut cmd).await.map_err(|e| LlmError::Agent {
         message: format!("cannot run {}: {e}", cfg.bin.display()),
     })?;
-    let mut guard = GroupGuard(
-        child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .and_then(rustix::process::Pid::from_raw),
-    );
+    let mut guard = GroupGuard::new(child.id());
 
     // Write the prompt concurrently: a big prompt must not deadlock on a full pipe.
     if let Some(mut stdin) = child.stdin.take() {
@@ -165,7 +141,7 @@ async fn reap(child: &mut Child, guard: &mut GroupGuard) -> Option<std::process:
         }
     };
     // Reaped: the pid may be reused from now on, so never signal it again.
-    guard.0 = None;
+    guard.disarm();
     status
 }
 

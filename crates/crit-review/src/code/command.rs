@@ -22,6 +22,7 @@ use super::{CodeReviewRequest, CodeReviewer, bad_request, empty_pass};
 use crate::review::Finish;
 use crate::scope::{self, FilterMode, ScopeOptions};
 use crate::suppress::Suppressions;
+use crate::trust::ProjectRules;
 
 /// Bytes of the program's stdout and stderr kept.
 const STDOUT_CAP: usize = 4 * 1024 * 1024;
@@ -35,6 +36,9 @@ pub struct CommandReviewer {
     filter: Option<FilterMode>,
     max_findings: Option<usize>,
     fail_on: FailOn,
+    /// The suppressions the project's rules allow; `None` reads them from
+    /// the rules found for `root` in this process's environment.
+    suppressions: Option<Suppressions>,
 }
 
 impl CommandReviewer {
@@ -48,7 +52,15 @@ impl CommandReviewer {
             filter: None,
             max_findings: None,
             fail_on: FailOn::default(),
+            suppressions: None,
         }
+    }
+
+    /// The suppressions to apply, as the caller's trust decision allows them
+    /// (`Suppressions::load_with`); never the working tree's file unchecked.
+    pub fn with_suppressions(mut self, suppressions: Suppressions) -> Self {
+        self.suppressions = Some(suppressions);
+        self
     }
 
     /// The noise controls a pipeline asked for, applied to the program's
@@ -99,7 +111,15 @@ impl CommandReviewer {
         };
         // Read before the program runs: a broken file is the team's to fix,
         // and reviewing without it would bring dismissed findings back.
-        let suppressions = match Suppressions::load(&self.root) {
+        let suppressions = match self.suppressions.clone().map_or_else(
+            || {
+                let env = |k: &str| std::env::var(k).ok();
+                ProjectRules::discover(&self.root, &env, None)
+                    .map_err(|e| e.to_string())
+                    .and_then(|rules| Suppressions::load_with(&rules).map_err(|e| e.to_string()))
+            },
+            Ok,
+        ) {
             Ok(s) => s,
             Err(e) => return bad_request(e),
         };

@@ -16,7 +16,7 @@ mod budget;
 pub(crate) mod frontmatter;
 mod render;
 mod rules;
-mod walk;
+pub(crate) mod walk;
 
 use std::path::{Path, PathBuf};
 

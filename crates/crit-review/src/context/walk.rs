@@ -23,7 +23,7 @@ const MAX_DEPTH: usize = 16;
 
 /// What reading one candidate file gave.
 #[derive(Debug)]
-pub(super) enum Read {
+pub(crate) enum Read {
     /// No such file: nothing to say.
     Missing,
     /// Its text and its resolved location (to notice one file under two names).
@@ -107,7 +107,7 @@ fn walk(
 }
 
 /// Read `rel` under the canonical `root`, if it is a UTF-8 file inside the root.
-pub(super) fn read_confined(root: &Path, rel: &str) -> Read {
+pub(crate) fn read_confined(root: &Path, rel: &str) -> Read {
     let path = root.join(rel);
     match fs::symlink_metadata(&path) {
         Ok(_) => {}
@@ -140,9 +140,19 @@ pub(super) fn read_confined(root: &Path, rel: &str) -> Read {
             cause: OmitCause::Unreadable,
         });
     }
-    let bytes = match fs::read(&real) {
+    // Capped again while reading: the file may grow after the check above.
+    let limits = crit_core::files::InputLimits {
+        max_bytes: MAX_FILE_BYTES,
+    };
+    let bytes = match crit_core::files::read_capped(&real, limits) {
         Ok(bytes) => bytes,
-        Err(e) => return Read::Skipped(unreadable(rel, &e)),
+        Err(e) => {
+            return Read::Skipped(Omitted {
+                path: rel.to_string(),
+                reason: e.to_string(),
+                cause: OmitCause::Unreadable,
+            });
+        }
     };
     match String::from_utf8(bytes) {
         Ok(text) => Read::Text { real, text },

@@ -232,7 +232,7 @@ impl RunConfig {
         cwd: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<RunConfig, RunConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RunConfigError::Io {
+        let text = crit_core::files::read_to_string(path).map_err(|source| RunConfigError::Io {
             path: path.to_path_buf(),
             source,
         })?;
@@ -307,7 +307,7 @@ impl RunConfig {
                 match gate.read_prompt(path) {
                     Some(Ok(text)) => Ok(text),
                     Some(Err(e)) => Err(Some(e)),
-                    None => Ok(std::fs::read_to_string(path).ok()),
+                    None => Ok(crit_core::files::read_to_string(path).ok()),
                 }
             })
         };

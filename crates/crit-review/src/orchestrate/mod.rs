@@ -28,8 +28,10 @@ pub use config::{
 
 use crate::context::{self, ContextOptions, UnderReview};
 use crate::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
+use crate::redaction::Removed;
 use crate::session::{self, Session, SessionMeta};
 use crate::template::{OutputSpec, contract_instructions};
+use crit_core::redact::Redactor;
 
 /// Why a run could not start. Once the orchestrator runs, failures are in the
 /// result (and never pass).
@@ -173,10 +175,11 @@ impl Crit {
             false => None,
         };
         let mcp = start_mcp(cfg).await?;
+        let (conventions, mut removed) = project_context(&root, &cfg.cwd)?;
         let env = PanelEnv {
             root: cfg.cwd.clone(),
             add_dirs: Vec::new(),
-            project_context: project_context(&root, &cfg.cwd)?,
+            project_context: conventions,
             hooks: match &session {
                 Some(s) => self
                     .hooks
@@ -192,9 +195,13 @@ impl Crit {
             progress: self.progress.clone(),
             cancel: self.cancel.clone(),
             spend: Default::default(),
+            redaction: Default::default(),
         };
         let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
         let mut result = panel::aggregate("run", &runs);
+        removed.extend(env.redaction.found().iter().map(Removed::from_tool));
+        crate::redaction::dedup(&mut removed);
+        result.findings.extend(removed.iter().map(Removed::finding));
         for run in &runs {
             result
                 .reviewers
@@ -312,14 +319,16 @@ async fn start_mcp(cfg: &RunConfig) -> Result<Vec<Arc<McpServer>>, RunError> {
     Ok(ok.into_iter().map(Arc::new).collect())
 }
 
-fn project_context(root: &Path, cwd: &Path) -> Result<String, RunError> {
-    let cx = context::discover(
+/// The conventions, with their secrets redacted (and what was removed).
+fn project_context(root: &Path, cwd: &Path) -> Result<(String, Vec<Removed>), RunError> {
+    let mut cx = context::discover(
         root,
         cwd,
         UnderReview::Everything,
         &ContextOptions::default(),
     )?;
-    Ok(cx.render())
+    let removed = crate::redaction::redact_context(&mut cx, Redactor::process());
+    Ok((cx.render(), removed))
 }
 
 fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {

@@ -14,7 +14,7 @@ pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
         .iter()
         .filter(|r| r.outcome.status != ReviewerStatus::Skipped)
         .collect();
-    let verdict = merged_verdict(active.iter().map(|r| r.outcome.verdict));
+    let verdict = Verdict::combine(active.iter().map(|r| r.outcome.verdict));
     let mut result = ReviewResult::new(review, verdict);
     for run in runs {
         result.findings.extend(run.findings.iter().cloned());
@@ -34,25 +34,6 @@ pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
     result.structured_output = merged_structured(&active);
     result.apply_gate(FailOn::default());
     result
-}
-
-/// FAIL says the most about the work, so it wins; then the ways a review can
-/// fall short (ERROR, UNKNOWN, INCOMPLETE), then CONCERNS, then PASS. No
-/// reviewer at all is not a pass either.
-fn merged_verdict(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
-    const ORDER: [Verdict; 6] = [
-        Verdict::Fail,
-        Verdict::Error,
-        Verdict::Unknown,
-        Verdict::Incomplete,
-        Verdict::Concerns,
-        Verdict::Pass,
-    ];
-    let all: Vec<Verdict> = verdicts.collect();
-    ORDER
-        .into_iter()
-        .find(|v| all.contains(v))
-        .unwrap_or(Verdict::Unknown)
 }
 
 /// One reviewer's text as is; several, each under its name.

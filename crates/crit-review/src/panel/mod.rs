@@ -16,6 +16,7 @@ mod transcript;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crit_agent::redaction::ToolRedactor;
 use crit_agent::{Hooks, McpServer, RunLimits, SpendMeter, SubAgentDef, SubAgentOutcome};
 use crit_core::{Finding, ReviewerOutcome};
 use crit_llm::Backend;
@@ -65,6 +66,9 @@ pub struct PanelEnv {
     /// What the panel has spent: one budget (`max_budget_usd`, `max_tokens`)
     /// for all its reviewers and their sub-agents together.
     pub spend: Arc<SpendMeter>,
+    /// Removes secrets from every reviewer's tool results, and records them
+    /// for the review's info findings (one record for the whole panel).
+    pub redaction: ToolRedactor,
 }
 
 impl std::fmt::Debug for PanelEnv {

@@ -133,7 +133,10 @@ async fn via_loop(
 ) -> Answer {
     let failed = |message: String| Answer::nothing(Ending::Failed(message), model);
     let cx = match ToolContext::new(&env.root, &env.add_dirs) {
-        Ok(cx) => cx.with_cancel(env.cancel.child_token()),
+        Ok(mut cx) => {
+            cx.redaction = env.redaction.clone();
+            cx.with_cancel(env.cancel.child_token())
+        }
         Err(e) => {
             return failed(format!(
                 "cannot use {} as the project root: {e}",

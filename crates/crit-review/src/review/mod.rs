@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
+use crit_agent::redaction::ToolRedactor;
 use crit_agent::{Hooks, HooksConfig};
 use crit_core::redact::Redactor;
 use crit_core::{FailOn, ReviewResult, Verdict};
@@ -59,6 +60,9 @@ pub struct ReviewOptions {
     /// Drop findings outside the change (code reviews only).
     pub filter: Option<FilterMode>,
     pub max_findings: Option<usize>,
+    /// Review only this part of the change (code reviews only); the result
+    /// records it as the `shard` input, for `crit report merge`.
+    pub shard: Option<crit_core::shard::Shard>,
     /// Save the session under `.crit/sessions/` and append the audit line.
     pub log: bool,
     /// The effective configuration, for `session.json` (secrets are removed).
@@ -86,6 +90,7 @@ impl std::fmt::Debug for ReviewOptions {
             .field("limits", &self.limits)
             .field("filter", &self.filter)
             .field("max_findings", &self.max_findings)
+            .field("shard", &self.shard)
             .field("log", &self.log)
             .finish_non_exhaustive()
     }
@@ -101,6 +106,7 @@ impl ReviewOptions {
             limits: Limits::default(),
             filter: None,
             max_findings: None,
+            shard: None,
             log: true,
             config_snapshot: serde_json::Value::Null,
             env: Arc::new(|k| std::env::var(k).ok()),
@@ -174,7 +180,7 @@ async fn run(
         (PromptSource::Template(_), _) => None,
     };
     let mut change = match &scope {
-        Some(s) => Some(compute_blocking(&req.root, s).await?),
+        Some(s) => Some(compute_blocking(&req.root, s, opts.shard).await?),
         None => None,
     };
     let mut removed: Vec<Removed> = change
@@ -250,8 +256,10 @@ async fn run(
                 progress: opts.progress.clone(),
                 cancel: opts.cancel.clone(),
                 spend: Default::default(),
+                redaction: ToolRedactor::new(opts.redactor.clone()),
             };
             let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+            removed.extend(env.redaction.found().iter().map(Removed::from_tool));
             transcript_error = env.transcript.as_ref().and_then(|t| t.error());
             if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first()) {
                 conversation = Some(FollowUp::new(
@@ -267,8 +275,14 @@ async fn run(
     };
     finish.apply(&mut result);
     // crit's own notes: they neither pass nor fail the gate.
+    redaction::dedup(&mut removed);
     result.findings.extend(removed.iter().map(Removed::finding));
     result.inputs = inputs.0.clone();
+    if let (Some(s), Some(_)) = (opts.shard, &change) {
+        result
+            .inputs
+            .insert(crit_core::shard::INPUT_KEY.into(), s.to_string());
+    }
     result.started_at = Some(crit_core::timestamp::rfc3339(
         crit_core::timestamp::unix_secs(now),
     ));
@@ -309,14 +323,18 @@ fn read_context_file(path: &Path) -> Result<String, ReviewError> {
 
 /// git runs synchronously; off the async threads, so other work (a panel
 /// elsewhere in the process, the Ctrl-C listener) is not held up.
-async fn compute_blocking(root: &Path, scope: &Scope) -> Result<Change, scope::ScopeError> {
+async fn compute_blocking(
+    root: &Path,
+    scope: &Scope,
+    shard: Option<crit_core::shard::Shard>,
+) -> Result<Change, scope::ScopeError> {
     let (root, scope) = (root.to_path_buf(), scope.clone());
     let root_for_error = root.clone();
-    match tokio::task::spawn_blocking(move || {
-        scope::compute(&root, &scope, &ScopeOptions::default())
-    })
-    .await
-    {
+    let opts = ScopeOptions {
+        shard,
+        ..ScopeOptions::default()
+    };
+    match tokio::task::spawn_blocking(move || scope::compute(&root, &scope, &opts)).await {
         Ok(r) => r,
         Err(e) => Err(scope::ScopeError::Io {
             path: root_for_error,

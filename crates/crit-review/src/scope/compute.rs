@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::git::Git;
 use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
-use super::{Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, files, untracked};
+use super::{Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, files, shard, untracked};
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
 const SMALL: usize = 64 * 1024;
@@ -23,6 +23,11 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             source,
         });
     }
+    if let (Scope::Survey, Some(s)) = (scope, opts.shard) {
+        return Err(ScopeError::ShardWithoutChange {
+            shard: s.to_string(),
+        });
+    }
     match scope {
         Scope::Survey => Ok(Change {
             description: scope.describe(),
@@ -31,10 +36,11 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             patch: String::new(),
             truncated: false,
             notes: Vec::new(),
+            shard: None,
             kind: Kind::Survey,
             prefix: String::new(),
         }),
-        Scope::Files(globs) => files::select(root, globs, opts),
+        Scope::Files(globs) => files::select(root, globs, opts).map(|c| finish(c, opts)),
         Scope::Diff(rev) => {
             // The enum is public: check here too, not only in `from_options`.
             check_rev(rev, "--diff")?;
@@ -388,14 +394,19 @@ impl Repo {
             truncated: out.overflowed,
             patch: text,
             notes: Vec::new(),
+            shard: None,
             kind: Kind::Diff,
             prefix: self.prefix.clone(),
         })
     }
 }
 
-/// Cuts the patch to the cap, at a file boundary when it can.
+/// Keeps the shard asked for, then cuts the patch to the cap, at a file
+/// boundary when it can.
 fn finish(mut change: Change, opts: &ScopeOptions) -> Change {
+    if let Some(s) = opts.shard {
+        shard::apply(&mut change, s);
+    }
     if change.patch.len() > opts.max_patch_bytes {
         let sections = parse_patch(&change.patch);
         change.patch = cut_patch(&change.patch, &sections, opts.max_patch_bytes);

@@ -101,6 +101,7 @@ pub(super) fn select(
         patch: String::new(),
         truncated: false,
         notes: Vec::new(),
+        shard: None,
         kind: Kind::Files(selector),
         prefix: String::new(),
     })

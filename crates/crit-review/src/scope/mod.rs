@@ -13,6 +13,7 @@ mod filter;
 mod git;
 mod parse;
 pub(crate) mod revision;
+mod shard;
 mod spec;
 mod untracked;
 
@@ -43,6 +44,9 @@ pub struct Change {
     /// What was left out and why (binary or huge untracked files).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// `I/N` when this is one shard of the change (`--shard`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     #[serde(skip)]
     kind: Kind,
     /// Where the project root sits in the repository (`sub/` or empty): git
@@ -112,6 +116,9 @@ pub struct ScopeOptions {
     /// Bytes of one git call's output read at most (hunks past it are not
     /// known, the change is marked truncated). Default 64 MiB.
     pub max_git_output_bytes: usize,
+    /// Review only this part of the change's files (`--shard I/N`), chosen
+    /// before the patch is cut to its cap. Default: the whole change.
+    pub shard: Option<crit_core::shard::Shard>,
 }
 
 impl Default for ScopeOptions {
@@ -121,6 +128,7 @@ impl Default for ScopeOptions {
             timeout: Duration::from_secs(30),
             max_untracked_bytes: 1024 * 1024,
             max_git_output_bytes: 64 * 1024 * 1024,
+            shard: None,
         }
     }
 }
@@ -211,6 +219,11 @@ pub enum ScopeError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "`--shard {shard}` splits a change's files, and a review of the whole project has none; \
+         give --diff, --commit, --uncommitted or --files (or drop --shard)"
+    )]
+    ShardWithoutChange { shard: String },
     #[error("unknown filter mode `{given}`: use added, diff_context, file or nofilter")]
     FilterMode { given: String },
 }

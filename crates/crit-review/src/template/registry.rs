@@ -164,10 +164,11 @@ fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<(Template, String)>, Templ
     paths
         .into_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(&path).map_err(|source| TemplateError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            let text =
+                crit_core::files::read_to_string(&path).map_err(|source| TemplateError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
             parse_template(&text, &path.display().to_string(), origin, Some(&path))
                 .map(|t| (t, text))
         })

@@ -86,14 +86,12 @@ impl Gated {
 }
 
 /// Where a project's rule files are read from.
-// One per project and never in a hot path: the size does not matter.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Source {
     /// The working tree.
     WorkTree,
     /// A commit: the change's base in CI, or `--rules-from REF`.
-    Revision(Base),
+    Revision(Box<Base>),
 }
 
 #[derive(Debug, Clone)]
@@ -184,7 +182,7 @@ impl ProjectRules {
             };
             return Ok(ProjectRules::new(
                 root,
-                Source::Revision(base),
+                Source::Revision(Box::new(base)),
                 Policy::Allow,
                 ci,
             ));
@@ -193,7 +191,7 @@ impl ProjectRules {
             let (source, policy) = match &c.base {
                 None => (Source::WorkTree, Policy::Deny(NO_BASE.into())),
                 Some(b) => match ci::locate(root, c.ci, b) {
-                    Ok(base) => (Source::Revision(base), Policy::Allow),
+                    Ok(base) => (Source::Revision(Box::new(base)), Policy::Allow),
                     Err(why) => (
                         Source::WorkTree,
                         Policy::Deny(format!(
@@ -326,7 +324,7 @@ impl ProjectRules {
         match &self.source {
             Source::WorkTree => {
                 let path = self.root.join(rel);
-                match std::fs::read_to_string(&path) {
+                match crit_core::files::read_to_string(&path) {
                     Ok(text) => Ok(Some(RulesFile {
                         text,
                         label: path.display().to_string(),
@@ -449,7 +447,7 @@ impl ProjectRules {
     /// At a commit, a rules file the change edits is said to be not applied
     /// (once), so the change's author is not surprised.
     fn note_if_changed(&self, base: &Base, rel: &str, at_base: Option<&str>) {
-        let here = std::fs::read_to_string(self.root.join(rel)).ok();
+        let here = crit_core::files::read_to_string(self.root.join(rel)).ok();
         if here.as_deref() == at_base {
             return;
         }

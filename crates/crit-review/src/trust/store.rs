@@ -97,7 +97,7 @@ impl TrustStore {
     }
 
     fn read(&self) -> Result<StoreFile, TrustError> {
-        let text = match std::fs::read_to_string(&self.path) {
+        let text = match crit_core::files::read_to_string(&self.path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(StoreFile {

@@ -32,6 +32,13 @@ pub fn survey(root: &Path) -> Survey {
     if let Err(e) = Registry::load_with(&TemplateDirs::default(), &rules) {
         unreadable.push(e.to_string());
     }
+    let prompt_review = crate::prompt::config::ConfigPaths {
+        plugin_user: None,
+        crit_user: None,
+    };
+    if let Err(e) = crate::prompt::config::load(&prompt_review, &rules, &|_| None) {
+        unreadable.push(e.to_string());
+    }
     match RunConfig::find_with(&rules) {
         Ok(Some(rel)) => {
             // Any variable "is set": the question is whether to read it, not its value.

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::{Arg, ArgAction, ArgMatches};
+use crit_core::shard::Shard;
 use crit_review::scope::FilterMode;
 use crit_review::template::{Builder, PromptSource, Template};
 
@@ -16,6 +17,7 @@ const UNCOMMITTED: &str = "uncommitted";
 const CONTEXT: &str = "context";
 const FILTER: &str = "filter";
 const MAX_FINDINGS: &str = "max-findings";
+const SHARD: &str = "shard";
 
 /// Whether `template` reviews code (the built-in `code` builder).
 pub fn is_code(template: &Template) -> bool {
@@ -62,6 +64,14 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
             .help("Report at most N findings, the most severe first")
             .help_heading(heading),
     )
+    .arg(
+        Arg::new(SHARD)
+            .long(SHARD)
+            .value_name("I/N")
+            .value_parser(|s: &str| s.parse::<Shard>())
+            .help("Review the I-th of N parts of the change's files (balanced by diff size, the same split on every run); `crit report merge` folds the N results")
+            .help_heading(heading),
+    )
 }
 
 /// What the code flags asked for.
@@ -72,6 +82,7 @@ pub struct CodeFlags {
     pub context: Option<PathBuf>,
     pub filter: Option<FilterMode>,
     pub max_findings: Option<usize>,
+    pub shard: Option<Shard>,
 }
 
 impl CodeFlags {
@@ -95,6 +106,7 @@ impl CodeFlags {
             context: m.get_one::<String>(CONTEXT).map(PathBuf::from),
             filter,
             max_findings: m.get_one::<usize>(MAX_FINDINGS).copied(),
+            shard: m.get_one::<Shard>(SHARD).copied(),
         })
     }
 }

@@ -78,6 +78,7 @@ pub fn run_review(
     opts.limits = limits(&common, &config);
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
+    opts.shard = code.shard;
     opts.log = !common.no_log;
     opts.rules = Some(rules);
     opts.config_snapshot = serde_json::to_value(selection.rows()).unwrap_or_default();
@@ -156,16 +157,12 @@ fn run_command(
             "the command reviewer takes --diff RANGE or --commit SHA; --uncommitted and --files need `reviewer: agent`"
         )));
     }
-    // The command reviewer applies the working tree's suppressions itself:
-    // it runs only when those are exactly what the project's rules allow.
-    let allowed = Suppressions::load_with(rules).map_err(CliError::usage)?;
-    let read = Suppressions::load(root).map_err(CliError::usage)?;
-    if allowed.entries() != read.entries() {
-        return Err(CliError::could_not_run(anyhow!(
-            "not running the command reviewer: it applies {} as the working tree has it, and this project's rules do not allow all of its entries (see the warnings above); `crit trust` allows them",
-            crit_review::suppress::SUPPRESSIONS_FILE
+    if code.shard.is_some() {
+        return Err(CliError::usage(anyhow!(
+            "the command reviewer reviews the whole range; --shard needs `reviewer: agent`"
         )));
     }
+    let suppressions = Suppressions::load_with(rules).map_err(CliError::usage)?;
     let argv = config
         .command
         .as_ref()
@@ -185,6 +182,7 @@ fn run_command(
     let mut result = runner::block_on(&stop, |cancel| {
         let reviewer = CommandReviewer::new(argv, root.to_path_buf())
             .with_noise_controls(code.filter, code.max_findings, fail_on)
+            .with_suppressions(suppressions)
             .with_cancel(cancel);
         async move { reviewer.review(&req).await }
     })?;

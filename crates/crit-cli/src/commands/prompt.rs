@@ -1,0 +1,371 @@
+//! `crit prompt`: review a prompt before an agent runs it.
+//!
+//! One prompt: the review block and the diff go to stderr, the question
+//! `Proceed with the refined prompt? (yes / no / edit)` is asked at a terminal,
+//! and the chosen prompt goes to stdout (`crit prompt "…" | claude -p`). With
+//! `--json` or `--format markdown` the report goes to stdout instead.
+//!
+//! Several prompts (`--file 'prompts/**/*.md'`), a gate (`--fail-on`,
+//! `--exit-code`) or `--format sarif|rdjson`: every prompt is reviewed, several
+//! at once, and the findings are one result for the gate.
+
+mod approve;
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use anyhow::anyhow;
+use crit_core::FailOn;
+use crit_llm::Env;
+use crit_review::prompt::config::{self as prompt_config, ConfigPaths, LoadedConfig};
+use crit_review::prompt::render::{self, BlockStyle};
+use crit_review::prompt::{
+    Decision, PromptOptions, PromptRequest, PromptReview, audit, backend as prompt_backend, gate,
+    run,
+};
+
+use crate::backend;
+use crate::cli::{ColorArg, CommonArgs, FormatArg, PromptArgs};
+use crate::exit::{CliError, Code};
+use crate::progress::StderrProgress;
+use crate::runner;
+
+/// What was asked for on the command line, read.
+struct Inputs {
+    /// (text, file it came from)
+    prompts: Vec<(String, Option<String>)>,
+}
+
+pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
+    runner::init_logging(common);
+    let env = Env::from_process();
+    let lookup = |k: &str| env.get(k).map(str::to_string);
+    let cwd = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let cwd = cwd
+        .canonicalize()
+        .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
+    let rules = backend::rules(common, &env)?;
+    let root = rules.canonical_root().to_path_buf();
+    let inputs = inputs(args, &cwd)?;
+    let mut loaded = prompt_config::load(&ConfigPaths::standard(&lookup), &rules, &lookup)
+        .map_err(CliError::usage)?;
+    if let Some(secs) = common.timeout {
+        loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
+    }
+    let gate_mode = inputs.prompts.len() > 1
+        || common.fail_on.is_some()
+        || common.exit_code
+        || matches!(common.format, Some(FormatArg::Sarif | FormatArg::Rdjson));
+    let quiet = common.quiet;
+    for w in &loaded.warnings {
+        if !quiet {
+            eprintln!("crit: {w}");
+        }
+    }
+    let requests: Vec<PromptRequest> = inputs
+        .prompts
+        .iter()
+        .map(|(text, source)| PromptRequest {
+            prompt: text.clone(),
+            root: root.clone(),
+            cwd: cwd.clone(),
+            trigger: "cli".into(),
+            source: source.clone(),
+        })
+        .collect();
+    if !loaded.enabled {
+        return kill_switch(common, &requests, gate_mode);
+    }
+    let opts = options(
+        common,
+        args,
+        &env,
+        &loaded,
+        &backend::load_config(&env, &rules)?,
+    )?;
+    let log = !common.no_log && loaded.config.budget.log_costs;
+    let stop = runner::Stop::new();
+    if gate_mode {
+        let reviews = runner::block_on(&stop, |cancel| {
+            let mut opts = opts.clone();
+            opts.cancel = cancel;
+            let requests = requests.clone();
+            let jobs = args.jobs;
+            async move { gate::review_many(&requests, &opts, jobs).await }
+        })?;
+        return finish_gate(common, reviews, log, &lookup, &stop);
+    }
+    let Some(request) = requests.into_iter().next() else {
+        return Err(CliError::usage(anyhow!("no prompt to review")));
+    };
+    let review = runner::block_on(&stop, |cancel| {
+        let mut opts = opts.clone();
+        opts.cancel = cancel;
+        async move { run::review(&request, &opts).await }
+    })?;
+    // Stopped by a signal: nothing is chosen for anyone.
+    if let Some(signal) = stop.signal() {
+        return Ok(signal.code());
+    }
+    finish_one(common, args, review, log, &lookup)
+}
+
+/// The prompts: TEXT words joined (or stdin for `-`), then every `--file`.
+fn inputs(args: &PromptArgs, cwd: &Path) -> Result<Inputs, CliError> {
+    let mut prompts = Vec::new();
+    if args.text.len() == 1 && args.text[0] == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| CliError::usage(anyhow!("reading the prompt from stdin: {e}")))?;
+        prompts.push((s, None));
+    } else if !args.text.is_empty() {
+        prompts.push((args.text.join(" "), None));
+    }
+    if !args.files.is_empty() {
+        let files = gate::expand(cwd, &args.files).map_err(|e| CliError::usage(anyhow!(e)))?;
+        prompts.extend(files.into_iter().map(|f| (f.text, Some(f.path))));
+    }
+    if prompts.is_empty() {
+        return Err(CliError::usage(anyhow!(
+            "give a prompt to review: crit prompt \"optimize the settings page\", `-` for stdin, or --file FILE"
+        )));
+    }
+    if let Some((_, source)) = prompts.iter().find(|(t, _)| t.trim().is_empty()) {
+        return Err(CliError::usage(anyhow!(
+            "{} is empty: there is nothing to review",
+            source.as_deref().unwrap_or("the prompt")
+        )));
+    }
+    Ok(Inputs { prompts })
+}
+
+/// The backend (or why there is none: the review then fails open), models, cache.
+fn options(
+    common: &CommonArgs,
+    args: &PromptArgs,
+    env: &Env,
+    loaded: &LoadedConfig,
+    crit_config: &crit_review::config::Config,
+) -> Result<PromptOptions, CliError> {
+    let explicit = backend::explicit(common)?;
+    let mut opts = prompt_backend::options(&explicit, crit_config, loaded, env, !args.no_cache);
+    if common.verbose > 0 && !common.quiet {
+        opts.progress = Some(Arc::new(StderrProgress::new()));
+    }
+    Ok(opts)
+}
+
+/// `PROMPT_REVIEW_ENABLED=false`: nothing is reviewed, the prompt passes.
+fn kill_switch(
+    common: &CommonArgs,
+    requests: &[PromptRequest],
+    gate_mode: bool,
+) -> Result<Code, CliError> {
+    let why = "prompt review is off (PROMPT_REVIEW_ENABLED=false)";
+    if !common.quiet {
+        eprintln!("crit: {why}; the prompt passes unreviewed");
+    }
+    if gate_mode {
+        return Ok(Code::Ok);
+    }
+    let review = match requests.first() {
+        Some(r) => run::disabled(r, why),
+        None => return Ok(Code::Ok),
+    };
+    let text = match output_format(common) {
+        OutFormat::Json => pretty(&review)?,
+        OutFormat::Markdown => render::markdown(&review),
+        OutFormat::Prompt => with_newline(&review.original),
+    };
+    write_out(common, &text)?;
+    Ok(Code::Ok)
+}
+
+enum OutFormat {
+    /// The chosen prompt on stdout, the block on stderr.
+    Prompt,
+    Json,
+    Markdown,
+}
+
+fn output_format(common: &CommonArgs) -> OutFormat {
+    let output_json = common
+        .output
+        .as_deref()
+        .is_some_and(|o| o.first().is_some_and(|m| m == "json" || m == "file"));
+    if common.json || output_json || common.format == Some(FormatArg::Json) {
+        OutFormat::Json
+    } else if common.format == Some(FormatArg::Markdown) {
+        OutFormat::Markdown
+    } else {
+        OutFormat::Prompt
+    }
+}
+
+fn finish_one(
+    common: &CommonArgs,
+    args: &PromptArgs,
+    mut review: PromptReview,
+    log: bool,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<Code, CliError> {
+    let format = output_format(common);
+    let color = stderr_color(common);
+    match format {
+        OutFormat::Json | OutFormat::Markdown => {
+            review.decide(args.yes.then_some(Decision::Approve));
+            let text = match format {
+                OutFormat::Json => pretty(&review)?,
+                _ => render::markdown(&review),
+            };
+            write_out(common, &text)?;
+        }
+        OutFormat::Prompt => {
+            if !common.quiet {
+                let style = BlockStyle {
+                    width: block_width(lookup),
+                    color,
+                };
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(render::block(&review, &style).as_bytes());
+                if !review.diff.is_empty() {
+                    let _ = err.write_all(render::colored_diff(&review.diff, color).as_bytes());
+                }
+            }
+            let decision = if !review.needs_decision() {
+                None
+            } else if args.yes {
+                Some(Decision::Approve)
+            } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+                Some(approve::ask(&review.refined))
+            } else {
+                if !common.quiet {
+                    eprintln!(
+                        "crit: not at a terminal, so no one to ask: the original prompt proceeds (pass --yes to take the refined one)"
+                    );
+                }
+                None
+            };
+            review.decide(decision);
+            let chosen = review
+                .chosen
+                .clone()
+                .unwrap_or_else(|| review.original.clone());
+            write_out(common, &with_newline(&chosen))?;
+        }
+    }
+    if log {
+        append_audit(&review, lookup);
+    }
+    Ok(Code::Ok)
+}
+
+fn finish_gate(
+    common: &CommonArgs,
+    mut reviews: Vec<PromptReview>,
+    log: bool,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    stop: &runner::Stop,
+) -> Result<Code, CliError> {
+    for r in &mut reviews {
+        r.decide(None);
+        if !common.quiet {
+            let worst = r
+                .severity_max()
+                .map_or(String::new(), |s| format!(", worst {s}"));
+            eprintln!(
+                "{}: {} finding{}{worst}, {} change{} proposed{}",
+                r.source.as_deref().unwrap_or("<prompt>"),
+                r.findings.len(),
+                if r.findings.len() == 1 { "" } else { "s" },
+                r.changes.len(),
+                if r.changes.len() == 1 { "" } else { "s" },
+                r.warnings
+                    .iter()
+                    .map(|w| format!("; {w}"))
+                    .collect::<String>()
+            );
+        }
+        if log {
+            append_audit(r, lookup);
+        }
+    }
+    let fail_on = match common.fail_on {
+        Some(_) => {
+            crate::output::effective_fail_on(common, &crit_review::config::Config::default())?
+        }
+        None => FailOn::default(),
+    };
+    let result = gate::to_result(&reviews, fail_on);
+    runner::finish(common, result, stop)
+}
+
+fn append_audit(review: &PromptReview, lookup: &dyn Fn(&str) -> Option<String>) {
+    let Some(dir) = audit::dir(lookup) else {
+        tracing::warn!("prompt review audit log: set XDG_STATE_HOME or HOME");
+        return;
+    };
+    if let Err(e) = audit::append(&dir, review, SystemTime::now()) {
+        tracing::warn!("prompt review audit log {}: {e}", dir.display());
+    }
+}
+
+fn pretty(review: &PromptReview) -> Result<String, CliError> {
+    serde_json::to_string_pretty(review)
+        .map(|s| s + "\n")
+        .map_err(|e| CliError::could_not_run(anyhow!("writing the review as JSON: {e}")))
+}
+
+fn with_newline(text: &str) -> String {
+    if text.ends_with('\n') {
+        text.to_string()
+    } else {
+        format!("{text}\n")
+    }
+}
+
+/// To `--out PATH` (or the plugin's `--output file PATH`), else stdout.
+fn write_out(common: &CommonArgs, text: &str) -> Result<(), CliError> {
+    let dest = common
+        .out
+        .clone()
+        .or_else(|| match common.output.as_deref() {
+            Some([mode, path]) if mode == "file" => Some(PathBuf::from(path)),
+            _ => None,
+        });
+    if let Some(path) = dest {
+        return std::fs::write(&path, text)
+            .map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display())));
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::could_not_run(anyhow!("writing to stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Colours on stderr, where the block goes.
+fn stderr_color(common: &CommonArgs) -> bool {
+    match common.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+            !no_color && !dumb && std::io::stderr().is_terminal()
+        }
+    }
+}
+
+/// `COLUMNS` when set, else 72; between 40 and 100.
+fn block_width(lookup: &dyn Fn(&str) -> Option<String>) -> usize {
+    lookup("COLUMNS")
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .unwrap_or(72)
+        .clamp(40, 100)
+}

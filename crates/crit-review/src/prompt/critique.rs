@@ -1,0 +1,323 @@
+//! What a prompt reviewer answers: the prompt-review plugin's critique, field for
+//! field, with its JSON Schema (one per reviewer, so the role, the edit operations
+//! and the severities it may use are enforced by structured output) and the check
+//! that turns an answer into a [`Critique`] or says why it is malformed.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// How bad a finding is, in the plugin's four words. Ordered most severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Blocker,
+    Major,
+    Minor,
+    Nit,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 4] = [
+        Severity::Blocker,
+        Severity::Major,
+        Severity::Minor,
+        Severity::Nit,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Blocker => "blocker",
+            Severity::Major => "major",
+            Severity::Minor => "minor",
+            Severity::Nit => "nit",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Severity> {
+        Severity::ALL
+            .into_iter()
+            .find(|s| s.as_str().eq_ignore_ascii_case(word.trim()))
+    }
+
+    /// crit's one scale (blocker → P0 … nit → P3), through `crit_core::scale`.
+    pub fn to_crit(self) -> crit_core::Severity {
+        crit_core::scale::seed002_severity(self.as_str()).unwrap_or(crit_core::Severity::P3)
+    }
+
+    /// The word for a crit severity (`P1` → `major`), for `--fail-on major`.
+    pub fn from_crit(s: crit_core::Severity) -> Severity {
+        Severity::parse(crit_core::scale::seed002_word(s)).unwrap_or(Severity::Nit)
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The bounded set of edits a reviewer may propose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum OpKind {
+    AddConstraint,
+    RemoveConstraint,
+    RefactorStructure,
+    ReplaceVague,
+    AddContext,
+    AddGuardrail,
+    AddAcceptanceCriteria,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 7] = [
+        OpKind::AddConstraint,
+        OpKind::RemoveConstraint,
+        OpKind::RefactorStructure,
+        OpKind::ReplaceVague,
+        OpKind::AddContext,
+        OpKind::AddGuardrail,
+        OpKind::AddAcceptanceCriteria,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpKind::AddConstraint => "AddConstraint",
+            OpKind::RemoveConstraint => "RemoveConstraint",
+            OpKind::RefactorStructure => "RefactorStructure",
+            OpKind::ReplaceVague => "ReplaceVague",
+            OpKind::AddContext => "AddContext",
+            OpKind::AddGuardrail => "AddGuardrail",
+            OpKind::AddAcceptanceCriteria => "AddAcceptanceCriteria",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<OpKind> {
+        OpKind::ALL.into_iter().find(|o| o.as_str() == word.trim())
+    }
+
+    /// Ops that add text (as opposed to replacing or removing it).
+    pub fn adds(self) -> bool {
+        !matches!(self, OpKind::RemoveConstraint | OpKind::ReplaceVague)
+    }
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The part of the prompt an op is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    Constraints,
+    Context,
+    Output,
+    Structure,
+    Examples,
+}
+
+impl Target {
+    pub const ALL: [Target; 5] = [
+        Target::Constraints,
+        Target::Context,
+        Target::Output,
+        Target::Structure,
+        Target::Examples,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::Constraints => "constraints",
+            Target::Context => "context",
+            Target::Output => "output",
+            Target::Structure => "structure",
+            Target::Examples => "examples",
+        }
+    }
+}
+
+/// One proposed edit.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Op {
+    pub op: OpKind,
+    pub target: Target,
+    /// The text to add, the replacement, or the constraint to remove.
+    pub value: String,
+}
+
+/// One problem a reviewer found in the prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    /// The reviewer's own id (`SEC-001`); unique within its critique only.
+    pub id: String,
+    pub severity: Severity,
+    pub confidence: f64,
+    pub issue: String,
+    /// What in the prompt caused it (for `ReplaceVague`, the text to replace).
+    pub evidence: String,
+    pub suggested_ops: Vec<Op>,
+}
+
+/// One reviewer's whole answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Critique {
+    pub reviewer_role: String,
+    pub severity_max: Severity,
+    pub confidence: f64,
+    pub findings: Vec<Finding>,
+    pub no_issues: bool,
+}
+
+impl Critique {
+    /// A critique with nothing to say.
+    pub fn no_issues(reviewer: &str) -> Critique {
+        Critique {
+            reviewer_role: reviewer.to_string(),
+            severity_max: Severity::Nit,
+            confidence: 1.0,
+            findings: Vec::new(),
+            no_issues: true,
+        }
+    }
+
+    /// The most severe finding's severity (the declared `severity_max` is not trusted).
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).min()
+    }
+}
+
+/// What one reviewer may say: its name, the ops and severities it may use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rules {
+    pub reviewer: String,
+    pub ops: Vec<OpKind>,
+    pub severities: Vec<Severity>,
+}
+
+/// Findings per critique, and characters per text field: enough for any real
+/// review, and a bound on what a runaway answer can put into a prompt.
+pub const MAX_FINDINGS: usize = 20;
+pub const MAX_OPS: usize = 5;
+pub const MAX_VALUE_CHARS: usize = 2_000;
+
+/// The JSON Schema of `rules.reviewer`'s critique. No `$schema` key: the Claude
+/// Code CLI refuses draft 2020-12's, and every backend understands the rest.
+pub fn schema(rules: &Rules) -> Value {
+    let words = |v: &[Severity]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>();
+    let text = |max: usize| json!({"type": "string", "maxLength": max});
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["reviewer_role", "severity_max", "confidence", "findings", "no_issues"],
+        "properties": {
+            "reviewer_role": {"type": "string", "enum": [rules.reviewer]},
+            "severity_max": {"type": "string", "enum": words(&Severity::ALL)},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "findings": {
+                "type": "array",
+                "maxItems": MAX_FINDINGS,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["id", "severity", "confidence", "issue", "evidence", "suggested_ops"],
+                    "properties": {
+                        "id": text(40),
+                        "severity": {"type": "string", "enum": words(&rules.severities)},
+                        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                        "issue": text(MAX_VALUE_CHARS),
+                        "evidence": text(MAX_VALUE_CHARS),
+                        "suggested_ops": {
+                            "type": "array",
+                            "maxItems": MAX_OPS,
+                            "items": {
+                                "type": "object",
+                                "additionalProperties": false,
+                                "required": ["op", "target", "value"],
+                                "properties": {
+                                    "op": {"type": "string", "enum": rules.ops.iter().map(|o| o.as_str()).collect::<Vec<_>>()},
+                                    "target": {"type": "string", "enum": Target::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>()},
+                                    "value": {"type": "string", "minLength": 1, "maxLength": MAX_VALUE_CHARS}
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+            "no_issues": {"type": "boolean"}
+        }
+    })
+}
+
+/// Reads an answer as `rules.reviewer`'s critique: valid against its schema, its
+/// own role, and not claiming `no_issues` while listing findings. Anything else
+/// is malformed, with the reasons (one per line).
+pub fn check(answer: &Value, rules: &Rules) -> Result<Critique, String> {
+    let validator = crit_agent::StructuredOutput::new(schema(rules)).map_err(|e| e.to_string())?;
+    validator.validate(answer)?;
+    let critique: Critique =
+        serde_json::from_value(answer.clone()).map_err(|e| format!("not a critique: {e}"))?;
+    if critique.no_issues && !critique.findings.is_empty() {
+        return Err(format!(
+            "says no_issues but lists {} finding(s)",
+            critique.findings.len()
+        ));
+    }
+    Ok(critique)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> Rules {
+        Rules {
+            reviewer: "security".into(),
+            ops: vec![OpKind::AddGuardrail, OpKind::AddConstraint],
+            severities: vec![Severity::Blocker, Severity::Major],
+        }
+    }
+
+    #[test]
+    fn words_round_trip_and_map_onto_crit() {
+        for s in Severity::ALL {
+            assert_eq!(Severity::parse(s.as_str()), Some(s));
+            assert_eq!(Severity::from_crit(s.to_crit()), s);
+        }
+        assert_eq!(Severity::Blocker.to_crit(), crit_core::Severity::P0);
+        assert_eq!(Severity::Nit.to_crit(), crit_core::Severity::P3);
+        for o in OpKind::ALL {
+            assert_eq!(OpKind::parse(o.as_str()), Some(o));
+        }
+        assert!(Severity::Blocker < Severity::Nit);
+    }
+
+    #[test]
+    fn schema_is_per_reviewer() {
+        let s = schema(&rules());
+        assert_eq!(
+            s["properties"]["reviewer_role"]["enum"],
+            json!(["security"])
+        );
+        let f = &s["properties"]["findings"]["items"]["properties"];
+        assert_eq!(f["severity"]["enum"], json!(["blocker", "major"]));
+        assert_eq!(
+            f["suggested_ops"]["items"]["properties"]["op"]["enum"],
+            json!(["AddGuardrail", "AddConstraint"])
+        );
+        assert!(s.get("$schema").is_none());
+    }
+
+    #[test]
+    fn no_issues_with_findings_is_malformed() {
+        let v = json!({"reviewer_role":"security","severity_max":"major","confidence":0.9,"no_issues":true,
+            "findings":[{"id":"SEC-1","severity":"major","confidence":0.9,"issue":"i","evidence":"e","suggested_ops":[]}]});
+        assert!(check(&v, &rules()).unwrap_err().contains("no_issues"));
+    }
+}
