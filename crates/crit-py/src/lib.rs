@@ -12,6 +12,7 @@ mod code;
 mod errors;
 mod hooks;
 mod project;
+mod prompt;
 mod reviews;
 mod run;
 
@@ -26,6 +27,8 @@ fn _crit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reviews::review_template_sync, m)?)?;
     m.add_function(wrap_pyfunction!(reviews::review_plan, m)?)?;
     m.add_function(wrap_pyfunction!(reviews::review_plan_sync, m)?)?;
+    m.add_function(wrap_pyfunction!(prompt::review_prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(prompt::review_prompt_sync, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

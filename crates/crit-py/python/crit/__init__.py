@@ -10,7 +10,7 @@ In-process API (the review runs in Rust, without the GIL)::
     result.passed, result.verdict, result.findings, result.to_json()
 
 Also: ``AgentReviewer`` / ``CommandReviewer`` (mala's ``CodeReviewer``
-protocol), ``review_template``, ``review_plan``; Reldo's facade in
+protocol), ``review_template``, ``review_plan``, ``review_prompt``; Reldo's facade in
 ``crit.compat.reldo``. The ``crit`` command comes with the package.
 """
 
@@ -38,11 +38,14 @@ from crit.result import (
     Dismissed,
     Finding,
     Location,
+    PromptReview,
     ReviewerOutcome,
     ReviewResult,
     Usage,
 )
 from crit.reviews import (
+    review_prompt,
+    review_prompt_sync,
     review_plan,
     review_plan_sync,
     review_template,
@@ -66,6 +69,7 @@ __all__ = [
     "McpError",
     "NoBackendError",
     "PlanError",
+    "PromptReview",
     "ReviewIssue",
     "ReviewResult",
     "ReviewerOutcome",
@@ -76,6 +80,8 @@ __all__ = [
     "code_reviewer",
     "review_plan",
     "review_plan_sync",
+    "review_prompt",
+    "review_prompt_sync",
     "review_template",
     "review_template_sync",
 ]

@@ -102,3 +102,17 @@ def review_template_sync(
 ) -> str: ...
 def review_plan(path: str, answers: Dict[str, str], panel: bool = True) -> Awaitable[str]: ...
 def review_plan_sync(path: str, answers: Dict[str, str], panel: bool = True) -> str: ...
+def review_prompt(
+    text: str,
+    cwd: Optional[str] = None,
+    model: Optional[str] = None,
+    cache: bool = True,
+    log: bool = True,
+) -> Awaitable[str]: ...
+def review_prompt_sync(
+    text: str,
+    cwd: Optional[str] = None,
+    model: Optional[str] = None,
+    cache: bool = True,
+    log: bool = True,
+) -> str: ...

@@ -15,6 +15,7 @@ __all__ = [
     "Dismissed",
     "Finding",
     "Location",
+    "PromptReview",
     "ReviewResult",
     "ReviewerOutcome",
     "Usage",
@@ -160,6 +161,42 @@ class ReviewerOutcome:
 
 
 @dataclass
+class PromptReview:
+    """What a prompt review did to the prompt: the refined prompt and the
+    diff. ``chosen`` is the prompt that goes on when there was nothing to
+    decide (no changes, or the original when the review failed open); it is
+    ``None`` when the review refined the prompt and the caller decides
+    between ``original`` and ``refined``. ``status``: ``refined``, ``no_changes``,
+    ``failed_open`` (the review could not run; the original goes on),
+    ``editor_failed`` or ``disabled``. ``raw`` is crit's whole record of it
+    (critiques, applied and dropped edits, each reviewer)."""
+
+    original: str
+    refined: str
+    chosen: Optional[str]
+    status: str
+    outcome: str
+    diff: str = ""
+    warnings: List[str] = field(default_factory=list)
+    cached: bool = False
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, d: Dict[str, Any]) -> "PromptReview":
+        return cls(
+            original=d.get("original", ""),
+            refined=d.get("refined", ""),
+            chosen=d.get("chosen"),
+            status=str(d.get("status", "")),
+            outcome=str(d.get("outcome", "")),
+            diff=d.get("diff", ""),
+            warnings=list(d.get("warnings", [])),
+            cached=bool(d.get("cached", False)),
+            raw=d,
+        )
+
+
+@dataclass
 class ReviewResult:
     """One review's result: the verdict, the findings, how each reviewer did,
     usage and cost. ``passed`` is never true for ``UNKNOWN``, ``ERROR`` or
@@ -185,6 +222,8 @@ class ReviewResult:
     started_at: Optional[str] = None
     structured_output: Optional[Any] = None
     schema_version: int = 1
+    prompt: Optional[PromptReview] = None
+    """Set by ``review_prompt``: what the review did to the prompt."""
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod

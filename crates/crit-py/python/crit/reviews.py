@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Mapping, Optional, Union
 
 from crit import _crit
-from crit.result import ReviewResult
+from crit.result import PromptReview, ReviewResult
 
 __all__ = [
+    "review_prompt",
+    "review_prompt_sync",
     "review_plan",
     "review_plan_sync",
     "review_template",
@@ -86,3 +89,45 @@ def review_plan_sync(
     """``review_plan``, blocking; Ctrl-C stops it."""
     raw = _crit.review_plan_sync(os.fspath(path), dict(answers or {}), panel)
     return ReviewResult.from_json(raw)
+
+
+def _prompt_result(raw: str) -> ReviewResult:
+    both = json.loads(raw)
+    result = ReviewResult.from_dict(both["result"])
+    result.prompt = PromptReview.from_dict(both["review"])
+    return result
+
+
+async def review_prompt(
+    text: str,
+    *,
+    cwd: Optional[PathArg] = None,
+    model: Optional[str] = None,
+    cache: bool = True,
+    log: bool = True,
+) -> ReviewResult:
+    """Reviews a prompt before an agent runs it, as the prompt-review plugin
+    does: specialist reviewers critique it in parallel and a deterministic
+    editor merges their edits. ``result.findings`` are the critiques on
+    crit's scale, ``result.prompt.refined`` the refined prompt and
+    ``result.prompt.diff`` the change. It fails open, loudly: a review that
+    cannot run has ``verdict == "ERROR"``, says why in ``parse_error`` and
+    ``result.prompt.warnings``, and its ``prompt.chosen`` is the original.
+    A refined prompt is the caller's to accept: ``prompt.chosen`` is then
+    ``None``.
+    ``cache=False`` skips the cache of earlier reviews; ``log=False`` writes
+    no audit line."""
+    raw = await _crit.review_prompt(text, _path(cwd), model, cache, log)
+    return _prompt_result(raw)
+
+
+def review_prompt_sync(
+    text: str,
+    *,
+    cwd: Optional[PathArg] = None,
+    model: Optional[str] = None,
+    cache: bool = True,
+    log: bool = True,
+) -> ReviewResult:
+    """``review_prompt``, blocking; Ctrl-C stops it."""
+    return _prompt_result(_crit.review_prompt_sync(text, _path(cwd), model, cache, log))
