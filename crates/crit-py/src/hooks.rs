@@ -3,9 +3,9 @@
 //! the hook as Reldo and the Claude Agent SDK do (`input_data, tool_use_id,
 //! context`), and returns its answer as JSON, or an awaitable of it for an
 //! `async def` hook. Here the adapter is called without holding up the
-//! review's runtime, an awaitable runs on the caller's event loop (or, from a
-//! blocking call, on a loop of its own), and the answer is read with Claude
-//! Code's semantics.
+//! review's runtime: on the caller's event loop for an awaited review, on a
+//! thread of its own (and an `async def` hook on a loop of its own) for a
+//! blocking one; the answer is read with Claude Code's semantics.
 
 use std::sync::Arc;
 
@@ -93,17 +93,25 @@ impl PyHook {
         // blocking thread, never on one of the review's runtime threads.
         let called = tokio::task::spawn_blocking(move || {
             Python::attach(|py| -> PyResult<Called> {
-                let out = spec.adapter.bind(py).call1((json,))?;
-                if let Ok(s) = out.extract::<String>() {
-                    return Ok(Called::Answer(s));
-                }
                 match locals {
-                    Some(l) => Ok(Called::Pending(Box::pin(
-                        pyo3_async_runtimes::into_future_with_locals(&l, out)?,
-                    ))),
-                    // A blocking review has no running loop: the hook's
-                    // coroutine gets one of its own, on this thread.
+                    // An awaited review: the hook runs on the caller's event
+                    // loop, as the Claude Agent SDK runs hooks.
+                    Some(l) => {
+                        let on_loop = py
+                            .import("crit.hooks")?
+                            .getattr("_on_loop")?
+                            .call1((spec.adapter.bind(py), json))?;
+                        Ok(Called::Pending(Box::pin(
+                            pyo3_async_runtimes::into_future_with_locals(&l, on_loop)?,
+                        )))
+                    }
+                    // A blocking review has no running loop: the hook runs on
+                    // this thread, an `async def` hook on a loop of its own.
                     None => {
+                        let out = spec.adapter.bind(py).call1((json,))?;
+                        if let Ok(s) = out.extract::<String>() {
+                            return Ok(Called::Answer(s));
+                        }
                         let r = py.import("asyncio")?.call_method1("run", (out,))?;
                         Ok(Called::Answer(r.extract()?))
                     }

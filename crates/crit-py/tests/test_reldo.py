@@ -295,6 +295,8 @@ def test_fr9_hooks_rewrite_input_and_add_a_system_message(server, project: Path)
 
     def redirect(input_data, tool_use_id, context):  # a plain function works too
         seen.append((tool_use_id, context["session_id"], context["cwd"]))
+        # Called on the event loop of the awaiting code, as the SDK calls hooks.
+        assert asyncio.get_running_loop() is loop
         return {"hookSpecificOutput": {"updatedInput": {"file_path": "app/Models/Safe.php"}}}
 
     async def remind(input_data, tool_use_id, context):
@@ -307,7 +309,14 @@ def test_fr9_hooks_rewrite_input_and_add_a_system_message(server, project: Path)
             "PostToolUse": [HookMatcher(matcher="Read|Grep", hooks=[remind])],
         },
     )
-    asyncio.run(reldo.review(prompt="Review app/Models/User.php"))
+    loop = None
+
+    async def main():
+        nonlocal loop
+        loop = asyncio.get_running_loop()
+        return await reldo.review(prompt="Review app/Models/User.php")
+
+    asyncio.run(main())
     sent = user_text(server.requests()[1])
     assert "SAFE-CONTENT" in sent and "public $password" not in sent
     assert "Remember the style guide" in sent

@@ -18,6 +18,8 @@ A hook is ``fn(input_data, tool_use_id, context)``, plain or ``async def``.
   T}}``: ``T`` is added for the model to read;
 - ``{"continue": False, "stopReason": R}``: end the review.
 
+In an awaited review hooks run on the caller's event loop (a plain function
+there should not block for long); in a blocking one, on a thread of crit's.
 A hook that raises is reported and the review goes on as if it had said
 nothing (as a failing command hook does). crit's own confinement of the
 reviewer's tools holds whatever a hook allows.
@@ -83,6 +85,14 @@ def _adapter(fn: HookCallback) -> Callable[[str], Any]:
         return _dump(out)
 
     return call
+
+
+async def _on_loop(adapter: Callable[[str], Any], input_json: str) -> str:
+    """An awaited review runs its hooks on the caller's event loop."""
+    out = adapter(input_json)
+    if not isinstance(out, str):
+        out = await out
+    return out
 
 
 def _specs(hooks: HooksArg) -> List[Tuple[str, str, Any, str]]:
