@@ -45,10 +45,11 @@ where
     Fut: Future<Output = Answer> + Send + 'static,
 {
     let (token, task) = spawn(start);
+    // Dropped without finishing when the Python side cancels (or never
+    // awaits): the review task then winds down on its own, not aborted
+    // mid-write.
+    let guard = token.drop_guard();
     pyo3_async_runtimes::tokio::future_into_py(py, async move {
-        // Dropped without finishing when the Python side cancels: the review
-        // task then winds down on its own (it is not aborted mid-write).
-        let guard = token.drop_guard();
         let out = task.await;
         guard.disarm();
         joined(out)
