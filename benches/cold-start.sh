@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Cold start of `crit --version` and `crit review list` (budget: < 10 ms, < 15 MB;
-# DESIGN.md §7), and re-rendering a saved result as SARIF.
+# Cold start of `crit --version` and `crit review list` (budget: < 10 ms, < 15 MB; see
+# CONTRIBUTING.md), and re-rendering a saved result as SARIF.
 # Needs hyperfine (apt-get install hyperfine). Usage: benches/cold-start.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

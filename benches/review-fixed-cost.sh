@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fixed cost of `crit review code` end to end (budget: < 50 ms, < 40 MB peak;
-# DESIGN.md §7): the release binary reviewing a 20-file range of a 1,000-file
+# see CONTRIBUTING.md): the release binary reviewing a 20-file range of a 1,000-file
 # repository, answered from a cassette so the model costs nothing.
 #
 # The cassette is recorded once with `--record` against a tiny fake Anthropic
