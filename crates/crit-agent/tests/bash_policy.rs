@@ -521,6 +521,23 @@ fn unlisted_git_options_are_refused_naming_the_option() {
             "outside the project root",
         ),
         ("git describe --dirty=-x", "--dirty", "write the index"),
+        // An optional value is attached only: the next word is an operand,
+        // confined like any path.
+        (
+            "git log --pretty /etc/passwd",
+            "/etc/passwd",
+            "outside the project root",
+        ),
+        (
+            "git diff --stat ../../../../etc/passwd",
+            "etc/passwd",
+            "outside the project root",
+        ),
+        (
+            "git blame -M /etc/passwd",
+            "/etc/passwd",
+            "outside the project root",
+        ),
         ("git status -sv", "-sv", "textconv"),
         // Abbreviations and misspellings of allowed options.
         ("git log --onelin", "`--oneline`", "spell it out"),

@@ -104,21 +104,16 @@ pub(super) fn check(
             call.widening = raw_format(rest);
             &[]
         }
-        "diff" | "log" | "show" | "diff-tree" => {
-            check_options(&mut call, rest, roots)?;
-            &["--no-ext-diff", "--no-textconv", "--ignore-submodules=all"]
-        }
-        "grep" | "blame" => {
-            check_options(&mut call, rest, roots)?;
-            &["--no-textconv"]
-        }
-        "status" => {
-            check_options(&mut call, rest, roots)?;
-            &["--ignore-submodules=all"]
-        }
         _ => {
             check_options(&mut call, rest, roots)?;
-            &[]
+            match sub.as_str() {
+                "diff" | "log" | "show" | "diff-tree" => {
+                    &["--no-ext-diff", "--no-textconv", "--ignore-submodules=all"]
+                }
+                "grep" | "blame" => &["--no-textconv"],
+                "status" => &["--ignore-submodules=all"],
+                _ => &[],
+            }
         }
     };
     let mut argv: Vec<String> = HARDENING.iter().map(|s| s.to_string()).collect();
