@@ -15,7 +15,10 @@
 // crate changes); after installing, `touch` a crate's build.rs to re-check.
 
 fn main() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.test-deps");
+    // The workspace root: this crate's directory, or two up from crates/NAME.
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let top = if here.join(".ci").is_dir() { here.to_path_buf() } else { here.join("../..") };
+    let root = top.join(".test-deps");
     let stamp = root.join("installed");
     if stamp.exists() {
         println!("cargo::rerun-if-changed={}", stamp.display());

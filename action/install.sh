@@ -37,7 +37,7 @@ case "$version" in
     ;;
   source)
     src="${CRIT_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}"
-    cargo install --locked --root "$out" --path "$src/crates/crit-cli"
+    cargo install --locked --root "$out" --path "$src"
     emit "$out/bin/crit"
     exit 0
     ;;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fixed cost of `crit review code` end to end (budget: < 50 ms, < 40 MB peak;
-# DESIGN.md §7): the release binary reviewing a 20-file range of a 1,000-file
+# see CONTRIBUTING.md): the release binary reviewing a 20-file range of a 1,000-file
 # repository, answered from a cassette so the model costs nothing.
 #
 # The cassette is recorded once with `--record` against a tiny fake Anthropic
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
-cargo build --release -p crit-cli --bin crit --quiet
+cargo build --release -p crit --bin crit --quiet
 crit=$(cd "$target/release" && pwd)/crit
 
 work=$(mktemp -d)

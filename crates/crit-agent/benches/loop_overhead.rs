@@ -1,4 +1,4 @@
-//! The fixed cost crit adds around the model (DESIGN.md §7): a scripted
+//! The fixed cost crit adds around the model (see the budgets in CONTRIBUTING.md): a scripted
 //! three-turn run (Read, Grep, final answer) against crit-testkit's fake server
 //! with zero model latency. Everything measured is crit's: request building,
 //! HTTP over loopback, SSE decoding, tool execution, bookkeeping.

@@ -188,6 +188,15 @@ async fn an_enclosing_repository_shows_only_the_project() {
         "git blame -C -C src/lib.rs",
         "git shortlog -s",
         "git log --author Test",
+        "git log --author Test --format=%s",
+        "git log --format %s",
+        "git log --follow -p -- copy.txt",
+        "git log --follow -p -C -C --find-copies-harder -- copy.txt",
+        "git log --follow -p -M10% -- src/lib.rs",
+        "git log -p --pickaxe-all -S alias",
+        "git log -g -p",
+        "git log -p -m --cc --first-parent --all",
+        "git diff --stat --relative HEAD~2",
         "git tag --list '--format=%(raw)'",
         "git branch '--format=%(contents)'",
         "ls ..",
@@ -206,7 +215,7 @@ async fn an_enclosing_repository_shows_only_the_project() {
         format!("git cat-file -s {blob}"),
     ])
     .collect();
-    assert!(commands.len() >= 45);
+    assert!(commands.len() >= 55);
     let results = probe(&d.project, &commands).await;
     if std::env::var_os("CRIT_TEST_SHOW").is_some() {
         for (c, r) in &results {
@@ -239,7 +248,6 @@ async fn an_enclosing_repository_shows_only_the_project() {
     for cmd in [
         "git show HEAD^{tree}",
         "git cat-file -t HEAD^{tree}",
-        "git log --author Test",
         &format!("git cat-file -p {blob}"),
         &format!("git show {blob}"),
         &format!("git show {tree}"),
@@ -258,6 +266,18 @@ async fn an_enclosing_repository_shows_only_the_project() {
         "git blame -C -C src/lib.rs",
         "would show files outside",
     );
+    for cmd in [
+        "git log --follow -p -- copy.txt",
+        "git log --follow -p -C -C --find-copies-harder -- copy.txt",
+        "git log --follow -p -M10% -- src/lib.rs",
+    ] {
+        assert_refused(&results, cmd, "would show files outside");
+    }
+    // The allow-list knows `--author` takes the next word, so `Test` is not
+    // read as a revision; a word git would read as one is refused.
+    assert!(results["git log --author Test"].contains("drop copy"));
+    assert!(results["git log --author Test --format=%s"].contains("two: rotate"));
+    assert_refused(&results, "git log --format %s", "attached with `=`");
     assert_refused(
         &results,
         "git tag --list '--format=%(raw)'",

@@ -106,7 +106,7 @@ fn hostile_commands_are_refused_with_a_reason() {
         ),
         (
             "git blame --conte=/etc/passwd src/lib.rs",
-            "outside the project root",
+            "abbreviates `--contents`",
         ),
         (
             "git blame --ignore-revs-file=/etc/passwd src/lib.rs",
@@ -119,7 +119,10 @@ fn hostile_commands_are_refused_with_a_reason() {
         ),
         ("git ls-files -X /etc/passwd", "outside the project root"),
         ("git grep -f /etc/passwd", "outside the project root"),
-        ("git grep --file=/etc/passwd", "outside the project root"),
+        (
+            "git grep --file=/etc/passwd",
+            "abbreviates `--files-with-matches`",
+        ),
         (
             "git diff --no-ind /etc/passwd x",
             "it can read outside the project",
@@ -203,7 +206,7 @@ fn hostile_commands_are_refused_with_a_reason() {
         ("git show --remerge HEAD", "temporary objects"),
         ("git log --diff-merges=remerge -p", "temporary objects"),
         ("git log --diff-merges=r -p", "temporary objects"),
-        ("git log --diff-merges r -p", "give the format attached"),
+        ("git log --diff-merges r -p", "attached with `=`"),
         ("git log -L1,2:/etc/passwd", "outside the project root"),
         (
             "git log -L 1,2:../../../../etc/passwd",
@@ -333,5 +336,403 @@ fn allowed_commands_get_the_expected_argv() {
     for (cmd, want) in plain {
         let c = check_command(cmd, &f.cx.roots).unwrap_or_else(|e| panic!("`{cmd}`: {e}"));
         assert_eq!(c.args, *want, "`{cmd}`");
+    }
+}
+
+/// Options outside a subcommand's allow-list are refused, whatever their
+/// form: made-up future options, dangerous ones (exact, abbreviated, negated,
+/// glued to a value), and real options of another subcommand. The message
+/// names the option, says why when the option is known to be dangerous, and
+/// points at the allowed spelling when there is one.
+#[test]
+fn unlisted_git_options_are_refused_naming_the_option() {
+    let f = Fixture::new();
+    f.write("src/lib.rs", "x\n");
+    // (command, the option as the message names it, what the message says)
+    let cases: &[(&str, &str, &str)] = &[
+        // Made up: what a future git could add.
+        (
+            "git log --exec-helper=x",
+            "--exec-helper",
+            "not among the read-only options",
+        ),
+        (
+            "git diff --exec-helper x",
+            "--exec-helper",
+            "not among the read-only options",
+        ),
+        (
+            "git show --pretty-printer=cat HEAD",
+            "--pretty-printer",
+            "not among the read-only options",
+        ),
+        (
+            "git log --format-helper=sh",
+            "--format-helper",
+            "not among the read-only options",
+        ),
+        (
+            "git diff --color-program=cat",
+            "--color-program",
+            "not among the read-only options",
+        ),
+        (
+            "git grep --pager=less -e x",
+            "--pager",
+            "not among the read-only options",
+        ),
+        (
+            "git blame --run=sh src/lib.rs",
+            "--run",
+            "not among the read-only options",
+        ),
+        (
+            "git status --hook=sh",
+            "--hook",
+            "not among the read-only options",
+        ),
+        (
+            "git ls-files --from-file=/etc/passwd",
+            "--from-file",
+            "not among the read-only options",
+        ),
+        (
+            "git shortlog --mailmap-file=x HEAD",
+            "--mailmap-file",
+            "not among the read-only options",
+        ),
+        (
+            "git describe --exec=sh",
+            "--exec",
+            "can run another program",
+        ),
+        (
+            "git merge-base --exec-path=/tmp HEAD HEAD",
+            "--exec-path",
+            "can run another program",
+        ),
+        (
+            "git log --EXT-DIFF",
+            "--EXT-DIFF",
+            "not among the read-only options",
+        ),
+        ("git log -Q", "-Q", "not among the read-only options"),
+        ("git log -pQ", "-Q", "not among the read-only options"),
+        ("git status -x", "-x", "not among the read-only options"),
+        // Dangerous, exact, abbreviated, negated, glued.
+        ("git log --output=/tmp/x", "--output", "it writes a file"),
+        (
+            "git log --out=/tmp/x",
+            "a form of `--output`",
+            "it writes a file",
+        ),
+        (
+            "git diff --outp /tmp/x",
+            "a form of `--output`",
+            "it writes a file",
+        ),
+        (
+            "git show --ext-diff=x HEAD",
+            "--ext-diff",
+            "can run another program",
+        ),
+        (
+            "git diff --ext-d",
+            "a form of `--ext-diff`",
+            "can run another program",
+        ),
+        ("git diff --no-ext", "`--no-ext-diff`", "spell it out"),
+        (
+            "git log --textconv",
+            "--textconv",
+            "can run another program",
+        ),
+        (
+            "git show --textconv=yes HEAD",
+            "--textconv",
+            "can run another program",
+        ),
+        ("git log --no-textconv=x", "--no-textconv", "takes no value"),
+        (
+            "git grep --open=vim -e x",
+            "--open",
+            "can run another program",
+        ),
+        (
+            "git grep --no-in -e x",
+            "--no-in",
+            "read outside the project",
+        ),
+        (
+            "git diff --no-index a b",
+            "--no-index",
+            "read outside the project",
+        ),
+        (
+            "git log --show-sig",
+            "--show-sig",
+            "not allowed in this read-only tool",
+        ),
+        (
+            "git log --no-show-signature",
+            "a form of `--show-signature`",
+            "not allowed",
+        ),
+        (
+            "git status --ignore-sub=none",
+            "--ignore-sub",
+            "not allowed",
+        ),
+        ("git log --submodule=log", "--submodule", "not allowed"),
+        (
+            "git ls-files --recurse-submodules",
+            "--recurse-submodules",
+            "not allowed",
+        ),
+        ("git diff-tree --stdin", "--stdin", "not allowed"),
+        (
+            "git show --attr-source=HEAD HEAD",
+            "--attr-source",
+            "not allowed",
+        ),
+        (
+            "git rev-parse --git-dir",
+            "--git-dir",
+            "read outside the project",
+        ),
+        (
+            "git rev-parse --git-path x",
+            "--git-path",
+            "not among the read-only options",
+        ),
+        (
+            "git rev-parse --default HEAD",
+            "--default",
+            "not among the read-only options",
+        ),
+        (
+            "git ls-files --with-tree=HEAD",
+            "--with-tree",
+            "not among the read-only options",
+        ),
+        (
+            "git ls-files -X/etc/passwd",
+            "/etc/passwd",
+            "outside the project root",
+        ),
+        ("git describe --dirty=-x", "--dirty", "write the index"),
+        // An optional value is attached only: the next word is an operand,
+        // confined like any path.
+        (
+            "git log --pretty /etc/passwd",
+            "/etc/passwd",
+            "outside the project root",
+        ),
+        (
+            "git diff --stat ../../../../etc/passwd",
+            "etc/passwd",
+            "outside the project root",
+        ),
+        (
+            "git blame -M /etc/passwd",
+            "/etc/passwd",
+            "outside the project root",
+        ),
+        ("git status -sv", "-sv", "textconv"),
+        // Abbreviations and misspellings of allowed options.
+        ("git log --onelin", "`--oneline`", "spell it out"),
+        (
+            "git log --one-line",
+            "--one-line",
+            "did you mean `--oneline`?",
+        ),
+        (
+            "git blame --porc src/lib.rs",
+            "`--porcelain`",
+            "spell it out",
+        ),
+        ("git status --shor", "`--short`", "spell it out"),
+        (
+            "git log --name-",
+            "`--name-only` or `--name-status`",
+            "spell it out",
+        ),
+        ("git log --full-dif", "`--full-diff`", "spell it out"),
+        // Allowed options given the wrong way.
+        ("git log --format %h", "--format", "attached with `=`"),
+        ("git log --oneline=yes", "--oneline", "takes no value"),
+        ("git status --short=x", "--short", "takes no value"),
+        (
+            "git log --since",
+            "--since",
+            "needs a value, e.g. `--since=2.weeks`",
+        ),
+        ("git log -n", "-n", "needs a value"),
+        ("git grep -e", "-e", "needs a value"),
+        // Real options, of another subcommand.
+        (
+            "git diff --oneline",
+            "--oneline",
+            "it is allowed for `git log`, `git show`",
+        ),
+        (
+            "git status --cached",
+            "--cached",
+            "it is allowed for `git diff`",
+        ),
+        (
+            "git grep --stat -e x",
+            "--stat",
+            "not among the read-only options",
+        ),
+        (
+            "git blame --name-only src/lib.rs",
+            "--name-only",
+            "not among the read-only options",
+        ),
+        (
+            "git describe --stat",
+            "--stat",
+            "not among the read-only options",
+        ),
+        ("git status -5", "-5", "not among the read-only options"),
+    ];
+    assert!(cases.len() >= 30);
+    for (cmd, names, want) in cases {
+        match check_command(cmd, &f.cx.roots) {
+            Ok(ok) => panic!("`{cmd}` was allowed: {ok:?}"),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(msg.starts_with("refused"), "`{cmd}`: {msg}");
+                assert!(msg.contains(names), "`{cmd}` does not name {names}: {msg}");
+                assert!(msg.contains(want), "`{cmd}`: {msg}");
+                if std::env::var_os("CRIT_TEST_SHOW").is_some() {
+                    eprintln!("{cmd}\n  {msg}");
+                }
+            }
+        }
+    }
+}
+
+/// The commands a reviewer runs all the time pass unchanged.
+#[test]
+fn common_review_commands_pass_unchanged() {
+    let f = Fixture::new();
+    f.write("src/lib.rs", "x\n");
+    let hardening = crit_agent::tools::GIT_HARDENING.join(" ");
+    let diffy = "--no-ext-diff --no-textconv --ignore-submodules=all";
+    let cases: &[(&str, &str)] = &[
+        (
+            "git log --oneline -n 5 --stat",
+            "log {D} --oneline -n 5 --stat",
+        ),
+        ("git diff --stat main...HEAD", "diff {D} --stat main...HEAD"),
+        ("git show --name-only HEAD", "show {D} --name-only HEAD"),
+        (
+            "git log -5 --graph --decorate --all",
+            "log {D} -5 --graph --decorate --all",
+        ),
+        (
+            "git log --since '2 weeks ago' --author Ann --no-merges",
+            "log {D} --since 2 weeks ago --author Ann --no-merges",
+        ),
+        (
+            "git log --pretty=format:'%h %an %s' --date=short -S needle",
+            "log {D} --pretty=format:%h %an %s --date=short -S needle",
+        ),
+        (
+            "git log -G'fn \\w+' -p -- src",
+            "log {D} -Gfn \\w+ -p -- src",
+        ),
+        (
+            "git log --follow --first-parent -- src/lib.rs",
+            "log {D} --follow --first-parent -- src/lib.rs",
+        ),
+        (
+            "git log --diff-filter=D --summary",
+            "log {D} --diff-filter=D --summary",
+        ),
+        (
+            "git show -s --format=%B HEAD~1",
+            "show {D} -s --format=%B HEAD~1",
+        ),
+        (
+            "git show --stat --oneline -M HEAD",
+            "show {D} --stat --oneline -M HEAD",
+        ),
+        (
+            "git diff --cached -U10 --word-diff",
+            "diff {D} --cached -U10 --word-diff",
+        ),
+        (
+            "git diff --staged --name-status -w",
+            "diff {D} --staged --name-status -w",
+        ),
+        (
+            "git diff --histogram --ignore-blank-lines -W --color=never HEAD~1",
+            "diff {D} --histogram --ignore-blank-lines -W --color=never HEAD~1",
+        ),
+        (
+            "git diff --numstat --find-renames=40% main",
+            "diff {D} --numstat --find-renames=40% main",
+        ),
+        (
+            "git diff-tree -r --name-status HEAD",
+            "diff-tree {D} -r --name-status HEAD",
+        ),
+        (
+            "git grep -n -i -w -C 2 -e needle",
+            "grep --no-textconv -n -i -w -C 2 -e needle",
+        ),
+        (
+            "git grep -lc -E 'a|b' -- src",
+            "grep --no-textconv -lc -E a|b -- src",
+        ),
+        (
+            "git grep --cached -F -3 needle",
+            "grep --no-textconv --cached -F -3 needle",
+        ),
+        (
+            "git blame -w -M -C --porcelain -L 1,1 src/lib.rs",
+            "blame --no-textconv -w -M -C --porcelain -L 1,1 src/lib.rs",
+        ),
+        (
+            "git blame -e -s src/lib.rs",
+            "blame --no-textconv -e -s src/lib.rs",
+        ),
+        (
+            "git status -sb --ignored",
+            "status --ignore-submodules=all -sb --ignored",
+        ),
+        (
+            "git status --porcelain=v1 --branch",
+            "status --ignore-submodules=all --porcelain=v1 --branch",
+        ),
+        (
+            "git ls-files --others --exclude-standard -z",
+            "ls-files --others --exclude-standard -z",
+        ),
+        (
+            "git shortlog -sne --since=1.year HEAD",
+            "shortlog -sne --since=1.year HEAD",
+        ),
+        (
+            "git rev-parse --abbrev-ref HEAD",
+            "rev-parse --abbrev-ref HEAD",
+        ),
+        ("git rev-parse --short HEAD", "rev-parse --short HEAD"),
+        (
+            "git merge-base --is-ancestor main HEAD",
+            "merge-base --is-ancestor main HEAD",
+        ),
+        (
+            "git describe --tags --abbrev=0",
+            "describe --tags --abbrev=0",
+        ),
+    ];
+    for (cmd, want) in cases {
+        let want = want.replace("{D}", diffy);
+        let c = check_command(cmd, &f.cx.roots).unwrap_or_else(|e| panic!("`{cmd}`: {e}"));
+        assert_eq!(c.args.join(" "), format!("{hardening} {want}"), "`{cmd}`");
     }
 }

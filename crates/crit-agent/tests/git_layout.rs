@@ -2,7 +2,7 @@
 //! Where the repository is, found without git: the legitimate layouts (a plain
 //! checkout, a linked worktree, a submodule, a directory of a larger
 //! repository) are found and git runs in them through the Bash tool; pointers
-//! elsewhere are refused (end to end in crit-cli's `confine_git` tests).
+//! elsewhere are refused (end to end in the binary's `confine_git` tests).
 mod common;
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! 1,000 checks over a 1 MB plan (DESIGN §7 budget: < 100 ms).
+//! 1,000 checks over a 1 MB plan (budget: < 100 ms, see CONTRIBUTING.md).
 
 use std::hint::black_box;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! The fixed cost of `crit review code` (DESIGN.md §7, budget < 50 ms): a
+//! The fixed cost of `crit review code` (budget < 50 ms, see CONTRIBUTING.md): a
 //! whole template review of a 20-file range in a 1,000-file repository against
 //! crit-testkit's fake Anthropic server answering at once. Measured: scope via
 //! git, conventions discovery, prompt rendering, the agent loop, one loopback

@@ -1,21 +1,25 @@
 //! The git part of the Bash policy: read-only subcommands only, no global options
-//! from the model, options that write files, run programs or leave the project
-//! refused, and hardening options put in front of every run. What the model
-//! asked for is also kept in a [`GitCall`] (subcommand, revisions, pathspecs),
-//! which [`super::git_enclosed`] checks when the repository is larger than the
-//! project.
+//! from the model, only the options on each subcommand's allow-list
+//! ([`super::git_options`]; refusals worded by [`super::git_refusal`]), file
+//! values and path operands confined, and hardening options put in front of
+//! every run. What the model asked for is also kept in a [`GitCall`]
+//! (subcommand, revisions, pathspecs), which [`super::git_enclosed`] checks
+//! when the repository is larger than the project.
 //!
 //! Repo-local config can run code (`core.fsmonitor`, pagers, external diff and
 //! textconv drivers, gpg programs); the `-c` overrides of
 //! [`crate::git_hardening`] beat every config file, `exec` also neutralizes the
 //! repo's clean/smudge filter drivers, and the options that would still run a
-//! driver or write are refused here: `status -v` (textconv), `describe --dirty`
-//! and `--broken` (they write the index), `--remerge-diff` (it writes objects).
+//! driver or write are not on the lists: `status -v` (textconv), `describe
+//! --dirty` and `--broken` (they write the index), `--remerge-diff` and
+//! `--diff-merges=remerge` (they write objects).
 
 use std::path::{Component, Path};
 
 use crate::confine::Roots;
 
+use super::git_options::{self, Arity, GitOption};
+use super::git_refusal;
 use super::policy::BashPolicyError;
 use super::spec::confine_path;
 
@@ -51,122 +55,11 @@ pub struct GitCall {
     pub dashdash: bool,
     pub pathspecs: Vec<String>,
     /// An option that shows more than the pathspec selects (`--full-diff`,
-    /// blame's `-C`).
+    /// `--follow`, blame's `-C`).
     pub widening: Option<String>,
     /// `log -L RANGE:FILE`: git takes no pathspec with it.
     pub line_log: bool,
 }
-
-/// Long options refused in any subcommand, also when abbreviated (git's
-/// parse-options accepts unambiguous prefixes) or negated with `no-`.
-const DENIED_LONG: &[&str] = &[
-    "output",
-    "ext-diff",
-    "textconv",
-    "exec-path",
-    "git-dir",
-    "work-tree",
-    "no-index",
-    "open-files-in-pager",
-    "help",
-    "show-signature",
-    "submodule",
-    "ignore-submodules",
-    "recurse-submodules",
-    "filters",
-    "upload-pack",
-    "receive-pack",
-    "exec",
-    "paginate",
-    "resolve-git-dir",
-    "batch",
-    "batch-check",
-    "batch-command",
-    "batch-all-objects",
-    "config-env",
-    "attr-source",
-    "super-prefix",
-    "namespace",
-    "stdin",
-    "follow-symlinks",
-    "path",
-    "ext-grep",
-];
-
-/// Exact names that are fine although a denied name starts with them.
-const EXACT_OK: &[&str] = &[
-    "text",
-    "no-ext-diff",
-    "no-textconv",
-    "follow",
-    "no-follow",
-    "exclude",
-    "ignore-rev",
-    "or",
-];
-
-/// Long options whose value is a file git reads: the value is confined.
-const PATH_LONG: &[&str] = &[
-    "contents",
-    "ignore-revs-file",
-    "orderfile",
-    "exclude-from",
-    "file",
-    "pathspec-from-file",
-];
-
-/// Per-subcommand short options: (required value, optional attached value, path
-/// value, refused).
-struct Shorts {
-    valued: &'static str,
-    optional: &'static str,
-    path: &'static str,
-    denied: &'static str,
-}
-
-const DIFF_SHORTS: Shorts = Shorts {
-    valued: "SGOlnLI",
-    optional: "UMCBX",
-    path: "O",
-    denied: "",
-};
-const GREP_SHORTS: Shorts = Shorts {
-    valued: "eABCmf",
-    optional: "",
-    path: "f",
-    denied: "O",
-};
-const BLAME_SHORTS: Shorts = Shorts {
-    valued: "LS",
-    optional: "MC",
-    path: "S",
-    denied: "",
-};
-const LS_FILES_SHORTS: Shorts = Shorts {
-    valued: "xX",
-    optional: "",
-    path: "X",
-    denied: "",
-};
-const SHORTLOG_SHORTS: Shorts = Shorts {
-    valued: "",
-    optional: "w",
-    path: "",
-    denied: "",
-};
-const PLAIN_SHORTS: Shorts = Shorts {
-    valued: "",
-    optional: "u",
-    path: "",
-    denied: "",
-};
-/// `-v` shows the staged diff, through the repository's textconv drivers.
-const STATUS_SHORTS: Shorts = Shorts {
-    valued: "",
-    optional: "u",
-    path: "",
-    denied: "v",
-};
 
 /// Checks `args` (after `git`) and returns the full argv to run and what it asks for.
 pub(super) fn check(
@@ -211,33 +104,16 @@ pub(super) fn check(
             call.widening = raw_format(rest);
             &[]
         }
-        "diff" | "log" | "show" | "diff-tree" => {
-            check_options(&mut call, rest, &DIFF_SHORTS, roots)?;
-            &["--no-ext-diff", "--no-textconv", "--ignore-submodules=all"]
-        }
-        "grep" => {
-            check_options(&mut call, rest, &GREP_SHORTS, roots)?;
-            &["--no-textconv"]
-        }
-        "blame" => {
-            check_options(&mut call, rest, &BLAME_SHORTS, roots)?;
-            &["--no-textconv"]
-        }
-        "ls-files" => {
-            check_options(&mut call, rest, &LS_FILES_SHORTS, roots)?;
-            &[]
-        }
-        "status" => {
-            check_options(&mut call, rest, &STATUS_SHORTS, roots)?;
-            &["--ignore-submodules=all"]
-        }
-        "shortlog" => {
-            check_options(&mut call, rest, &SHORTLOG_SHORTS, roots)?;
-            &[]
-        }
         _ => {
-            check_options(&mut call, rest, &PLAIN_SHORTS, roots)?;
-            &[]
+            check_options(&mut call, rest, roots)?;
+            match sub.as_str() {
+                "diff" | "log" | "show" | "diff-tree" => {
+                    &["--no-ext-diff", "--no-textconv", "--ignore-submodules=all"]
+                }
+                "grep" | "blame" => &["--no-textconv"],
+                "status" => &["--ignore-submodules=all"],
+                _ => &[],
+            }
         }
     };
     let mut argv: Vec<String> = HARDENING.iter().map(|s| s.to_string()).collect();
@@ -255,12 +131,12 @@ fn refuse(arg: &str, why: &str) -> BashPolicyError {
     }
 }
 
-/// The porcelain subcommands: deny-listed options, file-valued options confined,
-/// every operand that names a path confined, and operands recorded in `call`.
+/// The porcelain subcommands: every option on the subcommand's allow-list
+/// ([`git_options`]), file-valued options confined, every operand that names
+/// a path confined, and operands recorded in `call`.
 fn check_options(
     call: &mut GitCall,
     args: &[String],
-    shorts: &Shorts,
     roots: &Roots,
 ) -> Result<(), BashPolicyError> {
     let sub = call.sub.clone();
@@ -287,43 +163,36 @@ fn check_options(
             options_done = true;
             continue;
         }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            if denied_long(name) {
-                return Err(refuse(arg, &why_denied(&sub, name)));
-            }
-            if let Some(why) = denied_for(&sub, name, value) {
-                return Err(refuse(arg, why));
-            }
-            if name.len() > "full-".len() && "full-diff".starts_with(name) {
+        let taken = match arg.strip_prefix("--") {
+            Some(long) => take_long(&sub, arg, long, args.get(i))?,
+            None => take_short(&sub, arg, args.get(i))?,
+        };
+        i += usize::from(taken.used_next);
+        for opt in &taken.opts {
+            if matches!(
+                (sub.as_str(), opt.name),
+                ("log" | "show", "--full-diff" | "--follow") | ("blame", "-C")
+            ) {
                 call.widening = Some(arg.clone());
             }
-            if !EXACT_OK.contains(&name) && PATH_LONG.iter().any(|p| p.starts_with(name)) {
-                let value = match value {
-                    Some(v) => v,
-                    None => {
-                        i += 1;
-                        args.get(i - 1)
-                            .map(String::as_str)
-                            .ok_or_else(|| refuse(arg, "needs a value"))?
-                    }
-                };
-                confine_path(value, roots)?;
-            }
-            continue;
         }
-        let (used, valued) = check_short_bundle(arg, args.get(i), shorts, roots)?;
-        i += used;
-        match (sub.as_str(), valued) {
-            ("grep", Some(('e' | 'f', _))) => pattern_given = true,
-            ("log", Some(('L', range))) => {
-                confine_line_range(&range, roots)?;
+        let (Some(opt), Some(value)) = (taken.opts.last(), taken.value.as_deref()) else {
+            continue;
+        };
+        if opt.path {
+            confine_path(value, roots)?;
+        }
+        match (sub.as_str(), opt.name) {
+            ("grep", "-e" | "-f") => pattern_given = true,
+            ("log" | "show", "-L") => {
+                confine_line_range(value, roots)?;
                 call.line_log = true;
             }
-            ("blame", Some(('C', _))) => call.widening = Some(arg.clone()),
+            (_, "--diff-merges") => {
+                if let Some(why) = git_refusal::diff_merges(value) {
+                    return Err(refuse(arg, why));
+                }
+            }
             _ => {}
         }
     }
@@ -331,6 +200,85 @@ fn check_options(
         call.operands.remove(0);
     }
     Ok(())
+}
+
+/// The options one argument gives; the last may have taken a value.
+struct Taken {
+    opts: Vec<&'static GitOption>,
+    value: Option<String>,
+    /// Whether the value was the next argument.
+    used_next: bool,
+}
+
+/// `--name`, `--name=value` or `--name value`, by the option's arity.
+fn take_long(
+    sub: &str,
+    arg: &str,
+    long: &str,
+    next: Option<&String>,
+) -> Result<Taken, BashPolicyError> {
+    let (name, attached) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (long, None),
+    };
+    let Some(opt) = git_options::find(sub, &format!("--{name}")) else {
+        return Err(refuse(arg, &git_refusal::long(sub, name)));
+    };
+    let misused = || refuse(arg, &git_refusal::misused(opt));
+    let (value, used_next) = match (opt.arity, attached, next) {
+        (Arity::Flag | Arity::Number, None, _) => (None, false),
+        (Arity::Flag | Arity::Number, Some(_), _) => return Err(misused()),
+        (Arity::Value, None, Some(n)) => (Some(n.clone()), true),
+        (Arity::Value, None, None) | (Arity::Attached, None, _) => return Err(misused()),
+        (_, v, _) => (v.map(str::to_string), false),
+    };
+    Ok(Taken {
+        opts: vec![opt],
+        value,
+        used_next,
+    })
+}
+
+/// `-5`, or a bundle of short options (`-pw`, `-n5`, `-n 5`, `-U3`): every
+/// letter listed, and the first that takes a value takes the rest.
+fn take_short(sub: &str, arg: &str, next: Option<&String>) -> Result<Taken, BashPolicyError> {
+    let digits = &arg[1..];
+    if digits.bytes().all(|b| b.is_ascii_digit())
+        && let Some(opt) = git_options::find(sub, "-<number>")
+    {
+        return Ok(Taken {
+            opts: vec![opt],
+            value: None,
+            used_next: false,
+        });
+    }
+    let mut opts = Vec::new();
+    for (idx, c) in arg.char_indices().skip(1) {
+        let Some(opt) = git_options::find(sub, &format!("-{c}")) else {
+            return Err(refuse(arg, &git_refusal::short(sub, c)));
+        };
+        opts.push(opt);
+        let rest = &arg[idx + c.len_utf8()..];
+        let (value, used_next) = match (opt.arity, rest.is_empty(), next) {
+            (Arity::Flag | Arity::Number, ..) => continue,
+            (Arity::Optional, true, _) => (None, false),
+            (Arity::Value, true, Some(n)) => (Some(n.clone()), true),
+            (Arity::Value | Arity::Attached, true, _) => {
+                return Err(refuse(arg, &git_refusal::misused(opt)));
+            }
+            (_, false, _) => (Some(rest.to_string()), false),
+        };
+        return Ok(Taken {
+            opts,
+            value,
+            used_next,
+        });
+    }
+    Ok(Taken {
+        opts,
+        value: None,
+        used_next: false,
+    })
 }
 
 /// A `--format` that prints the raw object a ref points at (`%(raw)`), which
@@ -359,113 +307,6 @@ fn confine_line_range(value: &str, roots: &Roots) -> Result<(), BashPolicyError>
         }
     }
     Ok(())
-}
-
-/// Options refused in one subcommand only (with why).
-fn denied_for(sub: &str, name: &str, value: Option<&str>) -> Option<&'static str> {
-    let prefix_of = |full: &str| !name.is_empty() && full.starts_with(name);
-    match sub {
-        "status" if prefix_of("verbose") => Some(
-            "`git status -v` shows the staged diff through the repository's textconv \
-             programs; use `git diff --cached`",
-        ),
-        "describe" if prefix_of("dirty") || prefix_of("broken") => Some(
-            "`--dirty` and `--broken` refresh and write the index; use `git status` to see \
-             uncommitted changes",
-        ),
-        "diff" | "log" | "show" | "diff-tree"
-            if name.len() > 2 && "remerge-diff".starts_with(name) =>
-        {
-            Some("`--remerge-diff` writes temporary objects into the repository")
-        }
-        "diff" | "log" | "show" | "diff-tree"
-            if name.len() > "diff-".len() && "diff-merges".starts_with(name) =>
-        {
-            match value {
-                Some(v) if !v.starts_with('r') => None,
-                Some(_) => {
-                    Some("`--diff-merges=remerge` writes temporary objects into the repository")
-                }
-                None => Some("give the format attached, e.g. `--diff-merges=first-parent`"),
-            }
-        }
-        _ => None,
-    }
-}
-
-fn denied_long(name: &str) -> bool {
-    if EXACT_OK.contains(&name) {
-        return false;
-    }
-    let hit = |n: &str| !n.is_empty() && DENIED_LONG.iter().any(|d| d.starts_with(n));
-    hit(name) || name.strip_prefix("no-").is_some_and(hit)
-}
-
-fn why_denied(sub: &str, name: &str) -> String {
-    let what = if "output".starts_with(name) {
-        "it writes a file"
-    } else if [
-        "ext-diff",
-        "textconv",
-        "exec-path",
-        "exec",
-        "open-files-in-pager",
-        "help",
-        "filters",
-    ]
-    .iter()
-    .any(|d| d.starts_with(name))
-    {
-        "it can run another program"
-    } else if ["git-dir", "work-tree", "no-index", "resolve-git-dir"]
-        .iter()
-        .any(|d| d.starts_with(name))
-    {
-        "it can read outside the project"
-    } else {
-        "it is not allowed in this read-only tool"
-    };
-    format!("`git {sub}` with this option is refused: {what}")
-}
-
-/// Returns how many following arguments the bundle consumed (0 or 1), and the
-/// option that took a value, with the value.
-fn check_short_bundle(
-    arg: &str,
-    next: Option<&String>,
-    s: &Shorts,
-    roots: &Roots,
-) -> Result<(usize, Option<(char, String)>), BashPolicyError> {
-    for (idx, c) in arg.char_indices().skip(1) {
-        if s.denied.contains(c) {
-            return Err(refuse(arg, &why_short_denied(c)));
-        }
-        let rest = &arg[idx + c.len_utf8()..];
-        if s.optional.contains(c) {
-            return Ok((0, Some((c, rest.to_string()))));
-        }
-        if s.valued.contains(c) {
-            let (value, used) = match (rest.is_empty(), next) {
-                (false, _) => (rest, 0),
-                (true, Some(n)) => (n.as_str(), 1),
-                (true, None) => return Err(refuse(arg, "needs a value")),
-            };
-            if s.path.contains(c) {
-                confine_path(value, roots)?;
-            }
-            return Ok((used, Some((c, value.to_string()))));
-        }
-    }
-    Ok((0, None))
-}
-
-fn why_short_denied(c: char) -> String {
-    match c {
-        'v' => "`git status -v` shows the staged diff through the repository's textconv \
-                programs; use `git diff --cached`"
-            .to_string(),
-        _ => "this option can run another program".to_string(),
-    }
 }
 
 /// An operand that names a path (absolute, with `..`, or existing under the
@@ -497,7 +338,7 @@ fn check_cat_file(args: &[String]) -> Result<(), BashPolicyError> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Arity {
+enum ListArity {
     Flag,
     /// Always takes a value (`--sort=x` or `--sort x`).
     Value,
@@ -505,9 +346,9 @@ enum Arity {
     MaybeValue,
 }
 
-use Arity::{Flag, MaybeValue, Value};
+use ListArity::{Flag, MaybeValue, Value};
 
-const BRANCH_OPTIONS: &[(&str, Arity)] = &[
+const BRANCH_OPTIONS: &[(&str, ListArity)] = &[
     ("--list", Flag),
     ("-l", Flag),
     ("-a", Flag),
@@ -536,7 +377,7 @@ const BRANCH_OPTIONS: &[(&str, Arity)] = &[
     ("--format", Value),
 ];
 
-const TAG_OPTIONS: &[(&str, Arity)] = &[
+const TAG_OPTIONS: &[(&str, ListArity)] = &[
     ("--list", Flag),
     ("-l", Flag),
     ("--no-column", Flag),
@@ -560,7 +401,7 @@ const TAG_OPTIONS: &[(&str, Arity)] = &[
 fn check_listing(
     sub: &str,
     args: &[String],
-    allowed: &[(&str, Arity)],
+    allowed: &[(&str, ListArity)],
 ) -> Result<(), BashPolicyError> {
     let listing = args.iter().any(|a| a == "--list" || a == "-l");
     let mut i = 0;

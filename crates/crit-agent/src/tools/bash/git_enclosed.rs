@@ -21,16 +21,19 @@
 //!   pathspec; mixing them with commits (which would show whole trees) is
 //!   refused.
 //! - Refused: `--full-diff` (it shows every file of a commit that touched the
-//!   project), blame's `-C` (it names files outside as origins), and a
+//!   project), `--follow` (it follows a file to its rename or copy source
+//!   outside, and shows that file's history), blame's `-C` (it names files
+//!   outside as origins), and a
 //!   `branch`/`tag` `--format` with `%(raw)` (a ref may point at a blob). `log -L`
 //!   takes no pathspec; its files are confined instead.
 //! - `blame` needs its file inside the project; `cat-file`, `rev-parse`,
 //!   `merge-base` and `describe` take only checked revisions; `branch` and
 //!   `tag` list names only.
 //!
-//! Option values given as a separate word (`--author Bob`) look like
-//! revisions here and are refused with a hint to attach them (`--author=Bob`):
-//! failing closed beats guessing which options take values.
+//! Which options take the next word as their value (`--author Bob`) is known
+//! from the allow-list of [`super::git_options`], so only real operands are
+//! read as revisions here; a word git would not take as a value (a separate
+//! word after `--format`) is refused before it gets here.
 
 use std::path::Path;
 

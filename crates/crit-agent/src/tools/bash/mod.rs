@@ -1,6 +1,6 @@
 //! `Bash`, restricted: no shell. The command line is split with shlex, checked
 //! against an allow-list of read-only programs and arguments ([`policy`],
-//! [`git`] for git, [`git_enclosed`] when the repository is larger than the
+//! [`git`] and [`git_options`] for git, [`git_enclosed`] when the repository is larger than the
 //! project), then run directly with a cleared environment, a timeout that kills
 //! the whole process group, capped output, and under the kernel sandbox of the
 //! [`session`] ([`exec`]).
@@ -8,6 +8,8 @@
 mod exec;
 pub(crate) mod git;
 mod git_enclosed;
+mod git_options;
+mod git_refusal;
 pub(crate) mod policy;
 pub(crate) mod session;
 mod spec;

@@ -158,9 +158,23 @@ fn write_file(path: &PathBuf, text: &str) -> anyhow::Result<()> {
 /// Colors when stdout is a terminal, `NO_COLOR` is unset or empty, and the
 /// terminal is not `dumb`.
 fn auto_color() -> bool {
+    color_allowed() && std::io::stdout().is_terminal()
+}
+
+fn color_allowed() -> bool {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
-    !no_color && !dumb && std::io::stdout().is_terminal()
+    !no_color && !dumb
+}
+
+/// Whether diagnostics on stderr are coloured: `--color` decides, and `auto`
+/// means stderr is a terminal (not piped or captured) and colours are allowed.
+pub fn stderr_color(choice: ColorArg) -> bool {
+    match choice {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => color_allowed() && std::io::stderr().is_terminal(),
+    }
 }
 
 fn format_of(f: FormatArg) -> Format {

@@ -17,7 +17,7 @@ use serde_json::json;
 /// The pinned CLI (see `.ci/test_deps_cfg.rs`).
 fn claude_bin() -> std::path::PathBuf {
     let bin = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.test-deps/npm/node_modules/.bin/claude");
+        .join(".test-deps/npm/node_modules/.bin/claude");
     assert!(
         bin.exists(),
         "{} is missing: run .ci/install-test-deps",

@@ -292,7 +292,7 @@ fn a_project_template_overrides_the_built_in_and_a_seed_template_runs_unchanged(
     write(
         d,
         ".crit/templates/arch.yaml",
-        include_str!("../../crit-review/tests/fixtures/seed/arch.yaml"),
+        include_str!("../crates/crit-review/tests/fixtures/seed/arch.yaml"),
     );
     let server = FakeServer::start_blocking();
     server.push(Step::reply(Reply::json(

@@ -551,3 +551,75 @@ fn borrowed_objects_from_outside_are_unreadable_under_the_sandbox() {
         );
     }
 }
+
+/// The allow-list of git options, seen from the model's side: the review
+/// commands a model runs all the time come back with their output, and an
+/// option outside the list (a made-up one a future git could add, an
+/// abbreviation of a dangerous one, a misspelling) comes back refused with
+/// the option named and what to use instead. Nothing is written.
+#[test]
+fn git_options_outside_the_allow_list_are_refused_by_name() {
+    let dir = TempDir::new().unwrap();
+    let p = dir.path().canonicalize().unwrap();
+    init_repo(&p);
+    write(&p, "src/lib.rs", "pub fn one() -> u32 {\n    1\n}\n");
+    git(&p, &["add", "-A"]);
+    git(&p, &["commit", "-q", "-m", "initial"]);
+    git(&p, &["checkout", "-q", "-b", "feature"]);
+    write(&p, "src/lib.rs", "pub fn one() -> u32 {\n    2\n}\n");
+    write(&p, "src/two.rs", "pub fn two() {}\n");
+    git(&p, &["add", "-A"]);
+    git(&p, &["commit", "-q", "-m", "feature: two"]);
+    let before = snapshot(&p);
+    let commands: Vec<String> = [
+        "git log --oneline -n 5 --stat",
+        "git diff --stat main...HEAD",
+        "git show --name-only HEAD",
+        "git log --exec-helper=sh",
+        "git diff --outp=written.txt",
+        "git log --onelin",
+        "git log --one-line",
+        "git grep --open=vim -e one",
+        "git status --verb",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let results = probe(&p, &p.join(".home-unused"), &commands);
+    if std::env::var_os("CRIT_TEST_SHOW").is_some() {
+        for (c, r) in &results {
+            eprintln!("=== {c}\n{r}");
+        }
+    }
+    let log = &results["git log --oneline -n 5 --stat"];
+    assert!(
+        log.contains("feature: two") && log.contains("initial") && log.contains("src/two.rs |"),
+        "{log}"
+    );
+    let diff = &results["git diff --stat main...HEAD"];
+    assert!(diff.contains("2 files changed"), "{diff}");
+    let show = &results["git show --name-only HEAD"];
+    assert!(
+        show.contains("src/lib.rs") && show.contains("src/two.rs"),
+        "{show}"
+    );
+    assert_refused(
+        &results,
+        "git log --exec-helper=sh",
+        "`--exec-helper` is not among the read-only options this tool allows for `git log`",
+    );
+    assert_refused(
+        &results,
+        "git diff --outp=written.txt",
+        "(`--outp` is a form of `--output`): it writes a file",
+    );
+    assert_refused(&results, "git log --onelin", "abbreviates `--oneline`");
+    assert_refused(&results, "git log --one-line", "did you mean `--oneline`?");
+    assert_refused(
+        &results,
+        "git grep --open=vim -e one",
+        "it can run another program",
+    );
+    assert_refused(&results, "git status --verb", "use `git diff --cached`");
+    assert_eq!(snapshot(&p), before);
+}

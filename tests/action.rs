@@ -21,7 +21,7 @@ use support::{git, init_repo, write};
 use tempfile::TempDir;
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn crit_bin() -> PathBuf {

@@ -23,8 +23,8 @@ use support::{git, init_repo, json_out, write};
 /// (see `.ci/test_deps_cfg.rs`); under CI they run, and this fails saying how
 /// to install it.
 fn claude_bin() -> PathBuf {
-    let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../.test-deps/npm/node_modules/.bin/claude");
+    let bin =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/claude");
     assert!(
         bin.exists(),
         "{} is missing: run .ci/install-test-deps",
