@@ -11,6 +11,9 @@
 //! - [`FakeClaude`]: a scripted fake `claude` executable (a `sh` script
 //!   written at run time) that records how it was called.
 //! - [`prompt_review`]: critiques in the prompt-review plugin's schema.
+//! - `crit-fake-server`: the server as a program, scripted with JSON
+//!   ([`script`]) over stdin, for test suites in other languages (the
+//!   Python package's pytest suite).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -46,6 +49,7 @@ mod openai;
 pub mod prompt_review;
 mod render;
 mod reply;
+pub mod script;
 mod server;
 
 pub use claude::{FakeClaude, Invocation, RECORDED_ENV, pid_alive};

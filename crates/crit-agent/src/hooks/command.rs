@@ -146,32 +146,45 @@ impl Hook for CommandHook {
 /// Exit 0: stdout is JSON with Claude Code's fields, or anything else (ignored:
 /// plain text only means something for events crit does not run).
 fn parse_stdout(stdout: &str, event: HookEvent) -> HookResponse {
-    let Ok(Value::Object(out)) = serde_json::from_str::<Value>(stdout.trim()) else {
-        return HookResponse::default();
-    };
-    let mut r = HookResponse::default();
-    if out.get("continue") == Some(&Value::Bool(false)) {
-        r.stop_run = Some(str_field(&out, "stopReason").unwrap_or_default());
+    match serde_json::from_str::<Value>(stdout.trim()) {
+        Ok(out) => HookResponse::from_json(&out, event),
+        Err(_) => HookResponse::default(),
     }
-    if out.get("decision").and_then(Value::as_str) == Some("block") {
-        r.block = Some(str_field(&out, "reason").unwrap_or_default());
-    }
-    if let Some(Value::Object(specific)) = out.get("hookSpecificOutput") {
-        let reason = str_field(specific, "permissionDecisionReason").unwrap_or_default();
-        if event == HookEvent::PreToolUse {
-            r.permission = match specific.get("permissionDecision").and_then(Value::as_str) {
-                Some("allow") => Some(Permission::Allow),
-                Some("deny" | "ask") => Some(Permission::Deny(reason)),
-                _ => None,
-            };
-            r.updated_input = specific
-                .get("updatedInput")
-                .filter(|v| v.is_object())
-                .cloned();
+}
+
+impl HookResponse {
+    /// A hook's answer in Claude Code's JSON shape (`decision`, `reason`,
+    /// `continue`, `stopReason`, `hookSpecificOutput`), as a command hook
+    /// prints it or an in-process hook returns it. Anything but an object
+    /// says nothing.
+    pub fn from_json(out: &Value, event: HookEvent) -> HookResponse {
+        let Value::Object(out) = out else {
+            return HookResponse::default();
+        };
+        let mut r = HookResponse::default();
+        if out.get("continue") == Some(&Value::Bool(false)) {
+            r.stop_run = Some(str_field(out, "stopReason").unwrap_or_default());
         }
-        r.additional_context = str_field(specific, "additionalContext");
+        if out.get("decision").and_then(Value::as_str) == Some("block") {
+            r.block = Some(str_field(out, "reason").unwrap_or_default());
+        }
+        if let Some(Value::Object(specific)) = out.get("hookSpecificOutput") {
+            let reason = str_field(specific, "permissionDecisionReason").unwrap_or_default();
+            if event == HookEvent::PreToolUse {
+                r.permission = match specific.get("permissionDecision").and_then(Value::as_str) {
+                    Some("allow") => Some(Permission::Allow),
+                    Some("deny" | "ask") => Some(Permission::Deny(reason)),
+                    _ => None,
+                };
+                r.updated_input = specific
+                    .get("updatedInput")
+                    .filter(|v| v.is_object())
+                    .cloned();
+            }
+            r.additional_context = str_field(specific, "additionalContext");
+        }
+        r
     }
-    r
 }
 
 fn str_field(map: &serde_json::Map<String, Value>, key: &str) -> Option<String> {

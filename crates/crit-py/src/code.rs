@@ -1,0 +1,227 @@
+//! Code reviewers for pipelines (mala's `CodeReviewer`): crit's own agent
+//! reviewer and an external reviewer program, over `crit_review::code`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crit_core::FailOn;
+use crit_llm::Backend;
+use crit_review::code::{AgentReviewer, CodeReviewRequest, CodeReviewer, CommandReviewer};
+use crit_review::review::ReviewOptions;
+use crit_review::suppress::Suppressions;
+use crit_review::template::Template;
+use pyo3::prelude::*;
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge;
+use crate::errors;
+use crate::project::Project;
+
+#[derive(Clone)]
+struct Agent {
+    backend: Backend,
+    template: Template,
+    root: PathBuf,
+    opts: ReviewOptions,
+}
+
+#[derive(Clone)]
+enum Kind {
+    Agent(Box<Agent>),
+    Command {
+        argv: Vec<String>,
+        root: PathBuf,
+        fail_on: FailOn,
+    },
+}
+
+/// A code reviewer; the Python classes `AgentReviewer` and `CommandReviewer` wrap it.
+#[pyclass(module = "crit._crit", name = "CodeReviewer", frozen)]
+pub struct NativeCodeReviewer {
+    kind: Kind,
+}
+
+#[pymethods]
+impl NativeCodeReviewer {
+    /// crit's agent reviewer: the `code` template (or the project's override
+    /// of it) with the configured backend, in process.
+    #[staticmethod]
+    #[pyo3(signature = (repo, model=None, log=true))]
+    fn agent(repo: PathBuf, model: Option<String>, log: bool) -> PyResult<Self> {
+        agent(&Project::open(&repo)?, model, log)
+    }
+
+    /// An external reviewer program (`argv`: the program and its arguments).
+    #[staticmethod]
+    fn command(argv: Vec<String>, repo: PathBuf) -> PyResult<Self> {
+        let project = Project::open(&repo)?;
+        Ok(NativeCodeReviewer {
+            kind: Kind::Command {
+                argv,
+                root: project.root.clone(),
+                fail_on: project.fail_on()?,
+            },
+        })
+    }
+
+    /// The reviewer `.crit/config.yaml` chooses: `reviewer: command` (when
+    /// the project's settings are trusted) runs its `command`, else the agent.
+    #[staticmethod]
+    #[pyo3(signature = (repo, model=None, log=true))]
+    fn configured(repo: PathBuf, model: Option<String>, log: bool) -> PyResult<Self> {
+        let project = Project::open(&repo)?;
+        let uses_command = project
+            .config
+            .reviewer
+            .as_ref()
+            .is_some_and(|r| r.value == "command");
+        if !uses_command {
+            return agent(&project, model, log);
+        }
+        command_allowed(&project)?;
+        let argv = project
+            .config
+            .command
+            .as_ref()
+            .map(|c| c.value.clone())
+            .unwrap_or_default();
+        Ok(NativeCodeReviewer {
+            kind: Kind::Command {
+                argv,
+                root: project.root.clone(),
+                fail_on: project.fail_on()?,
+            },
+        })
+    }
+
+    /// `agent` or `command`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.kind {
+            Kind::Agent(_) => "agent",
+            Kind::Command { .. } => "command",
+        }
+    }
+
+    /// Reviews one change; an awaitable of the ReviewResult as JSON.
+    #[pyo3(signature = (diff_range=None, commit_shas=Vec::new(), context_file=None, timeout=None, session_id=None))]
+    fn review<'py>(
+        &self,
+        py: Python<'py>,
+        diff_range: Option<String>,
+        commit_shas: Vec<String>,
+        context_file: Option<PathBuf>,
+        timeout: Option<f64>,
+        session_id: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let req = request(diff_range, commit_shas, context_file, timeout, session_id)?;
+        let kind = self.kind.clone();
+        bridge::awaitable(py, move |cancel| run(kind, req, cancel))
+    }
+
+    /// [`review`], blocking until done.
+    #[pyo3(signature = (diff_range=None, commit_shas=Vec::new(), context_file=None, timeout=None, session_id=None))]
+    fn review_sync(
+        &self,
+        py: Python<'_>,
+        diff_range: Option<String>,
+        commit_shas: Vec<String>,
+        context_file: Option<PathBuf>,
+        timeout: Option<f64>,
+        session_id: Option<String>,
+    ) -> PyResult<String> {
+        let req = request(diff_range, commit_shas, context_file, timeout, session_id)?;
+        let kind = self.kind.clone();
+        bridge::blocking(py, move |cancel| run(kind, req, cancel))
+    }
+
+    /// Whether it runs where reviews are switched off: neither of crit's
+    /// reviewers does (mala's `overrides_disabled_setting`).
+    fn overrides_disabled_setting(&self) -> bool {
+        false
+    }
+}
+
+fn agent(project: &Project, model: Option<String>, log: bool) -> PyResult<NativeCodeReviewer> {
+    let template = project.template("code")?;
+    let (backend, default_model, snapshot) = project.backend(model.clone())?;
+    let opts = project.options(default_model, model, snapshot, log)?;
+    Ok(NativeCodeReviewer {
+        kind: Kind::Agent(Box::new(Agent {
+            backend,
+            template,
+            root: project.root.clone(),
+            opts,
+        })),
+    })
+}
+
+/// The command reviewer applies the working tree's suppressions itself, so
+/// it runs only when those are exactly what the project's rules allow.
+fn command_allowed(project: &Project) -> PyResult<()> {
+    let allowed = Suppressions::load_with(&project.rules).map_err(errors::config)?;
+    let read = Suppressions::load(&project.root).map_err(errors::config)?;
+    if allowed.entries() != read.entries() {
+        return Err(errors::config(format!(
+            "not running the command reviewer: it applies {} as the working tree has it, and this project's rules do not allow all of its entries; `crit trust` allows them",
+            crit_review::suppress::SUPPRESSIONS_FILE
+        )));
+    }
+    Ok(())
+}
+
+fn request(
+    diff_range: Option<String>,
+    commit_shas: Vec<String>,
+    context_file: Option<PathBuf>,
+    timeout: Option<f64>,
+    session_id: Option<String>,
+) -> PyResult<CodeReviewRequest> {
+    let timeout = match timeout {
+        None => None,
+        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
+        Some(t) => {
+            return Err(errors::config(format!(
+                "timeout: expected a positive number of seconds, not {t}"
+            )));
+        }
+    };
+    Ok(CodeReviewRequest {
+        diff_range,
+        commit_shas,
+        context_file,
+        timeout,
+        session_id,
+    })
+}
+
+async fn run(kind: Kind, req: CodeReviewRequest, cancel: CancellationToken) -> bridge::Answer {
+    let result = match kind {
+        Kind::Agent(agent) => {
+            let Agent {
+                backend,
+                template,
+                root,
+                mut opts,
+            } = *agent;
+            opts.cancel = cancel;
+            AgentReviewer::new(backend, template, root, opts)
+                .review(&req)
+                .await
+        }
+        Kind::Command {
+            argv,
+            root,
+            fail_on,
+        } => {
+            let mut result = CommandReviewer::new(argv, root)
+                .with_noise_controls(None, None, fail_on)
+                .with_cancel(cancel)
+                .review(&req)
+                .await;
+            result.apply_gate(fail_on);
+            result
+        }
+    };
+    serde_json::to_string(&result).map_err(errors::internal)
+}

@@ -1,0 +1,34 @@
+//! crit for Python hosts: the native module `crit._crit`, which the Python
+//! package `crit` wraps with typed results, Reldo's facade and mala's
+//! `CodeReviewer` protocol. No review logic lives here: each entry point sets
+//! up what the `crit` command would and calls crit-review.
+//!
+//! Reviews cross the boundary as JSON (the published `ReviewResult` schema),
+//! run on one shared tokio runtime without the GIL, and stop, killing their
+//! processes, when the awaiting task is cancelled.
+
+mod bridge;
+mod code;
+mod errors;
+mod hooks;
+mod project;
+mod prompt;
+mod reviews;
+mod run;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _crit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<run::NativeCrit>()?;
+    m.add_class::<code::NativeCodeReviewer>()?;
+    m.add_function(wrap_pyfunction!(reviews::review_template, m)?)?;
+    m.add_function(wrap_pyfunction!(reviews::review_template_sync, m)?)?;
+    m.add_function(wrap_pyfunction!(reviews::review_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(reviews::review_plan_sync, m)?)?;
+    m.add_function(wrap_pyfunction!(prompt::review_prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(prompt::review_prompt_sync, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

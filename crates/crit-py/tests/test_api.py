@@ -1,0 +1,181 @@
+"""crit's own Python API: typed results, template and plan reviews, errors,
+Python hooks on Crit, and the `crit` command the wheel installs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+import crit
+from crit import (
+    ConfigError,
+    Crit,
+    CritError,
+    Finding,
+    HookMatcher,
+    NoBackendError,
+    ReviewResult,
+    ScopeError,
+    review_plan,
+    review_plan_sync,
+    review_template,
+    review_template_sync,
+)
+
+from conftest import findings_answer, user_text, write
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+def lead(tmp_path: Path, **extra: Any) -> Dict[str, Any]:
+    d = tmp_path / "proj"
+    write(d, "src/app.py", "print('hi')\n")
+    return {"prompt": "You are the LEAD reviewer.", "allowed_tools": ["Read", "Bash"], "cwd": str(d), **extra}
+
+
+def test_the_installed_crit_command_runs() -> None:
+    exe = Path(sys.executable).parent / "crit"
+    assert exe.is_file(), "the wheel installs the crit command next to python"
+    out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"crit {crit.__version__}"
+    assert shutil.which("crit") == str(exe)
+
+
+def test_a_review_is_typed_and_round_trips_as_crits_json(server, tmp_path: Path) -> None:
+    answer = findings_answer()
+    answer["findings"][0]["file_path"] = "src/app.py"
+    answer["findings"][0]["line_start"] = answer["findings"][0]["line_end"] = 1
+    server.push({"json": answer, "usage": [120, 30, 0, 0]})
+    result = Crit(lead(tmp_path)).review_sync("Review src/app.py")
+    assert isinstance(result, ReviewResult)
+    assert (result.review, result.verdict, result.passed) == ("run", "FAIL", False)
+    [f] = result.findings
+    assert isinstance(f, Finding)
+    assert (f.severity, f.title, f.body) == ("P1", "[P1] Issue", "Details")
+    assert f.location is not None and (f.location.path, f.location.line_start) == ("src/app.py", 1)
+    assert f.id
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (120, 30)
+    assert result.reviewers[0].name == "orchestrator"
+    saved = json.loads(Path(result.session_log_path, "result.json").read_text())
+    assert json.loads(result.to_json()) == saved
+    assert ReviewResult.from_json(result.to_json()) == result
+
+
+def test_a_python_hook_denies_a_tool(server, tmp_path: Path) -> None:
+    server.push(
+        {"tool_use": {"name": "Bash", "input": {"command": "git log -1"}}},
+        {"json": findings_answer("PASS", [])},
+    )
+    calls: List[str] = []
+
+    async def no_git(input_data, tool_use_id, context):
+        calls.append(input_data["tool_input"]["command"])
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "no git in this review",
+            }
+        }
+
+    # An async hook from a blocking review: it gets an event loop of its own.
+    result = Crit(lead(tmp_path), hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[no_git])]}).review_sync(
+        "Review src/app.py"
+    )
+    assert calls == ["git log -1"]
+    assert "PreToolUse:Bash hook error: no git in this review" in user_text(server.requests()[1])
+    assert result.passed
+
+
+def test_a_hook_that_raises_is_reported_and_the_review_goes_on(server, tmp_path: Path) -> None:
+    server.push(
+        {"tool_use": {"name": "Read", "input": {"file_path": "src/app.py"}}},
+        {"json": findings_answer("PASS", [])},
+    )
+
+    def broken(input_data, tool_use_id, context):
+        raise RuntimeError("the audit service is down")
+
+    config = lead(tmp_path, logging={"enabled": True, "verbose": True})
+    result = Crit(config, hooks={"PreToolUse": [{"matcher": "Read", "hooks": [broken]}]}).review_sync("Review")
+    assert "print('hi')" in user_text(server.requests()[1])
+    transcript = Path(result.session_log_path, "transcript.jsonl").read_text()
+    assert "the audit service is down" in transcript
+
+
+def test_hooks_are_checked_when_crit_is_built(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown event 'OnReview'"):
+        Crit(lead(tmp_path), hooks={"OnReview": [HookMatcher(hooks=[print])]})
+    with pytest.raises(TypeError, match="not callable"):
+        Crit(lead(tmp_path), hooks={"Stop": [HookMatcher(hooks=["print"])]})
+    with pytest.raises(ConfigError, match="not a valid regex"):
+        Crit(lead(tmp_path), hooks={"PreToolUse": [HookMatcher(matcher="(", hooks=[print])]})
+
+
+def test_errors_are_crits_error_kinds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert issubclass(ConfigError, CritError) and issubclass(NoBackendError, crit.BackendError)
+    with pytest.raises(ConfigError, match="allowed_tools"):
+        Crit({"prompt": "p", "allowed_tools": "Read"})
+    with pytest.raises(ConfigError, match="nope.json"):
+        Crit.from_config(tmp_path / "nope.json")
+    with pytest.raises(ConfigError, match="wat"):
+        Crit({"prompt": "p", "wat": 1})
+    # No backend configured anywhere: the message says how to configure one.
+    with pytest.raises(NoBackendError, match="ANTHROPIC_API_KEY"):
+        Crit(lead(tmp_path)).review_sync("Review")
+    with pytest.raises(NoBackendError):
+        asyncio.run(Crit(lead(tmp_path)).review("Review"))
+
+
+def test_a_bad_range_is_a_scope_error(server, repo: Path) -> None:
+    with pytest.raises(ScopeError, match="no-such-ref"):
+        review_template_sync("code", cwd=repo, diff="no-such-ref..HEAD")
+    assert server.requests() == []
+
+
+def test_review_template_runs_a_template_with_its_inputs(server, tmp_path: Path) -> None:
+    d = tmp_path / "docs"
+    write(d, "hld.md", "# Architecture\n\nAll storage goes through the repository layer.\n")
+    write(d, "slice.md", "# Slice\n\nThe handler reads the database directly.\n")
+    server.push({"json": findings_answer("PASS", []), "usage": [10, 5, 0, 0]})
+    result = asyncio.run(
+        review_template("arch", cwd=d, input=str(d / "slice.md"), against=str(d / "hld.md"), log=False)
+    )
+    assert (result.review, result.verdict, result.passed) == ("arch", "PASS", True)
+    assert result.session_log_path is None
+    # The template names the documents; the reviewer reads them with its tools.
+    sent = user_text(server.requests()[0])
+    assert f"**Input document:** {d / 'slice.md'}" in sent
+    assert str(d / "hld.md") in sent
+
+
+def test_review_template_reviews_a_change(server, repo: Path) -> None:
+    server.push({"json": findings_answer()})
+    result = review_template_sync("code", cwd=repo, diff="main..HEAD")
+    assert result.verdict == "FAIL" and not result.passed
+    assert "+    audit(id)" in user_text(server.requests()[0])
+
+
+def test_review_plan_answers_the_plans_question(tmp_path: Path) -> None:
+    plan = tmp_path / "plan-session"
+    shutil.copytree(EXAMPLES / "plan-session", plan)
+    result = asyncio.run(review_plan(plan, answers={"decide_later": "use a 10-minute TTL"}, panel=False))
+    assert (result.review, result.verdict, result.passed) == ("plan", "PASS", True)
+    assert "eval(" not in (plan / "plan.md").read_text()
+    # Without the answer the plan stops at its question.
+    again = tmp_path / "again"
+    shutil.copytree(EXAMPLES / "plan-session", again)
+    result = review_plan_sync(again, panel=False)
+    assert result.verdict != "PASS" and not result.passed
+
+
+def test_review_plan_reports_a_missing_plan(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError):
+        review_plan_sync(tmp_path / "nowhere", panel=False)

@@ -1,0 +1,261 @@
+"""mala's reviewer requirements R1–R7, through crit's AgentReviewer (and the
+CommandReviewer override) from Python."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import threading
+from pathlib import Path
+from typing import List, Set
+
+import pytest
+
+from crit.compat.mala import (
+    AgentReviewer,
+    CommandReviewer,
+    ReviewIssue,
+    ReviewResult,
+    reviewer_from_config,
+)
+
+from conftest import findings_answer, git, system_text, user_text, write
+
+PROTOCOL = ("passed", "issues", "parse_error", "fatal_error", "review_log_path")
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+# ---- R1: protocol compatibility, empty diffs ----
+
+
+def test_r1_a_range_review_returns_the_protocols_result(server, repo: Path, tmp_path: Path) -> None:
+    ctx = write(tmp_path, "ctx.md", "Added an audit call to reads.\n")
+    server.push({"json": findings_answer("PASS", [])})
+    reviewer = AgentReviewer(repo)
+    result = run(reviewer(diff_range="main..HEAD", context_file=str(ctx), timeout=300))
+    assert isinstance(result, ReviewResult)
+    for attr in PROTOCOL:
+        assert hasattr(result, attr), attr
+    assert result.passed is True
+    assert result.issues == []
+    assert result.parse_error is None
+    assert result.fatal_error is False
+    assert result.review_log_path and Path(result.review_log_path, "result.json").is_file()
+    assert len(server.requests()) == 1
+
+
+def test_r1_an_empty_range_passes_without_a_model_call(server, repo: Path) -> None:
+    result = run(AgentReviewer(repo)(diff_range="HEAD..HEAD"))
+    assert result.passed is True
+    assert result.issues == []
+    assert server.requests() == []
+
+
+def test_r1_commits_without_changes_pass_without_a_model_call(server, repo: Path) -> None:
+    git(repo, "commit", "-q", "--allow-empty", "-m", "nothing")
+    sha = git(repo, "rev-parse", "HEAD")
+    result = run(AgentReviewer(repo)(commit_shas=[sha]))
+    assert result.passed is True
+    assert result.issues == []
+    assert server.requests() == []
+
+
+# ---- R2: the agent by default, an external reviewer as the override ----
+
+
+def test_r2_the_agent_reviewer_is_the_default(server, repo: Path) -> None:
+    assert isinstance(reviewer_from_config(repo), AgentReviewer)
+    assert reviewer_from_config(repo).kind == "agent"
+
+
+def test_r2_reviewer_command_in_the_project_config_runs_the_program(
+    server, repo: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran"
+    gate = write(
+        tmp_path,
+        "review-gate",
+        "#!/bin/sh\n"
+        f"echo \"$CRIT_DIFF_RANGE\" > '{marker}'\n"
+        "echo '{\"verdict\": \"PASS\", \"findings\": []}'\n",
+    )
+    gate.chmod(0o755)
+    write(repo, ".crit/config.yaml", f"reviewer: command\ncommand: ['{gate}']\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "use review-gate")
+    # A project's reviewer program is a program the checkout names: it runs
+    # only once the user trusts the setting.
+    assert isinstance(reviewer_from_config(repo), AgentReviewer)
+    trust = subprocess.run(["crit", "trust"], cwd=repo, capture_output=True, text=True)
+    assert trust.returncode == 0, trust.stderr
+    reviewer = reviewer_from_config(repo)
+    assert isinstance(reviewer, CommandReviewer)
+    result = run(reviewer(diff_range="main..HEAD"))
+    assert result.passed, result
+    assert marker.read_text().strip() == "main..HEAD"
+    assert server.requests() == []
+
+
+# ---- R3: prompt and context parity ----
+
+
+def test_r3_the_code_template_and_the_diff_and_context_are_sent(
+    server, repo: Path, tmp_path: Path
+) -> None:
+    ctx = write(tmp_path, "ctx.md", "CONTEXT-MARKER: the author's notes.\n")
+    server.push({"json": findings_answer("PASS", [])})
+    run(AgentReviewer(repo)(diff_range="main..HEAD", context_file=ctx))
+    [req] = server.requests()
+    printed = subprocess.run(
+        ["crit", "review", "code", "--diff", "main..HEAD", "--print-prompt"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    template_system = printed.split("· system ===\n", 1)[1].split("\n\n=== ", 1)[0]
+    assert template_system.strip() and template_system.strip() in system_text(req)
+    sent = user_text(req)
+    assert "+    audit(id)" in sent, "the diff"
+    assert "CONTEXT-MARKER: the author's notes." in sent, "the context file"
+
+
+# ---- R4: output normalisation ----
+
+
+def test_r4_the_seed_answer_becomes_mala_issues(server, repo: Path) -> None:
+    server.push({"json": findings_answer()})
+    result = run(AgentReviewer(repo)(diff_range="main..HEAD"))
+    assert result.passed is False
+    assert result.consensus_verdict == "FAIL"
+    assert result.issues == [
+        ReviewIssue(
+            file="src/main.py",
+            line_start=42,
+            line_end=42,
+            priority=1,
+            title="[P1] Issue",
+            body="Details",
+            reviewer=result.issues[0].reviewer,
+        )
+    ]
+    assert result.issues[0].reviewer
+    assert result.parse_error is None and result.fatal_error is False
+
+
+def test_r4_malformed_json_is_a_parse_error_never_a_pass(server, repo: Path) -> None:
+    server.push(*[{"text": '{"verdict": "FAIL", "findings": ['}] * 4)
+    result = run(AgentReviewer(repo)(diff_range="main..HEAD"))
+    assert result.passed is False
+    assert result.fatal_error is False
+    assert result.parse_error
+
+
+@pytest.mark.parametrize(
+    "answer", [{"findings": []}, {"verdict": "MAYBE", "findings": []}]
+)
+def test_r4_missing_fields_and_bad_verdicts_fail(server, repo: Path, answer) -> None:
+    server.push(*[{"json": answer}] * 4)
+    result = run(AgentReviewer(repo)(diff_range="main..HEAD"))
+    assert result.passed is False
+    assert result.fatal_error is False
+    assert result.parse_error
+
+
+@pytest.mark.parametrize(
+    "output, expected",
+    [
+        ('{"findings": []}', "missing field: verdict"),
+        ('{"verdict": "MAYBE", "findings": []}', "invalid verdict: MAYBE"),
+        ('{"verdict": "FAIL", "findings": [', "invalid json: "),
+    ],
+)
+def test_r4_a_reviewer_programs_errors_are_worded_as_mala_words_them(
+    repo: Path, tmp_path: Path, output: str, expected: str
+) -> None:
+    answer = write(tmp_path, "answer.json", output)
+    result = run(CommandReviewer(["cat", str(answer)], repo)(diff_range="main..HEAD"))
+    assert result.passed is False
+    assert result.fatal_error is False
+    assert (result.parse_error or "").startswith(expected), result.parse_error
+
+
+# ---- R5: timeouts ----
+
+
+def test_r5_a_stalled_model_is_a_timeout(server, repo: Path) -> None:
+    server.push({"text": "Reading the diff for a long, long time", "stall_after_bytes": [200, 60000]})
+    result = run(AgentReviewer(repo)(diff_range="main..HEAD", timeout=2))
+    assert result.passed is False
+    assert result.parse_error == "timeout"
+    assert result.fatal_error is False
+
+
+# ---- R6: in process ----
+
+
+def _children() -> Set[str]:
+    """The names of this process's child processes. A child forked but not
+    yet exec'd still has the name of the thread that forked it: those are
+    reported as "(forking)"."""
+    names: Set[str] = set()
+    threads: Set[str] = set()
+    pids: List[str] = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm") as f:
+                threads.add(f.read().strip())
+            with open(f"/proc/self/task/{task}/children") as f:
+                pids.extend(f.read().split())
+        except OSError:
+            continue
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                name = f.read().strip()
+        except OSError:
+            continue
+        names.add("(forking)" if name in threads else name)
+    return names
+
+
+def test_r6_the_review_runs_in_this_process(server, repo: Path) -> None:
+    server.push({"json": findings_answer("PASS", []), "delay_ms": 800})
+    before = _children()  # the fake server
+    seen: Set[str] = set()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            seen.update(_children())
+
+    t = threading.Thread(target=watch)
+    t.start()
+    try:
+        result = run(AgentReviewer(repo)(diff_range="main..HEAD"))
+    finally:
+        done.set()
+        t.join()
+    assert result.passed
+    # git computes the change; no reviewer program, no crit, no claude.
+    assert "git" in seen
+    assert seen - before <= {"git", "(forking)"}, seen
+
+
+# ---- R7 ----
+
+
+def test_r7_reviews_switched_off_stay_off(server, repo: Path) -> None:
+    assert AgentReviewer(repo).overrides_disabled_setting() is False
+    assert CommandReviewer(["review-gate"], repo).overrides_disabled_setting() is False
+
+
+def test_the_blocking_call_gives_the_same_result(server, repo: Path) -> None:
+    server.push({"json": findings_answer()})
+    result = AgentReviewer(repo).review_sync(diff_range="main..HEAD")
+    assert [i.title for i in result.issues] == ["[P1] Issue"]
+    assert result.result is not None and result.result.verdict == "FAIL"
