@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::anyhow;
-use crit_llm::{Env, LlmError, Provider as LlmProvider, Selection, Sourced};
+use crit_llm::{Env, Provider as LlmProvider, Selection, Sourced};
 use crit_review::backend::{self as review_backend, Explicit};
 use crit_review::config::Config;
 use crit_review::trust::ProjectRules;
@@ -49,7 +49,7 @@ pub fn load_config(env: &Env, rules: &ProjectRules) -> Result<Config, CliError> 
 }
 
 /// The backend the flags, environment and config files choose. No backend at all
-/// is exit 3 with the message naming every way to fix it.
+/// is exit 2 (the user must configure one), with the message naming every way to fix it.
 pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
     let rules = rules(common, env)?;
     select_with(common, env, &load_config(env, &rules)?)
@@ -57,10 +57,8 @@ pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
 
 /// [`select`] with the config files already loaded.
 pub fn select_with(common: &CommonArgs, env: &Env, file: &Config) -> Result<Selection, CliError> {
-    review_backend::select(&explicit(common)?, file, env).map_err(|e| match e {
-        LlmError::NoBackend => CliError::could_not_run(anyhow!("{e}")),
-        other => CliError::usage(anyhow!("{other}")),
-    })
+    review_backend::select(&explicit(common)?, file, env)
+        .map_err(|e| CliError::usage(anyhow!("{e}")))
 }
 
 /// The backend flags as explicit choices.

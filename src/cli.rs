@@ -12,7 +12,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     about,
     propagate_version = true,
-    arg_required_else_help = true
+    arg_required_else_help = true,
+    after_help = "Run `crit --help` for the gate's levels and the exit codes.",
+    after_long_help = GATE_AND_EXIT_CODES
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -20,6 +22,31 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// What `crit --help` ends with: the one place that says what each gate level
+/// fails on and what each exit code means (the README says the same).
+const GATE_AND_EXIT_CODES: &str = "\
+The gate (--exit-code, or --fail-on LEVEL):
+  LEVEL           FAILS ON                                       FOR EXAMPLE
+  p0, blocker     a P0 finding, or a reviewer's FAIL verdict     an SQL injection (P0)
+  p1, major       P0 or P1 findings, or FAIL (the default)       ...or an unchecked write error (P1)
+  p2, minor       P0 to P2 findings, or FAIL                     ...or a missing edge-case test (P2)
+  p3, nit         any finding, or FAIL                           ...or a misleading name (P3)
+  concerns        anything but a clean PASS                      ...or a CONCERNS verdict with no findings
+  never           no finding or verdict                          (only a review that could not finish)
+  At every level, a review that could not finish fails: UNKNOWN, ERROR or
+  INCOMPLETE, or an answer crit could not read. Levels take any case (P1, p1).
+
+Exit codes:
+  0    done; the gate passed, or no gate was asked for
+  1    the gate failed
+  2    change the command or a file: usage, configuration, a missing input
+       file, no backend configured, a missing model name
+  3    the review was attempted and could not run: network, authentication,
+       a crash
+  129, 130, 143
+       SIGHUP, SIGINT (Ctrl-C) or SIGTERM stopped it; what was done is still
+       printed and saved, as INCOMPLETE";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -203,11 +230,17 @@ pub enum HookAgent {
     PreCommit,
 }
 
-/// Flags every command understands (DESIGN.md §3).
+/// Flags every command understands.
 #[derive(Debug, Args, Clone)]
 pub struct CommonArgs {
     /// Model backend [default: auto; env CRIT_PROVIDER].
-    #[arg(long, global = true, value_enum, help_heading = "Backend")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        ignore_case = true,
+        help_heading = "Backend"
+    )]
     pub provider: Option<Provider>,
     /// Model name or alias: opus, sonnet, haiku, or a full id [env CRIT_MODEL].
     #[arg(long, global = true, help_heading = "Backend")]
@@ -226,7 +259,13 @@ pub struct CommonArgs {
     pub rules_from: Option<String>,
 
     /// Output format.
-    #[arg(long, global = true, value_enum, help_heading = "Output")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        ignore_case = true,
+        help_heading = "Output"
+    )]
     pub format: Option<FormatArg>,
     /// Same as --format json.
     #[arg(
@@ -243,14 +282,20 @@ pub struct CommonArgs {
     #[arg(long, global = true, value_name = "PATH", help_heading = "Output")]
     pub out: Option<PathBuf>,
     /// When to color terminal output (NO_COLOR is honoured in `auto`).
-    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, help_heading = "Output")]
+    #[arg(long, global = true, value_enum, ignore_case = true, default_value_t = ColorArg::Auto, help_heading = "Output")]
     pub color: ColorArg,
 
     /// Exit 1 when the review does not pass its gate (default gate: --fail-on p1).
     #[arg(long, global = true, help_heading = "Gate")]
     pub exit_code: bool,
-    /// What fails the gate (p0 to p3, or blocker, major, minor, nit); implies --exit-code.
-    #[arg(long, global = true, value_enum, help_heading = "Gate")]
+    /// What fails the gate: p0 to p3 (or blocker, major, minor, nit), concerns or never; implies --exit-code. `crit --help` shows what each level fails on.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        ignore_case = true,
+        help_heading = "Gate"
+    )]
     pub fail_on: Option<FailOnArg>,
 
     /// Wall-clock limit for the review, in seconds.

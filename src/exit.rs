@@ -1,4 +1,6 @@
-//! Exit codes (DESIGN.md §3) and the error type that carries one.
+//! Exit codes and the error type that carries one. One rule decides between
+//! 2 and 3: 2 when the user must change the command or a file, 3 when the
+//! review was attempted and could not run.
 
 use std::process::ExitCode;
 
@@ -9,9 +11,11 @@ pub enum Code {
     Ok = 0,
     /// The gate failed.
     GateFailed = 1,
-    /// Usage or configuration error.
+    /// The user must change the command or a file: usage, configuration, a
+    /// missing input file, no backend configured, a missing model name.
     Usage = 2,
-    /// The review could not run (no backend, every reviewer failed).
+    /// The review was attempted and could not run: network, authentication,
+    /// a crash, every reviewer failed.
     CouldNotRun = 3,
     /// SIGHUP stopped the review (128 + 1, the shell's convention).
     HungUp = 129,

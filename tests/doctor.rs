@@ -95,11 +95,11 @@ fn openai_compatible_server_and_json_output() {
 }
 
 #[test]
-fn nothing_configured_names_every_fix_and_exits_3() {
+fn nothing_configured_names_every_fix_and_exits_2() {
     crit()
         .arg("doctor")
         .assert()
-        .code(3)
+        .code(2)
         .stderr(predicate::str::contains("no model backend is configured"))
         .stderr(predicate::str::contains("ANTHROPIC_API_KEY"))
         .stderr(predicate::str::contains("OPENAI_BASE_URL"))

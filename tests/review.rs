@@ -186,7 +186,7 @@ fn the_seeds_error_cases() {
 }
 
 #[test]
-fn running_without_a_backend_names_every_fix() {
+fn running_without_a_backend_names_every_fix_and_exits_2() {
     let dir = TempDir::new().unwrap();
     crit(&dir)
         .env_clear()
@@ -194,6 +194,41 @@ fn running_without_a_backend_names_every_fix() {
         .env("HOME", dir.path())
         .args(["review", "code", "--no-log"])
         .assert()
-        .code(3)
+        .code(2)
         .stderr(predicate::str::contains("ANTHROPIC_API_KEY"));
+}
+
+#[test]
+fn missing_input_files_are_usage_errors_before_any_model_call() {
+    let dir = TempDir::new().unwrap();
+    std::fs::write(dir.path().join("hld.md"), "# HLD\n").unwrap();
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    let server = crit_testkit::FakeServer::start_blocking();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["arch", "slice.md", "--against", "hld.md"],
+            "--input slice.md",
+        ),
+        (
+            &["arch", "hld.md", "--against", "nope.md"],
+            "--against nope.md",
+        ),
+        (&["tasks", "docs", "--against", "hld.md"], "--input docs"),
+        (
+            &["arch", "--input", "hld.md", "--against", "../x/hld.md"],
+            "--against ../x/hld.md",
+        ),
+    ];
+    for (args, says) in cases {
+        crit(&dir)
+            .env("ANTHROPIC_API_KEY", "sk-ant-test")
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .args(["review", "--no-log"])
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says))
+            .stderr(predicate::str::contains("no such file"));
+    }
+    assert!(server.model_requests().is_empty(), "no model was asked");
 }

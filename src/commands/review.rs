@@ -96,6 +96,9 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         print_prompts(template, &inputs)?;
         return Ok(Code::Ok);
     }
+    template
+        .check_files(&inputs, &root)
+        .map_err(CliError::usage)?;
     let code = CodeFlags::from_matches(template, &matches)?;
     let interactive = matches.get_flag(INTERACTIVE);
     run_review(

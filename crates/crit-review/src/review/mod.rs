@@ -174,6 +174,7 @@ async fn run(
     let now = SystemTime::now();
     let template = &req.template;
     let inputs = template.resolve_inputs(&req.inputs)?;
+    template.check_files(&inputs, &req.cwd)?;
     let scope = match (&template.prompt, &req.scope) {
         (PromptSource::Builder(Builder::Code), Some(s)) => Some(s.clone()),
         (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),

@@ -29,6 +29,17 @@ pub enum TemplateError {
         description: String,
         usage: String,
     },
+    #[error(
+        "template `{template}`: --{input} {}: no such file (paths are relative to {}; give an existing file)",
+        path.display(),
+        base.display()
+    )]
+    MissingFile {
+        template: String,
+        input: String,
+        path: PathBuf,
+        base: PathBuf,
+    },
     #[error("template `{template}` has no input `{input}`\nusage: {usage}")]
     UnknownInput {
         template: String,

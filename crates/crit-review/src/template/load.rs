@@ -268,6 +268,7 @@ impl Validator<'_> {
             description: raw.description.unwrap_or_default(),
             required,
             default,
+            file: raw.file,
         })
     }
 

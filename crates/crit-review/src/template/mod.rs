@@ -12,7 +12,7 @@ mod raw;
 mod registry;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crit_core::contract::Contract;
 
@@ -47,6 +47,8 @@ pub struct InputDef {
     pub description: String,
     pub required: bool,
     pub default: Option<String>,
+    /// The value is a path to a file that must exist (`file: true`).
+    pub file: bool,
 }
 
 /// What a reviewer must answer in.
@@ -230,5 +232,25 @@ impl Template {
             out.entry(k.clone()).or_insert_with(|| v.clone());
         }
         Ok(Inputs(out))
+    }
+
+    /// Every input declared `file: true` names an existing file, relative to
+    /// `base` (the directory the review runs in): checked before any model is
+    /// asked, so a typo costs nothing.
+    pub fn check_files(&self, inputs: &Inputs, base: &Path) -> Result<(), TemplateError> {
+        for def in self.inputs.iter().filter(|d| d.file) {
+            let Some(value) = inputs.0.get(&def.name) else {
+                continue;
+            };
+            if !base.join(value).is_file() {
+                return Err(TemplateError::MissingFile {
+                    template: self.name.clone(),
+                    input: def.name.clone(),
+                    path: PathBuf::from(value),
+                    base: base.to_path_buf(),
+                });
+            }
+        }
+        Ok(())
     }
 }

@@ -39,6 +39,9 @@ pub(super) struct RawInput {
     pub name: Option<Spanned<String>>,
     pub description: Option<String>,
     pub default: Option<Spanned<serde_json::Value>>,
+    /// The value names a file that must exist before any model is asked.
+    #[serde(default)]
+    pub file: bool,
 }
 
 #[derive(Debug, Deserialize)]
