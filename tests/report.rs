@@ -150,6 +150,17 @@ fn gate_sets_the_exit_code() {
         .args(["report", p, "--fail-on", "p1"])
         .assert()
         .code(0);
+    // The case crit prints (`P2`, `CONCERNS`) is accepted as written.
+    for (level, code) in [("P2", 1), ("Minor", 1), ("CONCERNS", 1), ("P1", 0), ("NEVER", 0)] {
+        crit()
+            .args(["report", p, "--fail-on", level])
+            .assert()
+            .code(code);
+    }
+    crit()
+        .args(["report", p, "--format", "JSON", "--color", "NEVER"])
+        .assert()
+        .code(0);
     let unknown = ReviewResult::parse_failure("code", "invalid json: empty output", "");
     let path = saved(&dir, &unknown);
     crit()
