@@ -2,7 +2,35 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+mod scope;
+
+/// crit's command line, each subcommand's help showing only the shared flags it uses.
+pub fn command() -> clap::Command {
+    scope::distribute(Cli::command())
+}
+
+/// Parses the process's arguments. The shared flags may come before or after
+/// the subcommand (after wins); one the chosen subcommand does not use is
+/// refused, like an unknown one.
+pub fn parse() -> Result<Cli, clap::Error> {
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    if let Some((flag, path)) = scope::first_unused(&matches) {
+        return Err(clap::Error::raw(
+            clap::error::ErrorKind::UnknownArgument,
+            format!(
+                "{flag} does nothing for `crit {path}`; `crit {path} --help` lists the options it takes\n"
+            ),
+        ));
+    }
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    let (leaf, _) = scope::leaf(&matches);
+    let later = CommonArgs::from_arg_matches(leaf).map_err(|e| e.format(&mut cmd))?;
+    cli.common = cli.common.overlay(later);
+    Ok(cli)
+}
 
 /// Reviews of code changes, design documents, task plans and prompts, by LLM
 /// reviewers and a deterministic rule engine, merged into one trustworthy result.
@@ -64,7 +92,14 @@ pub enum Command {
     Run(RunArgs),
     /// Write a starter .crit/: settings, a `crit run` orchestrator and three example reviewers.
     Init,
-    /// Check a plan with deterministic checks (expert-review's rules): APPROVED, REJECTED, INCOMPLETE or ERROR.
+    /// Check a plan: deterministic checks (expert-review's rules) in milliseconds; with a model backend configured, the persona panel too (it spends tokens).
+    ///
+    /// The verdict is APPROVED, REJECTED, INCOMPLETE or ERROR. The checks fix what
+    /// they can in the plan file and ask about the rest (`--answer`). When a model
+    /// backend is configured (`crit doctor` shows which), the personas named in the
+    /// session's context.yaml then review the plan concurrently, and all must
+    /// approve; each persona is one model conversation and spends tokens. Without a
+    /// backend the checks alone decide, and the output says so.
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
@@ -123,7 +158,7 @@ pub struct RunArgs {
         conflicts_with = "prompt"
     )]
     pub text: Option<String>,
-    /// Same as the positional PROMPT (Reldo's spelling).
+    /// Same as the positional PROMPT, as Reldo's command line takes it.
     #[arg(long, value_name = "PROMPT")]
     pub prompt: Option<String>,
     /// The orchestrator's config (YAML or JSON) [default: .crit/run.yaml, .claude/reldo.json or .reldo/settings.json, else built in].
@@ -234,94 +269,65 @@ pub enum HookAgent {
 #[derive(Debug, Args, Clone)]
 pub struct CommonArgs {
     /// Model backend [default: auto; env CRIT_PROVIDER].
-    #[arg(
-        long,
-        global = true,
-        value_enum,
-        ignore_case = true,
-        help_heading = "Backend"
-    )]
+    #[arg(long, value_enum, ignore_case = true, help_heading = "Backend")]
     pub provider: Option<Provider>,
     /// Model name or alias: opus, sonnet, haiku, or a full id [env CRIT_MODEL].
-    #[arg(long, global = true, help_heading = "Backend")]
+    #[arg(long, help_heading = "Backend")]
     pub model: Option<String>,
     /// Cassettes the replay provider plays back [env CRIT_CASSETTES].
-    #[arg(long, global = true, value_name = "DIR", help_heading = "Backend")]
+    #[arg(long, value_name = "DIR", help_heading = "Backend")]
     pub cassettes: Option<PathBuf>,
     /// Record every model exchange as a readable cassette into DIR [env CRIT_RECORD].
-    #[arg(long, global = true, value_name = "DIR", help_heading = "Backend")]
+    #[arg(long, value_name = "DIR", help_heading = "Backend")]
     pub record: Option<PathBuf>,
     /// Work in DIR instead of the current directory.
-    #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
+    #[arg(long, value_name = "DIR", help_heading = "Input")]
     pub cwd: Option<PathBuf>,
     /// Read the project's settings, templates and suppressions as they are at REF (as CI does with the base branch).
-    #[arg(long, global = true, value_name = "REF", help_heading = "Input")]
+    #[arg(long, value_name = "REF", help_heading = "Input")]
     pub rules_from: Option<String>,
 
     /// Output format.
-    #[arg(
-        long,
-        global = true,
-        value_enum,
-        ignore_case = true,
-        help_heading = "Output"
-    )]
+    #[arg(long, value_enum, ignore_case = true, help_heading = "Output")]
     pub format: Option<FormatArg>,
     /// Same as --format json.
-    #[arg(
-        long,
-        global = true,
-        conflicts_with = "format",
-        help_heading = "Output"
-    )]
+    #[arg(long, conflicts_with = "format", help_heading = "Output")]
     pub json: bool,
-    /// The review templates' spelling: `terminal`, `json`, or `file PATH` (JSON to PATH).
-    #[arg(long, global = true, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
+    /// `terminal`, `json`, or `file PATH` (JSON to PATH), as the review templates' command line takes it.
+    #[arg(long, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
     pub output: Option<Vec<String>>,
     /// Write the result to PATH instead of stdout.
-    #[arg(long, global = true, value_name = "PATH", help_heading = "Output")]
+    #[arg(long, value_name = "PATH", help_heading = "Output")]
     pub out: Option<PathBuf>,
     /// When to color terminal output (NO_COLOR is honoured in `auto`).
-    #[arg(long, global = true, value_enum, ignore_case = true, default_value_t = ColorArg::Auto, help_heading = "Output")]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = ColorArg::Auto, help_heading = "Output")]
     pub color: ColorArg,
 
     /// Exit 1 when the review does not pass its gate (default gate: --fail-on p1).
-    #[arg(long, global = true, help_heading = "Gate")]
+    #[arg(long, help_heading = "Gate")]
     pub exit_code: bool,
     /// What fails the gate: p0 to p3 (or blocker, major, minor, nit), concerns or never; implies --exit-code. `crit --help` shows what each level fails on.
-    #[arg(
-        long,
-        global = true,
-        value_enum,
-        ignore_case = true,
-        help_heading = "Gate"
-    )]
+    #[arg(long, value_enum, ignore_case = true, help_heading = "Gate")]
     pub fail_on: Option<FailOnArg>,
 
     /// Wall-clock limit for the review, in seconds.
-    #[arg(long, global = true, value_name = "SECS", help_heading = "Limits")]
+    #[arg(long, value_name = "SECS", help_heading = "Limits")]
     pub timeout: Option<u64>,
     /// Maximum model turns per reviewer.
-    #[arg(long, global = true, value_name = "N", help_heading = "Limits")]
+    #[arg(long, value_name = "N", help_heading = "Limits")]
     pub max_turns: Option<u32>,
     /// Stop when the review has cost this many US dollars.
-    #[arg(long, global = true, value_name = "USD", help_heading = "Limits")]
+    #[arg(long, value_name = "USD", help_heading = "Limits")]
     pub max_budget_usd: Option<f64>,
 
     /// More diagnostics on stderr (repeat for more).
-    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = "Diagnostics")]
+    #[arg(short, long, action = clap::ArgAction::Count, help_heading = "Diagnostics")]
     pub verbose: u8,
     /// Only errors on stderr.
-    #[arg(
-        short,
-        long,
-        global = true,
-        conflicts_with = "verbose",
-        help_heading = "Diagnostics"
-    )]
+    #[arg(short, long, conflicts_with = "verbose", help_heading = "Diagnostics")]
     pub quiet: bool,
     /// Do not write session logs under .crit/sessions.
-    #[arg(long, global = true, help_heading = "Diagnostics")]
+    #[arg(long, help_heading = "Diagnostics")]
     pub no_log: bool,
 }
 
@@ -410,7 +416,6 @@ pub enum FailOnArg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_definition_is_consistent() {

@@ -12,10 +12,8 @@ mod runner;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::parse() {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version are "errors" to clap; they print to stdout and exit 0.

@@ -151,7 +151,13 @@ fn gate_sets_the_exit_code() {
         .assert()
         .code(0);
     // The case crit prints (`P2`, `CONCERNS`) is accepted as written.
-    for (level, code) in [("P2", 1), ("Minor", 1), ("CONCERNS", 1), ("P1", 0), ("NEVER", 0)] {
+    for (level, code) in [
+        ("P2", 1),
+        ("Minor", 1),
+        ("CONCERNS", 1),
+        ("P1", 0),
+        ("NEVER", 0),
+    ] {
         crit()
             .args(["report", p, "--fail-on", level])
             .assert()

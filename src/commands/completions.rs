@@ -6,21 +6,19 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::anyhow;
-use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::Cli;
 use crate::exit::{CliError, Code};
 
 pub fn completions(shell: Shell) -> Result<Code, CliError> {
-    let mut cmd = Cli::command();
+    let mut cmd = crate::cli::command();
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "crit", &mut out);
     write_stdout(&out)
 }
 
 pub fn man(dir: Option<&Path>) -> Result<Code, CliError> {
-    let cmd = Cli::command();
+    let cmd = crate::cli::command();
     match dir {
         Some(dir) => {
             std::fs::create_dir_all(dir)

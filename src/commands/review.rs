@@ -38,7 +38,7 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     let registry = Registry::load_with(&dirs, &rules).map_err(CliError::usage)?;
     if name == "list" {
         let cmd =
-            CommonArgs::augment_args(clap::Command::new("list").about("List the review templates"));
+            CommonArgs::augment_args(clap::Command::new("list")).about("List the review templates");
         let matches = match cmd.try_get_matches_from(
             std::iter::once("crit review list".to_string()).chain(rest.iter().cloned()),
         ) {
@@ -118,11 +118,11 @@ const INTERACTIVE: &str = "interactive";
 /// The subcommand for one template: its inputs as `--NAME VALUE`, the first
 /// required input also positional, `--print-prompt`, and crit's common flags.
 fn command_for(template: &Template) -> clap::Command {
-    let mut cmd = clap::Command::new(template.name.clone())
+    // The shared flags first: their derive sets an `about` of its own.
+    let mut cmd = CommonArgs::augment_args(clap::Command::new(template.name.clone()))
         .about(template.description.clone())
         .override_usage(template.usage())
         .no_binary_name(false);
-    cmd = CommonArgs::augment_args(cmd);
     if let Some(first) = template.required_inputs().next() {
         cmd = cmd.arg(
             Arg::new(POSITIONAL)

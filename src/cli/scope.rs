@@ -1,0 +1,172 @@
+//! Which of the shared flags each subcommand uses. The shared flags are defined
+//! once ([`super::CommonArgs`]) and parse before or after the subcommand (`crit
+//! --json review code` keeps working), but a subcommand's help lists only the
+//! ones it uses, and giving one it does not use is a usage error, not a silent
+//! no-op.
+
+use clap::ArgMatches;
+use clap::parser::ValueSource;
+
+/// Every shared flag, by its id (the field name in `CommonArgs`).
+const SHARED: [&str; 19] = [
+    "provider",
+    "model",
+    "cassettes",
+    "record",
+    "cwd",
+    "rules_from",
+    "format",
+    "json",
+    "output",
+    "out",
+    "color",
+    "exit_code",
+    "fail_on",
+    "timeout",
+    "max_turns",
+    "max_budget_usd",
+    "verbose",
+    "quiet",
+    "no_log",
+];
+
+/// Flags every command uses: how it talks to the terminal.
+const EVERYWHERE: [&str; 3] = ["color", "verbose", "quiet"];
+
+const BACKEND: [&str; 4] = ["provider", "model", "cassettes", "record"];
+const PROJECT: [&str; 2] = ["cwd", "rules_from"];
+const OUTPUT: [&str; 4] = ["format", "json", "output", "out"];
+const GATE: [&str; 2] = ["exit_code", "fail_on"];
+
+/// The flags a subcommand uses beyond [`EVERYWHERE`], by its path of names
+/// (`report merge`). A subcommand not listed uses every shared flag.
+fn uses(path: &str) -> Option<Vec<&'static str>> {
+    let groups: &[&[&'static str]] = match path {
+        "report" | "report merge" => &[&OUTPUT, &GATE],
+        "doctor" => &[&BACKEND, &PROJECT, &["json", "timeout"]],
+        "config" => &[&BACKEND, &PROJECT, &["json", "fail_on", "timeout"]],
+        "trust" => &[&["cwd", "json"]],
+        "init" => &[&["cwd"]],
+        "plan" => &[
+            &BACKEND,
+            &PROJECT,
+            &OUTPUT,
+            &GATE,
+            &["timeout", "max_budget_usd"],
+        ],
+        "plan verify" => &[&["cwd"]],
+        "prompt" => &[&BACKEND, &PROJECT, &OUTPUT, &GATE, &["timeout", "no_log"]],
+        "completions" | "man" => &[],
+        _ => return None,
+    };
+    Some(groups.iter().flat_map(|g| g.iter().copied()).collect())
+}
+
+fn unused(path: &str) -> Vec<&'static str> {
+    match uses(path) {
+        None => Vec::new(),
+        Some(used) => SHARED
+            .into_iter()
+            .filter(|id| !EVERYWHERE.contains(id) && !used.contains(id))
+            .collect(),
+    }
+}
+
+/// Gives every subcommand the shared flags, hiding from its help the ones it
+/// does not use (they still parse, so [`first_unused`] can name them). On
+/// `crit` itself they parse too, before the subcommand, but only the ones
+/// every command uses are listed.
+pub fn distribute(mut cmd: clap::Command) -> clap::Command {
+    let shared: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| SHARED.contains(&a.get_id().as_str()))
+        .cloned()
+        .collect();
+    for id in SHARED.into_iter().filter(|id| !EVERYWHERE.contains(id)) {
+        cmd = cmd.mut_arg(id, |a| a.hide(true));
+    }
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(&name, |s| give(s, &name, &shared));
+    }
+    cmd
+}
+
+fn give(mut cmd: clap::Command, path: &str, shared: &[clap::Arg]) -> clap::Command {
+    let unused = unused(path);
+    for arg in shared {
+        let hide = unused.contains(&arg.get_id().as_str());
+        cmd = cmd.arg(arg.clone().hide(hide));
+    }
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        let sub_path = format!("{path} {name}");
+        cmd = cmd.mut_subcommand(&name, |s| give(s, &sub_path, shared));
+    }
+    cmd
+}
+
+/// The matches of the subcommand that runs, and its path of names (`report merge`).
+pub fn leaf(matches: &ArgMatches) -> (&ArgMatches, String) {
+    let mut path = Vec::new();
+    let mut leaf = matches;
+    while let Some((name, sub)) = leaf.subcommand() {
+        path.push(name);
+        leaf = sub;
+    }
+    (leaf, path.join(" "))
+}
+
+/// The first shared flag given on the command line that the chosen subcommand
+/// does not use, with the subcommand's path: `(--provider, "report")`.
+pub fn first_unused(matches: &ArgMatches) -> Option<(String, String)> {
+    let (leaf, path) = leaf(matches);
+    let given = |id: &&str| {
+        leaf.value_source(id) == Some(ValueSource::CommandLine)
+            || matches.value_source(id) == Some(ValueSource::CommandLine)
+    };
+    unused(&path)
+        .into_iter()
+        .find(given)
+        .map(|id| (format!("--{}", id.replace('_', "-")), path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_named_flag_is_a_shared_flag() {
+        let cmd = Cli::command();
+        let ids: Vec<String> = cmd
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+        for id in SHARED {
+            assert!(ids.iter().any(|i| i == id), "{id} is not a flag");
+        }
+        for path in [
+            "report", "doctor", "config", "trust", "init", "plan", "prompt",
+        ] {
+            for id in uses(path).unwrap() {
+                assert!(SHARED.contains(&id), "{path}: {id}");
+            }
+        }
+        let global = ids
+            .iter()
+            .filter(|i| !["help", "version"].contains(&i.as_str()));
+        assert_eq!(
+            global.count(),
+            SHARED.len(),
+            "SHARED lists every shared flag"
+        );
+    }
+}
