@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::anyhow;
-use crit_llm::{Env, Provider as LlmProvider, Selection, Sourced};
+use crit_llm::{Env, LlmError, Provider as LlmProvider, Selection, Sourced};
 use crit_review::backend::{self as review_backend, Explicit};
 use crit_review::config::Config;
 use crit_review::trust::ProjectRules;
@@ -59,6 +59,20 @@ pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
 pub fn select_with(common: &CommonArgs, env: &Env, file: &Config) -> Result<Selection, CliError> {
     review_backend::select(&explicit(common)?, file, env)
         .map_err(|e| CliError::usage(anyhow!("{e}")))
+}
+
+/// [`select_with`] for commands that also work without a model: no backend
+/// configured is `None`, any other problem still an error.
+pub fn select_if_any(
+    common: &CommonArgs,
+    env: &Env,
+    file: &Config,
+) -> Result<Option<Selection>, CliError> {
+    match review_backend::select(&explicit(common)?, file, env) {
+        Ok(s) => Ok(Some(s)),
+        Err(LlmError::NoBackend) => Ok(None),
+        Err(e) => Err(CliError::usage(anyhow!("{e}"))),
+    }
 }
 
 /// The backend flags as explicit choices.

@@ -59,7 +59,7 @@ fn without_a_backend_it_says_how_to_get_one() {
         .args(["run", "Review it"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
 }

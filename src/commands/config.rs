@@ -14,9 +14,9 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     let env = Env::from_process();
     let rules = backend::rules(common, &env)?;
     let file = backend::load_config(&env, &rules)?;
-    let mut rows: Vec<SelectionRow> = match backend::select_with(common, &env, &file) {
-        Ok(selection) => selection.rows(),
-        Err(e) if e.code() == crate::exit::Code::CouldNotRun => vec![row(
+    let mut rows: Vec<SelectionRow> = match backend::select_if_any(common, &env, &file) {
+        Ok(Some(selection)) => selection.rows(),
+        Ok(None) => vec![row(
             "provider",
             "(none)",
             "no backend found; `crit doctor` lists the ways to configure one",

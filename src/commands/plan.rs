@@ -133,9 +133,12 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
 /// the reason the output gives.
 fn panel_for(common: &CommonArgs, home: Option<PathBuf>, stop: &runner::Stop) -> Box<dyn Panel> {
     let env = Env::from_process();
-    let selection = match backend::select(common, &env) {
-        Ok(s) => s,
-        Err(e) if e.code() == Code::CouldNotRun => {
+    let found = backend::rules(common, &env)
+        .and_then(|rules| backend::load_config(&env, &rules))
+        .and_then(|file| backend::select_if_any(common, &env, &file));
+    let selection = match found {
+        Ok(Some(s)) => s,
+        Ok(None) => {
             return Box::new(NoPanel("no model backend configured".into()));
         }
         Err(e) => {
