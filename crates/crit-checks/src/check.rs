@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::CheckError;
 
-/// How a check's pattern is matched against the plan (seed "Match Rules").
+/// How a check's pattern is matched against the plan (expert-review's match rules).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatchRule {
@@ -22,7 +22,7 @@ pub enum MatchRule {
     NegationAware,
 }
 
-/// What FIXING does to the plan (seed "FIXING State").
+/// What FIXING does to the plan (expert-review's FIXING state).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
 pub enum FixAction {
@@ -34,7 +34,7 @@ pub enum FixAction {
     RemoveParagraph,
 }
 
-/// Where a check came from, in the seed's order of precedence (SETUP step 6).
+/// Where a check came from, in expert-review's order of precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
@@ -71,7 +71,7 @@ pub struct Check {
 }
 
 impl Check {
-    /// A table-derived check: literal, no fix (seed: "Always null from table parsing").
+    /// A table-derived check: literal, no fix (expert-review: always null from table parsing).
     pub fn from_table(
         id: String,
         pattern: String,
@@ -116,7 +116,7 @@ pub(crate) struct ChecksFile {
 }
 
 impl RawCheck {
-    /// Apply the seed's field defaults and reject checks that cannot work.
+    /// Apply expert-review's field defaults and reject checks that cannot work.
     pub(crate) fn into_check(self, source: SourceKind, origin: &Path) -> Result<Check, CheckError> {
         let invalid = |message: &str| CheckError::InvalidCheck {
             path: origin.to_path_buf(),

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 /// Why a plan review could not run to a verdict.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
-    /// `plan.md` is missing (seed: `plan.md not found at {path}`).
+    /// `plan.md` is missing (expert-review's wording: `plan.md not found at {path}`).
     #[error("plan.md not found at {}", .0.display())]
     PlanNotFound(PathBuf),
-    /// `plan.md` is empty (seed wording).
+    /// `plan.md` is empty (expert-review's wording).
     #[error("empty plan")]
     EmptyPlan,
-    /// No check came from any source (seed wording).
+    /// No check came from any source (expert-review's wording).
     #[error(
         "No checks found (no checks.yaml, no CLAUDE.md Anti-Patterns Table, no context.yaml checks)"
     )]

@@ -1,4 +1,4 @@
-//! crit's deterministic rule engine (seed 004, `expert-review`): checks from
+//! crit's deterministic rule engine (expert-review's rules): checks from
 //! `checks.yaml` files and anti-pattern tables, matched against a plan in one
 //! pass, fixed by replace / remove-sentence / remove-paragraph, driven by the
 //! SETUP → CHECKING → FIXING / ASKING → APPROVED / REJECTED / INCOMPLETE / ERROR

@@ -14,9 +14,9 @@ use crate::check::{Check, MatchRule};
 use crate::error::CheckError;
 use crate::text::Structure;
 
-/// Negation words for `prescriptive` (seed "Prescriptive Matching").
+/// Negation words for `prescriptive` (expert-review's prescriptive matching).
 const PRESCRIPTIVE_NEGATIONS: &str = r"(?i)\b(?:not|don['’]t|doesn['’]t|won['’]t|shouldn['’]t|cannot|can['’]t|instead of|rather than|unlike|avoid(?:s|ed|ing)?|ruled out)\b";
-/// Negation words for `negation_aware` (seed "Match Rules").
+/// Negation words for `negation_aware` (expert-review's match rules).
 const SENTENCE_NEGATIONS: &str =
     r"(?i)\b(?:not|doesn['’]t|unlike|cannot|don['’]t|won['’]t|shouldn['’]t|ruled out)\b";
 /// How many words after a `prescriptive` hit still count as "near" it.

@@ -1,4 +1,4 @@
-//! `regex` checks: the seed's patterns are Python regexes. The `regex` crate
+//! `regex` checks: expert-review's patterns are Python regexes. The `regex` crate
 //! takes most of them (and they join the one-pass `RegexSet`); lookaround and
 //! backreferences fall back to `fancy-regex`, matched one by one.
 

@@ -1,4 +1,4 @@
-//! Anti-pattern tables in markdown (seed "Parsing CLAUDE.md Tables" and
+//! Anti-pattern tables in markdown (expert-review's "Parsing CLAUDE.md Tables" and
 //! "Parsing Rules Tables").
 //!
 //! A table starts at a header row whose first cell names a pattern column

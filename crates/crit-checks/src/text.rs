@@ -1,4 +1,4 @@
-//! The plan's structure as the seed defines it: lines, paragraphs (text between
+//! The plan's structure as expert-review defines it: lines, paragraphs (text between
 //! blank lines, or one complete bullet point) and sentences (ending at `. `,
 //! `.\n`, `? `, `! `, or at the end of a line in a bullet list).
 
@@ -272,7 +272,7 @@ impl Structure {
 }
 
 /// The sentence of `span` that holds `offset`. Boundaries are the union of the
-/// seed's rule (`.`, `?`, `!` followed by whitespace) and UAX #29, on the span
+/// expert-review's rule (`.`, `?`, `!` followed by whitespace) and UAX #29, on the span
 /// with newlines read as spaces (a wrapped line does not end a sentence).
 fn sentence_in(text: &str, span: Range<usize>, offset: usize) -> Range<usize> {
     let s = &text[span.clone()];

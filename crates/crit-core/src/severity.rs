@@ -1,4 +1,4 @@
-//! The one severity scale. Every seed's scale maps onto it in [`crate::scale`].
+//! The one severity scale. Every original tool's scale maps onto it in [`crate::scale`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

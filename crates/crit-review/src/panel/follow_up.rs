@@ -1,4 +1,4 @@
-//! Follow-up questions about a finished review (seed 000's interactive
+//! Follow-up questions about a finished review (the review templates' interactive
 //! mode): the reviewer keeps its instructions, tools and the review it gave,
 //! and answers in prose. Each question carries the conversation so far, so
 //! the backend needs no server-side session; the shared prefix stays cached.
