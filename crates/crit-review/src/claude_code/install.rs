@@ -219,6 +219,18 @@ fn note_created(ledger: &mut Ledger, path: &str) {
     }
 }
 
+/// A unified diff of the settings text, both sides labelled `label`.
+pub fn diff(before: &str, after: &str, label: &str) -> String {
+    if before == after {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(label, label)
+        .to_string()
+}
+
 /// A hook group that runs `command`.
 fn runs(group: &Json, command: &str) -> bool {
     group

@@ -2,7 +2,12 @@
 //! session's status file. Claude Code runs it whenever the conversation
 //! changes, so it reads one small file and nothing else.
 
-use super::state::{Status, Subject};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
+
+use super::state::{SessionState, Status, Subject};
+use crate::panel::{Progress, ProgressEvent};
 
 /// A running review older than this is taken for dead (its hook was killed).
 pub const RUNNING_FOR_AT_MOST: u64 = 15 * 60;
@@ -38,6 +43,88 @@ pub fn line(status: Option<&Status>, now: u64) -> Option<String> {
         s.findings,
         if s.findings == 1 { "" } else { "s" }
     ))
+}
+
+/// Keeps a session's status file up to date while a review runs: "running"
+/// when it starts, one more reviewer on each that starts, the findings when
+/// it ends. Passes every event on to `also` (a progress display).
+pub struct LiveStatus {
+    state: SessionState,
+    subject: Subject,
+    started: AtomicUsize,
+    also: Option<Arc<dyn Progress>>,
+}
+
+impl std::fmt::Debug for LiveStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveStatus")
+            .field("subject", &self.subject)
+            .finish_non_exhaustive()
+    }
+}
+
+fn now() -> u64 {
+    crit_core::timestamp::unix_secs(SystemTime::now())
+}
+
+impl LiveStatus {
+    /// Marks the review as running (and clears week-old session files).
+    pub fn begin(
+        state: SessionState,
+        subject: Subject,
+        also: Option<Arc<dyn Progress>>,
+    ) -> Arc<LiveStatus> {
+        state.prune(std::time::Duration::from_secs(7 * 86_400), SystemTime::now());
+        let live = LiveStatus {
+            state,
+            subject,
+            started: AtomicUsize::new(0),
+            also,
+        };
+        live.write(true, 0, None);
+        Arc::new(live)
+    }
+
+    /// The review ended: `findings`, or why it could not run.
+    pub fn finish(&self, reviewers: usize, findings: usize, failed: Option<String>) {
+        let status = Status {
+            subject: self.subject,
+            running: false,
+            reviewers,
+            findings,
+            failed,
+            at: now(),
+        };
+        if let Err(e) = self.state.set_status(&status) {
+            tracing::debug!("status line state: {e}");
+        }
+    }
+
+    fn write(&self, running: bool, reviewers: usize, failed: Option<String>) {
+        let status = Status {
+            subject: self.subject,
+            running,
+            reviewers,
+            findings: 0,
+            failed,
+            at: now(),
+        };
+        if let Err(e) = self.state.set_status(&status) {
+            tracing::debug!("status line state: {e}");
+        }
+    }
+}
+
+impl Progress for LiveStatus {
+    fn event(&self, event: &ProgressEvent) {
+        if let ProgressEvent::Started { .. } = event {
+            let n = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+            self.write(true, n, None);
+        }
+        if let Some(also) = &self.also {
+            also.event(event);
+        }
+    }
 }
 
 #[cfg(test)]

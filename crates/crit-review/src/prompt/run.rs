@@ -117,6 +117,11 @@ pub fn failed(req: &PromptRequest, because: FailedBecause, why: &str) -> PromptR
     );
     r.status = Status::FailedOpen;
     r.failed_because = Some(because);
+    r.project = req
+        .root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     r.warnings.push(format!(
         "prompt review could not run ({why}); the original prompt proceeds"
     ));
