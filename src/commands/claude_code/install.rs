@@ -43,15 +43,27 @@ fn claude_dir(common: &CommonArgs, scope: &SettingsScope) -> Result<PathBuf, Cli
     Ok(crit_review::paths::project_root(&cwd).join(".claude"))
 }
 
-/// `path` as people should read it: relative to the current directory when under it.
+/// `path` as people should read it: relative to the current directory when
+/// under it (the path need not exist yet).
 fn shown(path: &Path) -> String {
     let here = std::env::current_dir()
         .ok()
         .and_then(|d| d.canonicalize().ok());
-    let canon = path.canonicalize().ok().or_else(|| {
-        let parent = path.parent()?.canonicalize().ok()?;
-        Some(parent.join(path.file_name()?))
-    });
+    // The nearest ancestor that exists, resolved, with the rest put back.
+    let mut rest = Vec::new();
+    let mut base = path;
+    let canon = loop {
+        if let Ok(c) = base.canonicalize() {
+            break Some(rest.iter().rev().fold(c, |p: PathBuf, n| p.join(n)));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                base = parent;
+            }
+            _ => break None,
+        }
+    };
     match (here, canon) {
         (Some(h), Some(p)) => p
             .strip_prefix(&h)
@@ -251,6 +263,7 @@ pub fn uninstall(common: &CommonArgs, args: &UninstallArgs) -> Result<Code, CliE
         }
         return Ok(Code::Ok);
     }
+    let gone_shown: Vec<String> = gone.iter().map(|p| shown(p)).collect();
     if delete_settings {
         remove(&settings_path)?;
     } else if new_text != old_text {
@@ -275,8 +288,8 @@ pub fn uninstall(common: &CommonArgs, args: &UninstallArgs) -> Result<Code, CliE
         } else {
             println!("{label}: removed {}", removed.join(", "));
         }
-        for p in &gone {
-            println!("removed {}", shown(p));
+        for p in &gone_shown {
+            println!("removed {p}");
         }
         for n in &notes {
             println!("{n}");
