@@ -129,7 +129,7 @@ pub fn terminal(s: &Stats) -> String {
     out.push('\n');
     out.push_str(&table(&rows, &[2, 6]));
 
-    let sevs = ["P0", "P1", "P2", "P3"];
+    let sevs = ["P0", "P1", "P2", "P3", "info"];
     let mut rows = vec![
         ["Findings"]
             .iter()
@@ -244,9 +244,10 @@ fn skipped(out: &mut String, s: &Stats) {
     if s.skipped_lines > 0 {
         let _ = writeln!(
             out,
-            "\n{} line{} in the audit logs could not be read and were skipped.",
+            "\n{} line{} in the audit logs could not be read and {} skipped.",
             s.skipped_lines,
-            if s.skipped_lines == 1 { "" } else { "s" }
+            if s.skipped_lines == 1 { "" } else { "s" },
+            if s.skipped_lines == 1 { "was" } else { "were" }
         );
     }
 }
