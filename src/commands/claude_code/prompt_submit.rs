@@ -194,9 +194,15 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
                 let req = req.clone();
                 async move { run::review(&req, &opts).await }
             });
-            let review = match reviewed {
-                Ok(r) => r,
-                Err(e) => run::failed(&req, FailedBecause::Error, &e.message()),
+            let review = match (reviewed, stop.signal()) {
+                // Claude Code ends a hook that outlives its timeout with a signal.
+                (_, Some(signal)) => run::failed(
+                    &req,
+                    FailedBecause::Deadline,
+                    &format!("stopped by {} at Claude Code's hook timeout", signal.name()),
+                ),
+                (Ok(r), None) => r,
+                (Err(e), None) => run::failed(&req, FailedBecause::Error, &e.message()),
             };
             sink.finish(review, live);
         }
