@@ -440,3 +440,33 @@ fn the_status_line_shows_the_review_running_then_done() {
     // Another session sees nothing.
     assert_eq!(statusline(dir.path(), &server, "s-10"), "");
 }
+
+/// `/prompt-review` runs `crit prompt --format markdown` inside Claude Code:
+/// the status line follows it, and the user's answer to Claude's question is
+/// recorded for it too.
+#[test]
+fn crit_prompt_inside_claude_code_feeds_the_status_line_and_records_the_answer() {
+    let server = FakeServer::start_blocking();
+    script(&server);
+    let dir = project();
+    let out = crit(dir.path(), &server, None)
+        .env("PROMPT_REVIEW_MODE", "api")
+        .env("CLAUDE_CODE_SESSION_ID", "s-2")
+        .args(["prompt", "--format", "markdown", "-"])
+        .write_stdin(VAGUE)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("## Prompt review"));
+    assert_eq!(
+        statusline(dir.path(), &server, "s-2"),
+        "Review complete | 4 findings\n"
+    );
+    let out = hook(dir.path(), &server, r#"{"prompt":"no","session_id":"s-2"}"#);
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    let lines = audit_lines(dir.path());
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["trigger"], "cli");
+    assert_eq!(lines[0]["outcome"], "reviewed");
+    assert_eq!(lines[1]["decision"], "rejected");
+}
