@@ -92,7 +92,13 @@ impl Setup {
     /// `claude -p PROMPT --settings <crit's settings>` in the project, with
     /// `crit` on PATH, pointed at `server`.
     fn claude(&self, server: &FakeServer, prompt: &str, env: &[(&str, &str)]) -> Output {
-        self.claude_with(server, prompt, env, &["--settings", &self.settings().display().to_string()], None)
+        self.claude_with(
+            server,
+            prompt,
+            env,
+            &["--settings", &self.settings().display().to_string()],
+            None,
+        )
     }
 
     fn claude_with(
@@ -160,7 +166,9 @@ fn claude_requests(server: &FakeServer) -> Vec<RecordedRequest> {
 fn is_crit(r: &RecordedRequest) -> bool {
     let b = r.body.to_string();
     b.contains("You are a senior engineer reviewing code")
-        || vague_panel().iter().any(|(label, _)| b.contains(&who(label)))
+        || vague_panel()
+            .iter()
+            .any(|(label, _)| b.contains(&who(label)))
 }
 
 fn text_of(r: &RecordedRequest) -> String {
@@ -176,7 +184,9 @@ fn a_bang_prompt_s_context_reaches_the_model_and_a_plain_prompt_is_untouched() {
     let s = Setup::new();
     // Subscription mode (the default): Claude is told to run /prompt-review.
     let server = FakeServer::start_blocking();
-    server.push(Step::when_contains("run the /prompt-review command").reply(Reply::text("Reviewing.")));
+    server.push(
+        Step::when_contains("run the /prompt-review command").reply(Reply::text("Reviewing.")),
+    );
     let out = s.claude(&server, "optimize the settings page!!!", &[]);
     assert_eq!(result(&out)["is_error"], false, "{}", support::stderr(&out));
     let reqs = claude_requests(&server);
@@ -192,11 +202,21 @@ fn a_bang_prompt_s_context_reaches_the_model_and_a_plain_prompt_is_untouched() {
     let server = FakeServer::start_blocking();
     server.push(Step::when_contains("read notes").reply(Reply::text("alpha, beta")));
     let out = s.claude(&server, "read notes", &[]);
-    assert_eq!(result(&out)["result"], "alpha, beta", "{}", support::stderr(&out));
+    assert_eq!(
+        result(&out)["result"],
+        "alpha, beta",
+        "{}",
+        support::stderr(&out)
+    );
     let reqs = claude_requests(&server);
     assert_eq!(reqs.len(), 1);
     let body = text_of(&reqs[0]);
-    for said in ["crit prompt review", "crit reviewed", "`!!!`", "hook additional context"] {
+    for said in [
+        "crit prompt review",
+        "crit reviewed",
+        "`!!!`",
+        "hook additional context",
+    ] {
         assert!(!body.contains(said), "crit's hook said something: {body}");
     }
     let messages = reqs[0].body["messages"].as_array().unwrap().clone();
@@ -221,13 +241,17 @@ fn in_api_mode_the_review_runs_in_the_hook_and_its_result_reaches_the_model() {
         server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
     }
     server.push(
-        Step::when_contains("Proceed with the refined prompt? (yes / no / edit)")
-            .reply(Reply::text("Here is the review. Proceed with the refined prompt? (yes / no / edit)")),
+        Step::when_contains("Proceed with the refined prompt? (yes / no / edit)").reply(
+            Reply::text("Here is the review. Proceed with the refined prompt? (yes / no / edit)"),
+        ),
     );
     let out = s.claude(
         &server,
         "optimize the settings page!!!",
-        &[("PROMPT_REVIEW_MODE", "api"), ("PROMPT_REVIEW_TIMEOUT", "60000")],
+        &[
+            ("PROMPT_REVIEW_MODE", "api"),
+            ("PROMPT_REVIEW_TIMEOUT", "60000"),
+        ],
     );
     assert_eq!(result(&out)["is_error"], false, "{}", support::stderr(&out));
     let reqs = claude_requests(&server);
@@ -235,7 +259,11 @@ fn in_api_mode_the_review_runs_in_the_hook_and_its_result_reaches_the_model() {
     let body: String = serde_json::from_value::<Value>(reqs[0].body.clone())
         .map(|v| v.to_string())
         .unwrap();
-    for want in ["+-- Prompt Review ", "<diff>", "-optimize the settings page"] {
+    for want in [
+        "+-- Prompt Review ",
+        "<diff>",
+        "-optimize the settings page",
+    ] {
         assert!(body.contains(want), "missing {want:?} in {body}");
     }
     let refined = serde_json::to_string(VAGUE_REFINED).unwrap();
@@ -244,7 +272,11 @@ fn in_api_mode_the_review_runs_in_the_hook_and_its_result_reaches_the_model() {
         "the refined prompt is not in the request: {body}"
     );
     assert_eq!(
-        server.model_requests().iter().filter(|r| is_crit(r)).count(),
+        server
+            .model_requests()
+            .iter()
+            .filter(|r| is_crit(r))
+            .count(),
         4,
         "the four reviewers ran in the hook"
     );
@@ -261,9 +293,8 @@ fn the_stop_gate_blocks_once_the_model_fixes_and_the_second_stop_passes() {
     write(&p, "src/app.py", "def main():\n    return eval(input())\n");
     let server = FakeServer::start_blocking();
     // crit's reviews, told apart by the diff they carry.
-    server.push(
-        Step::when_contains("+    return int(input())").reply(Reply::json(support::pass())),
-    );
+    server
+        .push(Step::when_contains("+    return int(input())").reply(Reply::json(support::pass())));
     server.push(Step::when_contains("+    return eval(input())").reply(Reply::json(json!({
         "verdict": "FAIL", "summary": "Runs user input as code.",
         "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 0,
@@ -283,14 +314,15 @@ fn the_stop_gate_blocks_once_the_model_fixes_and_the_second_stop_passes() {
         std::fs::read_to_string(p.join("src/app.py")).unwrap(),
         "def main():\n    return int(input())\n"
     );
-    let crit_reviews = server
-        .model_requests()
-        .into_iter()
-        .filter(is_crit)
-        .count();
+    let crit_reviews = server.model_requests().into_iter().filter(is_crit).count();
     assert_eq!(crit_reviews, 2, "one review per stop");
     let reqs = claude_requests(&server);
-    assert_eq!(reqs.len(), 3, "{:#?}", reqs.iter().map(text_of).collect::<Vec<_>>());
+    assert_eq!(
+        reqs.len(),
+        3,
+        "{:#?}",
+        reqs.iter().map(text_of).collect::<Vec<_>>()
+    );
     let feedback = text_of(&reqs[1]);
     assert!(feedback.contains("Stop hook feedback"), "{feedback}");
     assert!(
@@ -326,7 +358,8 @@ fn a_crashing_or_killed_hook_lets_the_prompt_proceed() {
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let server = FakeServer::start_blocking();
-    server.push(Step::when_contains("optimize the settings page").reply(Reply::text("Optimizing.")));
+    server
+        .push(Step::when_contains("optimize the settings page").reply(Reply::text("Optimizing.")));
     let settings = s.settings().display().to_string();
     let out = s.claude_with(
         &server,
@@ -335,7 +368,12 @@ fn a_crashing_or_killed_hook_lets_the_prompt_proceed() {
         &["--settings", &settings],
         Some(&bin),
     );
-    assert_eq!(result(&out)["result"], "Optimizing.", "{}", support::stderr(&out));
+    assert_eq!(
+        result(&out)["result"],
+        "Optimizing.",
+        "{}",
+        support::stderr(&out)
+    );
     assert!(ran.exists(), "the hook did not run");
     let reqs = claude_requests(&server);
     assert_eq!(reqs.len(), 1);
@@ -352,20 +390,33 @@ fn a_crashing_or_killed_hook_lets_the_prompt_proceed() {
     let server = FakeServer::start_blocking();
     for (label, answer) in vague_panel() {
         server.push(
-            Step::when_contains(who(label)).reply(Reply::json(answer).delay(Duration::from_secs(30))),
+            Step::when_contains(who(label))
+                .reply(Reply::json(answer).delay(Duration::from_secs(30))),
         );
     }
-    server.push(Step::when_contains("optimize the settings page").reply(Reply::text("Optimizing.")));
+    server
+        .push(Step::when_contains("optimize the settings page").reply(Reply::text("Optimizing.")));
     let started = std::time::Instant::now();
     let out = s.claude_with(
         &server,
         "optimize the settings page!!!",
-        &[("PROMPT_REVIEW_MODE", "api"), ("PROMPT_REVIEW_TIMEOUT", "60000")],
+        &[
+            ("PROMPT_REVIEW_MODE", "api"),
+            ("PROMPT_REVIEW_TIMEOUT", "60000"),
+        ],
         &["--settings", &short.display().to_string()],
         None,
     );
-    assert_eq!(result(&out)["result"], "Optimizing.", "{}", support::stderr(&out));
-    assert!(started.elapsed() < Duration::from_secs(30), "the hook was not cut off");
+    assert_eq!(
+        result(&out)["result"],
+        "Optimizing.",
+        "{}",
+        support::stderr(&out)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the hook was not cut off"
+    );
     // The review had started when the hook was told to stop; crit stopped it
     // and said why in the status line and the audit log.
     let sessions = s.tmp.path().join("state/crit/claude-code/sessions");

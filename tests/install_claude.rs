@@ -110,15 +110,27 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     let installed = read(d, ".claude/settings.json");
     // The file now is what the dry run showed.
     let dry_text = stdout(&dry);
-    for line in dry_text.lines().filter(|l| l.starts_with('+') && !l.starts_with("+++")) {
+    for line in dry_text
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+    {
         assert!(installed.contains(&line[1..]), "{line}");
     }
     let v: Value = serde_json::from_str(&installed).unwrap();
     assert_eq!(v["model"], "opus");
     assert_eq!(v["x-team"]["numbers"], json!([1, 2.5, -3]));
-    assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "./scripts/guard.sh");
-    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "notify-send done");
-    assert_eq!(v["hooks"]["Stop"][1]["hooks"][0]["command"], "crit hook claude-code Stop");
+    assert_eq!(
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "./scripts/guard.sh"
+    );
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "notify-send done"
+    );
+    assert_eq!(
+        v["hooks"]["Stop"][1]["hooks"][0]["command"],
+        "crit hook claude-code Stop"
+    );
     assert_eq!(
         v["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"],
         "crit hook claude-code UserPromptSubmit"
@@ -126,12 +138,18 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     assert_eq!(v["statusLine"]["command"], "crit statusline");
     assert_eq!(
         read(d, ".claude/commands/prompt-review.md"),
-        read(Path::new(env!("CARGO_MANIFEST_DIR")), "claude-plugin/commands/prompt-review.md")
+        read(
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            "claude-plugin/commands/prompt-review.md"
+        )
     );
 
     // A second run changes nothing.
     let second = run(d, &["install", "claude-code"]);
-    assert_eq!(stdout(&second), ".claude/settings.json: crit's hooks are already there\n");
+    assert_eq!(
+        stdout(&second),
+        ".claude/settings.json: crit's hooks are already there\n"
+    );
     assert_eq!(read(d, ".claude/settings.json"), installed);
     let dry = run(d, &["install", "claude-code", "--dry-run"]);
     assert_eq!(
@@ -154,7 +172,11 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     assert!(!d.join(".claude/commands").exists());
     assert!(!d.join(".claude/crit-install.json").exists());
     let again = run(d, &["uninstall", "claude-code"]);
-    assert!(stdout(&again).starts_with("nothing to uninstall"), "{}", stdout(&again));
+    assert!(
+        stdout(&again).starts_with("nothing to uninstall"),
+        "{}",
+        stdout(&again)
+    );
 }
 
 #[test]
@@ -198,12 +220,16 @@ fn what_the_user_had_or_changed_stays() {
     write(d, ".claude/commands/crit-review.md", "edited\n");
     let out = run(d, &["uninstall", "claude-code"]);
     assert!(
-        stdout(&out).contains(".claude/commands/crit-review.md changed since crit wrote it; left as it is"),
+        stdout(&out)
+            .contains(".claude/commands/crit-review.md changed since crit wrote it; left as it is"),
         "{}",
         stdout(&out)
     );
     assert_eq!(read(d, ".claude/settings.json"), mine);
-    assert_eq!(read(d, ".claude/commands/prompt-review.md"), "my own command\n");
+    assert_eq!(
+        read(d, ".claude/commands/prompt-review.md"),
+        "my own command\n"
+    );
     assert_eq!(read(d, ".claude/commands/crit-review.md"), "edited\n");
 }
 
@@ -219,7 +245,10 @@ fn a_fresh_install_is_taken_out_entirely_and_user_scope_uses_home() {
         "crit hook claude-code SubagentStop"
     );
     run(d, &["uninstall", "claude-code"]);
-    assert!(!d.join(".claude").exists(), "crit created .claude; uninstall removes it");
+    assert!(
+        !d.join(".claude").exists(),
+        "crit created .claude; uninstall removes it"
+    );
 
     run(d, &["install", "claude-code", "--user"]);
     assert!(d.join(".home/.claude/settings.json").exists());
@@ -232,10 +261,16 @@ fn a_fresh_install_is_taken_out_entirely_and_user_scope_uses_home() {
 #[test]
 fn settings_crit_does_not_understand_are_left_alone() {
     for (text, want) in [
-        ("{\n  \"hooks\": {\n    \"Stop\": [\n  }\n}\n", ".claude/settings.json:4:3: not valid JSON"),
+        (
+            "{\n  \"hooks\": {\n    \"Stop\": [\n  }\n}\n",
+            ".claude/settings.json:4:3: not valid JSON",
+        ),
         ("[1, 2]\n", "the file is not a JSON object"),
         ("{\"hooks\": []}\n", "`hooks` is not an object"),
-        ("{\"hooks\": {\"Stop\": {\"x\": 1}}}\n", "`hooks.Stop` is not an array"),
+        (
+            "{\"hooks\": {\"Stop\": {\"x\": 1}}}\n",
+            "`hooks.Stop` is not an array",
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -243,7 +278,11 @@ fn settings_crit_does_not_understand_are_left_alone() {
         write(d, ".claude/settings.json", text);
         let out = crit(d).args(["install", "claude-code"]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{text}");
-        assert!(support::stderr(&out).contains(want), "{text}: {}", support::stderr(&out));
+        assert!(
+            support::stderr(&out).contains(want),
+            "{text}: {}",
+            support::stderr(&out)
+        );
         assert_eq!(read(d, ".claude/settings.json"), text);
         assert!(!d.join(".claude/commands").exists());
     }

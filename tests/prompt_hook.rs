@@ -68,7 +68,10 @@ fn audit_lines(dir: &Path) -> Vec<Value> {
     let mut lines = Vec::new();
     for e in entries.flatten() {
         let text = std::fs::read_to_string(e.path()).unwrap();
-        lines.extend(text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()));
+        lines.extend(
+            text.lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap()),
+        );
     }
     lines
 }
@@ -109,7 +112,9 @@ fn the_plugins_manual_check_works_verbatim_in_api_mode() {
         assert!(ctx.contains(want), "missing {want:?} in:\n{ctx}");
     }
     assert!(
-        ctx.contains(&format!("<refined_prompt>\n{VAGUE_REFINED}\n</refined_prompt>")),
+        ctx.contains(&format!(
+            "<refined_prompt>\n{VAGUE_REFINED}\n</refined_prompt>"
+        )),
         "{ctx}"
     );
     // The reviewers saw the prompt without its trigger.
@@ -126,7 +131,10 @@ fn the_plugins_manual_check_works_verbatim_in_api_mode() {
         json!(["security", "testing", "domain_sme", "clarity"])
     );
     let raw = serde_json::to_string(&lines).unwrap();
-    assert!(!raw.contains("settings page"), "prompt text in the audit log: {raw}");
+    assert!(
+        !raw.contains("settings page"),
+        "prompt text in the audit log: {raw}"
+    );
 }
 
 #[test]
@@ -146,10 +154,7 @@ fn subscription_mode_tells_claude_to_run_prompt_review_on_the_stripped_prompt() 
         let out = c.output().unwrap();
         assert!(out.status.success(), "{}", support::stderr(&out));
         let ctx = context(&out);
-        assert!(
-            ctx.contains(&format!("run the {command} command")),
-            "{ctx}"
-        );
+        assert!(ctx.contains(&format!("run the {command} command")), "{ctx}");
         assert!(
             ctx.contains(&format!("<prompt>\n{VAGUE}\n</prompt>")),
             "{ctx}"
@@ -186,11 +191,19 @@ fn a_prompt_without_the_trigger_passes_at_once_reading_nothing() {
     ] {
         let out = hook(dir.path(), &server, input);
         assert_eq!(out.status.code(), Some(0), "{input}");
-        assert!(out.stdout.is_empty(), "{input}: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.stdout.is_empty(),
+            "{input}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         assert!(out.stderr.is_empty(), "{input}: {}", support::stderr(&out));
     }
     assert!(server.requests().is_empty());
-    assert_eq!(files_under(dir.path()), before, "the fast path wrote a file");
+    assert_eq!(
+        files_under(dir.path()),
+        before,
+        "the fast path wrote a file"
+    );
 
     // With the trigger, the same broken settings make the review fail open.
     let out = hook(dir.path(), &server, SEED_INPUT);
@@ -212,7 +225,10 @@ fn every_failure_fails_open_and_the_audit_line_says_why() {
             name: "no backend",
             failure: "no_backend",
             setup: |_| {},
-            env: &[("ANTHROPIC_API_KEY", ""), ("CRIT_CLAUDE_BIN", "/nonexistent/claude")],
+            env: &[
+                ("ANTHROPIC_API_KEY", ""),
+                ("CRIT_CLAUDE_BIN", "/nonexistent/claude"),
+            ],
         },
         Case {
             name: "deadline",
@@ -264,18 +280,27 @@ fn every_failure_fails_open_and_the_audit_line_says_why() {
             .output()
             .unwrap();
         let name = case.name;
-        assert_eq!(out.status.code(), Some(0), "{name}: {}", support::stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            support::stderr(&out)
+        );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         let msg = v["systemMessage"].as_str().unwrap_or_default();
         assert!(
-            msg.contains("prompt review could not run") && msg.ends_with("the original prompt proceeds"),
+            msg.contains("prompt review could not run")
+                && msg.ends_with("the original prompt proceeds"),
             "{name}: {v}"
         );
         assert!(
             context(&out).contains("carry out the prompt as written"),
             "{name}"
         );
-        assert!(support::stderr(&out).contains("the original prompt proceeds"), "{name}");
+        assert!(
+            support::stderr(&out).contains("the original prompt proceeds"),
+            "{name}"
+        );
         let lines = audit_lines(dir.path());
         assert_eq!(lines.len(), 1, "{name}: {lines:?}");
         assert_eq!(lines[0]["outcome"], "failed_open", "{name}");
@@ -340,15 +365,26 @@ fn the_users_answer_is_recorded_once_and_stats_count_it() {
         assert!(out.stdout.is_empty() && out.stderr.is_empty());
     }
     assert_eq!(audit_lines(dir.path()).len(), 1);
-    let out = hook(dir.path(), &server, r#"{"prompt":"Yes","session_id":"sess-1"}"#);
+    let out = hook(
+        dir.path(),
+        &server,
+        r#"{"prompt":"Yes","session_id":"sess-1"}"#,
+    );
     assert!(out.stdout.is_empty() && out.stderr.is_empty());
     // Answered once: a second "yes" changes nothing.
-    hook(dir.path(), &server, r#"{"prompt":"yes","session_id":"sess-1"}"#);
+    hook(
+        dir.path(),
+        &server,
+        r#"{"prompt":"yes","session_id":"sess-1"}"#,
+    );
     let lines = audit_lines(dir.path());
     assert_eq!(lines.len(), 2, "{lines:?}");
     let decision = lines.iter().find(|l| l.get("decision").is_some()).unwrap();
     assert_eq!(decision["decision"], "approved");
-    assert_eq!(decision["original_prompt_hash"], lines[0]["original_prompt_hash"]);
+    assert_eq!(
+        decision["original_prompt_hash"],
+        lines[0]["original_prompt_hash"]
+    );
 
     let out = crit(dir.path(), &server, None)
         .args(["stats", "--json"])
@@ -392,7 +428,8 @@ fn the_status_line_shows_the_review_running_then_done() {
     let server = FakeServer::start_blocking();
     for (label, answer) in vague_panel() {
         server.push(
-            Step::when_contains(who(label)).reply(Reply::json(answer).delay(Duration::from_secs(3))),
+            Step::when_contains(who(label))
+                .reply(Reply::json(answer).delay(Duration::from_secs(3))),
         );
     }
     let dir = project();
@@ -430,7 +467,8 @@ fn the_status_line_shows_the_review_running_then_done() {
     }
     assert!(child.wait().unwrap().success());
     assert!(
-        seen.iter().any(|l| l == "Reviewing prompt (4 reviewers)…\n"),
+        seen.iter()
+            .any(|l| l == "Reviewing prompt (4 reviewers)…\n"),
         "{seen:?}"
     );
     assert_eq!(

@@ -56,17 +56,26 @@ fn terminal_report_over_a_week() {
 #[test]
 fn json_report_over_a_week() {
     let dir = fixture();
-    let text = stats(dir.path(), &["--since", "7d", "--until", "2026-02-24", "--json"]);
+    let text = stats(
+        dir.path(),
+        &["--since", "7d", "--until", "2026-02-24", "--json"],
+    );
     insta::assert_snapshot!("stats_json", text);
 }
 
 #[test]
 fn the_period_decides_what_counts() {
     let dir = fixture();
-    let all = stats(dir.path(), &["--since", "2026-02-01", "--until", "2026-02-24", "--json"]);
+    let all = stats(
+        dir.path(),
+        &["--since", "2026-02-01", "--until", "2026-02-24", "--json"],
+    );
     let v: serde_json::Value = serde_json::from_str(&all).unwrap();
     assert_eq!(v["reviews"], 11);
-    let one = stats(dir.path(), &["--since", "1d", "--until", "2026-02-24", "--json"]);
+    let one = stats(
+        dir.path(),
+        &["--since", "1d", "--until", "2026-02-24", "--json"],
+    );
     let v: serde_json::Value = serde_json::from_str(&one).unwrap();
     assert_eq!(v["reviews"], 1);
     let none = stats(dir.path(), &["--since", "2d", "--until", "2026-01-02"]);

@@ -31,9 +31,11 @@ fn repo(change: &str) -> tempfile::TempDir {
 const EVAL: &str = "def main():\n    return eval(input())\n";
 
 fn p0() -> Reply {
-    Reply::json(json!({"verdict": "FAIL", "summary": "Runs user input as code.", "findings": [
+    Reply::json(
+        json!({"verdict": "FAIL", "summary": "Runs user input as code.", "findings": [
         {"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 0,
-         "title": "eval of user input", "body": "Any input runs as Python. Use ast.literal_eval."}]}))
+         "title": "eval of user input", "body": "Any input runs as Python. Use ast.literal_eval."}]}),
+    )
 }
 
 fn pass() -> Reply {
@@ -76,9 +78,7 @@ fn a_failing_review_blocks_with_the_findings_then_the_fix_passes() {
     assert_eq!(block["decision"], "block");
     let reason = block["reason"].as_str().unwrap();
     assert!(
-        reason.contains(
-            "- src/app.py:2 [P0] eval of user input. Fix: Any input runs as Python."
-        ),
+        reason.contains("- src/app.py:2 [P0] eval of user input. Fix: Any input runs as Python."),
         "{reason}"
     );
     assert!(reason.contains("1 blocking finding"), "{reason}");
@@ -91,7 +91,11 @@ fn a_failing_review_blocks_with_the_findings_then_the_fix_passes() {
     );
 
     // The agent fixes it and stops again: reviewed again, passes.
-    write(d, "src/app.py", "import ast\ndef main():\n    return ast.literal_eval(input())\n");
+    write(
+        d,
+        "src/app.py",
+        "import ast\ndef main():\n    return ast.literal_eval(input())\n",
+    );
     server.push(Step::when_contains("literal_eval").reply(pass()));
     let out = stop(d, &server, &event(Some("s1"), true), &[]);
     assert_eq!(decision(&out), None, "{}", support::stderr(&out));
@@ -120,11 +124,19 @@ fn it_never_loops() {
     );
     assert_eq!(requests(), 1);
     // A different change, still failing: a second round.
-    write(d, "src/app.py", "def main():\n    return eval(input()) or 0\n");
+    write(
+        d,
+        "src/app.py",
+        "def main():\n    return eval(input()) or 0\n",
+    );
     assert!(decision(&stop(d, &server, &event(Some("s"), true), &[])).is_some());
     assert_eq!(requests(), 2);
     // Rounds are used up (max_rounds 2): the agent stops, unreviewed.
-    write(d, "src/app.py", "def main():\n    return eval(input()) or 1\n");
+    write(
+        d,
+        "src/app.py",
+        "def main():\n    return eval(input()) or 1\n",
+    );
     let out = stop(d, &server, &event(Some("s"), true), &[]);
     assert_eq!(decision(&out), None);
     assert!(
@@ -137,17 +149,40 @@ fn it_never_loops() {
     assert!(decision(&stop(d, &server, &event(Some("s"), false), &[])).is_some());
     assert_eq!(requests(), 3);
     // --max-rounds 1 in another session: one block per turn.
-    write(d, "src/app.py", "def main():\n    return eval(input()) or 2\n");
-    assert!(
-        decision(&stop(d, &server, &event(Some("t"), false), &["--max-rounds", "1"])).is_some()
+    write(
+        d,
+        "src/app.py",
+        "def main():\n    return eval(input()) or 2\n",
     );
-    write(d, "src/app.py", "def main():\n    return eval(input()) or 3\n");
+    assert!(
+        decision(&stop(
+            d,
+            &server,
+            &event(Some("t"), false),
+            &["--max-rounds", "1"]
+        ))
+        .is_some()
+    );
+    write(
+        d,
+        "src/app.py",
+        "def main():\n    return eval(input()) or 3\n",
+    );
     assert_eq!(
-        decision(&stop(d, &server, &event(Some("t"), true), &["--max-rounds", "1"])),
+        decision(&stop(
+            d,
+            &server,
+            &event(Some("t"), true),
+            &["--max-rounds", "1"]
+        )),
         None
     );
     // No session id at all: `stop_hook_active` alone stops the loop.
-    write(d, "src/app.py", "def main():\n    return eval(input()) or 4\n");
+    write(
+        d,
+        "src/app.py",
+        "def main():\n    return eval(input()) or 4\n",
+    );
     let before = requests();
     assert_eq!(decision(&stop(d, &server, &event(None, true), &[])), None);
     assert_eq!(requests(), before);
@@ -158,7 +193,10 @@ fn nothing_to_review_passes_at_once() {
     let server = FakeServer::start_blocking();
     // A clean tree.
     let dir = repo("def main():\n    return 1\n");
-    assert_eq!(decision(&stop(dir.path(), &server, &event(Some("s"), false), &[])), None);
+    assert_eq!(
+        decision(&stop(dir.path(), &server, &event(Some("s"), false), &[])),
+        None
+    );
     // Not a git repository.
     let plain = tempfile::tempdir().unwrap();
     write(plain.path(), "notes.md", "hello\n");
@@ -168,14 +206,29 @@ fn nothing_to_review_passes_at_once() {
     // A passing review: remembered, so the next stop does not ask again.
     let dir = repo("def main():\n    return 2\n");
     server.push(pass());
-    assert_eq!(decision(&stop(dir.path(), &server, &event(Some("s"), false), &[])), None);
-    assert_eq!(decision(&stop(dir.path(), &server, &event(Some("s"), false), &[])), None);
+    assert_eq!(
+        decision(&stop(dir.path(), &server, &event(Some("s"), false), &[])),
+        None
+    );
+    assert_eq!(
+        decision(&stop(dir.path(), &server, &event(Some("s"), false), &[])),
+        None
+    );
     assert_eq!(server.model_requests().len(), 1);
 }
 
+/// A way the review can fail: its name, the replies scripted, the environment, and
+/// one more thing it must say.
+type Failure<'a> = (
+    &'a str,
+    Box<dyn Fn(&FakeServer)>,
+    Vec<(&'a str, &'a str)>,
+    &'a str,
+);
+
 #[test]
 fn it_fails_open_saying_so_on_stderr() {
-    let cases: Vec<(&str, Box<dyn Fn(&FakeServer)>, Vec<(&str, &str)>, &str)> = vec![
+    let cases: Vec<Failure> = vec![
         (
             "server errors",
             Box::new(|s: &FakeServer| {
@@ -199,10 +252,18 @@ fn it_fails_open_saying_so_on_stderr() {
         (
             "no backend",
             Box::new(|_: &FakeServer| {}),
-            vec![("ANTHROPIC_API_KEY", ""), ("CRIT_CLAUDE_BIN", "/nonexistent/claude")],
+            vec![
+                ("ANTHROPIC_API_KEY", ""),
+                ("CRIT_CLAUDE_BIN", "/nonexistent/claude"),
+            ],
             "",
         ),
-        ("not an event", Box::new(|_: &FakeServer| {}), vec![], "not json"),
+        (
+            "not an event",
+            Box::new(|_: &FakeServer| {}),
+            vec![],
+            "not json",
+        ),
         (
             "a broken project config",
             Box::new(|_: &FakeServer| {}),
@@ -237,7 +298,11 @@ fn it_fails_open_saying_so_on_stderr() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{name}");
-        assert!(out.stdout.is_empty(), "{name}: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.stdout.is_empty(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
         assert!(
             support::stderr(&out).contains("the agent stops without it (the gate fails open)"),
             "{name}: {}",
@@ -302,7 +367,10 @@ fn an_untrusted_checkout_cannot_run_programs_or_relax_the_gate() {
         "name: code\ndescription: code, hooked\nsystem_prompt: You review code.\nallowed_tools: [Read]\ninputs:\n  optional:\n    - name: diff\n      description: d\nprompt_builder: code\n{hook}"
     );
     let variants: Vec<(&str, String)> = vec![
-        (".crit/config.yaml", format!("reviewer: command\ncommand: [\"{p}\"]\n")),
+        (
+            ".crit/config.yaml",
+            format!("reviewer: command\ncommand: [\"{p}\"]\n"),
+        ),
         (
             ".crit/config.yaml",
             format!("review:\n  reviewer: command\n  command: [sh, -c, \"touch '{m}'\"]\n"),
@@ -349,7 +417,14 @@ fn an_untrusted_checkout_cannot_run_programs_or_relax_the_gate() {
         ),
     );
     let server = FakeServer::start_blocking();
-    assert!(crit(d, &server, None).arg("trust").output().unwrap().status.success());
+    assert!(
+        crit(d, &server, None)
+            .arg("trust")
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
     server.push(Step::reply(Reply::tool_use(
         "Read",
         json!({"file_path": "src/app.py"}),

@@ -24,7 +24,9 @@ pub fn run(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
     }
     match (args.agent, args.event.as_str()) {
         (HookAgent::ClaudeCode, "PreToolUse") => pre_tool_use(args),
-        (HookAgent::ClaudeCode, "UserPromptSubmit") => super::claude_code::prompt_submit::run(common),
+        (HookAgent::ClaudeCode, "UserPromptSubmit") => {
+            super::claude_code::prompt_submit::run(common)
+        }
         (HookAgent::ClaudeCode, event @ ("Stop" | "SubagentStop")) => {
             super::claude_code::stop::run(common, args, event)
         }

@@ -42,7 +42,10 @@ fn bench(c: &mut Criterion) {
     });
 
     let dir = tempfile::tempdir().unwrap();
-    let state = SessionState::new(dir.path().to_path_buf(), "28cc4a1e-9f0b-4d1c-8a51-1234567890ab");
+    let state = SessionState::new(
+        dir.path().to_path_buf(),
+        "28cc4a1e-9f0b-4d1c-8a51-1234567890ab",
+    );
     let now = crit_core::timestamp::unix_secs(SystemTime::now());
     state
         .set_status(&Status {

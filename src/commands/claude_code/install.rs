@@ -85,9 +85,8 @@ fn read_text(path: &Path) -> Result<Option<String>, CliError> {
 
 fn write(path: &Path, text: &str) -> Result<(), CliError> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| {
-            CliError::could_not_run(anyhow!("creating {}: {e}", parent.display()))
-        })?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| CliError::could_not_run(anyhow!("creating {}: {e}", parent.display())))?;
     }
     crit_core::files::write_atomic(path, text.as_bytes())
         .map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display())))
@@ -232,8 +231,7 @@ pub fn uninstall(common: &CommonArgs, args: &UninstallArgs) -> Result<Code, CliE
     let old_text = before.clone().unwrap_or_default();
     let mut doc = merge::parse_settings(&label, &old_text).map_err(install_error)?;
     let removed = merge::unmerge(&mut doc, &ledger);
-    let delete_settings =
-        before.is_some() && ledger.created_settings && doc == Json::object();
+    let delete_settings = before.is_some() && ledger.created_settings && doc == Json::object();
     let new_text = if removed.is_empty() {
         old_text.clone()
     } else {
@@ -253,7 +251,11 @@ pub fn uninstall(common: &CommonArgs, args: &UninstallArgs) -> Result<Code, CliE
         }
     }
     if args.scope.dry_run {
-        let after = if delete_settings { "" } else { new_text.as_str() };
+        let after = if delete_settings {
+            ""
+        } else {
+            new_text.as_str()
+        };
         print!("{}", merge::diff(&old_text, after, &label));
         for p in &gone {
             println!("would remove {}", shown(p));
@@ -309,7 +311,6 @@ fn remove(path: &Path) -> Result<(), CliError> {
 
 /// Whether `program` is found on PATH.
 fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|p| {
-        std::env::split_paths(&p).any(|d| d.join(program).is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
 }

@@ -132,14 +132,20 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
     let rules = match backend::rules_at(&dir, common.rules_from.as_deref(), &env) {
         Ok(r) => r,
         Err(e) => {
-            return sink.finish(run::failed(&req, FailedBecause::Settings, &e.message()), None);
+            return sink.finish(
+                run::failed(&req, FailedBecause::Settings, &e.message()),
+                None,
+            );
         }
     };
     req.root = rules.canonical_root().to_path_buf();
     let mut loaded = match prompt_config::load(&ConfigPaths::standard(&lookup), &rules, &lookup) {
         Ok(l) => l,
         Err(e) => {
-            return sink.finish(run::failed(&req, FailedBecause::Settings, &e.to_string()), None);
+            return sink.finish(
+                run::failed(&req, FailedBecause::Settings, &e.to_string()),
+                None,
+            );
         }
     };
     for w in &loaded.warnings {
@@ -154,7 +160,11 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
     }
     let settings = backend::load_config(&env, &rules)
         .map_err(|e| e.message())
-        .and_then(|c| backend::explicit(common).map(|x| (c, x)).map_err(|e| e.message()));
+        .and_then(|c| {
+            backend::explicit(common)
+                .map(|x| (c, x))
+                .map_err(|e| e.message())
+        });
     let (crit_config, explicit) = match settings {
         Ok(s) => s,
         Err(e) => return sink.finish(run::failed(&req, FailedBecause::Settings, &e), None),
@@ -164,7 +174,7 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
             // The full list of ways to set one up is `crit doctor`'s to show.
             let first = e.to_string();
             let first = first.lines().next().unwrap_or_default();
-            let first = first.trim_end_matches(|c: char| c == '.' || c == ':' || c == ' ');
+            let first = first.trim_end_matches(['.', ':', ' ']);
             let first = first.trim_end_matches(" Fix it with one of");
             let why = format!("{first}; `crit doctor` shows how to set one up");
             sink.finish(run::failed(&req, FailedBecause::NoBackend, &why), None);
@@ -252,7 +262,8 @@ impl Sink<'_> {
             }
         }
         let note = failed.map(|why| {
-            let line = format!("crit: prompt review could not run ({why}); the original prompt proceeds");
+            let line =
+                format!("crit: prompt review could not run ({why}); the original prompt proceeds");
             if !self.common.quiet {
                 eprintln!("{line}");
             }

@@ -71,8 +71,8 @@ fn gate(common: &CommonArgs, args: &HookArgs, event_name: &str) -> Result<Gate, 
     let env = Env::from_process();
     let lookup = |k: &str| env.get(k).map(str::to_string);
     let dir = hook_dir(event.cwd.as_deref(), common.cwd.as_deref());
-    let rules = backend::rules_at(&dir, common.rules_from.as_deref(), &env)
-        .map_err(|e| e.message())?;
+    let rules =
+        backend::rules_at(&dir, common.rules_from.as_deref(), &env).map_err(|e| e.message())?;
     rules.hold_warnings();
     let root = rules.canonical_root().to_path_buf();
     if !root.join(".git").exists() {
@@ -173,8 +173,8 @@ fn review(
     }
     let root = rules.canonical_root().to_path_buf();
     let lookup = |k: &str| env.get(k).map(str::to_string);
-    let registry =
-        Registry::load_with(&TemplateDirs::standard(&root, lookup), &rules).map_err(|e| e.to_string())?;
+    let registry = Registry::load_with(&TemplateDirs::standard(&root, lookup), &rules)
+        .map_err(|e| e.to_string())?;
     let template = registry.get("code").map_err(|e| e.to_string())?.clone();
     let selection = backend::select_with(common, env, &config).map_err(|e| e.message())?;
     let built = selection.build().map_err(|e| e.to_string())?;

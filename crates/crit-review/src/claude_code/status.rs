@@ -74,7 +74,10 @@ impl LiveStatus {
         subject: Subject,
         also: Option<Arc<dyn Progress>>,
     ) -> Arc<LiveStatus> {
-        state.prune(std::time::Duration::from_secs(7 * 86_400), SystemTime::now());
+        state.prune(
+            std::time::Duration::from_secs(7 * 86_400),
+            SystemTime::now(),
+        );
         let live = LiveStatus {
             state,
             subject,
