@@ -115,6 +115,61 @@ pub enum Command {
     },
     /// Review a prompt before an agent runs it: specialist reviewers, a deterministic editor, a diff to approve.
     Prompt(PromptArgs),
+    /// Wire crit into Claude Code: the `!!!` prompt review, the review gate before the agent stops, slash commands, the status line.
+    Install(InstallArgs),
+    /// Take out of Claude Code exactly what `crit install` added.
+    Uninstall(UninstallArgs),
+    /// One line for Claude Code's status line (reads its JSON on stdin): the review running or just finished.
+    Statusline,
+    /// The history in the audit logs: reviews per kind and outcome, gate failures, findings, acceptance, cost per day.
+    Stats(StatsArgs),
+}
+
+/// Where Claude Code's settings are changed.
+#[derive(Debug, Args)]
+pub struct SettingsScope {
+    /// The agent to wire crit into.
+    #[arg(value_enum)]
+    pub agent: InstallAgent,
+    /// This project's `.claude/settings.json` and `.claude/commands/` (the default).
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// Your `~/.claude/settings.json` and `~/.claude/commands/`: every project.
+    #[arg(long)]
+    pub user: bool,
+    /// Show what would change (a diff of settings.json, the files), change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub scope: SettingsScope,
+    /// Also run the review gate when a subagent stops (SubagentStop).
+    #[arg(long)]
+    pub subagent_stop: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub scope: SettingsScope,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstallAgent {
+    ClaudeCode,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// The period: days (`7d`), weeks (`2w`), hours (`24h`), or a date (`2026-02-01`).
+    #[arg(long, value_name = "PERIOD", default_value = "7d")]
+    pub since: String,
+    /// The last day of the period (`2026-02-24`) [default: today, UTC].
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -237,7 +292,8 @@ pub struct HookArgs {
     /// The agent whose hook protocol to speak.
     #[arg(value_enum)]
     pub agent: HookAgent,
-    /// The hook event, e.g. PreToolUse.
+    /// The hook event: UserPromptSubmit (`!!!` prompt review), Stop and
+    /// SubagentStop (the review gate), PreToolUse (the plan gate).
     pub event: String,
     /// PreToolUse: the plan whose approval ExitPlanMode needs (default: the
     /// tool input's plan file, else the newest plan in the plan directories).
@@ -248,6 +304,10 @@ pub struct HookArgs {
     /// when it is inside one of them.
     #[arg(long = "plan-dir", value_name = "DIR")]
     pub plan_dirs: Vec<std::path::PathBuf>,
+    /// Stop, SubagentStop: how many times the review gate may send the agent
+    /// back within one turn of the user.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub max_rounds: u32,
     /// pre-commit: flags for the review, then the files pre-commit passes.
     #[arg(
         trailing_var_arg = true,

@@ -55,7 +55,7 @@ impl Signal {
             .find(|s| *s as u8 == n)
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Signal::Hangup => "SIGHUP",
             Signal::Interrupt => "SIGINT",

@@ -27,6 +27,10 @@ const SUBCOMMANDS: &[&str] = &[
     "completions",
     "man",
     "prompt",
+    "install",
+    "uninstall",
+    "statusline",
+    "stats",
 ];
 
 /// Words from crit's own design notes that mean nothing to a user.
@@ -106,6 +110,8 @@ fn a_subcommand_lists_and_takes_only_the_options_it_uses() {
         ),
         ("init", &["--provider", "--json", "--exit-code"]),
         ("completions", &["--cwd", "--json", "--model"]),
+        ("statusline", &["--cwd", "--json", "--model"]),
+        ("stats", &["--cwd", "--provider", "--fail-on"]),
         ("man", &["--cwd", "--json", "--model"]),
         ("doctor", &["--fail-on", "--max-turns", "--no-log", "--out"]),
         ("config", &["--max-turns", "--out", "--exit-code"]),

@@ -46,7 +46,9 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
         "doctor" => &[&BACKEND, &PROJECT, &["json", "timeout"]],
         "config" => &[&BACKEND, &PROJECT, &["json", "fail_on", "timeout"]],
         "trust" => &[&["cwd", "json"]],
-        "init" => &[&["cwd"]],
+        "init" | "install" | "uninstall" => &[&["cwd"]],
+        "stats" => &[&["format", "json", "out"]],
+        "statusline" => &[],
         "plan" => &[
             &BACKEND,
             &PROJECT,

@@ -24,8 +24,14 @@ pub fn run(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
     }
     match (args.agent, args.event.as_str()) {
         (HookAgent::ClaudeCode, "PreToolUse") => pre_tool_use(args),
+        (HookAgent::ClaudeCode, "UserPromptSubmit") => {
+            super::claude_code::prompt_submit::run(common)
+        }
+        (HookAgent::ClaudeCode, event @ ("Stop" | "SubagentStop")) => {
+            super::claude_code::stop::run(common, args, event)
+        }
         (HookAgent::ClaudeCode, other) => Err(CliError::usage(anyhow!(
-            "crit hook claude-code {other}: unsupported event (supported: PreToolUse)"
+            "crit hook claude-code {other}: unsupported event (supported: UserPromptSubmit, Stop, SubagentStop, PreToolUse)"
         ))),
         (HookAgent::PreCommit, event) => super::pre_commit::run(common.clone(), event, &args.args),
     }

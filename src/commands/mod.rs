@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod claude_code;
 mod completions;
 mod config;
 mod doctor;
@@ -12,6 +13,7 @@ mod report;
 mod report_merge;
 mod review;
 mod run;
+mod stats;
 mod trust;
 
 use anyhow::anyhow;
@@ -39,5 +41,9 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Completions { shell } => completions::completions(shell),
         Command::Man { dir } => completions::man(dir.as_deref()),
         Command::Prompt(args) => prompt::run(&cli.common, &args),
+        Command::Install(args) => claude_code::install::install(&cli.common, &args),
+        Command::Uninstall(args) => claude_code::install::uninstall(&cli.common, &args),
+        Command::Statusline => claude_code::statusline::run(),
+        Command::Stats(args) => stats::run(&cli.common, &args),
     }
 }

@@ -57,6 +57,14 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     let seed_text = common.format.is_none() && !common.json && common.output.is_none();
     let mut result = report.to_review_result();
     let code = exit_code(common, &report, &mut result);
+    if !common.no_log {
+        // The audit line `crit stats` counts; plans have no session directory.
+        let now = std::time::SystemTime::now();
+        match crit_review::session::append_audit(|k| std::env::var(k).ok(), &result, None, now) {
+            Ok(_) | Err(crit_review::session::SessionError::NoStateDir) => {}
+            Err(e) => eprintln!("crit: could not append to the audit log: {e}"),
+        }
+    }
     if seed_text {
         write_text(output.dest.as_deref(), &report.render_text())?;
     } else {

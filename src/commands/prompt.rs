@@ -19,11 +19,14 @@ use std::time::SystemTime;
 use anyhow::anyhow;
 use crit_core::FailOn;
 use crit_llm::Env;
+use crit_review::claude_code::state::{Pending, SessionState, Subject};
+use crit_review::claude_code::status::LiveStatus;
+use crit_review::prompt::audit::Awaiting;
 use crit_review::prompt::config::{self as prompt_config, ConfigPaths, LoadedConfig};
 use crit_review::prompt::render::{self, BlockStyle};
 use crit_review::prompt::{
-    Decision, PromptOptions, PromptRequest, PromptReview, audit, backend as prompt_backend, gate,
-    run,
+    Decision, Outcome, PromptOptions, PromptRequest, PromptReview, Status, audit,
+    backend as prompt_backend, gate, run,
 };
 
 use crate::backend;
@@ -100,16 +103,37 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let Some(request) = requests.into_iter().next() else {
         return Err(CliError::usage(anyhow!("no prompt to review")));
     };
+    // Run from Claude Code (`/prompt-review`): its status line follows the review.
+    let session = env
+        .non_empty("CLAUDE_CODE_SESSION_ID")
+        .and_then(|id| SessionState::of(&lookup, id));
+    let live = session
+        .clone()
+        .map(|s| LiveStatus::begin(s, Subject::Prompt, opts.progress.clone()));
+    let mut opts = opts;
+    if let Some(l) = &live {
+        opts.progress = Some(l.clone() as Arc<dyn crit_review::panel::Progress>);
+    }
     let review = runner::block_on(&stop, |cancel| {
         let mut opts = opts.clone();
         opts.cancel = cancel;
         async move { run::review(&request, &opts).await }
     })?;
+    if let Some(l) = &live {
+        let failed = matches!(review.status, Status::FailedOpen)
+            .then(|| crit_review::claude_code::prompt_hook::why(&review));
+        let took_part = review
+            .reviewers
+            .iter()
+            .filter(|r| r.state != crit_review::prompt::result::ReviewerState::NotRun)
+            .count();
+        l.finish(took_part, review.findings_count(), failed);
+    }
     // Stopped by a signal: nothing is chosen for anyone.
     if let Some(signal) = stop.signal() {
         return Ok(signal.code());
     }
-    finish_one(common, args, review, log, &lookup)
+    finish_one(common, args, review, log, &lookup, session.as_ref())
 }
 
 /// The prompts: TEXT words joined (or stdin for `-`), then every `--file`.
@@ -211,6 +235,7 @@ fn finish_one(
     mut review: PromptReview,
     log: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
+    session: Option<&SessionState>,
 ) -> Result<Code, CliError> {
     let format = output_format(common);
     let color = stderr_color(common);
@@ -259,6 +284,18 @@ fn finish_one(
     }
     if log {
         append_audit(&review, lookup);
+    }
+    // Claude asks the user; their answer, in the next prompt, is recorded then.
+    if let Some(s) = session
+        && review.outcome == Outcome::Reviewed
+    {
+        let pending = Pending {
+            review: Awaiting::of(&review),
+            at: crit_core::timestamp::unix_secs(SystemTime::now()),
+        };
+        if let Err(e) = s.set_pending(&pending) {
+            tracing::debug!("pending answer: {e}");
+        }
     }
     Ok(Code::Ok)
 }

@@ -18,6 +18,7 @@ mod interactive;
 mod running;
 
 use code_flags::{CodeFlags, is_code};
+pub(crate) use running::limits;
 use running::run_review;
 
 pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {

@@ -52,6 +52,12 @@ impl FailOn {
         }
     }
 
+    /// Whether `finding` alone fails the gate under this policy.
+    pub fn blocks(self, finding: &crate::Finding) -> bool {
+        self.threshold()
+            .is_some_and(|t| finding.severity.at_least(t))
+    }
+
     /// Whether `result` passes under this policy.
     pub fn passes(self, result: &ReviewResult) -> bool {
         if result.fatal_error || result.parse_error.is_some() || result.verdict.is_inconclusive() {

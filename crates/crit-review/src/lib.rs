@@ -4,10 +4,12 @@
 //! (`context`: CLAUDE.md, AGENTS.md, `.claude/rules`); reviewer definitions in
 //! `.claude/agents`; sessions and the audit log; suppressions; whose rules
 //! judge a change (`trust`); prompt review (`prompt`: reviewers, a
-//! deterministic editor, a diff to approve).
+//! deterministic editor, a diff to approve); Claude Code's hooks, status line
+//! and install (`claude_code`); the history in the audit logs (`stats`).
 
 pub mod agent_defs;
 pub mod backend;
+pub mod claude_code;
 pub mod code;
 pub mod config;
 pub mod context;
@@ -22,6 +24,7 @@ pub mod review;
 pub mod scope;
 pub mod session;
 pub mod starter;
+pub mod stats;
 pub mod suppress;
 pub mod template;
 pub mod trust;

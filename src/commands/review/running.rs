@@ -191,7 +191,7 @@ fn run_command(
 }
 
 /// Flags over the config files; the template's own limits apply under these.
-fn limits(common: &CommonArgs, config: &Config) -> Limits {
+pub(crate) fn limits(common: &CommonArgs, config: &Config) -> Limits {
     Limits {
         max_turns: common
             .max_turns

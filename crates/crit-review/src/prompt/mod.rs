@@ -33,5 +33,5 @@ pub mod run;
 pub mod stack;
 pub mod triggers;
 
-pub use result::{Decision, Outcome, PromptReview, Status};
+pub use result::{Decision, FailedBecause, Outcome, PromptReview, Status};
 pub use run::{PromptOptions, PromptRequest, review};

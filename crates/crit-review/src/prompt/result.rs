@@ -29,6 +29,41 @@ pub enum Status {
     Disabled,
 }
 
+/// Why a review failed open, in the audit log's words (no content: a category).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailedBecause {
+    /// No backend could be built (no CLI, no API key).
+    NoBackend,
+    /// The deadline (`budget.timeout_ms`) passed.
+    Deadline,
+    RateLimited,
+    /// Every reviewer failed or answered malformed JSON.
+    ReviewersUnavailable,
+    EditorFailed,
+    /// `PROMPT_REVIEW_ENABLED=false`.
+    Disabled,
+    /// The settings files could not be read.
+    Settings,
+    /// Anything else (a hook could not start the review).
+    Error,
+}
+
+impl FailedBecause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailedBecause::NoBackend => "no_backend",
+            FailedBecause::Deadline => "deadline",
+            FailedBecause::RateLimited => "rate_limited",
+            FailedBecause::ReviewersUnavailable => "reviewers_unavailable",
+            FailedBecause::EditorFailed => "editor_failed",
+            FailedBecause::Disabled => "disabled",
+            FailedBecause::Settings => "settings",
+            FailedBecause::Error => "error",
+        }
+    }
+}
+
 /// How it ended, in the audit log's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -149,6 +184,9 @@ pub struct PromptReview {
     pub chosen: Option<String>,
     pub status: Status,
     pub outcome: Outcome,
+    /// Why it failed open, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_because: Option<FailedBecause>,
     /// For people: what went wrong or was left out.
     pub warnings: Vec<String>,
     /// Unified diff, original → refined (empty when they are equal).
@@ -223,6 +261,17 @@ impl PromptReview {
             .iter()
             .filter_map(|c| c.critique.worst())
             .min()
+    }
+
+    /// The reviewers whose proposals the editor applied, each once, in order.
+    pub fn reviewers_applied(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for c in &self.changes {
+            if !names.contains(&c.proposal.reviewer.as_str()) {
+                names.push(&c.proposal.reviewer);
+            }
+        }
+        names
     }
 
     pub fn findings_count(&self) -> usize {

@@ -15,8 +15,8 @@ use super::context::{self, ProjectContext};
 use super::critique;
 use super::editor::{self, Edit, EditorInput};
 use super::result::{
-    self, Hashes, Outcome, PROMPT_REVIEW_SCHEMA_VERSION, PromptReview, ReviewerCritique,
-    ReviewerReport, ReviewerState, Status,
+    self, FailedBecause, Hashes, Outcome, PROMPT_REVIEW_SCHEMA_VERSION, PromptReview,
+    ReviewerCritique, ReviewerReport, ReviewerState, Status,
 };
 use super::reviewers::{self, Reviewer};
 use super::{cache, hash, model_editor, render, triggers};
@@ -100,7 +100,31 @@ pub fn disabled(req: &PromptRequest, why: &str) -> PromptReview {
         EditorMode::Deterministic,
     );
     r.status = Status::Disabled;
+    r.failed_because = Some(FailedBecause::Disabled);
     r.warnings.push(why.to_string());
+    r.decide(None);
+    r
+}
+
+/// A review that could not start (its settings, a runtime): the original
+/// prompt proceeds, and `why` says so.
+pub fn failed(req: &PromptRequest, because: FailedBecause, why: &str) -> PromptReview {
+    let mut r = blank(
+        req,
+        &ProjectContext::default(),
+        Mode::Subscription,
+        EditorMode::Deterministic,
+    );
+    r.status = Status::FailedOpen;
+    r.failed_because = Some(because);
+    r.project = req
+        .root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    r.warnings.push(format!(
+        "prompt review could not run ({why}); the original prompt proceeds"
+    ));
     r.decide(None);
     r
 }
@@ -118,6 +142,7 @@ fn blank(
         chosen: None,
         status: Status::NoChanges,
         outcome: Outcome::NoChanges,
+        failed_because: None,
         warnings: Vec::new(),
         diff: String::new(),
         changes: Vec::new(),
@@ -215,7 +240,14 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
 
     let backend = match &opts.backend {
         Ok(b) => b,
-        Err(why) => return fail_open(review, started, format!("no model backend: {why}")),
+        Err(why) => {
+            return fail_open(
+                review,
+                started,
+                FailedBecause::NoBackend,
+                format!("no model backend: {why}"),
+            );
+        }
     };
     if asked.is_empty() {
         review.warnings.push("no reviewer took part".into());
@@ -239,6 +271,7 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
             return fail_open(
                 review,
                 started,
+                FailedBecause::Deadline,
                 format!("timed out after {:.1}s", deadline.as_secs_f64()),
             );
         }
@@ -289,7 +322,12 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
     }
 
     if let Some(why) = rate_limited {
-        return fail_open(review, started, format!("rate limited: {why}"));
+        return fail_open(
+            review,
+            started,
+            FailedBecause::RateLimited,
+            format!("rate limited: {why}"),
+        );
     }
     if review.critiques.is_empty() {
         let all_timed_out = review
@@ -297,12 +335,18 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
             .iter()
             .filter(|r| r.state != ReviewerState::NotRun)
             .all(|r| r.state == ReviewerState::TimedOut);
-        let why = if all_timed_out {
-            format!("timed out after {:.1}s", deadline.as_secs_f64())
+        let (because, why) = if all_timed_out {
+            (
+                FailedBecause::Deadline,
+                format!("timed out after {:.1}s", deadline.as_secs_f64()),
+            )
         } else {
-            format!("all {} reviewers were unavailable", asked.len())
+            (
+                FailedBecause::ReviewersUnavailable,
+                format!("all {} reviewers were unavailable", asked.len()),
+            )
         };
-        return fail_open(review, started, why);
+        return fail_open(review, started, because, why);
     }
     let unavailable = review.unavailable();
     if unavailable > 0 {
@@ -328,6 +372,7 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
         Ok(edit) => edit,
         Err(e) => {
             review.status = Status::EditorFailed;
+            review.failed_because = Some(FailedBecause::EditorFailed);
             review.raw_critiques = Some(render::critique_bullets(&review));
             review.warnings.push(format!(
                 "the editor failed ({e}); the raw critiques are shown and the original prompt proceeds"
@@ -435,8 +480,14 @@ fn is_rate_limit(why: &str) -> bool {
     w.contains("rate limited") || w.contains("rate_limit") || w.contains("(429)")
 }
 
-fn fail_open(mut review: PromptReview, started: Instant, why: String) -> PromptReview {
+fn fail_open(
+    mut review: PromptReview,
+    started: Instant,
+    because: FailedBecause,
+    why: String,
+) -> PromptReview {
     review.status = Status::FailedOpen;
+    review.failed_because = Some(because);
     review.refined = review.original.clone();
     review.warnings.push(format!(
         "prompt review could not run ({why}); the original prompt proceeds"

@@ -1,7 +1,10 @@
 //! The audit log: one JSON line per review in
 //! `$XDG_STATE_HOME/crit/audit/YYYY-MM-DD.jsonl` (UTC date), for counting what
 //! reviews cost and how they ended. It holds counts, tokens, cost, timing and
-//! hashes of the inputs; never prompt, code, summary or finding text.
+//! hashes of the inputs; never prompt, code, summary or finding text. Rule ids
+//! (names from a check's configuration) and finding fingerprints (hashes) are
+//! kept so `crit stats` can say which problems come back; a rule id that does
+//! not look like an identifier is left out, since a model may have written it.
 //!
 //! Concurrent crit processes append to the same file. Each line is written
 //! with one `write` on a file opened with `O_APPEND`, under an exclusive
@@ -32,6 +35,12 @@ struct AuditLine<'a> {
     cost_usd: f64,
     duration_ms: u64,
     reviewers: usize,
+    /// Rule id to how many findings it produced.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    rules: BTreeMap<&'a str, usize>,
+    /// The findings' fingerprints (16 hex digits each).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fingerprints: Vec<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     session: Option<&'a str>,
     /// Input name to a hash of its value (see [`fnv1a_64`]).
@@ -120,6 +129,20 @@ fn audit_line<'a>(result: &'a ReviewResult, session: Option<&'a str>, secs: u64)
         cost_usd: result.cost_usd,
         duration_ms: result.duration_ms,
         reviewers: result.reviewers.len(),
+        rules: result
+            .findings
+            .iter()
+            .filter_map(|f| f.rule_id.as_deref().filter(|r| is_identifier(r)))
+            .fold(BTreeMap::new(), |mut m, r| {
+                *m.entry(r).or_insert(0) += 1;
+                m
+            }),
+        fingerprints: result
+            .findings
+            .iter()
+            .map(|f| f.id.as_str())
+            .filter(|id| id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+            .collect(),
         session,
         inputs: result
             .inputs
@@ -127,6 +150,14 @@ fn audit_line<'a>(result: &'a ReviewResult, session: Option<&'a str>, secs: u64)
             .map(|(k, v)| (k.as_str(), format!("{:016x}", fnv1a_64(v.as_bytes()))))
             .collect(),
     }
+}
+
+/// A rule id as configurations write them (`no_eval`, `SEC-001`,
+/// `python/eval`): short, no spaces, nothing that could be prose or code.
+fn is_identifier(s: &str) -> bool {
+    (1..=64).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b':'))
 }
 
 /// 64-bit FNV-1a, the same function as crit-core's fingerprints (whose hasher is
@@ -147,6 +178,23 @@ mod tests {
         // Reference values of the FNV-1a 64 specification.
         assert_eq!(fnv1a_64(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a_64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn only_identifiers_are_kept_as_rule_ids() {
+        for ok in ["no_eval", "SEC-001", "python/eval", "crit:plan.rule"] {
+            assert!(is_identifier(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "eval(input())",
+            "a b",
+            "x\ny",
+            &"r".repeat(65),
+            "key=sk-ant",
+        ] {
+            assert!(!is_identifier(bad), "{bad}");
+        }
     }
 
     #[test]

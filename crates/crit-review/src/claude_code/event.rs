@@ -1,0 +1,152 @@
+//! What a Claude Code hook receives on stdin, and the first decision of the
+//! `UserPromptSubmit` hook, which runs on every prompt: a prompt ending in
+//! `!!!` is reviewed, a bare answer to crit's approval question is recorded,
+//! anything else passes at once. Deciding parses the event and compares a
+//! few bytes: no settings, no files, no network.
+
+use serde::Deserialize;
+
+use crate::prompt::Outcome;
+
+/// The fields crit reads from a hook event (the rest is ignored).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct HookInput {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub hook_event_name: Option<String>,
+    /// `UserPromptSubmit`.
+    #[serde(default)]
+    pub prompt: Option<String>,
+    /// `Stop`/`SubagentStop`: the agent is already continuing because a
+    /// stop hook blocked.
+    #[serde(default)]
+    pub stop_hook_active: bool,
+    /// `SubagentStop`.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+}
+
+/// What the `UserPromptSubmit` hook does with a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptAction {
+    /// Not for crit: exit 0, print nothing.
+    Pass,
+    /// Ends in `!!!`: review the prompt without it.
+    Review(String),
+    /// "yes", "no" or "edit …": maybe the answer to crit's question.
+    Answer(Outcome),
+}
+
+/// The trigger the prompt-review plugin uses.
+pub const TRIGGER: &str = "!!!";
+
+/// The decision on an event's raw bytes; `None` when they are not a JSON
+/// object (the caller fails open).
+pub fn decide(input: &[u8]) -> Option<(PromptAction, HookInput)> {
+    let event: HookInput = serde_json::from_slice(input).ok()?;
+    let action = event
+        .prompt
+        .as_deref()
+        .map_or(PromptAction::Pass, prompt_action);
+    Some((action, event))
+}
+
+/// The decision on a prompt's text.
+pub fn prompt_action(prompt: &str) -> PromptAction {
+    if let Some(stripped) = bang(prompt) {
+        return PromptAction::Review(stripped.to_string());
+    }
+    match answer(prompt) {
+        Some(o) => PromptAction::Answer(o),
+        None => PromptAction::Pass,
+    }
+}
+
+/// The prompt without its trailing `!!!` (trailing whitespace first), when it
+/// has one and something is left.
+pub fn bang(prompt: &str) -> Option<&str> {
+    let stripped = prompt.trim_end().strip_suffix(TRIGGER)?.trim_end();
+    (!stripped.trim().is_empty()).then_some(stripped)
+}
+
+/// A reply to "Proceed with the refined prompt? (yes / no / edit)".
+pub fn answer(prompt: &str) -> Option<Outcome> {
+    let t = prompt.trim();
+    // Only short replies: anything longer is a new request, not an answer.
+    if t.len() > 200 {
+        return None;
+    }
+    let end = t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len());
+    let word = t[..end].to_lowercase();
+    let rest = t[end..].trim_start_matches(['.', '!', ',', ':', ' ']);
+    match word.as_str() {
+        "yes" | "y" if rest.is_empty() => Some(Outcome::Approved),
+        "no" | "n" if rest.is_empty() => Some(Outcome::Rejected),
+        "edit" => Some(Outcome::Edited),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trigger_after_trailing_whitespace() {
+        assert_eq!(
+            bang("optimize the settings page!!!"),
+            Some("optimize the settings page")
+        );
+        assert_eq!(bang("fix it !!!  \n\t"), Some("fix it"));
+        assert_eq!(bang("multi\nline!!!\n"), Some("multi\nline"));
+        for no in [
+            "optimize the settings page",
+            "wow!!",
+            "!!!",
+            "   !!!  ",
+            "!!! at the start",
+            "mid !!! dle",
+            "",
+        ] {
+            assert_eq!(bang(no), None, "{no:?}");
+        }
+    }
+
+    #[test]
+    fn answers_are_short_and_exact() {
+        assert_eq!(answer("yes"), Some(Outcome::Approved));
+        assert_eq!(answer(" Y. "), Some(Outcome::Approved));
+        assert_eq!(answer("No!"), Some(Outcome::Rejected));
+        assert_eq!(answer("edit: say tests too"), Some(Outcome::Edited));
+        for no in [
+            "yes please also fix the tests",
+            "nope",
+            "yesterday",
+            "n8n",
+            "",
+            "editing is hard",
+        ] {
+            assert_eq!(answer(no), None, "{no:?}");
+        }
+    }
+
+    #[test]
+    fn decide_reads_the_event() {
+        let (a, e) = decide(
+            br#"{"prompt":"optimize the settings page!!!","session_id":"s1","extra":{"x":1}}"#,
+        )
+        .unwrap();
+        assert_eq!(a, PromptAction::Review("optimize the settings page".into()));
+        assert_eq!(e.session_id.as_deref(), Some("s1"));
+        assert_eq!(
+            decide(br#"{"prompt":"read notes"}"#).unwrap().0,
+            PromptAction::Pass
+        );
+        assert_eq!(decide(br#"{}"#).unwrap().0, PromptAction::Pass);
+        assert!(decide(b"not json").is_none());
+        assert!(decide(br#"{"prompt": 3}"#).is_none());
+    }
+}

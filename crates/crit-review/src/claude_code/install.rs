@@ -1,0 +1,401 @@
+//! What `crit install claude-code` adds to a Claude Code `settings.json`, and
+//! how `crit uninstall claude-code` takes exactly that back out.
+//!
+//! The merge keeps everything the file has: unknown keys, other hooks (also
+//! under the same events), key order and indentation. A hook is added only
+//! when no hook of that event already runs the same command, the status line
+//! only when none is set. What was added is written to a ledger next to the
+//! settings file (`crit-install.json`), and uninstall removes only what the
+//! ledger lists and is still as crit wrote it, so a hook the user had before
+//! (or changed since) stays.
+
+use serde::{Deserialize, Serialize};
+
+use super::json_doc::{self, Json};
+
+/// The ledger's file name, next to `settings.json`.
+pub const LEDGER_FILE: &str = "crit-install.json";
+
+/// One hook crit adds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookSpec {
+    pub event: &'static str,
+    pub command: String,
+    /// Seconds Claude Code waits before it cancels the hook (and goes on).
+    pub timeout: u64,
+}
+
+/// The hooks for `crit` (the program's name or path); `SubagentStop` only
+/// when asked for.
+pub fn hooks(crit: &str, subagent_stop: bool) -> Vec<HookSpec> {
+    let mut v = vec![
+        // The pipeline's own deadline (`budget.timeout_ms`, 8 s by default)
+        // ends the review well before this.
+        HookSpec {
+            event: "UserPromptSubmit",
+            command: format!("{crit} hook claude-code UserPromptSubmit"),
+            timeout: 60,
+        },
+        // A code review of the uncommitted changes; the hook's own deadline
+        // (`--timeout`, 300 s by default) ends it first, failing open.
+        HookSpec {
+            event: "Stop",
+            command: format!("{crit} hook claude-code Stop"),
+            timeout: 360,
+        },
+    ];
+    if subagent_stop {
+        v.push(HookSpec {
+            event: "SubagentStop",
+            command: format!("{crit} hook claude-code SubagentStop"),
+            timeout: 360,
+        });
+    }
+    v
+}
+
+/// The `statusLine` value crit sets when there is none.
+pub fn status_line(crit: &str) -> Json {
+    Json::Object(vec![
+        ("type".into(), Json::str("command")),
+        ("command".into(), Json::str(format!("{crit} statusline"))),
+        ("padding".into(), Json::Number(0.into())),
+    ])
+}
+
+/// The `hooks` object for `specs`, as settings files and a plugin's
+/// `hooks/hooks.json` write it.
+pub fn hooks_object(specs: &[HookSpec]) -> Json {
+    let mut hooks = Json::object();
+    for s in specs {
+        hooks.set(s.event, Json::Array(vec![group(s)]));
+    }
+    hooks
+}
+
+fn group(s: &HookSpec) -> Json {
+    Json::Object(vec![(
+        "hooks".into(),
+        Json::Array(vec![Json::Object(vec![
+            ("type".into(), Json::str("command")),
+            ("command".into(), Json::str(s.command.clone())),
+            ("timeout".into(), Json::Number(s.timeout.into())),
+        ])]),
+    )])
+}
+
+/// What crit added to one settings file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ledger {
+    pub version: u32,
+    /// The settings file did not exist: uninstall deletes it when nothing else is left.
+    #[serde(default)]
+    pub created_settings: bool,
+    /// Objects and arrays crit created (`hooks`, `hooks.Stop`): removed again once empty.
+    #[serde(default)]
+    pub created: Vec<String>,
+    #[serde(default)]
+    pub hooks: Vec<AddedHook>,
+    /// The status line crit set, as it set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_line: Option<serde_json::Value>,
+    /// Files written (relative to the `.claude` directory) and their SHA-256.
+    #[serde(default)]
+    pub files: Vec<AddedFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddedHook {
+    pub event: String,
+    pub command: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddedFile {
+    pub path: String,
+    pub sha256: String,
+}
+
+/// Why a settings file cannot be changed.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error(
+        "{file}:{line}:{column}: not valid JSON ({message}); fix it, then run crit install again"
+    )]
+    NotJson {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {what} is not {expected}; crit changes nothing it does not understand")]
+    Shape {
+        file: String,
+        what: String,
+        expected: &'static str,
+    },
+}
+
+/// The settings text, parsed (empty text is an empty object).
+pub fn parse_settings(file: &str, text: &str) -> Result<Json, InstallError> {
+    if text.trim().is_empty() {
+        return Ok(Json::object());
+    }
+    let doc = json_doc::parse(text).map_err(|e| InstallError::NotJson {
+        file: file.to_string(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    if !doc.is_object() {
+        return Err(InstallError::Shape {
+            file: file.into(),
+            what: "the file".into(),
+            expected: "a JSON object",
+        });
+    }
+    Ok(doc)
+}
+
+/// Adds `specs` and, when none is set, `status`; records what it added in
+/// `ledger`. Returns what it added, for people.
+pub fn merge(
+    file: &str,
+    doc: &mut Json,
+    specs: &[HookSpec],
+    status: Option<&Json>,
+    ledger: &mut Ledger,
+) -> Result<Vec<String>, InstallError> {
+    let shape = |what: String, expected| InstallError::Shape {
+        file: file.into(),
+        what,
+        expected,
+    };
+    let mut added = Vec::new();
+    if doc.get("hooks").is_none() {
+        doc.set("hooks", Json::object());
+        note_created(ledger, "hooks");
+    }
+    let hooks = doc
+        .get_mut("hooks")
+        .filter(|h| h.is_object())
+        .ok_or_else(|| shape("`hooks`".into(), "an object"))?;
+    for s in specs {
+        if hooks.get(s.event).is_none() {
+            hooks.set(s.event, Json::Array(Vec::new()));
+            note_created(ledger, &format!("hooks.{}", s.event));
+        }
+        let groups = hooks
+            .get_mut(s.event)
+            .and_then(Json::as_array_mut)
+            .ok_or_else(|| shape(format!("`hooks.{}`", s.event), "an array"))?;
+        if groups.iter().any(|g| runs(g, &s.command)) {
+            continue;
+        }
+        groups.push(group(s));
+        let entry = AddedHook {
+            event: s.event.into(),
+            command: s.command.clone(),
+        };
+        if !ledger.hooks.contains(&entry) {
+            ledger.hooks.push(entry);
+        }
+        added.push(format!("{} hook", s.event));
+    }
+    if let Some(status) = status
+        && doc.get("statusLine").is_none()
+    {
+        doc.set("statusLine", status.clone());
+        ledger.status_line = serde_json::to_value(status).ok();
+        added.push("status line".into());
+    }
+    ledger.version = 1;
+    Ok(added)
+}
+
+fn note_created(ledger: &mut Ledger, path: &str) {
+    if !ledger.created.iter().any(|c| c == path) {
+        ledger.created.push(path.to_string());
+    }
+}
+
+/// A unified diff of the settings text, both sides labelled `label`.
+pub fn diff(before: &str, after: &str, label: &str) -> String {
+    if before == after {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(label, label)
+        .to_string()
+}
+
+/// A hook group that runs `command`.
+fn runs(group: &Json, command: &str) -> bool {
+    group
+        .get("hooks")
+        .and_then(Json::as_array)
+        .is_some_and(|hs| hs.iter().any(|h| is_command(h, command)))
+}
+
+fn is_command(hook: &Json, command: &str) -> bool {
+    hook.get("command")
+        .and_then(Json::as_str)
+        .is_some_and(|c| c.trim() == command.trim())
+}
+
+/// Takes out what `ledger` lists; returns what it removed, for people.
+pub fn unmerge(doc: &mut Json, ledger: &Ledger) -> Vec<String> {
+    let mut removed = Vec::new();
+    if let Some(hooks) = doc.get_mut("hooks").filter(|h| h.is_object()) {
+        for added in &ledger.hooks {
+            let Some(groups) = hooks.get_mut(&added.event).and_then(Json::as_array_mut) else {
+                continue;
+            };
+            if remove_one(groups, &added.command) {
+                removed.push(format!("{} hook", added.event));
+            }
+            let created = ledger
+                .created
+                .iter()
+                .any(|c| *c == format!("hooks.{}", added.event));
+            if created && groups.is_empty() {
+                hooks.remove(&added.event);
+            }
+        }
+    }
+    let hooks_created = ledger.created.iter().any(|c| c == "hooks");
+    if hooks_created && doc.get("hooks").is_some_and(Json::is_empty_container) {
+        doc.remove("hooks");
+    }
+    if let Some(ours) = &ledger.status_line {
+        let now = doc
+            .get("statusLine")
+            .and_then(|v| serde_json::to_value(v).ok());
+        if now.as_ref() == Some(ours) {
+            doc.remove("statusLine");
+            removed.push("status line".into());
+        }
+    }
+    removed
+}
+
+/// Removes the first hook running `command` (and its group, when that leaves
+/// the group with no hooks and nothing else).
+fn remove_one(groups: &mut Vec<Json>, command: &str) -> bool {
+    for gi in 0..groups.len() {
+        let Some(hs) = groups[gi].get_mut("hooks").and_then(Json::as_array_mut) else {
+            continue;
+        };
+        let Some(hi) = hs.iter().position(|h| is_command(h, command)) else {
+            continue;
+        };
+        hs.remove(hi);
+        let bare = match &groups[gi] {
+            Json::Object(pairs) => pairs
+                .iter()
+                .all(|(k, v)| k == "matcher" || (k == "hooks" && v.is_empty_container())),
+            _ => false,
+        };
+        if bare {
+            groups.remove(gi);
+        }
+        return true;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(doc: &Json) -> String {
+        doc.to_text("  ")
+    }
+
+    #[test]
+    fn merge_then_unmerge_restores_the_file() {
+        let original = r#"{
+  "model": "opus",
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
+  },
+  "x-unknown": {"keep": [1, 2]}
+}"#;
+        let mut doc = parse_settings("s.json", original).unwrap();
+        let before = text(&doc);
+        let mut ledger = Ledger::default();
+        let specs = hooks("crit", false);
+        let added = merge(
+            "s.json",
+            &mut doc,
+            &specs,
+            Some(&status_line("crit")),
+            &mut ledger,
+        )
+        .unwrap();
+        assert_eq!(added, ["UserPromptSubmit hook", "Stop hook", "status line"]);
+        let once = text(&doc);
+        assert!(once.contains("say done"), "{once}");
+        // Idempotent.
+        let again = merge(
+            "s.json",
+            &mut doc,
+            &specs,
+            Some(&status_line("crit")),
+            &mut ledger,
+        )
+        .unwrap();
+        assert!(again.is_empty());
+        assert_eq!(text(&doc), once);
+        let removed = unmerge(&mut doc, &ledger);
+        assert_eq!(removed.len(), 3, "{removed:?}");
+        assert_eq!(text(&doc), before);
+    }
+
+    #[test]
+    fn a_hook_the_user_had_is_neither_added_twice_nor_removed() {
+        let mut doc = parse_settings(
+            "s.json",
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "crit hook claude-code Stop", "timeout": 900}]}]}, "statusLine": {"type": "command", "command": "mine"}}"#,
+        )
+        .unwrap();
+        let before = text(&doc);
+        let mut ledger = Ledger::default();
+        let added = merge(
+            "s.json",
+            &mut doc,
+            &hooks("crit", false),
+            Some(&status_line("crit")),
+            &mut ledger,
+        )
+        .unwrap();
+        assert_eq!(added, ["UserPromptSubmit hook"]);
+        assert!(ledger.status_line.is_none());
+        unmerge(&mut doc, &ledger);
+        assert_eq!(text(&doc), before);
+    }
+
+    #[test]
+    fn shapes_crit_does_not_understand_are_refused() {
+        for bad in [r#"{"hooks": []}"#, r#"{"hooks": {"Stop": {}}}"#] {
+            let mut doc = parse_settings("s.json", bad).unwrap();
+            let e = merge(
+                "s.json",
+                &mut doc,
+                &hooks("crit", false),
+                None,
+                &mut Ledger::default(),
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains("crit changes nothing"), "{e}");
+        }
+        let e = parse_settings("s.json", "{\n  \"a\": 1,\n}").unwrap_err();
+        assert!(
+            e.to_string().starts_with("s.json:3:1: not valid JSON"),
+            "{e}"
+        );
+        assert!(parse_settings("s.json", "[1]").is_err());
+    }
+}

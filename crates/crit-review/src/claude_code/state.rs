@@ -1,0 +1,221 @@
+//! What crit remembers about one Claude Code session between hook calls, in
+//! small JSON files under `$XDG_STATE_HOME/crit/claude-code/sessions/`:
+//!
+//! - `<id>.status.json`: the review running or just finished, for `crit statusline`;
+//! - `<id>.pending.json`: a refined prompt waiting for the user's answer;
+//! - `<id>.stop.json`: the review gate's rounds and the last reviewed change.
+//!
+//! The id is Claude Code's session id when it is a plain token, else its
+//! hash; files older than a week are removed when a new review starts.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::prompt::audit::Awaiting;
+
+/// `$XDG_STATE_HOME/crit/claude-code/sessions`, else under `~/.local/state`.
+pub fn sessions_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    crate::paths::user_state_dir(env).map(|d| d.join("claude-code").join("sessions"))
+}
+
+/// A file name part for `session_id`.
+pub fn session_key(session_id: &str) -> String {
+    let plain = (1..=128).contains(&session_id.len())
+        && session_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if plain {
+        session_id.to_string()
+    } else {
+        crate::prompt::hash::hex(session_id.as_bytes())[..32].to_string()
+    }
+}
+
+/// One session's files.
+#[derive(Debug, Clone)]
+pub struct SessionState {
+    dir: PathBuf,
+    key: String,
+}
+
+impl SessionState {
+    pub fn new(dir: PathBuf, session_id: &str) -> Self {
+        SessionState {
+            dir,
+            key: session_key(session_id),
+        }
+    }
+
+    /// For the session named by `session_id`, under `env`'s state directory.
+    pub fn of(env: &dyn Fn(&str) -> Option<String>, session_id: &str) -> Option<Self> {
+        Some(SessionState::new(sessions_dir(env)?, session_id))
+    }
+
+    fn path(&self, kind: &str) -> PathBuf {
+        self.dir.join(format!("{}.{kind}.json", self.key))
+    }
+
+    fn read<T: DeserializeOwned>(&self, kind: &str) -> Option<T> {
+        let bytes = crit_core::files::read_capped(
+            &self.path(kind),
+            crit_core::files::InputLimits {
+                max_bytes: 64 * 1024,
+            },
+        )
+        .ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    fn write<T: Serialize>(&self, kind: &str, value: &T) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let bytes = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+        crit_core::files::write_atomic(&self.path(kind), &bytes)
+    }
+
+    fn clear(&self, kind: &str) {
+        let _ = std::fs::remove_file(self.path(kind));
+    }
+
+    pub fn status(&self) -> Option<Status> {
+        self.read("status")
+    }
+
+    pub fn set_status(&self, status: &Status) -> std::io::Result<()> {
+        self.write("status", status)
+    }
+
+    /// The review waiting for an answer, and when it was logged.
+    pub fn pending(&self) -> Option<Pending> {
+        self.read("pending")
+    }
+
+    pub fn set_pending(&self, pending: &Pending) -> std::io::Result<()> {
+        self.write("pending", pending)
+    }
+
+    pub fn clear_pending(&self) {
+        self.clear("pending");
+    }
+
+    pub fn stop(&self) -> Option<StopState> {
+        self.read("stop")
+    }
+
+    pub fn set_stop(&self, stop: &StopState) -> std::io::Result<()> {
+        self.write("stop", stop)
+    }
+
+    /// Removes every session file not touched for `max_age`.
+    pub fn prune(&self, max_age: Duration, now: SystemTime) {
+        prune(&self.dir, max_age, now);
+    }
+}
+
+fn prune(dir: &Path, max_age: Duration, now: SystemTime) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > max_age);
+        if old && e.file_name().to_string_lossy().ends_with(".json") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// What is being reviewed, for the status line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Subject {
+    Prompt,
+    Changes,
+}
+
+/// A review running or finished, for the status line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Status {
+    pub subject: Subject,
+    pub running: bool,
+    /// Reviewers started so far (running), or that took part (finished).
+    pub reviewers: usize,
+    pub findings: usize,
+    /// Why it could not run, when it failed open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+    /// Unix seconds of the last change.
+    pub at: u64,
+}
+
+/// A refined prompt waiting for the user's yes, no or edit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    pub review: Awaiting,
+    pub at: u64,
+}
+
+/// The review gate's memory of this session.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StopState {
+    /// The fingerprint of the change last reviewed.
+    pub fingerprint: String,
+    /// Times the gate blocked since the user last wrote.
+    pub rounds: u32,
+    pub at: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_become_safe_file_names() {
+        assert_eq!(
+            session_key("28cc4a1e-9f0b-4d1c-8a51-1234567890ab"),
+            "28cc4a1e-9f0b-4d1c-8a51-1234567890ab"
+        );
+        for hostile in ["../../etc/passwd", "a/b", "", "x y", &"a".repeat(200), "é"] {
+            let k = session_key(hostile);
+            assert_eq!(k.len(), 32, "{hostile:?}");
+            assert!(k.bytes().all(|b| b.is_ascii_hexdigit()), "{k}");
+        }
+    }
+
+    #[test]
+    fn files_round_trip_and_old_ones_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SessionState::new(dir.path().join("sessions"), "s1");
+        assert!(s.status().is_none());
+        let st = Status {
+            subject: Subject::Prompt,
+            running: true,
+            reviewers: 4,
+            findings: 0,
+            failed: None,
+            at: 7,
+        };
+        s.set_status(&st).unwrap();
+        assert_eq!(s.status(), Some(st));
+        s.set_stop(&StopState {
+            fingerprint: "f".into(),
+            rounds: 1,
+            at: 7,
+        })
+        .unwrap();
+        assert_eq!(s.stop().unwrap().rounds, 1);
+        s.prune(Duration::from_secs(3600), SystemTime::now());
+        assert!(s.status().is_some());
+        s.prune(
+            Duration::from_secs(3600),
+            SystemTime::now() + Duration::from_secs(7200),
+        );
+        assert!(s.status().is_none() && s.stop().is_none());
+    }
+}

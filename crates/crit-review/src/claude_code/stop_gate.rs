@@ -1,0 +1,241 @@
+//! The review gate before Claude Code's agent stops: when it stops with
+//! uncommitted changes, crit reviews them and, when the gate fails, sends the
+//! agent back with the blocking findings. It never loops:
+//!
+//! - a change already reviewed (same fingerprint) is not reviewed again, so
+//!   an agent that stops again without changing anything is let go;
+//! - within one turn of the user (Claude Code's `stop_hook_active` says the
+//!   agent is continuing because a stop hook blocked) the gate blocks at
+//!   most `max_rounds` times;
+//! - a review that could not decide (an error, a timeout, an unreadable
+//!   answer) lets the agent stop: the caller says so on stderr.
+
+use crit_core::{FailOn, Finding, ReviewResult};
+
+use super::state::StopState;
+
+/// What to do before reviewing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Before {
+    /// Let the agent stop without a review, for this reason.
+    Skip(String),
+    /// Review the change; the gate has blocked `rounds` times this turn.
+    Review { rounds: u32 },
+}
+
+/// Decides from the remembered `state`, the change's `fingerprint`, and
+/// Claude Code's `stop_hook_active`.
+pub fn before(
+    state: Option<&StopState>,
+    fingerprint: &str,
+    stop_hook_active: bool,
+    max_rounds: u32,
+) -> Before {
+    // A new turn of the user starts the count again.
+    let rounds = match (stop_hook_active, state) {
+        (true, Some(s)) => s.rounds,
+        _ => 0,
+    };
+    if state.is_some_and(|s| s.fingerprint == fingerprint) {
+        return Before::Skip("the changes are the same as at the last review".into());
+    }
+    if rounds >= max_rounds {
+        return Before::Skip(format!(
+            "the review gate already sent the agent back {rounds} time{} this turn (max_rounds {max_rounds})",
+            if rounds == 1 { "" } else { "s" }
+        ));
+    }
+    Before::Review { rounds }
+}
+
+/// The change's fingerprint: its files (status, line counts) and patch.
+pub fn fingerprint(change: &crate::scope::Change) -> String {
+    let mut text = String::new();
+    for f in &change.files {
+        text.push_str(&format!(
+            "{}\0{:?}\0{}\0{}\0{}\n",
+            f.path,
+            f.status,
+            f.additions,
+            f.deletions,
+            f.old_path.as_deref().unwrap_or("")
+        ));
+    }
+    text.push('\0');
+    text.push_str(&change.patch);
+    crate::prompt::hash::hex(text.as_bytes())
+}
+
+/// The findings that fail the gate, most severe first; all findings when the
+/// verdict alone failed it.
+pub fn blocking(result: &ReviewResult, fail_on: FailOn) -> Vec<&Finding> {
+    let sorted = result.sorted_findings();
+    let blocking: Vec<&Finding> = sorted
+        .iter()
+        .copied()
+        .filter(|f| fail_on.blocks(f))
+        .collect();
+    if blocking.is_empty() {
+        sorted
+    } else {
+        blocking
+    }
+}
+
+/// At most this many findings are listed in the reason.
+pub const MAX_LISTED: usize = 20;
+
+/// The reason Claude Code shows the agent: every blocking finding as
+/// `path:line [P1] title. Fix: …`, one per line.
+pub fn reason(result: &ReviewResult, fail_on: FailOn) -> String {
+    let findings = blocking(result, fail_on);
+    let mut out = format!(
+        "crit reviewed the uncommitted changes and the review gate failed ({}). Fix {} before you finish, then stop again:\n",
+        match findings.len() {
+            0 => format!("verdict {}", result.verdict.as_str()),
+            1 => "1 blocking finding".into(),
+            n => format!("{n} blocking findings"),
+        },
+        if findings.len() == 1 { "it" } else { "them" }
+    );
+    for f in findings.iter().take(MAX_LISTED) {
+        out.push_str(&format!("- {}\n", one_line(f)));
+    }
+    if findings.len() > MAX_LISTED {
+        out.push_str(&format!(
+            "- … and {} more (run `crit review code --uncommitted` to see all)\n",
+            findings.len() - MAX_LISTED
+        ));
+    }
+    if findings.is_empty() {
+        let summary = first_line(&result.summary);
+        if !summary.is_empty() {
+            out.push_str(&format!("Reviewer's summary: {summary}\n"));
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// `src/app.py:2 [P0] eval of user input. Fix: use ast.literal_eval.`
+pub fn one_line(f: &Finding) -> String {
+    let at = f
+        .location
+        .as_ref()
+        .map(|l| format!("{} ", l.display()))
+        .unwrap_or_default();
+    let title = first_line(&f.title);
+    let title = title.trim_end_matches('.');
+    let fix = f
+        .suggestion
+        .as_deref()
+        .map(|s| format!("replace with `{}`", first_line(s)))
+        .filter(|s| s.len() > "replace with ``".len())
+        .or_else(|| {
+            let body = first_sentence(&f.body);
+            (!body.is_empty()).then_some(body)
+        });
+    match fix {
+        Some(fix) => format!("{at}[{}] {title}. Fix: {fix}", f.severity.code()),
+        None => format!("{at}[{}] {title}", f.severity.code()),
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty());
+    clip(line.unwrap_or(""), 200)
+}
+
+fn first_sentence(text: &str) -> String {
+    let line = first_line(text);
+    let end = line
+        .char_indices()
+        .find(|(i, c)| *c == '.' && line[i + 1..].starts_with(' '))
+        .map_or(line.len(), |(i, _)| i + 1);
+    line[..end].to_string()
+}
+
+fn clip(text: &str, max: usize) -> String {
+    let clean = crit_core::terminal::sanitize(text);
+    if clean.chars().count() <= max {
+        return clean.into_owned();
+    }
+    let cut: String = clean.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crit_core::{Location, Severity, Verdict};
+
+    fn state(fp: &str, rounds: u32) -> StopState {
+        StopState {
+            fingerprint: fp.into(),
+            rounds,
+            at: 0,
+        }
+    }
+
+    #[test]
+    fn never_loops() {
+        assert_eq!(before(None, "a", false, 2), Before::Review { rounds: 0 });
+        // The same change again: skipped, whatever the rounds.
+        assert!(matches!(
+            before(Some(&state("a", 0)), "a", false, 2),
+            Before::Skip(_)
+        ));
+        assert!(matches!(
+            before(Some(&state("a", 1)), "a", true, 2),
+            Before::Skip(_)
+        ));
+        // A changed change, continuing after a block: counted.
+        assert_eq!(
+            before(Some(&state("a", 1)), "b", true, 2),
+            Before::Review { rounds: 1 }
+        );
+        assert!(matches!(
+            before(Some(&state("a", 2)), "b", true, 2),
+            Before::Skip(_)
+        ));
+        // The user wrote again: the count starts over.
+        assert_eq!(
+            before(Some(&state("a", 2)), "b", false, 2),
+            Before::Review { rounds: 0 }
+        );
+        // max_rounds 0: the gate never sends the agent back.
+        assert!(matches!(before(None, "a", false, 0), Before::Skip(_)));
+    }
+
+    #[test]
+    fn the_reason_lists_blocking_findings_one_per_line() {
+        let mut r = ReviewResult::new("code", Verdict::Fail);
+        r.findings = vec![
+            Finding::new("Style nit", Severity::P3, "code").with_location(Location::file("a.py")),
+            Finding::new("eval of user input", Severity::P0, "code")
+                .with_location(Location::lines("src/app.py", 2, 2))
+                .with_body("Any input runs as Python. Use ast.literal_eval.\nMore."),
+            Finding::new("Leaks the pool\nhandle", Severity::P1, "code")
+                .with_location(Location::lines("src/db.py", 10, 12))
+                .with_suggestion("with pool.get() as conn:"),
+        ];
+        let text = reason(&r, FailOn::P1);
+        assert_eq!(
+            text,
+            "crit reviewed the uncommitted changes and the review gate failed (2 blocking findings). Fix them before you finish, then stop again:\n\
+             - src/app.py:2 [P0] eval of user input. Fix: Any input runs as Python.\n\
+             - src/db.py:10-12 [P1] Leaks the pool. Fix: replace with `with pool.get() as conn:`"
+        );
+    }
+
+    #[test]
+    fn a_fail_verdict_without_blocking_findings_still_explains_itself() {
+        let mut r = ReviewResult::new("code", Verdict::Fail);
+        r.summary = "Deletes the users\x1b table.\x07".into();
+        let text = reason(&r, FailOn::P1);
+        assert!(text.contains("(verdict FAIL)"), "{text}");
+        assert!(
+            text.ends_with("Reviewer's summary: Deletes the users table."),
+            "{text}"
+        );
+    }
+}
