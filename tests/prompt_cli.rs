@@ -295,18 +295,22 @@ fn the_audit_line_has_the_plugins_fields_and_no_file_holds_the_prompt() {
         .map(String::as_str)
         .collect();
     keys.sort();
+    // The plugin's fields, and two of crit's for `crit stats`: findings per
+    // severity and the reviewers whose changes were applied.
     assert_eq!(
         keys,
         [
             "conflicts",
             "cost",
             "duration_ms",
+            "findings_by_severity",
             "findings_count",
             "mode",
             "original_prompt_hash",
             "outcome",
             "project",
             "reviewers_active",
+            "reviewers_applied",
             "severity_max",
             "timestamp",
             "trigger"
