@@ -4,7 +4,7 @@
 //! servers ([`mcp`]), Claude-Code-style hooks ([`hooks`]), transcripts
 //! ([`transcript`]), and the reviewer tools it hands
 //! to a model: `Read`, `Glob`, `Grep` and a restricted `Bash`. They are read-only and
-//! confined to the project root plus `--add-dir` roots (DESIGN §5): every file path
+//! confined to the project root plus `--add-dir` roots: every file path
 //! goes through [`confine`], Bash runs no shell and only allow-listed read-only
 //! programs. A tool never fails the run: bad input, refusals and I/O problems come
 //! back as a [`ToolOutput`] with `is_error` set, worded for the model.

@@ -116,7 +116,7 @@ impl LlmError {
     }
 
     /// Classifies an HTTP error answer. `body` may be Anthropic's, OpenAI's, vLLM's or
-    /// llama.cpp's shape (protocols.md §1.5, §2); the status decides first.
+    /// llama.cpp's shape; the status decides first.
     pub fn from_http(status: u16, retry_after: Option<Duration>, body: &str) -> LlmError {
         let info = ErrorInfo::parse(body);
         let message = info.message.clone();

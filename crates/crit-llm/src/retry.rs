@@ -1,4 +1,4 @@
-//! When to retry and how long to wait: data, not code paths (protocols.md §1.5).
+//! When to retry and how long to wait: data, not code paths.
 
 use std::time::{Duration, SystemTime};
 

@@ -1,6 +1,6 @@
 //! Which model backend a review uses: explicit choices (flags, or a library
 //! caller's values) over `CRIT_*` environment variables over the config files
-//! over auto-detection (DESIGN.md §4), each value labelled with where it came
+//! over auto-detection, each value labelled with where it came
 //! from. crit-llm's resolver reads the environment itself, so a config-file value
 //! is passed on only when its `CRIT_*` variable is unset.
 

@@ -1,4 +1,4 @@
-//! Anthropic Messages rendering (protocols.md §1.3–1.5).
+//! Anthropic Messages rendering.
 
 use serde_json::{Value, json};
 

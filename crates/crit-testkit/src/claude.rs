@@ -1,4 +1,4 @@
-//! A scripted fake `claude` executable (protocols.md §3.4–3.5).
+//! A scripted fake `claude` executable.
 //!
 //! [`FakeClaude::write`] writes a POSIX `sh` script named `claude` into a
 //! directory. Each run records itself under

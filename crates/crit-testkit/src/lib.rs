@@ -3,7 +3,7 @@
 //! - [`FakeServer`]: a scripted fake LLM server on `127.0.0.1` speaking the
 //!   real Anthropic Messages (JSON and SSE) and OpenAI chat completions
 //!   (JSON and `data:` chunks) wire formats, byte-faithful to
-//!   `shared/protocols.md` §1–2, with delivery faults (delays, stalls,
+//!   what the services send, with delivery faults (delays, stalls,
 //!   split chunks, dropped connections), hostile answers (tool input that is
 //!   not JSON: [`Reply::tool_use_raw`]; answers and error bodies that never
 //!   end: [`Reply::endless`], [`Reply::endless_error`]) and a record of every

@@ -1,4 +1,4 @@
-//! OpenAI chat completions rendering (protocols.md §2).
+//! OpenAI chat completions rendering.
 
 use serde_json::{Map, Value, json};
 

@@ -1,5 +1,5 @@
 //! Command hooks: a user-configured command gets the event as JSON on stdin and
-//! answers with its exit code and stdout (shared/protocols.md §4.3).
+//! answers with its exit code and stdout.
 //!
 //! A `command` without `args` runs through `sh -c`, as in Claude Code. That is
 //! fine here, unlike for the model's Bash: the command line comes from the

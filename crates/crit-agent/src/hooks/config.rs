@@ -1,6 +1,6 @@
 //! Hook configuration in Claude Code's shape, e.g.
 //! `{"PreToolUse":[{"matcher":"Read|Grep","hooks":[{"type":"command","command":"…","timeout":30}]}]}`
-//! (the value of `hooks` in a Claude Code settings file, shared/protocols.md §4.1).
+//! (the value of `hooks` in a Claude Code settings file).
 //!
 //! Events and handler types crit does not run (`UserPromptSubmit`, `http`, …)
 //! are kept, so a Claude Code file loads, and listed by [`HooksConfig::ignored`].

@@ -1,5 +1,5 @@
 //! Hooks: code that runs at fixed points of a run and may change what happens,
-//! with Claude Code's events, inputs and decisions (shared/protocols.md §4).
+//! with Claude Code's events, inputs and decisions.
 //!
 //! - `PreToolUse`: before a tool runs. Allow, deny with a reason (the tool does
 //!   not run; the model reads the reason), or rewrite the input (`updatedInput`).

@@ -1,4 +1,4 @@
-//! Anthropic's SSE events → normalized events (protocols.md §1.4).
+//! Anthropic's SSE events → normalized events.
 
 use std::collections::BTreeMap;
 

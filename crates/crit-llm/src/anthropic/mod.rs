@@ -1,4 +1,4 @@
-//! The Anthropic Messages backend (streaming; protocols.md §1).
+//! The Anthropic Messages backend (streaming).
 
 mod decode;
 pub mod wire;

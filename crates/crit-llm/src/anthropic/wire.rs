@@ -1,4 +1,4 @@
-//! Normalized request → Anthropic Messages request body (protocols.md §1.2).
+//! Normalized request → Anthropic Messages request body.
 //! No sampling parameters are ever sent (they are rejected by newer models).
 
 use serde_json::{Map, Value, json};

@@ -1,4 +1,4 @@
-//! The Claude Code CLI backend (`claude -p`, protocols.md §3): an *agent* that runs
+//! The Claude Code CLI backend (`claude -p`): an *agent* that runs
 //! its own loop and tools, usually on the user's subscription.
 //!
 //! The child runs in its own process group. On timeout, cancellation or drop the

@@ -1,5 +1,5 @@
-//! `claude -p --output-format stream-json --verbose` lines → an [`AgentOutcome`]
-//! (protocols.md §3.4–3.5). Fields are read by name: key order differs by version.
+//! `claude -p --output-format stream-json --verbose` lines → an [`AgentOutcome`].
+//! Fields are read by name: key order differs by version.
 
 use crit_core::Usage;
 use serde_json::{Value, json};
@@ -156,7 +156,7 @@ impl LineParser {
             return Ok(out);
         }
         if is_error {
-            // API failures come as subtype "success" with is_error (protocols.md §3.4).
+            // API failures come as subtype "success" with is_error.
             return Err(api_error(&r, &text));
         }
         out.text = text;

@@ -1,4 +1,4 @@
-//! OpenAI chat-completion chunks → normalized events (protocols.md §2).
+//! OpenAI chat-completion chunks → normalized events.
 
 use std::collections::BTreeMap;
 

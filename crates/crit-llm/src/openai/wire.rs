@@ -1,4 +1,4 @@
-//! Normalized request → OpenAI chat completions body (protocols.md §2).
+//! Normalized request → OpenAI chat completions body.
 
 use serde_json::{Map, Value, json};
 
