@@ -206,6 +206,12 @@ pub fn finish(
     let plan = OutputPlan::from_common(common)?;
     let gated = output::apply_gate(common, &mut result);
     plan.emit(&result)?;
+    exit_code(&result, stop, gated)
+}
+
+/// The exit code of a written result: the signal's, 3 when it could not
+/// run, else the gate's (`gated`).
+pub fn exit_code(result: &ReviewResult, stop: &Stop, gated: Code) -> Result<Code, CliError> {
     if let Some(signal) = stop.signal() {
         return Ok(signal.code());
     }

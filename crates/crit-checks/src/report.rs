@@ -269,7 +269,8 @@ impl Report {
                 result.findings.extend(panel.findings.iter().cloned());
                 result.reviewers.extend(panel.reviewers.iter().cloned());
                 result.usage += panel.usage;
-                result.cost_usd += panel.cost_usd;
+                result.cost_usd = crit_core::usage::add_cost(result.cost_usd, panel.cost_usd);
+                result.warnings.extend(panel.warnings.iter().cloned());
                 result.raw_output = panel.raw_output.clone();
             }
             result.apply_gate(crit_core::FailOn::default());
@@ -291,7 +292,7 @@ impl Report {
             model: None,
             findings: problems,
             usage: Default::default(),
-            cost_usd: 0.0,
+            cost_usd: Some(0.0),
             duration_ms: self.duration_ms,
             error: None,
         }];
@@ -303,7 +304,7 @@ impl Report {
                 model: None,
                 findings: 0,
                 usage: Default::default(),
-                cost_usd: 0.0,
+                cost_usd: Some(0.0),
                 duration_ms: 0,
                 error: Some(format!("panel did not run: {why}")),
             }));

@@ -82,12 +82,10 @@ pub fn lookup(model: &str) -> Option<&'static ModelInfo> {
     None
 }
 
-/// What `usage` cost on `model`. An unknown model costs 0 with `priced: false`.
+/// What `usage` cost on `model`. An unknown model costs 0 with `priced:
+/// false`; the review says so once (its cost is then `null`), not every call.
 pub fn cost(model: &str, usage: &Usage) -> Cost {
     let Some(info) = lookup(model) else {
-        if !usage.is_zero() {
-            tracing::warn!(model, "model not in the price table; cost counted as 0");
-        }
         return Cost {
             usd: 0.0,
             priced: false,

@@ -92,6 +92,27 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
     }
 }
 
+/// Whether `text` is plainly an answer in this format: it has a `## Summary`
+/// section or a `### [PASS|CONCERN|FAIL] …` finding.
+pub fn has_summary(text: &str) -> bool {
+    split_sections(text).iter().any(|s| {
+        let heading = s
+            .heading
+            .trim_matches(|c: char| c == '*' || c == ':' || c.is_whitespace());
+        heading.eq_ignore_ascii_case("summary") || FINDING.is_match(heading)
+    })
+}
+
+/// Whether a prompt already tells the reviewer to answer in this format (a
+/// review template written for it): it shows the `## Summary` and
+/// `## Findings` sections, or the `[PASS|CONCERN|FAIL]` finding tag.
+pub fn describes_format(prompt: &str) -> bool {
+    let lower = prompt.to_ascii_lowercase();
+    let sections = lower.contains("## summary") && lower.contains("## findings");
+    let tag = lower.contains("[pass|concern|fail]") || lower.contains("[pass | concern | fail]");
+    sections || tag
+}
+
 struct Section {
     heading: String,
     body: String,

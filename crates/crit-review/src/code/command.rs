@@ -172,7 +172,7 @@ impl CommandReviewer {
             model: None,
             findings: result.findings.len(),
             usage: Default::default(),
-            cost_usd: 0.0,
+            cost_usd: Some(0.0),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             error: result.parse_error.clone(),
         }];

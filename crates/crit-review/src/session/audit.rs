@@ -29,7 +29,7 @@ struct AuditLine<'a> {
     fatal_error: bool,
     findings: BTreeMap<&'static str, usize>,
     tokens: Tokens,
-    cost_usd: f64,
+    cost_usd: Option<f64>,
     duration_ms: u64,
     reviewers: usize,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -19,7 +19,7 @@ use crit_core::contract::Contract;
 pub use error::TemplateError;
 pub use load::{KNOWN_TOOLS, parse_template};
 pub(crate) use prompt::render_prompt;
-pub use prompt::{Inputs, PromptParts, contract_instructions};
+pub use prompt::{Inputs, PromptParts, contract_instructions, with_contract};
 pub use registry::{Registry, TemplateDirs};
 
 /// Where a template came from. Later origins override earlier ones by name.

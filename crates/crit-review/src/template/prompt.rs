@@ -69,7 +69,10 @@ impl Template {
         let system = env
             .render_str(&seed_placeholders(&reviewer.system_prompt, &names), &ctx)
             .map_err(|e| fail(describe(&e)))?;
-        let contract = contract_instructions(&reviewer.output).map_err(fail)?;
+        let contract = match carries_own_format(&system, &reviewer.output) {
+            true => String::new(),
+            false => contract_instructions(&reviewer.output).map_err(fail)?,
+        };
         let user_template = match (&reviewer.prompt, &self.prompt) {
             (Some(own), _) => seed_placeholders(own, &names),
             (None, PromptSource::Template(t)) => seed_placeholders(t, &names),
@@ -79,7 +82,7 @@ impl Template {
             .render_str(&user_template, &ctx)
             .map_err(|e| fail(describe(&e)))?;
         Ok(PromptParts {
-            system: format!("{}\n\n{}", system.trim_end(), contract.trim_end()),
+            system: with_contract(&system, &contract),
             user: tidy(&user),
         })
     }
@@ -94,6 +97,22 @@ pub fn contract_instructions(output: &OutputSpec) -> Result<String, String> {
             minijinja::context! { schema => schema_text(output) },
         )
         .map_err(|e| describe(&e))
+}
+
+/// A system prompt followed by its answer contract's instructions (none for
+/// a contract the prompt states itself).
+pub fn with_contract(system: &str, contract: &str) -> String {
+    match contract.trim().is_empty() {
+        true => system.to_string(),
+        false => format!("{}\n\n{}", system.trim_end(), contract.trim_end()),
+    }
+}
+
+/// A prompt written for the review templates' markdown format already says how
+/// to answer: a second set of instructions would only repeat (or contradict) it.
+fn carries_own_format(system: &str, output: &OutputSpec) -> bool {
+    matches!(output, OutputSpec::Contract(Contract::Markdown))
+        && crit_core::contract::markdown::describes_format(system)
 }
 
 /// Renders one of crit's own prompt files with the shared partials
@@ -185,6 +204,8 @@ fn contract_partial(output: &OutputSpec) -> &'static str {
     match output {
         OutputSpec::Contract(Contract::FindingsJson) => "{% include 'crit/contract_findings.md' %}",
         OutputSpec::Contract(Contract::Markdown) => "{% include 'crit/contract_markdown.md' %}",
+        // Reldo's convention lives in the user's own prompt; crit adds nothing.
+        OutputSpec::Contract(Contract::StatusLine) => "",
         OutputSpec::Schema(_) => "{% include 'crit/contract_schema.md' %}",
     }
 }
