@@ -104,6 +104,7 @@ fn finish_text(
 ) -> Result<Code, CliError> {
     let gated = output::apply_gate(common, &mut result);
     plan.emit_text(&result.raw_output)?;
+    runner::warn(common, &result);
     if !common.quiet {
         let color = plan.color && std::io::stderr().is_terminal();
         if let Some(why) = &result.parse_error {

@@ -180,9 +180,6 @@ impl Crit {
         };
         let mut warnings = cfg.warnings.clone();
         let mcp = start_mcp(cfg, &mut warnings).await;
-        for w in &warnings {
-            tracing::warn!("{w}");
-        }
         let (conventions, mut removed) = project_context(&root, &cfg.cwd)?;
         let env = PanelEnv {
             root: cfg.cwd.clone(),

@@ -26,6 +26,9 @@ pub fn survey(root: &Path) -> Survey {
     if let Err(e) = Config::load_project(None, &rules) {
         unreadable.push(e.to_string());
     }
+    if let Err(e) = crate::code::mala::MalaConfig::load(&rules) {
+        unreadable.push(e.to_string());
+    }
     if let Err(e) = Suppressions::load_with(&rules) {
         unreadable.push(e.to_string());
     }
