@@ -201,7 +201,13 @@ async fn run(
         .unwrap_or_default();
     let is_diff = matches!(
         scope,
-        Some(Scope::Diff(_) | Scope::Range(_) | Scope::Commits(_) | Scope::Uncommitted)
+        Some(
+            Scope::Diff(_)
+                | Scope::Range(_)
+                | Scope::Commits(_)
+                | Scope::Uncommitted
+                | Scope::Within(..)
+        )
     );
     let discovered;
     let rules = match &opts.rules {

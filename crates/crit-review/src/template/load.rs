@@ -286,10 +286,20 @@ impl Validator<'_> {
             }),
             (Some(t), None) => {
                 let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
-                super::prompt::check_template(&t.value, &names).map_err(|m| self.err(&t, m))?;
-                Ok(PromptSource::Template(t.value))
+                self.prompt_template(&t, &names).map(PromptSource::Template)
             }
         }
+    }
+
+    /// A `prompt_template`, checked, as minijinja: `str.format` rules for a
+    /// template written for the original tool, minijinja's for crit's own.
+    fn prompt_template(&self, t: &Spanned<String>, names: &[&str]) -> Result<String, TemplateError> {
+        let text = match super::format::is_minijinja(&t.value) {
+            true => t.value.clone(),
+            false => super::format::to_minijinja(&t.value, names).map_err(|m| self.err(t, m))?,
+        };
+        super::prompt::check_template(&text, names).map_err(|m| self.err(t, m))?;
+        Ok(text)
     }
 
     fn hooks(&self, hooks: Spanned<serde_json::Value>) -> Result<serde_json::Value, TemplateError> {
@@ -360,8 +370,7 @@ impl Validator<'_> {
                 Some(t) => {
                     let names: Vec<&str> =
                         template.inputs.iter().map(|i| i.name.as_str()).collect();
-                    super::prompt::check_template(&t.value, &names).map_err(|m| self.err(&t, m))?;
-                    Some(t.value)
+                    Some(self.prompt_template(&t, &names)?)
                 }
                 None => None,
             };
