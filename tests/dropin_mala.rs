@@ -83,10 +83,7 @@ fn r1_an_empty_diff_passes_without_any_backend() {
             .stdout,
     )
     .unwrap();
-    for args in [
-        vec!["--diff", "HEAD..HEAD"],
-        vec!["--commit", head.trim()],
-    ] {
+    for args in [vec!["--diff", "HEAD..HEAD"], vec!["--commit", head.trim()]] {
         let out = bare_crit(d)
             .args(["review", "code", "--compat", "mala"])
             .args(&args)
@@ -116,7 +113,10 @@ fn with_no_backend_json_still_prints_a_review_result() {
     assert_eq!(r["fatal_error"], true);
     assert_eq!(r["passed"], false);
     assert!(
-        r["parse_error"].as_str().unwrap().contains("ANTHROPIC_API_KEY"),
+        r["parse_error"]
+            .as_str()
+            .unwrap()
+            .contains("ANTHROPIC_API_KEY"),
         "{r}"
     );
     let out = bare_crit(d)
@@ -138,12 +138,25 @@ fn r2_r3_r4_the_default_reviewer_logs_reads_the_diff_and_context_and_answers_in_
     let out = code(
         d,
         &server,
-        &["--diff", "main..HEAD", "--context", "ctx.md", "--compat", "mala"],
+        &[
+            "--diff",
+            "main..HEAD",
+            "--context",
+            "ctx.md",
+            "--compat",
+            "mala",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let log = stderr(&out);
-    assert!(log.contains("Initializing code reviewer: agent-sdk"), "{log}");
-    assert!(log.contains("Starting review for main..HEAD with agent-sdk"), "{log}");
+    assert!(
+        log.contains("Initializing code reviewer: agent-sdk"),
+        "{log}"
+    );
+    assert!(
+        log.contains("Starting review for main..HEAD with agent-sdk"),
+        "{log}"
+    );
     let r = json_out(&out);
     assert_eq!(r["passed"], false);
     assert_eq!(r["parse_error"], Value::Null);
@@ -207,8 +220,14 @@ fn r2_mala_yaml_picks_the_reviewer_model_timeout_and_cerberus() {
     crit(d, &server, None).arg("trust").assert().success();
     let out = code(d, &server, &["--diff", "main..HEAD", "--json"]);
     let log = stderr(&out);
-    assert!(log.contains("Initializing code reviewer: cerberus"), "{log}");
-    assert!(log.contains("Starting review for main..HEAD with cerberus"), "{log}");
+    assert!(
+        log.contains("Initializing code reviewer: cerberus"),
+        "{log}"
+    );
+    assert!(
+        log.contains("Starting review for main..HEAD with cerberus"),
+        "{log}"
+    );
     assert_eq!(json_out(&out)["verdict"], "PASS");
 }
 
@@ -227,7 +246,10 @@ fn mala_json(replies: Vec<Reply>) -> Value {
 #[test]
 fn r4_the_exact_parse_errors_on_the_text_path() {
     for (text, want) in [
-        (r#"{"verdict": "MAYBE", "findings": []}"#, "invalid verdict: MAYBE"),
+        (
+            r#"{"verdict": "MAYBE", "findings": []}"#,
+            "invalid verdict: MAYBE",
+        ),
         (r#"{"findings": []}"#, "missing field: verdict"),
         (
             r#"{"verdict": "FAIL", "findings": [{"file_path": "a.py", "line_start": 1, "line_end": 1, "priority": 1, "body": "x"}]}"#,
@@ -240,9 +262,15 @@ fn r4_the_exact_parse_errors_on_the_text_path() {
         assert_eq!(r["passed"], false);
         assert_eq!(r["fatal_error"], false);
     }
-    let r = mala_json(vec![Reply::text("{\"verdict\": "), Reply::text("{\"verdict\": ")]);
+    let r = mala_json(vec![
+        Reply::text("{\"verdict\": "),
+        Reply::text("{\"verdict\": "),
+    ]);
     assert!(
-        r["parse_error"].as_str().unwrap().starts_with("invalid json: "),
+        r["parse_error"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid json: "),
         "{r}"
     );
 }
@@ -250,7 +278,10 @@ fn r4_the_exact_parse_errors_on_the_text_path() {
 #[test]
 fn r4_the_exact_parse_errors_on_the_structured_output_tool_path() {
     for (input, want) in [
-        (json!({"verdict": "MAYBE", "findings": []}), "invalid verdict: MAYBE"),
+        (
+            json!({"verdict": "MAYBE", "findings": []}),
+            "invalid verdict: MAYBE",
+        ),
         (json!({"findings": []}), "missing field: verdict"),
     ] {
         let tool = || Reply::tool_use("StructuredOutput", input.clone());
@@ -280,12 +311,20 @@ fn an_unknown_model_costs_null_with_one_warning() {
     let dir = repo();
     let d = dir.path();
     let server = FakeServer::start_blocking();
-    server.push(Reply::tool_use("Read", json!({"file_path": "src/main.py"})).model("claude-mystery-9"));
+    server.push(
+        Reply::tool_use("Read", json!({"file_path": "src/main.py"})).model("claude-mystery-9"),
+    );
     server.push(Reply::json(json!({"verdict": "PASS", "findings": []})).model("claude-mystery-9"));
     let out = code(
         d,
         &server,
-        &["--diff", "main..HEAD", "--model", "claude-mystery-9", "--json"],
+        &[
+            "--diff",
+            "main..HEAD",
+            "--model",
+            "claude-mystery-9",
+            "--json",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = json_out(&out);
@@ -294,7 +333,12 @@ fn an_unknown_model_costs_null_with_one_warning() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].as_str().unwrap().contains("claude-mystery-9"));
     // Said once, not once per model call.
-    assert_eq!(stderr(&out).matches("no known price").count(), 1, "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).matches("no known price").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
     // The price of a model crit knows is never null.
     server.push(Reply::json(json!({"verdict": "PASS", "findings": []})));
     let out = code(d, &server, &["--diff", "main..HEAD", "--json"]);

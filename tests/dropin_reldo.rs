@@ -33,7 +33,11 @@ fn reldo_project() -> tempfile::TempDir {
 }
 
 fn run(d: &Path, server: &FakeServer, args: &[&str]) -> std::process::Output {
-    crit(d, server, None).arg("run").args(args).output().unwrap()
+    crit(d, server, None)
+        .arg("run")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -54,7 +58,11 @@ fn reldo_init_config_status_pass_exits_0_and_no_status_line_exits_1() {
     server.push(Step::reply(Reply::text(
         "All three reviewers passed.\n\nSTATUS: PASS\n",
     )));
-    let out = run(d, &server, &["--prompt", "Review app/Models/User.php", "--exit-code"]);
+    let out = run(
+        d,
+        &server,
+        &["--prompt", "Review app/Models/User.php", "--exit-code"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // Reldo's terminal output: the text as written; the summary on stderr.
     assert_eq!(
@@ -89,7 +97,12 @@ fn reldo_init_config_status_pass_exits_0_and_no_status_line_exits_1() {
     ] {
         server.push(Step::reply(Reply::text(answer)));
         let out = run(d, &server, &["Review it", "--exit-code", "--no-log"]);
-        assert_eq!(out.status.code(), Some(code), "{answer:?}: {}", stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{answer:?}: {}",
+            stderr(&out)
+        );
         if code == 1 && !answer.contains("FAIL") && !answer.starts_with("fail") {
             assert!(stderr(&out).contains("no status"), "{}", stderr(&out));
         }
@@ -104,7 +117,11 @@ fn compat_reldo_prints_reldo_json_keys() {
     server.push(Step::reply(
         Reply::text("Looks good.\nSTATUS: PASS").usage(1200, 80, 0, 0),
     ));
-    let out = run(d, &server, &["--prompt", "Review", "--json", "--compat", "reldo"]);
+    let out = run(
+        d,
+        &server,
+        &["--prompt", "Review", "--json", "--compat", "reldo"],
+    );
     assert_eq!(out.status.code(), Some(2), "--json and --compat conflict");
     let out = run(d, &server, &["--prompt", "Review", "--compat", "reldo"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -131,7 +148,14 @@ fn compat_reldo_prints_reldo_json_keys() {
 
     // An error is {"error": …}, as Reldo's CLI prints it.
     let out = crit(d, &server, None)
-        .args(["run", "Review", "--compat", "reldo", "--config", "missing.json"])
+        .args([
+            "run",
+            "Review",
+            "--compat",
+            "reldo",
+            "--config",
+            "missing.json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -223,19 +247,18 @@ fn the_prd_fr4_config_runs_as_written_and_totals_hold_the_sub_agents() {
     let trust = crit(d, &server, None).arg("trust").output().unwrap();
     assert_eq!(trust.status.code(), Some(0), "{}", stderr(&trust));
     server.push(Step::reply(
-        Reply::tool_uses(vec![task("backend-reviewer"), task("architecture-reviewer")])
-            .usage(1000, 100, 0, 0),
+        Reply::tool_uses(vec![
+            task("backend-reviewer"),
+            task("architecture-reviewer"),
+        ])
+        .usage(1000, 100, 0, 0),
+    ));
+    server.push(Step::when_contains("BACKEND-SUB").reply(
+        Reply::text("STATUS: FAIL\n- app/Models/User.php:2 missing $fillable").usage(400, 40, 0, 0),
     ));
     server.push(
-        Step::when_contains("BACKEND-SUB").reply(
-            Reply::text("STATUS: FAIL\n- app/Models/User.php:2 missing $fillable")
-                .usage(400, 40, 0, 0),
-        ),
-    );
-    server.push(
-        Step::when_contains("ARCH-SUB").reply(
-            Reply::text("Nothing to report.\nSTATUS: PASS").usage(300, 30, 0, 0),
-        ),
+        Step::when_contains("ARCH-SUB")
+            .reply(Reply::text("Nothing to report.\nSTATUS: PASS").usage(300, 30, 0, 0)),
     );
     server.push(Step::reply(
         Reply::json(json!({"passed": false, "reviewers": {"backend-reviewer": false, "architecture-reviewer": true},
@@ -257,7 +280,10 @@ fn the_prd_fr4_config_runs_as_written_and_totals_hold_the_sub_agents() {
     let r = json_out(&out);
     assert_eq!(out.status.code(), Some(1), "{r:#}");
     assert_eq!(r["verdict"], "FAIL");
-    assert_eq!(r["structured_output"]["violations"][0]["reviewer"], "backend-reviewer");
+    assert_eq!(
+        r["structured_output"]["violations"][0]["reviewer"],
+        "backend-reviewer"
+    );
     // The MCP server that is not installed is a warning, not an abort.
     let warnings = r["warnings"].to_string();
     assert!(warnings.contains("serena"), "{warnings}");
@@ -291,11 +317,24 @@ fn prompt_from_stdin_cwd_and_a_relative_config() {
     let d = dir.path();
     let project = d.join("proj");
     std::fs::create_dir_all(&project).unwrap();
-    write(&project, "reldo.json", r#"{"prompt": "LEAD-IN-PROJ. End with STATUS: PASS or STATUS: FAIL."}"#);
+    write(
+        &project,
+        "reldo.json",
+        r#"{"prompt": "LEAD-IN-PROJ. End with STATUS: PASS or STATUS: FAIL."}"#,
+    );
     let server = FakeServer::start_blocking();
     server.push(Step::when_contains("LEAD-IN-PROJ").reply(Reply::text("STATUS: PASS")));
     let out = crit(d, &server, None)
-        .args(["run", "--prompt", "-", "--cwd", "proj", "--config", "reldo.json", "--exit-code"])
+        .args([
+            "run",
+            "--prompt",
+            "-",
+            "--cwd",
+            "proj",
+            "--config",
+            "reldo.json",
+            "--exit-code",
+        ])
         .write_stdin("Review these files...\n")
         .output()
         .unwrap();
@@ -325,32 +364,59 @@ fn sessions_keep_reldo_file_names_and_keys() {
         .collect();
     assert_eq!(sessions.len(), 1);
     let s = &sessions[0];
-    let meta: Value = serde_json::from_slice(&std::fs::read(s.join("session.json")).unwrap()).unwrap();
+    let meta: Value =
+        serde_json::from_slice(&std::fs::read(s.join("session.json")).unwrap()).unwrap();
     let id = meta["session_id"].as_str().unwrap();
     assert!(s.file_name().unwrap().to_string_lossy().ends_with(id));
     assert_eq!(meta["prompt"], "Review");
     assert!(s.join("transcript.log").is_file());
-    let result: Value = serde_json::from_slice(&std::fs::read(s.join("result.json")).unwrap()).unwrap();
-    for k in ["text", "input_tokens", "output_tokens", "total_tokens", "total_cost_usd", "duration_ms", "verdict"] {
+    let result: Value =
+        serde_json::from_slice(&std::fs::read(s.join("result.json")).unwrap()).unwrap();
+    for k in [
+        "text",
+        "input_tokens",
+        "output_tokens",
+        "total_tokens",
+        "total_cost_usd",
+        "duration_ms",
+        "verdict",
+    ] {
         assert!(result.get(k).is_some(), "result.json lacks {k}: {result}");
     }
     assert_eq!(result["text"], "fine\nSTATUS: PASS");
     // Reldo's .gitignore keeps covering them.
     assert_eq!(
-        std::fs::read_to_string(d.join(".reldo/.gitignore")).unwrap().lines().last(),
+        std::fs::read_to_string(d.join(".reldo/.gitignore"))
+            .unwrap()
+            .lines()
+            .last(),
         Some("sessions/")
     );
 
     // Without --verbose, no transcript; an output_dir that is not a
     // `sessions` directory gets one; --no-log writes nothing.
-    write(d, "quiet.json", r#"{"prompt": "LEAD. STATUS line last.", "logging": {"output_dir": ".reldo"}}"#);
+    write(
+        d,
+        "quiet.json",
+        r#"{"prompt": "LEAD. STATUS line last.", "logging": {"output_dir": ".reldo"}}"#,
+    );
     server.push(Step::reply(Reply::text("STATUS: PASS")));
     let out = run(d, &server, &["Review", "--config", "quiet.json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(std::fs::read_dir(d.join(".reldo/sessions")).unwrap().count(), 2);
+    assert_eq!(
+        std::fs::read_dir(d.join(".reldo/sessions"))
+            .unwrap()
+            .count(),
+        2
+    );
     server.push(Step::reply(Reply::text("STATUS: PASS")));
     run(d, &server, &["Review", "--no-log"]);
-    assert_eq!(std::fs::read_dir(d.join(".reldo/sessions")).unwrap().count(), 2);
+    assert_eq!(
+        std::fs::read_dir(d.join(".reldo/sessions"))
+            .unwrap()
+            .count(),
+        2
+    );
 }
 
 #[test]
@@ -390,7 +456,15 @@ fn every_documented_key_loads_and_unused_ones_warn() {
     let out = run(
         d,
         &server,
-        &["Review", "--cwd", "proj", "--config", "../reldo.json", "--json", "--exit-code"],
+        &[
+            "Review",
+            "--cwd",
+            "proj",
+            "--config",
+            "../reldo.json",
+            "--json",
+            "--exit-code",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = json_out(&out);
@@ -407,7 +481,10 @@ fn every_documented_key_loads_and_unused_ones_warn() {
         "remote",
         "definitely-not-installed-mcp",
     ] {
-        assert!(warnings.contains(needle), "no warning with {needle}: {warnings}");
+        assert!(
+            warnings.contains(needle),
+            "no warning with {needle}: {warnings}"
+        );
     }
     let reqs = server.model_requests();
     let system = reqs[0].body["system"][0]["text"].as_str().unwrap();
@@ -422,7 +499,11 @@ fn every_documented_key_loads_and_unused_ones_warn() {
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
     assert!(tools.contains(&"TodoWrite".to_string()), "{tools:?}");
-    assert!(!tools.iter().any(|t| t == "Write" || t == "Edit" || t == "WebFetch"));
+    assert!(
+        !tools
+            .iter()
+            .any(|t| t == "Write" || t == "Edit" || t == "WebFetch")
+    );
     // An agent without a description is offered with an empty one.
     let task = reqs[0].body["tools"]
         .as_array()
@@ -430,10 +511,16 @@ fn every_documented_key_loads_and_unused_ones_warn() {
         .iter()
         .find(|t| t["name"] == "Task")
         .unwrap();
-    assert!(task["description"].as_str().unwrap().contains("- style: "), "{task}");
+    assert!(
+        task["description"].as_str().unwrap().contains("- style: "),
+        "{task}"
+    );
     // TodoWrite kept the list and said so.
     let second = reqs[1].body["messages"].to_string();
-    assert!(second.contains("Todos have been modified successfully"), "{second}");
+    assert!(
+        second.contains("Todos have been modified successfully"),
+        "{second}"
+    );
 }
 
 /// A stdio MCP server with two tools, in a few lines of Python.
@@ -554,7 +641,14 @@ fn mcp_tools_are_named_as_claude_code_names_them_over_stdio_and_http() {
     server.push(Step::reply(Reply::text("STATUS: PASS")));
     let out = crit(d, &server, None)
         .env("TEAM", "core")
-        .args(["run", "Review", "--cwd", "proj", "--config", "../reldo.json"])
+        .args([
+            "run",
+            "Review",
+            "--cwd",
+            "proj",
+            "--config",
+            "../reldo.json",
+        ])
         .args(["--json", "--exit-code"])
         .output()
         .unwrap();
@@ -572,7 +666,12 @@ fn mcp_tools_are_named_as_claude_code_names_them_over_stdio_and_http() {
     // `mcp__kb` allowed every tool of kb.
     assert_eq!(
         tools,
-        ["Read", "mcp__docs__search", "mcp__kb__define", "mcp__kb__lookup"]
+        [
+            "Read",
+            "mcp__docs__search",
+            "mcp__kb__define",
+            "mcp__kb__lookup"
+        ]
     );
     let results = reqs[1].body["messages"].to_string();
     assert!(results.contains("define-fact"), "{results}");
@@ -585,9 +684,17 @@ fn crit_init_refuses_to_overwrite_without_force() {
     let d = dir.path();
     let server = FakeServer::start_blocking();
     for layout in [&[][..], &["--reldo"][..]] {
-        let out = crit(d, &server, None).arg("init").args(layout).output().unwrap();
+        let out = crit(d, &server, None)
+            .arg("init")
+            .args(layout)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let again = crit(d, &server, None).arg("init").args(layout).output().unwrap();
+        let again = crit(d, &server, None)
+            .arg("init")
+            .args(layout)
+            .output()
+            .unwrap();
         assert_eq!(again.status.code(), Some(2));
         assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
         let forced = crit(d, &server, None)

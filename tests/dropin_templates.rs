@@ -111,8 +111,16 @@ prompt_builder: orchestration.review.builders.code.code_review_prompt
 const MARKDOWN_ANSWER: &str = "## Summary\nCONCERNS\n\nThe slice mostly fits; one boundary is crossed.\n\n## Findings\n\n### [CONCERN] Slice reaches into the storage layer\nslice.md:12 reads the users table directly instead of going through the repository.\n\n### [PASS] Dependencies point downwards\nNothing depends on the CLI.\n";
 
 fn docs(d: &Path) {
-    write(d, "slice.md", "# Slice\n\nRead users straight from the table.\n");
-    write(d, "arch.md", "# Architecture\n\nOnly repositories touch storage.\n");
+    write(
+        d,
+        "slice.md",
+        "# Slice\n\nRead users straight from the table.\n",
+    );
+    write(
+        d,
+        "arch.md",
+        "# Architecture\n\nOnly repositories touch storage.\n",
+    );
 }
 
 #[test]
@@ -124,7 +132,15 @@ fn the_designs_arch_template_runs_unchanged_from_orchestration_templates() {
     let server = FakeServer::start_blocking();
     server.push(Reply::text(MARKDOWN_ANSWER));
     let out = crit(d, &server, None)
-        .args(["review", "arch", "slice.md", "--against", "arch.md", "--output", "json"])
+        .args([
+            "review",
+            "arch",
+            "slice.md",
+            "--against",
+            "arch.md",
+            "--output",
+            "json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -145,12 +161,22 @@ fn the_designs_arch_template_runs_unchanged_from_orchestration_templates() {
             .iter()
             .any(|t| t["name"] == "StructuredOutput")
     );
-    let user = req.body["messages"][0]["content"][0]["text"].as_str().unwrap();
-    assert!(user.contains("**Input document:** slice.md\n**Architecture document:** arch.md"), "{user}");
-    // `review list` shows it as the project's.
-    let list = crit(d, &server, None).args(["review", "list"]).output().unwrap();
+    let user = req.body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap();
     assert!(
-        String::from_utf8_lossy(&list.stdout).contains("arch   project   Architectural review — evaluate document against architecture/HLD"),
+        user.contains("**Input document:** slice.md\n**Architecture document:** arch.md"),
+        "{user}"
+    );
+    // `review list` shows it as the project's.
+    let list = crit(d, &server, None)
+        .args(["review", "list"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&list.stdout).contains(
+            "arch   project   Architectural review — evaluate document against architecture/HLD"
+        ),
         "{}",
         String::from_utf8_lossy(&list.stdout)
     );
@@ -164,7 +190,14 @@ fn a_built_in_template_answered_in_the_markdown_format_gives_concerns() {
     let server = FakeServer::start_blocking();
     server.push(Reply::text(MARKDOWN_ANSWER));
     let out = crit(d, &server, None)
-        .args(["review", "arch", "slice.md", "--against", "arch.md", "--json"])
+        .args([
+            "review",
+            "arch",
+            "slice.md",
+            "--against",
+            "arch.md",
+            "--json",
+        ])
         .output()
         .unwrap();
     let r = json_out(&out);
@@ -190,14 +223,28 @@ fn the_parser_cases_of_the_design() {
     let server = FakeServer::start_blocking();
     for (answer, verdict) in [
         ("## Summary\nPASS\n\n## Findings\n\nNone.\n", "PASS"),
-        ("## Summary\nFAIL\n\n## Findings\n\n### [FAIL] Wrong layer\nslice.md:3\n", "FAIL"),
+        (
+            "## Summary\nFAIL\n\n## Findings\n\n### [FAIL] Wrong layer\nslice.md:3\n",
+            "FAIL",
+        ),
         // Malformed: no summary; findings without a severity prefix.
-        ("Overall it is fine.\n\n### Wrong layer\nslice.md:3\n", "UNKNOWN"),
+        (
+            "Overall it is fine.\n\n### Wrong layer\nslice.md:3\n",
+            "UNKNOWN",
+        ),
         ("", "UNKNOWN"),
     ] {
         server.push(Reply::text(answer));
         let out = crit(d, &server, None)
-            .args(["review", "arch", "slice.md", "--against", "arch.md", "--compat", "squadron"])
+            .args([
+                "review",
+                "arch",
+                "slice.md",
+                "--against",
+                "arch.md",
+                "--compat",
+                "squadron",
+            ])
             .output()
             .unwrap();
         let r = json_out(&out);
@@ -213,7 +260,14 @@ fn the_parser_cases_of_the_design() {
         let keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(
             keys,
-            ["findings", "input_files", "raw_output", "template_name", "timestamp", "verdict"]
+            [
+                "findings",
+                "input_files",
+                "raw_output",
+                "template_name",
+                "timestamp",
+                "verdict"
+            ]
         );
     }
 }
@@ -234,7 +288,11 @@ fn prompt_template_follows_str_format() {
         &tpl(r#"Review {input}. Answer like {{"verdict": "PASS"}}."#),
     );
     // One broken template does not stop the others.
-    write(d, ".orchestration/templates/typo.yaml", &tpl("Review {inptu}.").replace("json-check", "typo"));
+    write(
+        d,
+        ".orchestration/templates/typo.yaml",
+        &tpl("Review {inptu}.").replace("json-check", "typo"),
+    );
     let server = FakeServer::start_blocking();
     let out = crit(d, &server, None)
         .args(["review", "json-check", "slice.md", "--print-prompt"])
@@ -246,12 +304,18 @@ fn prompt_template_follows_str_format() {
         printed.contains(r#"Review slice.md. Answer like {"verdict": "PASS"}."#),
         "{printed}"
     );
-    let list = crit(d, &server, None).args(["review", "list"]).output().unwrap();
+    let list = crit(d, &server, None)
+        .args(["review", "list"])
+        .output()
+        .unwrap();
     let listed = String::from_utf8_lossy(&list.stdout);
     assert_eq!(list.status.code(), Some(0));
     assert!(listed.contains("json-check"), "{listed}");
     assert!(listed.contains("typo"), "{listed}");
-    assert!(listed.contains("`{inptu}`, which is not a declared input"), "{listed}");
+    assert!(
+        listed.contains("`{inptu}`, which is not a declared input"),
+        "{listed}"
+    );
     let used = crit(d, &server, None)
         .args(["review", "typo", "slice.md"])
         .output()
@@ -260,9 +324,18 @@ fn prompt_template_follows_str_format() {
     assert!(stderr(&used).contains("typo.yaml:"), "{}", stderr(&used));
     assert!(stderr(&used).contains("{inptu}"), "{}", stderr(&used));
     // The built-ins still work beside it.
-    server.push(Reply::json(json!({"verdict": "PASS", "summary": "ok", "findings": []})));
+    server.push(Reply::json(
+        json!({"verdict": "PASS", "summary": "ok", "findings": []}),
+    ));
     let ok = crit(d, &server, None)
-        .args(["review", "arch", "slice.md", "--against", "arch.md", "--json"])
+        .args([
+            "review",
+            "arch",
+            "slice.md",
+            "--against",
+            "arch.md",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert_eq!(json_out(&ok)["verdict"], "PASS");
@@ -280,7 +353,10 @@ fn templates_dir_adds_a_directory() {
         "name: brief\ndescription: Brief review\nsystem_prompt: Review briefly.\nallowed_tools: [Read]\ninputs:\n  required:\n    - name: input\n      description: doc\nprompt_template: Review {input}\n",
     );
     let server = FakeServer::start_blocking();
-    let list = crit(d, &server, None).args(["review", "list"]).output().unwrap();
+    let list = crit(d, &server, None)
+        .args(["review", "list"])
+        .output()
+        .unwrap();
     assert!(
         String::from_utf8_lossy(&list.stdout).contains("brief  project   Brief review"),
         "{}",
@@ -306,15 +382,33 @@ fn output_modes_and_a_bad_one_before_any_model_call() {
     assert!(server.model_requests().is_empty(), "a model was asked");
     server.push(Reply::text(MARKDOWN_ANSWER));
     let out = crit(d, &server, None)
-        .args(["review", "arch", "slice.md", "--against", "arch.md", "--output", "file", "out/r.json"])
+        .args([
+            "review",
+            "arch",
+            "slice.md",
+            "--against",
+            "arch.md",
+            "--output",
+            "file",
+            "out/r.json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let saved: Value = serde_json::from_slice(&std::fs::read(d.join("out/r.json")).unwrap()).unwrap();
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(d.join("out/r.json")).unwrap()).unwrap();
     assert_eq!(saved["verdict"], "CONCERNS");
     server.push(Reply::text(MARKDOWN_ANSWER));
     let out = crit(d, &server, None)
-        .args(["review", "arch", "slice.md", "--against", "arch.md", "--output", "terminal"])
+        .args([
+            "review",
+            "arch",
+            "slice.md",
+            "--against",
+            "arch.md",
+            "--output",
+            "terminal",
+        ])
         .output()
         .unwrap();
     let shown = String::from_utf8_lossy(&out.stdout);
@@ -345,17 +439,32 @@ fn the_designs_code_template_with_diff_and_files_together() {
     let server = FakeServer::start_blocking();
     server.push(Reply::text("## Summary\nFAIL\n\n## Findings\n\n### [FAIL] eval of input\nsrc/app.py:1 evaluates input.\n"));
     let out = crit(d, &server, None)
-        .args(["review", "code", "--cwd", ".", "--diff", "main", "--files", "src/**/*.py", "--json"])
+        .args([
+            "review",
+            "code",
+            "--cwd",
+            ".",
+            "--diff",
+            "main",
+            "--files",
+            "src/**/*.py",
+            "--json",
+        ])
         .output()
         .unwrap();
     let r = json_out(&out);
     assert_eq!(r["verdict"], "FAIL", "{r}");
     let user = server.model_requests()[0].body["messages"][0].to_string();
     assert!(user.contains("src/app.py"), "{user}");
-    assert!(!user.contains("docs/notes.md"), "--files limits the change: {user}");
+    assert!(
+        !user.contains("docs/notes.md"),
+        "--files limits the change: {user}"
+    );
     // A glob that matches none of the change: nothing to review, PASS.
     let out = crit(d, &server, None)
-        .args(["review", "code", "--diff", "main", "--files", "*.rs", "--json"])
+        .args([
+            "review", "code", "--diff", "main", "--files", "*.rs", "--json",
+        ])
         .output()
         .unwrap();
     assert_eq!(json_out(&out)["verdict"], "PASS");
@@ -371,7 +480,11 @@ fn the_designs_error_cases() {
     let run = |args: &[&str]| crit(d, &server, None).args(args).output().unwrap();
     let e = run(&["review", "nope"]);
     assert_eq!(e.status.code(), Some(2));
-    assert!(stderr(&e).contains("available: arch, code, tasks"), "{}", stderr(&e));
+    assert!(
+        stderr(&e).contains("available: arch, code, tasks"),
+        "{}",
+        stderr(&e)
+    );
     let e = run(&["review", "tasks", "tasks.md"]);
     assert_eq!(e.status.code(), Some(2));
     assert!(stderr(&e).contains("--against"), "{}", stderr(&e));

@@ -23,7 +23,10 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         // Reldo's `--json` reports an error as `{"error": …}` on stdout.
         Err(e) if common.compat == Some(CompatArg::Reldo) => {
             let json = serde_json::json!({ "error": e.message() });
-            println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
             Err(e)
         }
         other => other,

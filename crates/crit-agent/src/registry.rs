@@ -118,7 +118,10 @@ impl ToolRegistry {
                 .collect();
         }
         if is_legacy_mcp(name) {
-            return self.get(&format!("{MCP_PREFIX}{name}")).into_iter().collect();
+            return self
+                .get(&format!("{MCP_PREFIX}{name}"))
+                .into_iter()
+                .collect();
         }
         Vec::new()
     }

@@ -23,6 +23,7 @@ impl Report {
         match &self.result {
             Err(_) => "ERROR",
             Ok(run) => match run.outcome {
+                Outcome::Approved if self.panel_error().is_some() => "ERROR",
                 Outcome::Approved if self.panel_rejected().is_some() => "REJECTED",
                 Outcome::Approved => "APPROVED",
                 Outcome::Rejected { .. } => "REJECTED",
@@ -45,6 +46,14 @@ impl Report {
             }) => Some(result),
             _ => None,
         }
+    }
+
+    /// The panel's merged result when it ran and could not answer (a member
+    /// failed, timed out or gave no verdict, and none rejected): ERROR, as
+    /// expert-review says of a review that could not be done.
+    pub fn panel_error(&self) -> Option<&ReviewResult> {
+        self.panel_rejected()
+            .filter(|r| r.verdict.is_inconclusive() || r.fatal_error)
     }
 
     /// The question waiting for `--answer`, if the run stopped on one.
@@ -94,6 +103,9 @@ impl Report {
                 let _ = writeln!(out, "ERROR\nReason: {e}");
             }
             Ok(run) => match &run.outcome {
+                Outcome::Approved if self.panel_error().is_some() => {
+                    self.write_panel_error(&mut out);
+                }
                 Outcome::Approved if self.panel_rejected().is_some() => {
                     self.write_panel_rejection(&mut out, run);
                 }
@@ -153,10 +165,10 @@ impl Report {
                         );
                         let _ = writeln!(
                             out,
-                            "Answer with: crit plan {} --answer {}=approve|abort|TEXT (TEXT replaces '{}')",
+                            "Answer with: crit plan {} --answer {}=approve|abort|TEXT (TEXT replaces line {})",
                             shell_word(&self.target),
                             q.check_id,
-                            q.pattern
+                            q.line
                         );
                     }
                 }
@@ -205,6 +217,30 @@ impl Report {
                 r.error.as_deref().unwrap_or_default()
             );
         }
+        self.write_panel_notes(out);
+    }
+
+    /// ERROR from the panel: the checks passed, the panel could not answer.
+    fn write_panel_error(&self, out: &mut String) {
+        let Some(result) = self.panel_error() else {
+            return;
+        };
+        let why: Vec<String> = result
+            .reviewers
+            .iter()
+            .filter_map(|r| Some(format!("{} ({})", r.name, r.error.as_deref()?)))
+            .collect();
+        let why = match why.is_empty() {
+            true => result
+                .parse_error
+                .clone()
+                .unwrap_or_else(|| "no verdict".into()),
+            false => why.join("; "),
+        };
+        let _ = writeln!(
+            out,
+            "ERROR\nReason: the review panel could not answer: {why}"
+        );
         self.write_panel_notes(out);
     }
 

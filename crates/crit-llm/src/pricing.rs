@@ -176,7 +176,10 @@ mod tests {
         ] {
             assert!(cost(id, &usage(1, 1, 0, 0)).priced, "{id} has no price");
         }
-        let s4 = cost("claude-sonnet-4-20250514", &usage(1_000_000, 1_000_000, 0, 0));
+        let s4 = cost(
+            "claude-sonnet-4-20250514",
+            &usage(1_000_000, 1_000_000, 0, 0),
+        );
         assert!((s4.usd - 18.0).abs() < 1e-9, "{}", s4.usd);
     }
 

@@ -448,14 +448,16 @@ fn describe_reqwest(e: &reqwest::Error) -> String {
     msg
 }
 
-
 /// A reqwest client on crit's one TLS stack (rustls on `ring`, the system's
 /// CA certificates, HTTP/1.1), for other HTTP clients of crit's (MCP servers).
 /// `system_roots: false` is for plain-HTTP endpoints: no certificate store
 /// is looked for, and an HTTPS call fails on the certificate.
-pub fn tls_client(system_roots: bool, connect_timeout: Duration) -> Result<reqwest::Client, LlmError> {
+pub fn tls_client(
+    system_roots: bool,
+    connect_timeout: Duration,
+) -> Result<reqwest::Client, LlmError> {
     let config = |e: String| LlmError::Config {
-    message: format!("cannot set up TLS: {e}"),
+        message: format!("cannot set up TLS: {e}"),
     };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
@@ -483,29 +485,31 @@ pub fn tls_client(system_roots: bool, connect_timeout: Duration) -> Result<reqwe
         }
     };
     reqwest::Client::builder()
-    .tls_backend_preconfigured(tls)
-    .connect_timeout(connect_timeout)
-    .user_agent(concat!("crit/", env!("CARGO_PKG_VERSION")))
-    .build()
-    .map_err(|e| config(e.to_string()))
+        .tls_backend_preconfigured(tls)
+        .connect_timeout(connect_timeout)
+        .user_agent(concat!("crit/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| config(e.to_string()))
 }
 
 /// Header names and values for an HTTP client, checked.
 pub fn header_map(
     headers: &std::collections::BTreeMap<String, String>,
-) -> Result<std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>, String> {
+) -> Result<
+    std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>,
+    String,
+> {
     headers
-    .iter()
-    .map(|(k, v)| {
-        let name = reqwest::header::HeaderName::from_bytes(k.trim().as_bytes())
-            .map_err(|_| format!("header `{k}`: not a valid header name"))?;
-        let value = reqwest::header::HeaderValue::from_str(v.trim())
-            .map_err(|_| format!("header `{k}`: the value is not valid in a header"))?;
-        Ok((name, value))
-    })
-    .collect()
+        .iter()
+        .map(|(k, v)| {
+            let name = reqwest::header::HeaderName::from_bytes(k.trim().as_bytes())
+                .map_err(|_| format!("header `{k}`: not a valid header name"))?;
+            let value = reqwest::header::HeaderValue::from_str(v.trim())
+                .map_err(|_| format!("header `{k}`: the value is not valid in a header"))?;
+            Ok((name, value))
+        })
+        .collect()
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -99,7 +99,11 @@ impl Config {
                 "a project's settings that run programs, move credentials or relax the gate need `Config::load_project` and the project's trust",
             );
             let file = path.display().to_string();
-            config.overlay(Config::parse(&text, &file)?.gated(&rules, &file).in_project());
+            config.overlay(
+                Config::parse(&text, &file)?
+                    .gated(&rules, &file)
+                    .in_project(),
+            );
         }
         Ok(config)
     }

@@ -27,7 +27,10 @@ pub fn files(layout: Layout) -> Vec<(&'static str, String)> {
     let s = |t: &str| t.to_string();
     match layout {
         Layout::Crit => vec![
-            (".crit/config.yaml", s(include_str!("../starter/config.yaml"))),
+            (
+                ".crit/config.yaml",
+                s(include_str!("../starter/config.yaml")),
+            ),
             (".crit/run.yaml", s(include_str!("../starter/run.yaml"))),
             // The orchestrator's prompt says how to answer: crit sends a
             // prompt of the project's as written.
@@ -46,7 +49,10 @@ pub fn files(layout: Layout) -> Vec<(&'static str, String)> {
             ),
         ],
         Layout::Reldo => vec![
-            (".claude/reldo.json", s(include_str!("../starter/reldo/reldo.json"))),
+            (
+                ".claude/reldo.json",
+                s(include_str!("../starter/reldo/reldo.json")),
+            ),
             (
                 ".claude/reldo/orchestrator.md",
                 s(include_str!("../starter/reldo/orchestrator.md")),
@@ -61,9 +67,14 @@ pub fn files(layout: Layout) -> Vec<(&'static str, String)> {
             ),
             (
                 ".claude/reldo/agents/architecture-reviewer.md",
-                s(include_str!("../starter/reldo/agents/architecture-reviewer.md")),
+                s(include_str!(
+                    "../starter/reldo/agents/architecture-reviewer.md"
+                )),
             ),
-            (".reldo/.gitignore", s(include_str!("../starter/reldo/gitignore"))),
+            (
+                ".reldo/.gitignore",
+                s(include_str!("../starter/reldo/gitignore")),
+            ),
         ],
     }
 }

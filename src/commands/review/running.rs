@@ -78,12 +78,18 @@ pub fn run_review(
             false => ReviewerType::AgentSdk,
         }
         .log_name();
-        let what = given.get("diff").cloned().unwrap_or_else(|| match &code.commits[..] {
-            [] => s.describe(),
-            shas => shas.join(", "),
-        });
+        let what = given
+            .get("diff")
+            .cloned()
+            .unwrap_or_else(|| match &code.commits[..] {
+                [] => s.describe(),
+                shas => shas.join(", "),
+            });
         eprintln!("Initializing code reviewer: {kind}");
-        eprintln!("Starting review for {} with {kind}", output::printable(&what));
+        eprintln!(
+            "Starting review for {} with {kind}",
+            output::printable(&what)
+        );
     }
     if is_code(template) && uses_command {
         return run_command(&common, &config, &mala, &given, &code, &root, &rules);
@@ -91,16 +97,24 @@ pub fn run_review(
     // No backend is not the end: an empty change passes without one, and
     // anything else is an ERROR result that still reaches stdout.
     let selection = backend::select_with(&common, &env, &config);
-    let built = selection.as_ref().map_err(CliError::message).and_then(|s| {
-        s.build().map_err(|e| e.to_string())
-    });
+    let built = selection
+        .as_ref()
+        .map_err(CliError::message)
+        .and_then(|s| s.build().map_err(|e| e.to_string()));
     if let Err(why) = &built {
         eprintln!("crit: {}", output::printable(why));
     }
     let mut opts = ReviewOptions::new(match &selection {
-        Ok(s) if is_code(template) && s.model.as_ref().is_none_or(|m| m.source == crit_llm::Source::Default) => {
+        Ok(s)
+            if is_code(template)
+                && s.model
+                    .as_ref()
+                    .is_none_or(|m| m.source == crit_llm::Source::Default) =>
+        {
             // mala's reviewer model: mala.yaml's, else sonnet.
-            mala.model.as_ref().map_or(mala::DEFAULT_MODEL.to_string(), |m| m.value.clone())
+            mala.model
+                .as_ref()
+                .map_or(mala::DEFAULT_MODEL.to_string(), |m| m.value.clone())
         }
         Ok(s) => s.request_model(),
         Err(_) => String::new(),

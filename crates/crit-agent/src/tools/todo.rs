@@ -53,7 +53,9 @@ impl Tool for TodoWriteTool {
 
 fn update(input: &Value) -> ToolOutput {
     let Some(items) = input.get("todos").and_then(Value::as_array) else {
-        return ToolOutput::error("invalid input: expected {\"todos\": [{content, status, activeForm}, …]}");
+        return ToolOutput::error(
+            "invalid input: expected {\"todos\": [{content, status, activeForm}, …]}",
+        );
     };
     if items.len() > MAX_ITEMS {
         return ToolOutput::error(format!(
@@ -96,8 +98,15 @@ mod tests {
             {"content": "Check auth", "status": "in_progress", "activeForm": "Checking auth"}
         ]}));
         assert!(!out.is_error);
-        assert!(out.content.ends_with("[x] Read the diff\n[~] Check auth"), "{}", out.content);
-        assert!(update(&json!({"todos": [{"content": "x", "status": "done", "activeForm": "x"}]})).is_error);
+        assert!(
+            out.content.ends_with("[x] Read the diff\n[~] Check auth"),
+            "{}",
+            out.content
+        );
+        assert!(
+            update(&json!({"todos": [{"content": "x", "status": "done", "activeForm": "x"}]}))
+                .is_error
+        );
         assert!(update(&json!({"list": []})).is_error);
         assert!(!update(&json!({"todos": []})).is_error);
     }

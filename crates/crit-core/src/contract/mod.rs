@@ -130,7 +130,9 @@ pub fn parse_any(
     if matches!(&first, Ok(p) if p.verdict != Verdict::Unknown) {
         return first;
     }
-    if expected == Contract::StatusLine && status_line::problem(text) != Some(status_line::NO_STATUS) {
+    if expected == Contract::StatusLine
+        && status_line::problem(text) != Some(status_line::NO_STATUS)
+    {
         // Both PASS and FAIL: no other reading settles that.
         return first;
     }

@@ -93,7 +93,9 @@ impl MalaConfig {
                     other => {
                         return Err(at(
                             "reviewer_type",
-                            format!("unknown reviewer_type `{other}`; expected agent_sdk or cerberus"),
+                            format!(
+                                "unknown reviewer_type `{other}`; expected agent_sdk or cerberus"
+                            ),
                         ));
                     }
                 };
@@ -136,7 +138,9 @@ impl MalaConfig {
                 None => {
                     return Err(at(
                         "agent_sdk_review_timeout",
-                        format!("agent_sdk_review_timeout must be a positive number of seconds, got {v}"),
+                        format!(
+                            "agent_sdk_review_timeout must be a positive number of seconds, got {v}"
+                        ),
                     ));
                 }
             },

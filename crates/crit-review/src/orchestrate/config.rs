@@ -44,7 +44,6 @@ impl<'a> From<&'a PathBuf> for Cwd<'a> {
     }
 }
 
-
 /// Reldo's default review timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(180);
 /// The tools an orchestrator gets when the config names none.
@@ -387,7 +386,12 @@ fn settle_cwd(
 /// not know are dropped with a warning too, so one stray name does not stop
 /// the review. MCP names (`mcp__server`, `mcp__server__tool`) stay: the
 /// servers' tools are known only once they start.
-fn offered_tools(file: &str, key: &str, tools: Vec<String>, warnings: &mut Vec<String>) -> Vec<String> {
+fn offered_tools(
+    file: &str,
+    key: &str,
+    tools: Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Vec<String> {
     let mut out = Vec::new();
     for t in tools {
         let name = t.trim();
@@ -465,13 +469,13 @@ impl Reader<'_> {
         for k in raw.extra.keys() {
             warnings.push(raw::unused(self.file, &format!("{key}.{k}"), None));
         }
-        let kind = raw
-            .kind
-            .clone()
-            .unwrap_or_else(|| match raw.url.is_some() && raw.command.is_none() {
-                true => "http".into(),
-                false => "stdio".into(),
-            });
+        let kind =
+            raw.kind
+                .clone()
+                .unwrap_or_else(|| match raw.url.is_some() && raw.command.is_none() {
+                    true => "http".into(),
+                    false => "stdio".into(),
+                });
         let cwd = raw.cwd.as_ref().map(|c| self.cwd.join(c));
         let written_cwd = self
             .written
@@ -479,15 +483,18 @@ impl Reader<'_> {
             .and_then(Value::as_str)
             .unwrap_or_default();
         if let Some(c) = &cwd
-            && self.gate.refuses_outside(c, &format!("{key}.cwd"), written_cwd)
+            && self
+                .gate
+                .refuses_outside(c, &format!("{key}.cwd"), written_cwd)
         {
             return Ok(None);
         }
         match kind.as_str() {
             "stdio" => {
-                let command = raw.command.filter(|c| !c.trim().is_empty()).ok_or_else(|| {
-                    self.invalid(&key, "a stdio server needs `command`".into())
-                })?;
+                let command = raw
+                    .command
+                    .filter(|c| !c.trim().is_empty())
+                    .ok_or_else(|| self.invalid(&key, "a stdio server needs `command`".into()))?;
                 Ok(Some(McpServerConfig {
                     name,
                     command,
@@ -499,9 +506,10 @@ impl Reader<'_> {
                 }))
             }
             "http" | "sse" | "streamable-http" | "streamable_http" => {
-                let url = raw.url.filter(|u| !u.trim().is_empty()).ok_or_else(|| {
-                    self.invalid(&key, format!("a `{kind}` server needs `url`"))
-                })?;
+                let url = raw
+                    .url
+                    .filter(|u| !u.trim().is_empty())
+                    .ok_or_else(|| self.invalid(&key, format!("a `{kind}` server needs `url`")))?;
                 Ok(Some(McpServerConfig {
                     name,
                     url: Some(url),
@@ -574,10 +582,11 @@ impl Reader<'_> {
             .unwrap_or_default();
         Ok(Logging {
             enabled: raw.enabled.unwrap_or(true),
-            output_dir: raw
-                .output_dir
-                .map(|d| self.cwd.join(d))
-                .filter(|d| !self.gate.refuses_outside(d, "logging.output_dir", written_dir)),
+            output_dir: raw.output_dir.map(|d| self.cwd.join(d)).filter(|d| {
+                !self
+                    .gate
+                    .refuses_outside(d, "logging.output_dir", written_dir)
+            }),
             verbose: raw.verbose.unwrap_or(false),
         })
     }

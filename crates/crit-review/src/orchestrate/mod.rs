@@ -28,8 +28,7 @@ use crit_llm::{Backend, Env, LlmError};
 use tokio_util::sync::CancellationToken;
 
 pub use config::{
-    Cwd, DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS,
-    expand,
+    Cwd, DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand,
 };
 
 use crate::context::{self, ContextOptions, UnderReview};

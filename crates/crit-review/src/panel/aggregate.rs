@@ -22,7 +22,9 @@ pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
         result.usage += run.outcome.usage;
         result.cost_usd = crit_core::usage::add_cost(result.cost_usd, run.outcome.cost_usd);
     }
-    result.warnings.extend(unpriced(runs.iter().map(|r| &r.outcome)));
+    result
+        .warnings
+        .extend(unpriced(runs.iter().map(|r| &r.outcome)));
     result.duration_ms = runs
         .iter()
         .map(|r| r.outcome.duration_ms)
@@ -48,9 +50,7 @@ pub fn unpriced<'a>(outcomes: impl Iterator<Item = &'a ReviewerOutcome>) -> Vec<
     }
     models
         .into_iter()
-        .map(|m| {
-            format!("model `{m}` has no known price: the cost is unknown (cost_usd is null)")
-        })
+        .map(|m| format!("model `{m}` has no known price: the cost is unknown (cost_usd is null)"))
         .collect()
 }
 

@@ -310,7 +310,8 @@ async fn via_agent(agent: &dyn Agent, plan: &ReviewerPlan, model: &str, env: &Pa
             answer.usage = out.usage;
             answer.cost_usd = out.cost.usd;
             if !out.cost.priced && !out.usage.is_zero() {
-                answer.unpriced_model = Some(out.model.clone().unwrap_or_else(|| model.to_string()));
+                answer.unpriced_model =
+                    Some(out.model.clone().unwrap_or_else(|| model.to_string()));
             }
             if let Some(m) = out.model {
                 answer.model = m;
@@ -431,16 +432,16 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
 /// (the JSON itself, or the review templates' markdown).
 fn text_answer(output: &OutputSpec) -> Option<crit_agent::TextAnswer> {
     match output {
-        OutputSpec::Contract(Contract::FindingsJson) => Some(crit_agent::TextAnswer(
-            std::sync::Arc::new(|text: &str| {
+        OutputSpec::Contract(Contract::FindingsJson) => {
+            Some(crit_agent::TextAnswer(std::sync::Arc::new(|text: &str| {
                 crit_core::contract::parse_any(
                     Contract::FindingsJson,
                     text,
                     &ParseContext::new("reviewer"),
                 )
                 .is_ok_and(|p| p.verdict != Verdict::Unknown)
-            }),
-        )),
+            })))
+        }
         _ => None,
     }
 }

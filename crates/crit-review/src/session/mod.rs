@@ -42,7 +42,14 @@ pub fn save(
     env: impl Fn(&str) -> Option<String>,
     now: std::time::SystemTime,
 ) {
-    save_with(session, result, serde_json::Map::new(), transcript_error, env, now);
+    save_with(
+        session,
+        result,
+        serde_json::Map::new(),
+        transcript_error,
+        env,
+        now,
+    );
 }
 
 /// [`save`], with `extra` keys written into `result.json` beside the result's.

@@ -32,7 +32,8 @@ fn is_expression(inner: &str) -> bool {
     let head = parts.next().unwrap_or_default();
     let ident = |s: &str| {
         let mut c = s.chars();
-        c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        c.next()
+            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
             && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.')
     };
     ident(head)
@@ -60,7 +61,9 @@ pub(super) fn to_minijinja(text: &str, inputs: &[&str]) -> Result<String, String
             }
             '{' => {
                 let rest = &text[i + 1..];
-                let Some(end) = rest.find(['}', '{']).filter(|e| rest[*e..].starts_with('}'))
+                let Some(end) = rest
+                    .find(['}', '{'])
+                    .filter(|e| rest[*e..].starts_with('}'))
                 else {
                     return Err(format!(
                         "prompt_template has a `{{` with no closing `}}`; write `{{{{` for a literal brace"
@@ -118,7 +121,10 @@ mod tests {
             "Review {{ input }} against {{ against }}. Answer {{ \"{\" }}\"verdict\": \"PASS\"{{ \"}\" }}."
         );
         for (bad, needle) in [
-            ("Review {doc}", "`{doc}`, which is not a declared input (declared: input)"),
+            (
+                "Review {doc}",
+                "`{doc}`, which is not a declared input (declared: input)",
+            ),
             ("Review {0}", "`{0}`"),
             ("Review {}", "`{}`"),
             ("JSON {\"a\": 1}", "not a declared input"),
@@ -129,7 +135,10 @@ mod tests {
             let e = to_minijinja(bad, &["input"]).unwrap_err();
             assert!(e.contains(needle), "{bad}: {e}");
         }
-        assert_eq!(to_minijinja("é {input} ü", &["input"]).unwrap(), "é {{ input }} ü");
+        assert_eq!(
+            to_minijinja("é {input} ü", &["input"]).unwrap(),
+            "é {{ input }} ü"
+        );
     }
 
     #[test]

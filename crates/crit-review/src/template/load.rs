@@ -293,7 +293,11 @@ impl Validator<'_> {
 
     /// A `prompt_template`, checked, as minijinja: `str.format` rules for a
     /// template written for the original tool, minijinja's for crit's own.
-    fn prompt_template(&self, t: &Spanned<String>, names: &[&str]) -> Result<String, TemplateError> {
+    fn prompt_template(
+        &self,
+        t: &Spanned<String>,
+        names: &[&str],
+    ) -> Result<String, TemplateError> {
         let text = match super::format::is_minijinja(&t.value) {
             true => t.value.clone(),
             false => super::format::to_minijinja(&t.value, names).map_err(|m| self.err(t, m))?,

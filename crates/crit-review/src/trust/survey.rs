@@ -25,7 +25,9 @@ pub fn survey(root: &Path) -> Survey {
     let mut unreadable = Vec::new();
     let mut dirs = TemplateDirs::default();
     match Config::load_project(None, &rules) {
-        Ok(c) => dirs.project_extra.extend(c.project_templates_dir.map(|d| d.value)),
+        Ok(c) => dirs
+            .project_extra
+            .extend(c.project_templates_dir.map(|d| d.value)),
         Err(e) => unreadable.push(e.to_string()),
     }
     if let Err(e) = crate::code::mala::MalaConfig::load(&rules) {

@@ -108,7 +108,9 @@ mod tests {
     use super::*;
 
     fn run(s: &str) -> (String, Vec<String>) {
-        expand(s, Path::new("/p"), &|k| (k == "SET").then(|| "v".to_string()))
+        expand(s, Path::new("/p"), &|k| {
+            (k == "SET").then(|| "v".to_string())
+        })
     }
 
     #[test]

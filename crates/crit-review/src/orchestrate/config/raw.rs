@@ -33,8 +33,14 @@ pub(super) const UNUSED: [(&str, &str); 5] = [
         "crit's reviewers are read-only whatever the mode",
     ),
     ("$schema", "an editor hint"),
-    ("disallowed_tools", "crit's reviewers only get the tools named in allowed_tools"),
-    ("system_prompt", "crit sends `prompt` as the orchestrator's system prompt"),
+    (
+        "disallowed_tools",
+        "crit's reviewers only get the tools named in allowed_tools",
+    ),
+    (
+        "system_prompt",
+        "crit sends `prompt` as the orchestrator's system prompt",
+    ),
 ];
 
 /// Tools of Claude Code that write or reach the network: never given to a
