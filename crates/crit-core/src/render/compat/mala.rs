@@ -6,21 +6,48 @@
 //! well) has no priority of its own and is listed as 3, the least, rather
 //! than dropped. A finding with no file or lines has `null` there.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::{Finding, ReviewResult, Severity};
 
-pub fn value(result: &ReviewResult) -> Value {
-    json!({
-        "passed": result.passed,
-        "issues": result.sorted_findings().into_iter().map(issue).collect::<Vec<_>>(),
-        "parse_error": result.parse_error,
-        "fatal_error": result.fatal_error,
-        "review_log_path": result.session_log_path,
-    })
+/// mala's `ReviewResult`, its fields in mala's order.
+#[derive(Serialize)]
+pub struct Shape<'a> {
+    passed: bool,
+    issues: Vec<Issue<'a>>,
+    parse_error: Option<&'a str>,
+    fatal_error: bool,
+    review_log_path: Option<&'a str>,
 }
 
-fn issue(f: &Finding) -> Value {
+/// mala's `ReviewIssue`, in mala's order.
+#[derive(Serialize)]
+pub struct Issue<'a> {
+    file: Option<&'a str>,
+    line_start: Option<u32>,
+    line_end: Option<u32>,
+    priority: u8,
+    title: &'a str,
+    body: &'a str,
+    reviewer: &'a str,
+}
+
+pub fn shape(result: &ReviewResult) -> Shape<'_> {
+    Shape {
+        passed: result.passed,
+        issues: result.sorted_findings().into_iter().map(issue).collect(),
+        parse_error: result.parse_error.as_deref(),
+        fatal_error: result.fatal_error,
+        review_log_path: result.session_log_path.as_deref(),
+    }
+}
+
+pub fn value(result: &ReviewResult) -> Value {
+    serde_json::to_value(shape(result)).unwrap_or(Value::Null)
+}
+
+fn issue(f: &Finding) -> Issue<'_> {
     let priority = match f.severity {
         Severity::P0 => 0,
         Severity::P1 => 1,
@@ -28,13 +55,13 @@ fn issue(f: &Finding) -> Value {
         Severity::P3 | Severity::Info => 3,
     };
     let loc = f.location.as_ref();
-    json!({
-        "file": loc.map(crate::Location::path),
-        "line_start": loc.and_then(crate::Location::start_line),
-        "line_end": loc.and_then(crate::Location::end_line),
-        "priority": priority,
-        "title": f.title,
-        "body": f.body,
-        "reviewer": f.reviewer,
-    })
+    Issue {
+        file: loc.map(crate::Location::path),
+        line_start: loc.and_then(crate::Location::start_line),
+        line_end: loc.and_then(crate::Location::end_line),
+        priority,
+        title: &f.title,
+        body: &f.body,
+        reviewer: &f.reviewer,
+    }
 }

@@ -52,7 +52,18 @@ impl Compat {
     }
 }
 
-/// The result in `compat`'s JSON, pretty-printed with a final newline.
+/// The result in `compat`'s JSON, its fields in the original's order,
+/// pretty-printed with a final newline.
 pub fn render(result: &ReviewResult, compat: Compat) -> String {
-    super::pretty(&compat.value(result))
+    let text = match compat {
+        Compat::Reldo => serde_json::to_string_pretty(&reldo::shape(result)),
+        Compat::Squadron => serde_json::to_string_pretty(&squadron::shape(result)),
+        Compat::Mala => serde_json::to_string_pretty(&mala::shape(result)),
+    };
+    let mut text = text.unwrap_or_default();
+    text.push('\n');
+    text
 }
+
+#[cfg(test)]
+mod golden_tests;

@@ -7,37 +7,64 @@
 //! for a pass. Severities: P0 and P1 are FAIL, P2 and P3 CONCERN, `info`
 //! PASS (the markdown format's scale, read back).
 
-use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::{Finding, ReviewResult, Severity, Verdict};
 
-pub fn value(result: &ReviewResult) -> Value {
+/// `ReviewResult.to_dict()`, its fields in the dataclass's order.
+#[derive(Serialize)]
+pub struct Shape<'a> {
+    verdict: &'static str,
+    findings: Vec<ShapeFinding<'a>>,
+    raw_output: &'a str,
+    template_name: &'a str,
+    input_files: &'a BTreeMap<String, String>,
+    timestamp: Option<&'a str>,
+}
+
+/// `ReviewFinding`, in the dataclass's order.
+#[derive(Serialize)]
+pub struct ShapeFinding<'a> {
+    severity: &'static str,
+    title: &'a str,
+    description: &'a str,
+    file_ref: Option<String>,
+}
+
+pub fn shape(result: &ReviewResult) -> Shape<'_> {
     let verdict = match result.verdict {
         Verdict::Pass => "PASS",
         Verdict::Concerns => "CONCERNS",
         Verdict::Fail => "FAIL",
         Verdict::Incomplete | Verdict::Unknown | Verdict::Error => "UNKNOWN",
     };
-    json!({
-        "verdict": verdict,
-        "findings": result.sorted_findings().into_iter().map(finding).collect::<Vec<_>>(),
-        "raw_output": result.raw_output,
-        "template_name": result.review,
-        "input_files": result.inputs,
-        "timestamp": result.started_at,
-    })
+    Shape {
+        verdict,
+        findings: result.sorted_findings().into_iter().map(finding).collect(),
+        raw_output: &result.raw_output,
+        template_name: &result.review,
+        input_files: &result.inputs,
+        timestamp: result.started_at.as_deref(),
+    }
 }
 
-fn finding(f: &Finding) -> Value {
+pub fn value(result: &ReviewResult) -> Value {
+    serde_json::to_value(shape(result)).unwrap_or(Value::Null)
+}
+
+fn finding(f: &Finding) -> ShapeFinding<'_> {
     let severity = match f.severity {
         Severity::P0 | Severity::P1 => "FAIL",
         Severity::P2 | Severity::P3 => "CONCERN",
         Severity::Info => "PASS",
     };
-    json!({
-        "severity": severity,
-        "title": f.display_title(),
-        "description": f.body,
-        "file_ref": f.location.as_ref().map(crate::Location::display),
-    })
+    ShapeFinding {
+        severity,
+        title: f.display_title(),
+        description: &f.body,
+        file_ref: f.location.as_ref().map(crate::Location::display),
+    }
 }
