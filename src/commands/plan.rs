@@ -54,10 +54,10 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         ));
     }
 
-    let seed_text = common.format.is_none() && !common.json && common.output.is_none();
+    let plain_text = common.format.is_none() && !common.json && common.output.is_none();
     let mut result = report.to_review_result();
     let code = exit_code(common, &report, &mut result);
-    if seed_text {
+    if plain_text {
         write_text(output.dest.as_deref(), &report.render_text())?;
     } else {
         output.emit(&result)?;
