@@ -27,6 +27,7 @@ fn config(args: &[&str]) -> McpServerConfig {
         command: SERVER.into(),
         args: args.iter().map(|a| a.to_string()).collect(),
         env: BTreeMap::new(),
+        ..McpServerConfig::default()
     }
 }
 

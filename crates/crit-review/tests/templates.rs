@@ -183,6 +183,7 @@ fn registry_precedence_project_over_user_over_built_in() {
     let dirs = TemplateDirs {
         user: Some(user.path().to_path_buf()),
         project: Some(project.path().to_path_buf()),
+        ..TemplateDirs::default()
     };
     let reg = Registry::load(&dirs).unwrap();
     assert_eq!(reg.get("arch").unwrap().description, "user arch");
@@ -209,6 +210,7 @@ fn a_broken_project_template_is_an_error_with_its_location() {
     let dirs = TemplateDirs {
         user: None,
         project: Some(project.path().to_path_buf()),
+        ..TemplateDirs::default()
     };
     let e = Registry::load(&dirs).unwrap_err().to_string();
     assert_eq!(

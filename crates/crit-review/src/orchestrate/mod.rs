@@ -220,7 +220,7 @@ impl Crit {
             result.cost_usd = None;
         }
         result.reviewers.extend(subs);
-        warnings.extend(result.warnings.drain(..));
+        warnings.append(&mut result.warnings);
         warnings.extend(unpriced);
         result.warnings = warnings;
         let transcript_error = env.transcript.as_ref().and_then(|t| t.error());

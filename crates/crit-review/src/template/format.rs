@@ -65,9 +65,10 @@ pub(super) fn to_minijinja(text: &str, inputs: &[&str]) -> Result<String, String
                     .find(['}', '{'])
                     .filter(|e| rest[*e..].starts_with('}'))
                 else {
-                    return Err(format!(
-                        "prompt_template has a `{{` with no closing `}}`; write `{{{{` for a literal brace"
-                    ));
+                    return Err(
+                        "prompt_template has a `{` with no closing `}`; write `{{` for a literal brace"
+                            .to_string(),
+                    );
                 };
                 let field = &rest[..end];
                 // `{name!r}` and `{name:>10}` name `name` too.

@@ -233,12 +233,12 @@ fn broken(text: &str, path: &Path, origin: Origin, e: &TemplateError) -> Broken 
     }
 }
 
+/// One file of a template directory: loaded with its text, or broken.
+type Loaded = Result<(Template, String), Broken>;
+
 /// Every `*.yaml` / `*.yml` file of `dir`, loaded (or broken, with its text),
 /// sorted by file name. A missing directory has no templates.
-fn load_dir(
-    dir: &Path,
-    origin: Origin,
-) -> Result<Vec<Result<(Template, String), Broken>>, TemplateError> {
+fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<Loaded>, TemplateError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
