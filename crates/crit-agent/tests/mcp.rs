@@ -112,7 +112,10 @@ async fn a_slow_call_times_out_as_an_error_result() {
         .unwrap();
     let out = sleep.call(json!({"ms": 5000}), &cx).await;
     assert!(out.is_error);
-    assert_eq!(out.content, "MCP tool `mcp__test__sleep` timed out after 0.3 s");
+    assert_eq!(
+        out.content,
+        "MCP tool `mcp__test__sleep` timed out after 0.3 s"
+    );
     // The server still answers afterwards.
     let fast = sleep.call(json!({"ms": 1}), &cx).await;
     assert_eq!(fast.content, "slept");

@@ -73,11 +73,6 @@ pub(super) fn to_minijinja(text: &str, inputs: &[&str]) -> Result<String, String
                 let field = &rest[..end];
                 // `{name!r}` and `{name:>10}` name `name` too.
                 let name = field.split(['!', ':']).next().unwrap_or_default().trim();
-                if field != name {
-                    return Err(format!(
-                        "prompt_template uses `{{{field}}}`: conversions and format specs are not supported; write `{{{name}}}`"
-                    ));
-                }
                 if !inputs.contains(&name) {
                     return Err(format!(
                         "prompt_template uses `{{{field}}}`, which is not a declared input (declared: {}); write `{{{{` and `}}}}` for literal braces",
@@ -86,6 +81,11 @@ pub(super) fn to_minijinja(text: &str, inputs: &[&str]) -> Result<String, String
                         } else {
                             inputs.join(", ")
                         }
+                    ));
+                }
+                if field != name {
+                    return Err(format!(
+                        "prompt_template uses `{{{field}}}`: conversions and format specs are not supported; write `{{{name}}}`"
                     ));
                 }
                 out.push_str("{{ ");
