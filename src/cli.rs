@@ -359,7 +359,7 @@ pub enum FormatArg {
 pub enum CompatArg {
     /// Reldo's --json: text, structured_output, tokens, total_cost_usd, duration_ms
     Reldo,
-    /// The review templates' ReviewResult: verdict, findings, raw_output, template_name, …
+    /// The review templates' ReviewResult: verdict, findings, raw_output, template_name, input_files, timestamp
     Squadron,
     /// mala's ReviewResult: passed, issues, parse_error, fatal_error, review_log_path
     Mala,
