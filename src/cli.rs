@@ -90,8 +90,8 @@ pub enum Command {
     Review(ReviewArgs),
     /// Run an orchestrator that delegates to specialist reviewers (Reldo's config works as is).
     Run(RunArgs),
-    /// Write a starter .crit/: settings, a `crit run` orchestrator and three example reviewers.
-    Init,
+    /// Write a starter .crit/ (settings, a `crit run` orchestrator, three example reviewers), or Reldo's layout.
+    Init(InitArgs),
     /// Check a plan: deterministic checks (expert-review's rules) in milliseconds; with a model backend configured, the persona panel too (it spends tokens).
     ///
     /// The verdict is APPROVED, REJECTED, INCOMPLETE or ERROR. The checks fix what
@@ -219,6 +219,16 @@ pub struct RunArgs {
     /// The orchestrator's config (YAML or JSON) [default: .crit/run.yaml, .claude/reldo.json or .reldo/settings.json, else built in].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Write Reldo's layout instead: .claude/reldo.json, .claude/reldo/, .reldo/.
+    #[arg(long)]
+    pub reldo: bool,
+    /// Replace starter files that exist (without it, any existing one stops init).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -356,6 +366,9 @@ pub struct CommonArgs {
     /// `terminal`, `json`, or `file PATH` (JSON to PATH), as the review templates' command line takes it.
     #[arg(long, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
     pub output: Option<Vec<String>>,
+    /// Print the original tool's JSON instead of crit's, for scripts written against it.
+    #[arg(long, value_enum, ignore_case = true, conflicts_with_all = ["format", "json", "output"], help_heading = "Output")]
+    pub compat: Option<CompatArg>,
     /// Write the result to PATH instead of stdout.
     #[arg(long, value_name = "PATH", help_heading = "Output")]
     pub out: Option<PathBuf>,
@@ -405,6 +418,7 @@ impl CommonArgs {
             format: later.format.or(self.format),
             json: later.json || self.json,
             output: later.output.or(self.output),
+            compat: later.compat.or(self.compat),
             out: later.out.or(self.out),
             color: if later.color == ColorArg::Auto {
                 self.color
@@ -450,6 +464,16 @@ pub enum FormatArg {
     Codeclimate,
     /// JUnit XML test report
     Junit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompatArg {
+    /// Reldo's --json: text, structured_output, tokens, total_cost_usd, duration_ms
+    Reldo,
+    /// The review templates' ReviewResult: verdict, findings, raw_output, template_name, input_files, timestamp
+    Squadron,
+    /// mala's ReviewResult: passed, issues, parse_error, fatal_error, review_log_path
+    Mala,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

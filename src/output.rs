@@ -5,27 +5,30 @@ use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
 use crit_core::redact::Redactor;
+use crit_core::render::compat::Compat;
 use crit_core::render::{self, Format, RenderOptions};
 use crit_core::terminal::sanitize;
 use crit_core::{FailOn, ReviewResult};
 
-use crate::cli::{ColorArg, CommonArgs, FailOnArg, FormatArg};
+use crate::cli::{ColorArg, CommonArgs, CompatArg, FailOnArg, FormatArg};
 use crate::exit::{CliError, Code};
 
 /// The resolved output: format, destination, colors.
 #[derive(Debug)]
 pub struct OutputPlan {
     pub format: Format,
+    /// `--compat`: the original tool's JSON instead of `format`.
+    pub compat: Option<Compat>,
     pub dest: Option<PathBuf>,
     pub color: bool,
 }
 
 impl OutputPlan {
-    /// Resolve `--format`, `--json`, the seed's `--output terminal|json|file PATH`,
-    /// `--out` and `--color`.
+    /// Resolve `--format`, `--json`, `--compat`, the review templates'
+    /// `--output terminal|json|file PATH`, `--out` and `--color`.
     pub fn from_common(common: &CommonArgs) -> Result<Self, CliError> {
         let mut dest = common.out.clone();
-        let format = if common.json {
+        let format = if common.json || common.compat.is_some() {
             Format::Json
         } else if let Some(f) = common.format {
             format_of(f)
@@ -64,6 +67,7 @@ impl OutputPlan {
         };
         Ok(OutputPlan {
             format,
+            compat: common.compat.map(compat_of),
             dest,
             color,
         })
@@ -79,7 +83,11 @@ impl OutputPlan {
         // redacted field by field before a format escapes them (JSON, workflow
         // commands, XML), then in the rendered text.
         let redacted = redacted(result);
-        let text = render::render(redacted.as_ref().unwrap_or(result), self.format, &options);
+        let result = redacted.as_ref().unwrap_or(result);
+        let text = match self.compat {
+            Some(c) => render::compat::render(result, c),
+            None => render::render(result, self.format, &options),
+        };
         let text = Redactor::process().redact_str(&text);
         // The terminal renderer sanitizes field by field (its colours are
         // escapes); markdown has none of its own.
@@ -87,8 +95,31 @@ impl OutputPlan {
             Format::Markdown if self.dest.is_none() => sanitize(&text).into_owned(),
             _ => text.into_owned(),
         };
+        self.write_out(&text)
+    }
+
+    /// Whether this is the plain terminal report (no `--format`, `--json`,
+    /// `--compat` other than terminal).
+    pub fn is_terminal(&self) -> bool {
+        self.format == Format::Terminal && self.compat.is_none()
+    }
+
+    /// `text` from a model (a `crit run` answer) as it is printed: secrets
+    /// redacted; control characters removed at a terminal.
+    pub fn emit_text(&self, text: &str) -> Result<(), CliError> {
+        let mut text = Redactor::process().redact_str(text).into_owned();
+        if self.dest.is_none() {
+            text = sanitize(&text).into_owned();
+        }
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        self.write_out(&text)
+    }
+
+    fn write_out(&self, text: &str) -> Result<(), CliError> {
         match &self.dest {
-            Some(path) => write_file(path, &text).map_err(CliError::could_not_run),
+            Some(path) => write_file(path, text).map_err(CliError::could_not_run),
             None => {
                 let mut out = std::io::stdout().lock();
                 // A closed pipe (`crit … | head`) is not an error worth reporting.
@@ -174,6 +205,14 @@ pub fn stderr_color(choice: ColorArg) -> bool {
         ColorArg::Always => true,
         ColorArg::Never => false,
         ColorArg::Auto => color_allowed() && std::io::stderr().is_terminal(),
+    }
+}
+
+fn compat_of(c: CompatArg) -> Compat {
+    match c {
+        CompatArg::Reldo => Compat::Reldo,
+        CompatArg::Squadron => Compat::Squadron,
+        CompatArg::Mala => Compat::Mala,
     }
 }
 

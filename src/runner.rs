@@ -207,6 +207,23 @@ pub fn finish(
     let plan = OutputPlan::from_common(common)?;
     let gated = output::apply_gate(common, &mut result);
     plan.emit(&result)?;
+    warn(common, &result);
+    exit_code(&result, stop, gated)
+}
+
+/// The result's warnings on stderr, once each (unless `-q`).
+pub fn warn(common: &CommonArgs, result: &ReviewResult) {
+    if common.quiet {
+        return;
+    }
+    for w in &result.warnings {
+        eprintln!("crit: warning: {}", output::printable(w));
+    }
+}
+
+/// The exit code of a written result: the signal's, 3 when it could not
+/// run, else the gate's (`gated`).
+pub fn exit_code(result: &ReviewResult, stop: &Stop, gated: Code) -> Result<Code, CliError> {
     if let Some(signal) = stop.signal() {
         return Ok(signal.code());
     }

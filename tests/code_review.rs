@@ -162,9 +162,13 @@ fn reviewer_command_in_config_runs_the_program_and_logs_it() {
         .output()
         .unwrap();
     let err = stderr(&out);
-    assert!(err.contains("Initializing code reviewer: command"), "{err}");
+    // mala's name for the external reviewer.
     assert!(
-        err.contains("Starting review for main..HEAD with command"),
+        err.contains("Initializing code reviewer: cerberus"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Starting review for main..HEAD with cerberus"),
         "{err}"
     );
     let r = json_out(&out);

@@ -115,7 +115,7 @@ fn a_subcommand_lists_and_takes_only_the_options_it_uses() {
         ("man", &["--cwd", "--json", "--model"]),
         ("doctor", &["--fail-on", "--max-turns", "--no-log", "--out"]),
         ("config", &["--max-turns", "--out", "--exit-code"]),
-        ("plan", &["--max-turns", "--no-log"]),
+        ("plan", &["--max-turns"]),
         ("prompt", &["--max-turns", "--max-budget-usd"]),
     ];
     for (path, flags) in unused {

@@ -92,7 +92,7 @@ Reason: awaiting answer
 Edits: 2
 Unresolved: [judgment]
 Question (judgment, line 7): [As Senior security engineer]: Pattern 'ambiguous thing' found. Requires human judgment. It appears on line 7: \"The ambiguous thing stays for now.\".
-Answer with: crit plan session://s1 --answer judgment=approve|abort|TEXT (TEXT replaces 'ambiguous thing')
+Answer with: crit plan session://s1 --answer judgment=approve|abort|TEXT (TEXT replaces line 7)
 Panel: did not run (no model backend configured); the deterministic checks alone decided.
 "
     );
@@ -145,15 +145,17 @@ fn answer_with_replacement_text_and_abort() {
         "plan",
         s.dir().to_str().unwrap(),
         "--answer",
-        "judgment=clear decision",
+        "judgment=The clear decision stays for now.",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // The answer replaces the whole matched line.
     assert!(
         s.read("plan.md")
-            .contains("The clear decision stays for now.")
+            .ends_with("\n\nThe clear decision stays for now.\n")
     );
     assert!(
-        stdout(&o).contains("  - L7: ambiguous thing → clear decision (user) (judgment)\n"),
+        stdout(&o)
+            .contains("  - L7: line 7 → The clear decision stays for now. (user) (judgment)\n"),
         "{}",
         stdout(&o)
     );
@@ -319,7 +321,7 @@ fn malformed_files() {
 }
 
 #[test]
-fn missing_context_is_created_with_the_default_panel() {
+fn missing_context_is_created_and_the_default_panel_reviews() {
     let s = Session::new("Use eval() here.\n", None, Some(CHECKS));
     let o = s.crit(&["plan", "session://s1"]);
     assert_eq!(o.status.code(), Some(0));
@@ -329,7 +331,12 @@ fn missing_context_is_created_with_the_default_panel() {
         stdout(&o)
     );
     assert!(stdout(&o).contains("[As Claude]: "));
-    assert!(s.read("context.yaml").contains("reviewer_personas:"));
+    // Created naming no one, so AUTO-SELECT may choose once a backend exists.
+    assert!(!s.read("context.yaml").contains("reviewer_personas:"));
+    assert!(
+        s.read("context.yaml")
+            .starts_with("# Created by `crit plan`")
+    );
     assert!(s.read("state.yaml").starts_with("edits: 1\n"));
 }
 
@@ -425,7 +432,7 @@ fn claude_md_table_checks_are_asked_not_fixed() {
         "plan",
         "session://s1",
         "--answer",
-        "anti_pattern_2=SELECT id, name",
+        "anti_pattern_2=We run SELECT id, name FROM users.",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert_eq!(s.read("plan.md"), "We run SELECT id, name FROM users.\n");

@@ -269,7 +269,7 @@ fn markers_crit_did_not_write_do_not_pass() {
             "an approval added to state.yaml by hand",
             true,
             |h, _| {
-                let state = h.plans().join("state.yaml");
+                let state = h.plans().join("my-plan.state.yaml");
                 let s = fs::read_to_string(&state).unwrap();
                 fs::write(&state, s.replace("approved: []", "approved:\n  - no_eval")).unwrap();
             },
@@ -279,7 +279,7 @@ fn markers_crit_did_not_write_do_not_pass() {
             "state.yaml rewritten without its seal",
             true,
             |h, _| {
-                let state = h.plans().join("state.yaml");
+                let state = h.plans().join("my-plan.state.yaml");
                 fs::write(
                     &state,
                     "edits: 0\nretries: {}\nhistory: []\napproved:\n  - no_eval\n",
@@ -313,7 +313,7 @@ fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
     let variants: Vec<(&str, Tamper)> = vec![
         ("the original tool's state with an approval", |h, _| {
             fs::write(
-                h.plans().join("state.yaml"),
+                h.plans().join("my-plan.state.yaml"),
                 "edits: 0\nretries: {}\nhistory: []\napproved:\n  - no_eval  # User approved this check.id\n",
             )
             .unwrap();
@@ -322,7 +322,7 @@ fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
             // A first run writes a sealed state (the plan is rejected-pending).
             let o = h.crit(&["plan", p.to_str().unwrap()]);
             assert_ne!(o.status.code(), Some(0), "{}", text(&o));
-            let state = h.plans().join("state.yaml");
+            let state = h.plans().join("my-plan.state.yaml");
             let s = fs::read_to_string(&state).unwrap();
             assert!(s.contains("# crit-seal: "), "{s}");
             fs::write(&state, s.replace("approved: []", "approved: [no_eval]")).unwrap();
@@ -350,12 +350,16 @@ fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
             assert_eq!(o.status.code(), Some(0), "{}", text(&o));
             let s = fs::read_to_string(other.join("state.yaml")).unwrap();
             assert!(s.contains("approved:\n  - no_eval\n# crit-seal: "), "{s}");
-            fs::copy(other.join("state.yaml"), h.plans().join("state.yaml")).unwrap();
+            fs::copy(
+                other.join("state.yaml"),
+                h.plans().join("my-plan.state.yaml"),
+            )
+            .unwrap();
         }),
         ("the edit count changed by hand", |h, p| {
             let o = h.crit(&["plan", p.to_str().unwrap()]);
             assert_ne!(o.status.code(), Some(0));
-            let state = h.plans().join("state.yaml");
+            let state = h.plans().join("my-plan.state.yaml");
             let s = fs::read_to_string(&state).unwrap();
             fs::write(&state, s.replacen("edits: 0", "edits: 3", 1)).unwrap();
         }),
@@ -366,7 +370,7 @@ fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
         let plan = home.plan("my-plan", "# Plan\n\nWe use eval for parsing.\n");
         tamper(&home, &plan);
         let before_plan = fs::read_to_string(&plan).unwrap();
-        let before_state = fs::read_to_string(home.plans().join("state.yaml")).unwrap();
+        let before_state = fs::read_to_string(home.plans().join("my-plan.state.yaml")).unwrap();
         let o = home.crit(&["plan", plan.to_str().unwrap()]);
         let out = text(&o);
         assert!(out.starts_with("ERROR\n"), "{name}: {out}");
@@ -379,13 +383,13 @@ fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
         assert!(!marker(&plan).exists(), "{name}: no approval");
         assert_eq!(fs::read_to_string(&plan).unwrap(), before_plan, "{name}");
         assert_eq!(
-            fs::read_to_string(home.plans().join("state.yaml")).unwrap(),
+            fs::read_to_string(home.plans().join("my-plan.state.yaml")).unwrap(),
             before_state,
             "{name}: the state is left for the user to look at"
         );
         assert_eq!(temp_files(home.path()), Vec::<PathBuf>::new(), "{name}");
         // Deleting it, as the message says, starts over: the check asks again.
-        fs::remove_file(home.plans().join("state.yaml")).unwrap();
+        fs::remove_file(home.plans().join("my-plan.state.yaml")).unwrap();
         let o = home.crit(&["plan", plan.to_str().unwrap()]);
         assert!(text(&o).starts_with("INCOMPLETE\n"), "{name}: {}", text(&o));
     }

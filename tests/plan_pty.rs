@@ -89,7 +89,7 @@ fn interactive_replacement_text_and_abort_under_a_pty() {
         "this test needs util-linux `script` for its pseudo-terminal"
     );
     let (tmp, dir) = session("Decide the ambiguous thing.\n");
-    let (code, transcript) = under_pty(tmp.path(), &dir, "settled question\n");
+    let (code, transcript) = under_pty(tmp.path(), &dir, "Decide the settled question.\n");
     assert_eq!(code, Some(0), "{transcript}");
     assert_eq!(
         fs::read_to_string(dir.join("plan.md")).unwrap(),

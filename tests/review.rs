@@ -178,11 +178,17 @@ fn the_seeds_error_cases() {
         "name: bad\ndescription: d\nsystem_prompt: s\nallowed_tools: [Read]\nprompt_template: x\nprompt_builder: code\n",
     )
     .unwrap();
+    // A broken template is listed with its error and fails only when used.
     crit(&dir)
         .args(["review", "list"])
         .assert()
+        .code(0)
+        .stdout(predicate::str::contains("bad    project   error: ./.crit/templates/bad.yaml:6:17: set prompt_template or prompt_builder, not both\n"));
+    crit(&dir)
+        .args(["review", "bad"])
+        .assert()
         .code(2)
-        .stderr(predicate::str::is_match(r"^crit: \./\.crit/templates/bad\.yaml:6:17: set prompt_template or prompt_builder, not both\n$").unwrap());
+        .stderr(predicate::str::is_match(r"^crit: template `bad` does not load: \./\.crit/templates/bad\.yaml:6:17: set prompt_template or prompt_builder, not both\n$").unwrap());
 }
 
 #[test]

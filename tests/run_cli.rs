@@ -122,11 +122,13 @@ fn init_writes_a_starter_that_runs_and_never_overwrites() {
         std::fs::read_to_string(d.join(".crit/run.yaml")).unwrap() + "\n# mine\n",
     )
     .unwrap();
+    // Without --force, nothing is overwritten: a usage error naming the file.
     let again = crit(d, None).args(["init"]).output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
     assert!(
-        String::from_utf8(again.stdout)
-            .unwrap()
-            .contains("kept     .crit/run.yaml")
+        String::from_utf8_lossy(&again.stderr).contains("run.yaml"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
     );
     assert!(
         std::fs::read_to_string(d.join(".crit/run.yaml"))

@@ -8,7 +8,7 @@ use clap::ArgMatches;
 use clap::parser::ValueSource;
 
 /// Every shared flag, by its id (the field name in `CommonArgs`).
-const SHARED: [&str; 19] = [
+const SHARED: [&str; 20] = [
     "provider",
     "model",
     "cassettes",
@@ -18,6 +18,7 @@ const SHARED: [&str; 19] = [
     "format",
     "json",
     "output",
+    "compat",
     "out",
     "color",
     "exit_code",
@@ -35,7 +36,7 @@ const EVERYWHERE: [&str; 3] = ["color", "verbose", "quiet"];
 
 const BACKEND: [&str; 4] = ["provider", "model", "cassettes", "record"];
 const PROJECT: [&str; 2] = ["cwd", "rules_from"];
-const OUTPUT: [&str; 4] = ["format", "json", "output", "out"];
+const OUTPUT: [&str; 5] = ["format", "json", "output", "compat", "out"];
 const GATE: [&str; 2] = ["exit_code", "fail_on"];
 
 /// The flags a subcommand uses beyond [`EVERYWHERE`], by its path of names
@@ -54,10 +55,16 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
             &PROJECT,
             &OUTPUT,
             &GATE,
-            &["timeout", "max_budget_usd"],
+            &["timeout", "max_budget_usd", "no_log"],
         ],
         "plan verify" => &[&["cwd"]],
-        "prompt" => &[&BACKEND, &PROJECT, &OUTPUT, &GATE, &["timeout", "no_log"]],
+        "prompt" => &[
+            &BACKEND,
+            &PROJECT,
+            &["format", "json", "output", "out"],
+            &GATE,
+            &["timeout", "no_log"],
+        ],
         "completions" | "man" => &[],
         _ => return None,
     };

@@ -1,5 +1,5 @@
 //! `crit hook claude-code PreToolUse`: hold ExitPlanMode until `crit plan`
-//! approved the plan as it is now (seed "Re-Review Requirements"). The
+//! approved the plan as it is now (expert-review's "Re-Review Requirements"). The
 //! approval marker is sealed and recomputed here (see crit-checks'
 //! `approval`), and the model does not choose which plan is checked: a plan
 //! file named in the tool input counts only inside the configured plan

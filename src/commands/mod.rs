@@ -35,7 +35,7 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         },
         Command::Review(args) => review::run(cli.common, &args),
         Command::Run(args) => run::run(&cli.common, &args),
-        Command::Init => init::run(&cli.common),
+        Command::Init(args) => init::run(&cli.common, &args),
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
         Command::Completions { shell } => completions::completions(shell),

@@ -54,7 +54,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         ));
     }
 
-    let seed_text = common.format.is_none() && !common.json && common.output.is_none();
+    let plain_text = common.format.is_none() && !common.json && common.output.is_none();
     let mut result = report.to_review_result();
     let code = exit_code(common, &report, &mut result);
     if !common.no_log {
@@ -65,7 +65,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
             Err(e) => eprintln!("crit: could not append to the audit log: {e}"),
         }
     }
-    if seed_text {
+    if plain_text {
         write_text(output.dest.as_deref(), &report.render_text())?;
     } else {
         output.emit(&result)?;

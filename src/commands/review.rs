@@ -35,7 +35,15 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     let rules = crate::backend::rules_at(&root, rules_from.as_deref(), &Env::from_process())?;
     // Said once logging is set up, with the template's own -v/-q.
     rules.hold_warnings();
-    let dirs = TemplateDirs::standard(&root, |k| std::env::var(k).ok());
+    let env = Env::from_process();
+    let mut dirs = TemplateDirs::standard(&root, |k| std::env::var(k).ok());
+    let config = crate::backend::load_config(&env, &rules)?;
+    if let Some(d) = &config.templates_dir {
+        dirs.extra.push(user_path(&d.value, &env));
+    }
+    if let Some(d) = &config.project_templates_dir {
+        dirs.project_extra.push(d.value.clone());
+    }
     let registry = Registry::load_with(&dirs, &rules).map_err(CliError::usage)?;
     if name == "list" {
         let cmd =
@@ -165,7 +173,7 @@ fn command_for(template: &Template) -> clap::Command {
 
 fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
     if common.json {
-        let items: Vec<serde_json::Value> = registry
+        let mut items: Vec<serde_json::Value> = registry
             .list()
             .map(|t| {
                 serde_json::json!({
@@ -179,24 +187,57 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
                 })
             })
             .collect();
+        items.extend(registry.broken().map(|b| {
+            serde_json::json!({
+                "name": b.name,
+                "origin": b.origin.as_str(),
+                "path": b.path.display().to_string(),
+                "error": b.error,
+            })
+        }));
         println!(
             "{}",
             serde_json::to_string_pretty(&items).unwrap_or_default()
         );
         return Ok(Code::Ok);
     }
-    let width = registry.list().map(|t| t.name.len()).max().unwrap_or(0);
+    let width = registry
+        .list()
+        .map(|t| t.name.len())
+        .chain(registry.broken().map(|b| b.name.len()))
+        .max()
+        .unwrap_or(0);
     let mut out = String::from("Available review templates:\n");
     for t in registry.list() {
         out.push_str(&format!(
             "  {:<width$}  {:<8}  {}\n",
             t.name,
             t.origin.as_str(),
-            t.description
+            crate::output::printable(&t.description)
         ));
+    }
+    let broken: Vec<_> = registry.broken().collect();
+    if !broken.is_empty() {
+        out.push_str("\nTemplates that do not load (they fail when used):\n");
+        for b in broken {
+            out.push_str(&format!(
+                "  {:<width$}  {:<8}  error: {}\n",
+                b.name,
+                b.origin.as_str(),
+                crate::output::printable(&b.error)
+            ));
+        }
     }
     print!("{out}");
     Ok(Code::Ok)
+}
+
+/// A directory the user named in their own config: `~/` is the home directory.
+fn user_path(p: &Path, env: &Env) -> PathBuf {
+    match (p.strip_prefix("~"), env.get("HOME")) {
+        (Ok(rest), Some(home)) => Path::new(home).join(rest),
+        _ => p.to_path_buf(),
+    }
 }
 
 fn print_prompts(

@@ -1,22 +1,45 @@
-//! `crit run`: the orchestrator (seed 001) through the library's `Crit`.
+//! `crit run`: Reldo's orchestrator through the library's `Crit`. Without a
+//! format flag it prints what Reldo's CLI prints: the review's text on
+//! stdout, the summary on stderr.
 
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::anyhow;
+use crit_core::ReviewResult;
 use crit_llm::Env;
-use crit_review::orchestrate::{Crit, RunConfig};
+use crit_review::orchestrate::{Crit, Cwd, RunConfig};
 
 use crate::backend;
-use crate::cli::{CommonArgs, RunArgs};
+use crate::cli::{CommonArgs, CompatArg, RunArgs};
 use crate::exit::{CliError, Code};
+use crate::output::{self, OutputPlan};
 use crate::progress::StderrProgress;
 use crate::runner;
 
 pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
+    match review(common, args) {
+        // Reldo's `--json` reports an error as `{"error": …}` on stdout.
+        Err(e) if common.compat == Some(CompatArg::Reldo) => {
+            let json = serde_json::json!({ "error": e.message() });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
+            Err(e)
+        }
+        other => other,
+    }
+}
+
+fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     runner::init_logging(common);
+    // A bad output flag is refused before anything runs.
+    let plan = OutputPlan::from_common(common)?;
     let prompt = prompt_of(args)?;
-    let cwd = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let given = common.cwd.clone();
+    let cwd = given.clone().unwrap_or_else(|| PathBuf::from("."));
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
@@ -24,13 +47,20 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     let rules = backend::rules(common, &env)?;
     let lookup = |k: &str| env.get(k).map(str::to_string);
     let path = match &args.config {
+        // As in Reldo, a relative --config is relative to --cwd.
+        Some(p) if p.is_relative() && given.is_some() => Some(cwd.join(p)),
         Some(p) => Some(p.clone()),
         None => RunConfig::find_with(&rules)
             .map_err(CliError::usage)?
             .map(|rel| rules.root().join(rel)),
     };
+    // `--cwd` wins over the config's `cwd`, as in Reldo.
+    let at = match given {
+        Some(_) => Cwd::Given(&cwd),
+        None => Cwd::Default(&cwd),
+    };
     let mut config = match &path {
-        Some(p) => RunConfig::load_with(p, &cwd, &lookup, &rules).map_err(CliError::usage)?,
+        Some(p) => RunConfig::load_with(p, at, &lookup, &rules).map_err(CliError::usage)?,
         None => RunConfig::builtin(&cwd),
     };
     if let Some(t) = common.timeout {
@@ -60,7 +90,46 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         async move { crit.review(&prompt).await }
     })?
     .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    if plan.is_terminal() {
+        return finish_text(common, &plan, result, &stop);
+    }
     runner::finish(common, result, &stop)
+}
+
+/// Reldo's terminal output: the answer as the orchestrator wrote it on
+/// stdout, and on stderr why it could not be read (when it could not) and
+/// the summary line. The exit code is [`runner::finish`]'s.
+fn finish_text(
+    common: &CommonArgs,
+    plan: &OutputPlan,
+    mut result: ReviewResult,
+    stop: &runner::Stop,
+) -> Result<Code, CliError> {
+    let gated = output::apply_gate(common, &mut result);
+    plan.emit_text(&result.raw_output)?;
+    runner::warn(common, &result);
+    if !common.quiet {
+        let color = plan.color && std::io::stderr().is_terminal();
+        if let Some(why) = &result.parse_error {
+            eprintln!("crit: {}", output::printable(why));
+        }
+        eprintln!("{}", crit_core::render::summary_line(&result, color));
+        if let Some(dir) = &result.session_log_path {
+            eprintln!("session: {}", output::printable(&shown(Path::new(dir))));
+        }
+    }
+    runner::exit_code(&result, stop, gated)
+}
+
+/// A path as short as it can be shown: relative to the working directory
+/// when under it.
+fn shown(p: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| p.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| p.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// The positional PROMPT or `--prompt`; `-` reads stdin.

@@ -32,11 +32,12 @@ pub use confine::{ConfineError, Roots};
 pub use context::{Limits, ToolContext};
 pub use hooks::{Hook, HookEvent, HookInput, HookResponse, Hooks, HooksConfig, MAX_STOP_BLOCKS};
 pub use mcp::{McpError, McpServer, McpServerConfig, McpTimeouts};
-pub use registry::{RegistryError, ToolRegistry};
+pub use registry::{RegistryError, ToolRegistry, is_offered_tool};
 pub use run::{
-    AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, SpendMeter, TurnLimits, run_agent,
+    AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, SpendMeter, TextAnswer, TurnLimits,
+    run_agent,
 };
 pub use structured::StructuredOutput;
 pub use subagent::{SubAgentDef, SubAgentOutcome};
 pub use tool::{Tool, ToolFuture, ToolOutput};
-pub use tools::{BashTool, GlobTool, GrepTool, ReadTool};
+pub use tools::{BashTool, GlobTool, GrepTool, ReadTool, TodoWriteTool};

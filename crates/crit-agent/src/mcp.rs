@@ -1,5 +1,6 @@
-//! Tools of MCP servers: stdio servers from configuration, started before a run,
-//! their tools listed once and offered to the model as `server__tool`.
+//! Tools of MCP servers: stdio or HTTP servers from configuration, started
+//! before a run, their tools listed once and offered to the model as
+//! `mcp__server__tool` (Claude Code's names).
 //!
 //! The official `rmcp` crate speaks the protocol; this module is the only place
 //! that touches its API (it changes between majors), and reads tool listings and
@@ -11,14 +12,15 @@
 //! broken server, the per-call timeout) come back to the model as error results.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -29,17 +31,29 @@ use crate::registry::ToolRegistry;
 use crate::tool::{Tool, ToolFuture, ToolOutput};
 use crate::truncate::{HeadTail, cut_at_char};
 
-/// One stdio MCP server to start.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One MCP server: a program to start (stdio), or an HTTP endpoint
+/// (streamable HTTP, which servers configured as `sse` speak too).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct McpServerConfig {
-    /// The prefix of its tools' names (`name__tool`).
+    /// The server's name: its tools are `mcp__name__tool`.
     pub name: String,
+    /// The program of a stdio server (empty for an HTTP one).
+    #[serde(default)]
     pub command: String,
     #[serde(default)]
     pub args: Vec<String>,
     /// Added to crit's own environment.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Where the program runs (default: the run's working directory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    /// The endpoint of an HTTP server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Headers sent with every request to an HTTP server.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
 }
 
 /// How long a server may take to start (spawn, initialize, list tools) and to
@@ -114,9 +128,21 @@ impl std::fmt::Debug for McpServer {
 const STDERR_CAP: usize = 4096;
 
 impl McpServer {
-    /// Spawns the server in `cwd`, initializes it and lists its tools, all
-    /// within `timeouts.startup`.
+    /// Starts the server (spawns its program in its `cwd`, else in `cwd`; or
+    /// connects to its URL), initializes it and lists its tools, all within
+    /// `timeouts.startup`.
     pub async fn start(
+        cfg: &McpServerConfig,
+        cwd: &Path,
+        timeouts: McpTimeouts,
+    ) -> Result<Self, McpError> {
+        match &cfg.url {
+            Some(url) => Self::start_http(cfg, url, timeouts).await,
+            None => Self::start_stdio(cfg, cwd, timeouts).await,
+        }
+    }
+
+    async fn start_stdio(
         cfg: &McpServerConfig,
         cwd: &Path,
         timeouts: McpTimeouts,
@@ -126,7 +152,7 @@ impl McpServer {
         // (a runtime shutting down).
         cmd.args(&cfg.args)
             .envs(&cfg.env)
-            .current_dir(cwd)
+            .current_dir(cfg.cwd.as_deref().unwrap_or(cwd))
             .kill_on_drop(true);
         let (transport, stderr) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::piped())
@@ -151,7 +177,7 @@ impl McpServer {
                 }
             });
         }
-        let stderr_note = || {
+        let stderr_note = move || {
             let text = log.lock().unwrap_or_else(|p| p.into_inner()).render();
             let text = text.trim();
             if text.is_empty() {
@@ -160,6 +186,42 @@ impl McpServer {
                 format!("; its stderr: {text}")
             }
         };
+        Self::connect(cfg, transport, timeouts, stderr_note).await
+    }
+
+    /// A server over streamable HTTP (what Claude Code's `http` servers, and
+    /// the `sse` servers that moved on, speak), on crit's one TLS stack.
+    async fn start_http(
+        cfg: &McpServerConfig,
+        url: &str,
+        timeouts: McpTimeouts,
+    ) -> Result<Self, McpError> {
+        let failed = |message: String| McpError::Startup {
+            server: cfg.name.clone(),
+            message,
+            stderr: String::new(),
+        };
+        let https = url.trim_start().to_ascii_lowercase().starts_with("https:");
+        let client = crit_llm::transport::tls_client(https, timeouts.startup)
+            .map_err(|e| failed(e.to_string()))?;
+        let headers = crit_llm::transport::header_map(&cfg.headers).map_err(failed)?;
+        let config =
+            StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(headers);
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        Self::connect(cfg, transport, timeouts, String::new).await
+    }
+
+    /// Initializes a server on `transport` and lists its tools.
+    async fn connect<T, E, A>(
+        cfg: &McpServerConfig,
+        transport: T,
+        timeouts: McpTimeouts,
+        stderr_note: impl Fn() -> String,
+    ) -> Result<Self, McpError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let started = tokio::time::timeout(timeouts.startup, async {
             let client = ().serve(transport).await.map_err(|e| e.to_string())?;
             let tools = client.list_all_tools().await.map_err(|e| e.to_string())?;
@@ -246,10 +308,11 @@ pub async fn start_all(
     (ok, failed)
 }
 
-/// The name the model calls a server's tool by: `server__tool`, limited to the
-/// characters and length the model APIs accept.
+/// The name the model calls a server's tool by: `mcp__server__tool`, as
+/// Claude Code names it, limited to the characters and length the model APIs
+/// accept.
 pub fn tool_name(server: &str, tool: &str) -> String {
-    let name: String = format!("{server}__{tool}")
+    let name: String = format!("mcp__{server}__{tool}")
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -414,8 +477,8 @@ mod tests {
 
     #[test]
     fn names_are_prefixed_and_safe() {
-        assert_eq!(tool_name("github", "get_issue"), "github__get_issue");
-        assert_eq!(tool_name("my.srv", "a/b c"), "my_srv__a_b_c");
+        assert_eq!(tool_name("github", "get_issue"), "mcp__github__get_issue");
+        assert_eq!(tool_name("my.srv", "a/b c"), "mcp__my_srv__a_b_c");
         assert_eq!(tool_name(&"s".repeat(80), "t").len(), 64);
     }
 

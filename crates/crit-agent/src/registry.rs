@@ -7,7 +7,29 @@ use serde_json::Value;
 
 use crate::context::ToolContext;
 use crate::tool::{Tool, ToolOutput};
-use crate::tools::{BashTool, GlobTool, GrepTool, ReadTool};
+use crate::tools::{BashTool, GlobTool, GrepTool, ReadTool, TodoWriteTool};
+
+/// The prefix of MCP tool names, as in Claude Code.
+pub const MCP_PREFIX: &str = "mcp__";
+
+/// crit's older MCP spelling, `server__tool`.
+fn is_legacy_mcp(name: &str) -> bool {
+    !name.starts_with(MCP_PREFIX)
+        && name
+            .split_once("__")
+            .is_some_and(|(s, t)| !s.is_empty() && !t.is_empty())
+}
+
+/// Whether a reviewer can be offered a tool of this name: a built-in tool,
+/// `Task`, or an MCP tool or server (known only once servers start).
+pub fn is_offered_tool(name: &str) -> bool {
+    ToolRegistry::builtin().get(name).is_some()
+        || name == crate::subagent::TASK_TOOL
+        || name
+            .strip_prefix(MCP_PREFIX)
+            .is_some_and(|rest| !rest.is_empty())
+        || is_legacy_mcp(name)
+}
 
 /// A tool name that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,7 +51,7 @@ impl std::fmt::Debug for ToolRegistry {
 }
 
 impl ToolRegistry {
-    /// Every built-in reviewer tool: Read, Glob, Grep, Bash.
+    /// Every built-in reviewer tool: Read, Glob, Grep, Bash, TodoWrite.
     pub fn builtin() -> Self {
         Self {
             tools: vec![
@@ -37,6 +59,7 @@ impl ToolRegistry {
                 Arc::new(GlobTool),
                 Arc::new(GrepTool),
                 Arc::new(BashTool),
+                Arc::new(TodoWriteTool),
             ],
         }
     }
@@ -46,20 +69,61 @@ impl ToolRegistry {
         Self::builtin().select(names)
     }
 
-    /// The tools of this registry named in `names`, in that order (duplicates once).
+    /// The tools of this registry named in `names`, in that order (duplicates
+    /// once). MCP tools are named as Claude Code names them: `mcp__server__tool`
+    /// one tool, `mcp__server` (or `mcp__server__*`) all of a server's tools;
+    /// crit's older `server__tool` still works. An MCP name that matches no
+    /// tool (its server did not start, which was said then) is skipped.
     pub fn select<S: AsRef<str>>(&self, names: &[S]) -> Result<Self, RegistryError> {
         let mut out = Self::default();
         for name in names {
             let name = name.as_ref().trim();
-            let tool = self.get(name).ok_or_else(|| RegistryError::UnknownTool {
-                name: name.to_string(),
-                known: self.names().map(str::to_string).collect(),
-            })?;
-            if out.get(name).is_none() {
-                out.tools.push(tool);
+            let found: Vec<Arc<dyn Tool>> = match self.get(name) {
+                Some(tool) => vec![tool],
+                None => self.mcp_matches(name),
+            };
+            if found.is_empty() {
+                if name.starts_with(MCP_PREFIX) || is_legacy_mcp(name) {
+                    tracing::warn!("tool `{name}`: no such MCP tool is available; skipped");
+                    continue;
+                }
+                return Err(RegistryError::UnknownTool {
+                    name: name.to_string(),
+                    known: self.names().map(str::to_string).collect(),
+                });
+            }
+            for tool in found {
+                if out.get(tool.name()).is_none() {
+                    out.tools.push(tool);
+                }
             }
         }
         Ok(out)
+    }
+
+    /// The MCP tools `name` stands for: a whole server, or a tool in the old
+    /// `server__tool` spelling.
+    fn mcp_matches(&self, name: &str) -> Vec<Arc<dyn Tool>> {
+        let server = name
+            .strip_prefix(MCP_PREFIX)
+            .map(|rest| rest.strip_suffix("__*").unwrap_or(rest))
+            .filter(|rest| !rest.contains("__"));
+        if let Some(server) = server {
+            let prefix = format!("{MCP_PREFIX}{server}__");
+            return self
+                .tools
+                .iter()
+                .filter(|t| t.name().starts_with(&prefix))
+                .cloned()
+                .collect();
+        }
+        if is_legacy_mcp(name) {
+            return self
+                .get(&format!("{MCP_PREFIX}{name}"))
+                .into_iter()
+                .collect();
+        }
+        Vec::new()
     }
 
     /// Removes the tool named `name`, if any.

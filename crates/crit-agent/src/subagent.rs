@@ -71,8 +71,13 @@ pub struct SubAgentOutcome {
     pub status: RunStatus,
     pub usage: Usage,
     pub cost_usd: f64,
+    /// Its model, when that has no known price.
+    pub unpriced_model: Option<String>,
     pub turns: u32,
     pub duration: Duration,
+    /// Its final answer (every turn's text when a limit cut it short): what
+    /// its parent read, and what its own verdict is read from.
+    pub answer: String,
 }
 
 /// The Task tool's description: the prompt plus one line per sub-agent,

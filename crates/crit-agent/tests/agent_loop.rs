@@ -96,7 +96,7 @@ async fn round_trips_for_every_tool() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["Read", "Glob", "Grep", "Bash"]);
+    assert_eq!(tools, ["Read", "Glob", "Grep", "Bash", "TodoWrite"]);
     assert_eq!(first["system"][0]["cache_control"]["type"], "ephemeral");
 }
 

@@ -27,6 +27,7 @@ fn config(args: &[&str]) -> McpServerConfig {
         command: SERVER.into(),
         args: args.iter().map(|a| a.to_string()).collect(),
         env: BTreeMap::new(),
+        ..McpServerConfig::default()
     }
 }
 
@@ -43,26 +44,26 @@ async fn server_tools_are_listed_and_called_through_the_loop() {
         names,
         [
             "Read",
-            "test__echo",
-            "test__note",
-            "test__fail",
-            "test__sleep"
+            "mcp__test__echo",
+            "mcp__test__note",
+            "mcp__test__fail",
+            "mcp__test__sleep"
         ]
     );
     assert!(
-        !tools.get("test__echo").unwrap().is_mutating(),
+        !tools.get("mcp__test__echo").unwrap().is_mutating(),
         "readOnlyHint: true"
     );
     assert!(
-        tools.get("test__note").unwrap().is_mutating(),
+        tools.get("mcp__test__note").unwrap().is_mutating(),
         "no annotations: mutating"
     );
 
     let server = FakeServer::start().await;
     server.push(Step::reply(Reply::tool_uses(vec![
-        ("test__echo", json!({"text": "hello from the model"})),
-        ("test__fail", json!({})),
-        ("test__note", json!({"text": "n1"})),
+        ("mcp__test__echo", json!({"text": "hello from the model"})),
+        ("mcp__test__fail", json!({})),
+        ("mcp__test__note", json!({"text": "n1"})),
     ])));
     server.push(Step::reply(Reply::text("done")));
     let cx = ToolContext::new(dir.path(), &[]).unwrap();
@@ -76,7 +77,7 @@ async fn server_tools_are_listed_and_called_through_the_loop() {
     .await;
     assert_eq!(out.status, RunStatus::Completed);
     let first = &server.model_requests()[0];
-    assert_eq!(tool_names(first)[1], "test__echo");
+    assert_eq!(tool_names(first)[1], "mcp__test__echo");
     let echo_spec = &first.body["tools"][1];
     assert_eq!(echo_spec["description"], "Echoes `text` back.");
     assert_eq!(
@@ -107,11 +108,14 @@ async fn a_slow_call_times_out_as_an_error_result() {
     let sleep = mcp
         .tools()
         .into_iter()
-        .find(|t| t.name() == "test__sleep")
+        .find(|t| t.name() == "mcp__test__sleep")
         .unwrap();
     let out = sleep.call(json!({"ms": 5000}), &cx).await;
     assert!(out.is_error);
-    assert_eq!(out.content, "MCP tool `test__sleep` timed out after 0.3 s");
+    assert_eq!(
+        out.content,
+        "MCP tool `mcp__test__sleep` timed out after 0.3 s"
+    );
     // The server still answers afterwards.
     let fast = sleep.call(json!({"ms": 1}), &cx).await;
     assert_eq!(fast.content, "slept");

@@ -10,7 +10,7 @@ fn builtin_has_the_claude_code_names() {
     let r = ToolRegistry::builtin();
     assert_eq!(
         r.names().collect::<Vec<_>>(),
-        ["Read", "Glob", "Grep", "Bash"]
+        ["Read", "Glob", "Grep", "Bash", "TodoWrite"]
     );
     assert!(r.tools().all(|t| !t.is_mutating()));
 }
@@ -31,12 +31,18 @@ fn unknown_names_are_a_typed_error_listing_the_known_tools() {
         err,
         RegistryError::UnknownTool {
             name: "Write".into(),
-            known: vec!["Read".into(), "Glob".into(), "Grep".into(), "Bash".into()],
+            known: vec![
+                "Read".into(),
+                "Glob".into(),
+                "Grep".into(),
+                "Bash".into(),
+                "TodoWrite".into(),
+            ],
         }
     );
     assert_eq!(
         err.to_string(),
-        "unknown tool `Write`; known tools: Read, Glob, Grep, Bash"
+        "unknown tool `Write`; known tools: Read, Glob, Grep, Bash, TodoWrite"
     );
 }
 

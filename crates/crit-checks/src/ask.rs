@@ -81,8 +81,8 @@ impl<R: BufRead, W: Write> PromptAsker<R, W> {
         }
         writeln!(
             self.output,
-            "  or type replacement text for '{}'",
-            q.pattern
+            "  or type the text that replaces line {}",
+            q.line
         )?;
         loop {
             write!(self.output, "> ")?;

@@ -59,17 +59,25 @@ pub fn apply(text: &str, action: &FixAction, hits: &[Range<usize>]) -> Option<Ed
     })
 }
 
-/// Replace one hit with the user's text (an ASKING answer).
-pub fn replace_one(text: &str, hit: Range<usize>, with: &str) -> Edit {
-    let line = Structure::new(text).lines.number_of(hit.start);
+/// An ASKING answer of free text: as expert-review says, "apply as
+/// replacement text to the matched line" — the whole line holding `hit`
+/// becomes `with` (its line ending kept).
+pub fn replace_line(text: &str, hit: Range<usize>, with: &str) -> Edit {
+    let lines = Structure::new(text).lines;
+    let index = lines.index_of(hit.start);
+    let line = lines.range(text, index);
+    // The last line's range runs to the end of the text: keep its newline.
+    let kept = text[line.clone()].trim_end_matches(['\n', '\r']).len();
+    let line = line.start..line.start + kept;
     let description = format!(
-        "{} → {} (user)",
-        one_line(&text[hit.clone()]),
+        "line {} → {} (user)",
+        lines.number_of(hit.start),
         one_line(with)
     );
+    let with = with.trim_end_matches(['\n', '\r']);
     Edit {
-        text: replace_all(text, &[hit], with),
-        line,
+        text: replace_all(text, &[line], with),
+        line: lines.number_of(hit.start),
         description,
     }
 }

@@ -142,8 +142,17 @@ fn no_hits_no_edit() {
 }
 
 #[test]
-fn user_replacement_changes_one_hit() {
-    let e = replace_one("x eval y eval", 2..6, "JSON.parse");
-    assert_eq!(e.text, "x JSON.parse y eval");
-    assert_eq!(e.description, "eval → JSON.parse (user)");
+fn user_replacement_replaces_the_matched_line() {
+    let plan = "# Plan\nParse with eval(data) and eval(more).\r\nDone.\n";
+    let e = replace_line(plan, 18..22, "Parse with JSON.parse(data).\n");
+    assert_eq!(e.text, "# Plan\nParse with JSON.parse(data).\r\nDone.\n");
+    assert_eq!(e.line, 2);
+    assert_eq!(
+        e.description,
+        "line 2 → Parse with JSON.parse(data). (user)"
+    );
+    let last = replace_line("a\nno eval", 5..9, "ok");
+    assert_eq!(last.text, "a\nok");
+    let last = replace_line("a\nno eval\r\n", 5..9, "ok");
+    assert_eq!(last.text, "a\nok\r\n");
 }

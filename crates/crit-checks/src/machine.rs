@@ -172,7 +172,10 @@ pub fn run(
                 line,
             };
         }
-        let edit = if retries >= limits.max_retries {
+        // The edit limit holds across runs: state.yaml keeps the count, and
+        // no edit is made past it.
+        let at_limit = state.edits >= limits.max_edits;
+        let edit = if retries >= limits.max_retries || at_limit {
             None
         } else {
             check
@@ -198,6 +201,10 @@ pub fn run(
                     break Outcome::Incomplete(Incomplete::EditLimit);
                 }
             }
+            None if at_limit && check.fix.is_some() && retries < limits.max_retries => {
+                steps.push(Step::Incomplete);
+                break Outcome::Incomplete(Incomplete::EditLimit);
+            }
             None => {
                 steps.push(Step::Asking);
                 let question = question(check, &plan, &hits, persona);
@@ -214,8 +221,12 @@ pub fn run(
                         state.approved.push(check.id.clone());
                         store.save_state(&state)?;
                     }
+                    Some(Answer::Replace(_)) if at_limit => {
+                        steps.push(Step::Incomplete);
+                        break Outcome::Incomplete(Incomplete::EditLimit);
+                    }
                     Some(Answer::Replace(text)) => {
-                        let edit = fix::replace_one(&plan, hits[0].clone(), &text);
+                        let edit = fix::replace_line(&plan, hits[0].clone(), &text);
                         state.edits += 1;
                         state.history.push(HistoryEntry {
                             check: check.id.clone(),
@@ -225,6 +236,10 @@ pub fn run(
                         store.save_state(&state)?;
                         plan = edit.text;
                         store.save_plan(&plan)?;
+                        if state.edits >= limits.max_edits {
+                            steps.push(Step::Incomplete);
+                            break Outcome::Incomplete(Incomplete::EditLimit);
+                        }
                     }
                 }
             }
@@ -282,7 +297,7 @@ fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> 
     text.push_str(&format!(" It appears on line {line}: \"{line_text}\"."));
     if hits.len() > 1 {
         text.push_str(&format!(
-            " ({} occurrences; a replacement changes the first.)",
+            " ({} occurrences; a reply of your own replaces line {line}.)",
             hits.len()
         ));
     }

@@ -178,17 +178,52 @@ fn asking_abort_is_incomplete() {
 }
 
 #[test]
-fn asking_free_text_replaces_the_match() {
+fn asking_free_text_replaces_the_matched_line() {
     let (r, mem, _) = go(
         vec![check("judge", "thing", None)],
-        "a thing here\n",
+        "# Plan\na thing here\nlast\n",
         State::default(),
-        vec![Answer::Replace("widget".into())],
+        vec![Answer::Replace("a widget here".into())],
     );
     assert_eq!(r.outcome, Outcome::Approved);
-    assert_eq!(r.plan, "a widget here\n");
+    assert_eq!(r.plan, "# Plan\na widget here\nlast\n");
     assert_eq!(mem.plans.len(), 1);
-    assert_eq!(r.state.history[0].fix, "thing → widget (user)");
+    assert_eq!(r.state.history[0].fix, "line 2 → a widget here (user)");
+}
+
+#[test]
+fn the_edit_limit_holds_across_runs() {
+    // A later run starts with the edits an earlier one made.
+    let start = State {
+        edits: 10,
+        ..State::default()
+    };
+    let fix = Some(FixAction::Replace { with: "x".into() });
+    let (r, mem, _) = go(
+        vec![check("c", "thing", fix)],
+        "a thing\n",
+        start.clone(),
+        vec![],
+    );
+    assert_eq!(r.outcome, Outcome::Incomplete(super::Incomplete::EditLimit));
+    assert!(mem.plans.is_empty(), "no eleventh edit");
+    assert_eq!(r.state.edits, 10);
+    // Free text is an edit too; approving is not.
+    let (r, mem, _) = go(
+        vec![check("c", "thing", None)],
+        "a thing\n",
+        start.clone(),
+        vec![Answer::Replace("other".into())],
+    );
+    assert_eq!(r.outcome, Outcome::Incomplete(super::Incomplete::EditLimit));
+    assert!(mem.plans.is_empty());
+    let (r, _, _) = go(
+        vec![check("c", "thing", None)],
+        "a thing\n",
+        start,
+        vec![Answer::Approve],
+    );
+    assert_eq!(r.outcome, Outcome::Approved);
 }
 
 #[test]

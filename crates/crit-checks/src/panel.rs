@@ -34,6 +34,9 @@ pub enum PanelVote {
         result: Box<ReviewResult>,
         /// Notes for the output (AUTO-SELECT's reason, or why it fell back).
         notes: Vec<String>,
+        /// AUTO-SELECT chose `panel`: it is written back to the plan's
+        /// context file, as expert-review does, so the next run keeps it.
+        auto_selected: bool,
     },
 }
 

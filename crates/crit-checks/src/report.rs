@@ -23,6 +23,7 @@ impl Report {
         match &self.result {
             Err(_) => "ERROR",
             Ok(run) => match run.outcome {
+                Outcome::Approved if self.panel_error().is_some() => "ERROR",
                 Outcome::Approved if self.panel_rejected().is_some() => "REJECTED",
                 Outcome::Approved => "APPROVED",
                 Outcome::Rejected { .. } => "REJECTED",
@@ -45,6 +46,14 @@ impl Report {
             }) => Some(result),
             _ => None,
         }
+    }
+
+    /// The panel's merged result when it ran and could not answer (a member
+    /// failed, timed out or gave no verdict, and none rejected): ERROR, as
+    /// expert-review says of a review that could not be done.
+    pub fn panel_error(&self) -> Option<&ReviewResult> {
+        self.panel_rejected()
+            .filter(|r| r.verdict.is_inconclusive() || r.fatal_error)
     }
 
     /// The question waiting for `--answer`, if the run stopped on one.
@@ -94,6 +103,9 @@ impl Report {
                 let _ = writeln!(out, "ERROR\nReason: {e}");
             }
             Ok(run) => match &run.outcome {
+                Outcome::Approved if self.panel_error().is_some() => {
+                    self.write_panel_error(&mut out);
+                }
                 Outcome::Approved if self.panel_rejected().is_some() => {
                     self.write_panel_rejection(&mut out, run);
                 }
@@ -153,10 +165,10 @@ impl Report {
                         );
                         let _ = writeln!(
                             out,
-                            "Answer with: crit plan {} --answer {}=approve|abort|TEXT (TEXT replaces '{}')",
+                            "Answer with: crit plan {} --answer {}=approve|abort|TEXT (TEXT replaces line {})",
                             shell_word(&self.target),
                             q.check_id,
-                            q.pattern
+                            q.line
                         );
                     }
                 }
@@ -205,6 +217,30 @@ impl Report {
                 r.error.as_deref().unwrap_or_default()
             );
         }
+        self.write_panel_notes(out);
+    }
+
+    /// ERROR from the panel: the checks passed, the panel could not answer.
+    fn write_panel_error(&self, out: &mut String) {
+        let Some(result) = self.panel_error() else {
+            return;
+        };
+        let why: Vec<String> = result
+            .reviewers
+            .iter()
+            .filter_map(|r| Some(format!("{} ({})", r.name, r.error.as_deref()?)))
+            .collect();
+        let why = match why.is_empty() {
+            true => result
+                .parse_error
+                .clone()
+                .unwrap_or_else(|| "no verdict".into()),
+            false => why.join("; "),
+        };
+        let _ = writeln!(
+            out,
+            "ERROR\nReason: the review panel could not answer: {why}"
+        );
         self.write_panel_notes(out);
     }
 
@@ -269,7 +305,8 @@ impl Report {
                 result.findings.extend(panel.findings.iter().cloned());
                 result.reviewers.extend(panel.reviewers.iter().cloned());
                 result.usage += panel.usage;
-                result.cost_usd += panel.cost_usd;
+                result.cost_usd = crit_core::usage::add_cost(result.cost_usd, panel.cost_usd);
+                result.warnings.extend(panel.warnings.iter().cloned());
                 result.raw_output = panel.raw_output.clone();
             }
             result.apply_gate(crit_core::FailOn::default());
@@ -291,7 +328,7 @@ impl Report {
             model: None,
             findings: problems,
             usage: Default::default(),
-            cost_usd: 0.0,
+            cost_usd: Some(0.0),
             duration_ms: self.duration_ms,
             error: None,
         }];
@@ -303,7 +340,7 @@ impl Report {
                 model: None,
                 findings: 0,
                 usage: Default::default(),
-                cost_usd: 0.0,
+                cost_usd: Some(0.0),
                 duration_ms: 0,
                 error: Some(format!("panel did not run: {why}")),
             }));

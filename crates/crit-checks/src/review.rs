@@ -124,7 +124,7 @@ fn setup_and_run(
     let _lock = paths.lock()?;
     let state_dir = options.state_dir.as_deref().ok_or(CheckError::NoStateDir)?;
     let key = SealKey::open_or_create(state_dir)?;
-    let seal = StateSeal::new(&key, &paths.dir);
+    let seal = StateSeal::new(&key, &paths.seal_scope());
     let setup = load(&paths, options, &seal, true, &mut report.warnings)?;
     report.reviewers = Some(setup.reviewers.clone());
     report.checks_total = setup.checks.len();
@@ -158,8 +158,16 @@ fn setup_and_run(
             report.panel_not_run = Some(why.clone());
             true
         }
-        PanelVote::Ran { approved, .. } => {
+        PanelVote::Ran {
+            approved,
+            panel,
+            auto_selected,
+            ..
+        } => {
             report.panel_not_run = None;
+            if *auto_selected {
+                write_panel(&paths, panel, &mut report.warnings);
+            }
             *approved
         }
     };
@@ -169,6 +177,18 @@ fn setup_and_run(
         approval::write_marker(&paths, &key, &plan_now, &fingerprint)?;
     }
     Ok(run)
+}
+
+/// AUTO-SELECT's panel into the plan's context file (expert-review's SETUP
+/// step 4): the context as it was read, with `reviewer_personas` added. A
+/// failure to write it is a warning: the review itself stands.
+fn write_panel(paths: &SessionPaths, panel: &[crate::state::Persona], warnings: &mut Vec<String>) {
+    let read = paths.context_to_read().to_path_buf();
+    let text = sources::read(&read).ok().flatten().unwrap_or_default();
+    let written = write_atomic(&paths.context, &crate::state::with_panel(&text, panel));
+    if let Err(e) = written {
+        warnings.push(format!("the chosen panel was not saved: {e}"));
+    }
 }
 
 /// Whether `target`'s approval marker still covers its plan: the plan, the
@@ -188,7 +208,7 @@ pub fn verify(target: &str, options: &Options) -> Result<(SessionPaths, Freshnes
         let freshness = approval::check_marker(&paths, None, "", "")?;
         return Ok((paths, freshness));
     };
-    let seal = StateSeal::new(&key, &paths.dir);
+    let seal = StateSeal::new(&key, &paths.seal_scope());
     let setup = match load(&paths, options, &seal, false, &mut Vec::new()) {
         Ok(s) => s,
         Err(CheckError::StateEdited { .. }) => return Ok((paths, Freshness::StateEdited)),
@@ -223,7 +243,8 @@ fn load(
         Some(p) => p,
     };
     // 3. context.yaml, created minimal when missing
-    let context_text = match sources::read(&paths.context)? {
+    let context_path = paths.context_to_read().to_path_buf();
+    let context_text = match sources::read(&context_path)? {
         Some(t) => t,
         None => {
             let t = minimal_context_yaml();
@@ -233,7 +254,7 @@ fn load(
             t
         }
     };
-    let mut context = Context::parse(&paths.context, &context_text)?;
+    let mut context = Context::parse(&context_path, &context_text)?;
     // 4. who reviews
     let (reviewers, warning) = Reviewers::from_context(&context);
     warnings.extend(warning);
@@ -248,7 +269,7 @@ fn load(
         project_root: project_root.clone(),
         home: options.home.clone(),
     };
-    let context_checks = context.checks.take().map(|c| (paths.context.as_path(), c));
+    let context_checks = context.checks.take().map(|c| (context_path.as_path(), c));
     let loaded = sources::load(&dirs, context_checks)?;
     let checks = CheckSet::compile(loaded.checks)?;
     // 7. state.yaml, or the default (a malformed one is reset with a warning;

@@ -1,5 +1,12 @@
 //! The session directory on disk: where `plan.md`, `context.yaml`,
 //! `state.yaml` and the approval marker live; atomic writes; the run lock.
+//!
+//! A session directory (`plan.md`, expert-review's layout) keeps its files
+//! under their plain names. A directory of several plans (Claude Code's
+//! `~/.claude/plans/*.md`) keeps each plan's own: `{stem}.state.yaml`,
+//! `{stem}.context.yaml` (the directory's `context.yaml` is read when the
+//! plan has none of its own), `{stem}.approved`, and its lock, so no two
+//! plans share approvals, counters, history or a chosen panel.
 
 use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
@@ -14,10 +21,15 @@ use crate::state_file::StateSeal;
 pub struct SessionPaths {
     pub dir: PathBuf,
     pub plan: PathBuf,
+    /// This plan's context file: where a missing one is created and an
+    /// AUTO-SELECTed panel is written.
     pub context: PathBuf,
+    /// The directory's shared `context.yaml`, read when a plan of a plans
+    /// directory has no context of its own (`None` for `plan.md`).
+    pub shared_context: Option<PathBuf>,
     pub state: PathBuf,
     pub lock: PathBuf,
-    /// `{dir}/{plan stem}.approved` (seed APPROVED step 1).
+    /// `{dir}/{plan stem}.approved` (expert-review's APPROVED step 1).
     pub marker: PathBuf,
 }
 
@@ -56,13 +68,43 @@ impl SessionPaths {
         let stem = plan
             .file_stem()
             .map_or_else(|| "plan".into(), |s| s.to_string_lossy().into_owned());
+        let session_layout = plan
+            .file_name()
+            .is_some_and(|n| n.eq_ignore_ascii_case("plan.md"));
+        let own = |name: &str| match session_layout {
+            true => dir.join(name),
+            false => dir.join(format!("{stem}.{name}")),
+        };
         SessionPaths {
-            context: dir.join("context.yaml"),
-            state: dir.join("state.yaml"),
-            lock: dir.join(".crit-plan.lock"),
+            context: own("context.yaml"),
+            shared_context: (!session_layout).then(|| dir.join("context.yaml")),
+            state: own("state.yaml"),
+            lock: match session_layout {
+                true => dir.join(".crit-plan.lock"),
+                false => dir.join(format!(".{stem}.crit-plan.lock")),
+            },
             marker: dir.join(format!("{stem}.approved")),
             plan,
             dir,
+        }
+    }
+
+    /// The context file to read: the plan's own, else the directory's
+    /// shared one, else the plan's own (to be created).
+    pub fn context_to_read(&self) -> &Path {
+        match &self.shared_context {
+            Some(shared) if !self.context.exists() && shared.exists() => shared,
+            _ => &self.context,
+        }
+    }
+
+    /// What the state's seal binds it to: the session directory for
+    /// `plan.md` (as before), the plan's own state file in a plans directory,
+    /// so one plan's sealed state never verifies as another's.
+    pub fn seal_scope(&self) -> PathBuf {
+        match &self.shared_context {
+            None => self.dir.clone(),
+            Some(_) => self.state.clone(),
         }
     }
 
@@ -147,10 +189,27 @@ mod tests {
             p.marker,
             PathBuf::from("/home/u/.claude/plans/my-plan.approved")
         );
+        // A plans directory keeps each plan's state and context apart.
         assert_eq!(
             p.context,
-            PathBuf::from("/home/u/.claude/plans/context.yaml")
+            PathBuf::from("/home/u/.claude/plans/my-plan.context.yaml")
         );
+        assert_eq!(
+            p.shared_context.as_deref(),
+            Some(Path::new("/home/u/.claude/plans/context.yaml"))
+        );
+        assert_eq!(
+            p.state,
+            PathBuf::from("/home/u/.claude/plans/my-plan.state.yaml")
+        );
+        assert_ne!(
+            p.lock,
+            SessionPaths::resolve("/home/u/.claude/plans/other.md", None)
+                .unwrap()
+                .lock
+        );
+        assert_eq!(s.state, s.dir.join("state.yaml"));
+        assert_eq!(s.shared_context, None);
         assert_eq!(
             SessionPaths::resolve("plan.md", None).unwrap().dir,
             PathBuf::from(".")

@@ -122,17 +122,18 @@ pub fn load(
     }
     for (kind, p) in claude_files {
         if let Some(text) = read(&p)? {
+            // Each CLAUDE.md numbers its own rows: the project's are
+            // expert-review's `anti_pattern_N`, the user's own
+            // `user_anti_pattern_N`, so neither shadows the other's.
+            let prefix = match kind {
+                SourceKind::GlobalClaudeMd => "user_anti_pattern",
+                _ => "anti_pattern",
+            };
             let checks = table::parse(&text, Flavor::ClaudeMd)
                 .into_iter()
                 .enumerate()
                 .map(|(n, r)| {
-                    Check::from_table(
-                        format!("anti_pattern_{}", n + 1),
-                        r.pattern,
-                        r.reason,
-                        kind,
-                        &p,
-                    )
+                    Check::from_table(format!("{prefix}_{}", n + 1), r.pattern, r.reason, kind, &p)
                 })
                 .collect();
             loaded.add(&mut seen, kind, &p, checks);

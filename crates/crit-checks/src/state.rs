@@ -149,12 +149,37 @@ pub fn default_panel() -> Vec<Persona> {
     ]
 }
 
-/// What `context.yaml` is created with when it is missing.
+/// What `context.yaml` is created with when it is missing: no reviewer, so
+/// AUTO-SELECT picks the panel (and writes it here) when a model backend is
+/// configured; without one, expert-review's default panel stands in.
 pub fn minimal_context_yaml() -> String {
-    let mut out = String::from(
-        "# Created by `crit plan`: no context.yaml was found, so the seed's default panel is used.\nreviewer_personas:\n",
-    );
-    for p in default_panel() {
+    "# Created by `crit plan`: no context.yaml was found. With a model backend, AUTO-SELECT\n\
+     # picks the reviewer panel and writes it here; without one, expert-review's default\n\
+     # panel (Senior Technical Reviewer, Claude) reviews.\n"
+        .to_string()
+}
+
+/// `context` (a context.yaml's text that names no reviewer) with
+/// `reviewer_personas: panel` added.
+pub fn with_panel(context: &str, panel: &[Persona]) -> String {
+    // An empty `reviewer_personas: []` (or persona) named no one: replaced.
+    let empty = |l: &str| {
+        let Some((key, value)) = l.split_once(':') else {
+            return false;
+        };
+        matches!(key, "reviewer_personas" | "reviewer_persona")
+            && matches!(value.trim(), "" | "[]" | "null" | "~" | "\"\"" | "''")
+    };
+    let mut out: String = context
+        .lines()
+        .filter(|l| !empty(l))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("# Chosen by AUTO-SELECT.\nreviewer_personas:\n");
+    for p in panel {
         let focus: Vec<String> = p.focus.iter().map(|f| quote(f)).collect();
         out.push_str(&format!(
             "  - name: {}\n    domain: {}\n    focus: [{}]\n",

@@ -21,11 +21,20 @@ pub struct StateSeal<'a> {
 }
 
 impl<'a> StateSeal<'a> {
-    pub fn new(key: &'a SealKey, dir: &Path) -> Self {
-        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    /// A seal bound to `scope`: a session directory, or one plan's state
+    /// file ([`crate::SessionPaths::seal_scope`]).
+    pub fn new(key: &'a SealKey, scope: &Path) -> Self {
+        let canonical = std::fs::canonicalize(scope).unwrap_or_else(|_| {
+            // A state file not written yet: its directory, canonical, and its name.
+            match (scope.parent(), scope.file_name()) {
+                (Some(parent), Some(name)) => std::fs::canonicalize(parent)
+                    .map_or_else(|_| scope.to_path_buf(), |p| p.join(name)),
+                _ => scope.to_path_buf(),
+            }
+        });
         StateSeal {
             key,
-            dir: dir.to_string_lossy().into_owned(),
+            dir: canonical.to_string_lossy().into_owned(),
         }
     }
 

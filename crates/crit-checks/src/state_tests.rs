@@ -74,8 +74,21 @@ fn persona_precedence() {
     let (r, w) = Reviewers::from_context(&Context::default());
     assert!(r.defaulted && w.is_none());
     assert_eq!(r.display(), "Senior Technical Reviewer, Claude");
+    // A created context names no one: AUTO-SELECT may pick, else the default panel.
     let minimal = Context::parse(Path::new("c"), &minimal_context_yaml()).unwrap();
-    assert_eq!(minimal.reviewer_personas.unwrap(), default_panel());
+    let (r, _) = Reviewers::from_context(&minimal);
+    assert!(r.defaulted);
+    assert_eq!(r.panel, default_panel());
+    // AUTO-SELECT's pick written back reads as the panel, replacing an empty list.
+    let picked = vec![Persona {
+        name: "Knuth".into(),
+        domain: "software".into(),
+        focus: vec!["correctness".into()],
+    }];
+    let text = with_panel("project_root: /p\nreviewer_personas: []\n", &picked);
+    let ctx = Context::parse(Path::new("c"), &text).unwrap();
+    assert_eq!(ctx.reviewer_personas.unwrap(), picked);
+    assert_eq!(ctx.project_root.unwrap(), Path::new("/p"));
 }
 
 #[test]

@@ -89,7 +89,7 @@ pub fn merge(parts: Vec<Part>) -> Result<ReviewResult, MergeError> {
     for r in &results {
         merged.reviewers.extend(r.reviewers.iter().cloned());
         merged.usage += r.usage;
-        merged.cost_usd += r.cost_usd;
+        merged.cost_usd = crate::usage::add_cost(merged.cost_usd, r.cost_usd);
         for (k, v) in &r.inputs {
             merged.inputs.entry(k.clone()).or_insert_with(|| v.clone());
         }

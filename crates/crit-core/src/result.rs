@@ -39,8 +39,9 @@ pub struct ReviewerOutcome {
     pub findings: usize,
     #[serde(default)]
     pub usage: Usage,
+    /// What it cost; `null` when its model has no known price.
     #[serde(default)]
-    pub cost_usd: f64,
+    pub cost_usd: Option<f64>,
     #[serde(default)]
     pub duration_ms: u64,
     /// Why it did not complete, when it did not.
@@ -83,8 +84,10 @@ pub struct ReviewResult {
     pub reviewers: Vec<ReviewerOutcome>,
     #[serde(default)]
     pub usage: Usage,
+    /// What the review cost in USD at list prices; `null` when a model it
+    /// used has no known price (a made-up 0 would hide the spend).
     #[serde(default)]
-    pub cost_usd: f64,
+    pub cost_usd: Option<f64>,
     #[serde(default)]
     pub duration_ms: u64,
     /// The reviewers' answers as received, for audit and debugging.
@@ -108,6 +111,11 @@ pub struct ReviewResult {
     /// A JSON answer in a caller-supplied schema (`crit run` with `output_schema`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<serde_json::Value>,
+    /// What went less well than asked without stopping the review: a setting
+    /// crit does not use, an MCP server that did not start, a model with no
+    /// known price. Never affects the verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl ReviewResult {
@@ -124,7 +132,7 @@ impl ReviewResult {
             dismissed: Vec::new(),
             reviewers: Vec::new(),
             usage: Usage::default(),
-            cost_usd: 0.0,
+            cost_usd: Some(0.0),
             duration_ms: 0,
             raw_output: String::new(),
             parse_error: None,
@@ -133,6 +141,7 @@ impl ReviewResult {
             inputs: BTreeMap::new(),
             started_at: None,
             structured_output: None,
+            warnings: Vec::new(),
         };
         r.apply_gate(FailOn::default());
         r

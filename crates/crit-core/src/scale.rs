@@ -1,27 +1,27 @@
-//! Every seed's severity and verdict words, mapped onto crit's one scale.
+//! Every original tool's severity and verdict words, mapped onto crit's one scale.
 //!
 //! This is the only place these mappings live.
 //!
 //! | source | word | crit |
 //! | --- | --- | --- |
-//! | seed 000 finding (`### [X] Title`) | `FAIL` | `P1` (blocks under the default gate) |
+//! | review templates' markdown finding (`### [X] Title`) | `FAIL` | `P1` (blocks under the default gate) |
 //! |  | `CONCERN` | `P2` |
 //! |  | `PASS` | `info` |
-//! | seed 000 verdict (`## Summary`) | `PASS` / `CONCERNS` / `FAIL` | `PASS` / `CONCERNS` / `FAIL` |
-//! | seed 002 critique severity | `blocker` / `major` / `minor` / `nit` | `P0` / `P1` / `P2` / `P3` |
-//! | seed 003, Codex, Cerberus priority | `0`–`3`, `"P0"`–`"P3"`, `"0"`–`"3"` | `P0`–`P3` |
-//! | seed 003 / Cerberus verdict | `PASS` / `FAIL` / `NEEDS_WORK` | `PASS` / `FAIL` / `CONCERNS` |
+//! | review templates' markdown verdict (`## Summary`) | `PASS` / `CONCERNS` / `FAIL` | `PASS` / `CONCERNS` / `FAIL` |
+//! | prompt-review critique severity | `blocker` / `major` / `minor` / `nit` | `P0` / `P1` / `P2` / `P3` |
+//! | mala's findings JSON, Codex, Cerberus priority | `0`–`3`, `"P0"`–`"P3"`, `"0"`–`"3"` | `P0`–`P3` |
+//! | mala's findings JSON / Cerberus verdict | `PASS` / `FAIL` / `NEEDS_WORK` | `PASS` / `FAIL` / `CONCERNS` |
 //! | Codex `overall_correctness` | `patch is correct` / `patch is incorrect` | `PASS` / `FAIL` |
-//! | seed 004 plan verdict | `APPROVED` / `REJECTED` / `INCOMPLETE` / `ERROR` | `PASS` / `FAIL` / `INCOMPLETE` / `ERROR` |
+//! | expert-review plan verdict | `APPROVED` / `REJECTED` / `INCOMPLETE` / `ERROR` | `PASS` / `FAIL` / `INCOMPLETE` / `ERROR` |
 //!
-//! Seed 000's `FAIL` maps to P1 rather than P0 because that format has one failing
+//! The markdown format's `FAIL` maps to P1 rather than P0 because that format has one failing
 //! level only; P1 keeps it blocking under the default gate without claiming the
 //! "must not ship" certainty a P0 carries.
 
 use crate::{Severity, Verdict};
 
-/// Seed 000 finding tags: `PASS`, `CONCERN`, `FAIL` (case-insensitive).
-pub fn seed000_severity(word: &str) -> Option<Severity> {
+/// The review templates' markdown finding tags: `PASS`, `CONCERN`, `FAIL` (case-insensitive).
+pub fn markdown_severity(word: &str) -> Option<Severity> {
     match word.trim().to_ascii_uppercase().as_str() {
         "FAIL" => Some(Severity::P1),
         "CONCERN" | "CONCERNS" => Some(Severity::P2),
@@ -30,8 +30,8 @@ pub fn seed000_severity(word: &str) -> Option<Severity> {
     }
 }
 
-/// Seed 000 summary verdicts: `PASS`, `CONCERNS` (or `CONCERN`), `FAIL`.
-pub fn seed000_verdict(word: &str) -> Option<Verdict> {
+/// The review templates' markdown summary verdicts: `PASS`, `CONCERNS` (or `CONCERN`), `FAIL`.
+pub fn markdown_verdict(word: &str) -> Option<Verdict> {
     match word.trim().to_ascii_uppercase().as_str() {
         "PASS" => Some(Verdict::Pass),
         "CONCERNS" | "CONCERN" => Some(Verdict::Concerns),
@@ -40,8 +40,8 @@ pub fn seed000_verdict(word: &str) -> Option<Verdict> {
     }
 }
 
-/// Seed 002 critique severities: `blocker`, `major`, `minor`, `nit`.
-pub fn seed002_severity(word: &str) -> Option<Severity> {
+/// The prompt-review pipeline's critique severities: `blocker`, `major`, `minor`, `nit`.
+pub fn critique_severity(word: &str) -> Option<Severity> {
     match word.trim().to_ascii_lowercase().as_str() {
         "blocker" => Some(Severity::P0),
         "major" => Some(Severity::P1),
@@ -51,8 +51,8 @@ pub fn seed002_severity(word: &str) -> Option<Severity> {
     }
 }
 
-/// The seed 002 word for a severity (`info` has none and maps to `nit`).
-pub fn seed002_word(severity: Severity) -> &'static str {
+/// The prompt-review pipeline's word for a severity (`info` has none and maps to `nit`).
+pub fn critique_word(severity: Severity) -> &'static str {
     match severity {
         Severity::P0 => "blocker",
         Severity::P1 => "major",
@@ -74,9 +74,9 @@ pub fn priority_severity(value: &serde_json::Value) -> Option<Severity> {
     }
 }
 
-/// Seed 003 and Cerberus verdicts: `PASS`, `FAIL`, `NEEDS_WORK`; crit's own
+/// mala's findings JSON and Cerberus verdicts: `PASS`, `FAIL`, `NEEDS_WORK`; crit's own
 /// `CONCERNS` is accepted too. Exact upper-case words, as the contract says.
-pub fn seed003_verdict(word: &str) -> Option<Verdict> {
+pub fn findings_json_verdict(word: &str) -> Option<Verdict> {
     match word {
         "PASS" => Some(Verdict::Pass),
         "FAIL" => Some(Verdict::Fail),
@@ -85,8 +85,8 @@ pub fn seed003_verdict(word: &str) -> Option<Verdict> {
     }
 }
 
-/// The seed 003 word for a verdict, for tools that speak that contract.
-pub fn seed003_word(verdict: Verdict) -> &'static str {
+/// mala's findings-JSON word for a verdict, for tools that speak that contract.
+pub fn findings_json_word(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Pass => "PASS",
         Verdict::Concerns => "NEEDS_WORK",
@@ -103,7 +103,7 @@ pub fn codex_verdict(overall_correctness: &str) -> Option<Verdict> {
     }
 }
 
-/// Seed 004 plan verdicts.
+/// expert-review's plan verdicts.
 pub fn plan_verdict(word: &str) -> Option<Verdict> {
     match word.trim() {
         "APPROVED" => Some(Verdict::Pass),
@@ -114,7 +114,7 @@ pub fn plan_verdict(word: &str) -> Option<Verdict> {
     }
 }
 
-/// The seed 004 word for a verdict.
+/// expert-review's word for a verdict.
 pub fn plan_word(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Pass => "APPROVED",
@@ -130,22 +130,22 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn seed000() {
-        assert_eq!(seed000_severity("FAIL"), Some(Severity::P1));
-        assert_eq!(seed000_severity("concern"), Some(Severity::P2));
-        assert_eq!(seed000_severity("PASS"), Some(Severity::Info));
-        assert_eq!(seed000_severity("WARN"), None);
-        assert_eq!(seed000_verdict("Concerns"), Some(Verdict::Concerns));
-        assert_eq!(seed000_verdict("UNKNOWN"), None);
+    fn markdown_words() {
+        assert_eq!(markdown_severity("FAIL"), Some(Severity::P1));
+        assert_eq!(markdown_severity("concern"), Some(Severity::P2));
+        assert_eq!(markdown_severity("PASS"), Some(Severity::Info));
+        assert_eq!(markdown_severity("WARN"), None);
+        assert_eq!(markdown_verdict("Concerns"), Some(Verdict::Concerns));
+        assert_eq!(markdown_verdict("UNKNOWN"), None);
     }
 
     #[test]
-    fn seed002_round_trip() {
+    fn critique_round_trip() {
         for w in ["blocker", "major", "minor", "nit"] {
-            assert_eq!(seed002_word(seed002_severity(w).unwrap()), w);
+            assert_eq!(critique_word(critique_severity(w).unwrap()), w);
         }
-        assert_eq!(seed002_severity("BLOCKER"), Some(Severity::P0));
-        assert_eq!(seed002_word(Severity::Info), "nit");
+        assert_eq!(critique_severity("BLOCKER"), Some(Severity::P0));
+        assert_eq!(critique_word(Severity::Info), "nit");
     }
 
     #[test]
@@ -166,10 +166,10 @@ mod tests {
 
     #[test]
     fn verdict_words() {
-        assert_eq!(seed003_verdict("NEEDS_WORK"), Some(Verdict::Concerns));
-        assert_eq!(seed003_verdict("pass"), None);
-        assert_eq!(seed003_word(Verdict::Concerns), "NEEDS_WORK");
-        assert_eq!(seed003_word(Verdict::Unknown), "FAIL");
+        assert_eq!(findings_json_verdict("NEEDS_WORK"), Some(Verdict::Concerns));
+        assert_eq!(findings_json_verdict("pass"), None);
+        assert_eq!(findings_json_word(Verdict::Concerns), "NEEDS_WORK");
+        assert_eq!(findings_json_word(Verdict::Unknown), "FAIL");
         assert_eq!(codex_verdict("Patch is incorrect"), Some(Verdict::Fail));
         assert_eq!(plan_verdict("APPROVED"), Some(Verdict::Pass));
         assert_eq!(plan_word(Verdict::Unknown), "ERROR");

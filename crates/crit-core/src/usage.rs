@@ -33,6 +33,12 @@ impl Usage {
     }
 }
 
+/// Two costs together: unknown when either is (`None`: a model with no
+/// known price), so a total never looks smaller than what was spent.
+pub fn add_cost(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    Some(a? + b?)
+}
+
 impl std::ops::Add for Usage {
     type Output = Usage;
     fn add(mut self, rhs: Usage) -> Usage {

@@ -20,7 +20,7 @@ fn shard(i: u32, n: u32, verdict: Verdict, findings: Vec<Finding>) -> Part {
         output_tokens: 10,
         ..Usage::default()
     };
-    r.cost_usd = 0.01 * f64::from(i);
+    r.cost_usd = Some(0.01 * f64::from(i));
     r.duration_ms = 1000 * u64::from(i);
     r.summary = format!("summary {i}");
     r.apply_gate(FailOn::default());
@@ -74,7 +74,7 @@ fn shards_fold_into_one_result() {
     assert!(!m.passed);
     assert_eq!(m.usage.input_tokens, 1000);
     assert_eq!(m.usage.output_tokens, 40);
-    assert!((m.cost_usd - 0.10).abs() < 1e-9);
+    assert!((m.cost_usd.unwrap() - 0.10).abs() < 1e-9);
     assert_eq!(m.duration_ms, 4000);
     assert_eq!(m.inputs["shard"], "1,2,3,4/4");
     assert_eq!(m.inputs["diff"], "main");

@@ -82,12 +82,10 @@ pub fn lookup(model: &str) -> Option<&'static ModelInfo> {
     None
 }
 
-/// What `usage` cost on `model`. An unknown model costs 0 with `priced: false`.
+/// What `usage` cost on `model`. An unknown model costs 0 with `priced:
+/// false`; the review says so once (its cost is then `null`), not every call.
 pub fn cost(model: &str, usage: &Usage) -> Cost {
     let Some(info) = lookup(model) else {
-        if !usage.is_zero() {
-            tracing::warn!(model, "model not in the price table; cost counted as 0");
-        }
         return Cost {
             usd: 0.0,
             priced: false,
@@ -130,11 +128,16 @@ mod tests {
         for (alias, id) in &table().aliases {
             assert!(table().models.contains_key(id), "{alias} → {id} unpriced");
         }
-        // Cache rates follow the documented multipliers.
+        // Cache rates follow the documented multipliers (Claude 3 Haiku's
+        // were published as $0.30 and $0.03 per MTok).
         for (id, m) in &table().models {
             let r = m.rates;
-            assert!((r.cache_write - 1.25 * r.input).abs() < 1e-9, "{id}");
-            assert!((r.cache_read - 0.1 * r.input).abs() < 1e-9, "{id}");
+            let (write, read) = match id.as_str() {
+                "claude-3-haiku" => (1.2, 0.12),
+                _ => (1.25, 0.1),
+            };
+            assert!((r.cache_write - write * r.input).abs() < 1e-9, "{id}");
+            assert!((r.cache_read - read * r.input).abs() < 1e-9, "{id}");
         }
     }
 
@@ -146,6 +149,38 @@ mod tests {
         assert!((c.usd - (4.0 + 2.0 + 1.0 + 0.2)).abs() < 1e-9, "{}", c.usd);
         let dated = cost("claude-haiku-4-5-20251001", &usage(1_000_000, 0, 0, 0));
         assert!((dated.usd - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn every_current_and_recent_claude_id_has_a_price() {
+        for id in [
+            // Reldo's default model.
+            "claude-sonnet-4-20250514",
+            "claude-sonnet-4-0",
+            "claude-opus-4-20250514",
+            "claude-opus-4-1-20250805",
+            "claude-opus-4-0",
+            "claude-sonnet-4-5-20250929",
+            "claude-haiku-4-5-20251001",
+            "claude-3-7-sonnet-20250219",
+            "claude-3-7-sonnet-latest",
+            "claude-3-5-sonnet-20241022",
+            "claude-3-5-sonnet-20240620",
+            "claude-3-5-haiku-20241022",
+            "claude-3-5-haiku-latest",
+            "claude-3-opus-20240229",
+            "claude-3-haiku-20240307",
+            "opus",
+            "sonnet",
+            "haiku",
+        ] {
+            assert!(cost(id, &usage(1, 1, 0, 0)).priced, "{id} has no price");
+        }
+        let s4 = cost(
+            "claude-sonnet-4-20250514",
+            &usage(1_000_000, 1_000_000, 0, 0),
+        );
+        assert!((s4.usd - 18.0).abs() < 1e-9, "{}", s4.usd);
     }
 
     #[test]

@@ -113,48 +113,13 @@ impl HttpTransport {
         timeouts: Timeouts,
         system_roots: bool,
     ) -> Result<Self, LlmError> {
-        let config = |e: String| LlmError::Config {
-            message: format!("cannot set up TLS: {e}"),
-        };
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .map_err(|e| config(e.to_string()))?;
-        let verifier = if system_roots {
-            rustls_platform_verifier::Verifier::new(provider).map_err(|e| e.to_string())
-        } else {
-            Err("plain HTTP base URL".to_string())
-        };
-        let tls = match verifier {
-            Ok(verifier) => builder
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(verifier))
-                .with_no_client_auth(),
-            // No system CA certificates: plain-HTTP local servers must still work,
-            // and an HTTPS call fails on the certificate with a clear error.
-            Err(e) => {
-                if system_roots {
-                    tracing::warn!(error = %e, "no system CA certificates; HTTPS will fail");
-                }
-                builder
-                    .with_root_certificates(rustls::RootCertStore::empty())
-                    .with_no_client_auth()
-            }
-        };
-        let client = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls)
-            .connect_timeout(timeouts.connect)
-            .user_agent(concat!("crit/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| config(e.to_string()))?;
         Ok(HttpTransport {
-            client,
+            client: tls_client(system_roots, timeouts.connect)?,
             policy,
             timeouts,
             limits: ResponseLimits::default(),
         })
     }
-
     /// Sends `call` (retrying as the policy says) and streams decoded events. An
     /// error before the first event is returned here rather than in the stream.
     pub(crate) async fn stream<D, F>(
@@ -481,6 +446,69 @@ fn describe_reqwest(e: &reqwest::Error) -> String {
         src = s.source();
     }
     msg
+}
+
+/// A reqwest client on crit's one TLS stack (rustls on `ring`, the system's
+/// CA certificates, HTTP/1.1), for other HTTP clients of crit's (MCP servers).
+/// `system_roots: false` is for plain-HTTP endpoints: no certificate store
+/// is looked for, and an HTTPS call fails on the certificate.
+pub fn tls_client(
+    system_roots: bool,
+    connect_timeout: Duration,
+) -> Result<reqwest::Client, LlmError> {
+    let config = |e: String| LlmError::Config {
+        message: format!("cannot set up TLS: {e}"),
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| config(e.to_string()))?;
+    let verifier = if system_roots {
+        rustls_platform_verifier::Verifier::new(provider).map_err(|e| e.to_string())
+    } else {
+        Err("plain HTTP base URL".to_string())
+    };
+    let tls = match verifier {
+        Ok(verifier) => builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth(),
+        // No system CA certificates: plain-HTTP local servers must still work,
+        // and an HTTPS call fails on the certificate with a clear error.
+        Err(e) => {
+            if system_roots {
+                tracing::warn!(error = %e, "no system CA certificates; HTTPS will fail");
+            }
+            builder
+                .with_root_certificates(rustls::RootCertStore::empty())
+                .with_no_client_auth()
+        }
+    };
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .connect_timeout(connect_timeout)
+        .user_agent(concat!("crit/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| config(e.to_string()))
+}
+
+/// Header names and values for an HTTP client, checked.
+pub fn header_map(
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Result<
+    std::collections::HashMap<reqwest::header::HeaderName, reqwest::header::HeaderValue>,
+    String,
+> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            let name = reqwest::header::HeaderName::from_bytes(k.trim().as_bytes())
+                .map_err(|_| format!("header `{k}`: not a valid header name"))?;
+            let value = reqwest::header::HeaderValue::from_str(v.trim())
+                .map_err(|_| format!("header `{k}`: the value is not valid in a header"))?;
+            Ok((name, value))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -44,6 +44,12 @@ pub struct Config {
     pub fail_on: Option<Setting<String>>,
     pub max_turns: Option<Setting<u32>>,
     pub max_budget_usd: Option<Setting<f64>>,
+    /// A directory of more review templates (the review templates' tool's
+    /// "configured directory"), from the user's file: anywhere.
+    pub templates_dir: Option<Setting<PathBuf>>,
+    /// The project file's `templates_dir`, from the project root (never
+    /// outside the project).
+    pub project_templates_dir: Option<Setting<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -59,6 +65,7 @@ struct RawConfig {
     fail_on: Option<Spanned<String>>,
     max_turns: Option<Spanned<u32>>,
     max_budget_usd: Option<Spanned<f64>>,
+    templates_dir: Option<Spanned<String>>,
     review: Option<RawReview>,
 }
 
@@ -92,7 +99,11 @@ impl Config {
                 "a project's settings that run programs, move credentials or relax the gate need `Config::load_project` and the project's trust",
             );
             let file = path.display().to_string();
-            config.overlay(Config::parse(&text, &file)?.gated(&rules, &file));
+            config.overlay(
+                Config::parse(&text, &file)?
+                    .gated(&rules, &file)
+                    .in_project(),
+            );
         }
         Ok(config)
     }
@@ -106,7 +117,11 @@ impl Config {
     ) -> Result<Config, TemplateError> {
         let mut config = Config::load_user(user)?;
         if let Some(file) = rules.read(PROJECT_FILE)? {
-            config.overlay(Config::parse(&file.text, &file.label)?.gated(rules, PROJECT_FILE));
+            config.overlay(
+                Config::parse(&file.text, &file.label)?
+                    .gated(rules, PROJECT_FILE)
+                    .in_project(),
+            );
         }
         Ok(config)
     }
@@ -153,6 +168,15 @@ impl Config {
         });
         ask(&mut self.fail_on, rules, file, "fail_on", |v| {
             matches!(v.as_str(), "p0" | "never").then(|| v.clone())
+        });
+        self
+    }
+
+    /// A project file's `templates_dir` is the project's (from its root).
+    fn in_project(mut self) -> Config {
+        self.project_templates_dir = self.templates_dir.take().map(|s| Setting {
+            value: s.value.to_string_lossy().into_owned(),
+            source: s.source,
         });
         self
     }
@@ -237,6 +261,10 @@ impl Config {
                 .transpose()?,
             max_turns: raw.max_turns.map(|s| setting(file, &s, s.value)),
             max_budget_usd: raw.max_budget_usd.map(|s| setting(file, &s, s.value)),
+            templates_dir: raw
+                .templates_dir
+                .map(|s| setting(file, &s, PathBuf::from(&s.value))),
+            project_templates_dir: None,
         })
     }
 
@@ -255,7 +283,9 @@ impl Config {
             timeout,
             fail_on,
             max_turns,
-            max_budget_usd
+            max_budget_usd,
+            templates_dir,
+            project_templates_dir
         );
     }
 }

@@ -94,12 +94,14 @@ impl LlmPanel {
 
     async fn vote(&self, req: &PanelRequest<'_>) -> PanelVote {
         let mut notes = Vec::new();
+        let mut auto_selected = false;
         // One budget for AUTO-SELECT and the personas together.
         let spend = Arc::new(crit_agent::SpendMeter::default());
         let personas = if req.reviewers.defaulted {
             match self.auto_select(req, &spend).await {
                 Ok((picked, why)) => {
                     notes.push(format!("AUTO-SELECT picked the panel: {why}"));
+                    auto_selected = true;
                     picked
                 }
                 Err(e) => {
@@ -127,6 +129,7 @@ impl LlmPanel {
             approved: result.passed,
             result: Box::new(result),
             notes,
+            auto_selected,
         }
     }
 

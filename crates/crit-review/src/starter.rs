@@ -1,66 +1,151 @@
-//! `crit init`: a starter `.crit/` — project settings, a `crit run`
-//! orchestrator with three example reviewers — that a team edits and commits.
-//! Existing files are never overwritten.
+//! `crit init`: starter files a team edits and commits. crit's layout is a
+//! `.crit/` (project settings, a `crit run` orchestrator with three example
+//! reviewers); `--reldo` writes Reldo's (`.claude/reldo.json`, its prompts
+//! under `.claude/reldo/`, sessions under `.reldo/sessions`). Nothing is
+//! overwritten unless asked: a starter that finds any of its files refuses
+//! as a whole and writes nothing.
 
 use std::path::{Path, PathBuf};
 
-/// Every starter file: its path under the project root, and its text.
-pub const FILES: [(&str, &str); 6] = [
-    (".crit/config.yaml", include_str!("../starter/config.yaml")),
-    (".crit/run.yaml", include_str!("../starter/run.yaml")),
-    (
-        ".crit/prompts/orchestrator.md",
-        include_str!("../prompts/orchestrator.md"),
-    ),
-    (
-        ".crit/agents/backend-reviewer.md",
-        include_str!("../starter/agents/backend-reviewer.md"),
-    ),
-    (
-        ".crit/agents/frontend-reviewer.md",
-        include_str!("../starter/agents/frontend-reviewer.md"),
-    ),
-    (
-        ".crit/agents/architecture-reviewer.md",
-        include_str!("../starter/agents/architecture-reviewer.md"),
-    ),
-];
+use crit_core::contract::Contract;
+
+use crate::template::{OutputSpec, contract_instructions};
+
+/// Which project layout to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `.crit/`.
+    Crit,
+    /// Reldo's `.claude/reldo.json` and `.claude/reldo/`.
+    Reldo,
+}
+
+const ORCHESTRATOR: &str = include_str!("../prompts/orchestrator.md");
+
+/// Every starter file of `layout`: its path under the project root, and its text.
+pub fn files(layout: Layout) -> Vec<(&'static str, String)> {
+    let s = |t: &str| t.to_string();
+    match layout {
+        Layout::Crit => vec![
+            (
+                ".crit/config.yaml",
+                s(include_str!("../starter/config.yaml")),
+            ),
+            (".crit/run.yaml", s(include_str!("../starter/run.yaml"))),
+            // The orchestrator's prompt says how to answer: crit sends a
+            // prompt of the project's as written.
+            (".crit/prompts/orchestrator.md", crit_orchestrator()),
+            (
+                ".crit/agents/backend-reviewer.md",
+                s(include_str!("../starter/agents/backend-reviewer.md")),
+            ),
+            (
+                ".crit/agents/frontend-reviewer.md",
+                s(include_str!("../starter/agents/frontend-reviewer.md")),
+            ),
+            (
+                ".crit/agents/architecture-reviewer.md",
+                s(include_str!("../starter/agents/architecture-reviewer.md")),
+            ),
+        ],
+        Layout::Reldo => vec![
+            (
+                ".claude/reldo.json",
+                s(include_str!("../starter/reldo/reldo.json")),
+            ),
+            (
+                ".claude/reldo/orchestrator.md",
+                s(include_str!("../starter/reldo/orchestrator.md")),
+            ),
+            (
+                ".claude/reldo/agents/backend-reviewer.md",
+                s(include_str!("../starter/reldo/agents/backend-reviewer.md")),
+            ),
+            (
+                ".claude/reldo/agents/frontend-reviewer.md",
+                s(include_str!("../starter/reldo/agents/frontend-reviewer.md")),
+            ),
+            (
+                ".claude/reldo/agents/architecture-reviewer.md",
+                s(include_str!(
+                    "../starter/reldo/agents/architecture-reviewer.md"
+                )),
+            ),
+            (
+                ".reldo/.gitignore",
+                s(include_str!("../starter/reldo/gitignore")),
+            ),
+        ],
+    }
+}
+
+/// crit's orchestrator prompt followed by the findings contract it answers in.
+fn crit_orchestrator() -> String {
+    let contract =
+        contract_instructions(&OutputSpec::Contract(Contract::FindingsJson)).unwrap_or_default();
+    crate::template::with_contract(ORCHESTRATOR, &contract)
+}
 
 /// What happened to one starter file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Written {
     Created(PathBuf),
-    /// It was there already and was left as it is.
-    Kept(PathBuf),
+    /// It was there and `force` replaced it.
+    Replaced(PathBuf),
 }
 
-/// Writes the starter files under `root`, skipping any that exist.
-pub fn write(root: &Path) -> std::io::Result<Vec<Written>> {
+/// Why the starter was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum StarterError {
+    #[error(
+        "{} already exist{}; nothing was written (--force replaces them)",
+        .0.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        if .0.len() == 1 { "s" } else { "" }
+    )]
+    Exists(Vec<PathBuf>),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Writes the starter files of `layout` under `root`. Without `force`, any
+/// of them existing stops it before anything is written.
+pub fn write(root: &Path, layout: Layout, force: bool) -> Result<Vec<Written>, StarterError> {
+    let files = files(layout);
+    let existing: Vec<PathBuf> = files
+        .iter()
+        .map(|(rel, _)| PathBuf::from(rel))
+        .filter(|rel| root.join(rel).symlink_metadata().is_ok())
+        .collect();
+    if !force && !existing.is_empty() {
+        return Err(StarterError::Exists(existing));
+    }
     let mut out = Vec::new();
-    for (rel, text) in FILES {
+    for (rel, text) in files {
         let path = root.join(rel);
-        if path.exists() {
-            out.push(Written::Kept(path));
+        let io = |source| StarterError::Io {
+            path: path.clone(),
+            source,
+        };
+        let replaced = existing.iter().any(|e| e == Path::new(rel));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        if replaced {
+            crit_core::files::write_atomic(&path, text.as_bytes()).map_err(io)?;
+            out.push(Written::Replaced(path));
             continue;
         }
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        // create_new: a file that appears meanwhile is not overwritten either.
-        match std::fs::OpenOptions::new()
+        // create_new: a file that appears meanwhile is not overwritten.
+        let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&path)
-        {
-            Ok(mut f) => {
-                std::io::Write::write_all(&mut f, text.as_bytes())?;
-                out.push(Written::Created(path));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                out.push(Written::Kept(path))
-            }
-            Err(e) => return Err(e),
-        }
+            .map_err(io)?;
+        std::io::Write::write_all(&mut f, text.as_bytes()).map_err(io)?;
+        out.push(Written::Created(path));
     }
     Ok(out)
 }

@@ -159,11 +159,11 @@ async fn r2_the_agent_reviewer_logs_its_kind_and_the_range() {
     assert!(r.passed, "{r:#?}");
     let lines = logs.lines();
     assert!(
-        lines.contains(&"INFO Initializing code reviewer: agent".to_string()),
+        lines.contains(&"INFO Initializing code reviewer: agent-sdk".to_string()),
         "{lines:#?}"
     );
     assert!(
-        lines.contains(&"INFO Starting review for main..HEAD with agent".to_string()),
+        lines.contains(&"INFO Starting review for main..HEAD with agent-sdk".to_string()),
         "{lines:#?}"
     );
 }

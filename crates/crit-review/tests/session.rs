@@ -263,7 +263,7 @@ fn audit_line_holds_counts_and_hashes_never_text() {
         cache_read_tokens: 30,
         cache_write_tokens: 40,
     };
-    r.cost_usd = 0.25;
+    r.cost_usd = Some(0.25);
     r.duration_ms = 1234;
     r.parse_error = Some("PARSE-ERROR-TEXT".into());
     let path = append_audit(state_env(state.path()), &r, Some("3fa9c2d1"), at(0)).unwrap();

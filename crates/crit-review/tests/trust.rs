@@ -196,6 +196,7 @@ fn template_hooks_are_dropped_not_the_template() {
     let legacy = Registry::load(&TemplateDirs {
         user: None,
         project: Some(t.clone()),
+        ..TemplateDirs::default()
     })
     .unwrap();
     assert_eq!(legacy.get("h").unwrap().hooks, None);

@@ -182,7 +182,7 @@ fn review(
     let mut opts = ReviewOptions::new(selection.request_model());
     opts.fail_on = fail_on;
     opts.model_override = common.model.clone();
-    opts.limits = crate::commands::review::limits(common, &config);
+    opts.limits = crate::commands::review::limits(common, &config, None);
     opts.limits.timeout_secs = opts.limits.timeout_secs.or(Some(DEFAULT_TIMEOUT_SECS));
     opts.log = !common.no_log;
     opts.rules = Some(rules);

@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 use crit_llm::Env;
+use crit_review::code::mala::{self, MalaConfig, ReviewerType};
 use crit_review::code::{CodeReviewRequest, CodeReviewer, CommandReviewer};
 use crit_review::config::Config;
-use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
+use crit_review::review::{ReviewOptions, ReviewRequest, run_template_or};
 use crit_review::scope::Scope;
 use crit_review::suppress::Suppressions;
 use crit_review::template::{Limits, Template};
@@ -56,32 +57,80 @@ pub fn run_review(
         ),
         false => None,
     };
-    let uses_command = config
-        .reviewer
-        .as_ref()
-        .is_some_and(|r| r.value == "command");
+    // A bad output flag is refused before anything runs.
+    output::OutputPlan::from_common(&common)?;
+    let mala = match is_code(template) {
+        true => MalaConfig::load(&rules).map_err(CliError::usage)?,
+        false => None,
+    };
+    let mala = mala.unwrap_or_default();
+    let uses_command = match &config.reviewer {
+        Some(r) => r.value == "command",
+        None => mala
+            .reviewer_type
+            .as_ref()
+            .is_some_and(|t| t.value == ReviewerType::Cerberus),
+    };
+    if let Some(s) = scope.as_ref().filter(|_| !common.quiet) {
+        // mala's instrumentation, worded as mala logs it.
+        let kind = match uses_command {
+            true => ReviewerType::Cerberus,
+            false => ReviewerType::AgentSdk,
+        }
+        .log_name();
+        let what = given
+            .get("diff")
+            .cloned()
+            .unwrap_or_else(|| match &code.commits[..] {
+                [] => s.describe(),
+                shas => shas.join(", "),
+            });
+        eprintln!("Initializing code reviewer: {kind}");
+        eprintln!(
+            "Starting review for {} with {kind}",
+            output::printable(&what)
+        );
+    }
     if is_code(template) && uses_command {
-        return run_command(&common, &config, &given, &code, &root, &rules);
+        return run_command(&common, &config, &mala, &given, &code, &root, &rules);
     }
-    if let Some(s) = &scope {
-        // Seed 003's instrumentation, as the library's AgentReviewer logs it.
-        tracing::info!("Initializing code reviewer: agent");
-        tracing::info!("Starting review for {} with agent", s.describe());
-    }
-    let selection = backend::select_with(&common, &env, &config)?;
+    // No backend is not the end: an empty change passes without one, and
+    // anything else is an ERROR result that still reaches stdout.
+    let selection = backend::select_with(&common, &env, &config);
     let built = selection
-        .build()
-        .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
-    let mut opts = ReviewOptions::new(selection.request_model());
+        .as_ref()
+        .map_err(CliError::message)
+        .and_then(|s| s.build().map_err(|e| e.to_string()));
+    if let Err(why) = &built {
+        eprintln!("crit: {}", output::printable(why));
+    }
+    let mut opts = ReviewOptions::new(match &selection {
+        Ok(s)
+            if is_code(template)
+                && s.model
+                    .as_ref()
+                    .is_none_or(|m| m.source == crit_llm::Source::Default) =>
+        {
+            // mala's reviewer model: mala.yaml's, else sonnet.
+            mala.model
+                .as_ref()
+                .map_or(mala::DEFAULT_MODEL.to_string(), |m| m.value.clone())
+        }
+        Ok(s) => s.request_model(),
+        Err(_) => String::new(),
+    });
     opts.fail_on = output::effective_fail_on(&common, &config)?;
     opts.model_override = common.model.clone();
-    opts.limits = limits(&common, &config);
+    opts.limits = limits(&common, &config, is_code(template).then_some(&mala));
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
     opts.shard = code.shard;
     opts.log = !common.no_log;
     opts.rules = Some(rules);
-    opts.config_snapshot = serde_json::to_value(selection.rows()).unwrap_or_default();
+    opts.config_snapshot = selection
+        .as_ref()
+        .map(|s| serde_json::to_value(s.rows()).unwrap_or_default())
+        .unwrap_or_default();
     if !common.quiet {
         opts.progress = Some(Arc::new(StderrProgress::new()));
     }
@@ -94,16 +143,23 @@ pub fn run_review(
         cwd,
     };
     if interactive {
+        let built = built.map_err(|why| CliError::could_not_run(anyhow!("{why}")))?;
         return super::interactive::run(&common, &built, &req, opts);
     }
     let stop = runner::Stop::new();
     let result = runner::block_on(&stop, |cancel| {
         opts.cancel = cancel;
-        let (built, req, opts) = (&built, &req, &opts);
-        async move { run_template(built, req, opts).await }
+        let (built, req, opts) = (built.as_ref().map_err(Clone::clone), &req, &opts);
+        async move { run_template_or(built, req, opts).await }
     })?
     .map_err(CliError::usage)?;
-    runner::finish(&common, result, &stop)
+    let code = runner::finish(&common, result, &stop)?;
+    // No usable backend is the user's to fix (exit 2), though the ERROR
+    // result still went to stdout for scripts that read it.
+    Ok(match code {
+        Code::CouldNotRun if built.is_err() => Code::Usage,
+        code => code,
+    })
 }
 
 fn no_scope(given: &BTreeMap<String, String>, code: &CodeFlags) -> bool {
@@ -143,10 +199,12 @@ fn ci_scope(
     Ok(())
 }
 
-/// `reviewer: command` in the config: an external reviewer program.
+/// `reviewer: command` in the config (or mala.yaml's `reviewer_type:
+/// cerberus`): an external reviewer program.
 fn run_command(
     common: &CommonArgs,
     config: &Config,
+    mala: &MalaConfig,
     given: &BTreeMap<String, String>,
     code: &CodeFlags,
     root: &Path,
@@ -172,7 +230,7 @@ fn run_command(
         diff_range: given.get("diff").cloned(),
         commit_shas: code.commits.clone(),
         context_file: code.context.clone(),
-        timeout: limits(common, config)
+        timeout: limits(common, config, Some(mala))
             .timeout_secs
             .map(std::time::Duration::from_secs),
         session_id: None,
@@ -191,12 +249,22 @@ fn run_command(
 }
 
 /// Flags over the config files; the template's own limits apply under these.
-pub(crate) fn limits(common: &CommonArgs, config: &Config) -> Limits {
+/// A code review (`mala` given) runs at most mala.yaml's
+/// `agent_sdk_review_timeout`, else mala's 600 seconds.
+pub(crate) fn limits(common: &CommonArgs, config: &Config, mala: Option<&MalaConfig>) -> Limits {
+    let code_timeout = mala.map(|m| {
+        m.timeout_secs
+            .as_ref()
+            .map_or(crit_review::code::DEFAULT_TIMEOUT.as_secs(), |t| t.value)
+    });
     Limits {
         max_turns: common
             .max_turns
             .or(config.max_turns.as_ref().map(|s| s.value)),
-        timeout_secs: common.timeout.or(config.timeout.as_ref().map(|s| s.value)),
+        timeout_secs: common
+            .timeout
+            .or(config.timeout.as_ref().map(|s| s.value))
+            .or(code_timeout),
         max_budget_usd: common
             .max_budget_usd
             .or(config.max_budget_usd.as_ref().map(|s| s.value)),

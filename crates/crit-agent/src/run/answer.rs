@@ -16,6 +16,10 @@ pub(super) type Owed = (String, String, bool);
 pub(super) struct Answers {
     invalid: u32,
     nudged: bool,
+    /// The last structured answer refused: its JSON, or why its input was
+    /// not JSON. Read with the caller's contract, it names exactly what was
+    /// wrong (`invalid verdict: MAYBE`).
+    rejected: Option<Result<Value, String>>,
 }
 
 /// The verdict on one turn's structured-output calls.
@@ -58,6 +62,10 @@ impl Answers {
             },
             Err(errors) => {
                 self.invalid += 1;
+                self.rejected = Some(match &call.input_error {
+                    Some(e) => Err(e.clone()),
+                    None => Ok(call.input.clone()),
+                });
                 if self.invalid > out.max_retries {
                     return Checked::End(RunStatus::NoValidOutput(errors));
                 }
@@ -65,6 +73,11 @@ impl Answers {
                 Checked::Retry
             }
         }
+    }
+
+    /// The last structured answer that was refused, if any.
+    pub(super) fn take_rejected(&mut self) -> Option<Result<Value, String>> {
+        self.rejected.take()
     }
 
     /// The model ended its turn without calling a tool. Done, unless a

@@ -53,6 +53,26 @@ pub struct AgentSpec {
     pub sub_agents: Vec<SubAgentDef>,
     /// Hooks of this run; sub-agents run them too.
     pub hooks: Hooks,
+    /// With `output` set: a final answer given as text that this accepts
+    /// ends the run too (a reviewer that answered in another well-formed
+    /// contract has answered; nudging it to repeat itself costs a turn).
+    pub text_answer: Option<TextAnswer>,
+}
+
+/// Which text answers count as final (see [`AgentSpec::text_answer`]).
+#[derive(Clone)]
+pub struct TextAnswer(pub Arc<dyn Fn(&str) -> bool + Send + Sync>);
+
+impl TextAnswer {
+    pub fn accepts(&self, text: &str) -> bool {
+        (self.0)(text)
+    }
+}
+
+impl std::fmt::Debug for TextAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TextAnswer(..)")
+    }
 }
 
 impl AgentSpec {
@@ -75,6 +95,7 @@ impl AgentSpec {
             max_output_tokens: 8192,
             sub_agents: Vec::new(),
             hooks: Hooks::default(),
+            text_answer: None,
         }
     }
 }
@@ -220,8 +241,11 @@ pub struct RunOutcome {
     pub structured: Option<Value>,
     /// Usage of the whole run, sub-agents included.
     pub usage: Usage,
-    /// Cost of the whole run, sub-agents included.
+    /// Cost of the whole run, sub-agents included, at known prices.
     pub cost_usd: f64,
+    /// A model of the run with no known price: `cost_usd` then counts only
+    /// the priced calls, and the true cost is unknown.
+    pub unpriced_model: Option<String>,
     /// The main agent's turns (each sub-agent's are in `sub_agents`).
     pub turns: u32,
     pub duration: Duration,
@@ -230,4 +254,7 @@ pub struct RunOutcome {
     pub model: String,
     /// What each sub-agent launched with `Task` did, in launch order.
     pub sub_agents: Vec<SubAgentOutcome>,
+    /// When no valid structured answer came: the last one refused (its
+    /// JSON, or why its input was not JSON).
+    pub rejected_answer: Option<Result<Value, String>>,
 }

@@ -74,6 +74,7 @@ pub(super) async fn run(
         // Depth 1: a sub-agent launches no agents of its own.
         sub_agents: Vec::new(),
         hooks: t.parent.hooks.clone(),
+        text_answer: None,
     };
     let who = Who {
         agent_id: Some(agent_id(call_id)),
@@ -115,6 +116,10 @@ pub(super) async fn run(
             ToolOutput::error(format!("The agent failed: {m}"))
         }
     };
+    let answer = match &out.status {
+        RunStatus::Completed => out.final_text.clone(),
+        _ => out.all_text.join("\n\n"),
+    };
     let outcome = SubAgentOutcome {
         name: def.name.clone(),
         agent_id: who.agent_id.unwrap_or_default(),
@@ -122,8 +127,10 @@ pub(super) async fn run(
         status: out.status,
         usage: out.usage,
         cost_usd: out.cost_usd,
+        unpriced_model: out.unpriced_model.clone(),
         turns: out.turns,
         duration: out.duration,
+        answer,
     };
     (output, Some(outcome))
 }

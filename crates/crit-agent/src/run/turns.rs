@@ -78,6 +78,9 @@ struct Run<'a> {
     messages: Vec<Message>,
     usage: Usage,
     cost_usd: f64,
+    /// The first model (its own or a sub-agent's) that answered without a
+    /// known price: the run's cost is then unknown.
+    unpriced_model: Option<String>,
     turns: u32,
     texts: Vec<String>,
     structured: Option<serde_json::Value>,
@@ -117,6 +120,7 @@ impl<'a> Run<'a> {
             messages: vec![Message::user_text(spec.prompt.clone())],
             usage: Usage::default(),
             cost_usd: 0.0,
+            unpriced_model: None,
             turns: 0,
             texts: Vec::new(),
             structured: None,
@@ -228,7 +232,13 @@ impl<'a> Run<'a> {
                 return RunStatus::Refused(said.trim().to_string());
             }
             if calls.is_empty() {
-                if self.spec.output.is_none() {
+                let text_answer = self.spec.output.is_some()
+                    && self
+                        .spec
+                        .text_answer
+                        .as_ref()
+                        .is_some_and(|a| a.accepts(&said));
+                if self.spec.output.is_none() || text_answer {
                     let last = self.texts.last().cloned().unwrap_or_default();
                     match self.stop_hooks(model, cx, sink, cancel, last).await {
                         Ok(Some(feedback)) => {
@@ -238,6 +248,9 @@ impl<'a> Run<'a> {
                         Ok(None) => {}
                         Err(status) => return status,
                     }
+                }
+                if text_answer {
+                    return RunStatus::Completed;
                 }
                 match self.answers.without_tools(self.spec.output.is_some()) {
                     Ok(status) => return status,
@@ -293,6 +306,9 @@ impl<'a> Run<'a> {
                 if let Some(sub) = d.sub {
                     self.usage += sub.usage;
                     self.cost_usd += sub.cost_usd;
+                    if self.unpriced_model.is_none() {
+                        self.unpriced_model.clone_from(&sub.unpriced_model);
+                    }
                     self.sub_agents.push(sub);
                 }
                 if stop_run.is_none() {
@@ -443,6 +459,12 @@ impl<'a> Run<'a> {
     fn record_turn(&mut self, resp: &ModelResponse, sink: &mut dyn TranscriptSink) -> Vec<Call> {
         self.usage += resp.usage;
         self.cost_usd += resp.cost.usd;
+        if !resp.cost.priced && !resp.usage.is_zero() && self.unpriced_model.is_none() {
+            self.unpriced_model = Some(match resp.model.is_empty() {
+                true => self.spec.model.clone(),
+                false => resp.model.clone(),
+            });
+        }
         self.spec.spend.add(&resp.usage, resp.cost.usd);
         self.last_stop.clone_from(&resp.stop_reason);
         if !resp.model.is_empty() {
@@ -486,7 +508,11 @@ impl<'a> Run<'a> {
         calls
     }
 
-    fn finish(self, status: RunStatus, sink: &mut dyn TranscriptSink) -> RunOutcome {
+    fn finish(mut self, status: RunStatus, sink: &mut dyn TranscriptSink) -> RunOutcome {
+        let rejected_answer = match &status {
+            RunStatus::NoValidOutput(_) => self.answers.take_rejected(),
+            _ => None,
+        };
         if let RunStatus::Incomplete(hit) = &status {
             sink.record(&TranscriptItem::LimitHit {
                 agent: self.spec.name.clone(),
@@ -510,11 +536,13 @@ impl<'a> Run<'a> {
             structured: self.structured,
             usage: self.usage,
             cost_usd: self.cost_usd,
+            unpriced_model: self.unpriced_model,
             turns: self.turns,
             duration,
             last_stop: self.last_stop,
             model: self.model_name,
             sub_agents: self.sub_agents,
+            rejected_answer,
         }
     }
 }

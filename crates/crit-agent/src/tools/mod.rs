@@ -4,6 +4,7 @@ pub(crate) mod bash;
 mod glob;
 mod grep;
 mod read;
+mod todo;
 mod walk;
 
 pub use bash::BashTool;
@@ -13,6 +14,7 @@ pub use bash::policy::{BashPolicyError, CheckedCommand, check_command};
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use read::ReadTool;
+pub use todo::TodoWriteTool;
 
 use crate::context::ToolContext;
 use crate::tool::ToolOutput;

@@ -151,9 +151,8 @@ fn parse_object(
 fn parse_verdict(obj: &Map<String, Value>) -> Result<Verdict, ContractError> {
     if let Some(v) = obj.get("verdict").or_else(|| obj.get("consensus_verdict")) {
         return match v {
-            Value::String(s) => {
-                scale::seed003_verdict(s).ok_or_else(|| ContractError::InvalidVerdict(s.clone()))
-            }
+            Value::String(s) => scale::findings_json_verdict(s)
+                .ok_or_else(|| ContractError::InvalidVerdict(s.clone())),
             other => Err(ContractError::InvalidVerdict(other.to_string())),
         };
     }

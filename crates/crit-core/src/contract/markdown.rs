@@ -61,10 +61,10 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
         if heading.eq_ignore_ascii_case("summary") && verdict.is_none() {
             verdict = VERDICT_WORD
                 .find(&s.body)
-                .and_then(|m| scale::seed000_verdict(m.as_str()));
+                .and_then(|m| scale::markdown_verdict(m.as_str()));
             summary = s.body.trim().to_string();
         } else if let Some(c) = FINDING.captures(heading) {
-            let severity = scale::seed000_severity(&c[1]).unwrap_or(crate::Severity::P2);
+            let severity = scale::markdown_severity(&c[1]).unwrap_or(crate::Severity::P2);
             let title = c[2].trim().trim_matches('*').trim();
             let title = if title.is_empty() {
                 "(untitled finding)"
@@ -82,7 +82,7 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
         verdict = text.lines().find_map(|l| {
             VERDICT_LINE
                 .captures(l)
-                .and_then(|c| scale::seed000_verdict(&c[1]))
+                .and_then(|c| scale::markdown_verdict(&c[1]))
         });
     }
     ParsedAnswer {
@@ -90,6 +90,27 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
         summary,
         findings,
     }
+}
+
+/// Whether `text` is plainly an answer in this format: it has a `## Summary`
+/// section or a `### [PASS|CONCERN|FAIL] …` finding.
+pub fn has_summary(text: &str) -> bool {
+    split_sections(text).iter().any(|s| {
+        let heading = s
+            .heading
+            .trim_matches(|c: char| c == '*' || c == ':' || c.is_whitespace());
+        heading.eq_ignore_ascii_case("summary") || FINDING.is_match(heading)
+    })
+}
+
+/// Whether a prompt already tells the reviewer to answer in this format (a
+/// review template written for it): it shows the `## Summary` and
+/// `## Findings` sections, or the `[PASS|CONCERN|FAIL]` finding tag.
+pub fn describes_format(prompt: &str) -> bool {
+    let lower = prompt.to_ascii_lowercase();
+    let sections = lower.contains("## summary") && lower.contains("## findings");
+    let tag = lower.contains("[pass|concern|fail]") || lower.contains("[pass | concern | fail]");
+    sections || tag
 }
 
 struct Section {

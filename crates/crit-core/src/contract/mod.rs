@@ -1,15 +1,17 @@
 //! Output contracts: what a reviewer must answer, and the parsers that turn its
 //! answer into findings.
 //!
-//! - [`findings_json`]: the JSON contract of seed 003 (verdict + P0–P3 findings),
+//! - [`findings_json`]: the JSON contract of mala's reviewer (verdict + P0–P3 findings),
 //!   accepting the close cousins models really emit (Codex, Cerberus).
-//! - [`markdown`]: seed 000's markdown severity format, the fallback contract.
+//! - [`markdown`]: the review templates' markdown severity format.
+//! - [`status_line`]: Reldo's free text with a `STATUS: PASS|FAIL` line.
 //!
 //! Both feed [`into_result`], which never loses the raw answer and fails closed.
 
 pub mod extract;
 pub mod findings_json;
 pub mod markdown;
+pub mod status_line;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -23,8 +25,10 @@ pub enum Contract {
     /// The findings JSON contract (the default).
     #[default]
     FindingsJson,
-    /// Seed 000's markdown severity format.
+    /// The review templates' markdown severity format.
     Markdown,
+    /// Reldo's free text with a `STATUS: PASS` / `STATUS: FAIL` line.
+    StatusLine,
 }
 
 /// What a parser understood of an answer.
@@ -35,7 +39,7 @@ pub struct ParsedAnswer {
     pub findings: Vec<Finding>,
 }
 
-/// Why an answer could not be understood. The `Display` strings are seed 003's
+/// Why an answer could not be understood. The `Display` strings are mala's
 /// `parse_error` values and are part of the contract.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ContractError {
@@ -96,7 +100,65 @@ pub fn parse(
     match contract {
         Contract::FindingsJson => findings_json::parse(text, cx),
         Contract::Markdown => Ok(markdown::parse(text, cx)),
+        Contract::StatusLine => Ok(status_line::parse(text)),
     }
+}
+
+/// The `parse_error` of an answer in `contract` that names no verdict.
+pub fn no_verdict_error(contract: Contract, text: &str) -> String {
+    match contract {
+        Contract::StatusLine => status_line::problem(text)
+            .unwrap_or(status_line::NO_STATUS)
+            .to_string(),
+        Contract::FindingsJson | Contract::Markdown => markdown::NO_VERDICT.to_string(),
+    }
+}
+
+/// Parse `text` in `expected`, or in another well-formed contract: a reviewer
+/// asked for the findings JSON that answers in the review templates' markdown
+/// format (or the other way round) has still answered; so has an answer with
+/// no status line that is plainly one of those two. When no contract
+/// understands the answer, the error (or UNKNOWN) is `expected`'s, so its
+/// words (`invalid verdict: MAYBE`) stay exact. No answer ever stands in for
+/// a status line it contradicts: a status line, when there is one, decides.
+pub fn parse_any(
+    expected: Contract,
+    text: &str,
+    cx: &ParseContext<'_>,
+) -> Result<ParsedAnswer, ContractError> {
+    let first = parse(expected, text, cx);
+    if matches!(&first, Ok(p) if p.verdict != Verdict::Unknown) {
+        return first;
+    }
+    if expected == Contract::StatusLine
+        && status_line::problem(text) != Some(status_line::NO_STATUS)
+    {
+        // Both PASS and FAIL: no other reading settles that.
+        return first;
+    }
+    let others: &[Contract] = match expected {
+        Contract::FindingsJson => &[Contract::Markdown],
+        Contract::Markdown => &[Contract::FindingsJson],
+        Contract::StatusLine => &[Contract::FindingsJson, Contract::Markdown],
+    };
+    others
+        .iter()
+        .find_map(|other| {
+            // Only an answer plainly in the other format counts: prose that
+            // happens to hold a `{` is not a JSON answer, nor a stray
+            // `Verdict:` line a markdown one.
+            let plainly = match other {
+                Contract::FindingsJson => extract::candidates(text)
+                    .iter()
+                    .any(|c| c.contains("\"verdict\"") || c.contains("\"findings\"")),
+                _ => markdown::has_summary(text),
+            };
+            match parse(*other, text, cx) {
+                Ok(p) if plainly && p.verdict != Verdict::Unknown => Some(Ok(p)),
+                _ => None,
+            }
+        })
+        .unwrap_or(first)
 }
 
 /// Parse an answer into a `ReviewResult` for `review`. The raw text is always
@@ -115,7 +177,7 @@ pub fn into_result(
             r.findings = parsed.findings;
             r.raw_output = text.to_string();
             if parsed.verdict == Verdict::Unknown {
-                r.parse_error = Some(markdown::NO_VERDICT.to_string());
+                r.parse_error = Some(no_verdict_error(contract, text));
             }
             r.apply_gate(crate::FailOn::default());
             r

@@ -66,8 +66,10 @@ pub(super) fn render(result: &ReviewResult) -> String {
     if !result.usage.is_zero() {
         footer.push(format!("{} tokens", result.usage.total()));
     }
-    if result.cost_usd > 0.0 {
-        footer.push(format!("${:.4}", result.cost_usd));
+    match result.cost_usd {
+        Some(c) if c > 0.0 => footer.push(format!("${c:.4}")),
+        None => footer.push("cost unknown".into()),
+        _ => {}
     }
     footer.push(if result.passed {
         "gate passed".into()

@@ -1,6 +1,7 @@
 //! Renderers: one per output format, all from a `ReviewResult`.
 
 mod codeclimate;
+pub mod compat;
 mod github;
 mod json;
 mod junit;
@@ -84,6 +85,12 @@ impl Default for RenderOptions {
             tool_uri: "https://github.com/crit-review/crit".to_string(),
         }
     }
+}
+
+/// The terminal report's last line (verdict, findings, tokens, cost, time,
+/// gate), on its own: what `crit run` prints on stderr under the answer.
+pub fn summary_line(result: &ReviewResult, color: bool) -> String {
+    terminal::summary(result, color)
 }
 
 /// Render `result` in `format`. Every output ends with a newline.

@@ -109,6 +109,10 @@ fn grouped(result: &ReviewResult) -> Vec<(Option<&str>, Vec<&Finding>)> {
     groups
 }
 
+pub(super) fn summary(result: &ReviewResult, color: bool) -> String {
+    summary_line(result, &Painter { on: color })
+}
+
 fn summary_line(result: &ReviewResult, p: &Painter) -> String {
     let mut parts = vec![p.paint(verdict_style(result.verdict), result.verdict.as_str())];
     let n = result.findings.len();
@@ -133,8 +137,10 @@ fn summary_line(result: &ReviewResult, p: &Painter) -> String {
     if !result.usage.is_zero() {
         parts.push(format!("{} tokens", compact(result.usage.total())));
     }
-    if result.cost_usd > 0.0 {
-        parts.push(format!("${:.4}", result.cost_usd));
+    match result.cost_usd {
+        Some(c) if c > 0.0 => parts.push(format!("${c:.4}")),
+        None => parts.push("cost unknown".to_string()),
+        _ => {}
     }
     if result.duration_ms > 0 {
         parts.push(format!("{:.1}s", result.duration_ms as f64 / 1000.0));

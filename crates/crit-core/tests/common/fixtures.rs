@@ -66,13 +66,13 @@ pub fn rich() -> ReviewResult {
             model: Some("claude-sonnet-5-5".into()),
             findings: 1,
             usage,
-            cost_usd: 0.0123,
+            cost_usd: Some(0.0123),
             duration_ms: 4200,
             error: None,
         })
         .collect();
     r.usage = r.reviewers.iter().map(|o| o.usage).sum();
-    r.cost_usd = 0.0492;
+    r.cost_usd = Some(0.0492);
     r.duration_ms = 5100;
     r.raw_output = "(four answers)".into();
     r.inputs.insert("diff".into(), "main..HEAD".into());

@@ -28,7 +28,7 @@ impl AgentReviewer {
     /// `template` is the code review template (the built-in `code`, or a
     /// project's override of it).
     pub fn new(backend: Backend, template: Template, root: PathBuf, opts: ReviewOptions) -> Self {
-        tracing::info!("Initializing code reviewer: agent");
+        tracing::info!("Initializing code reviewer: agent-sdk");
         AgentReviewer {
             backend,
             template,
@@ -38,7 +38,7 @@ impl AgentReviewer {
     }
 
     async fn run(&self, req: &CodeReviewRequest) -> ReviewResult {
-        tracing::info!("Starting review for {} with agent", req.describe());
+        tracing::info!("Starting review for {} with agent-sdk", req.describe());
         let scope = match req.scope() {
             Ok(s) => s,
             Err(e) => return bad_request(e),

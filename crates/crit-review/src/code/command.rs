@@ -1,4 +1,4 @@
-//! The command reviewer: an external reviewer program (seed 003's
+//! The command reviewer: an external reviewer program (mala's Cerberus
 //! `review-gate`, a Cerberus-style binary). crit hands it the change, reads
 //! its JSON answer with the findings contract, and maps its exit status.
 //!
@@ -44,7 +44,7 @@ pub struct CommandReviewer {
 impl CommandReviewer {
     /// `argv`: the program and its arguments (the config's `command`).
     pub fn new(argv: Vec<String>, root: PathBuf) -> Self {
-        tracing::info!("Initializing code reviewer: command");
+        tracing::info!("Initializing code reviewer: cerberus");
         CommandReviewer {
             argv,
             root,
@@ -94,7 +94,7 @@ impl CommandReviewer {
     }
 
     async fn run(&self, req: &CodeReviewRequest) -> ReviewResult {
-        tracing::info!("Starting review for {} with command", req.describe());
+        tracing::info!("Starting review for {} with cerberus", req.describe());
         if self.argv.is_empty() {
             return bad_request(
                 "`reviewer: command` needs a `command:` in .crit/config.yaml (the program and its arguments)",
@@ -172,7 +172,7 @@ impl CommandReviewer {
             model: None,
             findings: result.findings.len(),
             usage: Default::default(),
-            cost_usd: 0.0,
+            cost_usd: Some(0.0),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             error: result.parse_error.clone(),
         }];

@@ -1,11 +1,12 @@
-//! Code review for pipelines (seed 003): the [`CodeReviewer`] an orchestrator
+//! Code review for pipelines (mala's reviewer): the [`CodeReviewer`] an orchestrator
 //! calls after every agent session, with two implementations — crit's own
 //! agent reviewer ([`AgentReviewer`]) and an external reviewer program
-//! ([`CommandReviewer`], the seed's `review-gate`). Both return PASS without
+//! ([`CommandReviewer`], mala's Cerberus `review-gate`). Both return PASS without
 //! any work when the change is empty, and both fail closed.
 
 mod agent;
 mod command;
+pub mod mala;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -18,7 +19,7 @@ pub use command::CommandReviewer;
 
 use crate::scope::{self, Scope};
 
-/// The seed's default review timeout (`review.timeout` overrides it).
+/// mala's default review timeout (`review.timeout` overrides it).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// One code review: a range, or commits, with optional notes from the author.
@@ -63,8 +64,8 @@ pub trait CodeReviewer: Send + Sync {
 
     fn review<'a>(&'a self, req: &'a CodeReviewRequest) -> BoxFuture<'a, ReviewResult>;
 
-    /// Whether this reviewer runs even where reviews are switched off (seed
-    /// 003 R7). Neither of crit's does.
+    /// Whether this reviewer runs even where reviews are switched off
+    /// (mala's R7). Neither of crit's does.
     fn overrides_disabled_setting(&self) -> bool {
         false
     }

@@ -1,24 +1,48 @@
 //! The configuration of `crit run`: Reldo's format (`.claude/reldo.json`,
-//! `.reldo/settings.json`) loads unchanged, in JSON or YAML. `${cwd}` and
-//! `${env:NAME}` expand in every string value; prompts given as file paths are
-//! read relative to `cwd`. A config inside the project is honoured as the
-//! project's rules allow ([`RunConfig::load_with`], `gate`).
+//! `.reldo/settings.json`) loads unchanged, in JSON or YAML. Every key Reldo
+//! documents loads; one crit does not use is a warning naming it
+//! ([`RunConfig::warnings`]), not an error. `${cwd}` and `${env:NAME}` expand
+//! in every string value; prompts given as file paths are read relative to
+//! `cwd`. A config inside the project is honoured as the project's rules
+//! allow ([`RunConfig::load_with`], `gate`).
 
 mod expand;
 mod gate;
+mod raw;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crit_agent::{McpServerConfig, SubAgentDef};
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::trust::{ProjectRules, TrustError};
 pub use expand::expand;
 use expand::{Lookup, expand_all, expand_with};
 use gate::Gate;
+use raw::{RawAgent, RawLogging, RawMcp};
+
+/// The working directory a config is loaded for.
+#[derive(Debug, Clone, Copy)]
+pub enum Cwd<'a> {
+    /// Where crit runs: the config's own `cwd` (relative to it) wins.
+    Default(&'a Path),
+    /// `--cwd`: wins over the config's `cwd`, as in Reldo.
+    Given(&'a Path),
+}
+
+impl<'a> From<&'a Path> for Cwd<'a> {
+    fn from(p: &'a Path) -> Self {
+        Cwd::Default(p)
+    }
+}
+
+impl<'a> From<&'a PathBuf> for Cwd<'a> {
+    fn from(p: &'a PathBuf) -> Self {
+        Cwd::Default(p)
+    }
+}
 
 /// Reldo's default review timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(180);
@@ -38,6 +62,10 @@ const ORCHESTRATOR: &str = include_str!("../../prompts/orchestrator.md");
 pub struct RunConfig {
     /// The orchestrator's system prompt (file contents, or inline text).
     pub prompt: String,
+    /// `prompt` is crit's own orchestrator (no config, or one without `prompt`):
+    /// it answers in crit's findings contract. A prompt of the user's is sent
+    /// as written, and its answer is read for a `STATUS: PASS|FAIL` line.
+    pub builtin_prompt: bool,
     pub allowed_tools: Vec<String>,
     pub mcp_servers: Vec<McpServerConfig>,
     pub agents: Vec<SubAgentDef>,
@@ -50,6 +78,9 @@ pub struct RunConfig {
     pub logging: Logging,
     /// The file it came from (`None`: the built-in default).
     pub source: Option<PathBuf>,
+    /// What of the file crit does not use, or could not honour as written:
+    /// said on stderr and kept in the result's `warnings`.
+    pub warnings: Vec<String>,
 }
 
 /// FR7's logging block.
@@ -96,58 +127,13 @@ pub enum RunConfigError {
     Rules(#[from] TrustError),
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAgent {
-    description: String,
-    prompt: String,
-    #[serde(default)]
-    tools: Option<Vec<String>>,
-    #[serde(default)]
-    model: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMcp {
-    command: String,
-    #[serde(default)]
-    args: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    /// Claude Code writes `"type": "stdio"`; only stdio servers are supported.
-    #[serde(default, rename = "type")]
-    kind: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawLogging {
-    enabled: Option<bool>,
-    output_dir: Option<String>,
-    verbose: Option<bool>,
-}
-
-const KEYS: [&str; 11] = [
-    "prompt",
-    "allowed_tools",
-    "mcp_servers",
-    "agents",
-    "output_schema",
-    "cwd",
-    "timeout_seconds",
-    "max_turns",
-    "model",
-    "logging",
-    "$schema",
-];
-
 impl RunConfig {
     /// The built-in orchestrator, for `crit run` with no config file: it
     /// reviews with the reviewers defined in `.claude/agents` (added by the caller).
     pub fn builtin(cwd: &Path) -> RunConfig {
         RunConfig {
             prompt: ORCHESTRATOR.to_string(),
+            builtin_prompt: true,
             allowed_tools: DEFAULT_TOOLS.iter().map(|s| s.to_string()).collect(),
             mcp_servers: Vec::new(),
             agents: Vec::new(),
@@ -158,6 +144,7 @@ impl RunConfig {
             model: None,
             logging: Logging::default(),
             source: None,
+            warnings: Vec::new(),
         }
     }
 
@@ -184,12 +171,13 @@ impl RunConfig {
     /// is read where `rules` read the project, and its MCP servers,
     /// `${env:…}` and paths leading out of the project are honoured only as
     /// `rules` allow; a file outside the project is the user's own.
-    pub fn load_with(
+    pub fn load_with<'c>(
         path: &Path,
-        cwd: &Path,
+        cwd: impl Into<Cwd<'c>>,
         env: &dyn Fn(&str) -> Option<String>,
         rules: &ProjectRules,
     ) -> Result<RunConfig, RunConfigError> {
+        let cwd = cwd.into();
         // A project file by its path as given or as it resolves: a link out
         // of the project does not make a file the user's own.
         let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
@@ -225,11 +213,12 @@ impl RunConfig {
     }
 
     /// Loads `path`, every setting honoured (the caller vouches for the
-    /// file). `cwd` is the working directory when the config sets none
-    /// (`--cwd`, or the process's); `env` looks up `${env:NAME}`.
-    pub fn load(
+    /// file). `cwd` is the working directory: a path (where crit runs; the
+    /// config's own `cwd` wins) or [`Cwd::Given`] (`--cwd`, which wins);
+    /// `env` looks up `${env:NAME}`.
+    pub fn load<'c>(
         path: &Path,
-        cwd: &Path,
+        cwd: impl Into<Cwd<'c>>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<RunConfig, RunConfigError> {
         let text = crit_core::files::read_to_string(path).map_err(|source| RunConfigError::Io {
@@ -243,19 +232,19 @@ impl RunConfig {
 
     /// Parses `text` (JSON or YAML), every setting honoured; `file` names
     /// it in errors.
-    pub fn parse(
+    pub fn parse<'c>(
         text: &str,
         file: &str,
-        cwd: &Path,
+        cwd: impl Into<Cwd<'c>>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<RunConfig, RunConfigError> {
-        RunConfig::parse_with(text, file, cwd, env, &Gate::trusting())
+        RunConfig::parse_with(text, file, cwd.into(), env, &Gate::trusting())
     }
 
     fn parse_with(
         text: &str,
         file: &str,
-        cwd: &Path,
+        cwd: Cwd<'_>,
         env: &dyn Fn(&str) -> Option<String>,
         gate: &Gate<'_>,
     ) -> Result<RunConfig, RunConfigError> {
@@ -271,11 +260,10 @@ impl RunConfig {
                 "expected a mapping of settings".into(),
             ));
         };
-        if let Some(k) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(invalid(
-                k,
-                format!("unknown setting; expected one of {}", KEYS[..10].join(", ")),
-            ));
+        let mut warnings: Vec<String> = Vec::new();
+        for k in map.keys().filter(|k| !raw::KEYS.contains(&k.as_str())) {
+            let why = raw::UNUSED.iter().find(|(u, _)| u == k).map(|(_, w)| *w);
+            warnings.push(raw::unused(file, k, why));
         }
         // An MCP server is a program to start: asked about as written.
         if let Some(Value::Object(servers)) = doc.get_mut("mcp_servers") {
@@ -286,127 +274,55 @@ impl RunConfig {
             true => Lookup::Value(env(name)),
             false => Lookup::Keep,
         };
-        // `${cwd}` means the configured working directory, so it is settled first.
-        let cwd = match map_str(&written, "cwd") {
-            Some(Ok(raw)) => {
-                let c = cwd.join(expand_with(raw, cwd, &env).map_err(|m| invalid("cwd", m))?);
-                match gate.refuses_outside(&c, "cwd", raw) {
-                    true => cwd.to_path_buf(),
-                    false => c,
-                }
-            }
-            Some(Err(())) => return Err(invalid("cwd", "expected a path".into())),
-            None => cwd.to_path_buf(),
+        let cwd = settle_cwd(&written, cwd, &env, gate, file, &mut warnings)?;
+        expand_all(&mut doc, "", &cwd, &env, &mut warnings);
+        let reader = Reader {
+            file,
+            cwd: &cwd,
+            gate,
+            written: &written,
         };
-        expand_all(&mut doc, "", &cwd, &env).map_err(|(k, m)| invalid(&k, m))?;
-        let prompt_file = |key: &str, raw: &str, expanded: &str| {
-            resolve_prompt(expanded, &cwd, |path| {
-                if gate.refuses_outside(path, key, raw) {
-                    return Err(None);
-                }
-                match gate.read_prompt(path) {
-                    Some(Ok(text)) => Ok(text),
-                    Some(Err(e)) => Err(Some(e)),
-                    None => Ok(crit_core::files::read_to_string(path).ok()),
-                }
-            })
-        };
-        let get = |k: &str| doc.get(k).cloned();
-        let field = |k: &str| -> Result<Option<Value>, RunConfigError> {
-            Ok(get(k).filter(|v| !v.is_null()))
-        };
+        let field = |k: &str| doc.get(k).filter(|v| !v.is_null()).cloned();
 
         let mut config = RunConfig::builtin(&cwd);
-        if let Some(p) = field("prompt")? {
-            let p: String = Typed {
-                file,
-                key: "prompt",
-                value: p,
-            }
-            .get()?;
+        if let Some(p) = field("prompt") {
+            let p: String = reader.typed("prompt", p)?;
             let raw = map_str(&written, "prompt")
                 .and_then(Result::ok)
                 .unwrap_or(&p);
-            if let Some(text) = prompt_file("prompt", raw, &p).map_err(|m| invalid("prompt", m))? {
+            if let Some(text) = reader
+                .prompt_file("prompt", raw, &p)
+                .map_err(|m| invalid("prompt", m))?
+            {
                 config.prompt = text;
+                config.builtin_prompt = false;
             }
         }
-        if let Some(t) = field("allowed_tools")? {
-            config.allowed_tools = Typed {
-                file,
-                key: "allowed_tools",
-                value: t,
-            }
-            .get()?;
+        if let Some(t) = field("allowed_tools") {
+            let tools: Vec<String> = reader.typed("allowed_tools", t)?;
+            config.allowed_tools = offered_tools(file, "allowed_tools", tools, &mut warnings);
         }
-        if let Some(Value::Object(servers)) = field("mcp_servers")? {
+        if let Some(Value::Object(servers)) = field("mcp_servers") {
             for (name, v) in servers {
-                let key = format!("mcp_servers.{name}");
-                let raw: RawMcp = Typed {
-                    file,
-                    key: &key,
-                    value: v,
+                if let Some(server) = reader.mcp_server(name, v, &mut warnings)? {
+                    config.mcp_servers.push(server);
                 }
-                .get()?;
-                if let Some(k) = raw.kind.as_deref().filter(|k| *k != "stdio") {
-                    return Err(invalid(
-                        &key,
-                        format!(
-                            "type `{k}` is not supported; crit starts stdio servers (`command`, `args`)"
-                        ),
-                    ));
-                }
-                config.mcp_servers.push(McpServerConfig {
-                    name,
-                    command: raw.command,
-                    args: raw.args,
-                    env: raw.env,
-                });
             }
         }
-        if let Some(Value::Object(agents)) = field("agents")? {
+        if let Some(Value::Object(agents)) = field("agents") {
             for (name, v) in agents {
-                let key = format!("agents.{name}");
-                let raw: RawAgent = Typed {
-                    file,
-                    key: &key,
-                    value: v,
+                if let Some(agent) = reader.agent(name, v, &mut warnings)? {
+                    config.agents.push(agent);
                 }
-                .get()?;
-                let written_prompt = written
-                    .pointer(&format!(
-                        "/agents/{}/prompt",
-                        name.replace('~', "~0").replace('/', "~1")
-                    ))
-                    .and_then(Value::as_str)
-                    .unwrap_or(&raw.prompt);
-                let prompt_key = format!("{key}.prompt");
-                let Some(system_prompt) = prompt_file(&prompt_key, written_prompt, &raw.prompt)
-                    .map_err(|m| invalid(&key, m))?
-                else {
-                    continue;
-                };
-                config.agents.push(SubAgentDef {
-                    system_prompt,
-                    name,
-                    description: raw.description,
-                    tools: raw.tools.unwrap_or_default(),
-                    model: raw.model,
-                });
             }
         }
-        if let Some(s) = field("output_schema")? {
+        if let Some(s) = field("output_schema") {
             crit_agent::StructuredOutput::new(s.clone())
                 .map_err(|e| invalid("output_schema", e.to_string()))?;
             config.output_schema = Some(s);
         }
-        if let Some(t) = field("timeout_seconds")? {
-            let secs: f64 = Typed {
-                file,
-                key: "timeout_seconds",
-                value: t,
-            }
-            .get()?;
+        if let Some(t) = field("timeout_seconds") {
+            let secs: f64 = reader.typed("timeout_seconds", t)?;
             if !(secs > 0.0 && secs.is_finite()) {
                 return Err(invalid(
                     "timeout_seconds",
@@ -415,48 +331,270 @@ impl RunConfig {
             }
             config.timeout = Duration::from_secs_f64(secs);
         }
-        if let Some(t) = field("max_turns")? {
-            config.max_turns = Some(
-                Typed {
-                    file,
-                    key: "max_turns",
-                    value: t,
-                }
-                .get()?,
-            );
+        if let Some(t) = field("max_turns") {
+            config.max_turns = Some(reader.typed("max_turns", t)?);
         }
-        if let Some(m) = field("model")? {
-            config.model = Some(
-                Typed {
-                    file,
-                    key: "model",
-                    value: m,
-                }
-                .get()?,
-            );
+        if let Some(m) = field("model") {
+            config.model = Some(reader.typed("model", m)?);
         }
-        if let Some(l) = field("logging")? {
-            let raw: RawLogging = Typed {
-                file,
-                key: "logging",
-                value: l,
-            }
-            .get()?;
-            let written_dir = written
-                .pointer("/logging/output_dir")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            config.logging = Logging {
-                enabled: raw.enabled.unwrap_or(true),
-                output_dir: raw
-                    .output_dir
-                    .map(|d| cwd.join(d))
-                    .filter(|d| !gate.refuses_outside(d, "logging.output_dir", written_dir)),
-                verbose: raw.verbose.unwrap_or(false),
-            };
+        if let Some(l) = field("logging") {
+            config.logging = reader.logging(l, &mut warnings)?;
         }
+        config.warnings = warnings;
         Ok(config)
     }
+}
+
+/// The working directory: `--cwd` when given (as in Reldo, it wins over the
+/// config), else the config's `cwd` (relative to the directory crit runs
+/// in), else that directory. `${cwd}` means this directory, so it is settled
+/// before anything else expands.
+fn settle_cwd(
+    written: &Value,
+    cwd: Cwd<'_>,
+    env: &dyn Fn(&str) -> Lookup,
+    gate: &Gate<'_>,
+    file: &str,
+    warnings: &mut Vec<String>,
+) -> Result<PathBuf, RunConfigError> {
+    let (base, given) = match cwd {
+        Cwd::Given(p) => (p, true),
+        Cwd::Default(p) => (p, false),
+    };
+    match map_str(written, "cwd") {
+        Some(Err(())) => Err(RunConfigError::Invalid {
+            file: file.to_string(),
+            key: "cwd".into(),
+            message: "expected a path".into(),
+        }),
+        Some(Ok(_)) if given => Ok(base.to_path_buf()),
+        Some(Ok(raw)) => {
+            let mut unset = Vec::new();
+            let c = base.join(expand_with(raw, base, env, &mut unset));
+            warnings.extend(unset.iter().map(|n| expand::unset_warning("cwd", n)));
+            Ok(match gate.refuses_outside(&c, "cwd", raw) {
+                true => base.to_path_buf(),
+                false => c,
+            })
+        }
+        None => Ok(base.to_path_buf()),
+    }
+}
+
+/// Tool names as a reviewer is offered them: tools that write or browse are
+/// dropped with a warning (crit's reviewers are read-only); names crit does
+/// not know are dropped with a warning too, so one stray name does not stop
+/// the review. MCP names (`mcp__server`, `mcp__server__tool`) stay: the
+/// servers' tools are known only once they start.
+fn offered_tools(
+    file: &str,
+    key: &str,
+    tools: Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in tools {
+        let name = t.trim();
+        if raw::WRITING_TOOLS.contains(&name) {
+            warnings.push(format!(
+                "{file}: {key}: `{name}` is not offered: crit's reviewers are read-only"
+            ));
+        } else if crit_agent::is_offered_tool(name) {
+            if !out.iter().any(|o: &String| o == name) {
+                out.push(name.to_string());
+            }
+        } else {
+            warnings.push(format!(
+                "{file}: {key}: `{name}` is not a tool crit has ({}, TodoWrite, Task, or MCP tools as `mcp__server__tool`); ignored",
+                crate::template::KNOWN_TOOLS[..4].join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// What the parts of one config are read with.
+struct Reader<'a> {
+    file: &'a str,
+    cwd: &'a Path,
+    gate: &'a Gate<'a>,
+    /// The document before expansion: what the project's rules are asked about.
+    written: &'a Value,
+}
+
+impl Reader<'_> {
+    fn typed<T: serde::de::DeserializeOwned>(
+        &self,
+        key: &str,
+        value: Value,
+    ) -> Result<T, RunConfigError> {
+        Typed {
+            file: self.file,
+            key,
+            value,
+        }
+        .get()
+    }
+
+    fn invalid(&self, key: &str, message: String) -> RunConfigError {
+        RunConfigError::Invalid {
+            file: self.file.to_string(),
+            key: key.to_string(),
+            message,
+        }
+    }
+
+    /// A prompt given as a file (read, if the rules allow) or as text.
+    fn prompt_file(&self, key: &str, raw: &str, expanded: &str) -> Result<Option<String>, String> {
+        resolve_prompt(expanded, self.cwd, |path| {
+            if self.gate.refuses_outside(path, key, raw) {
+                return Err(None);
+            }
+            match self.gate.read_prompt(path) {
+                Some(Ok(text)) => Ok(text),
+                Some(Err(e)) => Err(Some(e)),
+                None => Ok(crit_core::files::read_to_string(path).ok()),
+            }
+        })
+    }
+
+    fn mcp_server(
+        &self,
+        name: String,
+        v: Value,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<McpServerConfig>, RunConfigError> {
+        let key = format!("mcp_servers.{name}");
+        let raw: RawMcp = self.typed(&key, v)?;
+        for k in raw.extra.keys() {
+            warnings.push(raw::unused(self.file, &format!("{key}.{k}"), None));
+        }
+        let kind =
+            raw.kind
+                .clone()
+                .unwrap_or_else(|| match raw.url.is_some() && raw.command.is_none() {
+                    true => "http".into(),
+                    false => "stdio".into(),
+                });
+        let cwd = raw.cwd.as_ref().map(|c| self.cwd.join(c));
+        let written_cwd = self
+            .written
+            .pointer(&format!("/mcp_servers/{}/cwd", pointer_escape(&name)))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if let Some(c) = &cwd
+            && self
+                .gate
+                .refuses_outside(c, &format!("{key}.cwd"), written_cwd)
+        {
+            return Ok(None);
+        }
+        match kind.as_str() {
+            "stdio" => {
+                let command = raw
+                    .command
+                    .filter(|c| !c.trim().is_empty())
+                    .ok_or_else(|| self.invalid(&key, "a stdio server needs `command`".into()))?;
+                Ok(Some(McpServerConfig {
+                    name,
+                    command,
+                    args: raw.args,
+                    env: raw.env,
+                    cwd,
+                    url: None,
+                    headers: BTreeMap::new(),
+                }))
+            }
+            "http" | "sse" | "streamable-http" | "streamable_http" => {
+                let url = raw
+                    .url
+                    .filter(|u| !u.trim().is_empty())
+                    .ok_or_else(|| self.invalid(&key, format!("a `{kind}` server needs `url`")))?;
+                Ok(Some(McpServerConfig {
+                    name,
+                    url: Some(url),
+                    headers: raw.headers,
+                    ..McpServerConfig::default()
+                }))
+            }
+            other => {
+                warnings.push(format!(
+                    "{}: {key}: type `{other}` is not one crit starts (stdio, http, sse); server skipped",
+                    self.file
+                ));
+                Ok(None)
+            }
+        }
+    }
+
+    fn agent(
+        &self,
+        name: String,
+        v: Value,
+        warnings: &mut Vec<String>,
+    ) -> Result<Option<SubAgentDef>, RunConfigError> {
+        let key = format!("agents.{name}");
+        let raw: RawAgent = self.typed(&key, v)?;
+        for k in raw.extra.keys() {
+            warnings.push(raw::unused(self.file, &format!("{key}.{k}"), None));
+        }
+        let written_prompt = self
+            .written
+            .pointer(&format!("/agents/{}/prompt", pointer_escape(&name)))
+            .and_then(Value::as_str)
+            .unwrap_or(&raw.prompt);
+        let prompt_key = format!("{key}.prompt");
+        let Some(system_prompt) = self
+            .prompt_file(&prompt_key, written_prompt, &raw.prompt)
+            .map_err(|m| self.invalid(&key, m))?
+        else {
+            return Ok(None);
+        };
+        let tools = raw
+            .tools
+            .map(|t| offered_tools(self.file, &format!("{key}.tools"), t, warnings))
+            .unwrap_or_default();
+        Ok(Some(SubAgentDef {
+            system_prompt,
+            name,
+            description: raw.description,
+            tools,
+            model: raw.model,
+        }))
+    }
+
+    fn logging(&self, l: Value, warnings: &mut Vec<String>) -> Result<Logging, RunConfigError> {
+        let raw: RawLogging = self.typed("logging", l)?;
+        if raw.level.is_some() {
+            warnings.push(raw::unused(
+                self.file,
+                "logging.level",
+                Some("crit's diagnostics follow -v, -q and CRIT_LOG"),
+            ));
+        }
+        for k in raw.extra.keys() {
+            warnings.push(raw::unused(self.file, &format!("logging.{k}"), None));
+        }
+        let written_dir = self
+            .written
+            .pointer("/logging/output_dir")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Ok(Logging {
+            enabled: raw.enabled.unwrap_or(true),
+            output_dir: raw.output_dir.map(|d| self.cwd.join(d)).filter(|d| {
+                !self
+                    .gate
+                    .refuses_outside(d, "logging.output_dir", written_dir)
+            }),
+            verbose: raw.verbose.unwrap_or(false),
+        })
+    }
+}
+
+/// A key as one segment of a JSON pointer.
+fn pointer_escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// JSON when it looks like JSON (exact positions from serde_json), else YAML.

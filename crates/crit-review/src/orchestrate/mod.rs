@@ -1,6 +1,11 @@
-//! `crit run` (seed 001, Reldo): an orchestrator agent that delegates to
-//! specialist sub-agents through the Task tool and merges their reports. The
-//! library API is [`Crit`]; the CLI is a thin wrapper over it.
+//! `crit run` (Reldo): an orchestrator agent that delegates to specialist
+//! sub-agents through the Task tool and merges their reports. The library API
+//! is [`Crit`]; the CLI is a thin wrapper over it.
+//!
+//! As in Reldo, a prompt of the user's is sent as written and its answer text
+//! is the result; crit reads its verdict from a `STATUS: PASS|FAIL` line (see
+//! [`crit_core::contract::status_line`]), or from `passed` when the config has
+//! an `output_schema`. Sessions keep Reldo's file names and keys.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), crit_review::orchestrate::RunError> {
@@ -23,7 +28,7 @@ use crit_llm::{Backend, Env, LlmError};
 use tokio_util::sync::CancellationToken;
 
 pub use config::{
-    DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand,
+    Cwd, DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand,
 };
 
 use crate::context::{self, ContextOptions, UnderReview};
@@ -49,8 +54,6 @@ pub enum RunError {
     Session(#[from] session::SessionError),
     #[error(transparent)]
     AgentDefs(#[from] crate::agent_defs::AgentDefError),
-    #[error("MCP server failed to start: {0}")]
-    Mcp(String),
     #[error("the output contract: {0}")]
     Contract(String),
 }
@@ -174,7 +177,8 @@ impl Crit {
             true => Some(self.session(&root, prompt, now)?),
             false => None,
         };
-        let mcp = start_mcp(cfg).await?;
+        let mut warnings = cfg.warnings.clone();
+        let mcp = start_mcp(cfg, &mut warnings).await;
         let (conventions, mut removed) = project_context(&root, &cfg.cwd)?;
         let env = PanelEnv {
             root: cfg.cwd.clone(),
@@ -202,11 +206,23 @@ impl Crit {
         removed.extend(env.redaction.found().iter().map(Removed::from_tool));
         crate::redaction::dedup(&mut removed);
         result.findings.extend(removed.iter().map(Removed::finding));
-        for run in &runs {
-            result
-                .reviewers
-                .extend(run.sub_agents.iter().map(sub_agent_outcome));
+        let subs: Vec<ReviewerOutcome> = runs
+            .iter()
+            .flat_map(|r| r.sub_agents.iter().map(sub_agent_outcome))
+            .collect();
+        // The orchestrator's totals hold its sub-agents' already; their own
+        // models' prices are known or not apart from its.
+        let unpriced = panel::unpriced(subs.iter())
+            .into_iter()
+            .filter(|w| !result.warnings.contains(w))
+            .collect::<Vec<_>>();
+        if !unpriced.is_empty() {
+            result.cost_usd = None;
         }
+        result.reviewers.extend(subs);
+        warnings.append(&mut result.warnings);
+        warnings.extend(unpriced);
+        result.warnings = warnings;
         let transcript_error = env.transcript.as_ref().and_then(|t| t.error());
         drop(env);
         for server in mcp {
@@ -220,7 +236,12 @@ impl Crit {
         result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         if let Some(s) = &session {
             result.session_log_path = Some(s.dir().display().to_string());
-            session::save(s, &result, transcript_error, self.env.as_ref(), now);
+            // Reldo's keys beside crit's: its scripts read result.json too.
+            let reldo = match crit_core::render::compat::reldo::value(&result) {
+                serde_json::Value::Object(map) => map,
+                _ => Default::default(),
+            };
+            session::save_with(s, &result, reldo, transcript_error, self.env.as_ref(), now);
         }
         Ok(result)
     }
@@ -245,7 +266,9 @@ impl Crit {
         let cfg = &self.config;
         let output = match &cfg.output_schema {
             Some(s) => OutputSpec::Schema(s.clone()),
-            None => OutputSpec::Contract(Contract::FindingsJson),
+            None if cfg.builtin_prompt => OutputSpec::Contract(Contract::FindingsJson),
+            // Reldo sends the user's prompt as written and returns the text.
+            None => OutputSpec::Contract(Contract::StatusLine),
         };
         let contract = contract_instructions(&output).map_err(RunError::Contract)?;
         let mut agents: Vec<SubAgentDef> = cfg.agents.clone();
@@ -257,7 +280,7 @@ impl Crit {
         Ok(ReviewerPlan {
             name: "orchestrator".into(),
             model: cfg.model.clone().unwrap_or(default_model),
-            system: format!("{}\n\n{}", cfg.prompt.trim_end(), contract.trim_end()),
+            system: crate::template::with_contract(&cfg.prompt, &contract),
             user: prompt.to_string(),
             tools: cfg.allowed_tools.clone(),
             output,
@@ -282,10 +305,11 @@ impl Crit {
             crit_version: env!("CARGO_PKG_VERSION").to_string(),
             prompt: Some(prompt.to_string()),
         };
-        Ok(match &self.config.logging.output_dir {
-            Some(dir) => Session::create_in(dir, &meta, now)?,
+        let session = match &self.config.logging.output_dir {
+            Some(dir) => Session::create_in(&sessions_dir(dir), &meta, now)?,
             None => Session::create(root, &meta, now)?,
-        })
+        };
+        Ok(session.with_transcript_name(session::RELDO_TRANSCRIPT))
     }
 }
 
@@ -304,19 +328,31 @@ fn config_snapshot(c: &RunConfig) -> serde_json::Value {
     })
 }
 
-async fn start_mcp(cfg: &RunConfig) -> Result<Vec<Arc<McpServer>>, RunError> {
+/// Where a configured `logging.output_dir` keeps sessions: in it when it is
+/// itself a `sessions` directory (Reldo's documented `.reldo/sessions`), else
+/// in its `sessions/` (Reldo's published `.reldo`): either way under what
+/// Reldo's `.gitignore` names.
+fn sessions_dir(output_dir: &Path) -> PathBuf {
+    match output_dir.file_name().is_some_and(|n| n == "sessions") {
+        true => output_dir.to_path_buf(),
+        false => output_dir.join("sessions"),
+    }
+}
+
+/// Starts the config's MCP servers. One that does not start is a warning in
+/// the result and its tools are absent; the review goes on, as in Reldo.
+async fn start_mcp(cfg: &RunConfig, warnings: &mut Vec<String>) -> Vec<Arc<McpServer>> {
     if cfg.mcp_servers.is_empty() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
     let (ok, failed) =
         crit_agent::mcp::start_all(&cfg.mcp_servers, &cfg.cwd, McpTimeouts::default()).await;
-    if let Some(e) = failed.first() {
-        for s in ok {
-            s.shutdown().await;
-        }
-        return Err(RunError::Mcp(e.to_string()));
-    }
-    Ok(ok.into_iter().map(Arc::new).collect())
+    warnings.extend(
+        failed
+            .iter()
+            .map(|e| format!("{e}; the review goes on without its tools")),
+    );
+    ok.into_iter().map(Arc::new).collect()
 }
 
 /// The conventions, with their secrets redacted (and what was removed).
@@ -334,7 +370,7 @@ fn project_context(root: &Path, cwd: &Path) -> Result<(String, Vec<Removed>), Ru
 fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
     use crit_agent::RunStatus;
     let (status, verdict) = match &s.status {
-        RunStatus::Completed => (ReviewerStatus::Completed, Verdict::Pass),
+        RunStatus::Completed => (ReviewerStatus::Completed, answer_verdict(&s.answer)),
         RunStatus::Incomplete(_) | RunStatus::Cancelled => {
             (ReviewerStatus::Incomplete, Verdict::Incomplete)
         }
@@ -348,18 +384,31 @@ fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
     ReviewerOutcome {
         name: s.name.clone(),
         status,
-        // A sub-agent reports to the orchestrator, which gives the verdict;
-        // a finished sub-agent is recorded as having run, not as passing.
-        verdict: if status == ReviewerStatus::Completed {
-            Verdict::Pass
-        } else {
-            verdict
-        },
-        model: None,
+        // Its own answer's verdict, for the record: the orchestrator read
+        // the answer and gives the review's verdict.
+        verdict,
+        model: s.unpriced_model.clone(),
         findings: 0,
         usage: s.usage,
-        cost_usd: s.cost_usd,
+        cost_usd: s.unpriced_model.is_none().then_some(s.cost_usd),
         duration_ms: u64::try_from(s.duration.as_millis()).unwrap_or(u64::MAX),
         error: s.status.shortfall(),
     }
+}
+
+/// A sub-agent's verdict from its own answer, in whichever convention it
+/// used: Reldo's `STATUS: PASS|FAIL`, the findings JSON, or the review
+/// templates' markdown. An answer in none of them is UNKNOWN.
+fn answer_verdict(answer: &str) -> Verdict {
+    use crit_core::contract::{self, Contract, ParseContext};
+    let cx = ParseContext::new("sub-agent");
+    [Contract::StatusLine, Contract::FindingsJson]
+        .into_iter()
+        .find_map(|c| {
+            contract::parse_any(c, answer, &cx)
+                .ok()
+                .map(|p| p.verdict)
+                .filter(|v| *v != Verdict::Unknown)
+        })
+        .unwrap_or(Verdict::Unknown)
 }

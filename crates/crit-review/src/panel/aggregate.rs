@@ -1,6 +1,6 @@
 //! The panel's answers merged into one result: all must pass.
 
-use crit_core::{FailOn, ReviewResult, ReviewerStatus, Verdict};
+use crit_core::{FailOn, ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
 use serde_json::Value;
 
 use super::ReviewerRun;
@@ -20,8 +20,11 @@ pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
         result.findings.extend(run.findings.iter().cloned());
         result.reviewers.push(run.outcome.clone());
         result.usage += run.outcome.usage;
-        result.cost_usd += run.outcome.cost_usd;
+        result.cost_usd = crit_core::usage::add_cost(result.cost_usd, run.outcome.cost_usd);
     }
+    result
+        .warnings
+        .extend(unpriced(runs.iter().map(|r| &r.outcome)));
     result.duration_ms = runs
         .iter()
         .map(|r| r.outcome.duration_ms)
@@ -34,6 +37,21 @@ pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
     result.structured_output = merged_structured(&active);
     result.apply_gate(FailOn::default());
     result
+}
+
+/// One warning per model with no known price (the review's cost is `null`).
+pub fn unpriced<'a>(outcomes: impl Iterator<Item = &'a ReviewerOutcome>) -> Vec<String> {
+    let mut models: Vec<String> = Vec::new();
+    for o in outcomes.filter(|o| o.cost_usd.is_none()) {
+        let model = o.model.clone().unwrap_or_else(|| o.name.clone());
+        if !models.contains(&model) {
+            models.push(model);
+        }
+    }
+    models
+        .into_iter()
+        .map(|m| format!("model `{m}` has no known price: the cost is unknown (cost_usd is null)"))
+        .collect()
 }
 
 /// One reviewer's text as is; several, each under its name.
@@ -97,7 +115,7 @@ fn merged_structured(runs: &[&ReviewerRun]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crit_core::{Finding, ReviewerOutcome, Severity, Usage};
+    use crit_core::{Finding, Severity, Usage};
 
     fn run(name: &str, verdict: Verdict, parse_error: Option<&str>) -> ReviewerRun {
         ReviewerRun {
@@ -116,7 +134,7 @@ mod tests {
                     output_tokens: 5,
                     ..Usage::default()
                 },
-                cost_usd: 0.25,
+                cost_usd: Some(0.25),
                 duration_ms: 100,
                 error: None,
             },
@@ -139,7 +157,7 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Pass);
         assert!(r.passed);
         assert_eq!(r.usage.input_tokens, 20);
-        assert!((r.cost_usd - 0.5).abs() < 1e-9);
+        assert!((r.cost_usd.unwrap() - 0.5).abs() < 1e-9);
         let r = aggregate(
             "x",
             &[

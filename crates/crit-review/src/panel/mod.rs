@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::template::OutputSpec;
 
-pub use aggregate::aggregate;
+pub use aggregate::{aggregate, unpriced};
 pub use follow_up::FollowUp;
 pub use progress::{NoProgress, Progress, ProgressEvent};
 pub use transcript::SharedTranscript;
@@ -39,7 +39,7 @@ pub struct ReviewerPlan {
     /// The reviewer's own system prompt, its output contract included.
     pub system: String,
     pub user: String,
-    /// Tool names (`Read`, `Grep`, …, MCP tools as `server__tool`, `Task`).
+    /// Tool names (`Read`, `Grep`, …, MCP tools as `mcp__server__tool`, `Task`).
     pub tools: Vec<String>,
     pub output: OutputSpec,
     pub limits: RunLimits,

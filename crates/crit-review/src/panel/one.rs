@@ -45,8 +45,12 @@ struct Answer {
     structured: Option<Value>,
     usage: Usage,
     cost_usd: f64,
+    /// A model that answered without a known price: the cost is unknown.
+    unpriced_model: Option<String>,
     model: String,
     sub_agents: Vec<crit_agent::SubAgentOutcome>,
+    /// The last structured answer refused, when none was accepted.
+    rejected: Option<Result<Value, String>>,
 }
 
 impl Answer {
@@ -59,8 +63,10 @@ impl Answer {
             structured: None,
             usage: Usage::default(),
             cost_usd: 0.0,
+            unpriced_model: None,
             model: model.to_string(),
             sub_agents: Vec::new(),
+            rejected: None,
         }
     }
 }
@@ -120,7 +126,7 @@ fn answer_schema(output: &OutputSpec) -> Option<Value> {
         OutputSpec::Contract(Contract::FindingsJson) => {
             Some(crit_core::schema::findings_contract())
         }
-        OutputSpec::Contract(Contract::Markdown) => None,
+        OutputSpec::Contract(Contract::Markdown | Contract::StatusLine) => None,
         OutputSpec::Schema(s) => Some(s.clone()),
     }
 }
@@ -178,6 +184,7 @@ async fn via_loop(
             Err(e) => return failed(e.to_string()),
         }
     }
+    spec.text_answer = text_answer(&plan.output);
     let mut sink = ReviewerSink {
         reviewer: plan.name.clone(),
         transcript: env.transcript.clone(),
@@ -204,8 +211,10 @@ async fn via_loop(
         structured: out.structured,
         usage: out.usage,
         cost_usd: out.cost_usd,
+        unpriced_model: out.unpriced_model,
         model: out.model,
         sub_agents: out.sub_agents,
+        rejected: out.rejected_answer,
     }
 }
 
@@ -300,6 +309,10 @@ async fn via_agent(agent: &dyn Agent, plan: &ReviewerPlan, model: &str, env: &Pa
             answer.structured = out.structured_output;
             answer.usage = out.usage;
             answer.cost_usd = out.cost.usd;
+            if !out.cost.priced && !out.usage.is_zero() {
+                answer.unpriced_model =
+                    Some(out.model.clone().unwrap_or_else(|| model.to_string()));
+            }
             if let Some(m) = out.model {
                 answer.model = m;
             }
@@ -323,7 +336,7 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
             model: (!answer.model.is_empty()).then(|| answer.model.clone()),
             findings: 0,
             usage: answer.usage,
-            cost_usd: answer.cost_usd,
+            cost_usd: answer.unpriced_model.is_none().then_some(answer.cost_usd),
             duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             error: None,
         },
@@ -347,9 +360,20 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
         Ending::NoValidOutput(why) => {
             // A right answer given as text instead of through the tool still counts;
             // anything else fails closed with the loop's reason.
-            // Its parse error keeps the contract's words (seed 003's `missing
-            // field: …`); the loop's reason goes with the reviewer's outcome.
-            read_answer(&mut run, &plan.output, &answer.text, None, &cx);
+            // Its parse error keeps the contract's words (mala's `missing
+            // field: …`), read from the last answer refused when the model
+            // kept to the tool; the loop's reason goes with the outcome.
+            match (answer.text.trim().is_empty(), answer.rejected) {
+                (true, Some(Ok(refused))) => {
+                    read_answer(&mut run, &plan.output, &refused.to_string(), None, &cx);
+                }
+                (true, Some(Err(not_json))) => {
+                    let e = crit_core::contract::ContractError::InvalidJson(not_json);
+                    run.outcome.status = ReviewerStatus::ParseError;
+                    run.parse_error = Some(e.to_string());
+                }
+                _ => read_answer(&mut run, &plan.output, &answer.text, None, &cx),
+            }
             if run.parse_error.is_some() {
                 run.outcome.error = Some(why);
             }
@@ -401,6 +425,25 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
     hold_for_sub_agents(&mut run);
     run.outcome.findings = run.findings.len();
     run
+}
+
+/// For the findings contract: a final answer written as text instead of
+/// through the tool counts when it is a well-formed answer in any contract
+/// (the JSON itself, or the review templates' markdown).
+fn text_answer(output: &OutputSpec) -> Option<crit_agent::TextAnswer> {
+    match output {
+        OutputSpec::Contract(Contract::FindingsJson) => {
+            Some(crit_agent::TextAnswer(std::sync::Arc::new(|text: &str| {
+                crit_core::contract::parse_any(
+                    Contract::FindingsJson,
+                    text,
+                    &ParseContext::new("reviewer"),
+                )
+                .is_ok_and(|p| p.verdict != Verdict::Unknown)
+            })))
+        }
+        _ => None,
+    }
 }
 
 /// A sub-agent that did not finish leaves a hole in the review that its

@@ -21,9 +21,9 @@ pub(super) fn read_answer(
     let parsed = match output {
         OutputSpec::Contract(Contract::FindingsJson) => {
             let source = structured.map_or_else(|| text.to_string(), |v| v.to_string());
-            contract::parse(Contract::FindingsJson, &source, cx)
+            contract::parse_any(Contract::FindingsJson, &source, cx)
         }
-        OutputSpec::Contract(Contract::Markdown) => contract::parse(Contract::Markdown, text, cx),
+        OutputSpec::Contract(c) => contract::parse_any(*c, text, cx),
         OutputSpec::Schema(schema) => {
             let value = structured.or_else(|| {
                 contract::extract::candidates(text)
@@ -56,7 +56,7 @@ pub(super) fn read_answer(
     match parsed {
         Ok(p) if p.verdict == Verdict::Unknown => {
             run.outcome.status = ReviewerStatus::ParseError;
-            run.parse_error = Some(contract::markdown::NO_VERDICT.to_string());
+            run.parse_error = Some(no_verdict(output, text));
             run.findings = p.findings;
             run.summary = p.summary;
         }
@@ -98,5 +98,13 @@ fn schema_verdict(
         None => Err(ContractError::NoVerdict(
             "the answer has neither a `passed` boolean nor a `verdict`".into(),
         )),
+    }
+}
+
+/// The `parse_error` of an answer that names no verdict, in its contract's words.
+fn no_verdict(output: &OutputSpec, text: &str) -> String {
+    match output {
+        OutputSpec::Contract(c) => contract::no_verdict_error(*c, text),
+        OutputSpec::Schema(_) => contract::markdown::NO_VERDICT.to_string(),
     }
 }

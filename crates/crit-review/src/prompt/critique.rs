@@ -43,12 +43,12 @@ impl Severity {
 
     /// crit's one scale (blocker → P0 … nit → P3), through `crit_core::scale`.
     pub fn to_crit(self) -> crit_core::Severity {
-        crit_core::scale::seed002_severity(self.as_str()).unwrap_or(crit_core::Severity::P3)
+        crit_core::scale::critique_severity(self.as_str()).unwrap_or(crit_core::Severity::P3)
     }
 
     /// The word for a crit severity (`P1` → `major`), for `--fail-on major`.
     pub fn from_crit(s: crit_core::Severity) -> Severity {
-        Severity::parse(crit_core::scale::seed002_word(s)).unwrap_or(Severity::Nit)
+        Severity::parse(crit_core::scale::critique_word(s)).unwrap_or(Severity::Nit)
     }
 }
 

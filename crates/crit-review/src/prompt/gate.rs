@@ -150,13 +150,13 @@ pub fn to_result(reviews: &[PromptReview], gate: FailOn) -> ReviewResult {
                 model: rep.model.clone(),
                 findings: rep.findings,
                 usage: rep.usage,
-                cost_usd: rep.cost_usd,
+                cost_usd: Some(rep.cost_usd),
                 duration_ms: rep.duration_ms,
                 error: rep.state.unavailable().then(|| rep.why.clone()),
             });
         }
         result.usage += r.usage;
-        result.cost_usd += r.cost_usd;
+        result.cost_usd = crit_core::usage::add_cost(result.cost_usd, Some(r.cost_usd));
         result.duration_ms = result.duration_ms.max(r.duration_ms);
         result.inputs.insert(
             format!("prompt:{file}"),

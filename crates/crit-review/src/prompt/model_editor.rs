@@ -109,9 +109,9 @@ pub(super) async fn rephrase(
         return fallback(review, "no answer".into());
     };
     review.usage += run.outcome.usage;
-    review.api_price_usd += run.outcome.cost_usd;
+    review.api_price_usd += run.outcome.cost_usd.unwrap_or(0.0);
     if opts.mode == super::config::Mode::Api {
-        review.cost_usd += run.outcome.cost_usd;
+        review.cost_usd += run.outcome.cost_usd.unwrap_or(0.0);
     }
     let text = run
         .structured

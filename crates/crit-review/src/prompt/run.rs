@@ -287,7 +287,7 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
             continue;
         };
         report.usage = run.outcome.usage;
-        report.api_price_usd = run.outcome.cost_usd;
+        report.api_price_usd = run.outcome.cost_usd.unwrap_or(0.0);
         report.duration_ms = run.outcome.duration_ms;
         if let Some(m) = &run.outcome.model {
             report.model = Some(m.clone());
@@ -314,7 +314,7 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
             }
         }
         review.usage += run.outcome.usage;
-        review.api_price_usd += run.outcome.cost_usd;
+        review.api_price_usd += run.outcome.cost_usd.unwrap_or(0.0);
     }
     review.cost_usd = billed(opts.mode, review.api_price_usd);
     for r in &mut review.reviewers {

@@ -150,6 +150,18 @@ pub async fn run_template(
     req: &ReviewRequest,
     opts: &ReviewOptions,
 ) -> Result<ReviewResult, ReviewError> {
+    Ok(run(Ok(backend), req, opts, false).await?.0)
+}
+
+/// [`run_template`] when there may be no backend (`Err` says why): a review
+/// that needs no model (an empty change passes, as mala's reviewer passes
+/// it) runs as usual; one that needs a model is ERROR with `fatal_error`,
+/// saved like any other result, so a pipeline still gets a `ReviewResult`.
+pub async fn run_template_or(
+    backend: Result<&Backend, String>,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+) -> Result<ReviewResult, ReviewError> {
     Ok(run(backend, req, opts, false).await?.0)
 }
 
@@ -160,11 +172,11 @@ pub async fn run_template_with_follow_up(
     req: &ReviewRequest,
     opts: &ReviewOptions,
 ) -> Result<(ReviewResult, Option<FollowUp>), ReviewError> {
-    run(backend, req, opts, true).await
+    run(Ok(backend), req, opts, true).await
 }
 
 async fn run(
-    backend: &Backend,
+    backend: Result<&Backend, String>,
     req: &ReviewRequest,
     opts: &ReviewOptions,
     follow_up: bool,
@@ -190,7 +202,13 @@ async fn run(
         .unwrap_or_default();
     let is_diff = matches!(
         scope,
-        Some(Scope::Diff(_) | Scope::Range(_) | Scope::Commits(_) | Scope::Uncommitted)
+        Some(
+            Scope::Diff(_)
+                | Scope::Range(_)
+                | Scope::Commits(_)
+                | Scope::Uncommitted
+                | Scope::Within(..)
+        )
     );
     let discovered;
     let rules = match &opts.rules {
@@ -219,10 +237,11 @@ async fn run(
     };
 
     let mut transcript_error = None;
-    let mut result = match change.as_ref().filter(|c| is_diff && c.is_empty()) {
-        // Nothing changed: PASS without asking a model (seed 003 R1).
-        Some(c) => no_changes(&template.name, c),
-        None => {
+    let mut result = match (change.as_ref().filter(|c| is_diff && c.is_empty()), backend) {
+        // Nothing changed: PASS without asking a model (mala's R1).
+        (Some(c), _) => no_changes(&template.name, c),
+        (None, Err(why)) => ReviewResult::fatal(&template.name, why),
+        (None, Ok(backend)) => {
             let under_review = files_under_review(change.as_ref(), &inputs.0, req);
             let project_context = match template.loads_project_context() {
                 true => {

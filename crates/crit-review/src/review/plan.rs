@@ -118,7 +118,7 @@ fn skipped(name: &str, why: String) -> ReviewerRun {
             model: None,
             findings: 0,
             usage: Default::default(),
-            cost_usd: 0.0,
+            cost_usd: Some(0.0),
             duration_ms: 0,
             error: Some(why),
         },

@@ -41,6 +41,25 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             prefix: String::new(),
         }),
         Scope::Files(globs) => files::select(root, globs, opts).map(|c| finish(c, opts)),
+        Scope::Within(inner, globs) => {
+            let selector = files::Selector::new(globs)?;
+            // The whole change first, then its matching files (a shard is
+            // taken of those, and the patch cut to its cap after).
+            let whole = ScopeOptions {
+                shard: None,
+                max_patch_bytes: usize::MAX,
+                ..opts.clone()
+            };
+            let mut change = compute(root, inner, &whole)?;
+            let keep: Vec<bool> = change
+                .files
+                .iter()
+                .map(|f| selector.matches(change.path_from_root(&f.path)))
+                .collect();
+            shard::keep(&mut change, &keep);
+            change.description = format!("{} (only {})", change.description, globs.join(", "));
+            Ok(finish(change, opts))
+        }
         Scope::Diff(rev) => {
             // The enum is public: check here too, not only in `from_options`.
             check_rev(rev, "--diff")?;

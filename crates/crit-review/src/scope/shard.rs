@@ -45,10 +45,26 @@ pub(super) fn apply(change: &mut Change, shard: Shard) {
     let total = change.files.len();
     let parts = assign(&change.files, shard.count);
     let keep: Vec<bool> = parts.iter().map(|p| *p + 1 == shard.index).collect();
+    keep_files(change, &keep);
+    change.shard = Some(shard.to_string());
+    change.description = format!(
+        "{}; shard {shard}: {} of its {total} files (the other files are reviewed separately)",
+        change.description,
+        change.files.len()
+    );
+}
+
+/// Keeps the files of `change` whose `keep` is true, with their patch
+/// sections and notes.
+pub(super) fn keep(change: &mut Change, keep: &[bool]) {
+    keep_files(change, keep);
+}
+
+fn keep_files(change: &mut Change, keep: &[bool]) {
     let owners = section_owners(change);
     let mut patch = String::new();
     for (range, owner) in owners {
-        if owner.is_some_and(|i| keep[i])
+        if owner.is_some_and(|i| keep.get(i).copied().unwrap_or(false))
             && let Some(text) = change.patch.get(range)
         {
             patch.push_str(text);
@@ -57,7 +73,7 @@ pub(super) fn apply(change: &mut Change, shard: Shard) {
     let dropped: Vec<String> = change
         .files
         .iter()
-        .zip(&keep)
+        .zip(keep)
         .filter(|(_, k)| !**k)
         .map(|(f, _)| format!("`{}`", f.path))
         .collect();
@@ -67,12 +83,6 @@ pub(super) fn apply(change: &mut Change, shard: Shard) {
     let mut k = keep.iter();
     change.files.retain(|_| k.next().copied().unwrap_or(false));
     change.patch = patch;
-    change.shard = Some(shard.to_string());
-    change.description = format!(
-        "{}; shard {shard}: {} of its {total} files (the other files are reviewed separately)",
-        change.description,
-        change.files.len()
-    );
 }
 
 /// Each patch section's byte range and the index of the file it belongs to:

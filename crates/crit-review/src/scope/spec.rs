@@ -19,11 +19,17 @@ pub enum Scope {
     Uncommitted,
     /// `--files GLOB`...: tracked files matching; no patch, the reviewer reads them.
     Files(Vec<String>),
+    /// A change (`--diff`, `--commit`, `--uncommitted`) with `--files`: only
+    /// its files that match the globs (the review templates' `--diff` and
+    /// `--files` together).
+    Within(Box<Scope>, Vec<String>),
 }
 
 impl Scope {
-    /// From CLI-ish options. Two scope flags together are a
-    /// [`ScopeError::Conflict`] naming both; `diff` containing `..` is a range.
+    /// From CLI-ish options. Two of `--diff`, `--commit`, `--uncommitted`
+    /// together are a [`ScopeError::Conflict`] naming both; `--files` with
+    /// one of them limits that change to the matching files. `diff`
+    /// containing `..` is a range.
     pub fn from_options(
         diff: Option<&str>,
         commits: &[String],
@@ -34,13 +40,24 @@ impl Scope {
             (diff.is_some(), "--diff"),
             (!commits.is_empty(), "--commit"),
             (uncommitted, "--uncommitted"),
-            (!files.is_empty(), "--files"),
         ]
         .into_iter()
         .filter_map(|(on, flag)| on.then_some(flag))
         .collect();
         if let [first, second, ..] = given[..] {
             return Err(ScopeError::Conflict { first, second });
+        }
+        for f in files {
+            if f.trim().is_empty() {
+                return Err(ScopeError::BadGlob {
+                    glob: f.clone(),
+                    reason: "it is empty".to_string(),
+                });
+            }
+        }
+        if !given.is_empty() && !files.is_empty() {
+            let change = Scope::from_options(diff, commits, uncommitted, &[])?;
+            return Ok(Scope::Within(Box::new(change), files.to_vec()));
         }
         if let Some(d) = diff {
             return if d.contains("..") {
@@ -61,14 +78,6 @@ impl Scope {
             return Ok(Scope::Uncommitted);
         }
         if !files.is_empty() {
-            for f in files {
-                if f.trim().is_empty() {
-                    return Err(ScopeError::BadGlob {
-                        glob: f.clone(),
-                        reason: "it is empty".to_string(),
-                    });
-                }
-            }
             return Ok(Scope::Files(files.to_vec()));
         }
         Ok(Scope::Survey)
@@ -88,6 +97,7 @@ impl Scope {
             }
             Scope::Uncommitted => "uncommitted changes".to_string(),
             Scope::Files(f) => format!("files {}", f.join(", ")),
+            Scope::Within(change, f) => format!("{} in {}", change.describe(), f.join(", ")),
         }
     }
 }

@@ -32,7 +32,7 @@ struct AuditLine<'a> {
     fatal_error: bool,
     findings: BTreeMap<&'static str, usize>,
     tokens: Tokens,
-    cost_usd: f64,
+    cost_usd: Option<f64>,
     duration_ms: u64,
     reviewers: usize,
     /// Rule id to how many findings it produced.

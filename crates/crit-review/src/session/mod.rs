@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 pub use audit::{append_audit, audit_dir};
 pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
-pub use store::{Session, list};
+pub use store::{RELDO_TRANSCRIPT, Session, list};
 
 /// Saves a finished review: the result into the session, the audit line.
 /// Whatever cannot be written (a full disk, a file-size limit) is reported as
@@ -42,13 +42,32 @@ pub fn save(
     env: impl Fn(&str) -> Option<String>,
     now: std::time::SystemTime,
 ) {
+    save_with(
+        session,
+        result,
+        serde_json::Map::new(),
+        transcript_error,
+        env,
+        now,
+    );
+}
+
+/// [`save`], with `extra` keys written into `result.json` beside the result's.
+pub fn save_with(
+    session: &Session,
+    result: &crit_core::ReviewResult,
+    extra: serde_json::Map<String, serde_json::Value>,
+    transcript_error: Option<String>,
+    env: impl Fn(&str) -> Option<String>,
+    now: std::time::SystemTime,
+) {
     if let Some(e) = transcript_error {
         tracing::error!(
             "the transcript {} is incomplete: writing it failed: {e}",
             session.transcript_path().display()
         );
     }
-    if let Err(e) = session.write_result(result) {
+    if let Err(e) = session.write_result_with(result, extra) {
         tracing::error!("could not save the review's result: {e}");
     }
     if let Err(e) = append_audit(env, result, Some(session.id()), now) {

@@ -16,6 +16,8 @@ use super::{SessionError, SessionMeta, SessionSummary, redact, redact_credential
 const META: &str = "session.json";
 const RESULT: &str = "result.json";
 const TRANSCRIPT: &str = "transcript.jsonl";
+/// Reldo's name for the transcript (`crit run`'s sessions).
+pub const RELDO_TRANSCRIPT: &str = "transcript.log";
 
 /// Sessions are local logs; what else is in `.crit/` is meant to be committed.
 const GITIGNORE: &str = "# Written by crit: review logs stay local.\n\
@@ -27,6 +29,8 @@ sessions/\n";
 pub struct Session {
     dir: PathBuf,
     id: String,
+    /// The transcript's file name in `dir`.
+    transcript: &'static str,
 }
 
 impl Session {
@@ -59,6 +63,10 @@ impl Session {
             path: session.dir.join(META),
             source,
         })?;
+        // Reldo's key: scripts that read session.json find the id by it.
+        if let serde_json::Value::Object(map) = &mut value {
+            map.insert("session_id".into(), session.id.clone().into());
+        }
         redact(&mut value);
         write_json(&session.dir.join(META), &value, "session")?;
         Ok(session)
@@ -108,18 +116,40 @@ impl Session {
 
     /// Where crit-agent's JSONL sink writes the transcript.
     pub fn transcript_path(&self) -> PathBuf {
-        self.dir.join(TRANSCRIPT)
+        self.dir.join(self.transcript)
+    }
+
+    /// The transcript under another name (Reldo's `transcript.log`).
+    pub fn with_transcript_name(mut self, name: &'static str) -> Self {
+        self.transcript = name;
+        self
     }
 
     /// Save the result (atomically: temp file and rename). Strings shaped like
     /// credentials are redacted, in case a reviewer quoted one.
     pub fn write_result(&self, result: &ReviewResult) -> Result<(), SessionError> {
+        self.write_result_with(result, serde_json::Map::new())
+    }
+
+    /// Save the result with `extra` keys beside its own (Reldo's `text`,
+    /// `input_tokens`, … in `crit run`'s sessions): still a `ReviewResult`
+    /// to crit, and what a script written for the original tool reads.
+    pub fn write_result_with(
+        &self,
+        result: &ReviewResult,
+        extra: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), SessionError> {
         let path = self.dir.join(RESULT);
         let mut value = serde_json::to_value(result).map_err(|source| SessionError::Json {
             what: "result",
             path: path.clone(),
             source,
         })?;
+        if let serde_json::Value::Object(map) = &mut value {
+            for (k, v) in extra {
+                map.entry(k).or_insert(v);
+            }
+        }
         redact_credentials(&mut value);
         write_json(&path, &value, "result")
     }
@@ -195,6 +225,7 @@ fn entries(dir: &Path) -> Result<Vec<Session>, SessionError> {
         let session = Session {
             dir: entry.path(),
             id: id.to_string(),
+            transcript: TRANSCRIPT,
         };
         found.push(((stamp.to_string(), written, name), session));
     }
@@ -220,7 +251,13 @@ fn create_unique_dir(sessions: &Path, now: SystemTime) -> Result<Session, Sessio
         let id = random_id(since_epoch.as_nanos(), attempt);
         let dir = sessions.join(format!("{stamp}-{id}"));
         match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(Session { dir, id }),
+            Ok(()) => {
+                return Ok(Session {
+                    dir,
+                    id,
+                    transcript: TRANSCRIPT,
+                });
+            }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => last_err = Some((dir, e)),
             Err(e) => return Err(SessionError::io("create", dir)(e)),
         }

@@ -17,6 +17,9 @@ pub enum TemplateError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A template file that did not load, asked for by its name.
+    #[error("template `{name}` does not load: {error}")]
+    Broken { name: String, error: String },
     #[error("unknown template `{name}`; available: {}", available.join(", "))]
     Unknown {
         name: String,

@@ -12,8 +12,8 @@ use super::{
     TemplateError, Trigger,
 };
 
-/// The tools a template may allow. MCP tools are named `server__tool`.
-pub const KNOWN_TOOLS: [&str; 5] = ["Read", "Glob", "Grep", "Bash", "Task"];
+/// The tools a template may allow. MCP tools are named `mcp__server__tool`.
+pub const KNOWN_TOOLS: [&str; 6] = ["Read", "Glob", "Grep", "Bash", "Task", "TodoWrite"];
 const WRITING_TOOLS: [&str; 5] = ["Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch"];
 const PERMISSION_MODES: [&str; 6] = [
     "default",
@@ -136,7 +136,7 @@ impl Validator<'_> {
         };
         let output = match raw.output {
             Some(o) => self.output(&o)?,
-            None => OutputSpec::Contract(Contract::FindingsJson),
+            None => implied_output(&system_prompt.value),
         };
         let model = raw.model.map(|m| m.value);
         let template = Template {
@@ -180,7 +180,7 @@ impl Validator<'_> {
                 } else if WRITING_TOOLS.contains(&name) {
                     Err(self.err(t, format!("tool `{name}` is not available: crit's reviewers are read-only")))
                 } else {
-                    Err(self.err(t, format!("unknown tool `{name}`; expected one of {}, or an MCP tool as `server__tool`", KNOWN_TOOLS.join(", "))))
+                    Err(self.err(t, format!("unknown tool `{name}`; expected one of {}, or an MCP tool as `mcp__server__tool`", KNOWN_TOOLS.join(", "))))
                 }
             })
             .collect()
@@ -287,10 +287,24 @@ impl Validator<'_> {
             }),
             (Some(t), None) => {
                 let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
-                super::prompt::check_template(&t.value, &names).map_err(|m| self.err(&t, m))?;
-                Ok(PromptSource::Template(t.value))
+                self.prompt_template(&t, &names).map(PromptSource::Template)
             }
         }
+    }
+
+    /// A `prompt_template`, checked, as minijinja: `str.format` rules for a
+    /// template written for the original tool, minijinja's for crit's own.
+    fn prompt_template(
+        &self,
+        t: &Spanned<String>,
+        names: &[&str],
+    ) -> Result<String, TemplateError> {
+        let text = match super::format::is_minijinja(&t.value) {
+            true => t.value.clone(),
+            false => super::format::to_minijinja(&t.value, names).map_err(|m| self.err(t, m))?,
+        };
+        super::prompt::check_template(&text, names).map_err(|m| self.err(t, m))?;
+        Ok(text)
     }
 
     fn hooks(&self, hooks: Spanned<serde_json::Value>) -> Result<serde_json::Value, TemplateError> {
@@ -352,16 +366,16 @@ impl Validator<'_> {
                 Some(t) => self.tools(t)?,
                 None => template.allowed_tools.clone(),
             };
-            let output = match &r.output {
-                Some(o) => self.output(o)?,
-                None => template.output.clone(),
+            let output = match (&r.output, &r.system_prompt) {
+                (Some(o), _) => self.output(o)?,
+                (None, Some(own)) => implied_output(&own.value),
+                (None, None) => template.output.clone(),
             };
             let prompt = match r.prompt_template {
                 Some(t) => {
                     let names: Vec<&str> =
                         template.inputs.iter().map(|i| i.name.as_str()).collect();
-                    super::prompt::check_template(&t.value, &names).map_err(|m| self.err(&t, m))?;
-                    Some(t.value)
+                    Some(self.prompt_template(&t, &names)?)
                 }
                 None => None,
             };
@@ -406,6 +420,16 @@ impl Validator<'_> {
     }
 }
 
+/// The contract of a reviewer whose template names none: the markdown format
+/// when its prompt already asks for it (a review template written for the
+/// original tool), else the findings JSON.
+fn implied_output(system_prompt: &str) -> OutputSpec {
+    match crit_core::contract::markdown::describes_format(system_prompt) {
+        true => OutputSpec::Contract(Contract::Markdown),
+        false => OutputSpec::Contract(Contract::FindingsJson),
+    }
+}
+
 fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
@@ -413,9 +437,11 @@ fn is_identifier(s: &str) -> bool {
 }
 
 fn is_mcp_tool(name: &str) -> bool {
-    let rest = name.strip_prefix("mcp__").unwrap_or(name);
-    match rest.split_once("__") {
-        Some((server, tool)) => !server.is_empty() && !tool.is_empty(),
-        None => false,
+    match name.strip_prefix("mcp__") {
+        // `mcp__server` (all of its tools) or `mcp__server__tool`.
+        Some(rest) => !rest.is_empty() && !rest.starts_with('_'),
+        None => name
+            .split_once("__")
+            .is_some_and(|(server, tool)| !server.is_empty() && !tool.is_empty()),
     }
 }

@@ -1,11 +1,14 @@
 //! Review templates: a reviewer (or a panel) defined in YAML.
 //!
-//! A template written in seed 000's format loads and runs unchanged; crit adds
-//! `model`, `output`, `reviewers` (a panel) and `limits`. Templates come from
-//! three places, later ones overriding earlier: built into the binary, the user's
-//! `$XDG_CONFIG_HOME/crit/templates`, the project's `.crit/templates`.
+//! A template written for the review templates' original tool loads and runs
+//! unchanged; crit adds `model`, `output`, `reviewers` (a panel) and
+//! `limits`. Templates come from three places, later ones overriding earlier:
+//! built into the binary, the user's (`$XDG_CONFIG_HOME/crit/templates`, a
+//! `templates_dir`), the project's (`.orchestration/templates`,
+//! `.crit/templates`, a `templates_dir`).
 
 mod error;
+mod format;
 mod load;
 mod prompt;
 mod raw;
@@ -19,8 +22,8 @@ use crit_core::contract::Contract;
 pub use error::TemplateError;
 pub use load::{KNOWN_TOOLS, parse_template};
 pub(crate) use prompt::render_prompt;
-pub use prompt::{Inputs, PromptParts, contract_instructions};
-pub use registry::{Registry, TemplateDirs};
+pub use prompt::{Inputs, PromptParts, contract_instructions, with_contract};
+pub use registry::{Broken, PROJECT_DIRS, Registry, TemplateDirs};
 
 /// Where a template came from. Later origins override earlier ones by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -2,7 +2,7 @@
 //! contract's instructions) and the user prompt (a template or a built-in
 //! builder), with minijinja.
 //!
-//! Seed 000 templates use Python-format placeholders (`{input}`); those are
+//! The original review templates use Python-format placeholders (`{input}`); those are
 //! rewritten to `{{ input }}` before rendering, so such a template runs unchanged.
 //! Templates can include crit's partials: `{% include "crit/rubric.md" %}`.
 
@@ -67,19 +67,22 @@ impl Template {
         ctx.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
         let names: Vec<&str> = self.inputs.iter().map(|i| i.name.as_str()).collect();
         let system = env
-            .render_str(&seed_placeholders(&reviewer.system_prompt, &names), &ctx)
+            .render_str(&python_placeholders(&reviewer.system_prompt, &names), &ctx)
             .map_err(|e| fail(describe(&e)))?;
-        let contract = contract_instructions(&reviewer.output).map_err(fail)?;
+        let contract = match carries_own_format(&system, &reviewer.output) {
+            true => String::new(),
+            false => contract_instructions(&reviewer.output).map_err(fail)?,
+        };
         let user_template = match (&reviewer.prompt, &self.prompt) {
-            (Some(own), _) => seed_placeholders(own, &names),
-            (None, PromptSource::Template(t)) => seed_placeholders(t, &names),
+            (Some(own), _) => python_placeholders(own, &names),
+            (None, PromptSource::Template(t)) => python_placeholders(t, &names),
             (None, PromptSource::Builder(Builder::Code)) => CODE_BUILDER.to_string(),
         };
         let user = env
             .render_str(&user_template, &ctx)
             .map_err(|e| fail(describe(&e)))?;
         Ok(PromptParts {
-            system: format!("{}\n\n{}", system.trim_end(), contract.trim_end()),
+            system: with_contract(&system, &contract),
             user: tidy(&user),
         })
     }
@@ -96,6 +99,22 @@ pub fn contract_instructions(output: &OutputSpec) -> Result<String, String> {
         .map_err(|e| describe(&e))
 }
 
+/// A system prompt followed by its answer contract's instructions (none for
+/// a contract the prompt states itself).
+pub fn with_contract(system: &str, contract: &str) -> String {
+    match contract.trim().is_empty() {
+        true => system.to_string(),
+        false => format!("{}\n\n{}", system.trim_end(), contract.trim_end()),
+    }
+}
+
+/// A prompt written for the review templates' markdown format already says how
+/// to answer: a second set of instructions would only repeat (or contradict) it.
+fn carries_own_format(system: &str, output: &OutputSpec) -> bool {
+    matches!(output, OutputSpec::Contract(Contract::Markdown))
+        && crit_core::contract::markdown::describes_format(system)
+}
+
 /// Renders one of crit's own prompt files with the shared partials
 /// (`crit/rubric.md`, …) available.
 pub(crate) fn render_prompt(text: &str, ctx: Value) -> Result<String, String> {
@@ -109,7 +128,7 @@ pub(crate) fn render_prompt(text: &str, ctx: Value) -> Result<String, String> {
 /// uses is a declared input (or crit's `inputs`/`scope`).
 pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), String> {
     let env = environment();
-    let source = seed_placeholders(text, inputs);
+    let source = python_placeholders(text, inputs);
     let tmpl = env
         .template_from_str(&source)
         .map_err(|e| format!("invalid prompt template: {}", describe(&e)))?;
@@ -146,7 +165,7 @@ fn environment() -> Environment<'static> {
 /// Rewrite Python-format `{name}` into `{{ name }}` for declared input names.
 /// `{{` and `{%` (already minijinja) and braces around anything else (JSON
 /// examples in a prompt) are left alone.
-fn seed_placeholders(text: &str, inputs: &[&str]) -> String {
+fn python_placeholders(text: &str, inputs: &[&str]) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut rest = text;
     while let Some(i) = rest.find('{') {
@@ -185,6 +204,8 @@ fn contract_partial(output: &OutputSpec) -> &'static str {
     match output {
         OutputSpec::Contract(Contract::FindingsJson) => "{% include 'crit/contract_findings.md' %}",
         OutputSpec::Contract(Contract::Markdown) => "{% include 'crit/contract_markdown.md' %}",
+        // Reldo's convention lives in the user's own prompt; crit adds nothing.
+        OutputSpec::Contract(Contract::StatusLine) => "",
         OutputSpec::Schema(_) => "{% include 'crit/contract_schema.md' %}",
     }
 }
@@ -229,8 +250,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_placeholders_become_minijinja() {
-        let t = seed_placeholders(
+    fn python_placeholders_become_minijinja() {
+        let t = python_placeholders(
             "Review {input} against {against}. JSON: {\"a\": 1} {{ x }} {% if y %}{y}{% endif %}",
             &["input", "against", "y"],
         );
@@ -238,7 +259,10 @@ mod tests {
             t,
             "Review {{ input }} against {{ against }}. JSON: {\"a\": 1} {{ x }} {% if y %}{{ y }}{% endif %}"
         );
-        assert_eq!(seed_placeholders("{unknown} {", &["input"]), "{unknown} {");
+        assert_eq!(
+            python_placeholders("{unknown} {", &["input"]),
+            "{unknown} {"
+        );
     }
 
     #[test]

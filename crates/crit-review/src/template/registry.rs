@@ -1,8 +1,15 @@
 //! The template registry: built-in templates embedded in the binary, then the
-//! user's, then the project's; a later one replaces an earlier one of the same
-//! name. A project template's `hooks` run commands, so they are honoured only
-//! as the project's rules allow ([`crate::trust`]); without them the template
-//! still loads and runs.
+//! user's (`$XDG_CONFIG_HOME/crit/templates`, a user `templates_dir`), then
+//! the project's (`.orchestration/templates`, as the review templates' tool
+//! keeps them; `.crit/templates`; a project `templates_dir`); a later one
+//! replaces an earlier one of the same name. A project template's `hooks` run
+//! commands, so they are honoured only as the project's rules allow
+//! ([`crate::trust`]); without them the template still loads and runs.
+//!
+//! A template file that does not load is kept as broken under its name: it
+//! fails when it is used (naming file, line and column), `review list` shows
+//! it with its error, and it never lets an earlier template of its name stand
+//! in for it. Every other template works as usual.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,8 +17,8 @@ use std::path::{Path, PathBuf};
 use super::{Origin, Template, TemplateError, parse_template};
 use crate::trust::{Gated, ProjectRules, Source};
 
-/// Where a project's templates live, from its root.
-pub const PROJECT_DIR: &str = ".crit/templates";
+/// Where a project's templates live, from its root, later ones winning.
+pub const PROJECT_DIRS: [&str; 2] = [".orchestration/templates", ".crit/templates"];
 
 const BUILT_IN: [(&str, &str); 3] = [
     ("arch.yaml", include_str!("../../templates/arch.yaml")),
@@ -24,8 +31,15 @@ const BUILT_IN: [(&str, &str); 3] = [
 pub struct TemplateDirs {
     /// `$XDG_CONFIG_HOME/crit/templates` (or `~/.config/crit/templates`).
     pub user: Option<PathBuf>,
-    /// `<project>/.crit/templates`.
+    /// `<project>/.crit/templates`, for [`Registry::load`].
     pub project: Option<PathBuf>,
+    /// More directories of the user's own (`templates_dir` in the user's
+    /// config), after `user`.
+    pub extra: Vec<PathBuf>,
+    /// More project directories, from the project root (`templates_dir` in
+    /// `.crit/config.yaml`), after `.crit/templates`; read as the project's
+    /// rules read the project, never outside it.
+    pub project_extra: Vec<String>,
 }
 
 impl TemplateDirs {
@@ -36,30 +50,47 @@ impl TemplateDirs {
         TemplateDirs {
             user: config.map(|c| c.join("templates")),
             project: Some(project_root.join(".crit").join("templates")),
+            extra: Vec::new(),
+            project_extra: Vec::new(),
         }
     }
+}
+
+/// A template file that did not load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broken {
+    /// Its `name:` when that much could be read, else its file's stem.
+    pub name: String,
+    pub origin: Origin,
+    pub path: PathBuf,
+    /// Why, with file, line and column.
+    pub error: String,
+}
+
+#[derive(Debug, Clone)]
+enum Entry {
+    Ok(Box<Template>),
+    Broken(Broken),
 }
 
 /// Every template crit knows, by name.
 #[derive(Debug, Clone)]
 pub struct Registry {
-    templates: BTreeMap<String, Template>,
+    entries: BTreeMap<String, Entry>,
 }
 
 impl Registry {
     /// The built-in templates only.
     pub fn built_in() -> Result<Self, TemplateError> {
-        let mut templates = BTreeMap::new();
+        let mut entries = BTreeMap::new();
         for (file, text) in BUILT_IN {
             let t = parse_template(text, &format!("<built-in>/{file}"), Origin::BuiltIn, None)?;
-            templates.insert(t.name.clone(), t);
+            entries.insert(t.name.clone(), Entry::Ok(Box::new(t)));
         }
-        Ok(Registry { templates })
+        Ok(Registry { entries })
     }
 
-    /// Built-in, then user, then project templates, from disk. A template
-    /// file that does not load is an error naming file, line and column: a
-    /// broken template never silently falls back to another. Project
+    /// Built-in, then user, then project templates, from disk. Project
     /// templates' hooks are not honoured: a caller that knows whose rules
     /// apply uses [`Registry::load_with`].
     pub fn load(dirs: &TemplateDirs) -> Result<Self, TemplateError> {
@@ -69,58 +100,102 @@ impl Registry {
                 dir,
                 "a project template's hooks need `Registry::load_with` and the project's trust",
             );
-            for (t, text) in load_dir(dir, Origin::Project)? {
-                let file = t.path.as_ref().map(|p| p.display().to_string());
-                let t = gate_hooks(t, &text, file.as_deref().unwrap_or_default(), &rules);
-                reg.templates.insert(t.name.clone(), t);
+            for loaded in load_dir(dir, Origin::Project)? {
+                reg.add(loaded.map(|(t, text)| {
+                    let file = t.path.as_ref().map(|p| p.display().to_string());
+                    gate_hooks(t, &text, file.as_deref().unwrap_or_default(), &rules)
+                }));
             }
         }
         Ok(reg)
     }
 
-    /// Built-in, then the user's (`dirs.user`), then the project's
-    /// `.crit/templates` from wherever `rules` read the project (the working
-    /// tree, or the base revision in CI), their hooks honoured only as
-    /// `rules` allow. `dirs.project` is not used.
+    /// Built-in, then the user's (`dirs.user`, `dirs.extra`), then the
+    /// project's [`PROJECT_DIRS`] and `dirs.project_extra` from wherever
+    /// `rules` read the project (the working tree, or the base revision in
+    /// CI), their hooks honoured only as `rules` allow. `dirs.project` is
+    /// not used.
     pub fn load_with(dirs: &TemplateDirs, rules: &ProjectRules) -> Result<Self, TemplateError> {
         let mut reg = Registry::with_user(dirs)?;
-        for rel in rules.list(PROJECT_DIR, &["yaml", "yml"])? {
-            let Some(file) = rules.read(&rel)? else {
-                continue;
-            };
-            let path = match rules.source() {
-                Source::WorkTree => rules.root().join(&rel),
-                Source::Revision(_) => PathBuf::from(&file.label),
-            };
-            let t = parse_template(&file.text, &file.label, Origin::Project, Some(&path))?;
-            let t = gate_hooks(t, &file.text, &rel, rules);
-            reg.templates.insert(t.name.clone(), t);
+        let project_dirs = PROJECT_DIRS
+            .iter()
+            .map(|d| d.to_string())
+            .chain(dirs.project_extra.iter().cloned());
+        for dir in project_dirs {
+            for rel in rules.list(&dir, &["yaml", "yml"])? {
+                let Some(file) = rules.read(&rel)? else {
+                    continue;
+                };
+                let path = match rules.source() {
+                    Source::WorkTree => rules.root().join(&rel),
+                    Source::Revision(_) => PathBuf::from(&file.label),
+                };
+                let loaded =
+                    match parse_template(&file.text, &file.label, Origin::Project, Some(&path)) {
+                        Ok(t) => Ok(gate_hooks(t, &file.text, &rel, rules)),
+                        Err(e) => Err(broken(&file.text, &path, Origin::Project, &e)),
+                    };
+                reg.add(loaded);
+            }
         }
         Ok(reg)
     }
 
     fn with_user(dirs: &TemplateDirs) -> Result<Self, TemplateError> {
         let mut reg = Registry::built_in()?;
-        if let Some(dir) = &dirs.user {
-            for (t, _) in load_dir(dir, Origin::User)? {
-                reg.templates.insert(t.name.clone(), t);
+        for dir in dirs.user.iter().chain(&dirs.extra) {
+            for loaded in load_dir(dir, Origin::User)? {
+                reg.add(loaded.map(|(t, _)| t));
             }
         }
         Ok(reg)
     }
 
-    pub fn get(&self, name: &str) -> Result<&Template, TemplateError> {
-        self.templates
-            .get(name)
-            .ok_or_else(|| TemplateError::Unknown {
-                name: name.to_string(),
-                available: self.templates.keys().cloned().collect(),
-            })
+    fn add(&mut self, loaded: Result<Template, Broken>) {
+        match loaded {
+            Ok(t) => {
+                self.entries.insert(t.name.clone(), Entry::Ok(Box::new(t)));
+            }
+            Err(b) => {
+                self.entries.insert(b.name.clone(), Entry::Broken(b));
+            }
+        }
     }
 
-    /// Templates sorted by name.
+    /// The template `name`; a broken one is its load error.
+    pub fn get(&self, name: &str) -> Result<&Template, TemplateError> {
+        match self.entries.get(name) {
+            Some(Entry::Ok(t)) => Ok(t),
+            Some(Entry::Broken(b)) => Err(TemplateError::Broken {
+                name: b.name.clone(),
+                error: b.error.clone(),
+            }),
+            None => Err(TemplateError::Unknown {
+                name: name.to_string(),
+                available: self
+                    .entries
+                    .iter()
+                    .filter(|(_, e)| matches!(e, Entry::Ok(_)))
+                    .map(|(n, _)| n.clone())
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Templates that load, sorted by name.
     pub fn list(&self) -> impl Iterator<Item = &Template> {
-        self.templates.values()
+        self.entries.values().filter_map(|e| match e {
+            Entry::Ok(t) => Some(t.as_ref()),
+            Entry::Broken(_) => None,
+        })
+    }
+
+    /// Template files that did not load, sorted by name.
+    pub fn broken(&self) -> impl Iterator<Item = &Broken> {
+        self.entries.values().filter_map(|e| match e {
+            Entry::Broken(b) => Some(b),
+            Entry::Ok(_) => None,
+        })
     }
 }
 
@@ -140,9 +215,30 @@ fn gate_hooks(mut t: Template, text: &str, file: &str, rules: &ProjectRules) -> 
     t
 }
 
-/// Every `*.yaml` / `*.yml` file of `dir` with its text, sorted by file name.
-/// A missing directory has no templates.
-fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<(Template, String)>, TemplateError> {
+/// A template that did not load, under the name it meant to have.
+fn broken(text: &str, path: &Path, origin: Origin, e: &TemplateError) -> Broken {
+    let declared = text.lines().find_map(|l| {
+        let v = l.strip_prefix("name:")?.trim().trim_matches(['"', '\'']);
+        (!v.is_empty()).then(|| v.to_string())
+    });
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Broken {
+        name: declared.unwrap_or(stem),
+        origin,
+        path: path.to_path_buf(),
+        error: e.to_string(),
+    }
+}
+
+/// One file of a template directory: loaded with its text, or broken.
+type Loaded = Result<(Template, String), Broken>;
+
+/// Every `*.yaml` / `*.yml` file of `dir`, loaded (or broken, with its text),
+/// sorted by file name. A missing directory has no templates.
+fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<Loaded>, TemplateError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -161,16 +257,19 @@ fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<(Template, String)>, Templ
         })
         .collect();
     paths.sort();
-    paths
+    Ok(paths
         .into_iter()
         .map(|path| {
-            let text =
-                crit_core::files::read_to_string(&path).map_err(|source| TemplateError::Io {
+            let text = crit_core::files::read_to_string(&path).map_err(|source| {
+                let e = TemplateError::Io {
                     path: path.clone(),
                     source,
-                })?;
+                };
+                broken("", &path, origin, &e)
+            })?;
             parse_template(&text, &path.display().to_string(), origin, Some(&path))
-                .map(|t| (t, text))
+                .map(|t| (t, text.clone()))
+                .map_err(|e| broken(&text, &path, origin, &e))
         })
-        .collect()
+        .collect())
 }

@@ -23,14 +23,22 @@ pub struct Survey {
 pub fn survey(root: &Path) -> Survey {
     let rules = ProjectRules::trusting(root);
     let mut unreadable = Vec::new();
-    if let Err(e) = Config::load_project(None, &rules) {
+    let mut dirs = TemplateDirs::default();
+    match Config::load_project(None, &rules) {
+        Ok(c) => dirs
+            .project_extra
+            .extend(c.project_templates_dir.map(|d| d.value)),
+        Err(e) => unreadable.push(e.to_string()),
+    }
+    if let Err(e) = crate::code::mala::MalaConfig::load(&rules) {
         unreadable.push(e.to_string());
     }
     if let Err(e) = Suppressions::load_with(&rules) {
         unreadable.push(e.to_string());
     }
-    if let Err(e) = Registry::load_with(&TemplateDirs::default(), &rules) {
-        unreadable.push(e.to_string());
+    match Registry::load_with(&dirs, &rules) {
+        Ok(reg) => unreadable.extend(reg.broken().map(|b| b.error.clone())),
+        Err(e) => unreadable.push(e.to_string()),
     }
     let prompt_review = crate::prompt::config::ConfigPaths {
         plugin_user: None,
