@@ -4,6 +4,7 @@
 //! read an input and the one atomic way to write a file.
 
 pub mod contract;
+pub mod coverage;
 pub mod files;
 pub mod finding;
 pub mod fingerprint;
@@ -21,7 +22,8 @@ pub mod timestamp;
 pub mod usage;
 pub mod verdict;
 
-pub use finding::{Finding, Location};
+pub use coverage::{Coverage, FileCoverage, LeftOut, LeftOutCause};
+pub use finding::{Finding, Location, Verification, VerificationOutcome};
 pub use gate::FailOn;
 pub use result::{Dismissed, ReviewResult, ReviewerOutcome, ReviewerStatus};
 pub use severity::Severity;
