@@ -15,6 +15,7 @@ pub mod render;
 pub mod result;
 pub mod scale;
 pub mod schema;
+pub mod screen;
 pub mod severity;
 pub mod shard;
 pub mod terminal;

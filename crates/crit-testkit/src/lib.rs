@@ -43,6 +43,7 @@ mod anthropic;
 mod claude;
 mod delivery;
 mod openai;
+mod prompt_cache;
 pub mod prompt_review;
 mod render;
 mod reply;

@@ -63,6 +63,7 @@ pub(super) async fn run(
         name: def.name.clone(),
         model: def.model_or(&t.parent.model).to_string(),
         system: vec![SystemBlock::cached(def.system_prompt.clone())],
+        shared_prompt: String::new(),
         prompt,
         tools,
         output: None,
@@ -74,6 +75,7 @@ pub(super) async fn run(
         // Depth 1: a sub-agent launches no agents of its own.
         sub_agents: Vec::new(),
         hooks: t.parent.hooks.clone(),
+        cache_conversation: t.parent.cache_conversation,
     };
     let who = Who {
         agent_id: Some(agent_id(call_id)),
