@@ -259,6 +259,7 @@ impl Crit {
             model: cfg.model.clone().unwrap_or(default_model),
             system: format!("{}\n\n{}", cfg.prompt.trim_end(), contract.trim_end()),
             user: prompt.to_string(),
+            shared: None,
             tools: cfg.allowed_tools.clone(),
             output,
             limits: RunLimits {

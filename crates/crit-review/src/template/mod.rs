@@ -19,7 +19,7 @@ use crit_core::contract::Contract;
 pub use error::TemplateError;
 pub use load::{KNOWN_TOOLS, parse_template};
 pub(crate) use prompt::render_prompt;
-pub use prompt::{Inputs, PromptParts, contract_instructions};
+pub use prompt::{Inputs, PREAMBLE, PromptParts, contract_instructions, prompt_sources};
 pub use registry::{Registry, TemplateDirs};
 
 /// Where a template came from. Later origins override earlier ones by name.
@@ -143,6 +143,10 @@ pub struct Template {
     /// A panel; empty means the template itself is the one reviewer.
     pub reviewers: Vec<ReviewerSpec>,
     pub limits: Limits,
+    /// How many of the panel must report a finding for it to count.
+    pub consensus: Option<crate::panel::Consensus>,
+    /// Which findings get a second look (the review's setting when unset).
+    pub verify: Option<crate::review::VerifyMode>,
     pub origin: Origin,
     /// The file it was loaded from (`None` for built-ins).
     pub path: Option<PathBuf>,
