@@ -10,7 +10,7 @@ use anyhow::anyhow;
 use crit_llm::Env;
 use crit_review::code::{CodeReviewRequest, CodeReviewer, CommandReviewer};
 use crit_review::config::Config;
-use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
+use crit_review::review::{HunkCache, ReviewOptions, ReviewRequest, run_template};
 use crit_review::scope::Scope;
 use crit_review::suppress::Suppressions;
 use crit_review::template::{Limits, Template};
@@ -29,6 +29,7 @@ pub fn run_review(
     template: &Template,
     mut given: BTreeMap<String, String>,
     code: CodeFlags,
+    checks: super::Checks,
     interactive: bool,
     cwd: &Path,
     rules: Arc<ProjectRules>,
@@ -79,6 +80,15 @@ pub fn run_review(
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
     opts.shard = code.shard;
+    if let Some(n) = code.max_chunks {
+        opts.parts.max_parts = n.max(1);
+    }
+    opts.allow_partial = code.allow_partial;
+    if !code.no_cache {
+        opts.hunk_cache = HunkCache::at_default(&|k| std::env::var(k).ok());
+    }
+    opts.verify = checks.verify;
+    opts.consensus = checks.consensus;
     opts.log = !common.no_log;
     opts.rules = Some(rules);
     opts.config_snapshot = serde_json::to_value(selection.rows()).unwrap_or_default();

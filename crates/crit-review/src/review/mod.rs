@@ -303,6 +303,7 @@ async fn run(
                 under_review: &under_review,
                 opts,
                 env: &env,
+                rules,
                 now,
             };
             let result = match change.as_ref().filter(|_| is_diff) {
@@ -362,7 +363,28 @@ pub(crate) struct Job<'a> {
     pub under_review: &'a [String],
     pub opts: &'a ReviewOptions,
     pub env: &'a PanelEnv,
+    pub rules: &'a ProjectRules,
     pub now: SystemTime,
+}
+
+impl Job<'_> {
+    /// A template setting that can dismiss findings (`consensus:` other than
+    /// `any`, `verify:` other than `off`) counts from a project's own template
+    /// only as the project's rules allow: the change under review may have
+    /// written it.
+    pub(crate) fn template_may_relax(&self, key: &str, value: &str) -> bool {
+        let t = self.template;
+        if t.origin != Origin::Project {
+            return true;
+        }
+        let file = t
+            .path
+            .as_deref()
+            .map(|p| trust::relative(self.rules.root(), p))
+            .unwrap_or_default();
+        self.rules
+            .allow(Gated::new(file, 0, key, value.to_string()))
+    }
 }
 
 /// A review that saw less than all of its change is at best INCOMPLETE,
