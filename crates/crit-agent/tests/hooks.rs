@@ -339,7 +339,10 @@ async fn a_hanging_hook_is_killed_at_its_timeout_and_the_run_goes_on() {
     let r = &tool_results(&server, 1)[0];
     assert_eq!(
         (r.1.as_str(), r.2),
-        ("<tool_output tool=\"Read\">\n     1\t# Demo\n</tool_output>", false),
+        (
+            "<tool_output tool=\"Read\">\n     1\t# Demo\n</tool_output>",
+            false
+        ),
         "the tool ran as if no hook"
     );
     assert!(sink.items.iter().any(|i| matches!(i,

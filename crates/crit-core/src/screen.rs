@@ -122,7 +122,9 @@ static WEAK: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static ADDRESSEE: LazyLock<Regex> = LazyLock::new(|| {
-    literal(r"(?i)\b(?:ai|llm|assistant|claude|gpt|chatgpt|copilot|language\s+model|bot|automated\s+review(?:er|ers)?|review\s+(?:agent|bot))\b")
+    literal(
+        r"(?i)\b(?:ai|llm|assistant|claude|gpt|chatgpt|copilot|language\s+model|bot|automated\s+review(?:er|ers)?|review\s+(?:agent|bot))\b",
+    )
 });
 
 /// Compiles a pattern written in this file; every test here compiles them all.
@@ -160,10 +162,7 @@ mod tests {
         assert!(!out.chars().any(|c| hidden_name(c).is_some()));
         let lines: Vec<u32> = hits.iter().map(|h| h.line).collect();
         assert_eq!(lines, [2, 2, 2, 2, 3, 3]);
-        assert_eq!(
-            hits[0].kind.describe(),
-            "U+202E RIGHT-TO-LEFT OVERRIDE"
-        );
+        assert_eq!(hits[0].kind.describe(), "U+202E RIGHT-TO-LEFT OVERRIDE");
         let plain = "no tricks here, café, 日本語, emoji 👍🏽";
         assert_eq!(neutralize(plain), (plain.to_string(), Vec::new()));
     }

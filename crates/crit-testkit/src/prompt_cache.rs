@@ -41,7 +41,12 @@ impl PromptCache {
     pub(crate) fn account(&mut self, body: &Value, output: u64) -> Usage {
         let blocks = prefix_blocks(body);
         let mut hash = Fnv::new();
-        hash.write(body.get("model").and_then(Value::as_str).unwrap_or("").as_bytes());
+        hash.write(
+            body.get("model")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .as_bytes(),
+        );
         let mut total = 0u64;
         let mut cumulative = Vec::with_capacity(blocks.len());
         let mut breakpoints = Vec::new();
@@ -87,6 +92,47 @@ impl PromptCache {
     }
 }
 
+/// The usage of each of `bodies` (Anthropic requests, in order) through a
+/// fresh cache with `min_tokens` as its minimum, one output token each: for
+/// measuring what a change to the breakpoints saves on recorded requests.
+pub fn replay(bodies: &[Value], min_tokens: u64) -> Vec<Usage> {
+    let mut cache = PromptCache::new(min_tokens);
+    bodies.iter().map(|b| cache.account(b, 1)).collect()
+}
+
+/// Tokens (as this cache counts them) of `body`'s tools and system blocks up
+/// to the last system block with a breakpoint: the prefix a panel shares.
+pub fn system_prefix_tokens(body: &Value) -> u64 {
+    let mut blocks: Vec<&Value> = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .collect();
+    let tools = blocks.len();
+    blocks.extend(
+        body.get("system")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten(),
+    );
+    let end = blocks
+        .iter()
+        .rposition(|b| b.get("cache_control").is_some())
+        .filter(|i| *i >= tools)
+        .map_or(blocks.len(), |i| i + 1);
+    blocks[..end]
+        .iter()
+        .map(|b| {
+            let mut b = (*b).clone();
+            if let Some(o) = b.as_object_mut() {
+                o.remove("cache_control");
+            }
+            (b.to_string().len() as u64).div_ceil(4)
+        })
+        .sum()
+}
+
 /// Each block of the prefix as canonical-enough JSON (serde_json keeps the
 /// request's key order), and whether it carries a breakpoint.
 fn prefix_blocks(body: &Value) -> Vec<(String, bool)> {
@@ -99,7 +145,12 @@ fn prefix_blocks(body: &Value) -> Vec<(String, bool)> {
         };
         out.push((v.to_string(), marked));
     };
-    for t in body.get("tools").and_then(Value::as_array).into_iter().flatten() {
+    for t in body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         push(t);
     }
     match body.get("system") {
@@ -107,7 +158,12 @@ fn prefix_blocks(body: &Value) -> Vec<(String, bool)> {
         Some(s @ Value::String(_)) => push(s),
         _ => {}
     }
-    for m in body.get("messages").and_then(Value::as_array).into_iter().flatten() {
+    for m in body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         match m.get("content") {
             Some(Value::Array(blocks)) => blocks.iter().for_each(&mut push),
             Some(other) => push(other),
@@ -155,9 +211,15 @@ mod tests {
                    "messages": [{"role": "user", "content": [text(400 + extra, false)]}]})
         };
         let first = c.account(&body(0), 5);
-        assert!(first.cache_write > 2000 && first.cache_read == 0, "{first:?}");
+        assert!(
+            first.cache_write > 2000 && first.cache_read == 0,
+            "{first:?}"
+        );
         let second = c.account(&body(40), 5);
-        assert_eq!((second.cache_write, second.cache_read), (0, first.cache_write));
+        assert_eq!(
+            (second.cache_write, second.cache_read),
+            (0, first.cache_write)
+        );
         assert_eq!(second.input, first.input + 10);
         // Under the minimum: nothing is written, everything is input.
         let mut small = PromptCache::new(4096);
@@ -170,9 +232,7 @@ mod tests {
     fn an_earlier_entry_is_found_only_within_the_lookback() {
         let mut c = PromptCache::new(10);
         let mut content = vec![text(100, true)];
-        let body = |content: &Vec<Value>| {
-            json!({"model": "m", "messages": [{"role": "user", "content": content}]})
-        };
+        let body = |content: &Vec<Value>| json!({"model": "m", "messages": [{"role": "user", "content": content}]});
         c.account(&body(&content), 1);
         content[0] = text(100, false);
         for _ in 0..25 {

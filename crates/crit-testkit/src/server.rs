@@ -190,8 +190,7 @@ impl FakeServer {
     /// cache breakpoints (see `prompt_cache.rs`), instead of the scripted
     /// usage; the scripted output tokens stay.
     pub fn simulate_prompt_cache(&self, min_tokens: u64) {
-        *lock(&self.shared.prompt_cache) =
-            Some(crate::prompt_cache::PromptCache::new(min_tokens));
+        *lock(&self.shared.prompt_cache) = Some(crate::prompt_cache::PromptCache::new(min_tokens));
     }
 
     /// Appends several steps.

@@ -41,7 +41,10 @@ pub(super) fn place_breakpoints(req: &mut ModelRequest, rolling: bool, min_token
         // assistant turn: mark it too when it is out of the lookback's reach.
         if req.messages.len() >= 3 {
             let prev = req.messages.len() - 3;
-            let between: usize = req.messages[prev + 1..].iter().map(|m| m.content.len()).sum();
+            let between: usize = req.messages[prev + 1..]
+                .iter()
+                .map(|m| m.content.len())
+                .sum();
             if between > LOOKBACK_BLOCKS
                 && let Some(n) = req.messages[prev].content.len().checked_sub(1)
             {

@@ -64,7 +64,10 @@ pub fn merge_parts(mut parts: Vec<Vec<ReviewerRun>>) -> Vec<ReviewerRun> {
     for (p, runs) in parts.into_iter().enumerate() {
         for run in runs {
             let label = format!("[part {}] ", p + 1);
-            match merged.iter_mut().find(|m| m.outcome.name == run.outcome.name) {
+            match merged
+                .iter_mut()
+                .find(|m| m.outcome.name == run.outcome.name)
+            {
                 None => {
                     let mut first = run;
                     first.summary = prefixed(&label, &first.summary);
@@ -256,7 +259,13 @@ mod tests {
 
     #[test]
     fn parts_merge_into_one_run_per_reviewer() {
-        let at = |line| Finding::new("Leak", Severity::P2, "a").with_location(Location::lines("x.rs", line, line + 2));
+        let at = |line| {
+            Finding::new("Leak", Severity::P2, "a").with_location(Location::lines(
+                "x.rs",
+                line,
+                line + 2,
+            ))
+        };
         let mut a1 = run("a", Verdict::Concerns, None);
         a1.findings = vec![at(10)];
         let mut a2 = run("a", Verdict::Fail, None);
@@ -273,7 +282,10 @@ mod tests {
         // Lines 10-12 and 11-13: one problem, at its most severe; line 40 another.
         assert_eq!(m.findings.len(), 2);
         assert_eq!(m.findings[0].severity, Severity::P1);
-        assert!(m.summary.starts_with("[part 1] a summary\n\n[part 2] a summary"));
+        assert!(
+            m.summary
+                .starts_with("[part 1] a summary\n\n[part 2] a summary")
+        );
     }
 
     #[test]
@@ -292,7 +304,10 @@ mod tests {
         said_fail
             .findings
             .push(Finding::new("Naming", Severity::P2, "b"));
-        assert_eq!(aggregate("x", &[said_fail.clone()]).verdict, Verdict::Concerns);
+        assert_eq!(
+            aggregate("x", &[said_fail.clone()]).verdict,
+            Verdict::Concerns
+        );
         // A reviewer without structured findings keeps deciding by its word.
         let words = run("c", Verdict::Fail, None);
         let r = aggregate("x", &[said_fail, words]);

@@ -71,10 +71,10 @@ pub fn apply(
         .partition(|f| f.reviewer == "crit" || f.cached);
     let mut groups: Vec<Vec<Finding>> = Vec::new();
     for f in votes {
-        match groups
-            .iter_mut()
-            .find(|g| g.iter().any(|o| o.reviewer != f.reviewer && same_problem(o, &f)))
-        {
+        match groups.iter_mut().find(|g| {
+            g.iter()
+                .any(|o| o.reviewer != f.reviewer && same_problem(o, &f))
+        }) {
             Some(g) => g.push(f),
             None => groups.push(vec![f]),
         }
@@ -162,7 +162,11 @@ mod tests {
         assert_eq!(leak.agreed_by, ["opus"]);
         assert_eq!(dismissed.len(), 1);
         assert_eq!(dismissed[0].cause, "no_consensus");
-        assert!(dismissed[0].reason.contains("1 of 3"), "{}", dismissed[0].reason);
+        assert!(
+            dismissed[0].reason.contains("1 of 3"),
+            "{}",
+            dismissed[0].reason
+        );
 
         let mut findings = all.clone();
         let mut dismissed = Vec::new();

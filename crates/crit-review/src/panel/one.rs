@@ -142,7 +142,11 @@ fn first_message(plan: &ReviewerPlan) -> (String, String) {
 const SUB_AGENT_RULES: &str = include_str!("../../prompts/sub_agent.md");
 
 fn with_review_rules(mut def: crit_agent::SubAgentDef) -> crit_agent::SubAgentDef {
-    def.system_prompt = format!("{}\n\n{}", def.system_prompt.trim_end(), SUB_AGENT_RULES.trim_end());
+    def.system_prompt = format!(
+        "{}\n\n{}",
+        def.system_prompt.trim_end(),
+        SUB_AGENT_RULES.trim_end()
+    );
     def
 }
 

@@ -21,7 +21,12 @@ pub(super) struct PartOutcome {
 
 /// The coverage of `work`, given how each of its parts went (`outcomes[i]`
 /// is `work.parts[i]`'s).
-pub(super) fn build(change: &Change, work: &Work, outcomes: &[PartOutcome], max_parts: usize) -> Coverage {
+pub(super) fn build(
+    change: &Change,
+    work: &Work,
+    outcomes: &[PartOutcome],
+    max_parts: usize,
+) -> Coverage {
     let mut c = Coverage {
         chunks: u32::try_from(work.parts.len()).unwrap_or(u32::MAX),
         hunks_cached: count(work.cached.len()),
@@ -78,7 +83,12 @@ pub(super) fn build(change: &Change, work: &Work, outcomes: &[PartOutcome], max_
             ));
         }
         if f.changed.binary {
-            c.left_out.push(left(&f.path, 0, LeftOutCause::Binary, "a binary file: no text to review".into()));
+            c.left_out.push(left(
+                &f.path,
+                0,
+                LeftOutCause::Binary,
+                "a binary file: no text to review".into(),
+            ));
         } else if f.units.is_empty() && f.header.is_empty() {
             let quoted = format!("`{}`", f.changed.path);
             let why = change
@@ -87,10 +97,13 @@ pub(super) fn build(change: &Change, work: &Work, outcomes: &[PartOutcome], max_
                 .find(|n| n.contains(&quoted))
                 .cloned()
                 .or_else(|| {
-                    change.truncated.then(|| "git's diff output was over its size limit".to_string())
+                    change
+                        .truncated
+                        .then(|| "git's diff output was over its size limit".to_string())
                 });
             if let Some(why) = why {
-                c.left_out.push(left(&f.path, 0, LeftOutCause::TooLarge, why));
+                c.left_out
+                    .push(left(&f.path, 0, LeftOutCause::TooLarge, why));
             }
         }
         c.hunks_reviewed += fc.hunks_shown;

@@ -53,7 +53,8 @@ pub(super) async fn review(
             part_runs.push(runs);
         }
     }
-    if let (Some(slot), [plans], [runs]) = (conversation, part_plans.as_slice(), part_runs.as_slice())
+    if let (Some(slot), [plans], [runs]) =
+        (conversation, part_plans.as_slice(), part_runs.as_slice())
         && let (Some(plan), Some(run)) = (plans.first(), runs.first())
     {
         *slot = Some(FollowUp::new(
@@ -88,11 +89,22 @@ pub(super) async fn review(
         }
         cache.prune(job.now);
     }
-    let cached: Vec<Finding> = work.cached.iter().flat_map(|(_, f)| f.iter().cloned()).collect();
+    let cached: Vec<Finding> = work
+        .cached
+        .iter()
+        .flat_map(|(_, f)| f.iter().cloned())
+        .collect();
     result.findings.extend(cached);
     result.findings = panel::distinct_findings(std::mem::take(&mut result.findings));
-    result.findings.extend(work.screened.findings.iter().cloned());
-    result.coverage = Some(coverage::build(change, &work, &outcomes, opts.parts.max_parts));
+    result
+        .findings
+        .extend(work.screened.findings.iter().cloned());
+    result.coverage = Some(coverage::build(
+        change,
+        &work,
+        &outcomes,
+        opts.parts.max_parts,
+    ));
     Ok(result)
 }
 
@@ -101,7 +113,10 @@ fn part_change(change: &Change, work: &Work, units: &[usize], i: usize, count: u
     let (text, files) = work.text(units);
     let mut part = change.clone();
     part.patch = text;
-    part.files = files.iter().map(|f| work.files[*f].changed.clone()).collect();
+    part.files = files
+        .iter()
+        .map(|f| work.files[*f].changed.clone())
+        .collect();
     part.part = (count > 1).then(|| format!("{}/{count}", i + 1));
     part.screened = work.screened.notes.clone();
     part.truncated = false;
@@ -112,9 +127,15 @@ fn part_change(change: &Change, work: &Work, units: &[usize], i: usize, count: u
 /// text to review): the panel is listed as not run, and the verdict follows
 /// the findings.
 fn nothing_sent(job: &Job<'_>, work: &Work, outcomes: &[PartOutcome]) -> ReviewResult {
-    let why = match (work.cached.is_empty(), outcomes.first().and_then(|o| o.skipped.as_ref())) {
+    let why = match (
+        work.cached.is_empty(),
+        outcomes.first().and_then(|o| o.skipped.as_ref()),
+    ) {
         (_, Some((_, why))) => why.clone(),
-        (false, None) => "every hunk of the change was reviewed before: its findings come from the cache".to_string(),
+        (false, None) => {
+            "every hunk of the change was reviewed before: its findings come from the cache"
+                .to_string()
+        }
         (true, None) => "the change holds no text to review".to_string(),
     };
     let mut r = ReviewResult::new(&job.template.name, Verdict::Pass);
@@ -150,11 +171,7 @@ fn cache_base(job: &Job<'_>) -> String {
     );
     let checks = format!(
         "{:?} {:?} {} {:?} {:?}",
-        opts.verify,
-        job.template.verify,
-        opts.verify_model,
-        opts.consensus,
-        job.template.consensus
+        opts.verify, job.template.verify, opts.verify_model, opts.consensus, job.template.consensus
     );
     hunk_cache::base(&[
         ("template", &job.template.name),

@@ -32,7 +32,11 @@ pub(super) struct Sources<'a> {
 }
 
 /// Checks every finding with a quote; moves those that fail to `dismissed`.
-pub(super) fn check(findings: &mut Vec<Finding>, dismissed: &mut Vec<Dismissed>, src: &Sources<'_>) {
+pub(super) fn check(
+    findings: &mut Vec<Finding>,
+    dismissed: &mut Vec<Dismissed>,
+    src: &Sources<'_>,
+) {
     let mut kept = Vec::with_capacity(findings.len());
     for mut f in std::mem::take(findings) {
         if let Some(rule) = f.convention.clone()
@@ -52,7 +56,11 @@ pub(super) fn check(findings: &mut Vec<Finding>, dismissed: &mut Vec<Dismissed>,
         match verdict(&f, src) {
             Quote::There | Quote::Unchecked => kept.push(f),
             Quote::Elsewhere(start, end) => {
-                let was = f.location.as_ref().map(Location::display).unwrap_or_default();
+                let was = f
+                    .location
+                    .as_ref()
+                    .map(Location::display)
+                    .unwrap_or_default();
                 if let Some(path) = f.path().map(str::to_string) {
                     f.location = Some(Location::lines(path, start, end));
                 }
@@ -92,7 +100,15 @@ enum Quote {
 }
 
 fn verdict(f: &Finding, src: &Sources<'_>) -> Quote {
-    let (Some(evidence), Some(Location::File { path, line_start, line_end })) = (&f.evidence, &f.location) else {
+    let (
+        Some(evidence),
+        Some(Location::File {
+            path,
+            line_start,
+            line_end,
+        }),
+    ) = (&f.evidence, &f.location)
+    else {
         return Quote::Unchecked;
     };
     let quote = quote_lines(evidence);
@@ -102,12 +118,20 @@ fn verdict(f: &Finding, src: &Sources<'_>) -> Quote {
     let in_diff = || find(&diff_lines(src.patch, path), &quote).is_some();
     let Some(text) = read(src.root, path) else {
         // A deleted file, or one that cannot be read: the diff is all there is.
-        return if src.patch.is_empty() || in_diff() { Quote::Unchecked } else { Quote::Missing };
+        return if src.patch.is_empty() || in_diff() {
+            Quote::Unchecked
+        } else {
+            Quote::Missing
+        };
     };
     let lines = lines_of(&text);
     let all = find_all(&lines, &quote);
-    let (start, end) = (line_start.unwrap_or(1), line_end.or(*line_start).unwrap_or(u32::MAX));
-    let near = |(s, e): &(u32, u32)| *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start;
+    let (start, end) = (
+        line_start.unwrap_or(1),
+        line_end.or(*line_start).unwrap_or(u32::MAX),
+    );
+    let near =
+        |(s, e): &(u32, u32)| *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start;
     if line_start.is_none() && !all.is_empty() || all.iter().any(near) {
         return Quote::There;
     }
@@ -220,8 +244,12 @@ fn find_all(lines: &[String], quote: &[String]) -> Vec<(u32, u32)> {
 /// Where a run of `piece` lines starting at `start` ends (exclusive).
 fn run_at(lines: &[String], start: usize, piece: &[String]) -> Option<usize> {
     let end = start + piece.len();
-    (end <= lines.len() && lines[start..end].iter().zip(piece).all(|(l, q)| l.contains(q.as_str())))
-        .then_some(end)
+    (end <= lines.len()
+        && lines[start..end]
+            .iter()
+            .zip(piece)
+            .all(|(l, q)| l.contains(q.as_str())))
+    .then_some(end)
 }
 
 fn line_no(n: usize) -> u32 {
@@ -250,7 +278,8 @@ mod tests {
     use super::*;
 
     fn finding(path: &str, start: u32, end: u32, evidence: &str) -> Finding {
-        let mut f = Finding::new("Leak", Severity::P1, "code").with_location(Location::lines(path, start, end));
+        let mut f = Finding::new("Leak", Severity::P1, "code")
+            .with_location(Location::lines(path, start, end));
         f.evidence = Some(evidence.to_string());
         f
     }
@@ -277,7 +306,12 @@ mod tests {
         };
         let mut findings = vec![
             // At the cited lines, copied with the diff's numbers and marker.
-            finding("src/a.rs", 10, 11, "   10 +     let v10 = compute(10);\n   11 +     let v11 = compute(11);"),
+            finding(
+                "src/a.rs",
+                10,
+                11,
+                "   10 +     let v10 = compute(10);\n   11 +     let v11 = compute(11);",
+            ),
             // Elsewhere in the file: moved and lowered.
             finding("src/a.rs", 2, 2, "let v30 = compute(30);"),
             // Nowhere: dismissed.
@@ -285,7 +319,12 @@ mod tests {
             // A removed line of a deleted file: in the diff, kept.
             finding("src/gone.rs", 1, 1, "old_code();"),
             // Elided with …
-            finding("src/a.rs", 1, 40, "let v1 = compute(1);\n…\nlet v40 = compute(40);"),
+            finding(
+                "src/a.rs",
+                1,
+                40,
+                "let v1 = compute(1);\n…\nlet v40 = compute(40);",
+            ),
         ];
         let mut convention = finding("src/a.rs", 41, 41, "conn.close()");
         convention.convention = Some("Errors are always logged.".into());
@@ -293,12 +332,19 @@ mod tests {
         let mut dismissed = Vec::new();
         check(&mut findings, &mut dismissed, &src);
         assert_eq!(findings.len(), 4);
-        assert_eq!(findings[1].location.as_ref().unwrap().start_line(), Some(30));
+        assert_eq!(
+            findings[1].location.as_ref().unwrap().start_line(),
+            Some(30)
+        );
         assert_eq!(findings[1].severity, Severity::P2);
         assert!(findings[1].body.contains("lowered from P1 to P2"));
         let causes: Vec<&str> = dismissed.iter().map(|d| d.cause.as_str()).collect();
         assert_eq!(causes, ["evidence_not_found", "convention_not_found"]);
-        assert!(dismissed[0].reason.contains("compute(5).unwrap()"), "{}", dismissed[0].reason);
+        assert!(
+            dismissed[0].reason.contains("compute(5).unwrap()"),
+            "{}",
+            dismissed[0].reason
+        );
     }
 
     #[test]

@@ -94,8 +94,10 @@ fn settle(result: &ReviewResult, dismissed: bool) -> Verdict {
             .reviewers
             .iter()
             .filter(|r| {
-                !matches!(r.status, ReviewerStatus::Skipped | ReviewerStatus::Completed)
-                    && r.verdict.is_inconclusive()
+                !matches!(
+                    r.status,
+                    ReviewerStatus::Skipped | ReviewerStatus::Completed
+                ) && r.verdict.is_inconclusive()
             })
             .map(|r| r.verdict);
         return Verdict::combine(unfinished.chain([Verdict::from_findings(&result.findings)]));
@@ -104,7 +106,11 @@ fn settle(result: &ReviewResult, dismissed: bool) -> Verdict {
         true => settled_verdict(result.verdict, &result.findings),
         false => result.verdict,
     };
-    let own: Vec<&Finding> = result.findings.iter().filter(|f| f.reviewer == "crit").collect();
+    let own: Vec<&Finding> = result
+        .findings
+        .iter()
+        .filter(|f| f.reviewer == "crit")
+        .collect();
     match Verdict::from_findings(own) {
         Verdict::Pass => said,
         own => Verdict::combine([said, own]),

@@ -198,7 +198,11 @@ mod tests {
         assert_ne!(k, key(&b, "src/b.rs", &h));
         assert_ne!(
             k,
-            key(&base(&[("template", "code"), ("model", "sonnet")]), "src/a.rs", &h)
+            key(
+                &base(&[("template", "code"), ("model", "sonnet")]),
+                "src/a.rs",
+                &h
+            )
         );
         assert!(cache.entry("../../etc/passwd").is_none());
         // Expired entries are misses.

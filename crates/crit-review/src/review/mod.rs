@@ -307,14 +307,17 @@ async fn run(
                 now,
             };
             let result = match change.as_ref().filter(|_| is_diff) {
-                Some(c) => diff::review(&job, c, extra, follow_up.then_some(&mut conversation)).await?,
+                Some(c) => {
+                    diff::review(&job, c, extra, follow_up.then_some(&mut conversation)).await?
+                }
                 None => {
                     if let Some(c) = &change {
                         extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
                     }
                     let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
                     let mut runs = panel::run_panel(backend, &plans.run, &env).await;
-                    if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first()) {
+                    if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first())
+                    {
                         conversation = Some(FollowUp::new(
                             backend.clone(),
                             plan.clone(),

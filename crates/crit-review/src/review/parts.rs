@@ -46,7 +46,10 @@ pub(super) async fn run(
                 warmed.cancel();
                 return (
                     Vec::new(),
-                    skipped(LeftOutCause::ReviewerFailed, "the review was cancelled".into()),
+                    skipped(
+                        LeftOutCause::ReviewerFailed,
+                        "the review was cancelled".into(),
+                    ),
                 );
             }
             let runs = match i {

@@ -52,7 +52,10 @@ pub(super) fn plans(
     let same_system = rendered.windows(2).all(|w| w[0].1.system == w[1].1.system);
     for (reviewer, parts) in rendered {
         let (shared_system, own_system) = match same_system {
-            true => (format!("{}\n\n{}", PREAMBLE.trim_end(), parts.system), String::new()),
+            true => (
+                format!("{}\n\n{}", PREAMBLE.trim_end(), parts.system),
+                String::new(),
+            ),
             false => (PREAMBLE.trim_end().to_string(), parts.system),
         };
         out.run.push(ReviewerPlan {

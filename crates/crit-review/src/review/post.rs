@@ -6,18 +6,17 @@
 
 use crit_core::{ReviewResult, ReviewerStatus};
 
+use super::Job;
 use super::evidence::{self, Sources};
 use super::verify::{self, VerifyMode, VerifySettings};
-use super::Job;
 use crate::panel;
 
 /// Runs the checks over `result`'s findings. `patch`: the change's diff, for
 /// quotes of lines it removed.
 pub(super) async fn check(job: &Job<'_>, result: &mut ReviewResult, patch: Option<&str>) {
-    let from_template = job
-        .template
-        .consensus
-        .filter(|c| *c == panel::Consensus::Any || job.template_may_relax("consensus", &c.to_string()));
+    let from_template = job.template.consensus.filter(|c| {
+        *c == panel::Consensus::Any || job.template_may_relax("consensus", &c.to_string())
+    });
     if let Some(mode) = job.opts.consensus.or(from_template) {
         let voters: Vec<String> = result
             .reviewers
@@ -37,10 +36,9 @@ pub(super) async fn check(job: &Job<'_>, result: &mut ReviewResult, patch: Optio
         mode: job
             .opts
             .verify
-            .or(job
-                .template
-                .verify
-                .filter(|v| *v == VerifyMode::Off || job.template_may_relax("verify", &v.to_string())))
+            .or(job.template.verify.filter(|v| {
+                *v == VerifyMode::Off || job.template_may_relax("verify", &v.to_string())
+            }))
             .unwrap_or_default(),
         model: job.opts.verify_model.clone(),
     };

@@ -154,12 +154,26 @@ mod tests {
         )];
         let mut header = "diff --git a/x b/x\n".to_string();
         let s = screen_file("src/x.rs", &mut header, &mut hunks);
-        assert!(!hunks[0].text.chars().any(|c| screen::hidden_name(c).is_some()));
-        assert!(hunks[0].text.contains("[U+200B]old"), "context lines are made visible too");
+        assert!(
+            !hunks[0]
+                .text
+                .chars()
+                .any(|c| screen::hidden_name(c).is_some())
+        );
+        assert!(
+            hunks[0].text.contains("[U+200B]old"),
+            "context lines are made visible too"
+        );
         let at: Vec<(String, Option<u32>, Severity)> = s
             .findings
             .iter()
-            .map(|f| (f.rule_id.clone().unwrap(), f.location.as_ref().unwrap().start_line(), f.severity))
+            .map(|f| {
+                (
+                    f.rule_id.clone().unwrap(),
+                    f.location.as_ref().unwrap().start_line(),
+                    f.severity,
+                )
+            })
             .collect();
         assert_eq!(
             at,

@@ -142,7 +142,10 @@ pub(super) async fn run(
         outcome.duration_ms = outcome.duration_ms.max(run.outcome.duration_ms);
         let by = format!(
             "{VERIFIER} ({})",
-            run.outcome.model.clone().unwrap_or_else(|| settings.model.clone())
+            run.outcome
+                .model
+                .clone()
+                .unwrap_or_else(|| settings.model.clone())
         );
         match read(run.structured.as_ref()) {
             Some(Decision::Refuted(reason)) => refuted.push((*i, reason, by)),
@@ -284,12 +287,26 @@ mod tests {
     fn a_verifier_only_ever_lowers() {
         let mut f = Finding::new("x", Severity::P1, "code");
         let id = f.id.clone();
-        apply(&mut f, Decision::Downgraded(Severity::P0, "worse".into()), "v".into());
+        apply(
+            &mut f,
+            Decision::Downgraded(Severity::P0, "worse".into()),
+            "v".into(),
+        );
         assert_eq!(f.severity, Severity::P1);
-        assert_eq!(f.verification.as_ref().unwrap().outcome, VerificationOutcome::Confirmed);
-        apply(&mut f, Decision::Downgraded(Severity::P3, "minor".into()), "v".into());
+        assert_eq!(
+            f.verification.as_ref().unwrap().outcome,
+            VerificationOutcome::Confirmed
+        );
+        apply(
+            &mut f,
+            Decision::Downgraded(Severity::P3, "minor".into()),
+            "v".into(),
+        );
         assert_eq!(f.severity, Severity::P3);
-        assert_eq!(f.verification.as_ref().unwrap().reported_severity, Some(Severity::P1));
+        assert_eq!(
+            f.verification.as_ref().unwrap().reported_severity,
+            Some(Severity::P1)
+        );
         assert_eq!(f.id, id);
     }
 }

@@ -237,16 +237,14 @@ impl Work {
             .filter(|u| self.files[self.units[*u].file].path == *path)
             .collect();
         let line = line_start.unwrap_or(0);
-        mine.iter()
-            .copied()
-            .min_by_key(|u| {
-                let r = self.units[*u].hunk.new_range();
-                if r.contains(&line) {
-                    0
-                } else {
-                    line.abs_diff(r.start).min(line.abs_diff(r.end))
-                }
-            })
+        mine.iter().copied().min_by_key(|u| {
+            let r = self.units[*u].hunk.new_range();
+            if r.contains(&line) {
+                0
+            } else {
+                line.abs_diff(r.start).min(line.abs_diff(r.end))
+            }
+        })
     }
 
     /// Writes each unit of `part` with the findings that belong to it.
@@ -272,7 +270,9 @@ fn relative(f: &Finding, h: &HunkText) -> Stored {
     let loc = f.location.as_ref();
     Stored {
         finding: f.clone(),
-        start: loc.and_then(|l| l.start_line()).map(|n| i64::from(n) - base),
+        start: loc
+            .and_then(|l| l.start_line())
+            .map(|n| i64::from(n) - base),
         end: loc.and_then(|l| l.end_line()).map(|n| i64::from(n) - base),
     }
 }

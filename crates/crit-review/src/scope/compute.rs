@@ -337,7 +337,15 @@ impl Repo {
     pub fn subjects(&self, base: &str, head: &str) -> Result<Vec<String>, ScopeError> {
         let range = format!("{base}..{head}");
         let out = self.git.ok(
-            &["log", "--no-color", "-n", "50", "--format=%h %s", &range, "--"],
+            &[
+                "log",
+                "--no-color",
+                "-n",
+                "50",
+                "--format=%h %s",
+                &range,
+                "--",
+            ],
             SMALL,
         )?;
         Ok(out

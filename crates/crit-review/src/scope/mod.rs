@@ -7,6 +7,7 @@
 //! filter modes, and [`Change::is_empty`] lets a caller pass an empty diff
 //! without asking a model (seed agent-sdk-reviewer R1).
 
+pub mod chunk;
 mod compute;
 mod files;
 mod filter;
@@ -17,7 +18,6 @@ mod shard;
 mod spec;
 pub mod units;
 mod untracked;
-pub mod chunk;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -94,7 +94,9 @@ pub fn split_hunk(hunk: &HunkText, max: usize) -> Vec<HunkText> {
     };
     for line in hunk.text.split_inclusive('\n').skip(1) {
         if !body.is_empty() && body.len() + line.len() > max && !line.starts_with('\\') {
-            flush(&mut body, &mut old, &mut new, &mut old_n, &mut new_n, &mut added);
+            flush(
+                &mut body, &mut old, &mut new, &mut old_n, &mut new_n, &mut added,
+            );
         }
         match line.chars().next() {
             Some('-') => old_n += 1,
@@ -110,7 +112,9 @@ pub fn split_hunk(hunk: &HunkText, max: usize) -> Vec<HunkText> {
         }
         body.push_str(line);
     }
-    flush(&mut body, &mut old, &mut new, &mut old_n, &mut new_n, &mut added);
+    flush(
+        &mut body, &mut old, &mut new, &mut old_n, &mut new_n, &mut added,
+    );
     out
 }
 
@@ -249,7 +253,9 @@ mod tests {
 
     #[test]
     fn numbered_lines_follow_the_new_file() {
-        let h = hunk("@@ -40,3 +40,4 @@ fn get()\n     let c = pool.get()?;\n-    old();\n+    if fail {\n+        return Err(e);\n\n\\ No newline at end of file\n");
+        let h = hunk(
+            "@@ -40,3 +40,4 @@ fn get()\n     let c = pool.get()?;\n-    old();\n+    if fail {\n+        return Err(e);\n\n\\ No newline at end of file\n",
+        );
         assert_eq!(
             numbered(&h),
             "@@ -40,3 +40,4 @@ fn get()\n   40       let c = pool.get()?;\n      -     old();\n   41 +     if fail {\n   42 +         return Err(e);\n   43   \n        \\ No newline at end of file\n"
@@ -273,8 +279,18 @@ mod tests {
             let again = parse_hunk_header(p.text.lines().next().unwrap()).unwrap();
             assert_eq!((again.old_start, again.new_start), (old, new));
             assert!(p.text.lines().next().unwrap().ends_with("@@ fn big()"));
-            let olds = p.text.lines().skip(1).filter(|l| !l.starts_with('+')).count() as u32;
-            let news = p.text.lines().skip(1).filter(|l| !l.starts_with('-')).count() as u32;
+            let olds = p
+                .text
+                .lines()
+                .skip(1)
+                .filter(|l| !l.starts_with('+'))
+                .count() as u32;
+            let news = p
+                .text
+                .lines()
+                .skip(1)
+                .filter(|l| !l.starts_with('-'))
+                .count() as u32;
             assert_eq!((again.old_lines, again.new_lines), (olds, news));
             old += olds;
             new += news;
