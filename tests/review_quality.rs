@@ -498,3 +498,67 @@ fn a_reviewer_that_reports_incomplete_fails_the_gate() {
     assert_eq!(r["passed"], false);
     assert!(!out.status.success());
 }
+
+#[test]
+fn a_panel_shares_a_byte_identical_cached_prefix_and_the_conversation_carries_a_breakpoint() {
+    let dir = repo();
+    let d = dir.path();
+    write(
+        d,
+        ".crit/templates/pair.yaml",
+        r#"name: pair
+description: Two reviewers of a change
+prompt_builder: code
+system_prompt: You review code changes.
+allowed_tools: [Read, Grep]
+inputs:
+  optional:
+    - name: diff
+      description: Git ref to diff against
+reviewers:
+  - name: security
+    system_prompt: You look for security problems. SECURITY-OWN
+  - name: api
+    system_prompt: You look at API design. API-OWN
+"#,
+    );
+    let server = FakeServer::start_blocking();
+    for _ in 0..2 {
+        server.push(answer("PASS", vec![]));
+    }
+    let out = crit(d, &server, None)
+        .args([
+            "review",
+            "pair",
+            "--diff",
+            "main..HEAD",
+            "--json",
+            "--no-log",
+            "--no-cache",
+        ])
+        .output()
+        .unwrap();
+    let r = json_out(&out);
+    assert_eq!(r["verdict"], "PASS", "{}", support::stderr(&out));
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 2);
+    let (a, b) = (&reqs[0].body, &reqs[1].body);
+    // Tools, system blocks and the work opening the first message: the same
+    // bytes for both members, ending in a breakpoint.
+    assert_eq!(a["tools"].to_string(), b["tools"].to_string());
+    assert_eq!(a["system"].to_string(), b["system"].to_string());
+    let system = a["system"].as_array().unwrap();
+    assert!(system.last().unwrap().get("cache_control").is_some());
+    let (wa, wb) = (
+        &a["messages"][0]["content"][0],
+        &b["messages"][0]["content"][0],
+    );
+    assert_eq!(wa.to_string(), wb.to_string());
+    assert!(wa["text"].as_str().unwrap().contains("A-CHANGE"), "{wa}");
+    assert!(wa.get("cache_control").is_some(), "{wa}");
+    // Each member's own text comes after the shared prefix.
+    let own = |v: &Value| v["messages"][0]["content"].to_string();
+    let (oa, ob) = (own(a), own(b));
+    assert!(oa.contains("SECURITY-OWN") != ob.contains("SECURITY-OWN"));
+    assert!(!a["system"].to_string().contains("-OWN"));
+}

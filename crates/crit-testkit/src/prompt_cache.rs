@@ -63,8 +63,7 @@ impl PromptCache {
         }
         let mut read = 0;
         for &b in &breakpoints {
-            for j in b.saturating_sub(LOOKBACK)..=b {
-                let (h, tokens) = cumulative[j];
+            for &(h, tokens) in &cumulative[b.saturating_sub(LOOKBACK)..=b] {
                 if self.entries.contains(&h) {
                     read = read.max(tokens);
                 }
