@@ -102,15 +102,14 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     let checks = Checks {
         verify: matches.get_one::<VerifyMode>(VERIFY).copied(),
         consensus: matches.get_one::<Consensus>(CONSENSUS).copied(),
+        interactive: matches.get_flag(INTERACTIVE),
     };
-    let interactive = matches.get_flag(INTERACTIVE);
     run_review(
         common.overlay(later),
         template,
         given,
         code,
         checks,
-        interactive,
         &root,
         rules,
     )
@@ -119,11 +118,13 @@ const POSITIONAL: &str = "crit-positional-input";
 const VERIFY: &str = "verify";
 const CONSENSUS: &str = "consensus";
 
-/// How findings are checked before they count (any template).
+/// How findings are checked before they count, and whether follow-up
+/// questions come after (any template).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Checks {
     pub verify: Option<VerifyMode>,
     pub consensus: Option<Consensus>,
+    pub interactive: bool,
 }
 const PRINT_PROMPT: &str = "print-prompt";
 const INTERACTIVE: &str = "interactive";

@@ -30,7 +30,6 @@ pub fn run_review(
     mut given: BTreeMap<String, String>,
     code: CodeFlags,
     checks: super::Checks,
-    interactive: bool,
     cwd: &Path,
     rules: Arc<ProjectRules>,
 ) -> Result<Code, CliError> {
@@ -103,7 +102,7 @@ pub fn run_review(
         root,
         cwd,
     };
-    if interactive {
+    if checks.interactive {
         return super::interactive::run(&common, &built, &req, opts);
     }
     let stop = runner::Stop::new();

@@ -106,10 +106,8 @@ impl HunkCache {
         let mut total: u64 = files.iter().map(|f| f.1).sum();
         for (modified, len, path) in files {
             let expired = now.duration_since(modified).unwrap_or_default() > TTL;
-            if expired || total > self.max_bytes {
-                if std::fs::remove_file(&path).is_ok() {
-                    total = total.saturating_sub(len);
-                }
+            if (expired || total > self.max_bytes) && std::fs::remove_file(&path).is_ok() {
+                total = total.saturating_sub(len);
             }
         }
     }
