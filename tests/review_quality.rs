@@ -162,9 +162,32 @@ fn a_second_review_after_a_fix_sends_only_the_changed_hunks_and_returns_the_rest
     assert_eq!(second["coverage"]["hunks_reviewed"], 1);
     assert_eq!(second["coverage"]["complete"], true);
 
+    // Unchanged since: nothing is sent, and the terminal says where the
+    // findings came from.
+    let out = crit(d, &server, None)
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "main..HEAD",
+            "--no-log",
+            "--color",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        server.model_requests().len(),
+        2,
+        "a fully cached change was sent"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("2 hunks from cache, 0 reviewed"), "{text}");
+
     // --no-cache reviews everything again.
     server.push(answer("PASS", vec![]));
     review(d, &server, &["--no-cache"]);
+    assert_eq!(server.model_requests().len(), 3);
     let sent = user_text(&server, 2);
     assert!(
         sent.contains("A-CHANGE") && sent.contains("B-FIXED"),

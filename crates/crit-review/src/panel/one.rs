@@ -520,3 +520,11 @@ pub(super) async fn converse(
         Ending::NoValidOutput(m) | Ending::Ambiguous(m) | Ending::Failed(m) => Err(m),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_sub_agent_rules() {
+        insta::assert_snapshot!("sub_agent_rules", super::SUB_AGENT_RULES);
+    }
+}

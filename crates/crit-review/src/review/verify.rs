@@ -284,6 +284,22 @@ mod tests {
     }
 
     #[test]
+    fn the_verifier_prompts() {
+        let system = render_prompt(PROMPT, minijinja::context! {}).unwrap();
+        let mut f = Finding::new(
+            "Connection leaks when the query fails",
+            Severity::P1,
+            "code",
+        );
+        f.location = Some(crit_core::Location::lines("src/db/pool.go", 41, 44));
+        f.body = "The connection is never returned on the error path.".into();
+        f.evidence = Some("conn := pool.Get()\nrows, err := conn.Query(q)".into());
+        let p = plan(&f, &system, &VerifySettings::default());
+        insta::assert_snapshot!("verify_system", system);
+        insta::assert_snapshot!("verify_user", p.user);
+    }
+
+    #[test]
     fn a_verifier_only_ever_lowers() {
         let mut f = Finding::new("x", Severity::P1, "code");
         let id = f.id.clone();
