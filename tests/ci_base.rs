@@ -70,9 +70,18 @@ fn review(d: &Path, server: &FakeServer, env: &[(&str, String)]) -> Output {
     for (k, v) in env {
         c.env(k, v);
     }
-    c.args(["review", "code", "--json", "--no-log", "-v"])
-        .output()
-        .unwrap()
+    c.args([
+        "review",
+        "code",
+        "--verify",
+        "off",
+        "--no-cache",
+        "--json",
+        "--no-log",
+        "-v",
+    ])
+    .output()
+    .unwrap()
 }
 
 /// The review saw the request's change and nothing that landed on main.

@@ -99,9 +99,26 @@ fn tool_results(body: &Value) -> BTreeMap<String, String> {
                 .join("\n"),
             other => other.to_string(),
         };
-        out.insert(block["tool_use_id"].as_str().unwrap().to_string(), text);
+        out.insert(
+            block["tool_use_id"].as_str().unwrap().to_string(),
+            unframe(&text),
+        );
     }
     out
+}
+
+/// A tool result's text inside the `<tool_output>` element every result
+/// reaches the model in (the element itself is asserted).
+fn unframe(text: &str) -> String {
+    let rest = text
+        .strip_prefix("<tool_output tool=\"")
+        .and_then(|r| r.split_once("\">\n"))
+        .map(|(_, body)| body)
+        .unwrap_or_else(|| panic!("a tool result outside its frame:\n{text}"));
+    rest.strip_suffix("</tool_output>")
+        .unwrap_or_else(|| panic!("an unclosed frame:\n{text}"))
+        .trim_end_matches('\n')
+        .to_string()
 }
 
 /// Every file under `dir` (not following symlinks) with its size and mtime.

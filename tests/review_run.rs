@@ -131,7 +131,16 @@ fn code_review_of_a_range_sends_the_diff_and_only_the_rules_that_apply() {
         Reply::json(findings_answer()).usage(3000, 200, 0, 0),
     ));
     let out = crit(d, &server)
-        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--json"])
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--diff",
+            "HEAD~1..HEAD",
+            "--json",
+        ])
         .output()
         .unwrap();
     let result = json_out(&out);
@@ -155,7 +164,7 @@ fn code_review_of_a_range_sends_the_diff_and_only_the_rules_that_apply() {
         "the docs rule does not apply to src/api"
     );
     assert!(
-        text.contains("+    audit(id);"),
+        text.contains("+     audit(id);"),
         "the diff is in the user message"
     );
     insta::assert_snapshot!("code_review_request", text);
@@ -190,6 +199,9 @@ fn an_empty_range_passes_without_a_request() {
         .args([
             "review",
             "code",
+            "--verify",
+            "off",
+            "--no-cache",
             "--diff",
             "HEAD..HEAD",
             "--json",
@@ -217,6 +229,9 @@ fn the_gate_fails_on_a_blocking_finding_and_on_an_unreadable_answer() {
         .args([
             "review",
             "code",
+            "--verify",
+            "off",
+            "--no-cache",
             "--diff",
             "HEAD~1..HEAD",
             "--exit-code",
@@ -231,6 +246,9 @@ fn the_gate_fails_on_a_blocking_finding_and_on_an_unreadable_answer() {
         .args([
             "review",
             "code",
+            "--verify",
+            "off",
+            "--no-cache",
             "--diff",
             "HEAD~1..HEAD",
             "--exit-code",
@@ -264,6 +282,8 @@ fn arch_review_sends_both_documents_and_the_docs_rule() {
         .args([
             "review",
             "arch",
+            "--verify",
+            "off",
             "docs/slice.md",
             "--against",
             "docs/hld.md",
@@ -302,6 +322,8 @@ fn a_project_template_overrides_the_built_in_and_a_seed_template_runs_unchanged(
         .args([
             "review",
             "arch",
+            "--verify",
+            "off",
             "docs/slice.md",
             "--against",
             "docs/hld.md",
@@ -378,16 +400,26 @@ reviewers:
         ));
     }
     let out = crit(d, &server)
-        .args(["review", "duo", "src/api/users.rs", "--json", "--no-log"])
+        .args([
+            "review",
+            "duo",
+            "--verify",
+            "off",
+            "src/api/users.rs",
+            "--json",
+            "--no-log",
+        ])
         .output()
         .unwrap();
     let result = json_out(&out);
     assert_eq!(result["verdict"], "PASS", "{result}");
     let reqs = server.model_requests();
     assert_eq!(reqs.len(), 2, "security and api run; docs is skipped");
+    // The second member starts once the first one's request has written the
+    // prefix they share to the prompt cache, not after its whole review.
     assert!(
-        reqs[0].overlaps(&reqs[1]),
-        "the reviewers ran one after the other"
+        reqs[1].received_at >= reqs[0].responded_at,
+        "the second reviewer did not wait for the shared prefix to be cached"
     );
     let docs = result["reviewers"]
         .as_array()
@@ -414,7 +446,7 @@ fn errors_name_what_to_do() {
     );
 
     let out = crit(dir.path(), &server)
-        .args(["review", "arch", "docs/slice.md"])
+        .args(["review", "arch", "--verify", "off", "docs/slice.md"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -426,13 +458,30 @@ fn errors_name_what_to_do() {
     );
 
     let out = crit(dir.path(), &server)
-        .args(["review", "code", "--diff", "HEAD~1..HEAD", "--uncommitted"])
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--diff",
+            "HEAD~1..HEAD",
+            "--uncommitted",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 
     let out = crit(dir.path(), &server)
-        .args(["review", "code", "--diff", "no-such-branch"])
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--diff",
+            "no-such-branch",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -454,6 +503,9 @@ fn interactive_mode_answers_follow_up_questions_about_the_review() {
         .args([
             "review",
             "code",
+            "--verify",
+            "off",
+            "--no-cache",
             "--diff",
             "HEAD~1..HEAD",
             "--interactive",
@@ -510,6 +562,9 @@ fn the_claude_code_backend_gets_read_only_tools_and_the_schema() {
         .args([
             "review",
             "code",
+            "--verify",
+            "off",
+            "--no-cache",
             "--diff",
             "HEAD~1..HEAD",
             "--provider",
@@ -556,6 +611,9 @@ fn claude_code_failures_are_told_plainly() {
         .args([
             "review",
             "code",
+            "--verify",
+            "off",
+            "--no-cache",
             "--diff",
             "HEAD~1..HEAD",
             "--provider",
@@ -588,6 +646,9 @@ fn claude_code_failures_are_told_plainly() {
         .args([
             "review",
             "code",
+            "--verify",
+            "off",
+            "--no-cache",
             "--diff",
             "HEAD~1..HEAD",
             "--provider",
@@ -643,7 +704,9 @@ hooks:
     )));
     crit(d, &server).arg("trust").assert().success();
     let out = crit(d, &server)
-        .args(["review", "guarded", "src", "--json", "--no-log"])
+        .args([
+            "review", "guarded", "--verify", "off", "src", "--json", "--no-log",
+        ])
         .output()
         .unwrap();
     assert_eq!(json_out(&out)["verdict"], "PASS");
@@ -671,6 +734,8 @@ fn tasks_review_end_to_end() {
         .args([
             "review",
             "tasks",
+            "--verify",
+            "off",
             "docs/tasks.md",
             "--against",
             "docs/slice.md",
@@ -719,7 +784,15 @@ prompt_template: "Review {input}."
          ### [PASS] Clear scope\nThe slice says what it leaves out.\n",
     )));
     let out = crit(d, &server)
-        .args(["review", "prose", "docs/slice.md", "--json", "--no-log"])
+        .args([
+            "review",
+            "prose",
+            "--verify",
+            "off",
+            "docs/slice.md",
+            "--json",
+            "--no-log",
+        ])
         .output()
         .unwrap();
     let result = json_out(&out);

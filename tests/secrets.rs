@@ -161,7 +161,17 @@ fn answer() -> Reply {
 
 fn review(d: &Path, server: &FakeServer, format: &str) -> std::process::Output {
     support::crit(d, server, None)
-        .args(["review", "code", "--diff", "main..HEAD", "--format", format])
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--diff",
+            "main..HEAD",
+            "--format",
+            format,
+        ])
         .output()
         .unwrap()
 }
@@ -283,6 +293,9 @@ fn the_terminal_never_gets_a_models_escape_sequences() {
             .args([
                 "review",
                 "code",
+                "--verify",
+                "off",
+                "--no-cache",
                 "--diff",
                 "main..HEAD",
                 "--color",

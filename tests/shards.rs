@@ -68,6 +68,9 @@ fn review(d: &Path, server: &FakeServer, shard: Option<&str>) -> Value {
     cmd.args([
         "review",
         "code",
+        "--verify",
+        "off",
+        "--no-cache",
         "--diff",
         "main..HEAD",
         "--filter",
@@ -234,7 +237,17 @@ fn bad_shards_and_bad_merges_are_usage_errors_that_say_why() {
     let server = FakeServer::start_blocking();
     for bad in ["0/4", "5/4", "2", "a/b", "1/0"] {
         let out = crit(d, &server, None)
-            .args(["review", "code", "--diff", "main..HEAD", "--shard", bad])
+            .args([
+                "review",
+                "code",
+                "--verify",
+                "off",
+                "--no-cache",
+                "--diff",
+                "main..HEAD",
+                "--shard",
+                bad,
+            ])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{bad}");
@@ -242,7 +255,15 @@ fn bad_shards_and_bad_merges_are_usage_errors_that_say_why() {
         assert!(err.contains("--shard"), "{bad}: {err}");
     }
     let out = crit(d, &server, None)
-        .args(["review", "code", "--shard", "1/2"])
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--shard",
+            "1/2",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -62,7 +62,17 @@ fn stderr(o: &Output) -> String {
 
 fn review(d: &Path, server: &FakeServer) -> Output {
     crit(d, server, None)
-        .args(["review", "code", "--diff", "main", "--json", "--no-log"])
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--diff",
+            "main",
+            "--json",
+            "--no-log",
+        ])
         .output()
         .unwrap()
 }

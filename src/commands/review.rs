@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::anyhow;
 use clap::{Arg, ArgAction, Args, FromArgMatches};
 use crit_llm::Env;
+use crit_review::panel::Consensus;
+use crit_review::review::VerifyMode;
 use crit_review::template::{Registry, Template, TemplateDirs};
 
 use crate::cli::{CommonArgs, ReviewArgs};
@@ -109,18 +111,33 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         .check_files(&inputs, &root)
         .map_err(CliError::usage)?;
     let code = CodeFlags::from_matches(template, &matches)?;
-    let interactive = matches.get_flag(INTERACTIVE);
+    let checks = Checks {
+        verify: matches.get_one::<VerifyMode>(VERIFY).copied(),
+        consensus: matches.get_one::<Consensus>(CONSENSUS).copied(),
+        interactive: matches.get_flag(INTERACTIVE),
+    };
     run_review(
         common.overlay(later),
         template,
         given,
         code,
-        interactive,
+        checks,
         &root,
         rules,
     )
 }
 const POSITIONAL: &str = "crit-positional-input";
+const VERIFY: &str = "verify";
+const CONSENSUS: &str = "consensus";
+
+/// How findings are checked before they count, and whether follow-up
+/// questions come after (any template).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Checks {
+    pub verify: Option<VerifyMode>,
+    pub consensus: Option<Consensus>,
+    pub interactive: bool,
+}
 const PRINT_PROMPT: &str = "print-prompt";
 const INTERACTIVE: &str = "interactive";
 
@@ -157,6 +174,20 @@ fn command_for(template: &Template) -> clap::Command {
         cmd = code_flags::augment(cmd);
     }
     cmd.arg(
+        Arg::new(VERIFY)
+            .long(VERIFY)
+            .value_name("MODE")
+            .value_parser(|s: &str| s.parse::<VerifyMode>())
+            .help("Which findings get a second look before they count: off, blocking (P0 and P1) or all [default: the template's `verify:`, else blocking]"),
+    )
+    .arg(
+        Arg::new(CONSENSUS)
+            .long(CONSENSUS)
+            .value_name("RULE")
+            .value_parser(|s: &str| s.parse::<Consensus>())
+            .help("For a panel: how many reviewers must report a finding for it to count: any, majority or all [default: the template's `consensus:`, else any]"),
+    )
+    .arg(
         Arg::new(PRINT_PROMPT)
             .long(PRINT_PROMPT)
             .action(ArgAction::SetTrue)

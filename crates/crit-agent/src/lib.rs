@@ -11,6 +11,7 @@
 
 pub mod confine;
 pub mod context;
+pub mod framing;
 pub mod git_hardening;
 pub mod git_layout;
 pub mod hooks;

@@ -98,6 +98,16 @@ async fn round_trips_for_every_tool() {
         .collect();
     assert_eq!(tools, ["Read", "Glob", "Grep", "Bash", "TodoWrite"]);
     assert_eq!(first["system"][0]["cache_control"]["type"], "ephemeral");
+    // The rolling breakpoint: each request marks the conversation's last
+    // block, so the next turn reads everything before it from the cache;
+    // never more than the API's four marks.
+    for (i, r) in server.model_requests().iter().enumerate() {
+        let body = r.body.to_string();
+        assert!(body.matches("cache_control").count() <= 4, "request {i}");
+        let last = r.body["messages"].as_array().unwrap().last().unwrap();
+        let block = last["content"].as_array().unwrap().last().unwrap();
+        assert_eq!(block["cache_control"]["type"], "ephemeral", "request {i}");
+    }
 }
 
 /// When each call of a test tool ran: (name, start, end).
@@ -174,8 +184,11 @@ async fn read_only_calls_of_one_turn_run_concurrently_and_answer_in_call_order()
     let contents: Vec<&str> = results.iter().map(|r| r.1.as_str()).collect();
     assert_eq!(
         contents[..2],
-        ["SlowA done", "SlowB done"],
-        "results in call order"
+        [
+            "<tool_output tool=\"SlowA\">\nSlowA done\n</tool_output>",
+            "<tool_output tool=\"SlowB\">\nSlowB done\n</tool_output>"
+        ],
+        "results in call order, each framed as data"
     );
     assert!(
         results[2].2 && results[2].1.contains("There is no tool named `Nope`"),

@@ -208,7 +208,7 @@ echo '{{"hookSpecificOutput":{{"hookEventName":"PostToolUse","additionalContext"
     assert_eq!(
         r.1,
         format!(
-            "     1\t# Demo\n\n\
+            "<tool_output tool=\"Read\">\n     1\t# Demo\n</tool_output>\n\n\
              <system-reminder>PostToolUse:Read hook additional context: Remember the style guide.</system-reminder>\n\
              <system-reminder>PostToolUse:Read hook blocking error from command: \"{blocker}\": [{blocker}]: looks risky</system-reminder>"
         )
@@ -339,7 +339,10 @@ async fn a_hanging_hook_is_killed_at_its_timeout_and_the_run_goes_on() {
     let r = &tool_results(&server, 1)[0];
     assert_eq!(
         (r.1.as_str(), r.2),
-        ("     1\t# Demo\n", false),
+        (
+            "<tool_output tool=\"Read\">\n     1\t# Demo\n</tool_output>",
+            false
+        ),
         "the tool ran as if no hook"
     );
     assert!(sink.items.iter().any(|i| matches!(i,

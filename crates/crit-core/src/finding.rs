@@ -119,6 +119,46 @@ pub struct Finding {
     /// `Some(false)` when the finding points outside the change under review.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_change: Option<bool>,
+    /// The code (or text) at the location, quoted by the reviewer; crit checks
+    /// it against the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+    /// The project convention the finding applies, quoted by the reviewer;
+    /// crit checks it against the conventions the reviewer was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convention: Option<String>,
+    /// Taken from an earlier review of the same hunk (the text it points at
+    /// has not changed since), not found again in this run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
+    /// Other reviewers that reported the same problem (a consensus panel).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agreed_by: Vec<String>,
+    /// What a second look at a blocking finding concluded, when one ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+}
+
+/// The outcome of a second look at a finding (the verification pass).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Verification {
+    pub outcome: VerificationOutcome,
+    /// The verifier's reason, for people.
+    pub reason: String,
+    /// The severity the reviewer gave, when the verifier changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_severity: Option<Severity>,
+    /// Who verified it (the verifier's name and model).
+    #[serde(default)]
+    pub by: String,
+}
+
+/// What the verifier decided. A refuted finding moves to `dismissed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VerificationOutcome {
+    Confirmed,
+    Downgraded,
 }
 
 impl Finding {
@@ -135,6 +175,11 @@ impl Finding {
             rule_id: None,
             suggestion: None,
             in_change: None,
+            evidence: None,
+            convention: None,
+            cached: false,
+            agreed_by: Vec::new(),
+            verification: None,
         };
         f.refresh_id();
         f

@@ -11,6 +11,10 @@ use crate::{ReviewResult, Severity, Verdict};
 /// (`UNKNOWN`, `ERROR`, `INCOMPLETE`), when it carries a `parse_error`, or when
 /// `fatal_error` is set: reviews fail closed. `Never` only turns the *findings* gate
 /// off.
+///
+/// A `FAIL` verdict fails every policy but `Never`, unless crit derived it
+/// from the findings (`verdict_from_findings`): then the findings decide, so
+/// `P0` passes a review whose only blocking findings are P1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
@@ -66,7 +70,7 @@ impl FailOn {
         if self == FailOn::Never {
             return true;
         }
-        if result.verdict == Verdict::Fail {
+        if result.verdict == Verdict::Fail && !result.verdict_from_findings {
             return false;
         }
         if self == FailOn::Concerns && result.verdict == Verdict::Concerns {
@@ -114,6 +118,17 @@ mod tests {
         let mut r = result(Verdict::Pass, &[]);
         r.parse_error = Some("timeout".into());
         assert!(!FailOn::Never.passes(&r));
+    }
+
+    #[test]
+    fn a_fail_derived_from_findings_is_judged_by_them() {
+        let mut r = result(Verdict::Fail, &[Severity::P1, Severity::P2]);
+        assert!(!FailOn::P0.passes(&r), "a reviewer's own FAIL blocks");
+        r.verdict_from_findings = true;
+        assert!(FailOn::P0.passes(&r));
+        assert!(!FailOn::P1.passes(&r));
+        r.findings[0].severity = Severity::P0;
+        assert!(!FailOn::P0.passes(&r));
     }
 
     #[test]

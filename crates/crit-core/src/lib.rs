@@ -4,6 +4,7 @@
 //! read an input and the one atomic way to write a file.
 
 pub mod contract;
+pub mod coverage;
 pub mod files;
 pub mod finding;
 pub mod fingerprint;
@@ -14,6 +15,7 @@ pub mod render;
 pub mod result;
 pub mod scale;
 pub mod schema;
+pub mod screen;
 pub mod severity;
 pub mod shard;
 pub mod terminal;
@@ -21,7 +23,8 @@ pub mod timestamp;
 pub mod usage;
 pub mod verdict;
 
-pub use finding::{Finding, Location};
+pub use coverage::{Coverage, FileCoverage, LeftOut, LeftOutCause};
+pub use finding::{Finding, Location, Verification, VerificationOutcome};
 pub use gate::FailOn;
 pub use result::{Dismissed, ReviewResult, ReviewerOutcome, ReviewerStatus};
 pub use severity::Severity;

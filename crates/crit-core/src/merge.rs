@@ -103,6 +103,8 @@ pub fn merge(parts: Vec<Part>) -> Result<ReviewResult, MergeError> {
     merged.fatal_error = results.iter().any(|r| r.fatal_error);
     merged.session_log_path = same(results.iter().map(|r| r.session_log_path.clone()));
     merged.structured_output = structured(&results);
+    merged.verdict_from_findings = results.iter().all(|r| r.verdict_from_findings);
+    merged.coverage = merged_coverage(&results);
     if let Some(set) = &coverage {
         merged
             .inputs
@@ -114,6 +116,27 @@ pub fn merge(parts: Vec<Part>) -> Result<ReviewResult, MergeError> {
     merged.passed =
         results.iter().all(|r| r.passed) && missing.is_empty() && FailOn::Never.passes(&merged);
     Ok(merged)
+}
+
+/// The shards' coverages together: every file each part saw, every gap.
+fn merged_coverage(results: &[&ReviewResult]) -> Option<crate::Coverage> {
+    let all: Vec<&crate::Coverage> = results.iter().filter_map(|r| r.coverage.as_ref()).collect();
+    if all.is_empty() {
+        return None;
+    }
+    let mut c = crate::Coverage {
+        partial_allowed: all.iter().all(|c| c.partial_allowed),
+        ..crate::Coverage::default()
+    };
+    for part in all {
+        c.chunks += part.chunks;
+        c.hunks_cached += part.hunks_cached;
+        c.hunks_reviewed += part.hunks_reviewed;
+        c.files.extend(part.files.iter().cloned());
+        c.left_out.extend(part.left_out.iter().cloned());
+    }
+    c.settle();
+    Some(c)
 }
 
 /// Drops exact repeats (the same file given twice), keeping the first.

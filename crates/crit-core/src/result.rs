@@ -50,12 +50,15 @@ pub struct ReviewerOutcome {
 }
 
 /// A finding a reviewer reported that does not count towards the result:
-/// suppressed by the team, outside the change under review, or over the cap.
-/// Kept so that nothing a reviewer said is lost.
+/// suppressed by the team, outside the change under review, over the cap,
+/// refuted by the verification pass, quoting code or a convention that is not
+/// there, or without the agreement a consensus panel asks for. Kept so that
+/// nothing a reviewer said is lost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Dismissed {
     pub finding: Finding,
-    /// `suppressed`, `outside_change` or `over_cap`.
+    /// `suppressed`, `outside_change`, `over_cap`, `not_confirmed`,
+    /// `evidence_not_found`, `convention_not_found` or `no_consensus`.
     pub cause: String,
     /// Why, for a person: the suppression's reason and author, the filter mode.
     pub reason: String,
@@ -116,6 +119,15 @@ pub struct ReviewResult {
     /// known price. Never affects the verdict.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What a code review's reviewers were shown and what was left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<crate::Coverage>,
+    /// The verdict was derived by crit from the findings (every reviewer
+    /// answered with structured findings; each one's own word stays in
+    /// `reviewers[].verdict`). The gate then judges the findings, so
+    /// `--fail-on p0` passes a FAIL that rests on P1 findings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verdict_from_findings: bool,
 }
 
 impl ReviewResult {
@@ -142,6 +154,8 @@ impl ReviewResult {
             started_at: None,
             structured_output: None,
             warnings: Vec::new(),
+            coverage: None,
+            verdict_from_findings: false,
         };
         r.apply_gate(FailOn::default());
         r

@@ -70,6 +70,24 @@ impl Verdict {
             .unwrap_or(Verdict::Unknown)
     }
 
+    /// The verdict findings call for: `FAIL` when any is P0 or P1, `CONCERNS`
+    /// when the worst is P2 or P3, `PASS` otherwise (`info` notes never count).
+    /// crit derives a reviewer's verdict from its structured findings with
+    /// this, so a reviewer's `PASS` over a P1 finding cannot pass a gate and a
+    /// `FAIL` resting on P2 findings does not block.
+    pub fn from_findings<'a>(findings: impl IntoIterator<Item = &'a crate::Finding>) -> Verdict {
+        let worst = findings
+            .into_iter()
+            .map(|f| f.severity)
+            .filter(|s| *s != crate::Severity::Info)
+            .min();
+        match worst {
+            Some(s) if s.at_least(crate::Severity::P1) => Verdict::Fail,
+            Some(_) => Verdict::Concerns,
+            None => Verdict::Pass,
+        }
+    }
+
     fn rank(self) -> u8 {
         match self {
             Self::Pass => 0,
@@ -98,6 +116,23 @@ mod tests {
         assert_eq!(Verdict::Fail.worst(Verdict::Concerns), Verdict::Fail);
         assert_eq!(Verdict::Fail.worst(Verdict::Unknown), Verdict::Unknown);
         assert_eq!(Verdict::Error.worst(Verdict::Pass), Verdict::Error);
+    }
+
+    #[test]
+    fn from_findings_follows_the_worst_severity() {
+        use crate::{Finding, Severity};
+        let f = |s| Finding::new("x", s, "r");
+        assert_eq!(Verdict::from_findings(&[]), Verdict::Pass);
+        assert_eq!(Verdict::from_findings(&[f(Severity::Info)]), Verdict::Pass);
+        assert_eq!(
+            Verdict::from_findings(&[f(Severity::P3), f(Severity::P2)]),
+            Verdict::Concerns
+        );
+        assert_eq!(
+            Verdict::from_findings(&[f(Severity::P3), f(Severity::P1)]),
+            Verdict::Fail
+        );
+        assert_eq!(Verdict::from_findings(&[f(Severity::P0)]), Verdict::Fail);
     }
 
     #[test]

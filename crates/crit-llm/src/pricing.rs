@@ -35,12 +35,23 @@ pub struct ModelInfo {
     pub structured_output: bool,
     #[serde(default)]
     pub long_context: Option<LongContext>,
+    /// The shortest prefix the model writes to its prompt cache, in tokens,
+    /// when a source states it.
+    #[serde(default)]
+    pub cache_min_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct ModelTable {
     pub aliases: BTreeMap<String, String>,
     pub models: BTreeMap<String, ModelInfo>,
+    /// Assumed for a model whose minimum is not known.
+    #[serde(default = "highest_known_minimum")]
+    pub default_cache_min_tokens: u64,
+}
+
+fn highest_known_minimum() -> u64 {
+    4096
 }
 
 /// The built-in table. Parsing a file compiled into the binary can only fail if the
@@ -54,6 +65,7 @@ pub fn table() -> &'static ModelTable {
             ModelTable {
                 aliases: BTreeMap::new(),
                 models: BTreeMap::new(),
+                default_cache_min_tokens: highest_known_minimum(),
             }
         })
     })
@@ -80,6 +92,15 @@ pub fn lookup(model: &str) -> Option<&'static ModelInfo> {
         return t.models.get(base);
     }
     None
+}
+
+/// The shortest prefix `model` caches, in tokens: the table's figure, else
+/// the highest known minimum (a breakpoint placed below it would cache
+/// nothing and say nothing).
+pub fn cache_min_tokens(model: &str) -> u64 {
+    lookup(model)
+        .and_then(|m| m.cache_min_tokens)
+        .unwrap_or(table().default_cache_min_tokens)
 }
 
 /// What `usage` cost on `model`. An unknown model costs 0 with `priced:
@@ -138,6 +159,21 @@ mod tests {
             };
             assert!((r.cache_write - write * r.input).abs() < 1e-9, "{id}");
             assert!((r.cache_read - read * r.input).abs() < 1e-9, "{id}");
+        }
+    }
+
+    #[test]
+    fn cache_minimums_come_from_the_table_or_the_safe_default() {
+        assert_eq!(cache_min_tokens("claude-sonnet-4-5-20250929"), 1024);
+        assert_eq!(cache_min_tokens("claude-haiku-4-5"), 4096);
+        assert_eq!(cache_min_tokens("claude-opus-5"), 512);
+        // Unpublished (the 5.5 models) and unknown models: the highest known.
+        assert_eq!(cache_min_tokens("opus"), table().default_cache_min_tokens);
+        assert_eq!(cache_min_tokens("llama3.1:8b"), 4096);
+        for (id, m) in &table().models {
+            if let Some(n) = m.cache_min_tokens {
+                assert!((512..=4096).contains(&n), "{id}: {n}");
+            }
         }
     }
 

@@ -140,6 +140,9 @@ pub enum Block {
         content: String,
         #[serde(default, skip_serializing_if = "is_false")]
         is_error: bool,
+        /// A prompt-cache breakpoint after this block (the conversation so far).
+        #[serde(default, skip_serializing_if = "is_false")]
+        cache: bool,
     },
     Thinking {
         thinking: String,
@@ -163,6 +166,39 @@ impl Block {
             text: text.into(),
             cache: true,
         }
+    }
+
+    /// Whether a prompt-cache breakpoint follows this block.
+    pub fn is_cache_breakpoint(&self) -> bool {
+        matches!(
+            self,
+            Block::Text { cache: true, .. } | Block::ToolResult { cache: true, .. }
+        )
+    }
+
+    /// Marks (or unmarks) a breakpoint after this block; `false` when the
+    /// block cannot carry one (thinking blocks, tool calls).
+    pub fn set_cache_breakpoint(&mut self, on: bool) -> bool {
+        match self {
+            Block::Text { cache, .. } | Block::ToolResult { cache, .. } => {
+                *cache = on;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Rough size in tokens (bytes / 4, rounded up), for placing cache
+    /// breakpoints: close enough for code and prose, no tokenizer needed.
+    pub fn estimated_tokens(&self) -> u64 {
+        let bytes = match self {
+            Block::Text { text, .. } => text.len(),
+            Block::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
+            Block::ToolResult { content, .. } => content.len(),
+            Block::Thinking { thinking, .. } => thinking.len(),
+            Block::RedactedThinking { data } => data.len(),
+        };
+        (bytes as u64).div_ceil(4)
     }
 }
 

@@ -57,6 +57,8 @@ fn rich_request() -> ModelRequest {
                 tool_use_id: "toolu_01".into(),
                 content: "1\tfn main(){}".into(),
                 is_error: false,
+                // The conversation's rolling breakpoint.
+                cache: true,
             }],
         },
     ];

@@ -39,6 +39,7 @@ fn rich_request() -> ModelRequest {
                     tool_use_id: "call_1".into(),
                     content: "file body".into(),
                     is_error: false,
+                    cache: true,
                 },
                 Block::text("Now answer."),
             ],

@@ -107,7 +107,6 @@ pub fn run(e: RunError) -> PyErr {
         RunError::Backend(b) => backend(b),
         RunError::Context(c) => ContextError::new_err(c.to_string()),
         RunError::Session(s) => SessionError::new_err(s.to_string()),
-        RunError::Mcp(m) => McpError::new_err(format!("MCP server failed to start: {m}")),
         other => config(other),
     }
 }

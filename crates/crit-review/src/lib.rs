@@ -22,6 +22,7 @@ pub mod prompt;
 pub mod redaction;
 pub mod review;
 pub mod scope;
+mod sealed;
 pub mod session;
 pub mod starter;
 pub mod stats;

@@ -30,6 +30,20 @@ pub(crate) fn user_state_dir(env: impl Fn(&str) -> Option<String>) -> Option<Pat
         .map(|s| s.join("crit"))
 }
 
+/// `$XDG_CACHE_HOME/crit`, else `~/.cache/crit`: what crit can recompute
+/// (reviews of prompts and hunks it has seen before).
+pub(crate) fn user_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    env("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            env("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })
+        .map(|d| d.join("crit"))
+}
+
 /// The project a directory belongs to: the nearest ancestor holding `.git`
 /// (a directory, or a file in a worktree), else the directory itself.
 /// Sessions, project templates and tool confinement all hang off it.

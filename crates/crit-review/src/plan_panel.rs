@@ -182,6 +182,7 @@ impl LlmPanel {
                 "Review the plan in `{file}`. Its text, with line numbers:\n<plan>\n{}</plan>",
                 numbered(req.plan)
             ),
+            shared: None,
             tools: ["Read", "Glob", "Grep"].map(String::from).to_vec(),
             output,
             limits: self.limits(),
@@ -225,6 +226,7 @@ impl LlmPanel {
             model: SELECT_MODEL.into(),
             system: "You choose expert review panels for implementation plans.".into(),
             user,
+            shared: None,
             tools: Vec::new(),
             output: OutputSpec::Schema(selection_schema()),
             limits: RunLimits {

@@ -188,8 +188,16 @@ async fn r3_the_diff_and_context_go_in_the_user_message_under_the_bundled_prompt
     assert!(r.passed, "{r:#?}");
     let sent = &server.model_requests()[0];
     let user = sent.body["messages"][0]["content"].to_string();
-    assert!(user.contains("+x = eval(input())"), "no diff: {user}");
-    assert!(user.contains("-line 5"), "no diff: {user}");
+    // Each line with its new-file number; a removed line has none.
+    assert!(
+        user.contains("    5 + x = eval(input())"),
+        "no diff: {user}"
+    );
+    assert!(user.contains("      - line 5"), "no diff: {user}");
+    assert!(
+        user.contains("<commits>") && user.contains(" read input"),
+        "no commit subjects: {user}"
+    );
     assert!(
         user.contains("Closes issue 77: read the config from stdin."),
         "no context: {user}"
@@ -200,7 +208,15 @@ async fn r3_the_diff_and_context_go_in_the_user_message_under_the_bundled_prompt
     let rendered = t
         .render(&t.panel()[0], &inputs, &Default::default())
         .unwrap();
-    assert_eq!(sent.body["system"][0]["text"], rendered.system.as_str());
+    // crit's preamble (what is data), then the template's prompt and contract.
+    assert_eq!(
+        sent.body["system"][0]["text"],
+        format!(
+            "{}\n\n{}",
+            crit_review::template::PREAMBLE.trim_end(),
+            rendered.system
+        )
+    );
     assert!(
         rendered
             .system

@@ -35,6 +35,7 @@ fn plan(name: &str, output: OutputSpec) -> ReviewerPlan {
         model: "sonnet".into(),
         system: format!("You are the {name} reviewer."),
         user: format!("Review src/lib.rs as {name}."),
+        shared: None,
         tools: vec!["Read".into(), "Grep".into()],
         output,
         limits: RunLimits::default(),

@@ -25,10 +25,11 @@ fn the_code_prompt_reads_a_computed_change() {
         "scope".to_string(),
         minijinja::Value::from(minijinja::value::Serde(&c)),
     );
-    let user = t.render(&t.panel()[0], &inputs, &extra).unwrap().user;
+    // The change is the work (data), sent before the instructions.
+    let user = t.render(&t.panel()[0], &inputs, &extra).unwrap().work;
     let want = [
         format!(
-            "Review this change: changes since merge base {} with main.",
+            "The change under review: changes since merge base {} with main.",
             &base[..7]
         ),
         "- `a.txt` (modified, +1 −1)".to_string(),

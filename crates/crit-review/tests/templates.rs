@@ -30,7 +30,13 @@ fn render(t: &Template, given: &[(&str, &str)], extra: BTreeMap<String, Value>) 
     let inputs = t.resolve_inputs(&inputs(given)).unwrap();
     let reviewer = &t.panel()[0];
     let p = t.render(reviewer, &inputs, &extra).unwrap();
-    format!("=== system ===\n{}\n=== user ===\n{}", p.system, p.user)
+    match p.work.is_empty() {
+        true => format!("=== system ===\n{}\n=== user ===\n{}", p.system, p.user),
+        false => format!(
+            "=== system ===\n{}\n=== work ===\n{}\n=== user ===\n{}",
+            p.system, p.work, p.user
+        ),
+    }
 }
 
 const MINIMAL: &str = "name: mini\ndescription: d\nsystem_prompt: s\nallowed_tools: [Read]\nprompt_template: Review {input}\ninputs:\n  required:\n    - name: input\n      description: the doc\n";
@@ -441,7 +447,7 @@ fn schema_output_and_rubric_include() {
     let text = "name: a\ndescription: d\nsystem_prompt: |\n  Judge it.\n  {% include \"crit/rubric.md\" %}\nallowed_tools: [Read]\nprompt_template: Go\noutput:\n  type: object\n  properties:\n    ok: {type: boolean}\n  required: [ok]\n";
     let t = parse(text).unwrap();
     let out = render(&t, &[], BTreeMap::new());
-    assert!(out.contains("Prefer no finding to a weak one."), "{out}");
+    assert!(out.contains("Prefer no finding to a weak one"), "{out}");
     assert!(out.contains("valid against this JSON Schema"), "{out}");
     assert!(out.contains("\"required\": [\n    \"ok\"\n  ]"), "{out}");
 }

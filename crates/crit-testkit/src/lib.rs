@@ -46,6 +46,7 @@ mod anthropic;
 mod claude;
 mod delivery;
 mod openai;
+mod prompt_cache;
 pub mod prompt_review;
 mod render;
 mod reply;
@@ -53,6 +54,7 @@ pub mod script;
 mod server;
 
 pub use claude::{FakeClaude, Invocation, RECORDED_ENV, pid_alive};
+pub use prompt_cache::{replay as replay_prompt_cache, system_prefix_tokens};
 pub use render::WireFormat;
 pub use reply::{Reply, Step, StepWhen, Usage, anthropic_tool_id, openai_tool_id};
 pub use server::{FakeServer, RecordedRequest};

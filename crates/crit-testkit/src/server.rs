@@ -83,6 +83,7 @@ struct Shared {
     steps: Mutex<Vec<Slot>>,
     records: Mutex<Vec<RecordedRequest>>,
     seq: AtomicU64,
+    prompt_cache: Mutex<Option<crate::prompt_cache::PromptCache>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -182,6 +183,14 @@ impl FakeServer {
             step: step.into(),
             consumed: false,
         });
+    }
+
+    /// From now on, Anthropic answers report the usage a prompt cache with
+    /// this minimum (in tokens) would give, computed from each request's
+    /// cache breakpoints (see `prompt_cache.rs`), instead of the scripted
+    /// usage; the scripted output tokens stay.
+    pub fn simulate_prompt_cache(&self, min_tokens: u64) {
+        *lock(&self.shared.prompt_cache) = Some(crate::prompt_cache::PromptCache::new(min_tokens));
     }
 
     /// Appends several steps.
@@ -353,9 +362,14 @@ fn answer(
         };
         return (render::json_response(400, &b, Vec::new()), None, none);
     }
-    let Some((index, step)) = take_step(shared, raw, body) else {
+    let Some((index, mut step)) = take_step(shared, raw, body) else {
         return (render::exhausted(format, seq, path), None, none);
     };
+    if format == WireFormat::Anthropic
+        && let Some(cache) = lock(&shared.prompt_cache).as_mut()
+    {
+        step.reply.usage = cache.account(body, step.reply.usage.output);
+    }
     let ctx = RequestCtx {
         body,
         step: index,

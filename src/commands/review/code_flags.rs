@@ -18,6 +18,9 @@ const CONTEXT: &str = "context";
 const FILTER: &str = "filter";
 const MAX_FINDINGS: &str = "max-findings";
 const SHARD: &str = "shard";
+const MAX_CHUNKS: &str = "max-chunks";
+const ALLOW_PARTIAL: &str = "allow-partial";
+const NO_CACHE: &str = "no-cache";
 
 /// Whether `template` reviews code (the built-in `code` builder).
 pub fn is_code(template: &Template) -> bool {
@@ -72,6 +75,28 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
             .help("Review the I-th of N parts of the change's files (balanced by diff size, the same split on every run); `crit report merge` folds the N results")
             .help_heading(heading),
     )
+    .arg(
+        Arg::new(MAX_CHUNKS)
+            .long(MAX_CHUNKS)
+            .value_name("N")
+            .value_parser(clap::value_parser!(usize))
+            .help("A change too big for one request is split into parts reviewed side by side: at most N of them [default: 32]; what is left over is listed in the coverage and the review is INCOMPLETE")
+            .help_heading(heading),
+    )
+    .arg(
+        Arg::new(ALLOW_PARTIAL)
+            .long(ALLOW_PARTIAL)
+            .action(ArgAction::SetTrue)
+            .help("Accept a review that could not see all of the change (a budget or --max-chunks left parts out): the coverage says what, the verdict is not held at INCOMPLETE")
+            .help_heading(heading),
+    )
+    .arg(
+        Arg::new(NO_CACHE)
+            .long(NO_CACHE)
+            .action(ArgAction::SetTrue)
+            .help("Review every hunk again, instead of taking the findings of hunks reviewed before (unchanged since) from the cache")
+            .help_heading(heading),
+    )
 }
 
 /// What the code flags asked for.
@@ -83,6 +108,9 @@ pub struct CodeFlags {
     pub filter: Option<FilterMode>,
     pub max_findings: Option<usize>,
     pub shard: Option<Shard>,
+    pub max_chunks: Option<usize>,
+    pub allow_partial: bool,
+    pub no_cache: bool,
 }
 
 impl CodeFlags {
@@ -107,6 +135,9 @@ impl CodeFlags {
             filter,
             max_findings: m.get_one::<usize>(MAX_FINDINGS).copied(),
             shard: m.get_one::<Shard>(SHARD).copied(),
+            max_chunks: m.get_one::<usize>(MAX_CHUNKS).copied(),
+            allow_partial: m.get_flag(ALLOW_PARTIAL),
+            no_cache: m.get_flag(NO_CACHE),
         })
     }
 }

@@ -11,7 +11,7 @@ use crit_llm::Env;
 use crit_review::code::mala::{self, MalaConfig, ReviewerType};
 use crit_review::code::{CodeReviewRequest, CodeReviewer, CommandReviewer};
 use crit_review::config::Config;
-use crit_review::review::{ReviewOptions, ReviewRequest, run_template_or};
+use crit_review::review::{HunkCache, ReviewOptions, ReviewRequest, run_template_or};
 use crit_review::scope::Scope;
 use crit_review::suppress::Suppressions;
 use crit_review::template::{Limits, Template};
@@ -30,7 +30,7 @@ pub fn run_review(
     template: &Template,
     mut given: BTreeMap<String, String>,
     code: CodeFlags,
-    interactive: bool,
+    checks: super::Checks,
     cwd: &Path,
     rules: Arc<ProjectRules>,
 ) -> Result<Code, CliError> {
@@ -125,6 +125,15 @@ pub fn run_review(
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
     opts.shard = code.shard;
+    if let Some(n) = code.max_chunks {
+        opts.parts.max_parts = n.max(1);
+    }
+    opts.allow_partial = code.allow_partial;
+    if !code.no_cache {
+        opts.hunk_cache = HunkCache::at_default(&|k| std::env::var(k).ok());
+    }
+    opts.verify = checks.verify;
+    opts.consensus = checks.consensus;
     opts.log = !common.no_log;
     opts.rules = Some(rules);
     opts.config_snapshot = selection
@@ -142,7 +151,7 @@ pub fn run_review(
         root,
         cwd,
     };
-    if interactive {
+    if checks.interactive {
         let built = built.map_err(|why| CliError::could_not_run(anyhow!("{why}")))?;
         return super::interactive::run(&common, &built, &req, opts);
     }

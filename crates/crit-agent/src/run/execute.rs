@@ -224,6 +224,12 @@ async fn one(call: &Call, ex: &Exec<'_, '_>) -> Done {
             ));
         }
     }
+    // Data from the project, framed so it cannot pass for instructions; the
+    // hooks' reminders (crit's own words) stay outside. A sub-agent's report
+    // is the agent's answer, not project data.
+    if call.name != TASK_TOOL && !output.content.is_empty() {
+        output.content = crate::framing::frame(tool, &output.content);
+    }
     if !notes.is_empty() {
         // One blank line between the result and the reminders.
         if !output.content.is_empty() {

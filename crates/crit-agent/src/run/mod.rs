@@ -4,6 +4,7 @@
 //! a limit is kept.
 
 mod answer;
+mod cache;
 mod execute;
 mod spend;
 mod stop;
@@ -34,6 +35,11 @@ pub struct AgentSpec {
     pub model: String,
     /// System prompt blocks; mark the last block of the shared prefix as cached.
     pub system: Vec<SystemBlock>,
+    /// Text put before `prompt` in the first message and marked as a cache
+    /// breakpoint: the work a panel's reviewers share (a diff, the documents),
+    /// so each reviewer reads it from the cache the first one wrote. Empty:
+    /// the first message is `prompt` alone.
+    pub shared_prompt: String,
     /// The user message.
     pub prompt: String,
     pub tools: ToolRegistry,
@@ -53,6 +59,10 @@ pub struct AgentSpec {
     pub sub_agents: Vec<SubAgentDef>,
     /// Hooks of this run; sub-agents run them too.
     pub hooks: Hooks,
+    /// Mark the conversation for prompt caching on every call (the rolling
+    /// breakpoint), so each turn reads the earlier ones from the cache. On by
+    /// default; off only to measure what it saves.
+    pub cache_conversation: bool,
     /// With `output` set: a final answer given as text that this accepts
     /// ends the run too (a reviewer that answered in another well-formed
     /// contract has answered; nudging it to repeat itself costs a turn).
@@ -86,6 +96,7 @@ impl AgentSpec {
             name: name.into(),
             model: model.into(),
             system: Vec::new(),
+            shared_prompt: String::new(),
             prompt: prompt.into(),
             tools: ToolRegistry::default(),
             output: None,
@@ -96,6 +107,22 @@ impl AgentSpec {
             sub_agents: Vec::new(),
             hooks: Hooks::default(),
             text_answer: None,
+            cache_conversation: true,
+        }
+    }
+
+    /// The first user message: the shared work (a cache breakpoint), then the
+    /// run's own prompt.
+    pub(crate) fn first_message(&self) -> crit_llm::Message {
+        if self.shared_prompt.is_empty() {
+            return crit_llm::Message::user_text(self.prompt.clone());
+        }
+        crit_llm::Message {
+            role: crit_llm::Role::User,
+            content: vec![
+                crit_llm::Block::cached_text(self.shared_prompt.clone()),
+                crit_llm::Block::text(self.prompt.clone()),
+            ],
         }
     }
 }

@@ -63,6 +63,7 @@ pub(super) async fn run(
         name: def.name.clone(),
         model: def.model_or(&t.parent.model).to_string(),
         system: vec![SystemBlock::cached(def.system_prompt.clone())],
+        shared_prompt: String::new(),
         prompt,
         tools,
         output: None,
@@ -75,6 +76,7 @@ pub(super) async fn run(
         sub_agents: Vec::new(),
         hooks: t.parent.hooks.clone(),
         text_answer: None,
+        cache_conversation: t.parent.cache_conversation,
     };
     let who = Who {
         agent_id: Some(agent_id(call_id)),

@@ -64,7 +64,10 @@ async fn run_inner(
             .map(|b| b.text.as_str())
             .collect::<Vec<_>>()
             .join("\n\n"),
-        prompt: spec.prompt.clone(),
+        prompt: match spec.shared_prompt.is_empty() {
+            true => spec.prompt.clone(),
+            false => format!("{}\n\n{}", spec.shared_prompt, spec.prompt),
+        },
         tools: run.tool_specs.iter().map(|t| t.name.clone()).collect(),
     });
     let status = run.drive(model, cx, sink, &cancel).await;
@@ -117,7 +120,7 @@ impl<'a> Run<'a> {
         Run {
             spec,
             tool_specs,
-            messages: vec![Message::user_text(spec.prompt.clone())],
+            messages: vec![spec.first_message()],
             usage: Usage::default(),
             cost_usd: 0.0,
             unpriced_model: None,
@@ -327,6 +330,7 @@ impl<'a> Run<'a> {
                     tool_use_id,
                     content,
                     is_error,
+                    cache: false,
                 })
                 .collect();
             self.messages.push(Message {
@@ -441,6 +445,11 @@ impl<'a> Run<'a> {
         req.messages = self.messages.clone();
         req.tools = self.tool_specs.clone();
         req.cache_tools = !req.tools.is_empty();
+        super::cache::place_breakpoints(
+            &mut req,
+            self.spec.cache_conversation,
+            crit_llm::pricing::cache_min_tokens(&self.spec.model),
+        );
         let call_cancel = cancel.child_token();
         // Dropping the call (deadline or cancel) drops the HTTP request or kills the
         // child; the child token tells the backend too.

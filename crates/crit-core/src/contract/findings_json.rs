@@ -4,6 +4,11 @@
 //! `{"verdict": "PASS"|"FAIL"|"NEEDS_WORK", "summary"?: "...", "findings": [{"file_path",
 //! "line_start", "line_end", "priority": 0-3, "title": "[P1] ...", "body"}]}`.
 //!
+//! crit's own reviewers add, and are asked for: `"verdict": "INCOMPLETE"` (the
+//! reviewer could not review all of the work), and per finding `evidence` (the
+//! lines quoted from the file) and `convention` (the project rule quoted).
+//! Both are optional here, so the original contract's answers still parse.
+//!
 //! Also accepted, because models and tools really emit them:
 //! - Cerberus/`review-gate`: `consensus_verdict` and `aggregated_findings`;
 //! - Codex: `overall_correctness`, `overall_explanation`, `confidence_score`, and
@@ -34,7 +39,10 @@ use crate::{Finding, Location, Severity, Verdict, scale};
 )]
 pub struct FindingsDocument {
     /// PASS when nothing needs fixing; FAIL when any P0 or P1 finding exists;
-    /// NEEDS_WORK when only P2 or P3 findings exist.
+    /// NEEDS_WORK when only P2 or P3 findings exist; INCOMPLETE when the
+    /// reviewer could not review all of the work (a tool failed, the budget
+    /// ran out), which never passes. crit derives the final verdict from the
+    /// findings.
     pub verdict: WireVerdict,
     /// One or two sentences on the overall state of the change (optional).
     // Optional because mala's reviewer answers without one.
@@ -50,6 +58,7 @@ pub enum WireVerdict {
     Pass,
     Fail,
     NeedsWork,
+    Incomplete,
 }
 
 /// One finding of the contract.
@@ -67,10 +76,18 @@ pub struct WireFinding {
     /// 0 = P0 blocker, 1 = P1 major, 2 = P2 should fix, 3 = P3 nit.
     #[schemars(range(min = 0, max = 3))]
     pub priority: u8,
-    /// Starts with "[P0]", "[P1]", "[P2]" or "[P3]"; one line.
+    /// One line, at most 80 characters: what is wrong.
     pub title: String,
     /// Why it is a problem and how to fix it.
     pub body: String,
+    /// The lines at the location, copied verbatim from the file (at most a
+    /// few lines); crit checks them against the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+    /// For a breach of a project convention: the rule, quoted verbatim from
+    /// the conventions given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convention: Option<String>,
 }
 
 /// Parse an answer in the findings JSON contract.
@@ -151,6 +168,8 @@ fn parse_object(
 fn parse_verdict(obj: &Map<String, Value>) -> Result<Verdict, ContractError> {
     if let Some(v) = obj.get("verdict").or_else(|| obj.get("consensus_verdict")) {
         return match v {
+            // The reviewer could not finish: never a pass.
+            Value::String(s) if s == "INCOMPLETE" => Ok(Verdict::Incomplete),
             Value::String(s) => scale::findings_json_verdict(s)
                 .ok_or_else(|| ContractError::InvalidVerdict(s.clone())),
             other => Err(ContractError::InvalidVerdict(other.to_string())),
@@ -226,6 +245,8 @@ fn parse_finding(
     let mut finding = Finding::new(title.trim(), severity, reviewer)
         .with_body(body.trim())
         .with_location(loc);
+    finding.evidence = optional_text(f, "evidence");
+    finding.convention = optional_text(f, "convention");
     if let Some(c) = f
         .get("confidence_score")
         .or_else(|| f.get("confidence"))
@@ -234,6 +255,16 @@ fn parse_finding(
         finding = finding.with_confidence(c);
     }
     Ok(finding)
+}
+
+/// A non-empty string field, or `None` (absent, empty or not a string: the
+/// field is crit's own addition, so older answers without it still parse).
+fn optional_text(f: &Map<String, Value>, field: &str) -> Option<String> {
+    f.get(field)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
 }
 
 fn required_string(f: &Map<String, Value>, field: &str) -> Result<String, ContractError> {

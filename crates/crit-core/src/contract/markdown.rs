@@ -29,7 +29,8 @@ pub const NO_VERDICT: &str =
 static HEADING: LazyLock<Regex> = LazyLock::new(|| re(r"^(#{1,6})\s+(.*?)\s*#*\s*$"));
 static FINDING: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)^\[\s*(PASS|CONCERNS?|FAIL)\s*\]\s*[:\-–—]?\s*(.*)$"));
-static VERDICT_WORD: LazyLock<Regex> = LazyLock::new(|| re(r"\b(PASS|CONCERNS|CONCERN|FAIL)\b"));
+static VERDICT_WORD: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(PASS|CONCERNS|CONCERN|FAIL|INCOMPLETE)\b"));
 static VERDICT_LINE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)^\W*(?:overall\s+)?(?:verdict|assessment)\W*\s*(PASS|CONCERNS?|FAIL)\b")
 });
@@ -59,9 +60,11 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
             .heading
             .trim_matches(|c: char| c == '*' || c == ':' || c.is_whitespace());
         if heading.eq_ignore_ascii_case("summary") && verdict.is_none() {
-            verdict = VERDICT_WORD
-                .find(&s.body)
-                .and_then(|m| scale::markdown_verdict(m.as_str()));
+            verdict = VERDICT_WORD.find(&s.body).and_then(|m| match m.as_str() {
+                // The reviewer could not review all of the work: never a pass.
+                "INCOMPLETE" => Some(Verdict::Incomplete),
+                word => scale::markdown_verdict(word),
+            });
             summary = s.body.trim().to_string();
         } else if let Some(c) = FINDING.captures(heading) {
             let severity = scale::markdown_severity(&c[1]).unwrap_or(crate::Severity::P2);

@@ -47,10 +47,38 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
             write_finding(&mut out, f, &p);
         }
     }
+    if let Some(c) = &result.coverage {
+        write_coverage(&mut out, c, &p);
+    }
     out.push('\n');
     out.push_str(&summary_line(result, &p));
     out.push('\n');
     out
+}
+
+/// What the reviewers saw, and every gap by file: nothing is left out
+/// without a word.
+fn write_coverage(out: &mut String, c: &crate::Coverage, p: &Painter) {
+    let _ = writeln!(
+        out,
+        "\n{} {}",
+        p.paint(Style::new().bold(), "coverage:"),
+        sanitize(&c.describe())
+    );
+    for l in &c.left_out {
+        let style = if l.cause.is_gap() {
+            bold(AnsiColor::Red)
+        } else {
+            dim()
+        };
+        let _ = writeln!(
+            out,
+            "  {} {}: {}",
+            p.paint(style, "left out"),
+            sanitize(&l.path),
+            sanitize(&l.reason)
+        );
+    }
 }
 
 fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
@@ -81,6 +109,18 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
     }
     if f.in_change == Some(false) {
         meta.push("outside the change".to_string());
+    }
+    if f.cached {
+        meta.push("from an earlier review".to_string());
+    }
+    if !f.agreed_by.is_empty() {
+        meta.push(format!("agreed: {}", f.agreed_by.join(", ")));
+    }
+    if let Some(v) = &f.verification {
+        meta.push(match v.reported_severity {
+            Some(s) => format!("downgraded from {} on a second look", s.code()),
+            None => "confirmed on a second look".to_string(),
+        });
     }
     let _ = writeln!(
         out,
@@ -135,7 +175,15 @@ fn summary_line(result: &ReviewResult, p: &Painter) -> String {
         parts.push(format!("{} reviewers", result.reviewers.len()));
     }
     if !result.usage.is_zero() {
-        parts.push(format!("{} tokens", compact(result.usage.total())));
+        let cached = result.usage.cache_read_tokens;
+        parts.push(match cached {
+            0 => format!("{} tokens", compact(result.usage.total())),
+            _ => format!(
+                "{} tokens ({} from prompt cache)",
+                compact(result.usage.total()),
+                compact(cached)
+            ),
+        });
     }
     match result.cost_usd {
         Some(c) if c > 0.0 => parts.push(format!("${c:.4}")),

@@ -131,11 +131,15 @@ fn block(b: &Block) -> Value {
             tool_use_id,
             content,
             is_error,
+            cache,
         } => {
             let mut o =
                 json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": content});
             if *is_error {
                 o["is_error"] = json!(true);
+            }
+            if *cache {
+                o["cache_control"] = cache_control();
             }
             o
         }

@@ -73,6 +73,7 @@ fn user_messages(blocks: &[Block], out: &mut Vec<Value>) {
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => {
                 // No is_error field on this API: say it in the content.
                 let content = if *is_error {

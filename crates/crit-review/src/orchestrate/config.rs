@@ -686,3 +686,11 @@ impl Typed<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_orchestrator_prompt() {
+        insta::assert_snapshot!("orchestrator_prompt", super::ORCHESTRATOR);
+    }
+}

@@ -282,6 +282,7 @@ impl Crit {
             model: cfg.model.clone().unwrap_or(default_model),
             system: crate::template::with_contract(&cfg.prompt, &contract),
             user: prompt.to_string(),
+            shared: None,
             tools: cfg.allowed_tools.clone(),
             output,
             limits: RunLimits {

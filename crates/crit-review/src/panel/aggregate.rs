@@ -1,21 +1,23 @@
 //! The panel's answers merged into one result: all must pass.
 
-use crit_core::{FailOn, ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
+use crit_core::{FailOn, Finding, ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
 use serde_json::Value;
 
 use super::ReviewerRun;
 
 /// Merge `runs` into the result of `review`. Every finding is kept with its
 /// reviewer's name; usage and cost add up; the verdict is the most serious
-/// any reviewer gave; `passed` follows the default gate (callers re-apply
-/// theirs). A reviewer that did not finish makes the whole result not pass.
+/// of the reviewers' ([`effective_verdict`]); `passed` follows the default
+/// gate (callers re-apply theirs). A reviewer that did not finish makes the
+/// whole result not pass.
 pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
     let active: Vec<&ReviewerRun> = runs
         .iter()
         .filter(|r| r.outcome.status != ReviewerStatus::Skipped)
         .collect();
-    let verdict = Verdict::combine(active.iter().map(|r| r.outcome.verdict));
+    let verdict = Verdict::combine(active.iter().map(|r| effective_verdict(r)));
     let mut result = ReviewResult::new(review, verdict);
+    result.verdict_from_findings = !active.is_empty() && active.iter().all(|r| r.derived);
     for run in runs {
         result.findings.extend(run.findings.iter().cloned());
         result.reviewers.push(run.outcome.clone());
@@ -52,6 +54,131 @@ pub fn unpriced<'a>(outcomes: impl Iterator<Item = &'a ReviewerOutcome>) -> Vec<
         .into_iter()
         .map(|m| format!("model `{m}` has no known price: the cost is unknown (cost_usd is null)"))
         .collect()
+}
+
+/// What a reviewer's answer says of the work: for one that answered with
+/// structured findings and finished, the verdict its findings call for
+/// ([`Verdict::from_findings`]) — a `PASS` over a P1 finding is `FAIL`, a
+/// `FAIL` over P2 findings is `CONCERNS`; otherwise its own word.
+pub fn effective_verdict(run: &ReviewerRun) -> Verdict {
+    if run.derived && run.outcome.status == ReviewerStatus::Completed {
+        Verdict::from_findings(&run.findings)
+    } else {
+        run.outcome.verdict
+    }
+}
+
+/// The runs of one panel over the parts of a split change, one run per
+/// reviewer (in the first part's order): usage and cost add up, the reviews
+/// take as long as the slowest part, the findings join — one problem
+/// reported in two parts (same fingerprint, overlapping lines) counts once, at
+/// its most severe — the worst status stands and the verdicts combine. With
+/// one part, the runs as they are.
+pub fn merge_parts(mut parts: Vec<Vec<ReviewerRun>>) -> Vec<ReviewerRun> {
+    if parts.len() <= 1 {
+        return parts.pop().unwrap_or_default();
+    }
+    let mut merged: Vec<ReviewerRun> = Vec::new();
+    for (p, runs) in parts.into_iter().enumerate() {
+        for run in runs {
+            let label = format!("[part {}] ", p + 1);
+            match merged
+                .iter_mut()
+                .find(|m| m.outcome.name == run.outcome.name)
+            {
+                None => {
+                    let mut first = run;
+                    first.summary = prefixed(&label, &first.summary);
+                    first.raw = prefixed(&label, &first.raw);
+                    merged.push(first);
+                }
+                Some(m) => fold(m, run, &label),
+            }
+        }
+    }
+    for m in &mut merged {
+        m.findings = distinct(std::mem::take(&mut m.findings));
+        m.outcome.findings = m.findings.len();
+    }
+    merged
+}
+
+fn prefixed(label: &str, text: &str) -> String {
+    if text.trim().is_empty() {
+        String::new()
+    } else {
+        format!("{label}{}", text.trim())
+    }
+}
+
+fn fold(m: &mut ReviewerRun, run: ReviewerRun, label: &str) {
+    let rank = |s: ReviewerStatus| match s {
+        ReviewerStatus::Completed | ReviewerStatus::Skipped => 0,
+        ReviewerStatus::Incomplete => 1,
+        ReviewerStatus::ParseError => 2,
+        ReviewerStatus::Failed => 3,
+    };
+    if rank(run.outcome.status) > rank(m.outcome.status) {
+        m.outcome.status = run.outcome.status;
+    }
+    m.outcome.verdict = Verdict::combine([m.outcome.verdict, run.outcome.verdict]);
+    m.outcome.usage += run.outcome.usage;
+    // An unknown price anywhere leaves the sum unknown.
+    m.outcome.cost_usd = crit_core::usage::add_cost(m.outcome.cost_usd, run.outcome.cost_usd);
+    m.outcome.duration_ms = m.outcome.duration_ms.max(run.outcome.duration_ms);
+    if let Some(e) = run.outcome.error {
+        m.outcome.error = Some(match m.outcome.error.take() {
+            Some(prev) => format!("{prev}; {label}{e}"),
+            None => format!("{label}{e}"),
+        });
+    }
+    if let Some(e) = run.parse_error {
+        m.parse_error = Some(match m.parse_error.take() {
+            Some(prev) if prev == e => prev,
+            Some(prev) => format!("{prev}; {e}"),
+            None => e,
+        });
+    }
+    for (text, more) in [(&mut m.summary, run.summary), (&mut m.raw, run.raw)] {
+        let more = prefixed(label, &more);
+        if !more.is_empty() {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&more);
+        }
+    }
+    m.findings.extend(run.findings);
+    m.timed_out |= run.timed_out;
+    m.derived &= run.derived;
+    m.structured = m.structured.take().or(run.structured);
+    m.sub_agents.extend(run.sub_agents);
+}
+
+/// Each problem once: the same fingerprint at overlapping lines (or both
+/// without lines) is one finding, its most severe copy.
+pub(crate) fn distinct(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for f in findings {
+        match out.iter_mut().find(|o| o.id == f.id && overlaps(o, &f)) {
+            Some(o) if f.severity < o.severity => *o = f,
+            Some(_) => {}
+            None => out.push(f),
+        }
+    }
+    out
+}
+
+fn overlaps(a: &Finding, b: &Finding) -> bool {
+    let range = |f: &Finding| {
+        let l = f.location.as_ref()?;
+        Some((l.start_line()?, l.end_line()?))
+    };
+    match (range(a), range(b)) {
+        (Some((s1, e1)), Some((s2, e2))) => s1 <= e2 && s2 <= e1,
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 /// One reviewer's text as is; several, each under its name.
@@ -115,7 +242,7 @@ fn merged_structured(runs: &[&ReviewerRun]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crit_core::{Finding, Severity, Usage};
+    use crit_core::{Finding, Location, ReviewerOutcome, Severity, Usage};
 
     fn run(name: &str, verdict: Verdict, parse_error: Option<&str>) -> ReviewerRun {
         ReviewerRun {
@@ -145,7 +272,66 @@ mod tests {
             parse_error: parse_error.map(str::to_string),
             timed_out: parse_error == Some("timeout"),
             sub_agents: Vec::new(),
+            derived: false,
         }
+    }
+
+    #[test]
+    fn parts_merge_into_one_run_per_reviewer() {
+        let at = |line| {
+            Finding::new("Leak", Severity::P2, "a").with_location(Location::lines(
+                "x.rs",
+                line,
+                line + 2,
+            ))
+        };
+        let mut a1 = run("a", Verdict::Concerns, None);
+        a1.findings = vec![at(10)];
+        let mut a2 = run("a", Verdict::Fail, None);
+        let mut worse = at(11);
+        worse.severity = Severity::P1;
+        a2.findings = vec![worse, at(40)];
+        a2.outcome.status = ReviewerStatus::Incomplete;
+        let merged = merge_parts(vec![vec![a1], vec![a2]]);
+        assert_eq!(merged.len(), 1);
+        let m = &merged[0];
+        assert_eq!(m.outcome.usage.input_tokens, 20);
+        assert_eq!(m.outcome.status, ReviewerStatus::Incomplete);
+        assert_eq!(m.outcome.verdict, Verdict::Fail);
+        // Lines 10-12 and 11-13: one problem, at its most severe; line 40 another.
+        assert_eq!(m.findings.len(), 2);
+        assert_eq!(m.findings[0].severity, Severity::P1);
+        assert!(
+            m.summary
+                .starts_with("[part 1] a summary\n\n[part 2] a summary")
+        );
+    }
+
+    #[test]
+    fn structured_findings_decide_the_verdict_and_the_word_is_kept() {
+        let mut said_pass = run("a", Verdict::Pass, None);
+        said_pass.derived = true;
+        said_pass
+            .findings
+            .push(Finding::new("Leak", Severity::P1, "a"));
+        let r = aggregate("x", std::slice::from_ref(&said_pass));
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert_eq!(r.reviewers[0].verdict, Verdict::Pass, "its own word stays");
+        assert!(r.verdict_from_findings);
+        let mut said_fail = run("b", Verdict::Fail, None);
+        said_fail.derived = true;
+        said_fail
+            .findings
+            .push(Finding::new("Naming", Severity::P2, "b"));
+        assert_eq!(
+            aggregate("x", &[said_fail.clone()]).verdict,
+            Verdict::Concerns
+        );
+        // A reviewer without structured findings keeps deciding by its word.
+        let words = run("c", Verdict::Fail, None);
+        let r = aggregate("x", &[said_fail, words]);
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert!(!r.verdict_from_findings);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! get back one [`ReviewerRun`] per reviewer, in plan order.
 
 mod aggregate;
+mod consensus;
 mod follow_up;
 mod one;
 mod progress;
@@ -25,7 +26,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::template::OutputSpec;
 
-pub use aggregate::{aggregate, unpriced};
+pub(crate) use aggregate::distinct as distinct_findings;
+pub use aggregate::{aggregate, effective_verdict, merge_parts, unpriced};
+pub use consensus::Consensus;
+pub(crate) use consensus::apply as apply_consensus;
 pub use follow_up::FollowUp;
 pub use progress::{NoProgress, Progress, ProgressEvent};
 pub use transcript::SharedTranscript;
@@ -36,9 +40,14 @@ pub struct ReviewerPlan {
     pub name: String,
     /// The model id or alias; empty means the backend's configured model.
     pub model: String,
-    /// The reviewer's own system prompt, its output contract included.
+    /// The reviewer's own system prompt, its output contract included. With
+    /// `shared`, the reviewer's own instructions, sent after the shared work.
     pub system: String,
     pub user: String,
+    /// What this reviewer shares with the rest of its panel (and with the
+    /// other parts of a split change), sent first so one cache write serves
+    /// them all. `None`: `system` is the system prompt, `user` the message.
+    pub shared: Option<SharedPrompt>,
     /// Tool names (`Read`, `Grep`, …, MCP tools as `mcp__server__tool`, `Task`).
     pub tools: Vec<String>,
     pub output: OutputSpec,
@@ -46,6 +55,17 @@ pub struct ReviewerPlan {
     pub max_output_tokens: u32,
     /// Agents it may launch with `Task` (crit's loop only).
     pub sub_agents: Vec<SubAgentDef>,
+}
+
+/// The text a panel's reviewers have in common, in request order: the system
+/// prompt (then the project conventions, a cache breakpoint), and the work
+/// opening the first message (a cache breakpoint). Each reviewer's own
+/// instructions follow it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SharedPrompt {
+    pub system: String,
+    /// The work under review (a diff, the author's notes); may be empty.
+    pub work: String,
 }
 
 /// What every reviewer of a panel shares.
@@ -98,17 +118,49 @@ pub struct ReviewerRun {
     /// The wall-clock limit ended it.
     pub timed_out: bool,
     pub sub_agents: Vec<SubAgentOutcome>,
+    /// It answered with structured findings, so crit derives its verdict from
+    /// them (its own word stays in `outcome.verdict`).
+    pub derived: bool,
 }
 
 /// Runs every plan concurrently: with N reviewers against a model of latency L
 /// the panel takes about L, not N·L. Results come back in plan order.
+///
+/// Plans that share a prompt prefix (on crit's own loop) start once the
+/// first of them has had its first answer: its request wrote the shared
+/// prefix to the prompt cache, so the others read it instead of each paying
+/// to write it (the panel takes L plus one turn, and writes its prefix once).
 pub async fn run_panel(
     backend: &Backend,
     plans: &[ReviewerPlan],
     env: &PanelEnv,
 ) -> Vec<ReviewerRun> {
-    let runs = plans
-        .iter()
-        .map(|plan| one::run_reviewer(backend, plan, env));
+    run_panel_warming(backend, plans, env, &CancellationToken::new()).await
+}
+
+/// [`run_panel`], tripping `warmed` once the first plan's first request has
+/// been answered (or it ended), for callers that hold other work back until
+/// the shared prefix is in the cache.
+pub async fn run_panel_warming(
+    backend: &Backend,
+    plans: &[ReviewerPlan],
+    env: &PanelEnv,
+    warmed: &CancellationToken,
+) -> Vec<ReviewerRun> {
+    let hold = backend.agent.is_none() && plans.first().is_some_and(|p| p.shared.is_some());
+    let runs = plans.iter().enumerate().map(|(i, plan)| async move {
+        if i == 0 {
+            let _done = warmed.clone().drop_guard();
+            return one::run_reviewer(backend, plan, env, Some(warmed)).await;
+        }
+        if hold && plan.shared.is_some() {
+            // Shares a prefix with the first: wait for its cache write.
+            tokio::select! {
+                () = warmed.cancelled() => {}
+                () = env.cancel.cancelled() => {}
+            }
+        }
+        one::run_reviewer(backend, plan, env, None).await
+    });
     futures_util::future::join_all(runs).await
 }

@@ -75,6 +75,7 @@ pub(super) async fn run_reviewer(
     backend: &Backend,
     plan: &ReviewerPlan,
     env: &PanelEnv,
+    first_answer: Option<&tokio_util::sync::CancellationToken>,
 ) -> ReviewerRun {
     let started = Instant::now();
     let model = crit_llm::pricing::resolve_alias(&plan.model);
@@ -91,7 +92,7 @@ pub(super) async fn run_reviewer(
     tracing::debug!(reviewer = %plan.name, system = %plan.system, user = %plan.user, "reviewer prompt");
     let answer = match &backend.agent {
         Some(agent) => via_agent(agent.as_ref(), plan, &model, env).await,
-        None => via_loop(backend.model.as_ref(), plan, &model, env).await,
+        None => via_loop(backend.model.as_ref(), plan, &model, env, first_answer).await,
     };
     tracing::debug!(reviewer = %plan.name, answer = %answer.text, "reviewer answer");
     let run = interpret(plan, answer, env, started.elapsed());
@@ -107,10 +108,15 @@ pub(super) async fn run_reviewer(
     run
 }
 
-/// The system prompt as blocks: the reviewer's own, then the project's
+/// The system prompt as blocks: the panel's shared system prompt (or, for a
+/// plan that shares none, the reviewer's own), then the project's
 /// conventions; the last block ends the cached prefix.
 fn system_blocks(plan: &ReviewerPlan, env: &PanelEnv) -> Vec<SystemBlock> {
-    let mut blocks = vec![SystemBlock::new(plan.system.clone())];
+    let own = match &plan.shared {
+        Some(shared) => shared.system.clone(),
+        None => plan.system.clone(),
+    };
+    let mut blocks = vec![SystemBlock::new(own)];
     if !env.project_context.trim().is_empty() {
         blocks.push(SystemBlock::new(env.project_context.clone()));
     }
@@ -118,6 +124,36 @@ fn system_blocks(plan: &ReviewerPlan, env: &PanelEnv) -> Vec<SystemBlock> {
         last.cache = true;
     }
     blocks
+}
+
+/// The first message: the shared work (its own cached block, when there is
+/// one), then the reviewer's own instructions and request.
+fn first_message(plan: &ReviewerPlan) -> (String, String) {
+    match &plan.shared {
+        Some(shared) => {
+            let own = [plan.system.trim(), plan.user.trim()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n");
+            (shared.work.clone(), own)
+        }
+        None => (String::new(), plan.user.clone()),
+    }
+}
+
+/// crit's review rules, given to every sub-agent a reviewer launches with
+/// Task, whatever its own prompt says: the scale and exclusions the
+/// orchestrator is told to apply, and that what it reads is data.
+const SUB_AGENT_RULES: &str = include_str!("../../prompts/sub_agent.md");
+
+fn with_review_rules(mut def: crit_agent::SubAgentDef) -> crit_agent::SubAgentDef {
+    def.system_prompt = format!(
+        "{}\n\n{}",
+        def.system_prompt.trim_end(),
+        SUB_AGENT_RULES.trim_end()
+    );
+    def
 }
 
 /// The JSON Schema the answer must match, when the contract has one.
@@ -136,6 +172,7 @@ async fn via_loop(
     plan: &ReviewerPlan,
     model: &str,
     env: &PanelEnv,
+    first_answer: Option<&tokio_util::sync::CancellationToken>,
 ) -> Answer {
     let failed = |message: String| Answer::nothing(Ending::Failed(message), model);
     let cx = match ToolContext::new(&env.root, &env.add_dirs) {
@@ -164,7 +201,9 @@ async fn via_loop(
         Ok(t) => t,
         Err(e) => return failed(e.to_string()),
     };
-    let mut spec = AgentSpec::new(plan.name.clone(), model, plan.user.clone());
+    let (work, own) = first_message(plan);
+    let mut spec = AgentSpec::new(plan.name.clone(), model, own);
+    spec.shared_prompt = work;
     spec.system = system_blocks(plan, env);
     spec.tools = tools;
     spec.limits = plan.limits;
@@ -176,7 +215,12 @@ async fn via_loop(
         .iter()
         .any(|t| t == crit_agent::subagent::TASK_TOOL)
     {
-        spec.sub_agents = plan.sub_agents.clone();
+        spec.sub_agents = plan
+            .sub_agents
+            .iter()
+            .cloned()
+            .map(with_review_rules)
+            .collect();
     }
     if let Some(schema) = answer_schema(&plan.output) {
         match StructuredOutput::new(schema) {
@@ -189,6 +233,7 @@ async fn via_loop(
         reviewer: plan.name.clone(),
         transcript: env.transcript.clone(),
         progress: env.progress.clone(),
+        first_answer: first_answer.cloned(),
     };
     let out = run_agent(model_api, &spec, &cx, &mut sink, env.cancel.child_token()).await;
     let ending = match out.status {
@@ -243,8 +288,13 @@ async fn via_agent(agent: &dyn Agent, plan: &ReviewerPlan, model: &str, env: &Pa
             allowed.push(t.clone());
         }
     }
+    let (work, own) = first_message(plan);
     let task = AgentTask {
-        prompt: plan.user.clone(),
+        prompt: [work.trim(), own.trim()]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n"),
         system_prompt: Some(system),
         model: (!model.is_empty()).then(|| model.to_string()),
         tools: Some(
@@ -352,6 +402,7 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
         parse_error: None,
         timed_out: false,
         sub_agents: answer.sub_agents,
+        derived: false,
     };
     match answer.ending {
         Ending::Completed => {
@@ -502,7 +553,7 @@ pub(super) async fn converse(
     let model = crit_llm::pricing::resolve_alias(&plan.model);
     let answer = match &backend.agent {
         Some(agent) => via_agent(agent.as_ref(), &plan, &model, env).await,
-        None => via_loop(backend.model.as_ref(), &plan, &model, env).await,
+        None => via_loop(backend.model.as_ref(), &plan, &model, env, None).await,
     };
     match answer.ending {
         Ending::Completed => Ok((answer.text, answer.usage, answer.cost_usd)),
@@ -510,5 +561,13 @@ pub(super) async fn converse(
         Ending::Cancelled => Err("cancelled".into()),
         Ending::Refused(said) => Err(refusal_message(&said)),
         Ending::NoValidOutput(m) | Ending::Ambiguous(m) | Ending::Failed(m) => Err(m),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_sub_agent_rules() {
+        insta::assert_snapshot!("sub_agent_rules", super::SUB_AGENT_RULES);
     }
 }

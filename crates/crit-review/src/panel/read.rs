@@ -18,6 +18,8 @@ pub(super) fn read_answer(
     structured: Option<Value>,
     cx: &ParseContext<'_>,
 ) {
+    // crit's findings contract: the verdict is crit's to derive from the findings.
+    let findings_contract = matches!(output, OutputSpec::Contract(Contract::FindingsJson));
     let parsed = match output {
         OutputSpec::Contract(Contract::FindingsJson) => {
             let source = structured.map_or_else(|| text.to_string(), |v| v.to_string());
@@ -63,6 +65,15 @@ pub(super) fn read_answer(
         Ok(p) => {
             run.outcome.verdict = p.verdict;
             run.findings = p.findings;
+            run.derived = findings_contract;
+            if p.verdict == Verdict::Incomplete {
+                // The reviewer said it could not review all of the work.
+                run.outcome.status = ReviewerStatus::Incomplete;
+                run.outcome.error = Some(format!(
+                    "the reviewer could not review all of the work: {}",
+                    p.summary.trim()
+                ));
+            }
             run.summary = p.summary;
         }
         Err(e) => {

@@ -62,12 +62,18 @@ pub(super) struct ReviewerSink {
     pub reviewer: String,
     pub transcript: Option<Arc<SharedTranscript>>,
     pub progress: Option<Arc<dyn Progress>>,
+    /// Tripped when the reviewer's first model answer arrives (its request
+    /// wrote the panel's shared prefix to the cache).
+    pub first_answer: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl TranscriptSink for ReviewerSink {
     fn record(&mut self, item: &TranscriptItem) {
         if let Some(t) = &self.transcript {
             t.record(item);
+        }
+        if let (TranscriptItem::Usage { .. }, Some(first)) = (item, &self.first_answer) {
+            first.cancel();
         }
         let Some(p) = &self.progress else { return };
         let event = match item {

@@ -22,15 +22,7 @@ pub const TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// `$XDG_CACHE_HOME/crit/prompt-review`, else `~/.cache/crit/prompt-review`.
 pub fn default_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    env("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            env("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".cache"))
-        })
-        .map(|d| d.join("crit").join("prompt-review"))
+    crate::paths::user_cache_dir(env).map(|d| d.join("prompt-review"))
 }
 
 /// The cache key of a review: the prompt, the context block and everything
@@ -64,7 +56,7 @@ pub fn load(dir: &Path, key: &str, prompt: &str, now: SystemTime) -> Option<Prom
         return None;
     }
     let bytes = std::fs::read(&path).ok()?;
-    let plain = open(&bytes, &seal_key(prompt, key))?;
+    let plain = crate::sealed::open(MAGIC, &bytes, &seal_key(prompt, key))?;
     serde_json::from_slice(&plain).ok()
 }
 
@@ -80,7 +72,7 @@ pub fn store(
     std::fs::create_dir_all(dir)?;
     prune(dir, now);
     let plain = serde_json::to_vec(review).map_err(std::io::Error::other)?;
-    let sealed = seal(&plain, &seal_key(prompt, key));
+    let sealed = crate::sealed::seal(MAGIC, &plain, &seal_key(prompt, key));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     std::io::Write::write_all(&mut tmp, &sealed)?;
     tmp.as_file().sync_all()?;
@@ -116,65 +108,6 @@ fn seal_key(prompt: &str, key: &str) -> [u8; 32] {
     out
 }
 
-fn keystream_xor(data: &mut [u8], k: &[u8; 32]) {
-    for (i, chunk) in data.chunks_mut(32).enumerate() {
-        let mut h = Sha256::new();
-        h.update(k);
-        h.update((i as u64).to_le_bytes());
-        let block = h.finalize();
-        for (b, s) in chunk.iter_mut().zip(block.iter()) {
-            *b ^= s;
-        }
-    }
-}
-
-fn hmac(k: &[u8; 32], msg: &[u8]) -> [u8; 32] {
-    let mut ipad = [0x36u8; 64];
-    let mut opad = [0x5cu8; 64];
-    for (i, b) in k.iter().enumerate() {
-        ipad[i] ^= b;
-        opad[i] ^= b;
-    }
-    let inner = Sha256::new()
-        .chain_update(ipad)
-        .chain_update(msg)
-        .finalize();
-    let mut out = [0u8; 32];
-    out.copy_from_slice(
-        &Sha256::new()
-            .chain_update(opad)
-            .chain_update(inner)
-            .finalize(),
-    );
-    out
-}
-
-fn seal(plain: &[u8], k: &[u8; 32]) -> Vec<u8> {
-    let mut body = plain.to_vec();
-    keystream_xor(&mut body, k);
-    let tag = hmac(k, &body);
-    let mut out = Vec::with_capacity(MAGIC.len() + 32 + body.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&tag);
-    out.extend_from_slice(&body);
-    out
-}
-
-fn open(sealed: &[u8], k: &[u8; 32]) -> Option<Vec<u8>> {
-    let rest = sealed.strip_prefix(MAGIC.as_slice())?;
-    if rest.len() < 32 {
-        return None;
-    }
-    let (tag, body) = rest.split_at(32);
-    // Not constant time: the tag only tells a corrupt or foreign file from a good one.
-    if hmac(k, body) != tag {
-        return None;
-    }
-    let mut plain = body.to_vec();
-    keystream_xor(&mut plain, k);
-    Some(plain)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,15 +116,16 @@ mod tests {
     fn sealing_round_trips_and_hides_the_text() {
         let k = seal_key("the prompt", "key");
         let plain = b"{\"original\":\"the prompt MARKER-123\"}".repeat(5);
-        let sealed = seal(&plain, &k);
+        let (seal, open) = (crate::sealed::seal, crate::sealed::open);
+        let sealed = seal(MAGIC, &plain, &k);
         assert!(!sealed.windows(10).any(|w| w == b"MARKER-123"));
-        assert_eq!(open(&sealed, &k).unwrap(), plain);
-        assert!(open(&sealed, &seal_key("another prompt", "key")).is_none());
+        assert_eq!(open(MAGIC, &sealed, &k).unwrap(), plain);
+        assert!(open(MAGIC, &sealed, &seal_key("another prompt", "key")).is_none());
         let mut bad = sealed.clone();
         let last = bad.len() - 1;
         bad[last] ^= 1;
-        assert!(open(&bad, &k).is_none());
-        assert!(open(b"CRITPRC1", &k).is_none());
+        assert!(open(MAGIC, &bad, &k).is_none());
+        assert!(open(MAGIC, b"CRITPRC1", &k).is_none());
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub fn plan(
         model: model.to_string(),
         system,
         user,
+        shared: None,
         tools: Vec::new(),
         output,
         limits: RunLimits {

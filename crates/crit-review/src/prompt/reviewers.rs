@@ -329,6 +329,7 @@ impl Reviewer {
             model: model.to_string(),
             system: self.system_prompt()?,
             user: user_prompt(prompt),
+            shared: None,
             tools: Vec::new(),
             output: self.output(),
             limits: RunLimits {

@@ -5,7 +5,7 @@
 
 use std::time::SystemTime;
 
-use crit_core::{Dismissed, FailOn, Finding, ReviewResult, Severity, Verdict};
+use crit_core::{Dismissed, FailOn, Finding, ReviewResult, ReviewerStatus, Severity, Verdict};
 
 use crate::scope::{Change, FilterMode};
 use crate::suppress::Suppressions;
@@ -71,9 +71,7 @@ impl Finish<'_> {
                     reason: format!("over the cap of {cap} findings"),
                 }));
         }
-        if result.dismissed.len() > dismissed_before {
-            result.verdict = settled_verdict(result.verdict, &result.findings);
-        }
+        result.verdict = settle(result, result.dismissed.len() > dismissed_before);
         for r in &mut result.reviewers {
             r.findings = result
                 .findings
@@ -82,6 +80,40 @@ impl Finish<'_> {
                 .count();
         }
         result.apply_gate(self.fail_on);
+    }
+}
+
+/// The verdict of the findings that count. When every reviewer answered
+/// with structured findings, crit derives it from them (with any reviewer
+/// that did not finish holding it back); otherwise the reviewers' word
+/// stands, lowered when findings it spoke of no longer count. crit's own
+/// findings (hidden text in the change) count either way.
+fn settle(result: &ReviewResult, dismissed: bool) -> Verdict {
+    if result.verdict_from_findings {
+        let unfinished = result
+            .reviewers
+            .iter()
+            .filter(|r| {
+                !matches!(
+                    r.status,
+                    ReviewerStatus::Skipped | ReviewerStatus::Completed
+                ) && r.verdict.is_inconclusive()
+            })
+            .map(|r| r.verdict);
+        return Verdict::combine(unfinished.chain([Verdict::from_findings(&result.findings)]));
+    }
+    let said = match dismissed {
+        true => settled_verdict(result.verdict, &result.findings),
+        false => result.verdict,
+    };
+    let own: Vec<&Finding> = result
+        .findings
+        .iter()
+        .filter(|f| f.reviewer == "crit")
+        .collect();
+    match Verdict::from_findings(own) {
+        Verdict::Pass => said,
+        own => Verdict::combine([said, own]),
     }
 }
 

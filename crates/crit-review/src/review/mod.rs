@@ -3,8 +3,17 @@
 //! findings (suppressions, the diff filter, a cap), the gate, the session log
 //! and the audit line. The CLI and library users both call [`run_template`].
 
+mod coverage;
+mod diff;
+mod evidence;
 mod finish;
+mod hunk_cache;
+mod parts;
 mod plan;
+mod post;
+mod screening;
+mod verify;
+mod work;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +38,9 @@ use crate::template::{Builder, Limits, Origin, PromptSource, Template, TemplateE
 use crate::trust::{self, Gated, ProjectRules};
 
 pub use finish::Finish;
+pub use hunk_cache::HunkCache;
+pub use verify::{VerifyMode, VerifySettings};
+pub use work::PartLimits;
 
 /// What to review.
 #[derive(Debug, Clone)]
@@ -79,6 +91,23 @@ pub struct ReviewOptions {
     /// Removes secrets from what reviewers are sent (default: the built-in
     /// detectors and this process's secret-named environment variables).
     pub redactor: Redactor,
+    /// A change bigger than one request is split into parts of this size, at
+    /// most this many (`--max-chunks`); what does not fit is left out and
+    /// makes the review INCOMPLETE.
+    pub parts: PartLimits,
+    /// Accept a review that could not see all of its change (`--allow-partial`):
+    /// its coverage says what was left out, its verdict is not held back.
+    pub allow_partial: bool,
+    /// Findings of hunks reviewed before (`None`: off, as with `--no-cache`).
+    pub hunk_cache: Option<HunkCache>,
+    /// Which findings get a second look (`--verify`); `None`: the template's
+    /// `verify:`, else blocking ones.
+    pub verify: Option<VerifyMode>,
+    /// The model of that second look.
+    pub verify_model: String,
+    /// How many of a panel must report a finding (`--consensus`); `None`: the
+    /// template's `consensus:`, else every finding counts.
+    pub consensus: Option<panel::Consensus>,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -92,6 +121,11 @@ impl std::fmt::Debug for ReviewOptions {
             .field("max_findings", &self.max_findings)
             .field("shard", &self.shard)
             .field("log", &self.log)
+            .field("parts", &self.parts)
+            .field("allow_partial", &self.allow_partial)
+            .field("hunk_cache", &self.hunk_cache)
+            .field("verify", &self.verify)
+            .field("consensus", &self.consensus)
             .finish_non_exhaustive()
     }
 }
@@ -115,6 +149,12 @@ impl ReviewOptions {
             progress: None,
             cancel: CancellationToken::new(),
             redactor: Redactor::from_env(std::env::vars()),
+            parts: PartLimits::default(),
+            allow_partial: false,
+            hunk_cache: None,
+            verify: None,
+            verify_model: verify::DEFAULT_MODEL.to_string(),
+            consensus: None,
         }
     }
 }
@@ -248,23 +288,21 @@ async fn run(
                     let survey = matches!(scope, Some(Scope::Survey));
                     let mut cx = project_context(req, survey, &under_review)?;
                     removed.extend(redaction::redact_context(&mut cx, &opts.redactor));
+                    screen_context(&mut cx);
                     cx.render()
                 }
                 false => String::new(),
             };
             let mut extra = BTreeMap::new();
-            if let Some(c) = &change {
-                extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
-            }
             if let Some(path) = &req.context_file {
                 let text = read_context_file(path)?;
+                let (text, _) = crit_core::screen::neutralize(&text);
                 extra.insert("context".to_string(), Value::from(text));
                 extra.insert(
                     "context_path".to_string(),
                     Value::from(path.display().to_string()),
                 );
             }
-            let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
             let transcript = session.as_ref().and_then(SharedTranscript::for_session);
             let env = PanelEnv {
                 root: req.root.clone(),
@@ -278,22 +316,48 @@ async fn run(
                 spend: Default::default(),
                 redaction: ToolRedactor::new(opts.redactor.clone()),
             };
-            let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+            let job = Job {
+                backend,
+                template,
+                inputs: &inputs,
+                under_review: &under_review,
+                opts,
+                env: &env,
+                rules,
+                now,
+            };
+            let result = match change.as_ref().filter(|_| is_diff) {
+                Some(c) => {
+                    diff::review(&job, c, extra, follow_up.then_some(&mut conversation)).await?
+                }
+                None => {
+                    if let Some(c) = &change {
+                        extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
+                    }
+                    let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
+                    let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+                    if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first())
+                    {
+                        conversation = Some(FollowUp::new(
+                            backend.clone(),
+                            plan.clone(),
+                            env.clone(),
+                            run.raw.clone(),
+                        ));
+                    }
+                    runs.extend(plans.skipped);
+                    let mut result = panel::aggregate(&template.name, &runs);
+                    post::check(&job, &mut result, None).await;
+                    result
+                }
+            };
             removed.extend(env.redaction.found().iter().map(Removed::from_tool));
             transcript_error = env.transcript.as_ref().and_then(|t| t.error());
-            if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first()) {
-                conversation = Some(FollowUp::new(
-                    backend.clone(),
-                    plan.clone(),
-                    env.clone(),
-                    run.raw.clone(),
-                ));
-            }
-            runs.extend(plans.skipped);
-            panel::aggregate(&template.name, &runs)
+            result
         }
     };
     finish.apply(&mut result);
+    hold_for_coverage(&mut result, opts);
     // crit's own notes: they neither pass nor fail the gate.
     redaction::dedup(&mut removed);
     result.findings.extend(removed.iter().map(Removed::finding));
@@ -312,6 +376,80 @@ async fn run(
         session::save(s, &result, transcript_error, opts.env.as_ref(), now);
     }
     Ok((result, conversation))
+}
+
+/// What a review's steps share once it runs.
+pub(crate) struct Job<'a> {
+    pub backend: &'a Backend,
+    pub template: &'a Template,
+    pub inputs: &'a crate::template::Inputs,
+    pub under_review: &'a [String],
+    pub opts: &'a ReviewOptions,
+    pub env: &'a PanelEnv,
+    pub rules: &'a ProjectRules,
+    pub now: SystemTime,
+}
+
+impl Job<'_> {
+    /// A template setting that can dismiss findings (`consensus:` other than
+    /// `any`, `verify:` other than `off`) counts from a project's own template
+    /// only as the project's rules allow: the change under review may have
+    /// written it.
+    pub(crate) fn template_may_relax(&self, key: &str, value: &str) -> bool {
+        let t = self.template;
+        if t.origin != Origin::Project {
+            return true;
+        }
+        let file = t
+            .path
+            .as_deref()
+            .map(|p| trust::relative(self.rules.root(), p))
+            .unwrap_or_default();
+        self.rules
+            .allow(Gated::new(file, 0, key, value.to_string()))
+    }
+}
+
+/// A review that saw less than all of its change is at best INCOMPLETE,
+/// unless the user accepted a partial review; either way the summary says so.
+fn hold_for_coverage(result: &mut ReviewResult, opts: &ReviewOptions) {
+    let Some(c) = result.coverage.as_mut() else {
+        return;
+    };
+    c.partial_allowed = opts.allow_partial;
+    if c.complete {
+        return;
+    }
+    let gaps = c.gap_files().len();
+    let note = format!(
+        "Not all of the change was reviewed: {} file{} left out (see coverage){}.",
+        gaps,
+        if gaps == 1 { "" } else { "s" },
+        if opts.allow_partial {
+            "; a partial review was accepted"
+        } else {
+            ""
+        }
+    );
+    result.summary = match result.summary.trim().is_empty() {
+        true => note,
+        false => format!("{note}\n\n{}", result.summary.trim()),
+    };
+    if !opts.allow_partial {
+        result.verdict = Verdict::combine([result.verdict, Verdict::Incomplete]);
+        result.apply_gate(opts.fail_on);
+    }
+}
+
+/// Hidden characters in the conventions are made visible too: they are read
+/// from the checkout under review.
+fn screen_context(cx: &mut context::ProjectContext) {
+    for s in &mut cx.sections {
+        let (text, hits) = crit_core::screen::neutralize(&s.text);
+        if !hits.is_empty() {
+            s.text = text;
+        }
+    }
 }
 
 /// `--context FILE`, at most the input limit of it.
@@ -352,6 +490,8 @@ async fn compute_blocking(
     let root_for_error = root.clone();
     let opts = ScopeOptions {
         shard,
+        // Never cut: a change bigger than one request is split into parts.
+        max_patch_bytes: usize::MAX,
         ..ScopeOptions::default()
     };
     match tokio::task::spawn_blocking(move || scope::compute(&root, &scope, &opts)).await {

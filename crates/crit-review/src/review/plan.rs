@@ -10,8 +10,8 @@ use globset::{Glob, GlobSetBuilder};
 use minijinja::Value;
 
 use super::ReviewOptions;
-use crate::panel::{ReviewerPlan, ReviewerRun};
-use crate::template::{Inputs, Limits, ReviewerSpec, Template, TemplateError, Trigger};
+use crate::panel::{ReviewerPlan, ReviewerRun, SharedPrompt};
+use crate::template::{Inputs, Limits, PREAMBLE, ReviewerSpec, Template, TemplateError, Trigger};
 
 /// Largest answer one model call may write; findings with bodies fit well.
 const MAX_OUTPUT_TOKENS: u32 = 16_384;
@@ -34,6 +34,7 @@ pub(super) fn plans(
         run: Vec::new(),
         skipped: Vec::new(),
     };
+    let mut rendered = Vec::new();
     for reviewer in template.panel() {
         if let Some(trigger) = &reviewer.trigger
             && let Some(why) = not_triggered(trigger, inputs, under_review)
@@ -42,11 +43,30 @@ pub(super) fn plans(
             continue;
         }
         let parts = template.render(&reviewer, inputs, extra)?;
+        rendered.push((reviewer, parts));
+    }
+    // What the panel shares goes first, so its members (and the other parts
+    // of a split change) read it from the cache one of them wrote: crit's
+    // preamble, the system prompt when every member has the same one, then
+    // (after the conventions) the work. Each member's own text comes last.
+    let same_system = rendered.windows(2).all(|w| w[0].1.system == w[1].1.system);
+    for (reviewer, parts) in rendered {
+        let (shared_system, own_system) = match same_system {
+            true => (
+                format!("{}\n\n{}", PREAMBLE.trim_end(), parts.system),
+                String::new(),
+            ),
+            false => (PREAMBLE.trim_end().to_string(), parts.system),
+        };
         out.run.push(ReviewerPlan {
             model: model_for(template, &reviewer, opts),
             name: reviewer.name.clone(),
-            system: parts.system,
+            system: own_system,
             user: parts.user,
+            shared: Some(SharedPrompt {
+                system: shared_system,
+                work: parts.work,
+            }),
             tools: reviewer.allowed_tools.clone(),
             output: reviewer.output.clone(),
             limits: limits(&template.limits, &opts.limits),
@@ -129,5 +149,6 @@ fn skipped(name: &str, why: String) -> ReviewerRun {
         parse_error: None,
         timed_out: false,
         sub_agents: Vec::new(),
+        derived: false,
     }
 }

@@ -37,6 +37,9 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             truncated: false,
             notes: Vec::new(),
             shard: None,
+            commits: Vec::new(),
+            part: None,
+            screened: Vec::new(),
             kind: Kind::Survey,
             prefix: String::new(),
         }),
@@ -68,10 +71,9 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             let (name, sha) = repo.preferred_base(rev)?;
             let base = repo.merge_base(&sha, &head, &name, "HEAD")?;
             let description = format!("changes since merge base {} with {name}", short(&base));
-            Ok(finish(
-                repo.diff(&[&base], description, Some(base.clone()))?,
-                opts,
-            ))
+            let mut change = repo.diff(&[&base], description, Some(base.clone()))?;
+            change.commits = repo.subjects(&base, &head)?;
+            Ok(finish(change, opts))
         }
         Scope::Range(range) => {
             let repo = Repo::open(root, opts, scope, false)?;
@@ -88,10 +90,9 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
                 let text = format!("{range} ({}..{})", short(&a_sha), short(&b_sha));
                 (a_sha, text)
             };
-            Ok(finish(
-                repo.diff(&[&base, &b_sha], description, Some(base.clone()))?,
-                opts,
-            ))
+            let mut change = repo.diff(&[&base, &b_sha], description, Some(base.clone()))?;
+            change.commits = repo.subjects(&base, &b_sha)?;
+            Ok(finish(change, opts))
         }
         Scope::Commits(revs) => commits(&Repo::open(root, opts, scope, false)?, revs),
         Scope::Uncommitted => {
@@ -350,6 +351,30 @@ impl Repo {
         }
     }
 
+    /// `short-hash subject` of the commits from `base` (excluded) to `head`,
+    /// newest first, at most 50: what the author meant, for the reviewers.
+    pub fn subjects(&self, base: &str, head: &str) -> Result<Vec<String>, ScopeError> {
+        let range = format!("{base}..{head}");
+        let out = self.git.ok(
+            &[
+                "log",
+                "--no-color",
+                "-n",
+                "50",
+                "--format=%h %s",
+                &range,
+                "--",
+            ],
+            SMALL,
+        )?;
+        Ok(out
+            .text()
+            .lines()
+            .map(|l| crit_core::screen::neutralize(l.trim()).0)
+            .filter(|l| !l.is_empty())
+            .collect())
+    }
+
     /// The empty tree's id in this repository's hash (the base of a root commit).
     pub fn empty_tree(&self) -> Result<String, ScopeError> {
         let out = self
@@ -414,6 +439,9 @@ impl Repo {
             patch: text,
             notes: Vec::new(),
             shard: None,
+            commits: Vec::new(),
+            part: None,
+            screened: Vec::new(),
             kind: Kind::Diff,
             prefix: self.prefix.clone(),
         })

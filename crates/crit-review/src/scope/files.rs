@@ -102,6 +102,9 @@ pub(super) fn select(
         truncated: false,
         notes: Vec::new(),
         shard: None,
+        commits: Vec::new(),
+        part: None,
+        screened: Vec::new(),
         kind: Kind::Files(selector),
         prefix: String::new(),
     })

@@ -7,6 +7,7 @@
 //! filter modes, and [`Change::is_empty`] lets a caller pass an empty diff
 //! without asking a model (seed agent-sdk-reviewer R1).
 
+pub mod chunk;
 mod compute;
 mod files;
 mod filter;
@@ -15,6 +16,7 @@ mod parse;
 pub(crate) mod revision;
 mod shard;
 mod spec;
+pub mod units;
 mod untracked;
 
 use std::path::PathBuf;
@@ -24,6 +26,8 @@ use serde::Serialize;
 
 pub use compute::compute;
 pub use filter::FilterMode;
+#[cfg(test)]
+pub(crate) use parse::parse_hunk_header;
 pub use parse::{PatchSection, parse_patch};
 pub use spec::Scope;
 
@@ -47,6 +51,16 @@ pub struct Change {
     /// `I/N` when this is one shard of the change (`--shard`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// `hash subject` of the commits a range or a branch holds, newest
+    /// first (at most 50): what the author meant to do.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commits: Vec<String>,
+    /// `I/N` when this is one part of a change too big for one request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    /// Where screening found hidden text or text addressed to reviewers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub screened: Vec<String>,
     #[serde(skip)]
     kind: Kind,
     /// Where the project root sits in the repository (`sub/` or empty): git
@@ -107,7 +121,8 @@ pub struct Hunk {
 /// Limits of [`compute`].
 #[derive(Debug, Clone)]
 pub struct ScopeOptions {
-    /// Cap of [`Change::patch`]; default 200,000 bytes.
+    /// Cap of [`Change::patch`]; default 200,000 bytes. A review splits a
+    /// bigger change into parts instead, and computes it uncut.
     pub max_patch_bytes: usize,
     /// Per git call; git is killed past it. Default 30 s.
     pub timeout: Duration,

@@ -172,7 +172,7 @@ fn close(sections: &mut [PatchSection], hunk: &mut Option<(Hunk, u32, u32, u32)>
 }
 
 /// `@@ -OLD[,N] +NEW[,N] @@ ...`; a missing count is 1.
-pub(super) fn parse_hunk_header(line: &str) -> Option<Hunk> {
+pub(crate) fn parse_hunk_header(line: &str) -> Option<Hunk> {
     let rest = line.strip_prefix("@@ -")?;
     let (ranges, _) = rest.split_once(" @@")?;
     let (old, new) = ranges.split_once(" +")?;

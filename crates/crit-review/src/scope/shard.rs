@@ -9,7 +9,7 @@
 
 use crit_core::shard::Shard;
 
-use super::parse::parse_patch;
+use super::units::section_owners;
 use super::{Change, ChangedFile};
 
 /// The part of each file (0-based), in `files`' order.
@@ -83,41 +83,6 @@ fn keep_files(change: &mut Change, keep: &[bool]) {
     let mut k = keep.iter();
     change.files.retain(|_| k.next().copied().unwrap_or(false));
     change.patch = patch;
-}
-
-/// Each patch section's byte range and the index of the file it belongs to:
-/// the file whose `diff --git a/OLD b/NEW` line it starts with, in order; a
-/// section git quoted (or any the listing does not explain) goes to the next
-/// file not yet matched.
-fn section_owners(change: &Change) -> Vec<(std::ops::Range<usize>, Option<usize>)> {
-    let expected: Vec<String> = change
-        .files
-        .iter()
-        .map(|f| {
-            let old = f.old_path.as_deref().unwrap_or(&f.path);
-            format!("diff --git a/{old} b/{}", f.path)
-        })
-        .collect();
-    let mut next = 0;
-    parse_patch(&change.patch)
-        .into_iter()
-        .map(|s| {
-            let header = change
-                .patch
-                .get(s.range.clone())
-                .and_then(|t| t.lines().next())
-                .unwrap_or_default();
-            let owner = match (next..expected.len()).find(|&i| expected[i] == header) {
-                Some(i) => Some(i),
-                None if next < expected.len() => Some(next),
-                None => None,
-            };
-            if let Some(i) = owner {
-                next = i + 1;
-            }
-            (s.range, owner)
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -153,6 +153,14 @@ impl Validator<'_> {
             output,
             reviewers: Vec::new(),
             limits: Limits::default(),
+            consensus: match raw.consensus {
+                Some(c) => Some(c.value.parse().map_err(|e: String| self.err(&c, e))?),
+                None => None,
+            },
+            verify: match raw.verify {
+                Some(v) => Some(v.value.parse().map_err(|e: String| self.err(&v, e))?),
+                None => None,
+            },
             origin,
             path: path.map(Path::to_path_buf),
         };

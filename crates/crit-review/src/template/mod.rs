@@ -22,7 +22,9 @@ use crit_core::contract::Contract;
 pub use error::TemplateError;
 pub use load::{KNOWN_TOOLS, parse_template};
 pub(crate) use prompt::render_prompt;
-pub use prompt::{Inputs, PromptParts, contract_instructions, with_contract};
+pub use prompt::{
+    Inputs, PREAMBLE, PromptParts, contract_instructions, prompt_sources, with_contract,
+};
 pub use registry::{Broken, PROJECT_DIRS, Registry, TemplateDirs};
 
 /// Where a template came from. Later origins override earlier ones by name.
@@ -148,6 +150,10 @@ pub struct Template {
     /// A panel; empty means the template itself is the one reviewer.
     pub reviewers: Vec<ReviewerSpec>,
     pub limits: Limits,
+    /// How many of the panel must report a finding for it to count.
+    pub consensus: Option<crate::panel::Consensus>,
+    /// Which findings get a second look (the review's setting when unset).
+    pub verify: Option<crate::review::VerifyMode>,
     pub origin: Origin,
     /// The file it was loaded from (`None` for built-ins).
     pub path: Option<PathBuf>,

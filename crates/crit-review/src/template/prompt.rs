@@ -22,6 +22,9 @@ pub struct Inputs(pub BTreeMap<String, String>);
 pub struct PromptParts {
     pub system: String,
     pub user: String,
+    /// The work under review as data (the code builder's change and the
+    /// author's notes), sent before `user`; empty for a prompt template.
+    pub work: String,
 }
 
 const PARTIALS: [(&str, &str); 4] = [
@@ -40,6 +43,20 @@ const PARTIALS: [(&str, &str); 4] = [
     ),
 ];
 const CODE_BUILDER: &str = include_str!("../../prompts/builders/code.md");
+const CODE_WORK: &str = include_str!("../../prompts/builders/code_work.md");
+
+/// The text of crit's own prompt parts (partials and builders): what a
+/// review's reviewers are told besides the template, for cache keys.
+pub fn prompt_sources() -> String {
+    let mut s: String = PARTIALS.iter().map(|(_, t)| *t).collect();
+    s.push_str(CODE_BUILDER);
+    s.push_str(CODE_WORK);
+    s
+}
+
+/// crit's reviewer preamble: what the reviewer is given and that it is data.
+/// It opens the system prompt of every template review.
+pub const PREAMBLE: &str = include_str!("../../prompts/preamble.md");
 
 impl Template {
     /// The prompts for one reviewer of this template. `extra` adds context the
@@ -81,9 +98,16 @@ impl Template {
         let user = env
             .render_str(&user_template, &ctx)
             .map_err(|e| fail(describe(&e)))?;
+        let work = match &self.prompt {
+            PromptSource::Builder(Builder::Code) => env
+                .render_str(CODE_WORK, &ctx)
+                .map_err(|e| fail(describe(&e)))?,
+            PromptSource::Template(_) => String::new(),
+        };
         Ok(PromptParts {
             system: with_contract(&system, &contract),
             user: tidy(&user),
+            work: tidy(&work),
         })
     }
 }

@@ -22,6 +22,10 @@ pub(super) struct RawTemplate {
     pub output: Option<Spanned<serde_json::Value>>,
     pub reviewers: Option<Vec<RawReviewer>>,
     pub limits: Option<RawLimits>,
+    /// `any`, `majority` or `all` of a panel must report a finding.
+    pub consensus: Option<Spanned<String>>,
+    /// Which findings get a second look: `off`, `blocking` or `all`.
+    pub verify: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -1,0 +1,201 @@
+//! What a code review looked at: which files and hunks its reviewers were
+//! shown (or took from an earlier review of the same text), by whom, and what
+//! was left out and why. A review that saw less than all of its change says
+//! so here, and its verdict is at best `INCOMPLETE` unless the user accepted a
+//! partial review.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The coverage of one code review.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Coverage {
+    /// Every hunk of the change reached every reviewer that was to see it
+    /// (or came from the cache of an earlier review of the same text).
+    pub complete: bool,
+    /// The user accepted a partial review (`--allow-partial`): a gap does not
+    /// make the verdict `INCOMPLETE`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial_allowed: bool,
+    /// Parts the change was split into to fit the model's context (1: whole).
+    #[serde(default)]
+    pub chunks: u32,
+    /// Hunks whose findings came from an earlier review of the same text.
+    #[serde(default)]
+    pub hunks_cached: u32,
+    /// Hunks sent to reviewers in this run.
+    #[serde(default)]
+    pub hunks_reviewed: u32,
+    /// Every file of the change, in the change's order.
+    #[serde(default)]
+    pub files: Vec<FileCoverage>,
+    /// What reviewers were not shown, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+}
+
+/// One file of the change.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileCoverage {
+    /// Root-relative, `/`-separated.
+    pub path: String,
+    /// Hunks of this file in the change.
+    pub hunks: u32,
+    /// Hunks sent to reviewers in this run.
+    pub hunks_shown: u32,
+    /// Hunks taken from the cache of an earlier review.
+    #[serde(default)]
+    pub hunks_cached: u32,
+    /// Reviewers that finished every part holding this file.
+    #[serde(default)]
+    pub reviewers: Vec<String>,
+    /// The parts (1-based) that held it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunks: Vec<u32>,
+}
+
+/// Something the reviewers were not shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LeftOut {
+    /// Root-relative path of the file.
+    pub path: String,
+    /// Hunks left out; 0 when the file had none to show (binary, unknown).
+    pub hunks: u32,
+    pub cause: LeftOutCause,
+    /// For people: which reviewer, which limit.
+    pub reason: String,
+}
+
+/// Why something was left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LeftOutCause {
+    /// The review's USD or token budget was spent before its part ran.
+    Budget,
+    /// Over `--max-chunks`.
+    MaxChunks,
+    /// The part was sent, but a reviewer did not finish it.
+    ReviewerFailed,
+    /// Too large to read (an untracked file over its size limit, git output
+    /// over its cap).
+    TooLarge,
+    /// A binary file: there is no text to review. Listed, not a gap.
+    Binary,
+}
+
+impl LeftOutCause {
+    /// Whether this leaves a hole in the review (a binary file does not: it
+    /// has no text a reviewer could have read).
+    pub fn is_gap(self) -> bool {
+        self != LeftOutCause::Binary
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LeftOutCause::Budget => "budget",
+            LeftOutCause::MaxChunks => "max_chunks",
+            LeftOutCause::ReviewerFailed => "reviewer_failed",
+            LeftOutCause::TooLarge => "too_large",
+            LeftOutCause::Binary => "binary",
+        }
+    }
+}
+
+impl Coverage {
+    /// Recomputes `complete` from `left_out`.
+    pub fn settle(&mut self) {
+        self.complete = !self.left_out.iter().any(|l| l.cause.is_gap());
+    }
+
+    /// Files with a gap, each once, in order.
+    pub fn gap_files(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for l in self.left_out.iter().filter(|l| l.cause.is_gap()) {
+            if !out.contains(&l.path.as_str()) {
+                out.push(&l.path);
+            }
+        }
+        out
+    }
+
+    /// One line for people: `12 hunks from cache, 3 reviewed in 2 parts; 1
+    /// file left out (budget)`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.hunks_cached > 0 {
+            parts.push(format!(
+                "{} from cache, {} reviewed",
+                plural(self.hunks_cached, "hunk"),
+                self.hunks_reviewed
+            ));
+        } else {
+            parts.push(format!("{} reviewed", plural(self.hunks_reviewed, "hunk")));
+        }
+        if self.chunks > 1 {
+            parts.push(format!("in {} parts", self.chunks));
+        }
+        let mut line = parts.join(" ");
+        let gaps = self.gap_files();
+        if !gaps.is_empty() {
+            let mut causes: Vec<&str> = Vec::new();
+            for l in self.left_out.iter().filter(|l| l.cause.is_gap()) {
+                if !causes.contains(&l.cause.as_str()) {
+                    causes.push(l.cause.as_str());
+                }
+            }
+            line.push_str(&format!(
+                "; {} left out ({})",
+                plural(gaps.len() as u32, "file"),
+                causes.join(", ")
+            ));
+            if self.partial_allowed {
+                line.push_str(", partial review accepted");
+            }
+        }
+        line
+    }
+}
+
+fn plural(n: u32, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gap(path: &str, cause: LeftOutCause) -> LeftOut {
+        LeftOut {
+            path: path.into(),
+            hunks: 1,
+            cause,
+            reason: "r".into(),
+        }
+    }
+
+    #[test]
+    fn binary_files_are_listed_but_not_gaps() {
+        let mut c = Coverage {
+            hunks_reviewed: 3,
+            hunks_cached: 12,
+            left_out: vec![gap("logo.png", LeftOutCause::Binary)],
+            ..Coverage::default()
+        };
+        c.settle();
+        assert!(c.complete);
+        assert_eq!(c.describe(), "12 hunks from cache, 3 reviewed");
+        c.left_out.push(gap("a.rs", LeftOutCause::Budget));
+        c.left_out.push(gap("a.rs", LeftOutCause::ReviewerFailed));
+        c.chunks = 4;
+        c.settle();
+        assert!(!c.complete);
+        assert_eq!(
+            c.describe(),
+            "12 hunks from cache, 3 reviewed in 4 parts; 1 file left out (budget, reviewer_failed)"
+        );
+    }
+}
