@@ -292,10 +292,10 @@ fn the_stop_gate_blocks_once_the_model_fixes_and_the_second_stop_passes() {
     let p = s.project();
     write(&p, "src/app.py", "def main():\n    return eval(input())\n");
     let server = FakeServer::start_blocking();
-    // crit's reviews, told apart by the diff they carry.
-    server
-        .push(Step::when_contains("+    return int(input())").reply(Reply::json(support::pass())));
-    server.push(Step::when_contains("+    return eval(input())").reply(Reply::json(json!({
+    // crit's reviews, told apart by the code they carry (the fixed one first:
+    // its diff shows the removed line too).
+    server.push(Step::when_contains("return int(input())").reply(Reply::json(support::pass())));
+    server.push(Step::when_contains("return eval(input())").reply(Reply::json(json!({
         "verdict": "FAIL", "summary": "Runs user input as code.",
         "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 0,
                       "title": "eval of user input", "body": "Any input runs as Python. Parse it with int()."}]}))));

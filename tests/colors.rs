@@ -34,8 +34,12 @@ fn run(color: &str) -> (String, String) {
             "review",
             "code",
             "--uncommitted",
-            "-v",
+            // Debug lines: tracing's, with their coloured levels.
+            "-vv",
             "--no-log",
+            "--verify",
+            "off",
+            "--no-cache",
             "--color",
             color,
         ])

@@ -57,8 +57,9 @@ fn bare_crit(d: &Path) -> assert_cmd::Command {
 }
 
 fn code(d: &Path, server: &FakeServer, args: &[&str]) -> Output {
+    // Each test reviews the same change more than once: no hunk cache.
     crit(d, server, None)
-        .args(["review", "code"])
+        .args(["review", "code", "--no-cache"])
         .args(args)
         .output()
         .unwrap()

@@ -449,6 +449,8 @@ fn the_designs_code_template_with_diff_and_files_together() {
             "--files",
             "src/**/*.py",
             "--json",
+            "--verify",
+            "off",
         ])
         .output()
         .unwrap();

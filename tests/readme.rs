@@ -146,10 +146,19 @@ fn scripted() -> Vec<Reply> {
                 "The search query is formatted into the SQL string; use `?` parameters as CLAUDE.md requires."),
         ]
     });
+    // The second look each blocking finding gets (on haiku); the checks of
+    // one review run side by side, so every one answers alike.
+    let confirmed = || {
+        Reply::json(json!({"outcome": "confirmed", "reason": "The code at these lines does what the finding says."}))
+            .usage(900, 40, 0, 0)
+    };
     // Token counts of a real review of this size, so the costs shown are too.
     vec![
         Reply::json(code).usage(1_850, 420, 0, 3_612),
+        confirmed(),
+        confirmed(),
         Reply::json(arch).usage(1_240, 260, 0, 3_612),
+        confirmed(),
         Reply::json(run).usage(2_310, 210, 0, 3_480),
     ]
 }

@@ -1,6 +1,7 @@
 //! `crit run`: Reldo's orchestrator through the library's `Crit`. Without a
-//! format flag it prints what Reldo's CLI prints: the review's text on
-//! stdout, the summary on stderr.
+//! format flag, a configured orchestrator prompt's answer prints as Reldo's
+//! CLI prints it (the review's text on stdout, the summary on stderr); crit's
+//! own orchestrator's findings print as every review's do.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -76,6 +77,9 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     let built = selection
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
+    // A prompt of the user's is answered as Reldo's are: text on a terminal.
+    // crit's own orchestrator answers in findings, shown as every review's are.
+    let users_prompt = !config.builtin_prompt;
     let mut crit = Crit::new(config)
         .with_backend(built, selection.request_model())
         .with_max_budget_usd(common.max_budget_usd)
@@ -90,7 +94,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         async move { crit.review(&prompt).await }
     })?
     .map_err(|e| CliError::usage(anyhow!("{e}")))?;
-    if plan.is_terminal() {
+    if plan.is_terminal() && users_prompt {
         return finish_text(common, &plan, result, &stop);
     }
     runner::finish(common, result, &stop)

@@ -88,21 +88,21 @@ async fn server_tools_are_listed_and_called_through_the_loop() {
     assert_eq!(
         (r[0].1.as_str(), r[0].2),
         (
-            "<tool_output tool=\"test__echo\">\nhello from the model\n</tool_output>",
+            "<tool_output tool=\"mcp__test__echo\">\nhello from the model\n</tool_output>",
             false
         )
     );
     assert_eq!(
         (r[1].1.as_str(), r[1].2),
         (
-            "<tool_output tool=\"test__fail\">\nthe tool failed on purpose\n</tool_output>",
+            "<tool_output tool=\"mcp__test__fail\">\nthe tool failed on purpose\n</tool_output>",
             true
         )
     );
     assert_eq!(
         (r[2].1.as_str(), r[2].2),
         (
-            "<tool_output tool=\"test__note\">\nnoted: n1\n</tool_output>",
+            "<tool_output tool=\"mcp__test__note\">\nnoted: n1\n</tool_output>",
             false
         )
     );

@@ -184,6 +184,9 @@ fn review(
     opts.model_override = common.model.clone();
     opts.limits = crate::commands::review::limits(common, &config, None);
     opts.limits.timeout_secs = opts.limits.timeout_secs.or(Some(DEFAULT_TIMEOUT_SECS));
+    // No second look here: the agent the findings go back to reads the code
+    // before it acts on them, and the hook runs under Claude Code's deadline.
+    opts.verify = Some(crit_review::review::VerifyMode::Off);
     opts.log = !common.no_log;
     opts.rules = Some(rules);
     opts.config_snapshot = serde_json::to_value(selection.rows()).unwrap_or_default();
