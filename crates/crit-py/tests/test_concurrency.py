@@ -73,7 +73,14 @@ def test_the_gil_is_released_while_a_blocking_review_runs(server, repo: Path) ->
 
 def test_concurrent_code_reviews_of_one_repository(server, repo: Path) -> None:
     for _ in range(8):
-        server.push({"json": findings_answer(), "delay_ms": 200})
+        server.push({"when_contains": "audit(id)", "reply": {"json": findings_answer(), "delay_ms": 200}})
+        # Each blocking finding gets a second look, which confirms it.
+        server.push(
+            {
+                "when_contains": "The finding to check",
+                "reply": {"json": {"outcome": "confirmed", "reason": "real"}},
+            }
+        )
     reviewer = AgentReviewer(repo)
 
     async def main():
@@ -82,4 +89,6 @@ def test_concurrent_code_reviews_of_one_repository(server, repo: Path) -> None:
     results = asyncio.run(main())
     assert all(not r.passed and r.issues[0].title == "[P1] Issue" for r in results)
     assert len({r.review_log_path for r in results}) == 8, "one session each"
-    assert all("+    audit(id)" in user_text(q) for q in server.requests())
+    reviews = [q for q in server.requests() if "The finding to check" not in user_text(q)]
+    assert len(reviews) == 8
+    assert all("+     audit(id)" in user_text(q) for q in reviews)

@@ -120,7 +120,7 @@ def test_r3_the_code_template_and_the_diff_and_context_are_sent(
     template_system = printed.split("· system ===\n", 1)[1].split("\n\n=== ", 1)[0]
     assert template_system.strip() and template_system.strip() in system_text(req)
     sent = user_text(req)
-    assert "+    audit(id)" in sent, "the diff"
+    assert "+     audit(id)" in sent, "the diff"
     assert "CONTEXT-MARKER: the author's notes." in sent, "the context file"
 
 
