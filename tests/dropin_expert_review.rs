@@ -117,7 +117,7 @@ fn the_session_setup_example_with_explicit_checks() {
     let out = h.crit(&["plan", &format!("session://{id}"), "--non-interactive"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.starts_with("APPROVED\nReviewer: Senior physicist specializing in Clifford algebras and condensed matter\nChecks: 2 passed\nEdits: 2\n"), "{text}");
+    assert!(text.starts_with("APPROVED\nReviewer: Senior physicist specializing in Clifford algebras and condensed matter (checks only; no model reviewed the plan)\nChecks: 2 passed\nEdits: 2\n"), "{text}");
     assert!(text.contains("(no_any_type)"), "{text}");
     assert!(text.contains("(no_console_log)"), "{text}");
     let plan = h.read(&format!("{dir}/plan.md"));
@@ -307,7 +307,7 @@ fn reject_if_persists_rejects_on_reappearance() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.starts_with("REJECTED\nReviewer: Security engineer\nCheck: no_eval\nReason: Pattern 'eval' reappeared after fix (reject_if_persists)\nEdits before rejection: 1\n"),
+        text.starts_with("REJECTED\nReviewer: Security engineer (checks only; no model reviewed the plan)\nCheck: no_eval\nReason: Pattern 'eval' reappeared after fix (reject_if_persists)\nEdits before rejection: 1\n"),
         "{text}"
     );
 }
@@ -349,7 +349,10 @@ fn auto_select_runs_without_context_yaml_and_writes_the_panel_back() {
     );
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("Reviewer: Barbara Liskov, Claude"), "{text}");
+    assert!(
+        text.contains("Reviewer: Barbara Liskov, Claude\n"),
+        "{text}"
+    );
     let context = h.read(".claude/plans/cache.context.yaml");
     assert!(context.contains("reviewer_personas:"), "{context}");
     assert!(context.contains("Barbara Liskov"), "{context}");

@@ -77,7 +77,7 @@ fn interactive_approve_under_a_pty() {
         transcript.contains("2) Abort review — Stop review with INCOMPLETE status"),
         "{transcript}"
     );
-    assert!(transcript.contains("APPROVED\nReviewer: Performance architect\nChecks: 2 passed\nEdits: 1\n  - L1: eval() → JSON.parse() (no_eval)\n"), "{transcript}");
+    assert!(transcript.contains("APPROVED\nReviewer: Performance architect (checks only; no model reviewed the plan)\nChecks: 2 passed\nEdits: 1\n  - L1: eval() → JSON.parse() (no_eval)\n"), "{transcript}");
     assert_eq!(code, Some(0), "{transcript}");
     assert!(dir.join("plan.approved").exists());
 }
@@ -100,7 +100,7 @@ fn interactive_replacement_text_and_abort_under_a_pty() {
     let (code, transcript) = under_pty(tmp.path(), &dir, "2\n");
     assert_eq!(code, Some(1), "{transcript}");
     assert!(
-        transcript.contains("INCOMPLETE\nReviewer: Performance architect\nReason: user aborted\n"),
+        transcript.contains("INCOMPLETE\nReviewer: Performance architect (checks only; no model reviewed the plan)\nReason: user aborted\n"),
         "{transcript}"
     );
 }

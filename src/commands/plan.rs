@@ -1,5 +1,7 @@
 //! `crit plan PATH` and `crit plan verify PATH`: thin wiring around crit-checks.
 
+mod files;
+
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -37,6 +39,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     stop.listen()?;
     let mut panel = panel_for(common, options.home.clone(), &stop);
 
+    let before = files::Before::take(&target, options.home.as_deref());
     let interactive =
         !args.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let (mut report, unused) = if interactive {
@@ -69,6 +72,11 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         write_text(output.dest.as_deref(), &report.render_text())?;
     } else {
         output.emit(&result)?;
+    }
+    if let Some(line) = before.and_then(|b| b.changes())
+        && !common.quiet
+    {
+        eprintln!("crit: {}", output::printable(&line));
     }
     Ok(stop.signal().map_or(code, runner::Signal::code))
 }

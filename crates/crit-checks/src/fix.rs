@@ -69,9 +69,10 @@ pub fn replace_line(text: &str, hit: Range<usize>, with: &str) -> Edit {
     // The last line's range runs to the end of the text: keep its newline.
     let kept = text[line.clone()].trim_end_matches(['\n', '\r']).len();
     let line = line.start..line.start + kept;
+    // What the line said, as the other fixes say what they replaced.
     let description = format!(
-        "line {} → {} (user)",
-        lines.number_of(hit.start),
+        "{} → {} (user)",
+        shortened(&one_line(&text[line.clone()]), 60),
         one_line(with)
     );
     let with = with.trim_end_matches(['\n', '\r']);
@@ -236,6 +237,14 @@ fn with_blank_line(text: &str, s: &Structure, r: Range<usize>) -> Range<usize> {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `s` cut to `max` characters, with `…` where it was cut.
+fn shortened(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
 }
 
 #[cfg(test)]

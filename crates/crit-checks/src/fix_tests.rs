@@ -149,7 +149,7 @@ fn user_replacement_replaces_the_matched_line() {
     assert_eq!(e.line, 2);
     assert_eq!(
         e.description,
-        "line 2 → Parse with JSON.parse(data). (user)"
+        "Parse with eval(data) and eval(more). → Parse with JSON.parse(data). (user)"
     );
     let last = replace_line("a\nno eval", 5..9, "ok");
     assert_eq!(last.text, "a\nok");

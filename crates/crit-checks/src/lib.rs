@@ -34,6 +34,7 @@ pub mod error;
 pub mod fix;
 pub mod machine;
 pub mod matcher;
+mod origin;
 pub mod panel;
 mod pattern;
 pub mod report;

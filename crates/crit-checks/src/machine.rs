@@ -9,6 +9,7 @@ use crate::check::Check;
 use crate::error::CheckError;
 use crate::fix;
 use crate::matcher::CheckSet;
+use crate::origin::LineOrigins;
 use crate::state::{HistoryEntry, State};
 use crate::text::Lines;
 
@@ -152,6 +153,8 @@ pub fn run(
     asker: &mut dyn Asker,
 ) -> Result<Run, CheckError> {
     let mut steps = Vec::new();
+    // Edits are reported at their line in the plan as this run found it.
+    let mut origins = LineOrigins::new(&plan);
     let outcome = loop {
         steps.push(Step::Checking);
         let scan = checks.scan(&plan);
@@ -191,8 +194,9 @@ pub fn run(
                 state.history.push(HistoryEntry {
                     check: check.id.clone(),
                     fix: edit.description,
-                    line: edit.line,
+                    line: origins.original(edit.line),
                 });
+                origins.follow(&plan, &edit.text);
                 store.save_state(&state)?;
                 plan = edit.text;
                 store.save_plan(&plan)?;
@@ -231,8 +235,9 @@ pub fn run(
                         state.history.push(HistoryEntry {
                             check: check.id.clone(),
                             fix: edit.description,
-                            line: edit.line,
+                            line: origins.original(edit.line),
                         });
+                        origins.follow(&plan, &edit.text);
                         store.save_state(&state)?;
                         plan = edit.text;
                         store.save_plan(&plan)?;

@@ -188,7 +188,10 @@ fn asking_free_text_replaces_the_matched_line() {
     assert_eq!(r.outcome, Outcome::Approved);
     assert_eq!(r.plan, "# Plan\na widget here\nlast\n");
     assert_eq!(mem.plans.len(), 1);
-    assert_eq!(r.state.history[0].fix, "line 2 → a widget here (user)");
+    assert_eq!(
+        r.state.history[0].fix,
+        "a thing here → a widget here (user)"
+    );
 }
 
 #[test]

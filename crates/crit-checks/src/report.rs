@@ -68,7 +68,8 @@ impl Report {
     }
 
     /// Who reviewed: the panel that ran (AUTO-SELECT's pick, when it chose),
-    /// else context.yaml's reviewers.
+    /// else context.yaml's reviewers, said to be their checks only: no model
+    /// spoke for them.
     fn persona(&self) -> String {
         if let Some(PanelVote::Ran { panel, .. }) = &self.panel {
             return panel
@@ -77,9 +78,15 @@ impl Report {
                 .collect::<Vec<_>>()
                 .join(", ");
         }
-        self.reviewers
+        let named = self
+            .reviewers
             .as_ref()
-            .map_or_else(|| "Reviewer".to_string(), |r| r.display())
+            .map_or_else(|| "Reviewer".to_string(), |r| r.display());
+        format!("{named} (checks only; no model reviewed the plan)")
+    }
+
+    fn panel_ran(&self) -> bool {
+        matches!(self.panel, Some(PanelVote::Ran { .. }))
     }
 
     fn voice(&self) -> &str {
@@ -139,8 +146,7 @@ impl Report {
                     };
                     let _ = writeln!(
                         out,
-                        "[As {}]: The fix for '{pattern}' did not hold: it is still on line {line} of the plan.{why} A violation that survives its fix cannot be accepted.",
-                        self.voice()
+                        "The fix for '{pattern}' did not hold: it is still on line {line} of the plan.{why} A violation that survives its fix cannot be accepted."
                     );
                 }
                 Outcome::Incomplete(why) => {
@@ -280,11 +286,15 @@ impl Report {
                 run.state.approved.join(", ")
             )
         };
-        format!(
-            "[As {}]: Verified the plan against {} checks; none of their patterns remain.{waived}",
-            self.voice(),
+        let verified = format!(
+            "Verified the plan against {} checks; none of their patterns remain.{waived}",
             self.checks_total
-        )
+        );
+        // The persona speaks only when a model reviewed as it.
+        match self.panel_ran() {
+            true => format!("[As {}]: {verified}", self.voice()),
+            false => verified,
+        }
     }
 
     /// The same outcome as a `ReviewResult`: unresolved checks as P1 findings at
