@@ -5,6 +5,16 @@ use std::path::{Path, PathBuf};
 
 use crit_checks::session::SessionPaths;
 
+/// A regular file's bytes, read within crit's input cap. Anything else (a
+/// device, a FIFO, a file past the cap) counts as absent: the run refuses it
+/// and says so itself.
+fn contents(path: &Path) -> Option<Vec<u8>> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    crit_core::files::read_capped(path, Default::default()).ok()
+}
+
 /// The plan's files and what they held before the run.
 pub struct Before(Vec<(PathBuf, Option<Vec<u8>>)>);
 
@@ -17,7 +27,7 @@ impl Before {
             files
                 .into_iter()
                 .map(|f| {
-                    let held = std::fs::read(&f).ok();
+                    let held = contents(&f);
                     (f, held)
                 })
                 .collect(),
@@ -34,7 +44,7 @@ impl Before {
         };
         let (mut changed, mut created, mut removed) = (Vec::new(), Vec::new(), Vec::new());
         for (path, held) in &self.0 {
-            match (held, std::fs::read(path).ok()) {
+            match (held, contents(path)) {
                 (None, Some(_)) => created.push(name(path)),
                 (Some(_), None) => removed.push(name(path)),
                 (Some(a), Some(b)) if *a != b => changed.push(name(path)),
