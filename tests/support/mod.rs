@@ -196,3 +196,5 @@ pub fn crit_run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) ->
         .output()
         .unwrap()
 }
+
+pub mod review_repo;

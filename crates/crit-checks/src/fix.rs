@@ -1,4 +1,4 @@
-//! Fix actions on the plan text (seed "FIXING State"): `replace`,
+//! Fix actions on the plan text (expert-review's "FIXING State"): `replace`,
 //! `remove_sentence`, `remove_paragraph`. Every hit of the failing check is fixed
 //! in one edit, so a check that still matches afterwards has truly persisted.
 

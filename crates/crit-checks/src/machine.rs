@@ -1,4 +1,4 @@
-//! The plan-check state machine (seed "State Machine"): CHECKING → FIXING /
+//! The plan-check state machine (expert-review's "State Machine"): CHECKING → FIXING /
 //! ASKING → APPROVED / REJECTED / INCOMPLETE, with its limits. SETUP and ERROR
 //! live in [`crate::session`]; this module is pure: files are written through
 //! [`Store`], questions go through [`Asker`].
@@ -13,12 +13,12 @@ use crate::origin::LineOrigins;
 use crate::state::{HistoryEntry, State};
 use crate::text::Lines;
 
-/// The seed's limits.
+/// Expert-review's limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Edits before INCOMPLETE (seed: 10).
+    /// Edits before INCOMPLETE (expert-review: 10).
     pub max_edits: u32,
-    /// Fix attempts per check before ASKING (seed: 3).
+    /// Fix attempts per check before ASKING (expert-review: 3).
     pub max_retries: u32,
 }
 
@@ -37,7 +37,7 @@ pub trait Store {
     fn save_plan(&mut self, plan: &str) -> Result<(), CheckError>;
 }
 
-/// A question for the user (seed "ASKING State").
+/// A question for the user (expert-review's "ASKING State").
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Question {
     pub check_id: String,
@@ -50,19 +50,19 @@ pub struct Question {
     pub line_text: String,
     /// `[As {persona}]: Pattern '{pattern}' found. {reason}` plus context.
     pub text: String,
-    /// The seed's header and option labels.
+    /// Expert-review's header and option labels.
     pub header: &'static str,
     pub options: [AnswerOption; 2],
 }
 
-/// One of the seed's offered answers.
+/// One of expert-review's offered answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct AnswerOption {
     pub label: &'static str,
     pub description: &'static str,
 }
 
-/// The seed's answers: approve this instance, abort, or free replacement text.
+/// Expert-review's answers: approve this instance, abort, or free replacement text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
     Approve,
@@ -71,7 +71,7 @@ pub enum Answer {
 }
 
 impl Answer {
-    /// `approve`, `abort`, the seed's option labels, or anything else as text.
+    /// `approve`, `abort`, expert-review's option labels, or anything else as text.
     pub fn parse(s: &str) -> Answer {
         match s.trim().to_lowercase().as_str() {
             "approve" | "approve this instance" => Answer::Approve,
@@ -282,7 +282,7 @@ pub fn unresolved(checks: &CheckSet, plan: &str, state: &State) -> Vec<Unresolve
         .collect()
 }
 
-/// The seed's question, voiced by `persona`, with the line it is about.
+/// Expert-review's question, voiced by `persona`, with the line it is about.
 fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> Question {
     let lines = Lines::new(plan);
     let first = hits[0].start;

@@ -1,4 +1,4 @@
-//! The LLM side of a plan review, as the rule engine sees it (seed 004's
+//! The LLM side of a plan review, as the rule engine sees it (expert-review's
 //! reviewer panel). Once the deterministic checks approve a plan, the panel
 //! is asked, and every member must approve before the `.approved` marker is
 //! written. crit-checks runs no model itself: the caller supplies the panel

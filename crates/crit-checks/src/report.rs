@@ -1,4 +1,4 @@
-//! Output: the seed's text blocks (first line the verdict word) and the same
+//! Output: expert-review's text blocks (first line the verdict word) and the same
 //! result as crit's `ReviewResult` for `--format`.
 
 use std::collections::BTreeMap;
@@ -101,7 +101,7 @@ impl Report {
             .map_or_else(|| self.target.clone(), |p| p.plan.display().to_string())
     }
 
-    /// The seed's output block, then warnings and the panel note.
+    /// Expert-review's output block, then warnings and the panel note.
     pub fn render_text(&self) -> String {
         let mut out = String::new();
         let persona = self.persona();

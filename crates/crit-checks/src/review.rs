@@ -1,5 +1,5 @@
 //! One `crit plan` run: SETUP (or ERROR), the state machine, and the approval
-//! marker, written before the verdict is returned (seed APPROVED step 1);
+//! marker, written before the verdict is returned (expert-review's APPROVED step 1);
 //! and [`verify`], which recomputes what an approval covers.
 
 use std::path::{Path, PathBuf};
@@ -229,7 +229,7 @@ struct Setup {
 }
 
 /// SETUP steps 2–7. With `write`, a missing context.yaml or state.yaml is
-/// created (and a malformed state.yaml reset) as the seed says.
+/// created (and a malformed state.yaml reset) as expert-review says.
 fn load(
     paths: &SessionPaths,
     options: &Options,

@@ -155,7 +155,7 @@ impl Store for FileStore<'_> {
     }
 
     fn save_plan(&mut self, plan: &str) -> Result<(), CheckError> {
-        // Any edit invalidates an earlier approval (seed "Re-Review Requirements").
+        // Any edit invalidates an earlier approval (expert-review's "Re-Review Requirements").
         match std::fs::remove_file(&self.paths.marker) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

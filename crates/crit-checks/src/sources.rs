@@ -1,4 +1,4 @@
-//! Loading checks from every source of SETUP step 6, in the seed's order.
+//! Loading checks from every source of SETUP step 6, in expert-review's order.
 //! Earlier sources win on an id collision; later duplicates are silently dropped.
 
 use std::collections::HashSet;

@@ -1,4 +1,4 @@
-//! `state.yaml` and `context.yaml` (seed SETUP steps 3, 4 and 7).
+//! `state.yaml` and `context.yaml` (expert-review's SETUP steps 3, 4 and 7).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use crate::check::RawCheck;
 use crate::error::CheckError;
 use crate::yaml;
 
-/// The review's memory between runs (seed "State File").
+/// The review's memory between runs (expert-review's "State File").
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
     #[serde(default)]
@@ -43,7 +43,7 @@ impl State {
     }
 
     pub fn to_yaml(&self) -> String {
-        // Written by hand: the shape is fixed and must read like the seed's example.
+        // Written by hand: the shape is fixed and must read like expert-review's example.
         let mut out = format!("edits: {}\n", self.edits);
         if self.retries.is_empty() {
             out.push_str("retries: {}\n");
@@ -114,7 +114,7 @@ pub struct Persona {
     pub focus: Vec<String>,
 }
 
-/// `context.yaml`. Keys the seed does not name are allowed and ignored.
+/// `context.yaml`. Keys expert-review does not name are allowed and ignored.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct Context {
     #[serde(default)]
@@ -133,7 +133,7 @@ impl Context {
     }
 }
 
-/// The seed's fallback panel, used when context.yaml names no reviewer.
+/// Expert-review's fallback panel, used when context.yaml names no reviewer.
 pub fn default_panel() -> Vec<Persona> {
     vec![
         Persona {
@@ -191,7 +191,7 @@ pub fn with_panel(context: &str, panel: &[Persona]) -> String {
     out
 }
 
-/// Who reviews: one persona or a panel (seed "Backward Compatibility").
+/// Who reviews: one persona or a panel (expert-review's "Backward Compatibility").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reviewers {
     pub panel: Vec<Persona>,
@@ -256,7 +256,7 @@ impl Reviewers {
     }
 
     /// The voice of the deterministic checks: the panel's anti-pattern member
-    /// (the seed always includes Claude for that), else the first reviewer.
+    /// (expert-review always includes Claude for that), else the first reviewer.
     pub fn check_voice(&self) -> &str {
         self.panel
             .iter()

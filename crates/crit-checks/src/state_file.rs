@@ -1,4 +1,4 @@
-//! `state.yaml` as `crit plan` writes it: the seed's YAML, then one comment
+//! `state.yaml` as `crit plan` writes it: expert-review's YAML, then one comment
 //! line, `# crit-seal: HEX`, sealing the text to this session directory under
 //! the user's key. A state edited by anyone else (an agent adding itself an
 //! approval) no longer matches its seal and is refused.
@@ -126,7 +126,7 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         let err = StateSeal::new(&key, other.path()).read(&path, &text);
         assert!(matches!(err, Err(CheckError::StateEdited { .. })));
-        // A default state claims nothing; a malformed one resets (seed behaviour).
+        // A default state claims nothing; a malformed one resets (expert-review's behaviour).
         assert_eq!(seal.read(&path, "edits: 0\n").unwrap().0, State::default());
         let (s, w) = seal.read(&path, "edits: [\n").unwrap();
         assert_eq!(s, State::default());

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 pub enum Verdict {
     /// Nothing that needs fixing.
     Pass,
-    /// Problems worth fixing that need not block (seed 003 calls it `NEEDS_WORK`).
+    /// Problems worth fixing that need not block (mala's reviewer calls it `NEEDS_WORK`).
     Concerns,
     /// Problems that block.
     Fail,

@@ -69,7 +69,7 @@ struct RawConfig {
     review: Option<RawReview>,
 }
 
-/// Seed 003 spells the timeout `review.timeout`.
+/// mala's reviewer spells the timeout `review.timeout`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawReview {

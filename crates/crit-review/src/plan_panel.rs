@@ -1,7 +1,7 @@
-//! The LLM panel of a plan review (seed 004): each persona of the panel
+//! The LLM panel of a plan review (expert-review): each persona of the panel
 //! reviews the plan as an LLM reviewer with its domain and focus, all of them
 //! concurrently, and all must approve. When context.yaml names no panel,
-//! AUTO-SELECT asks a cheap model to pick one and falls back to the seed's
+//! AUTO-SELECT asks a cheap model to pick one and falls back to expert-review's
 //! default panel on any failure. crit-checks decides when to ask (after the
 //! deterministic checks approve, before the marker is written).
 
@@ -21,7 +21,7 @@ use crate::template::{OutputSpec, contract_instructions, render_prompt};
 
 const PERSONA: &str = include_str!("../prompts/plan/persona.md");
 const AUTO_SELECT: &str = include_str!("../prompts/plan/auto_select.md");
-/// The model AUTO-SELECT runs on (the seed's Haiku).
+/// The model AUTO-SELECT runs on (expert-review's Haiku).
 const SELECT_MODEL: &str = "haiku";
 /// How much of the plan AUTO-SELECT sees.
 const SELECT_LINES: usize = 200;

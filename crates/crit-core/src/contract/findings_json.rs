@@ -1,4 +1,4 @@
-//! The findings JSON contract (seed 003), and its close cousins.
+//! The findings JSON contract (mala's reviewer), and its close cousins.
 //!
 //! Canonical form:
 //! `{"verdict": "PASS"|"FAIL"|"NEEDS_WORK", "summary"?: "...", "findings": [{"file_path",
@@ -18,7 +18,7 @@
 //!   is *not* accepted (the contract requires it), but `line_end < line_start` is
 //!   clamped to `line_start`; line `0` means the whole file.
 //!
-//! Errors are exactly seed 003's: `missing field: NAME`, `invalid verdict: VALUE`,
+//! Errors are exactly mala's reviewer's: `missing field: NAME`, `invalid verdict: VALUE`,
 //! `invalid json: ...`.
 
 use schemars::JsonSchema;

@@ -1,4 +1,4 @@
-//! Seed 000's markdown severity format:
+//! The review templates' markdown severity format:
 //!
 //! ```text
 //! ## Summary
@@ -12,7 +12,7 @@
 //!
 //! The verdict is the first verdict word in the `## Summary` section (or on a
 //! `Verdict:` line). An answer that names none is `UNKNOWN` — which, unlike the
-//! seed's published version, never passes. File references (`src/a.rs:12`,
+//! templates' published version, never passes. File references (`src/a.rs:12`,
 //! `src/a.rs:12-20`, `` `src/a.rs` ``) are picked out of each finding's text.
 
 use std::sync::LazyLock;

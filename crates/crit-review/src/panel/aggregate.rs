@@ -196,7 +196,7 @@ fn labelled(runs: &[&ReviewerRun], single: bool, text: impl Fn(&ReviewerRun) -> 
         .join("\n\n")
 }
 
-/// One reviewer's `parse_error` as is (seed 003's exact strings, `timeout`);
+/// One reviewer's `parse_error` as is (mala's reviewer's exact strings, `timeout`);
 /// several, each with its reviewer's name — except that a panel where every
 /// failure was a timeout says just `timeout`.
 fn merged_parse_error(runs: &[&ReviewerRun]) -> Option<String> {

@@ -91,7 +91,7 @@ fn model_for(template: &Template, reviewer: &ReviewerSpec, opts: &ReviewOptions)
 pub(super) fn limits(template: &Limits, given: &Limits) -> RunLimits {
     RunLimits {
         max_turns: given.max_turns.or(template.max_turns),
-        // Unbounded is never the default: a stuck review must end (seed 003 R5).
+        // Unbounded is never the default: a stuck review must end (mala's reviewer R5).
         timeout: Some(
             given
                 .timeout_secs

@@ -5,7 +5,7 @@
 //! files with their hunks and a capped patch for the prompt. [`Change::filter`]
 //! and [`Change::mark`] then judge findings against the change with reviewdog's
 //! filter modes, and [`Change::is_empty`] lets a caller pass an empty diff
-//! without asking a model (seed agent-sdk-reviewer R1).
+//! without asking a model (mala's reviewer R1).
 
 pub mod chunk;
 mod compute;

@@ -26,7 +26,7 @@ const PERMISSION_MODES: [&str; 6] = [
 const SETTING_SOURCES: [&str; 3] = ["user", "project", "local"];
 const HOOK_EVENTS: [&str; 4] = ["PreToolUse", "PostToolUse", "SubagentStop", "Stop"];
 /// Flags of `crit` itself; an input of the same name would shadow one. `cwd` is
-/// allowed: seed templates declare it and it means the same as `--cwd`.
+/// allowed: the review templates declare it and it means the same as `--cwd`.
 const RESERVED_INPUTS: [&str; 16] = [
     "format",
     "json",

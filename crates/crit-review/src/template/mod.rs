@@ -59,7 +59,7 @@ pub struct InputDef {
 /// What a reviewer must answer in.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutputSpec {
-    /// One of crit's contracts (findings JSON by default, or seed 000's markdown).
+    /// One of crit's contracts (findings JSON by default, or the review templates' markdown).
     Contract(Contract),
     /// A caller-supplied JSON Schema; the answer lands in `structured_output`.
     Schema(serde_json::Value),
@@ -68,7 +68,7 @@ pub enum OutputSpec {
 /// How the user prompt is built.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PromptSource {
-    /// A minijinja template; seed-style `{input}` placeholders are accepted too.
+    /// A minijinja template; the review templates' `{input}` placeholders are accepted too.
     Template(String),
     /// A built-in builder, by name.
     Builder(Builder),
@@ -82,7 +82,7 @@ pub enum Builder {
 }
 
 impl Builder {
-    /// Every accepted spelling, including the seed's dotted Python path.
+    /// Every accepted spelling, including the review templates' dotted Python path.
     pub const NAMES: [(&'static str, Builder); 3] = [
         ("code", Builder::Code),
         ("code_review_prompt", Builder::Code),
@@ -172,7 +172,7 @@ impl Template {
     }
 
     /// `crit review NAME INPUT --other VALUE [--opt VALUE]`, for error messages:
-    /// the first required input is positional, as in seed 000's usage.
+    /// the first required input is positional, as in the review templates' usage.
     pub fn usage(&self) -> String {
         let mut parts = vec![format!("crit review {}", self.name)];
         let first = self.required_inputs().next().map(|i| i.name.as_str());

@@ -1,5 +1,5 @@
 //! The YAML shape of a template file, as written. Spanned where validation needs
-//! to point at a line. Seed 000's fields plus crit's own (`model`, `output`,
+//! to point at a line. The review templates' fields plus crit's own (`model`, `output`,
 //! `reviewers`, `limits`).
 
 use serde::Deserialize;
