@@ -16,6 +16,8 @@ fn crit(dir: &Path, server: &FakeServer) -> Command {
     support::crit(dir, server, None)
 }
 
+/// The Claude Code backend runs the reviewer's own loop: crit gives it the
+/// prompts, read-only tools (Bash only for read-only git), and the schema.
 #[test]
 fn the_claude_code_backend_gets_read_only_tools_and_the_schema() {
     use crit_testkit::FakeClaude;

@@ -490,9 +490,6 @@ fn interactive_mode_answers_follow_up_questions_about_the_review() {
     assert!(!tools.contains("StructuredOutput"), "follow-ups are prose");
 }
 
-/// The Claude Code backend runs the reviewer's own loop: crit gives it the
-/// prompts, read-only tools (Bash only for read-only git), and the schema.
-
 /// A template's `hooks` (Claude Code's shape) run around the reviewer's tools.
 #[test]
 fn a_template_hook_can_deny_a_tool_call() {
