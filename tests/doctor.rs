@@ -19,7 +19,7 @@ fn crit() -> Command {
 #[test]
 fn reports_selection_latency_tokens_and_cost() {
     let server = FakeServer::start_blocking();
-    server.push(Step::reply(Reply::text("OK").usage(14, 2, 0, 0)));
+    server.push(Step::reply(Reply::text("OK").usage(14, 2, 3, 5)));
     let out = crit()
         .args(["doctor", "--model", "sonnet"])
         .env("ANTHROPIC_API_KEY", "sk-ant-doctor-secret")
@@ -33,7 +33,12 @@ fn reports_selection_latency_tokens_and_cost() {
     assert!(stdout.contains("(--model)"), "{stdout}");
     assert!(stdout.contains("ANTHROPIC_API_KEY"), "{stdout}");
     assert!(stdout.contains("claude-sonnet-5-5"), "{stdout}");
-    assert!(stdout.contains("14 in / 2 out tokens"), "{stdout}");
+    assert!(stdout.contains("22 in / 2 out tokens"), "{stdout}");
+    // Where caching starts for the model (models.json), and what this request cached.
+    assert!(
+        stdout.contains("cache       prefixes from 4096 tokens are cached on claude-sonnet-5-5; this request read 5 and wrote 3 cached tokens"),
+        "{stdout}"
+    );
     assert!(stdout.contains("reply       OK"), "{stdout}");
     assert!(stdout.contains("\nsandbox     "), "{stdout}");
     assert_sandbox_line(&stdout);

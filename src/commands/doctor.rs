@@ -89,6 +89,20 @@ fn describe(
                 },
             ));
             out.push_str(&format!("{:<width$}  {}\n", "reply", report.reply.trim()));
+            // Caching only engages past the model's minimum; reviews report
+            // their cache reads and writes in every result's usage.
+            let model = if report.model.is_empty() {
+                selection.request_model()
+            } else {
+                report.model.clone()
+            };
+            out.push_str(&format!(
+                "{:<width$}  prefixes from {} tokens are cached on {model}; this request read {} and wrote {} cached tokens\n",
+                "cache",
+                crit_llm::pricing::cache_min_tokens(&model),
+                u.cache_read_tokens,
+                u.cache_write_tokens,
+            ));
         }
         Err(e) => {
             out.push_str(&format!("{:<width$}  failed: {e}\n", "request"));
