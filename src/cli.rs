@@ -55,13 +55,13 @@ pub struct Cli {
 /// fails on and what each exit code means (the README says the same).
 const GATE_AND_EXIT_CODES: &str = "\
 The gate (--exit-code, or --fail-on LEVEL):
-  LEVEL           FAILS ON                                       FOR EXAMPLE
-  p0, blocker     a P0 finding, or a reviewer's FAIL verdict     an SQL injection (P0)
-  p1, major       P0 or P1 findings, or FAIL (the default)       ...or an unchecked write error (P1)
-  p2, minor       P0 to P2 findings, or FAIL                     ...or a missing edge-case test (P2)
-  p3, nit         any finding, or FAIL                           ...or a misleading name (P3)
-  concerns        anything but a clean PASS                      ...or a CONCERNS verdict with no findings
-  never           no finding or verdict                          (only a review that could not finish)
+  LEVEL         FAILS ON                                FOR EXAMPLE
+  p0, blocker   a P0 finding, or a reviewer's FAIL      an SQL injection (P0)
+  p1, major     P0 or P1 findings, or FAIL (default)    ...or an unchecked write error (P1)
+  p2, minor     P0 to P2 findings, or FAIL              ...or a missing edge-case test (P2)
+  p3, nit       any finding, or FAIL                    ...or a misleading name (P3)
+  concerns      anything but a clean PASS               ...or CONCERNS with no findings
+  never         no finding or verdict                   only a review that could not finish
   At every level, a review that could not finish fails: UNKNOWN, ERROR or
   INCOMPLETE, or an answer crit could not read. Levels take any case (P1, p1).
 
