@@ -101,10 +101,10 @@ pub fn neutralize(text: &str) -> (String, Vec<Hit>) {
 /// it to forget its instructions, taking over its role, dictating its verdict.
 static STRONG: LazyLock<Regex> = LazyLock::new(|| {
     literal(concat!(
-        r"(?i)\b(?:",
+        r"(?i)(?-u:\b)(?:",
         r"(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions?|prompts?|rules|guidelines)",
         r"|(?:return|respond\s+with|output|give|answer\s+with)\s+(?:a\s+|an\s+|the\s+)?[`'\x22]?(?:pass|approved?)[`'\x22]?\s+verdict",
-        r"|you\s+are\s+(?:now\s+)?(?:no\s+longer\s+)?(?:a|an|the)\s+(?:ai|code|automated)\s+reviewer\b",
+        r"|you\s+are\s+(?:now\s+)?(?:no\s+longer\s+)?(?:a|an|the)\s+(?:ai|code|automated)\s+reviewer(?-u:\b)",
         r")",
     ))
 });
@@ -113,17 +113,17 @@ static STRONG: LazyLock<Regex> = LazyLock::new(|| {
 /// when the line addresses a model or a bot.
 static WEAK: LazyLock<Regex> = LazyLock::new(|| {
     literal(concat!(
-        r"(?i)\b(?:",
-        r"(?:approve|pass|lgtm)\s+this\s+(?:pr|pull\s+request|merge\s+request|change|changes|diff|patch|commit|code|file)\b",
+        r"(?i)(?-u:\b)(?:",
+        r"(?:approve|pass|lgtm)\s+this\s+(?:pr|pull\s+request|merge\s+request|change|changes|diff|patch|commit|code|file)(?-u:\b)",
         r"|(?:do\s+not|don't|never)\s+(?:report|flag|mention)\s+(?:this|these|any|the)\s+(?:issues?|findings?|problems?|bugs?|vulnerabilit(?:y|ies)|code|lines?)",
-        r"|(?:must|should|shall|please|will)\s+(?:approve|pass)\b",
+        r"|(?:must|should|shall|please|will)\s+(?:approve|pass)(?-u:\b)",
         r")",
     ))
 });
 
 static ADDRESSEE: LazyLock<Regex> = LazyLock::new(|| {
     literal(
-        r"(?i)\b(?:ai|llm|assistant|claude|gpt|chatgpt|copilot|language\s+model|bot|automated\s+review(?:er|ers)?|review\s+(?:agent|bot))\b",
+        r"(?i)(?-u:\b)(?:ai|llm|assistant|claude|gpt|chatgpt|copilot|language\s+model|bot|automated\s+review(?:er|ers)?|review\s+(?:agent|bot))(?-u:\b)",
     )
 });
 
