@@ -219,3 +219,28 @@ fn assignments_nested_in_other_values_and_json_escapes() {
         r#""text": "review:\nDB_PASSWORD=[REDACTED:password]\nnext""#
     );
 }
+
+#[test]
+fn long_values_are_hidden_whole_and_non_ascii_neighbours_do_not_hide_a_token() {
+    // Past the old 256-character bound: nothing of the value is left.
+    let alphabet = b"aZ3kQ9xR7mT2vB8nW4";
+    let long: String = (0..300)
+        .map(|i| alphabet[i * 7 % alphabet.len()] as char)
+        .collect();
+    for text in [
+        format!("API_TOKEN = \"{long}\"\n"),
+        format!("password: {long}\n"),
+        format!("https://user:{long}@example.com/x\n"),
+    ] {
+        let out = clean(&text);
+        assert!(!out.contains(&long[..40]), "{out}");
+        assert!(!out.contains(&long[250..]), "{out}");
+    }
+    // A token right after a non-ASCII letter is still found (an ASCII word
+    // boundary holds there; a Unicode one would not).
+    assert_eq!(
+        kinds("éghp_0123456789abcdefghijABCDEFGHIJ"),
+        ["github-token"]
+    );
+    assert_eq!(kinds("ключ=sk-ant-api03-abcdefghijkl"), ["anthropic-key"]);
+}
