@@ -57,8 +57,8 @@ pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
 
 /// [`select`] with the config files already loaded.
 pub fn select_with(common: &CommonArgs, env: &Env, file: &Config) -> Result<Selection, CliError> {
-    review_backend::select(&explicit(common)?, file, env)
-        .map_err(|e| CliError::usage(anyhow!("{e}")))
+    select_if_any(common, env, file)?
+        .ok_or_else(|| CliError::usage(anyhow!("{}", LlmError::NoBackend)))
 }
 
 /// [`select_with`] for commands that also work without a model: no backend
