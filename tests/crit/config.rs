@@ -1,0 +1,132 @@
+//! `crit config` and config files driving backend selection, end to end.
+
+
+use assert_cmd::Command;
+use crit_testkit::{FakeServer, Reply, Step};
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+fn crit(dir: &TempDir) -> Command {
+    let mut c = Command::cargo_bin("crit").unwrap();
+    c.env_clear()
+        .env("PATH", "/nonexistent")
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("xdg"))
+        .current_dir(dir.path());
+    c
+}
+
+fn write(dir: &TempDir, rel: &str, text: &str) {
+    let p = dir.path().join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+#[test]
+fn shows_each_value_with_its_origin_and_precedence() {
+    let dir = TempDir::new().unwrap();
+    write(
+        &dir,
+        "xdg/crit/config.yaml",
+        "provider: openai\nmodel: user-model\nbase_url: http://127.0.0.1:9/v1\nfail_on: p2\n",
+    );
+    write(
+        &dir,
+        ".crit/config.yaml",
+        "model: project-model\nreview:\n  timeout: 300\n",
+    );
+    let out = crit(&dir).args(["config", "--json"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let get = |k: &str| {
+        rows.iter()
+            .find(|r| r["key"] == k)
+            .map(|r| {
+                (
+                    r["value"].as_str().unwrap().to_string(),
+                    r["source"].as_str().unwrap().to_string(),
+                )
+            })
+            .unwrap()
+    };
+    assert_eq!(get("provider").0, "openai");
+    assert!(
+        get("provider").1.ends_with("xdg/crit/config.yaml:1"),
+        "{:?}",
+        get("provider")
+    );
+    assert_eq!(get("model").0, "project-model");
+    assert!(get("model").1.ends_with(".crit/config.yaml:1"));
+    assert_eq!(
+        get("timeout"),
+        ("300s".into(), "./.crit/config.yaml:3".into())
+    );
+    assert!(get("fail_on").1.ends_with("config.yaml:4"));
+    // Environment over files, flags over environment.
+    crit(&dir)
+        .args(["config"])
+        .env("CRIT_MODEL", "env-model")
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("env-model").and(predicate::str::contains("(env CRIT_MODEL)")),
+        );
+    crit(&dir)
+        .args(["config", "--model", "flag-model", "--timeout", "5"])
+        .env("CRIT_MODEL", "env-model")
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("flag-model")
+                .and(predicate::str::contains("(--model)"))
+                .and(predicate::str::contains("5s")),
+        );
+}
+
+#[test]
+fn a_malformed_config_names_file_line_and_column() {
+    let dir = TempDir::new().unwrap();
+    write(&dir, ".crit/config.yaml", "model: x\nprovider: gemini\n");
+    crit(&dir).args(["config"]).assert().code(2).stderr(
+        "crit: ./.crit/config.yaml:2:11: unknown provider `gemini`; expected one of anthropic, openai, claude-code, command, replay\n",
+    );
+    crit(&dir).args(["doctor"]).assert().code(2);
+}
+
+#[test]
+fn doctor_uses_the_project_config() {
+    let dir = TempDir::new().unwrap();
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::text("OK")));
+    write(
+        &dir,
+        ".crit/config.yaml",
+        &format!(
+            "provider: openai\nmodel: local-model\nbase_url: {}/v1\n",
+            server.url()
+        ),
+    );
+    // `base_url` decides where the API key goes: honoured once trusted.
+    crit(&dir).arg("trust").assert().success();
+    crit(&dir)
+        .args(["doctor"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("local-model"));
+    assert_eq!(server.model_requests()[0].body["model"], "local-model");
+}
+
+#[test]
+fn no_backend_is_shown_not_fatal() {
+    let dir = TempDir::new().unwrap();
+    crit(&dir)
+        .args(["config"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("provider  (none)"));
+}

@@ -1,0 +1,318 @@
+//! Secrets in the reviewed change never reach the model or anything crit
+//! writes, and a model's words never reach the terminal as escape sequences.
+//! A hostile change adds credentials of many shapes; a hostile model echoes a
+//! secret it could only have from crit's own environment and answers with
+//! control sequences in its titles.
+
+
+use crate::support;
+
+use std::path::Path;
+
+use crit_testkit::{FakeServer, Reply, Step};
+use serde_json::{Value, json};
+use support::{git, init_repo, json_out, write};
+
+/// (file, line, text) added by the change, and the secret in it, and its kind.
+const PLANTED: &[(&str, &str, &str, &str)] = &[
+    (
+        ".env",
+        "DB_PASSWORD=Tr0ub4dor&3xyz",
+        "Tr0ub4dor&3xyz",
+        "password",
+    ),
+    (
+        ".env",
+        "GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ",
+        "ghp_0123456789abcdefghijABCDEFGHIJ",
+        "github-token",
+    ),
+    (
+        ".env",
+        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+        "AKIAIOSFODNN7EXAMPLE",
+        "aws-access-key",
+    ),
+    (
+        "src/config.py",
+        "OPENAI = \"sk-proj-abcdefghijklmnopqrstuvwx\"",
+        "sk-proj-abcdefghijklmnopqrstuvwx",
+        "openai-key",
+    ),
+    (
+        "src/config.py",
+        "CLAUDE = 'sk-ant-api03-QwErTy123456789'",
+        "sk-ant-api03-QwErTy123456789",
+        "anthropic-key",
+    ),
+    (
+        "src/config.py",
+        "DSN = \"postgres://app:pa55w0rd-x@db:5432/app\"",
+        "pa55w0rd-x",
+        "url-password",
+    ),
+    (
+        "src/config.py",
+        "SLACK = \"xoxb-123456789012-abcdefABCDEF\"",
+        "xoxb-123456789012-abcdefABCDEF",
+        "slack-token",
+    ),
+    (
+        "settings.json",
+        "{\"api_key\": \"q8w7e6r5t4y3u2\"}",
+        "q8w7e6r5t4y3u2",
+        "api-key",
+    ),
+    (
+        "src/auth.ts",
+        "const jwt = \"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\";",
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "jwt",
+    ),
+    (
+        "src/pay.rb",
+        "Stripe.api_key = 'sk_live_0123456789abcdefABCD'",
+        "sk_live_0123456789abcdefABCD",
+        "stripe-key",
+    ),
+    (
+        "src/maps.js",
+        "const key = 'AIzaSyA-0123456789abcdefghijklmnopqrstu';",
+        "AIzaSyA-0123456789abcdefghijklmnopqrstu",
+        "google-api-key",
+    ),
+];
+
+const PRIVATE_KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n";
+const CONVENTION_SECRET: &str = "glpat-abcdefghij0123456789";
+/// In a file the change does not touch: only a reviewer's tool can read it.
+const UNCHANGED_SECRET: &str = "S3cr3t!prod-db-pw";
+/// crit's own API key in the test environment (see `support::crit`).
+const OWN_KEY: &str = "sk-ant-review-secret-0123456789";
+
+/// `main` has the files empty; `work` adds every planted secret.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init_repo(d);
+    write(d, "README.md", "# app\n");
+    write(
+        d,
+        "config/prod.yaml",
+        &format!("database:\n  host: db.internal\n  password: \"{UNCHANGED_SECRET}\"\n"),
+    );
+    write(
+        d,
+        "CLAUDE.md",
+        &format!("Deploy with the token {CONVENTION_SECRET} only from CI.\n"),
+    );
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    git(d, &["checkout", "-q", "-b", "work"]);
+    let mut files: Vec<(&str, String)> = Vec::new();
+    for (file, line, ..) in PLANTED {
+        match files.iter_mut().find(|(f, _)| f == file) {
+            Some((_, text)) => text.push_str(&format!("{line}\n")),
+            None => files.push((file, format!("{line}\n"))),
+        }
+    }
+    for (file, text) in &files {
+        write(d, file, text);
+    }
+    write(d, "deploy/id_ed25519", PRIVATE_KEY);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "add config"]);
+    dir
+}
+
+fn every_secret() -> Vec<&'static str> {
+    let mut s: Vec<&str> = PLANTED.iter().map(|p| p.2).collect();
+    s.extend([
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+        CONVENTION_SECRET,
+        UNCHANGED_SECRET,
+        OWN_KEY,
+    ]);
+    s
+}
+
+fn assert_clean(what: &str, text: &str) {
+    for secret in every_secret() {
+        assert!(
+            !text.contains(secret),
+            "{secret} leaked into {what}:\n{text}"
+        );
+    }
+}
+
+/// The hostile model: echoes crit's key and hides escape sequences in its words.
+fn answer() -> Reply {
+    Reply::json(json!({
+        "verdict": "FAIL",
+        "summary": format!("Found a key {OWN_KEY}.\x1b]0;pwned\x07"),
+        "findings": [{
+            "file_path": ".env", "line_start": 1, "line_end": 1, "priority": 1,
+            "title": "\x1b[2J\x1b[HCredentials committed\x1b]8;;https://evil.example\x07",
+            "body": format!("Uses {OWN_KEY} \u{9b}31m and \u{202E}reversed")
+        }]
+    }))
+}
+
+fn review(d: &Path, server: &FakeServer, format: &str) -> std::process::Output {
+    support::crit(d, server, None)
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--diff",
+            "main..HEAD",
+            "--format",
+            format,
+        ])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn secrets_are_redacted_before_the_model_and_reported_where_they_were() {
+    let dir = repo();
+    let server = FakeServer::start_blocking();
+    // The reviewer reads a file outside the change, greps and runs git.
+    server.push(Step::reply(Reply::tool_uses(vec![
+        ("Read", json!({"file_path": "config/prod.yaml"})),
+        (
+            "Grep",
+            json!({"pattern": "password|TOKEN", "output_mode": "content"}),
+        ),
+        ("Bash", json!({"command": "git show HEAD -- .env"})),
+    ])));
+    server.push(Step::reply(answer()));
+    let out = review(dir.path(), &server, "json");
+    let result = json_out(&out);
+
+    // What the model received, before and after its tools ran.
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 2, "{result}");
+    let after_tools = reqs[1].body["messages"].to_string();
+    assert!(after_tools.contains("tool_result"), "{after_tools}");
+    assert!(
+        after_tools.contains("password: \\\"[REDACTED:password]\\\""),
+        "{after_tools}"
+    );
+    for r in &reqs {
+        assert_clean("a request", &r.body.to_string());
+    }
+    let req = reqs[0].body.to_string();
+    for (.., kind) in PLANTED {
+        assert!(req.contains(&format!("[REDACTED:{kind}]")), "{kind}: {req}");
+    }
+    assert!(req.contains("[REDACTED:private-key]"), "{req}");
+    assert!(
+        req.contains("[REDACTED:gitlab-token]"),
+        "the convention: {req}"
+    );
+    // The rest of the change is intact.
+    assert!(
+        req.contains("AWS_ACCESS_KEY_ID=") && req.contains("const key = "),
+        "{req}"
+    );
+
+    // Each secret is an info finding at its file and line.
+    let info: Vec<&Value> = result["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule_id"] == "crit/secret-redacted")
+        .collect();
+    for (file, line, _, kind) in PLANTED {
+        let at = PLANTED
+            .iter()
+            .filter(|p| p.0 == *file)
+            .position(|p| p.1 == *line)
+            .unwrap()
+            + 1;
+        assert!(
+            info.iter().any(|f| f["location"]["path"] == *file
+                && f["location"]["line_start"] == at
+                && f["title"].as_str().unwrap().contains(kind)
+                && f["severity"] == "info"),
+            "no info finding for {kind} at {file}:{at}: {info:#?}"
+        );
+    }
+    assert!(
+        info.iter()
+            .any(|f| f["location"]["path"] == "deploy/id_ed25519")
+    );
+    assert!(
+        info.iter()
+            .any(|f| f["location"]["path"] == "CLAUDE.md" && f["location"]["line_start"] == 1)
+    );
+
+    // What crit printed and saved.
+    assert_clean("stdout", &String::from_utf8_lossy(&out.stdout));
+    assert_clean("stderr", &String::from_utf8_lossy(&out.stderr));
+    let session = result["session_log_path"].as_str().unwrap();
+    for f in ["session.json", "result.json", "transcript.jsonl"] {
+        let text = std::fs::read_to_string(Path::new(session).join(f)).unwrap();
+        assert_clean(f, &text);
+    }
+}
+
+#[test]
+fn every_output_format_is_redacted() {
+    let dir = repo();
+    for format in [
+        "terminal",
+        "markdown",
+        "sarif",
+        "rdjson",
+        "json",
+        "github",
+        "codeclimate",
+        "junit",
+    ] {
+        let server = FakeServer::start_blocking();
+        server.push(Step::reply(answer()));
+        let out = review(dir.path(), &server, format);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.is_empty(), "{format}");
+        assert_clean(format, &text);
+    }
+}
+
+#[test]
+fn the_terminal_never_gets_a_models_escape_sequences() {
+    let dir = repo();
+    for color in ["never", "always"] {
+        let server = FakeServer::start_blocking();
+        server.push(Step::reply(answer()));
+        let out = support::crit(dir.path(), &server, None)
+            .args([
+                "review",
+                "code",
+                "--verify",
+                "off",
+                "--no-cache",
+                "--diff",
+                "main..HEAD",
+                "--color",
+                color,
+                "-v",
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("Credentials committed"), "{text}");
+        assert!(text.contains("<U+202E>reversed"), "{text}");
+        for bad in ["\x1b]", "\x1b[2J", "\x1b[H", "\u{9b}", "\x07"] {
+            assert!(!text.contains(bad), "{color}: {bad:?} in {text:?}");
+        }
+        if color == "never" {
+            assert!(!text.contains('\x1b'), "{text:?}");
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("\x1b]") && !err.contains("\x07"), "{err:?}");
+    }
+}
