@@ -1,15 +1,15 @@
 //! The common flags as explicit backend choices; the precedence rules live in
-//! `crit_review::backend`, shared with library users. Also whose rules apply
-//! to the project (`crit_review::trust`), decided once per command.
+//! `crit_project::backend`, shared with library users. Also whose rules apply
+//! to the project (`crit_project::trust`), decided once per command.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::anyhow;
 use crit_llm::{Env, LlmError, Provider as LlmProvider, Selection, Sourced};
-use crit_review::backend::{self as review_backend, Explicit};
-use crit_review::config::Config;
-use crit_review::trust::ProjectRules;
+use crit_project::backend::{self as review_backend, Explicit};
+use crit_project::config::Config;
+use crit_project::trust::ProjectRules;
 
 use crate::cli::{CommonArgs, Provider};
 use crate::exit::CliError;
@@ -27,7 +27,7 @@ pub fn rules_at(
     rules_from: Option<&str>,
     env: &Env,
 ) -> Result<Arc<ProjectRules>, CliError> {
-    let root = crit_review::paths::project_root(dir);
+    let root = crit_project::paths::project_root(dir);
     // Labels stay short (`./.crit/config.yaml:3`) when crit runs in the root.
     let here = std::env::current_dir()
         .ok()

@@ -244,7 +244,7 @@ fn fail_on(f: FailOnArg) -> FailOn {
 /// `fail_on`, else the default (P0 and P1 block).
 pub fn effective_fail_on(
     common: &CommonArgs,
-    config: &crit_review::config::Config,
+    config: &crit_project::config::Config,
 ) -> Result<FailOn, CliError> {
     if let Some(f) = common.fail_on {
         return Ok(fail_on(f));

@@ -4,7 +4,7 @@
 //! ignored because they are not trusted.
 
 use crit_llm::{Env, SelectionRow};
-use crit_review::trust::{ProjectRules, ci};
+use crit_project::trust::{ProjectRules, ci};
 
 use crate::backend;
 use crate::cli::CommonArgs;

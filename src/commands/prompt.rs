@@ -19,10 +19,10 @@ use std::time::SystemTime;
 use anyhow::anyhow;
 use crit_core::FailOn;
 use crit_llm::Env;
+use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, LoadedConfig};
 use crit_review::claude_code::state::{Pending, SessionState, Subject};
 use crit_review::claude_code::status::LiveStatus;
 use crit_review::prompt::audit::Awaiting;
-use crit_review::prompt::config::{self as prompt_config, ConfigPaths, LoadedConfig};
 use crit_review::prompt::render::{self, BlockStyle};
 use crit_review::prompt::{
     Decision, Outcome, PromptOptions, PromptRequest, PromptReview, Status, audit,
@@ -172,7 +172,7 @@ fn options(
     args: &PromptArgs,
     env: &Env,
     loaded: &LoadedConfig,
-    crit_config: &crit_review::config::Config,
+    crit_config: &crit_project::config::Config,
 ) -> Result<PromptOptions, CliError> {
     let explicit = backend::explicit(common)?;
     let mut opts = prompt_backend::options(&explicit, crit_config, loaded, env, !args.no_cache);
@@ -332,7 +332,7 @@ fn finish_gate(
     }
     let fail_on = match common.fail_on {
         Some(_) => {
-            crate::output::effective_fail_on(common, &crit_review::config::Config::default())?
+            crate::output::effective_fail_on(common, &crit_project::config::Config::default())?
         }
         None => FailOn::default(),
     };

@@ -79,7 +79,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
     // A prompt of the user's is answered as Reldo's are: text on a terminal.
     // crit's own orchestrator answers in findings, shown as every review's are.
-    let users_prompt = !config.builtin_prompt;
+    let users_prompt = config.prompt.is_some();
     let mut crit = Crit::new(config)
         .with_backend(built, selection.request_model())
         .with_max_budget_usd(common.max_budget_usd)

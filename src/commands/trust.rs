@@ -5,7 +5,7 @@
 
 use anyhow::anyhow;
 use crit_llm::Env;
-use crit_review::trust::{self, Gated, TrustStore};
+use crit_project::trust::{self, Gated, TrustStore};
 
 use crate::cli::{CommonArgs, TrustArgs};
 use crate::exit::{CliError, Code};
@@ -14,7 +14,7 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
     let env = Env::from_process();
     let lookup = |k: &str| env.get(k).map(str::to_string);
     let dir = common.cwd.clone().unwrap_or_else(|| ".".into());
-    let root = crit_review::paths::project_root(&dir);
+    let root = crit_project::paths::project_root(&dir);
     let store = TrustStore::standard(&lookup).ok_or_else(|| {
         CliError::usage(anyhow!(
             "there is nowhere to keep the trust store: set HOME or XDG_STATE_HOME"
@@ -33,7 +33,7 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
         );
         return Ok(Code::Ok);
     }
-    let survey = trust::survey(&root);
+    let survey = crit_review::template::trust_survey(&root);
     for problem in &survey.unreadable {
         eprintln!(
             "crit: warning: {problem}; its settings cannot be listed, so they stay untrusted"

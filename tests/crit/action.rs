@@ -7,7 +7,6 @@
 //! release's checksum before installing it, and action.yml parses, uses every
 //! input, and pins third-party actions by commit.
 
-
 use crate::support;
 
 use std::collections::BTreeMap;

@@ -5,7 +5,6 @@
 //! address-space limit where memory is the question) and checks the result,
 //! the message, and the files afterwards.
 
-
 use crate::support;
 
 use std::path::{Path, PathBuf};

@@ -3,7 +3,6 @@
 //! Bitbucket), else the branch's upstream; a shallow clone gets a message
 //! naming the setting to change; `crit config` says where the base came from.
 
-
 use crate::support;
 
 use std::path::Path;

@@ -3,7 +3,6 @@
 //! format escapes anything, so no escaping hides a secret from the redactor),
 //! free of control characters, and still well-formed.
 
-
 use assert_cmd::Command;
 use serde_json::{Value, json};
 

@@ -8,7 +8,6 @@
 //! reason, on a developer machine; under CI (`CI` set) they fail, because CI
 //! installs it.
 
-
 use crate::support;
 
 use std::path::{Path, PathBuf};

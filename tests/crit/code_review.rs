@@ -3,7 +3,6 @@
 //! flags, and a JSON result a pipeline can gate on. A real git repository,
 //! crit-testkit's fake Anthropic server, scripted reviewer programs.
 
-
 use crate::support;
 
 use std::os::unix::fs::PermissionsExt;

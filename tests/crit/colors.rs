@@ -2,7 +2,6 @@
 //! the diagnostics on stderr. `auto` means colour only on a terminal, so a piped
 //! or captured stream never carries escape codes, `NO_COLOR` or not.
 
-
 use crate::support;
 
 use crit_testkit::{FakeServer, Reply, Step};

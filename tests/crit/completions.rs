@@ -2,7 +2,6 @@
 //! crit's commands and flags (new ones included), and man pages groff reads
 //! without a warning.
 
-
 use std::process::Command as Process;
 
 use assert_cmd::Command;

@@ -1,6 +1,5 @@
 //! `crit config` and config files driving backend selection, end to end.
 
-
 use assert_cmd::Command;
 use crit_testkit::{FakeServer, Reply, Step};
 use predicates::prelude::*;

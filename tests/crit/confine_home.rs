@@ -3,7 +3,6 @@
 //! home, so neither the change sent to the model nor any of the reviewer's
 //! tools reaches `~/.ssh` or `~/.git-credentials`.
 
-
 use crate::support;
 
 use crit_testkit::{FakeServer, Reply, Step};

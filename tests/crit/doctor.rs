@@ -1,6 +1,5 @@
 //! `crit doctor` end to end: the binary against crit-testkit's fake servers.
 
-
 use assert_cmd::Command;
 use crit_testkit::{FakeServer, Reply, Step};
 use predicates::prelude::*;

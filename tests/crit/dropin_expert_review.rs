@@ -7,8 +7,6 @@
 //! AUTO-SELECT with no context.yaml (its panel written back), with a panel
 //! that cannot answer being ERROR.
 
-
-
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

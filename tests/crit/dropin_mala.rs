@@ -7,7 +7,6 @@
 //! text and the structured-output tool paths, R5 the timeout from
 //! `agent_sdk_review_timeout`, and the defaults (sonnet, prices).
 
-
 use crate::support;
 
 use std::os::unix::fs::PermissionsExt;

@@ -7,7 +7,6 @@
 //! named as Claude Code names them (stdio and HTTP), and totals with the
 //! sub-agents' tokens.
 
-
 use crate::support;
 
 use std::io::BufRead;

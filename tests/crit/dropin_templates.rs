@@ -6,7 +6,6 @@
 //! `templates_dir`, `--diff` with `--files`, the `--output` modes (a bad one
 //! refused before any model call), and `--compat squadron`.
 
-
 use crate::support;
 
 use std::path::Path;

@@ -5,7 +5,6 @@
 //! variant goes through the binary and checks the printed result, the exit
 //! code, the saved session, and that no temp file is left.
 
-
 use crate::support;
 
 use std::path::Path;

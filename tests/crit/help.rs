@@ -1,7 +1,6 @@
 //! Every subcommand's `--help`, snapshotted: it speaks the user's language (no
 //! internal words) and lists only the options the subcommand uses.
 
-
 use assert_cmd::Command;
 use tempfile::TempDir;
 

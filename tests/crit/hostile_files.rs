@@ -3,7 +3,6 @@
 //! or leaves out what is not a regular file (templates, agent definitions),
 //! instead of reading until memory runs out.
 
-
 use crate::support;
 
 use std::time::Duration;

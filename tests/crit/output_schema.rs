@@ -1,7 +1,6 @@
 //! A caller's `output_schema` is enforced on every answer path: an answer given
 //! as text instead of through the structured-output tool must match it too.
 
-
 use crate::support;
 
 use crit_testkit::{FakeServer, Reply, Step};

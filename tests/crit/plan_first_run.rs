@@ -1,7 +1,6 @@
 //! A first `crit plan` as the README runs it: honest about what it wrote, what
 //! reviewed the plan, and where each edit was.
 
-
 use std::path::Path;
 
 use assert_cmd::Command;

@@ -5,7 +5,6 @@
 //! plan directories are all refused. Each variant checks the exit code or the
 //! hook's decision, and the files afterwards.
 
-
 use crate::support;
 
 use std::fs;

@@ -2,7 +2,6 @@
 //! panel reviews the plan concurrently and all must approve before the
 //! marker is written; AUTO-SELECT picks a panel with a cheap model.
 
-
 use std::path::Path;
 use std::process::Output;
 

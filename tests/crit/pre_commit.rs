@@ -11,7 +11,6 @@
 //! in release mode first (minutes). `root_package_builds_the_same_binary`
 //! checks what `language: rust` relies on.
 
-
 use crate::support;
 
 use std::path::{Path, PathBuf};

@@ -2,7 +2,6 @@
 //! (yes / no / edit)` answered under a pseudo-terminal made by util-linux
 //! `script`, `edit` through a scripted `$EDITOR`.
 
-
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -10,8 +10,6 @@
 //! crit-testkit's fake server, with the scripted answers below, and writes what
 //! the commands print into the README's output block (review the diff).
 
-
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

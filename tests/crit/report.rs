@@ -1,6 +1,5 @@
 //! `crit report` end to end: the binary on saved results in temporary directories.
 
-
 use assert_cmd::Command;
 use crit_core::{Finding, Location, ReviewResult, Severity, Verdict};
 use predicates::prelude::*;

@@ -1,7 +1,6 @@
 //! `crit review` end to end: listing, project templates overriding built-ins,
 //! inputs as flags, prompts printed, and the seed's error cases.
 
-
 use assert_cmd::Command;
 use predicates::prelude::*;
 use tempfile::TempDir;

@@ -1,7 +1,6 @@
 //! `crit review` on the Claude Code CLI backend, end to end: the binary, a real
 //! git repository, and crit-testkit's scripted `claude`.
 
-
 use crate::support;
 
 use std::path::Path;

@@ -1,7 +1,6 @@
 //! Consensus across a panel, end to end: three reviewers on different models
 //! review one change; `--consensus` decides which findings count.
 
-
 use crate::support;
 
 use crit_testkit::{FakeServer, Reply, Step};

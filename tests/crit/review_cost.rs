@@ -7,7 +7,6 @@
 //! minimum. The figures are printed (`--nocapture`) and asserted only in the
 //! direction they must go.
 
-
 use crate::support;
 
 use crit_core::Usage;

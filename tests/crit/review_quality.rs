@@ -6,7 +6,6 @@
 //! files, and a reviewer that could not finish fails the gate. Real git
 //! repositories, crit-testkit's fake Anthropic server.
 
-
 use crate::support;
 
 use std::path::Path;

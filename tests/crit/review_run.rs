@@ -2,7 +2,6 @@
 //! crit-testkit's fake Anthropic server. What crit sends is snapshot-tested;
 //! what comes back is parsed in both contracts.
 
-
 use crate::support;
 
 use std::path::Path;
@@ -257,7 +256,7 @@ fn a_project_template_overrides_the_built_in_and_a_seed_template_runs_unchanged(
     write(
         d,
         ".crit/templates/arch.yaml",
-        include_str!("../../crates/crit-review/tests/fixtures/seed/arch.yaml"),
+        include_str!("../../crates/crit-review/tests/crit-review/fixtures/seed/arch.yaml"),
     );
     let server = FakeServer::start_blocking();
     server.push(Step::reply(Reply::json(

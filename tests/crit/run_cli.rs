@@ -1,6 +1,5 @@
 //! `crit run` and `crit init` end to end: the binary against crit-testkit.
 
-
 use crate::support;
 
 use std::path::Path;

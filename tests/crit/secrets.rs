@@ -4,7 +4,6 @@
 //! secret it could only have from crit's own environment and answers with
 //! control sequences in its titles.
 
-
 use crate::support;
 
 use std::path::Path;

@@ -4,7 +4,6 @@
 //! each shard's prompt holds only its own files, every file in exactly one;
 //! merging is idempotent; a missing shard fails the gate.
 
-
 use crate::support;
 
 use std::collections::BTreeSet;

@@ -6,7 +6,6 @@
 //! error is reported, no temp file stays, the previous file is intact. A tool
 //! input that is not JSON goes back to the model and the review goes on.
 
-
 use crate::support;
 
 use std::path::{Path, PathBuf};

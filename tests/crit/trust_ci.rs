@@ -4,7 +4,6 @@
 //! anywhere, and CI with no base (fail closed). The `crit` binary against
 //! crit-testkit, in real git repositories.
 
-
 use crate::support;
 
 use std::path::{Path, PathBuf};

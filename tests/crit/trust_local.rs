@@ -6,7 +6,6 @@
 //! the model (or a second, "attacker" server) received and what is on disk
 //! afterwards. `crit trust` then allows exactly what it listed.
 
-
 use crate::support;
 
 use std::path::{Path, PathBuf};

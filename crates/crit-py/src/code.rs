@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use crit_core::FailOn;
 use crit_llm::Backend;
+use crit_project::suppress::Suppressions;
 use crit_review::code::{AgentReviewer, CodeReviewRequest, CodeReviewer, CommandReviewer};
 use crit_review::review::ReviewOptions;
-use crit_review::suppress::Suppressions;
 use crit_review::template::Template;
 use pyo3::prelude::*;
 use tokio_util::sync::CancellationToken;
@@ -164,7 +164,7 @@ fn command_allowed(project: &Project) -> PyResult<()> {
     if allowed.entries() != read.entries() {
         return Err(errors::config(format!(
             "not running the command reviewer: it applies {} as the working tree has it, and this project's rules do not allow all of its entries; `crit trust` allows them",
-            crit_review::suppress::SUPPRESSIONS_FILE
+            crit_project::suppress::SUPPRESSIONS_FILE
         )));
     }
     Ok(())

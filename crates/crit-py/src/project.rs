@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use crit_core::FailOn;
 use crit_llm::{Backend, Env, Sourced};
-use crit_review::backend::{self, Explicit};
-use crit_review::config::Config;
+use crit_project::backend::{self, Explicit};
+use crit_project::config::Config;
+use crit_project::trust::ProjectRules;
 use crit_review::review::ReviewOptions;
 use crit_review::template::{Limits, Registry, Template, TemplateDirs};
-use crit_review::trust::ProjectRules;
 use pyo3::prelude::*;
 
 use crate::errors;
@@ -35,7 +35,7 @@ impl Project {
         let cwd = dir
             .canonicalize()
             .map_err(|e| errors::config(format!("{}: {e}", dir.display())))?;
-        let root = crit_review::paths::project_root(&cwd);
+        let root = crit_project::paths::project_root(&cwd);
         let rules = ProjectRules::discover(&root, &env, None).map_err(errors::config)?;
         let (user, _) = Config::standard_paths(rules.root(), env);
         let config = Config::load_project(user.as_deref(), &rules).map_err(errors::config)?;

@@ -7,8 +7,8 @@ use std::time::SystemTime;
 
 use crit_core::FailOn;
 use crit_llm::{Env, Sourced};
-use crit_review::backend::Explicit;
-use crit_review::prompt::config::{self as prompt_config, ConfigPaths};
+use crit_project::backend::Explicit;
+use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths};
 use crit_review::prompt::{PromptOptions, PromptRequest, audit, backend, gate, run};
 use pyo3::prelude::*;
 use tokio_util::sync::CancellationToken;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, Backend, RetryPolicy, Secret};
-use crit_review::prompt::config::{Mode, PromptConfig};
+use crit_project::config::prompt_review::{Mode, PromptConfig};
 use crit_review::prompt::critique::{Critique, Finding, Op, OpKind, Severity, Target};
 use crit_review::prompt::editor::{EditorInput, edit};
 use crit_review::prompt::{PromptOptions, PromptRequest, reviewers};

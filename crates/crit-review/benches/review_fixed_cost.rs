@@ -19,9 +19,9 @@ use crit_llm::{
     Anthropic, AnthropicAuth, AnthropicConfig, Backend, ModelRequest, Recorder, Replay,
     RetryPolicy, Secret,
 };
-use crit_review::context::{self, ContextOptions, UnderReview};
+use crit_project::context::{self, ContextOptions, UnderReview};
+use crit_project::scope::{self, Scope, ScopeOptions};
 use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
-use crit_review::scope::{self, Scope, ScopeOptions};
 use crit_review::template::{Registry, Template};
 use crit_testkit::{FakeServer, Reply, Step};
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -7,25 +7,17 @@
 //! deterministic editor, a diff to approve); Claude Code's hooks, status line
 //! and install (`claude_code`); the history in the audit logs (`stats`).
 
-pub mod agent_defs;
-pub mod backend;
 pub mod claude_code;
 pub mod code;
-pub mod config;
-pub mod context;
 
 pub mod orchestrate;
 pub mod panel;
-pub mod paths;
 pub mod plan_panel;
 pub mod prompt;
 pub mod redaction;
 pub mod review;
-pub mod scope;
 mod sealed;
 pub mod session;
 pub mod starter;
 pub mod stats;
-pub mod suppress;
 pub mod template;
-pub mod trust;

@@ -15,9 +15,9 @@ use crit_core::contract::Contract;
 use crit_llm::Backend;
 use serde_json::{Value, json};
 
-use crate::context::{self, ContextOptions, UnderReview};
 use crate::panel::{self, PanelEnv, Progress, ReviewerPlan};
 use crate::template::{OutputSpec, contract_instructions, render_prompt};
+use crit_project::context::{self, ContextOptions, UnderReview};
 
 const PERSONA: &str = include_str!("../prompts/plan/persona.md");
 const AUTO_SELECT: &str = include_str!("../prompts/plan/auto_select.md");

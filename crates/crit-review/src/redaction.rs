@@ -10,8 +10,8 @@ use crit_agent::redaction::ToolRedaction;
 use crit_core::redact::{Redaction, Redactor};
 use crit_core::{Finding, Location, Severity};
 
-use crate::context::ProjectContext;
-use crate::scope::Change;
+use crit_project::context::ProjectContext;
+use crit_project::scope::Change;
 
 /// The rule id of redaction findings.
 pub const RULE: &str = "crit/secret-redacted";

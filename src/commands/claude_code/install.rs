@@ -40,7 +40,7 @@ fn claude_dir(common: &CommonArgs, scope: &SettingsScope) -> Result<PathBuf, Cli
             .ok_or_else(|| CliError::usage(anyhow!("--user needs HOME to be set")));
     }
     let cwd = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    Ok(crit_review::paths::project_root(&cwd).join(".claude"))
+    Ok(crit_project::paths::project_root(&cwd).join(".claude"))
 }
 
 /// `path` as people should read it: relative to the current directory when

@@ -17,12 +17,12 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crit_llm::Env;
+use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, Mode};
 use crit_review::claude_code::event::{self, HookInput, PromptAction};
 use crit_review::claude_code::prompt_hook;
 use crit_review::claude_code::state::{Pending, SessionState, Subject};
 use crit_review::claude_code::status::LiveStatus;
 use crit_review::prompt::audit::{self, Awaiting};
-use crit_review::prompt::config::{self as prompt_config, ConfigPaths, Mode};
 use crit_review::prompt::{
     FailedBecause, Outcome, PromptRequest, PromptReview, Status, backend as prompt_backend, run,
 };

@@ -15,12 +15,12 @@ use std::time::SystemTime;
 
 use crit_core::{FailOn, ReviewResult};
 use crit_llm::Env;
+use crit_project::scope::{self, Scope, ScopeOptions};
 use crit_review::claude_code::event::HookInput;
 use crit_review::claude_code::state::{SessionState, StopState, Subject};
 use crit_review::claude_code::status::LiveStatus;
 use crit_review::claude_code::stop_gate::{self, Before};
 use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
-use crit_review::scope::{self, Scope, ScopeOptions};
 use crit_review::template::{Registry, TemplateDirs};
 use serde_json::json;
 
@@ -158,7 +158,7 @@ fn review(
     common: &CommonArgs,
     env: &Env,
     dir: &Path,
-    rules: std::sync::Arc<crit_review::trust::ProjectRules>,
+    rules: std::sync::Arc<crit_project::trust::ProjectRules>,
 ) -> Result<(ReviewResult, FailOn), String> {
     let config = backend::load_config(env, &rules).map_err(|e| e.message())?;
     if config

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::anyhow;
 use clap::{Arg, ArgAction, ArgMatches};
 use crit_core::shard::Shard;
-use crit_review::scope::FilterMode;
+use crit_project::scope::FilterMode;
 use crit_review::template::{Builder, PromptSource, Template};
 
 use crate::exit::CliError;

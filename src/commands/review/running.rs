@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 use crit_llm::Env;
-use crit_review::code::mala::{self, MalaConfig, ReviewerType};
+use crit_project::config::Config;
+use crit_project::config::mala::{self, MalaConfig, ReviewerType};
+use crit_project::scope::Scope;
+use crit_project::suppress::Suppressions;
+use crit_project::trust::{ProjectRules, ci};
 use crit_review::code::{CodeReviewRequest, CodeReviewer, CommandReviewer};
-use crit_review::config::Config;
 use crit_review::review::{HunkCache, ReviewOptions, ReviewRequest, run_template_or};
-use crit_review::scope::Scope;
-use crit_review::suppress::Suppressions;
 use crit_review::template::{Limits, Template};
-use crit_review::trust::{ProjectRules, ci};
 
 use super::code_flags::{CodeFlags, is_code};
 use crate::backend;
@@ -41,7 +41,7 @@ pub fn run_review(
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
-    let root = crit_review::paths::project_root(&cwd);
+    let root = crit_project::paths::project_root(&cwd);
     if is_code(template) && no_scope(&given, &code) {
         ci_scope(&rules, &root, &mut given)?;
     }

@@ -18,7 +18,7 @@ use crate::prompt::audit::Awaiting;
 
 /// `$XDG_STATE_HOME/crit/claude-code/sessions`, else under `~/.local/state`.
 pub fn sessions_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crate::paths::user_state_dir(env).map(|d| d.join("claude-code").join("sessions"))
+    crit_project::paths::user_state_dir(env).map(|d| d.join("claude-code").join("sessions"))
 }
 
 /// A file name part for `session_id`.

@@ -49,7 +49,7 @@ pub fn before(
 }
 
 /// The change's fingerprint: its files (status, line counts) and patch.
-pub fn fingerprint(change: &crate::scope::Change) -> String {
+pub fn fingerprint(change: &crit_project::scope::Change) -> String {
     let mut text = String::new();
     for f in &change.files {
         text.push_str(&format!(

@@ -20,9 +20,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::{CodeReviewRequest, CodeReviewer, bad_request, empty_pass};
 use crate::review::Finish;
-use crate::scope::{self, FilterMode, ScopeOptions};
-use crate::suppress::Suppressions;
-use crate::trust::ProjectRules;
+use crit_project::scope::{self, FilterMode, ScopeOptions};
+use crit_project::suppress::Suppressions;
+use crit_project::trust::ProjectRules;
 
 /// Bytes of the program's stdout and stderr kept.
 const STDOUT_CAP: usize = 4 * 1024 * 1024;

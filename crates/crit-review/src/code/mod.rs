@@ -6,7 +6,6 @@
 
 mod agent;
 mod command;
-pub mod mala;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,7 +16,7 @@ use futures_util::future::BoxFuture;
 pub use agent::AgentReviewer;
 pub use command::CommandReviewer;
 
-use crate::scope::{self, Scope};
+use crit_project::scope::{self, Scope};
 
 /// mala's default review timeout (`review.timeout` overrides it).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);

@@ -15,8 +15,6 @@
 //! # Ok(()) }
 //! ```
 
-mod config;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
@@ -27,16 +25,19 @@ use crit_core::{ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
 use crit_llm::{Backend, Env, LlmError};
 use tokio_util::sync::CancellationToken;
 
-pub use config::{
+pub use crit_project::config::reldo::{
     Cwd, DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand,
 };
 
-use crate::context::{self, ContextOptions, UnderReview};
 use crate::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
 use crate::redaction::Removed;
 use crate::session::{self, Session, SessionMeta};
 use crate::template::{OutputSpec, contract_instructions};
 use crit_core::redact::Redactor;
+use crit_project::context::{self, ContextOptions, UnderReview};
+
+/// crit's own orchestrator, for a run whose config gives no prompt.
+const ORCHESTRATOR: &str = include_str!("../../prompts/orchestrator.md");
 
 /// Why a run could not start. Once the orchestrator runs, failures are in the
 /// result (and never pass).
@@ -47,13 +48,13 @@ pub enum RunError {
     #[error(transparent)]
     Backend(#[from] LlmError),
     #[error("configuration: {0}")]
-    Settings(#[from] crate::template::TemplateError),
+    Settings(#[from] crit_project::FileError),
     #[error(transparent)]
     Context(#[from] context::ContextError),
     #[error(transparent)]
     Session(#[from] session::SessionError),
     #[error(transparent)]
-    AgentDefs(#[from] crate::agent_defs::AgentDefError),
+    AgentDefs(#[from] crit_project::agent_defs::AgentDefError),
     #[error("the output contract: {0}")]
     Contract(String),
 }
@@ -65,7 +66,7 @@ pub struct Crit {
     hooks: Hooks,
     progress: Option<Arc<dyn Progress>>,
     cancel: CancellationToken,
-    env: crate::paths::EnvLookup,
+    env: crit_project::paths::EnvLookup,
     verbose: bool,
     max_budget_usd: Option<f64>,
 }
@@ -139,7 +140,7 @@ impl Crit {
     }
 
     /// Environment lookups (`XDG_*`, `HOME`, `CRIT_*`); tests pass their own.
-    pub fn with_env(mut self, env: crate::paths::EnvLookup) -> Self {
+    pub fn with_env(mut self, env: crit_project::paths::EnvLookup) -> Self {
         self.env = env;
         self
     }
@@ -167,7 +168,7 @@ impl Crit {
         let started = Instant::now();
         let now = SystemTime::now();
         let cfg = &self.config;
-        let root = crate::paths::project_root(&cfg.cwd);
+        let root = crit_project::paths::project_root(&cfg.cwd);
         let (backend, default_model) = match &self.backend {
             Some((b, m)) => (b.clone(), m.clone()),
             None => self.select_backend(&root)?,
@@ -248,9 +249,10 @@ impl Crit {
 
     fn select_backend(&self, root: &Path) -> Result<(Backend, String), RunError> {
         let env_fn = self.env.clone();
-        let (user, project) = crate::config::Config::standard_paths(root, |k| env_fn(k));
-        let file = crate::config::Config::load(user.as_deref(), Some(&project))?;
-        let selection = crate::backend::select(&Default::default(), &file, &Env::from_process())?;
+        let (user, project) = crit_project::config::Config::standard_paths(root, |k| env_fn(k));
+        let file = crit_project::config::Config::load(user.as_deref(), Some(&project))?;
+        let selection =
+            crit_project::backend::select(&Default::default(), &file, &Env::from_process())?;
         let model = selection.request_model();
         Ok((selection.build()?, model))
     }
@@ -266,13 +268,13 @@ impl Crit {
         let cfg = &self.config;
         let output = match &cfg.output_schema {
             Some(s) => OutputSpec::Schema(s.clone()),
-            None if cfg.builtin_prompt => OutputSpec::Contract(Contract::FindingsJson),
+            None if cfg.prompt.is_none() => OutputSpec::Contract(Contract::FindingsJson),
             // Reldo sends the user's prompt as written and returns the text.
             None => OutputSpec::Contract(Contract::StatusLine),
         };
         let contract = contract_instructions(&output).map_err(RunError::Contract)?;
         let mut agents: Vec<SubAgentDef> = cfg.agents.clone();
-        for def in crate::agent_defs::load_dir(&root.join(".claude").join("agents"))? {
+        for def in crit_project::agent_defs::load_dir(&root.join(".claude").join("agents"))? {
             if !agents.iter().any(|a| a.name == def.name) {
                 agents.push(def.into_sub_agent());
             }
@@ -280,7 +282,10 @@ impl Crit {
         Ok(ReviewerPlan {
             name: "orchestrator".into(),
             model: cfg.model.clone().unwrap_or(default_model),
-            system: crate::template::with_contract(&cfg.prompt, &contract),
+            system: crate::template::with_contract(
+                cfg.prompt.as_deref().unwrap_or(ORCHESTRATOR),
+                &contract,
+            ),
             user: prompt.to_string(),
             shared: None,
             tools: cfg.allowed_tools.clone(),
@@ -412,4 +417,12 @@ fn answer_verdict(answer: &str) -> Verdict {
                 .filter(|v| *v != Verdict::Unknown)
         })
         .unwrap_or(Verdict::Unknown)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_orchestrator_prompt() {
+        insta::assert_snapshot!("orchestrator_prompt", super::ORCHESTRATOR);
+    }
 }

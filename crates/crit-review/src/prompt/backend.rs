@@ -15,10 +15,10 @@
 
 use crit_llm::{Env, LlmError, Provider, Selection, Sourced};
 
-use super::config::{LoadedConfig, Mode};
 use super::run::PromptOptions;
-use crate::backend::{self as crit_backend, Explicit};
-use crate::config::Config;
+use crit_project::backend::{self as crit_backend, Explicit};
+use crit_project::config::Config;
+use crit_project::config::prompt_review::{LoadedConfig, Mode};
 
 /// The backend chosen, its mode, and the models.
 #[derive(Debug, Clone)]

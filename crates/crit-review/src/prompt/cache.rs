@@ -22,7 +22,7 @@ pub const TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
 /// `$XDG_CACHE_HOME/crit/prompt-review`, else `~/.cache/crit/prompt-review`.
 pub fn default_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crate::paths::user_cache_dir(env).map(|d| d.join("prompt-review"))
+    crit_project::paths::user_cache_dir(env).map(|d| d.join("prompt-review"))
 }
 
 /// The cache key of a review: the prompt, the context block and everything

@@ -11,10 +11,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::config::ContextConfig;
 use super::stack;
-use crate::context::walk::{Read, read_confined};
-use crate::context::{self as conventions, ContextOptions, UnderReview};
+use crit_project::config::prompt_review::ContextConfig;
+use crit_project::context::walk::{Read, read_confined};
+use crit_project::context::{self as conventions, ContextOptions, UnderReview};
 
 /// Entries the structure listing shows at most.
 const MAX_LISTED: usize = 200;

@@ -17,8 +17,6 @@
 pub mod audit;
 pub mod backend;
 pub mod cache;
-pub mod config;
-mod config_check;
 pub mod context;
 pub mod critique;
 pub mod editor;

@@ -111,7 +111,7 @@ pub(super) async fn rephrase(
     };
     review.usage += run.outcome.usage;
     review.api_price_usd += run.outcome.cost_usd.unwrap_or(0.0);
-    if opts.mode == super::config::Mode::Api {
+    if opts.mode == crit_project::config::prompt_review::Mode::Api {
         review.cost_usd += run.outcome.cost_usd.unwrap_or(0.0);
     }
     let text = run

@@ -5,9 +5,9 @@
 
 pub use super::markdown::markdown;
 
-use super::config::Mode;
 use super::editor::{Applied, Change, Disagreement};
 use super::result::{PromptReview, ReviewerState, Status};
+use crit_project::config::prompt_review::Mode;
 
 /// How the block is drawn.
 #[derive(Debug, Clone, Copy)]

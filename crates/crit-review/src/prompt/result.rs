@@ -5,9 +5,9 @@
 use crit_core::{Finding, Location, Usage};
 use serde::{Deserialize, Serialize};
 
-use super::config::{EditorMode, Mode};
 use super::critique::{Critique, Severity};
 use super::editor::{Applied, Conflict, Deduplicated, Disagreement, Dropped};
+use crit_project::config::prompt_review::{EditorMode, Mode};
 
 /// Version of the prompt review JSON document.
 pub const PROMPT_REVIEW_SCHEMA_VERSION: u32 = 1;

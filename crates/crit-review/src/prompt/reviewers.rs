@@ -9,11 +9,11 @@
 
 use std::time::Duration;
 
-use super::config::ReviewerConfig;
 use super::critique::{self, OpKind, Rules, Severity};
 use crate::panel::ReviewerPlan;
 use crate::template::{OutputSpec, contract_instructions, render_prompt};
 use crit_agent::RunLimits;
+use crit_project::config::prompt_review::ReviewerConfig;
 
 const FRAME: &str = include_str!("../../prompts/prompt_review/reviewer.md");
 

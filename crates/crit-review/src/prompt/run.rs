@@ -10,7 +10,6 @@ use crit_core::Usage;
 use crit_llm::Backend;
 use tokio_util::sync::CancellationToken;
 
-use super::config::{EditorMode, Mode, PromptConfig};
 use super::context::{self, ProjectContext};
 use super::critique;
 use super::editor::{self, Edit, EditorInput};
@@ -21,6 +20,7 @@ use super::result::{
 use super::reviewers::{self, Reviewer};
 use super::{cache, hash, model_editor, render, triggers};
 use crate::panel::{self, PanelEnv, Progress, ReviewerPlan, ReviewerRun};
+use crit_project::config::prompt_review::{EditorMode, Mode, PromptConfig};
 
 /// After the deadline, this long for the panel to hand back what it has.
 const GRACE: Duration = Duration::from_millis(750);

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::context::walk::{Read, read_confined};
+use crit_project::context::walk::{Read, read_confined};
 
 /// What the manifests say.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -16,8 +16,8 @@
 use globset::Glob;
 use serde::{Deserialize, Serialize};
 
-use super::config::{PromptConfig, Triggers};
 use super::context::ProjectContext;
+use crit_project::config::prompt_review::{PromptConfig, Triggers};
 
 /// Whether one reviewer takes part, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@
 use crit_core::{Coverage, FileCoverage, LeftOut, LeftOutCause};
 
 use super::work::Work;
-use crate::scope::Change;
+use crit_project::scope::Change;
 
 /// How one part of the work went.
 #[derive(Debug, Clone, Default)]

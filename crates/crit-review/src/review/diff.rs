@@ -14,8 +14,8 @@ use super::coverage::{self, PartOutcome};
 use super::work::{self, Work};
 use super::{Job, ReviewError, hunk_cache, parts, plan, post};
 use crate::panel::{self, FollowUp, ReviewerRun};
-use crate::scope::Change;
 use crate::template::PREAMBLE;
+use crit_project::scope::Change;
 
 pub(super) async fn review(
     job: &Job<'_>,

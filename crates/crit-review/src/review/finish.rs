@@ -7,8 +7,8 @@ use std::time::SystemTime;
 
 use crit_core::{Dismissed, FailOn, Finding, ReviewResult, ReviewerStatus, Severity, Verdict};
 
-use crate::scope::{Change, FilterMode};
-use crate::suppress::Suppressions;
+use crit_project::scope::{Change, FilterMode};
+use crit_project::suppress::Suppressions;
 
 /// The steps after the panel, in order.
 #[derive(Debug)]

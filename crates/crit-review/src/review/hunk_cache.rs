@@ -20,7 +20,7 @@ use crit_core::Finding;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::scope::units::HunkText;
+use crit_project::scope::units::HunkText;
 
 const MAGIC: &[u8; 8] = b"CRITHNK1";
 /// Entries older than this are misses.
@@ -53,7 +53,7 @@ impl HunkCache {
 
     /// The user's cache: `$XDG_CACHE_HOME/crit/hunks`, else `~/.cache/crit/hunks`.
     pub fn at_default(env: &dyn Fn(&str) -> Option<String>) -> Option<Self> {
-        crate::paths::user_cache_dir(env).map(|d| HunkCache::new(d.join("hunks")))
+        crit_project::paths::user_cache_dir(env).map(|d| HunkCache::new(d.join("hunks")))
     }
 
     /// The findings stored for `key`, when a fresh entry opens with `text`.
@@ -162,7 +162,7 @@ mod tests {
 
     fn hunk(text: &str) -> HunkText {
         HunkText {
-            hunk: crate::scope::Hunk {
+            hunk: crit_project::scope::Hunk {
                 old_start: 1,
                 old_lines: 1,
                 new_start: 1,

@@ -28,14 +28,14 @@ use crit_llm::Backend;
 use minijinja::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{self, ContextOptions, UnderReview};
 use crate::panel::{self, FollowUp, PanelEnv, Progress, SharedTranscript};
 use crate::redaction::{self, Removed};
-use crate::scope::{self, Change, FilterMode, Scope, ScopeOptions};
 use crate::session::{self, Session, SessionMeta};
-use crate::suppress::Suppressions;
 use crate::template::{Builder, Limits, Origin, PromptSource, Template, TemplateError};
-use crate::trust::{self, Gated, ProjectRules};
+use crit_project::context::{self, ContextOptions, UnderReview};
+use crit_project::scope::{self, Change, FilterMode, Scope, ScopeOptions};
+use crit_project::suppress::Suppressions;
+use crit_project::trust::{self, Gated, ProjectRules};
 
 pub use finish::Finish;
 pub use hunk_cache::HunkCache;
@@ -80,7 +80,7 @@ pub struct ReviewOptions {
     /// The effective configuration, for `session.json` (secrets are removed).
     pub config_snapshot: serde_json::Value,
     /// Environment lookups for the audit log's location (`XDG_STATE_HOME`, `HOME`).
-    pub env: crate::paths::EnvLookup,
+    pub env: crit_project::paths::EnvLookup,
     pub hooks: Hooks,
     /// Whose rules judge the change (suppressions, a project template's
     /// hooks). `None`: found from `env` as the CLI does (the trust store; in
@@ -170,7 +170,7 @@ pub enum ReviewError {
     #[error(transparent)]
     Context(#[from] context::ContextError),
     #[error(transparent)]
-    Suppressions(#[from] crate::suppress::SuppressError),
+    Suppressions(#[from] crit_project::suppress::SuppressError),
     #[error(transparent)]
     Session(#[from] session::SessionError),
     #[error("cannot read the context file {}: {source}", path.display())]

@@ -7,7 +7,7 @@
 use crit_core::screen::{self, Hit, HitKind};
 use crit_core::{Finding, Location, Severity};
 
-use crate::scope::units::HunkText;
+use crit_project::scope::units::HunkText;
 
 /// Rule ids of screening findings.
 pub const HIDDEN_RULE: &str = "crit/hidden-text";
@@ -142,7 +142,7 @@ mod tests {
     use super::*;
     fn hunk(text: &str) -> HunkText {
         HunkText {
-            hunk: crate::scope::parse_hunk_header(text.lines().next().unwrap()).unwrap(),
+            hunk: crit_project::scope::parse_hunk_header(text.lines().next().unwrap()).unwrap(),
             text: text.to_string(),
         }
     }

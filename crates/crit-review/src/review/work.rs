@@ -10,9 +10,9 @@ use crit_core::{Finding, Location};
 
 use super::hunk_cache::{self, HunkCache, Stored};
 use super::screening::{self, Screened};
-use crate::scope::chunk::{self, Piece};
-use crate::scope::units::{self, HunkText};
-use crate::scope::{Change, ChangedFile};
+use crit_project::scope::chunk::{self, Piece};
+use crit_project::scope::units::{self, HunkText};
+use crit_project::scope::{Change, ChangedFile};
 
 /// How big a part may be, and how many there may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,7 @@ pub(super) fn plan(
             work.units.push(Unit {
                 file,
                 hunk: HunkText {
-                    hunk: crate::scope::Hunk {
+                    hunk: crit_project::scope::Hunk {
                         old_start: 0,
                         old_lines: 0,
                         new_start: 0,

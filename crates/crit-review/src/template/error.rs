@@ -53,44 +53,37 @@ pub enum TemplateError {
     Render { template: String, message: String },
     /// A project file could not be read where the project's rules come from.
     #[error(transparent)]
-    Rules(#[from] crate::trust::TrustError),
+    Rules(#[from] crit_project::trust::TrustError),
 }
 
-impl TemplateError {
-    /// A YAML error at its line and column. The library's message may carry a
-    /// rendered snippet; only its first line is kept, so errors stay one line.
-    pub(crate) fn from_yaml(file: &str, e: &serde_saphyr::Error) -> Self {
-        let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-        let full = e.to_string();
-        let message = full
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("invalid YAML")
-            .trim();
-        TemplateError::at(file, line, column, strip_position(message))
-    }
-
-    pub(crate) fn at(file: &str, line: u64, column: u64, message: impl Into<String>) -> Self {
-        TemplateError::Invalid {
-            file: file.to_string(),
-            line: line.max(1),
-            column: column.max(1),
-            message: message.into(),
+impl From<crit_project::FileError> for TemplateError {
+    fn from(e: crit_project::FileError) -> Self {
+        use crit_project::FileError;
+        match e {
+            FileError::Invalid {
+                file,
+                line,
+                column,
+                message,
+            } => TemplateError::Invalid {
+                file,
+                line,
+                column,
+                message,
+            },
+            FileError::Io { path, source } => TemplateError::Io { path, source },
+            FileError::Rules(r) => TemplateError::Rules(r),
         }
     }
 }
 
-/// serde-saphyr writes `error: line 5 column 5: unknown field …`; the position
-/// is already in `file:line:column`, so only the message is kept.
-fn strip_position(message: &str) -> &str {
-    let m = message
-        .strip_prefix("error:")
-        .map_or(message, str::trim_start);
-    match m.strip_prefix("line ") {
-        Some(rest) => rest
-            .split_once(": ")
-            .filter(|(pos, _)| pos.contains("column"))
-            .map_or(m, |(_, msg)| msg),
-        None => m,
+impl TemplateError {
+    /// A YAML error at its line and column, as every settings file reports it.
+    pub(crate) fn from_yaml(file: &str, e: &serde_saphyr::Error) -> Self {
+        crit_project::FileError::from_yaml(file, e).into()
+    }
+
+    pub(crate) fn at(file: &str, line: u64, column: u64, message: impl Into<String>) -> Self {
+        crit_project::FileError::at(file, line, column, message).into()
     }
 }

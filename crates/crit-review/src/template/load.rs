@@ -12,8 +12,7 @@ use super::{
     TemplateError, Trigger,
 };
 
-/// The tools a template may allow. MCP tools are named `mcp__server__tool`.
-pub const KNOWN_TOOLS: [&str; 6] = ["Read", "Glob", "Grep", "Bash", "Task", "TodoWrite"];
+pub use crit_project::config::KNOWN_TOOLS;
 const WRITING_TOOLS: [&str; 5] = ["Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch"];
 const PERMISSION_MODES: [&str; 6] = [
     "default",

@@ -25,7 +25,7 @@ pub(crate) use prompt::render_prompt;
 pub use prompt::{
     Inputs, PREAMBLE, PromptParts, contract_instructions, prompt_sources, with_contract,
 };
-pub use registry::{Broken, PROJECT_DIRS, Registry, TemplateDirs};
+pub use registry::{Broken, PROJECT_DIRS, Registry, TemplateDirs, trust_survey};
 
 /// Where a template came from. Later origins override earlier ones by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

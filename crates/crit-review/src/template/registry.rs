@@ -4,7 +4,7 @@
 //! keeps them; `.crit/templates`; a project `templates_dir`); a later one
 //! replaces an earlier one of the same name. A project template's `hooks` run
 //! commands, so they are honoured only as the project's rules allow
-//! ([`crate::trust`]); without them the template still loads and runs.
+//! ([`crit_project::trust`]); without them the template still loads and runs.
 //!
 //! A template file that does not load is kept as broken under its name: it
 //! fails when it is used (naming file, line and column), `review list` shows
@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Origin, Template, TemplateError, parse_template};
-use crate::trust::{Gated, ProjectRules, Source};
+use crit_project::trust::{Gated, ProjectRules, Source};
 
 /// Where a project's templates live, from its root, later ones winning.
 pub const PROJECT_DIRS: [&str; 2] = [".orchestration/templates", ".crit/templates"];
@@ -46,7 +46,7 @@ impl TemplateDirs {
     /// The standard locations for a project root, reading `XDG_CONFIG_HOME` and
     /// `HOME` through `env` (injected, so tests stay hermetic).
     pub fn standard(project_root: &Path, env: impl Fn(&str) -> Option<String>) -> Self {
-        let config = crate::paths::user_config_dir(env);
+        let config = crit_project::paths::user_config_dir(env);
         TemplateDirs {
             user: config.map(|c| c.join("templates")),
             project: Some(project_root.join(".crit").join("templates")),
@@ -272,4 +272,22 @@ fn load_dir(dir: &Path, origin: Origin) -> Result<Vec<Loaded>, TemplateError> {
                 .map_err(|e| broken(&text, &path, origin, &e))
         })
         .collect())
+}
+
+/// What `crit trust` is about to trust: every exec-capable setting of the
+/// project at `root`, its review templates included.
+pub fn trust_survey(root: &Path) -> crit_project::trust::Survey {
+    crit_project::trust::survey_with(root, &|rules, config| {
+        let mut dirs = TemplateDirs::default();
+        dirs.project_extra.extend(
+            config
+                .project_templates_dir
+                .as_ref()
+                .map(|d| d.value.clone()),
+        );
+        match Registry::load_with(&dirs, rules) {
+            Ok(reg) => reg.broken().map(|b| b.error.clone()).collect(),
+            Err(e) => vec![e.to_string()],
+        }
+    })
 }

@@ -1,0 +1,395 @@
+//! `.crit/config.yaml` (project) and `$XDG_CONFIG_HOME/crit/config.yaml` (user):
+//! backend, model, limits and reviewer settings, each remembered with the file
+//! and line it came from. Project values override user values; flags and `CRIT_*`
+//! environment variables override both (the caller applies those).
+//!
+//! A project file's exec-capable settings are honoured only when its rules
+//! allow them ([`crate::trust`]): `base_url` (where the API key goes),
+//! `reviewer: command` and `command` (a program crit runs), `cassettes` and
+//! `provider: replay` (recorded answers instead of a model), and a `fail_on`
+//! laxer than the default (`p0`, `never`). The rest (model, limits, a stricter
+//! gate) is honoured from the project as is.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::error::FileError;
+use crate::trust::{Gated, ProjectRules};
+
+pub mod mala;
+pub mod prompt_review;
+pub mod reldo;
+
+/// The tools a reviewer may be given (templates, Reldo's agents). MCP tools
+/// are named `mcp__server__tool`.
+pub const KNOWN_TOOLS: [&str; 6] = ["Read", "Glob", "Grep", "Bash", "Task", "TodoWrite"];
+
+/// The project file, from the project root.
+pub const PROJECT_FILE: &str = ".crit/config.yaml";
+
+/// A value and where it was set (`.crit/config.yaml:3`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting<T> {
+    pub value: T,
+    pub source: String,
+}
+
+/// The merged configuration.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    pub provider: Option<Setting<String>>,
+    pub model: Option<Setting<String>>,
+    pub base_url: Option<Setting<String>>,
+    pub cassettes: Option<Setting<PathBuf>>,
+    /// `agent` (default) or `command`.
+    pub reviewer: Option<Setting<String>>,
+    /// The external reviewer's command line, for `reviewer: command`.
+    pub command: Option<Setting<Vec<String>>>,
+    /// Review timeout in seconds (`timeout` or `review.timeout`).
+    pub timeout: Option<Setting<u64>>,
+    pub fail_on: Option<Setting<String>>,
+    pub max_turns: Option<Setting<u32>>,
+    pub max_budget_usd: Option<Setting<f64>>,
+    /// A directory of more review templates (the review templates' tool's
+    /// "configured directory"), from the user's file: anywhere.
+    pub templates_dir: Option<Setting<PathBuf>>,
+    /// The project file's `templates_dir`, from the project root (never
+    /// outside the project).
+    pub project_templates_dir: Option<Setting<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    provider: Option<Spanned<String>>,
+    model: Option<Spanned<String>>,
+    base_url: Option<Spanned<String>>,
+    cassettes: Option<Spanned<String>>,
+    reviewer: Option<Spanned<String>>,
+    command: Option<Spanned<Vec<String>>>,
+    timeout: Option<Spanned<u64>>,
+    fail_on: Option<Spanned<String>>,
+    max_turns: Option<Spanned<u32>>,
+    max_budget_usd: Option<Spanned<f64>>,
+    templates_dir: Option<Spanned<String>>,
+    review: Option<RawReview>,
+}
+
+/// mala's reviewer spells the timeout `review.timeout`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReview {
+    timeout: Option<Spanned<u64>>,
+    reviewer: Option<Spanned<String>>,
+    command: Option<Spanned<Vec<String>>>,
+    model: Option<Spanned<String>>,
+}
+
+const PROVIDERS: [&str; 5] = ["anthropic", "openai", "claude-code", "command", "replay"];
+const REVIEWERS: [&str; 2] = ["agent", "command"];
+const FAIL_ON: [&str; 6] = ["p0", "p1", "p2", "p3", "concerns", "never"];
+
+impl Config {
+    /// The user file, then the project file over it, read from disk. Missing
+    /// files are fine; a malformed one is an error naming file, line and
+    /// column. Nothing exec-capable is honoured from `project`: a caller that
+    /// knows whose rules apply uses [`Config::load_project`].
+    pub fn load(user: Option<&Path>, project: Option<&Path>) -> Result<Config, FileError> {
+        let mut config = Config::load_user(user)?;
+        if let Some(path) = project
+            && let Some(text) = read(path)?
+        {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let rules = ProjectRules::untrusted(
+                dir,
+                "a project's settings that run programs, move credentials or relax the gate need `Config::load_project` and the project's trust",
+            );
+            let file = path.display().to_string();
+            config.overlay(
+                Config::parse(&text, &file)?
+                    .gated(&rules, &file)
+                    .in_project(),
+            );
+        }
+        Ok(config)
+    }
+
+    /// The user file, then the project's `.crit/config.yaml` from wherever
+    /// `rules` read the project (the working tree, or the base revision in
+    /// CI), with its exec-capable settings honoured only as `rules` allow.
+    pub fn load_project(user: Option<&Path>, rules: &ProjectRules) -> Result<Config, FileError> {
+        let mut config = Config::load_user(user)?;
+        if let Some(file) = rules.read(PROJECT_FILE)? {
+            config.overlay(
+                Config::parse(&file.text, &file.label)?
+                    .gated(rules, PROJECT_FILE)
+                    .in_project(),
+            );
+        }
+        Ok(config)
+    }
+
+    fn load_user(user: Option<&Path>) -> Result<Config, FileError> {
+        match user {
+            Some(path) => match read(path)? {
+                Some(text) => Config::parse(&text, &path.display().to_string()),
+                None => Ok(Config::default()),
+            },
+            None => Ok(Config::default()),
+        }
+    }
+
+    /// This (project) config without the exec-capable settings `rules` do
+    /// not allow; `file` is its path from the project root.
+    fn gated(mut self, rules: &ProjectRules, file: &str) -> Config {
+        fn ask<T>(
+            slot: &mut Option<Setting<T>>,
+            rules: &ProjectRules,
+            file: &str,
+            key: &str,
+            gated: impl Fn(&T) -> Option<String>,
+        ) {
+            let Some(s) = slot.as_ref() else { return };
+            let Some(value) = gated(&s.value) else { return };
+            if !rules.allow(Gated::new(file, line_of(&s.source), key, value)) {
+                *slot = None;
+            }
+        }
+        let always = |v: &String| Some(v.clone());
+        ask(&mut self.base_url, rules, file, "base_url", always);
+        ask(&mut self.reviewer, rules, file, "reviewer", |v| {
+            (v == "command").then(|| v.clone())
+        });
+        ask(&mut self.command, rules, file, "command", |v| {
+            Some(serde_json::to_string(v).unwrap_or_default())
+        });
+        ask(&mut self.cassettes, rules, file, "cassettes", |v| {
+            Some(v.display().to_string())
+        });
+        ask(&mut self.provider, rules, file, "provider", |v| {
+            (v == "replay").then(|| v.clone())
+        });
+        ask(&mut self.fail_on, rules, file, "fail_on", |v| {
+            matches!(v.as_str(), "p0" | "never").then(|| v.clone())
+        });
+        self
+    }
+
+    /// A project file's `templates_dir` is the project's (from its root).
+    fn in_project(mut self) -> Config {
+        self.project_templates_dir = self.templates_dir.take().map(|s| Setting {
+            value: s.value.to_string_lossy().into_owned(),
+            source: s.source,
+        });
+        self
+    }
+
+    /// The standard locations: `$XDG_CONFIG_HOME/crit/config.yaml` (or
+    /// `~/.config/…`) and `<project>/.crit/config.yaml`.
+    pub fn standard_paths(
+        project_root: &Path,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> (Option<PathBuf>, PathBuf) {
+        let user = crate::paths::user_config_dir(env).map(|c| c.join("config.yaml"));
+        (user, project_root.join(".crit").join("config.yaml"))
+    }
+
+    /// Parse one file; `file` names it in errors and provenance.
+    pub fn parse(text: &str, file: &str) -> Result<Config, FileError> {
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        let raw: RawConfig =
+            serde_saphyr::from_str(text).map_err(|e| FileError::from_yaml(file, &e))?;
+        let at = |s: &Spanned<String>,
+                  allowed: &[&str],
+                  what: &str|
+         -> Result<Setting<String>, FileError> {
+            if allowed.contains(&s.value.as_str()) {
+                Ok(setting(file, s, s.value.clone()))
+            } else {
+                Err(FileError::at(
+                    file,
+                    s.referenced.line(),
+                    s.referenced.column(),
+                    format!(
+                        "unknown {what} `{}`; expected one of {}",
+                        s.value,
+                        allowed.join(", ")
+                    ),
+                ))
+            }
+        };
+        let review = raw.review.unwrap_or_default();
+        let command = raw.command.or(review.command);
+        if let Some(c) = &command
+            && c.value.is_empty()
+        {
+            return Err(FileError::at(
+                file,
+                c.referenced.line(),
+                c.referenced.column(),
+                "command must name a program, e.g. [review-gate, --json]",
+            ));
+        }
+        Ok(Config {
+            provider: raw
+                .provider
+                .as_ref()
+                .map(|s| at(s, &PROVIDERS, "provider"))
+                .transpose()?,
+            model: raw
+                .model
+                .or(review.model)
+                .map(|s| setting(file, &s, s.value.clone())),
+            base_url: raw.base_url.map(|s| setting(file, &s, s.value.clone())),
+            cassettes: raw
+                .cassettes
+                .map(|s| setting(file, &s, PathBuf::from(&s.value))),
+            reviewer: raw
+                .reviewer
+                .or(review.reviewer)
+                .as_ref()
+                .map(|s| at(s, &REVIEWERS, "reviewer"))
+                .transpose()?,
+            command: command.map(|s| setting(file, &s, s.value.clone())),
+            timeout: raw
+                .timeout
+                .or(review.timeout)
+                .map(|s| setting(file, &s, s.value)),
+            fail_on: raw
+                .fail_on
+                .as_ref()
+                .map(|s| at(s, &FAIL_ON, "fail_on"))
+                .transpose()?,
+            max_turns: raw.max_turns.map(|s| setting(file, &s, s.value)),
+            max_budget_usd: raw.max_budget_usd.map(|s| setting(file, &s, s.value)),
+            templates_dir: raw
+                .templates_dir
+                .map(|s| setting(file, &s, PathBuf::from(&s.value))),
+            project_templates_dir: None,
+        })
+    }
+
+    /// Values set in `later` replace these.
+    fn overlay(&mut self, later: Config) {
+        macro_rules! take {
+            ($($f:ident),*) => { $( if later.$f.is_some() { self.$f = later.$f; } )* };
+        }
+        take!(
+            provider,
+            model,
+            base_url,
+            cassettes,
+            reviewer,
+            command,
+            timeout,
+            fail_on,
+            max_turns,
+            max_budget_usd,
+            templates_dir,
+            project_templates_dir
+        );
+    }
+}
+
+fn read(path: &Path) -> Result<Option<String>, FileError> {
+    match crit_core::files::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(FileError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The line of a `file:line` provenance label.
+fn line_of(source: &str) -> u64 {
+    source
+        .rsplit_once(':')
+        .and_then(|(_, l)| l.parse().ok())
+        .unwrap_or(0)
+}
+
+fn setting<S, T>(file: &str, at: &Spanned<S>, value: T) -> Setting<T> {
+    Setting {
+        value,
+        source: format!("{file}:{}", at.referenced.line()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_with_provenance_and_seed_spelling() {
+        let c = Config::parse("provider: anthropic\nmodel: sonnet\nreview:\n  timeout: 300\nreviewer: command\ncommand: [review-gate, --json]\n", "c.yaml").unwrap();
+        assert_eq!(
+            c.provider,
+            Some(Setting {
+                value: "anthropic".into(),
+                source: "c.yaml:1".into()
+            })
+        );
+        assert_eq!(
+            c.timeout,
+            Some(Setting {
+                value: 300,
+                source: "c.yaml:4".into()
+            })
+        );
+        assert_eq!(c.command.unwrap().value, ["review-gate", "--json"]);
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        assert_eq!(
+            Config::parse("provider: gemini\n", "c.yaml")
+                .unwrap_err()
+                .to_string(),
+            "c.yaml:1:11: unknown provider `gemini`; expected one of anthropic, openai, claude-code, command, replay"
+        );
+        let e = Config::parse("model: x\nmodle: y\n", "c.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c.yaml:2:1: ") && e.contains("modle"), "{e}");
+        assert!(
+            Config::parse("timeout: soon\n", "c.yaml")
+                .unwrap_err()
+                .to_string()
+                .starts_with("c.yaml:1:")
+        );
+        assert_eq!(
+            Config::parse("command: []\n", "c.yaml")
+                .unwrap_err()
+                .to_string(),
+            "c.yaml:1:10: command must name a program, e.g. [review-gate, --json]"
+        );
+    }
+
+    #[test]
+    fn project_overrides_user() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.yaml");
+        let project = dir.path().join("project.yaml");
+        std::fs::write(
+            &user,
+            "provider: openai\nmodel: qwen3:8b\nbase_url: http://localhost:11434/v1\n",
+        )
+        .unwrap();
+        std::fs::write(&project, "model: llama3\n").unwrap();
+        let c = Config::load(Some(&user), Some(&project)).unwrap();
+        assert_eq!(c.provider.unwrap().value, "openai");
+        let model = c.model.unwrap();
+        assert_eq!(model.value, "llama3");
+        assert!(model.source.ends_with("project.yaml:1"));
+        assert_eq!(
+            Config::load(Some(&dir.path().join("missing.yaml")), None).unwrap(),
+            Config::default()
+        );
+    }
+}

@@ -1,0 +1,19 @@
+//! Which project, whose rules, which settings: the project a review runs in
+//! (its root and repository), whose rules judge the change (`trust`: the
+//! working tree as the user trusted it, or in CI the base revision), the
+//! config files crit reads (`config`: crit's own, mala.yaml, Reldo's, the
+//! prompt-review plugin's), the backend they choose, the change under review
+//! (`scope`), the project's conventions (`context`), suppressions, and
+//! reviewers defined in `.claude/agents`. Every front end gets these here.
+
+pub mod agent_defs;
+pub mod backend;
+pub mod config;
+pub mod context;
+pub mod error;
+pub mod paths;
+pub mod scope;
+pub mod suppress;
+pub mod trust;
+
+pub use error::FileError;

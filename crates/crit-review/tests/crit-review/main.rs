@@ -1,0 +1,23 @@
+//! crit-review's tests: review kinds run against crit-testkit's fake model
+//! servers on real temporary repositories.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod prompt_support;
+mod scope_support;
+mod support_code;
+
+mod cli_schema;
+mod code_reviewer;
+mod orchestrate;
+mod panel;
+mod prompt_config;
+mod prompt_context;
+mod prompt_editor;
+mod prompt_pipeline;
+mod prompt_prompts;
+mod prompt_render;
+mod prompt_schema;
+mod scope_filter;
+mod session;
+mod templates;
+mod trust;
