@@ -1,81 +1,54 @@
-//! The common flags as explicit backend choices; the precedence rules live in
-//! `crit_project::backend`, shared with library users. Also whose rules apply
-//! to the project (`crit_project::trust`), decided once per command.
+//! The common flags as explicit choices, and the project the command runs in:
+//! every setting is resolved by `crit_project::Project::settings`, shared
+//! with the hooks, the Python package and library users.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::anyhow;
 use crit_llm::{Env, LlmError, Provider as LlmProvider, Selection, Sourced};
-use crit_project::backend::{self as review_backend, Explicit};
-use crit_project::config::Config;
-use crit_project::trust::ProjectRules;
+use crit_project::{Explicit, Kind, Project, Settings};
 
 use crate::cli::{CommonArgs, Provider};
 use crate::exit::CliError;
 
-/// The rules for the project at `--cwd` (or the current directory).
-pub fn rules(common: &CommonArgs, env: &Env) -> Result<Arc<ProjectRules>, CliError> {
+/// The project at `--cwd` (or the current directory), read once with the
+/// flags as explicit choices.
+pub fn project(common: &CommonArgs, env: &Env) -> Result<Project, CliError> {
     let dir = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    rules_at(&dir, common.rules_from.as_deref(), env)
+    project_at(&dir, common, env)
 }
 
-/// The rules for the project `dir` belongs to: `--rules-from REF`, else in
-/// CI the base revision, else the working tree as the user trusted it.
-pub fn rules_at(
-    dir: &Path,
-    rules_from: Option<&str>,
-    env: &Env,
-) -> Result<Arc<ProjectRules>, CliError> {
-    let root = crit_project::paths::project_root(dir);
-    // Labels stay short (`./.crit/config.yaml:3`) when crit runs in the root.
-    let here = std::env::current_dir()
-        .ok()
-        .and_then(|d| d.canonicalize().ok());
-    let shown = match here {
-        Some(h) if h == root => PathBuf::from("."),
-        _ => root,
-    };
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    ProjectRules::discover(&shown, &lookup, rules_from)
-        .map(Arc::new)
-        .map_err(CliError::usage)
+/// The project `dir` belongs to: `--rules-from REF`, else in CI the base
+/// revision, else the working tree as the user trusted it.
+pub fn project_at(dir: &Path, common: &CommonArgs, env: &Env) -> Result<Project, CliError> {
+    Project::open(dir, explicit(common)?, env.clone()).map_err(CliError::usage)
 }
 
-/// The merged config files, the project's read as `rules` allow.
-pub fn load_config(env: &Env, rules: &ProjectRules) -> Result<Config, CliError> {
-    let (user, _) = Config::standard_paths(rules.root(), |k| env.get(k).map(str::to_string));
-    Config::load_project(user.as_deref(), rules).map_err(CliError::usage)
+/// The settings of one review kind.
+pub fn settings(project: &Project, kind: Kind) -> Result<Settings, CliError> {
+    project.settings(kind).map_err(CliError::usage)
 }
 
-/// The backend the flags, environment and config files choose. No backend at all
-/// is exit 2 (the user must configure one), with the message naming every way to fix it.
-pub fn select(common: &CommonArgs, env: &Env) -> Result<Selection, CliError> {
-    let rules = rules(common, env)?;
-    select_with(common, env, &load_config(env, &rules)?)
+/// The backend the settings chose. No backend at all is exit 2 (the user
+/// must configure one), with the message naming every way to fix it.
+pub fn selection(settings: &Settings) -> Result<Selection, CliError> {
+    settings
+        .backend
+        .clone()
+        .map_err(|e| CliError::usage(anyhow!("{e}")))
 }
 
-/// [`select`] with the config files already loaded.
-pub fn select_with(common: &CommonArgs, env: &Env, file: &Config) -> Result<Selection, CliError> {
-    select_if_any(common, env, file)?
-        .ok_or_else(|| CliError::usage(anyhow!("{}", LlmError::NoBackend)))
-}
-
-/// [`select_with`] for commands that also work without a model: no backend
+/// [`selection`] for commands that also work without a model: no backend
 /// configured is `None`, any other problem still an error.
-pub fn select_if_any(
-    common: &CommonArgs,
-    env: &Env,
-    file: &Config,
-) -> Result<Option<Selection>, CliError> {
-    match review_backend::select(&explicit(common)?, file, env) {
-        Ok(s) => Ok(Some(s)),
+pub fn selection_if_any(settings: &Settings) -> Result<Option<Selection>, CliError> {
+    match &settings.backend {
+        Ok(s) => Ok(Some(s.clone())),
         Err(LlmError::NoBackend) => Ok(None),
         Err(e) => Err(CliError::usage(anyhow!("{e}"))),
     }
 }
 
-/// The backend flags as explicit choices.
+/// The common flags as explicit choices, labelled by flag.
 pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
     let provider = match common.provider {
         None => None,
@@ -89,19 +62,33 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
             )));
         }
     };
+    let flag = |name: &str| name.to_string();
     Ok(Explicit {
-        provider: provider.map(|p| Sourced::explicit(p, "--provider")),
+        provider: provider.map(|p| Sourced::explicit(p, flag("--provider"))),
         model: common
             .model
             .clone()
-            .map(|m| Sourced::explicit(m, "--model")),
+            .map(|m| Sourced::explicit(m, flag("--model"))),
         cassettes: common
             .cassettes
             .clone()
-            .map(|d| Sourced::explicit(d, "--cassettes")),
+            .map(|d| Sourced::explicit(d, flag("--cassettes"))),
         record: common
             .record
             .clone()
-            .map(|d| Sourced::explicit(d, "--record")),
+            .map(|d| Sourced::explicit(d, flag("--record"))),
+        timeout: common
+            .timeout
+            .map(|t| Sourced::explicit(t, flag("--timeout"))),
+        max_turns: common
+            .max_turns
+            .map(|n| Sourced::explicit(n, flag("--max-turns"))),
+        max_budget_usd: common
+            .max_budget_usd
+            .map(|b| Sourced::explicit(b, flag("--max-budget-usd"))),
+        fail_on: common
+            .fail_on
+            .map(|f| Sourced::explicit(crate::output::fail_on(f), flag("--fail-on"))),
+        rules_from: common.rules_from.clone(),
     })
 }

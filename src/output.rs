@@ -229,7 +229,7 @@ fn format_of(f: FormatArg) -> Format {
     }
 }
 
-fn fail_on(f: FailOnArg) -> FailOn {
+pub fn fail_on(f: FailOnArg) -> FailOn {
     match f {
         FailOnArg::P0 => FailOn::P0,
         FailOnArg::P1 => FailOn::P1,
@@ -237,26 +237,5 @@ fn fail_on(f: FailOnArg) -> FailOn {
         FailOnArg::P3 => FailOn::P3,
         FailOnArg::Concerns => FailOn::Concerns,
         FailOnArg::Never => FailOn::Never,
-    }
-}
-
-/// The gate `passed` is computed with: `--fail-on`, else the config's
-/// `fail_on`, else the default (P0 and P1 block).
-pub fn effective_fail_on(
-    common: &CommonArgs,
-    config: &crit_project::config::Config,
-) -> Result<FailOn, CliError> {
-    if let Some(f) = common.fail_on {
-        return Ok(fail_on(f));
-    }
-    match &config.fail_on {
-        Some(s) => FailOn::parse(&s.value).ok_or_else(|| {
-            CliError::usage(anyhow!(
-                "{}: fail_on `{}`: expected p0, p1, p2, p3, concerns or never",
-                s.source,
-                s.value
-            ))
-        }),
-        None => Ok(FailOn::default()),
     }
 }

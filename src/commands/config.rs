@@ -1,94 +1,84 @@
-//! `crit config`: the effective configuration and where each value came from
-//! (flag, environment, which file and line, auto-detection, default), whose
-//! rules apply (and in CI, the base of the change), and the project settings
-//! ignored because they are not trusted.
+//! `crit config`: the effective settings of each review kind as the review
+//! will use them, and where each value came from (flag, environment, which
+//! file and line, auto-detection, default); whose rules apply (and in CI,
+//! the base of the change), and the project settings ignored because they are
+//! not trusted. Every value comes from `crit_project`, as the reviews' do.
 
 use crit_llm::{Env, SelectionRow};
 use crit_project::trust::{ProjectRules, ci};
+use crit_project::{Kind, Project};
+use serde_json::json;
 
 use crate::backend;
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
+use crate::output::printable;
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
+    crate::runner::init_logging(common);
     let env = Env::from_process();
-    let rules = backend::rules(common, &env)?;
-    let file = backend::load_config(&env, &rules)?;
-    let mut rows: Vec<SelectionRow> = match backend::select_if_any(common, &env, &file) {
-        Ok(Some(selection)) => selection.rows(),
-        Ok(None) => vec![row(
-            "provider",
-            "(none)",
-            "no backend found; `crit doctor` lists the ways to configure one",
-        )],
-        Err(e) => return Err(e),
-    };
-    let reviewer = file
-        .reviewer
-        .as_ref()
-        .map_or(("agent".to_string(), "default".to_string()), |s| {
-            (s.value.clone(), s.source.clone())
-        });
-    rows.push(row("reviewer", &reviewer.0, &reviewer.1));
-    if let Some(c) = &file.command {
-        rows.push(row("command", &c.value.join(" "), &c.source));
+    let project = backend::project(common, &env)?;
+    project.rules().release_warnings();
+    let mut kinds = Vec::new();
+    for kind in Kind::ALL {
+        kinds.push((kind, backend::settings(&project, kind)?.rows()));
     }
-    let timeout = match (common.timeout, &file.timeout) {
-        (Some(t), _) => (t, "--timeout".to_string()),
-        (None, Some(s)) => (s.value, s.source.clone()),
-        (None, None) => (600, "default".to_string()),
-    };
-    rows.push(row("timeout", &format!("{}s", timeout.0), &timeout.1));
-    let fail_on = match (common.fail_on, &file.fail_on) {
-        (Some(f), _) => (format!("{f:?}").to_lowercase(), "--fail-on".to_string()),
-        (None, Some(s)) => (s.value.clone(), s.source.clone()),
-        (None, None) => ("p1".to_string(), "default".to_string()),
-    };
-    rows.push(row("fail_on", &fail_on.0, &fail_on.1));
-    if let Some(n) = common
-        .max_turns
-        .map(|n| (n, "--max-turns".to_string()))
-        .or_else(|| file.max_turns.as_ref().map(|s| (s.value, s.source.clone())))
-    {
-        rows.push(row("max_turns", &n.0.to_string(), &n.1));
-    }
-    if let Some(b) = common
-        .max_budget_usd
-        .map(|b| (b, "--max-budget-usd".to_string()))
-        .or_else(|| {
-            file.max_budget_usd
-                .as_ref()
-                .map(|s| (s.value, s.source.clone()))
-        })
-    {
-        rows.push(row("max_budget_usd", &format!("{:.2}", b.0), &b.1));
-    }
-    rows.extend(rules_rows(&rules));
+    let rules = rules_rows(&project);
     if common.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).unwrap_or_default()
-        );
-    } else {
-        let width = rows.iter().map(|r| r.key.len()).max().unwrap_or(0);
-        let vwidth = rows
-            .iter()
-            .map(|r| r.value.chars().count())
-            .max()
-            .unwrap_or(0)
-            .min(40);
-        for r in &rows {
-            println!("{:<width$}  {:<vwidth$}  ({})", r.key, r.value, r.source);
-        }
+        let doc = json!({
+            "kinds": kinds.iter().map(|(k, rows)| json!({"kind": k.name(), "settings": rows})).collect::<Vec<_>>(),
+            "rules": rules,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return Ok(Code::Ok);
     }
+    let all = kinds.iter().flat_map(|(_, r)| r).chain(&rules);
+    let width = all.clone().map(|r| r.key.len()).max().unwrap_or(0);
+    let vwidth = all
+        .map(|r| printable(&r.value).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(40);
+    let mut out = String::new();
+    for (kind, rows) in &kinds {
+        out.push_str(&format!("{}\n", kind.name()));
+        for r in rows {
+            out.push_str(&line(r, width, vwidth));
+        }
+        out.push('\n');
+    }
+    out.push_str("project\n");
+    for r in &rules {
+        out.push_str(&line(r, width, vwidth));
+    }
+    print!("{out}");
     Ok(Code::Ok)
+}
+
+/// `  key  value  (source)`, every part as printable text (a project file
+/// may hold anything).
+fn line(r: &SelectionRow, width: usize, vwidth: usize) -> String {
+    format!(
+        "  {:<width$}  {:<vwidth$}  ({})\n",
+        printable(&r.key),
+        printable(&r.value),
+        printable(&r.source)
+    )
 }
 
 /// Where the project's rules come from, the base of the change in CI, and
 /// each setting ignored.
-fn rules_rows(rules: &ProjectRules) -> Vec<SelectionRow> {
+fn rules_rows(project: &Project) -> Vec<SelectionRow> {
+    let rules: &ProjectRules = project.rules();
     let (value, source) = rules.describe();
-    let mut rows = vec![row("rules", &value, &source)];
+    let mut rows = vec![
+        row(
+            "root",
+            &project.root().display().to_string(),
+            "the nearest repository",
+        ),
+        row("rules", &value, &source),
+    ];
     if let Some(c) = rules.ci() {
         rows.push(match ci::review_base(rules.root(), c) {
             Ok(Some(b)) => row(

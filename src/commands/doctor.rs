@@ -7,16 +7,28 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use crit_agent::sandbox::{self, SandboxStatus};
-use crit_llm::{Env, LlmError, Selection, doctor};
+use crit_llm::{Env, LlmError, Selection, Sourced, doctor};
+use crit_project::Kind;
 use tokio_util::sync::CancellationToken;
 
 use crate::backend;
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
+use crate::output::printable;
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
+    crate::runner::init_logging(common);
     let env = Env::from_process();
-    let selection = backend::select(common, &env)?;
+    let project = backend::project(common, &env)?;
+    project.rules().release_warnings();
+    let code = backend::settings(&project, Kind::Code)?;
+    let selection = backend::selection(&code)?;
+    // The model of each kind, as its reviews will ask for it.
+    let mut models = Vec::new();
+    for kind in Kind::ALL {
+        let s = backend::settings(&project, kind)?;
+        models.push((kind, s.model));
+    }
     let deadline = Duration::from_secs(common.timeout.unwrap_or(30));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -31,10 +43,20 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
                 "ok": false, "selection": selection.rows(), "error": e.to_string(), "hint": e.hint(),
             }),
         };
+        doc["models"] = models
+            .iter()
+            .map(|(k, m)| {
+                (
+                    k.name().to_string(),
+                    serde_json::json!({"model": m.value, "source": m.source.to_string()}),
+                )
+            })
+            .collect::<serde_json::Map<_, _>>()
+            .into();
         doc["sandbox"] = sandbox_json(&sandbox);
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        print!("{}", describe(&selection, &result, &sandbox));
+        print!("{}", describe(&selection, &models, &result, &sandbox));
     }
     Ok(if result.is_ok() {
         Code::Ok
@@ -57,14 +79,33 @@ fn sandbox_json(status: &SandboxStatus) -> serde_json::Value {
 
 fn describe(
     selection: &Selection,
+    models: &[(Kind, Sourced<String>)],
     result: &Result<crit_llm::DoctorReport, LlmError>,
     sandbox: &SandboxStatus,
 ) -> String {
     let rows = selection.rows();
     let width = rows.iter().map(|r| r.key.len()).max().unwrap_or(0).max(9);
     let mut out = String::new();
-    for r in &rows {
-        out.push_str(&format!("{:<width$}  {}  ({})\n", r.key, r.value, r.source));
+    for r in rows.iter().filter(|r| r.key != "model") {
+        out.push_str(&format!(
+            "{:<width$}  {}  ({})\n",
+            r.key,
+            printable(&r.value),
+            printable(&r.source)
+        ));
+    }
+    for (kind, m) in models {
+        let model = match m.value.as_str() {
+            "" => "the backend's default model".to_string(),
+            v => crit_llm::pricing::resolve_alias(v),
+        };
+        out.push_str(&format!(
+            "{:<width$}  {} for {}  ({})\n",
+            "model",
+            printable(&model),
+            kind.name(),
+            printable(&m.source.to_string())
+        ));
     }
     out.push('\n');
     match result {

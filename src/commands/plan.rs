@@ -11,6 +11,7 @@ use crit_checks::{
 };
 use crit_core::Verdict;
 use crit_llm::Env;
+use crit_project::Kind;
 use crit_review::plan_panel::LlmPanel;
 
 use crate::backend;
@@ -21,6 +22,7 @@ use crate::progress::StderrProgress;
 use crate::runner;
 
 pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
+    runner::init_logging(common);
     if let Some(PlanAction::Verify { path }) = &args.action {
         return verify(common, path);
     }
@@ -149,12 +151,12 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
 /// the reason the output gives.
 fn panel_for(common: &CommonArgs, home: Option<PathBuf>, stop: &runner::Stop) -> Box<dyn Panel> {
     let env = Env::from_process();
-    let found = backend::rules(common, &env)
-        .and_then(|rules| backend::load_config(&env, &rules))
-        .and_then(|file| backend::select_if_any(common, &env, &file));
-    let selection = match found {
-        Ok(Some(s)) => s,
-        Ok(None) => {
+    let found = backend::project(common, &env)
+        .and_then(|project| backend::settings(&project, Kind::Plan))
+        .and_then(|settings| Ok((backend::selection_if_any(&settings)?, settings)));
+    let (selection, settings) = match found {
+        Ok((Some(s), settings)) => (s, settings),
+        Ok((None, _)) => {
             return Box::new(NoPanel("no model backend configured".into()));
         }
         Err(e) => {
@@ -168,13 +170,13 @@ fn panel_for(common: &CommonArgs, home: Option<PathBuf>, stop: &runner::Stop) ->
         Ok(b) => b,
         Err(e) => return Box::new(NoPanel(format!("the backend could not start: {e}"))),
     };
-    match LlmPanel::new(built, selection.request_model(), home) {
+    match LlmPanel::new(built, settings.request_model(), home) {
         Ok(panel) => {
             let mut panel = panel
                 .with_cancel(stop.cancel.clone())
-                .with_max_budget_usd(common.max_budget_usd);
-            if let Some(t) = common.timeout {
-                panel = panel.with_timeout(std::time::Duration::from_secs(t));
+                .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value));
+            if let Some(t) = &settings.timeout {
+                panel = panel.with_timeout(std::time::Duration::from_secs(t.value));
             }
             if !common.quiet {
                 panel = panel.with_progress(std::sync::Arc::new(StderrProgress::new()));

@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use anyhow::anyhow;
-use crit_core::FailOn;
 use crit_llm::Env;
 use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, LoadedConfig};
 use crit_review::claude_code::state::{Pending, SessionState, Subject};
@@ -49,10 +48,12 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
-    let rules = backend::rules(common, &env)?;
-    let root = rules.canonical_root().to_path_buf();
+    let project = backend::project(common, &env)?;
+    project.rules().release_warnings();
+    let rules = project.rules();
+    let root = project.root().to_path_buf();
     let inputs = inputs(args, &cwd)?;
-    let mut loaded = prompt_config::load(&ConfigPaths::standard(&lookup), &rules, &lookup)
+    let mut loaded = prompt_config::load(&ConfigPaths::standard(&lookup), rules, &lookup)
         .map_err(CliError::usage)?;
     if let Some(secs) = common.timeout {
         loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
@@ -81,13 +82,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     if !loaded.enabled {
         return kill_switch(common, &requests, gate_mode);
     }
-    let opts = options(
-        common,
-        args,
-        &env,
-        &loaded,
-        &backend::load_config(&env, &rules)?,
-    )?;
+    let opts = options(common, args, &env, &loaded, project.config())?;
     let log = !common.no_log && loaded.config.budget.log_costs;
     let stop = runner::Stop::new();
     if gate_mode {
@@ -330,12 +325,10 @@ fn finish_gate(
             append_audit(r, lookup);
         }
     }
-    let fail_on = match common.fail_on {
-        Some(_) => {
-            crate::output::effective_fail_on(common, &crit_project::config::Config::default())?
-        }
-        None => FailOn::default(),
-    };
+    let fail_on = common
+        .fail_on
+        .map(crate::output::fail_on)
+        .unwrap_or_default();
     let result = gate::to_result(&reviews, fail_on);
     runner::finish(common, result, stop)
 }

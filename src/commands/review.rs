@@ -10,7 +10,7 @@ use clap::{Arg, ArgAction, Args, FromArgMatches};
 use crit_llm::Env;
 use crit_review::panel::Consensus;
 use crit_review::review::VerifyMode;
-use crit_review::template::{Registry, Template, TemplateDirs};
+use crit_review::template::{Registry, Template};
 
 use crate::cli::{CommonArgs, ReviewArgs};
 use crate::exit::{CliError, Code};
@@ -33,20 +33,13 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         .map(PathBuf::from)
         .or_else(|| common.cwd.clone())
         .unwrap_or_else(|| Path::new(".").to_path_buf());
-    let rules_from = flag_value(rest, "--rules-from").or_else(|| common.rules_from.clone());
-    let rules = crate::backend::rules_at(&root, rules_from.as_deref(), &Env::from_process())?;
-    // Said once logging is set up, with the template's own -v/-q.
-    rules.hold_warnings();
+    let mut early = common.clone();
+    early.rules_from = flag_value(rest, "--rules-from").or_else(|| common.rules_from.clone());
     let env = Env::from_process();
-    let mut dirs = TemplateDirs::standard(&root, |k| std::env::var(k).ok());
-    let config = crate::backend::load_config(&env, &rules)?;
-    if let Some(d) = &config.templates_dir {
-        dirs.extra.push(user_path(&d.value, &env));
-    }
-    if let Some(d) = &config.project_templates_dir {
-        dirs.project_extra.push(d.value.clone());
-    }
-    let registry = Registry::load_with(&dirs, &rules).map_err(CliError::usage)?;
+    let mut project = crate::backend::project_at(&root, &early, &env)?;
+
+    let registry =
+        Registry::load_with(&project.template_dirs(), project.rules()).map_err(CliError::usage)?;
     if name == "list" {
         let cmd =
             CommonArgs::augment_args(clap::Command::new("list")).about("List the review templates");
@@ -116,15 +109,9 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         consensus: matches.get_one::<Consensus>(CONSENSUS).copied(),
         interactive: matches.get_flag(INTERACTIVE),
     };
-    run_review(
-        common.overlay(later),
-        template,
-        given,
-        code,
-        checks,
-        &root,
-        rules,
-    )
+    let common = common.overlay(later);
+    project.set_explicit(crate::backend::explicit(&common)?);
+    run_review(common, template, given, code, checks, &project)
 }
 const POSITIONAL: &str = "crit-positional-input";
 const VERIFY: &str = "verify";
@@ -261,14 +248,6 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
     }
     print!("{out}");
     Ok(Code::Ok)
-}
-
-/// A directory the user named in their own config: `~/` is the home directory.
-fn user_path(p: &Path, env: &Env) -> PathBuf {
-    match (p.strip_prefix("~"), env.get("HOME")) {
-        (Ok(rest), Some(home)) => Path::new(home).join(rest),
-        _ => p.to_path_buf(),
-    }
 }
 
 fn print_prompts(

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use anyhow::anyhow;
 use crit_core::ReviewResult;
 use crit_llm::Env;
+use crit_project::Kind;
 use crit_review::orchestrate::{Crit, Cwd, RunConfig};
 
 use crate::backend;
@@ -45,13 +46,16 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
     let env = Env::from_process();
-    let rules = backend::rules(common, &env)?;
+    let project = backend::project(common, &env)?;
+    project.rules().release_warnings();
+    let settings = backend::settings(&project, Kind::Run)?;
+    let rules = project.rules();
     let lookup = |k: &str| env.get(k).map(str::to_string);
     let path = match &args.config {
         // As in Reldo, a relative --config is relative to --cwd.
         Some(p) if p.is_relative() && given.is_some() => Some(cwd.join(p)),
         Some(p) => Some(p.clone()),
-        None => RunConfig::find_with(&rules)
+        None => RunConfig::find_with(rules)
             .map_err(CliError::usage)?
             .map(|rel| rules.root().join(rel)),
     };
@@ -61,7 +65,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         None => Cwd::Default(&cwd),
     };
     let mut config = match &path {
-        Some(p) => RunConfig::load_with(p, at, &lookup, &rules).map_err(CliError::usage)?,
+        Some(p) => RunConfig::load_with(p, at, &lookup, rules).map_err(CliError::usage)?,
         None => RunConfig::builtin(&cwd),
     };
     if let Some(t) = common.timeout {
@@ -73,7 +77,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     if let Some(m) = &common.model {
         config.model = Some(m.clone());
     }
-    let selection = backend::select_with(common, &env, &backend::load_config(&env, &rules)?)?;
+    let selection = backend::selection(&settings)?;
     let built = selection
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
@@ -81,10 +85,13 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     // crit's own orchestrator answers in findings, shown as every review's are.
     let users_prompt = config.prompt.is_some();
     let mut crit = Crit::new(config)
-        .with_backend(built, selection.request_model())
-        .with_max_budget_usd(common.max_budget_usd)
-        .verbose(common.verbose > 0)
-        .logging(!common.no_log);
+        .with_backend(built, settings.request_model())
+        .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value))
+        .verbose(common.verbose > 0);
+    // Reldo's `logging.enabled` stands unless `--no-log` turns it off.
+    if common.no_log {
+        crit = crit.logging(false);
+    }
     if !common.quiet {
         crit = crit.with_progress(Arc::new(StderrProgress::new()));
     }

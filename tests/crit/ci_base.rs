@@ -158,8 +158,9 @@ fn each_ci_names_the_base_of_its_request() {
         for (k, v) in &env {
             c.env(k, v);
         }
-        let rows: Vec<Value> =
+        let doc: Value =
             serde_json::from_slice(&c.args(["config", "--json"]).output().unwrap().stdout).unwrap();
+        let rows = doc["rules"].as_array().unwrap();
         let base = rows.iter().find(|r| r["key"] == "base").unwrap();
         assert!(
             base["value"].as_str().unwrap().contains(&main[..7]),

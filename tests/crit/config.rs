@@ -21,6 +21,33 @@ fn write(dir: &TempDir, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
+/// `crit config --json`, which must succeed.
+fn config_json(dir: &TempDir) -> serde_json::Value {
+    let out = crit(dir).args(["config", "--json"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The (value, source) of the row `key` in a list of rows.
+fn row(rows: &serde_json::Value, key: &str) -> (String, String) {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == key)
+        .map(|r| {
+            (
+                r["value"].as_str().unwrap().to_string(),
+                r["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .unwrap_or_else(|| panic!("no {key} in {rows}"))
+}
+
 #[test]
 fn shows_each_value_with_its_origin_and_precedence() {
     let dir = TempDir::new().unwrap();
@@ -34,25 +61,19 @@ fn shows_each_value_with_its_origin_and_precedence() {
         ".crit/config.yaml",
         "model: project-model\nreview:\n  timeout: 300\n",
     );
-    let out = crit(&dir).args(["config", "--json"]).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // The project's limit moves the review only once trusted.
+    let doc = config_json(&dir);
+    let ignored = row(&doc["rules"], "timeout");
+    assert_eq!(ignored.0, "300 (ignored)");
+    assert!(
+        ignored.1.starts_with(".crit/config.yaml:3: not trusted"),
+        "{ignored:?}"
     );
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    let get = |k: &str| {
-        rows.iter()
-            .find(|r| r["key"] == k)
-            .map(|r| {
-                (
-                    r["value"].as_str().unwrap().to_string(),
-                    r["source"].as_str().unwrap().to_string(),
-                )
-            })
-            .unwrap()
-    };
+    crit(&dir).arg("trust").assert().success();
+    let doc = config_json(&dir);
+    let code = &doc["kinds"][0];
+    assert_eq!(code["kind"], "code review");
+    let get = |k: &str| row(&code["settings"], k);
     assert_eq!(get("provider").0, "openai");
     assert!(
         get("provider").1.ends_with("xdg/crit/config.yaml:1"),
@@ -127,5 +148,5 @@ fn no_backend_is_shown_not_fatal() {
         .args(["config"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("provider  (none)"));
+        .stdout(predicate::str::is_match(r"provider +\(none\)").unwrap());
 }

@@ -247,13 +247,13 @@ fn untrusted_gate_relaxers_leave_the_gate_shut() {
     }
 }
 
-/// A stricter gate, the model and limits are plain settings: honoured from
-/// the project without trust, and no warning.
+/// A stricter gate and the model are plain settings: honoured from the
+/// project without trust, and no warning.
 #[test]
 fn plain_project_settings_need_no_trust() {
     let dir = hostile(&[(
         ".crit/config.yaml",
-        "model: claude-test-model\nfail_on: p2\nmax_turns: 7\ntimeout: 120\n".into(),
+        "model: claude-test-model\nfail_on: p2\n".into(),
     )]);
     let d = dir.path();
     let server = FakeServer::start_blocking();
@@ -266,6 +266,33 @@ fn plain_project_settings_need_no_trust() {
         "claude-test-model"
     );
     assert!(!stderr(&out).contains("ignoring"), "{}", stderr(&out));
+}
+
+/// A project cannot take the review to a backend of its choosing (the Claude
+/// Code CLI runs outside crit's sandbox and redaction) or set its limits (a
+/// budget spends the user's money; one turn or one second makes the review
+/// end before it looked): each is ignored, by name, and the review runs on the
+/// user's backend with the default limits.
+#[test]
+fn untrusted_backend_and_limits_are_ignored() {
+    let dir = hostile(&[(
+        ".crit/config.yaml",
+        "provider: claude-code\nmax_budget_usd: 900\nmax_turns: 1\ntimeout: 1\n".into(),
+    )]);
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    server.push(answer(vec![finding(0, "[P0] eval of user input")]));
+    let out = review(d, &server);
+    let r = json_out(&out);
+    assert_eq!(r["passed"], false, "{r}");
+    assert_eq!(
+        server.model_requests().len(),
+        1,
+        "the user's backend reviewed it"
+    );
+    for key in ["provider", "max_budget_usd", "max_turns", "timeout"] {
+        warned(&out, key);
+    }
 }
 
 /// `provider: replay` with the project's own cassettes would have canned
@@ -630,7 +657,8 @@ fn trust_is_for_exact_settings_of_one_project() {
         .args(["config", "--json"])
         .output()
         .unwrap();
-    let rows: Vec<Value> = serde_json::from_slice(&cfg.stdout).unwrap();
+    let doc: Value = serde_json::from_slice(&cfg.stdout).unwrap();
+    let rows = doc["rules"].as_array().unwrap();
     let ignored = rows
         .iter()
         .find(|r| r["key"] == "base_url" && r["value"].as_str().unwrap().ends_with("(ignored)"));

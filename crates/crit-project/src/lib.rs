@@ -7,13 +7,16 @@
 //! reviewers defined in `.claude/agents`. Every front end gets these here.
 
 pub mod agent_defs;
-pub mod backend;
 pub mod config;
 pub mod context;
 pub mod error;
 pub mod paths;
+mod project;
 pub mod scope;
+pub mod settings;
 pub mod suppress;
 pub mod trust;
 
 pub use error::FileError;
+pub use project::{Project, ProjectError};
+pub use settings::{Explicit, Kind, Reviewer, Settings, TemplateDirs};

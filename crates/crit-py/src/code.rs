@@ -48,18 +48,18 @@ impl NativeCodeReviewer {
     #[staticmethod]
     #[pyo3(signature = (repo, model=None, log=true))]
     fn agent(repo: PathBuf, model: Option<String>, log: bool) -> PyResult<Self> {
-        agent(&Project::open(&repo)?, model, log)
+        agent(&Project::open(&repo, model)?, log)
     }
 
     /// An external reviewer program (`argv`: the program and its arguments).
     #[staticmethod]
     fn command(argv: Vec<String>, repo: PathBuf) -> PyResult<Self> {
-        let project = Project::open(&repo)?;
+        let project = Project::open(&repo, None)?;
         Ok(NativeCodeReviewer {
             kind: Kind::Command {
                 argv,
-                root: project.root.clone(),
-                fail_on: project.fail_on()?,
+                root: project.root(),
+                fail_on: project.settings(crit_project::Kind::Code)?.fail_on.value,
             },
         })
     }
@@ -69,27 +69,17 @@ impl NativeCodeReviewer {
     #[staticmethod]
     #[pyo3(signature = (repo, model=None, log=true))]
     fn configured(repo: PathBuf, model: Option<String>, log: bool) -> PyResult<Self> {
-        let project = Project::open(&repo)?;
-        let uses_command = project
-            .config
-            .reviewer
-            .as_ref()
-            .is_some_and(|r| r.value == "command");
-        if !uses_command {
-            return agent(&project, model, log);
-        }
+        let project = Project::open(&repo, model)?;
+        let settings = project.settings(crit_project::Kind::Code)?;
+        let crit_project::Reviewer::Command(argv) = settings.reviewer.value.clone() else {
+            return agent(&project, log);
+        };
         command_allowed(&project)?;
-        let argv = project
-            .config
-            .command
-            .as_ref()
-            .map(|c| c.value.clone())
-            .unwrap_or_default();
         Ok(NativeCodeReviewer {
             kind: Kind::Command {
                 argv,
-                root: project.root.clone(),
-                fail_on: project.fail_on()?,
+                root: project.root(),
+                fail_on: settings.fail_on.value,
             },
         })
     }
@@ -142,15 +132,16 @@ impl NativeCodeReviewer {
     }
 }
 
-fn agent(project: &Project, model: Option<String>, log: bool) -> PyResult<NativeCodeReviewer> {
+fn agent(project: &Project, log: bool) -> PyResult<NativeCodeReviewer> {
     let template = project.template("code")?;
-    let (backend, default_model, snapshot) = project.backend(model.clone())?;
-    let opts = project.options(default_model, model, snapshot, log)?;
+    let settings = project.settings(crit_project::Kind::Code)?;
+    let backend = project.backend(&settings)?;
+    let opts = project.options(&settings, log);
     Ok(NativeCodeReviewer {
         kind: Kind::Agent(Box::new(Agent {
             backend,
             template,
-            root: project.root.clone(),
+            root: project.root(),
             opts,
         })),
     })
@@ -159,8 +150,8 @@ fn agent(project: &Project, model: Option<String>, log: bool) -> PyResult<Native
 /// The command reviewer applies the working tree's suppressions itself, so
 /// it runs only when those are exactly what the project's rules allow.
 fn command_allowed(project: &Project) -> PyResult<()> {
-    let allowed = Suppressions::load_with(&project.rules).map_err(errors::config)?;
-    let read = Suppressions::load(&project.root).map_err(errors::config)?;
+    let allowed = Suppressions::load_with(project.inner().rules()).map_err(errors::config)?;
+    let read = Suppressions::load(&project.root()).map_err(errors::config)?;
     if allowed.entries() != read.entries() {
         return Err(errors::config(format!(
             "not running the command reviewer: it applies {} as the working tree has it, and this project's rules do not allow all of its entries; `crit trust` allows them",

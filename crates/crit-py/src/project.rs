@@ -1,18 +1,15 @@
-//! The project a review runs in, set up as the `crit` command does: whose
-//! rules apply (the trust store; in CI the base revision), the config files,
-//! the model backend, the options. Wiring only: every decision is
-//! crit-review's.
+//! The project a review runs in, opened as every front end opens it: through
+//! `crit_project::Project`, with the process environment read here, at the
+//! edge, and a caller's `model=` as the one explicit choice. Wiring only:
+//! every setting is crit-project's.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crit_core::FailOn;
 use crit_llm::{Backend, Env, Sourced};
-use crit_project::backend::{self, Explicit};
-use crit_project::config::Config;
-use crit_project::trust::ProjectRules;
+use crit_project::{Explicit, Kind, Settings};
 use crit_review::review::ReviewOptions;
-use crit_review::template::{Limits, Registry, Template, TemplateDirs};
+use crit_review::template::{Limits, Registry, Template};
 use pyo3::prelude::*;
 
 use crate::errors;
@@ -22,90 +19,67 @@ pub fn env(k: &str) -> Option<String> {
 }
 
 pub struct Project {
-    /// The directory asked for, resolved.
-    pub cwd: PathBuf,
-    pub root: PathBuf,
-    pub rules: Arc<ProjectRules>,
-    pub config: Config,
+    inner: crit_project::Project,
+    /// The caller's `model=`, which every reviewer uses.
+    model: Option<String>,
 }
 
 impl Project {
-    /// The project `dir` belongs to.
-    pub fn open(dir: &Path) -> PyResult<Project> {
-        let cwd = dir
-            .canonicalize()
-            .map_err(|e| errors::config(format!("{}: {e}", dir.display())))?;
-        let root = crit_project::paths::project_root(&cwd);
-        let rules = ProjectRules::discover(&root, &env, None).map_err(errors::config)?;
-        let (user, _) = Config::standard_paths(rules.root(), env);
-        let config = Config::load_project(user.as_deref(), &rules).map_err(errors::config)?;
-        Ok(Project {
-            cwd,
-            root,
-            rules: Arc::new(rules),
-            config,
-        })
-    }
-
-    /// The backend the config files and `CRIT_*`/provider variables choose;
-    /// `model` (the caller's) over them. Also what `session.json` records.
-    pub fn backend(&self, model: Option<String>) -> PyResult<(Backend, String, serde_json::Value)> {
+    /// The project `dir` belongs to; `model` (the caller's) over the settings.
+    pub fn open(dir: &Path, model: Option<String>) -> PyResult<Project> {
         let explicit = Explicit {
-            model: model.map(|m| Sourced::explicit(m, "model=")),
+            model: model.clone().map(|m| Sourced::explicit(m, "model=")),
             ..Explicit::default()
         };
-        let selection = backend::select(&explicit, &self.config, &Env::from_process())
-            .map_err(errors::backend)?;
-        let built = selection.build().map_err(errors::backend)?;
-        let rows = serde_json::to_value(selection.rows()).unwrap_or_default();
-        Ok((built, selection.request_model(), rows))
+        let inner = crit_project::Project::open(dir, explicit, Env::from_process())
+            .map_err(errors::config)?;
+        Ok(Project { inner, model })
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.inner.root().to_path_buf()
+    }
+
+    pub fn cwd(&self) -> PathBuf {
+        self.inner.cwd().to_path_buf()
+    }
+
+    pub fn inner(&self) -> &crit_project::Project {
+        &self.inner
+    }
+
+    pub fn settings(&self, kind: Kind) -> PyResult<Settings> {
+        self.inner.settings(kind).map_err(errors::config)
+    }
+
+    /// The backend the settings choose.
+    pub fn backend(&self, settings: &Settings) -> PyResult<Backend> {
+        settings.build_backend().map_err(errors::backend)
     }
 
     /// A template by name: built-in, the user's, or the project's as its rules allow.
     pub fn template(&self, name: &str) -> PyResult<Template> {
-        let dirs = TemplateDirs::standard(&self.root, env);
-        let registry = Registry::load_with(&dirs, &self.rules).map_err(errors::config)?;
+        let registry = Registry::load_with(&self.inner.template_dirs(), self.inner.rules())
+            .map_err(errors::config)?;
         registry.get(name).cloned().map_err(errors::config)
-    }
-
-    pub fn fail_on(&self) -> PyResult<FailOn> {
-        match &self.config.fail_on {
-            Some(s) => FailOn::parse(&s.value).ok_or_else(|| {
-                errors::config(format!(
-                    "{}: fail_on `{}`: expected p0, p1, p2, p3, concerns or never",
-                    s.source, s.value
-                ))
-            }),
-            None => Ok(FailOn::default()),
-        }
-    }
-
-    /// The limits the config files set (the template's own apply under them).
-    pub fn limits(&self) -> Limits {
-        Limits {
-            max_turns: self.config.max_turns.as_ref().map(|s| s.value),
-            timeout_secs: self.config.timeout.as_ref().map(|s| s.value),
-            max_budget_usd: self.config.max_budget_usd.as_ref().map(|s| s.value),
-            max_tokens: None,
-        }
     }
 
     /// Template-review options as the command line sets them, without a
     /// progress display.
-    pub fn options(
-        &self,
-        default_model: String,
-        model: Option<String>,
-        snapshot: serde_json::Value,
-        log: bool,
-    ) -> PyResult<ReviewOptions> {
-        let mut opts = ReviewOptions::new(default_model);
-        opts.fail_on = self.fail_on()?;
-        opts.model_override = model;
-        opts.limits = self.limits();
+    pub fn options(&self, settings: &Settings, log: bool) -> ReviewOptions {
+        let mut opts = ReviewOptions::new(settings.request_model());
+        opts.fail_on = settings.fail_on.value;
+        opts.model_override = self.model.clone();
+        opts.limits = Limits {
+            max_turns: settings.max_turns.as_ref().map(|s| s.value),
+            timeout_secs: settings.timeout.as_ref().map(|s| s.value),
+            max_budget_usd: settings.max_budget_usd.as_ref().map(|s| s.value),
+            max_tokens: None,
+        };
+        opts.verify_model = settings.verify_model.value.clone();
         opts.log = log;
-        opts.rules = Some(Arc::clone(&self.rules));
-        opts.config_snapshot = snapshot;
-        Ok(opts)
+        opts.rules = Some(Arc::clone(self.inner.rules()));
+        opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
+        opts
     }
 }

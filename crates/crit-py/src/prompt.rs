@@ -6,8 +6,6 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use crit_core::FailOn;
-use crit_llm::{Env, Sourced};
-use crit_project::backend::Explicit;
 use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths};
 use crit_review::prompt::{PromptOptions, PromptRequest, audit, backend, gate, run};
 use pyo3::prelude::*;
@@ -36,26 +34,22 @@ fn prompt_review(
             "the prompt is empty: there is nothing to review",
         ));
     }
-    let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")))?;
-    let loaded = prompt_config::load(&ConfigPaths::standard(&env), &project.rules, &env)
+    let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")), model)?;
+    let loaded = prompt_config::load(&ConfigPaths::standard(&env), project.inner().rules(), &env)
         .map_err(errors::config)?;
     let req = PromptRequest {
         prompt: text,
-        root: project.rules.canonical_root().to_path_buf(),
-        cwd: project.cwd.clone(),
+        root: project.root(),
+        cwd: project.cwd(),
         trigger: "python".into(),
         source: None,
     };
     let opts = loaded.enabled.then(|| {
-        let explicit = Explicit {
-            model: model.map(|m| Sourced::explicit(m, "model=")),
-            ..Explicit::default()
-        };
         backend::options(
-            &explicit,
-            &project.config,
+            project.inner().explicit(),
+            project.inner().config(),
             &loaded,
-            &Env::from_process(),
+            project.inner().env(),
             cache,
         )
     });

@@ -29,10 +29,15 @@ fn template_review(
     context_file: Option<PathBuf>,
     log: bool,
 ) -> PyResult<TemplateReview> {
-    let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")))?;
+    let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")), model)?;
     let template = project.template(name)?;
-    let (backend, default_model, snapshot) = project.backend(model.clone())?;
-    let opts = project.options(default_model, model, snapshot, log)?;
+    let kind = match template.name.as_str() {
+        "code" => crit_project::Kind::Code,
+        _ => crit_project::Kind::Template,
+    };
+    let settings = project.settings(kind)?;
+    let backend = project.backend(&settings)?;
+    let opts = project.options(&settings, log);
     Ok(TemplateReview {
         backend,
         req: ReviewRequest {
@@ -40,8 +45,8 @@ fn template_review(
             inputs,
             scope: None,
             context_file,
-            root: project.root.clone(),
-            cwd: project.cwd.clone(),
+            root: project.root(),
+            cwd: project.cwd(),
         },
         opts,
     })
@@ -142,9 +147,15 @@ fn llm_panel(home: Option<PathBuf>, cancel: CancellationToken) -> Box<dyn Panel>
     let project = std::env::current_dir().and_then(|d| d.canonicalize());
     let selection = project
         .map_err(|e| e.to_string())
-        .and_then(|d| Project::open(&d).map_err(|e| e.to_string()))
-        .and_then(|p| p.backend(None).map_err(|e| e.to_string()));
-    let (backend, model, _) = match selection {
+        .and_then(|d| Project::open(&d, None).map_err(|e| e.to_string()))
+        .and_then(|p| {
+            let settings = p
+                .settings(crit_project::Kind::Plan)
+                .map_err(|e| e.to_string())?;
+            let backend = p.backend(&settings).map_err(|e| e.to_string())?;
+            Ok((backend, settings.request_model()))
+        });
+    let (backend, model) = match selection {
         Ok(b) => b,
         Err(why) => return Box::new(NoPanel(format!("no model backend: {why}"))),
     };

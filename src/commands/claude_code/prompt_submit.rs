@@ -129,8 +129,10 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
         session,
         log: !common.no_log,
     };
-    let rules = match backend::rules_at(&dir, common.rules_from.as_deref(), &env) {
-        Ok(r) => r,
+    // The prompt review fails open: a project that does not open is said,
+    // and the user's prompt goes on.
+    let project = match backend::project_at(&dir, common, &env) {
+        Ok(p) => p,
         Err(e) => {
             return sink.finish(
                 run::failed(&req, FailedBecause::Settings, &e.message()),
@@ -138,8 +140,10 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
             );
         }
     };
-    req.root = rules.canonical_root().to_path_buf();
-    let mut loaded = match prompt_config::load(&ConfigPaths::standard(&lookup), &rules, &lookup) {
+    let rules = project.rules();
+    rules.release_warnings();
+    req.root = project.root().to_path_buf();
+    let mut loaded = match prompt_config::load(&ConfigPaths::standard(&lookup), rules, &lookup) {
         Ok(l) => l,
         Err(e) => {
             return sink.finish(
@@ -158,18 +162,9 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
     if let Some(secs) = common.timeout {
         loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
     }
-    let settings = backend::load_config(&env, &rules)
-        .map_err(|e| e.message())
-        .and_then(|c| {
-            backend::explicit(common)
-                .map(|x| (c, x))
-                .map_err(|e| e.message())
-        });
-    let (crit_config, explicit) = match settings {
-        Ok(s) => s,
-        Err(e) => return sink.finish(run::failed(&req, FailedBecause::Settings, &e), None),
-    };
-    match prompt_backend::choose(&explicit, &crit_config, &loaded, &env) {
+    let crit_config = project.config();
+    let explicit = project.explicit();
+    match prompt_backend::choose(explicit, crit_config, &loaded, &env) {
         Err(e) => {
             // The full list of ways to set one up is `crit doctor`'s to show.
             let first = e.to_string();
@@ -189,7 +184,7 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
             emit(&prompt_hook::subscription(&stripped, command), None);
         }
         Ok(_) => {
-            let mut opts = prompt_backend::options(&explicit, &crit_config, &loaded, &env, true);
+            let mut opts = prompt_backend::options(explicit, crit_config, &loaded, &env, true);
             let live = sink
                 .session
                 .clone()

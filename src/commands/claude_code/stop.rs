@@ -10,28 +10,29 @@
 //! open: when the review cannot decide, the agent stops and stderr says why.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crit_core::{FailOn, ReviewResult};
 use crit_llm::Env;
 use crit_project::scope::{self, Scope, ScopeOptions};
+use crit_project::{Kind, Project, Reviewer};
 use crit_review::claude_code::event::HookInput;
 use crit_review::claude_code::state::{SessionState, StopState, Subject};
 use crit_review::claude_code::status::LiveStatus;
 use crit_review::claude_code::stop_gate::{self, Before};
 use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
-use crit_review::template::{Registry, TemplateDirs};
+use crit_review::template::Registry;
 use serde_json::json;
 
 use super::{answer, hook_dir, read_stdin};
 use crate::backend;
 use crate::cli::{CommonArgs, HookArgs};
 use crate::exit::{CliError, Code};
-use crate::{output, runner};
+use crate::runner;
 
-/// The review's deadline when `--timeout` does not set one: under the
-/// 360 s `crit install` gives the hook, so crit ends it and says so.
+/// The review's deadline at most: under the 360 s `crit install` gives the
+/// hook, so crit ends it and says so before Claude Code would kill it.
 const DEFAULT_TIMEOUT_SECS: u64 = 300;
 
 enum Gate {
@@ -71,10 +72,9 @@ fn gate(common: &CommonArgs, args: &HookArgs, event_name: &str) -> Result<Gate, 
     let env = Env::from_process();
     let lookup = |k: &str| env.get(k).map(str::to_string);
     let dir = hook_dir(event.cwd.as_deref(), common.cwd.as_deref());
-    let rules =
-        backend::rules_at(&dir, common.rules_from.as_deref(), &env).map_err(|e| e.message())?;
-    rules.hold_warnings();
-    let root = rules.canonical_root().to_path_buf();
+    let project = backend::project_at(&dir, common, &env).map_err(|e| e.message())?;
+    let rules = project.rules();
+    let root = project.root().to_path_buf();
     if !root.join(".git").exists() {
         return Ok(Gate::Pass(None));
     }
@@ -109,7 +109,7 @@ fn gate(common: &CommonArgs, args: &HookArgs, event_name: &str) -> Result<Gate, 
     let live = session
         .clone()
         .map(|s| LiveStatus::begin(s, Subject::Changes, None));
-    let reviewed = review(common, &env, &dir, rules);
+    let reviewed = review(common, &project);
     let (result, fail_on) = match reviewed {
         Ok(r) => r,
         Err(e) => {
@@ -153,51 +153,46 @@ fn inconclusive(result: &ReviewResult) -> String {
     format!("the review ended {}: {why}", result.verdict.as_str())
 }
 
-/// `crit review code --uncommitted`, in process, with the project's settings.
-fn review(
-    common: &CommonArgs,
-    env: &Env,
-    dir: &Path,
-    rules: std::sync::Arc<crit_project::trust::ProjectRules>,
-) -> Result<(ReviewResult, FailOn), String> {
-    let config = backend::load_config(env, &rules).map_err(|e| e.message())?;
-    if config
-        .reviewer
-        .as_ref()
-        .is_some_and(|r| r.value == "command")
-    {
+/// `crit review code --uncommitted`, in process, with the settings that
+/// command would use.
+fn review(common: &CommonArgs, project: &Project) -> Result<(ReviewResult, FailOn), String> {
+    let settings = backend::settings(project, Kind::Code).map_err(|e| e.message())?;
+    if let Reviewer::Command(_) = settings.reviewer.value {
         return Err(
             "the configured reviewer is an external command, which reviews commits, not uncommitted changes"
                 .into(),
         );
     }
-    let root = rules.canonical_root().to_path_buf();
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    let registry = Registry::load_with(&TemplateDirs::standard(&root, lookup), &rules)
+    let root = project.root().to_path_buf();
+    let registry = Registry::load_with(&project.template_dirs(), project.rules())
         .map_err(|e| e.to_string())?;
     let template = registry.get("code").map_err(|e| e.to_string())?.clone();
-    let selection = backend::select_with(common, env, &config).map_err(|e| e.message())?;
-    let built = selection.build().map_err(|e| e.to_string())?;
-    let fail_on = output::effective_fail_on(common, &config).map_err(|e| e.message())?;
-    let mut opts = ReviewOptions::new(selection.request_model());
+    let built = settings.build_backend().map_err(|e| e.to_string())?;
+    let fail_on = settings.fail_on.value;
+    let mut opts = ReviewOptions::new(settings.request_model());
     opts.fail_on = fail_on;
     opts.model_override = common.model.clone();
-    opts.limits = crate::commands::review::limits(common, &config, None);
-    opts.limits.timeout_secs = opts.limits.timeout_secs.or(Some(DEFAULT_TIMEOUT_SECS));
+    opts.limits = crate::commands::review::limits(&settings);
+    opts.verify_model = settings.verify_model.value.clone();
+    // The review must end before Claude Code's deadline for the hook.
+    opts.limits.timeout_secs = Some(
+        opts.limits
+            .timeout_secs
+            .map_or(DEFAULT_TIMEOUT_SECS, |t| t.min(DEFAULT_TIMEOUT_SECS)),
+    );
     // No second look here: the agent the findings go back to reads the code
     // before it acts on them, and the hook runs under Claude Code's deadline.
     opts.verify = Some(crit_review::review::VerifyMode::Off);
     opts.log = !common.no_log;
-    opts.rules = Some(rules);
-    opts.config_snapshot = serde_json::to_value(selection.rows()).unwrap_or_default();
-    let cwd = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    opts.rules = Some(Arc::clone(project.rules()));
+    opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
     let req = ReviewRequest {
         template,
         inputs: BTreeMap::new(),
         scope: Some(Scope::Uncommitted),
         context_file: None,
         root,
-        cwd,
+        cwd: project.cwd().to_path_buf(),
     };
     let stop = runner::Stop::new();
     let result = runner::block_on(&stop, |cancel| {

@@ -7,12 +7,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::anyhow;
-use crit_llm::Env;
-use crit_project::config::Config;
-use crit_project::config::mala::{self, MalaConfig, ReviewerType};
+use crit_project::config::mala::ReviewerType;
 use crit_project::scope::Scope;
 use crit_project::suppress::Suppressions;
 use crit_project::trust::{ProjectRules, ci};
+use crit_project::{Kind, Project, Reviewer, Settings};
 use crit_review::code::{CodeReviewRequest, CodeReviewer, CommandReviewer};
 use crit_review::review::{HunkCache, ReviewOptions, ReviewRequest, run_template_or};
 use crit_review::template::{Limits, Template};
@@ -31,19 +30,19 @@ pub fn run_review(
     mut given: BTreeMap<String, String>,
     code: CodeFlags,
     checks: super::Checks,
-    cwd: &Path,
-    rules: Arc<ProjectRules>,
+    project: &Project,
 ) -> Result<Code, CliError> {
     runner::init_logging(&common);
+    let rules = project.rules();
     rules.release_warnings();
-    let env = Env::from_process();
-    let config = backend::load_config(&env, &rules)?;
-    let cwd = cwd
-        .canonicalize()
-        .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
-    let root = crit_project::paths::project_root(&cwd);
+    let kind = match is_code(template) {
+        true => Kind::Code,
+        false => Kind::Template,
+    };
+    let settings = backend::settings(project, kind)?;
+    let root = project.root().to_path_buf();
     if is_code(template) && no_scope(&given, &code) {
-        ci_scope(&rules, &root, &mut given)?;
+        ci_scope(rules, &root, &mut given)?;
     }
     let scope = match is_code(template) {
         true => Some(
@@ -59,21 +58,13 @@ pub fn run_review(
     };
     // A bad output flag is refused before anything runs.
     output::OutputPlan::from_common(&common)?;
-    let mala = match is_code(template) {
-        true => MalaConfig::load(&rules).map_err(CliError::usage)?,
-        false => None,
-    };
-    let mala = mala.unwrap_or_default();
-    let uses_command = match &config.reviewer {
-        Some(r) => r.value == "command",
-        None => mala
-            .reviewer_type
-            .as_ref()
-            .is_some_and(|t| t.value == ReviewerType::Cerberus),
+    let command = match (&settings.reviewer.value, is_code(template)) {
+        (Reviewer::Command(argv), true) => Some(argv.clone()),
+        _ => None,
     };
     if let Some(s) = scope.as_ref().filter(|_| !common.quiet) {
         // mala's instrumentation, worded as mala logs it.
-        let kind = match uses_command {
+        let kind = match command.is_some() {
             true => ReviewerType::Cerberus,
             false => ReviewerType::AgentSdk,
         }
@@ -91,37 +82,20 @@ pub fn run_review(
             output::printable(&what)
         );
     }
-    if is_code(template) && uses_command {
-        return run_command(&common, &config, &mala, &given, &code, &root, &rules);
+    if let Some(argv) = command {
+        return run_command(&common, &settings, argv, &given, &code, &root, rules);
     }
     // No backend is not the end: an empty change passes without one, and
     // anything else is an ERROR result that still reaches stdout.
-    let selection = backend::select_with(&common, &env, &config);
-    let built = selection
-        .as_ref()
-        .map_err(CliError::message)
-        .and_then(|s| s.build().map_err(|e| e.to_string()));
+    let built = settings.build_backend().map_err(|e| e.to_string());
     if let Err(why) = &built {
         eprintln!("crit: {}", output::printable(why));
     }
-    let mut opts = ReviewOptions::new(match &selection {
-        Ok(s)
-            if is_code(template)
-                && s.model
-                    .as_ref()
-                    .is_none_or(|m| m.source == crit_llm::Source::Default) =>
-        {
-            // mala's reviewer model: mala.yaml's, else sonnet.
-            mala.model
-                .as_ref()
-                .map_or(mala::DEFAULT_MODEL.to_string(), |m| m.value.clone())
-        }
-        Ok(s) => s.request_model(),
-        Err(_) => String::new(),
-    });
-    opts.fail_on = output::effective_fail_on(&common, &config)?;
+    let mut opts = ReviewOptions::new(settings.request_model());
+    opts.fail_on = settings.fail_on.value;
     opts.model_override = common.model.clone();
-    opts.limits = limits(&common, &config, is_code(template).then_some(&mala));
+    opts.limits = limits(&settings);
+    opts.verify_model = settings.verify_model.value.clone();
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
     opts.shard = code.shard;
@@ -135,11 +109,8 @@ pub fn run_review(
     opts.verify = checks.verify;
     opts.consensus = checks.consensus;
     opts.log = !common.no_log;
-    opts.rules = Some(rules);
-    opts.config_snapshot = selection
-        .as_ref()
-        .map(|s| serde_json::to_value(s.rows()).unwrap_or_default())
-        .unwrap_or_default();
+    opts.rules = Some(Arc::clone(rules));
+    opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
     if !common.quiet {
         opts.progress = Some(Arc::new(StderrProgress::new()));
     }
@@ -149,7 +120,7 @@ pub fn run_review(
         scope,
         context_file: code.context.clone(),
         root,
-        cwd,
+        cwd: project.cwd().to_path_buf(),
     };
     if checks.interactive {
         let built = built.map_err(|why| CliError::could_not_run(anyhow!("{why}")))?;
@@ -212,8 +183,8 @@ fn ci_scope(
 /// cerberus`): an external reviewer program.
 fn run_command(
     common: &CommonArgs,
-    config: &Config,
-    mala: &MalaConfig,
+    settings: &Settings,
+    argv: Vec<String>,
     given: &BTreeMap<String, String>,
     code: &CodeFlags,
     root: &Path,
@@ -230,21 +201,17 @@ fn run_command(
         )));
     }
     let suppressions = Suppressions::load_with(rules).map_err(CliError::usage)?;
-    let argv = config
-        .command
-        .as_ref()
-        .map(|c| c.value.clone())
-        .unwrap_or_default();
     let req = CodeReviewRequest {
         diff_range: given.get("diff").cloned(),
         commit_shas: code.commits.clone(),
         context_file: code.context.clone(),
-        timeout: limits(common, config, Some(mala))
-            .timeout_secs
-            .map(std::time::Duration::from_secs),
+        timeout: settings
+            .timeout
+            .as_ref()
+            .map(|t| std::time::Duration::from_secs(t.value)),
         session_id: None,
     };
-    let fail_on = output::effective_fail_on(common, config)?;
+    let fail_on = settings.fail_on.value;
     let stop = runner::Stop::new();
     let mut result = runner::block_on(&stop, |cancel| {
         let reviewer = CommandReviewer::new(argv, root.to_path_buf())
@@ -257,26 +224,12 @@ fn run_command(
     runner::finish(common, result, &stop)
 }
 
-/// Flags over the config files; the template's own limits apply under these.
-/// A code review (`mala` given) runs at most mala.yaml's
-/// `agent_sdk_review_timeout`, else mala's 600 seconds.
-pub(crate) fn limits(common: &CommonArgs, config: &Config, mala: Option<&MalaConfig>) -> Limits {
-    let code_timeout = mala.map(|m| {
-        m.timeout_secs
-            .as_ref()
-            .map_or(crit_review::code::DEFAULT_TIMEOUT.as_secs(), |t| t.value)
-    });
+/// The settings' limits; the template's own apply under these.
+pub(crate) fn limits(settings: &Settings) -> Limits {
     Limits {
-        max_turns: common
-            .max_turns
-            .or(config.max_turns.as_ref().map(|s| s.value)),
-        timeout_secs: common
-            .timeout
-            .or(config.timeout.as_ref().map(|s| s.value))
-            .or(code_timeout),
-        max_budget_usd: common
-            .max_budget_usd
-            .or(config.max_budget_usd.as_ref().map(|s| s.value)),
+        max_turns: settings.max_turns.as_ref().map(|s| s.value),
+        timeout_secs: settings.timeout.as_ref().map(|s| s.value),
+        max_budget_usd: settings.max_budget_usd.as_ref().map(|s| s.value),
         max_tokens: None,
     }
 }

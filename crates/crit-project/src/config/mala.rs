@@ -10,7 +10,9 @@
 
 use serde_json::Value;
 
-use crate::config::Setting;
+use crit_llm::Sourced;
+
+use crate::config::line_of;
 use crate::error::FileError;
 use crate::trust::{Gated, ProjectRules};
 
@@ -41,9 +43,9 @@ impl ReviewerType {
 /// What mala.yaml sets, each with its line.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MalaConfig {
-    pub reviewer_type: Option<Setting<ReviewerType>>,
-    pub model: Option<Setting<String>>,
-    pub timeout_secs: Option<Setting<u64>>,
+    pub reviewer_type: Option<Sourced<ReviewerType>>,
+    pub model: Option<Sourced<String>>,
+    pub timeout_secs: Option<Sourced<u64>>,
 }
 
 impl MalaConfig {
@@ -99,10 +101,7 @@ impl MalaConfig {
                         ));
                     }
                 };
-                config.reviewer_type = Some(Setting {
-                    value: t,
-                    source: source("reviewer_type"),
-                });
+                config.reviewer_type = Some(Sourced::explicit(t, source("reviewer_type")));
             }
             Some(_) => {
                 return Err(at(
@@ -114,10 +113,10 @@ impl MalaConfig {
         match doc.get("agent_sdk_reviewer_model") {
             None | Some(Value::Null) => {}
             Some(Value::String(m)) if !m.trim().is_empty() => {
-                config.model = Some(Setting {
-                    value: m.trim().to_string(),
-                    source: source("agent_sdk_reviewer_model"),
-                });
+                config.model = Some(Sourced::explicit(
+                    m.trim().to_string(),
+                    source("agent_sdk_reviewer_model"),
+                ));
             }
             Some(_) => {
                 return Err(at(
@@ -130,10 +129,8 @@ impl MalaConfig {
             None | Some(Value::Null) => {}
             Some(v) => match v.as_u64().filter(|n| *n > 0) {
                 Some(n) => {
-                    config.timeout_secs = Some(Setting {
-                        value: n,
-                        source: source("agent_sdk_review_timeout"),
-                    });
+                    config.timeout_secs =
+                        Some(Sourced::explicit(n, source("agent_sdk_review_timeout")));
                 }
                 None => {
                     return Err(at(
@@ -149,13 +146,6 @@ impl MalaConfig {
     }
 }
 
-fn line_of(source: &str) -> u64 {
-    source
-        .rsplit_once(':')
-        .and_then(|(_, l)| l.parse().ok())
-        .unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,7 +159,7 @@ mod tests {
         .unwrap();
         assert_eq!(c.reviewer_type.unwrap().value, ReviewerType::Cerberus);
         assert_eq!(c.timeout_secs.as_ref().unwrap().value, 900);
-        assert_eq!(c.timeout_secs.unwrap().source, "mala.yaml:4");
+        assert_eq!(c.timeout_secs.unwrap().source.to_string(), "mala.yaml:4");
         assert_eq!(c.model.unwrap().value, "opus");
         let d = MalaConfig::parse("reviewer_type: agent_sdk\n", "mala.yaml").unwrap();
         assert_eq!(d.reviewer_type.unwrap().value, ReviewerType::AgentSdk);

@@ -1,26 +1,32 @@
 //! `.crit/config.yaml` (project) and `$XDG_CONFIG_HOME/crit/config.yaml` (user):
-//! backend, model, limits and reviewer settings, each remembered with the file
-//! and line it came from. Project values override user values; flags and `CRIT_*`
-//! environment variables override both (the caller applies those).
+//! backend, models, limits and reviewer settings, each remembered with the
+//! file and line it came from. Project values override user values; flags and
+//! `CRIT_*` environment variables override both ([`crate::settings`] applies
+//! those).
 //!
-//! A project file's exec-capable settings are honoured only when its rules
-//! allow them ([`crate::trust`]): `base_url` (where the API key goes),
-//! `reviewer: command` and `command` (a program crit runs), `cassettes` and
-//! `provider: replay` (recorded answers instead of a model), and a `fail_on`
-//! laxer than the default (`p0`, `never`). The rest (model, limits, a stricter
-//! gate) is honoured from the project as is.
+//! A project file's settings that run a program, move a credential, take the
+//! review out of crit's sandbox, cost money or relax the gate are honoured
+//! only when its rules allow them ([`crate::trust`]): `base_url` (where the
+//! API key goes), `provider` (a backend of the project's choosing; the Claude
+//! Code CLI runs outside crit's sandbox and redaction), `reviewer: command`
+//! and `command` (a program crit runs), `cassettes` (recorded answers instead
+//! of a model), the limits (`timeout`, `max_turns`, `max_budget_usd`) and a
+//! `fail_on` laxer than the default (`p0`, `never`). The rest (models, a
+//! stricter gate) is honoured from the project as is.
+
+pub mod mala;
+pub mod prompt_review;
+pub mod reldo;
 
 use std::path::{Path, PathBuf};
 
+use crit_core::FailOn;
+use crit_llm::{Provider, Source, Sourced};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::error::FileError;
 use crate::trust::{Gated, ProjectRules};
-
-pub mod mala;
-pub mod prompt_review;
-pub mod reldo;
 
 /// The tools a reviewer may be given (templates, Reldo's agents). MCP tools
 /// are named `mcp__server__tool`.
@@ -29,35 +35,55 @@ pub const KNOWN_TOOLS: [&str; 6] = ["Read", "Glob", "Grep", "Bash", "Task", "Tod
 /// The project file, from the project root.
 pub const PROJECT_FILE: &str = ".crit/config.yaml";
 
-/// A value and where it was set (`.crit/config.yaml:3`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Setting<T> {
-    pub value: T,
-    pub source: String,
+/// Who reviews a code change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewerKind {
+    /// crit's own agent reviewer (the default).
+    Agent,
+    /// An external reviewer program (`command`).
+    Command,
+}
+
+impl ReviewerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewerKind::Agent => "agent",
+            ReviewerKind::Command => "command",
+        }
+    }
+}
+
+/// The models of a review's roles (`models: {review: …, verify: …}`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Models {
+    /// The reviewers' model (the same as `model`, which it overrides).
+    pub review: Option<Sourced<String>>,
+    /// The model of the second look at findings.
+    pub verify: Option<Sourced<String>>,
 }
 
 /// The merged configuration.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
-    pub provider: Option<Setting<String>>,
-    pub model: Option<Setting<String>>,
-    pub base_url: Option<Setting<String>>,
-    pub cassettes: Option<Setting<PathBuf>>,
-    /// `agent` (default) or `command`.
-    pub reviewer: Option<Setting<String>>,
+    pub provider: Option<Sourced<Provider>>,
+    pub model: Option<Sourced<String>>,
+    pub models: Models,
+    pub base_url: Option<Sourced<String>>,
+    pub cassettes: Option<Sourced<PathBuf>>,
+    pub reviewer: Option<Sourced<ReviewerKind>>,
     /// The external reviewer's command line, for `reviewer: command`.
-    pub command: Option<Setting<Vec<String>>>,
+    pub command: Option<Sourced<Vec<String>>>,
     /// Review timeout in seconds (`timeout` or `review.timeout`).
-    pub timeout: Option<Setting<u64>>,
-    pub fail_on: Option<Setting<String>>,
-    pub max_turns: Option<Setting<u32>>,
-    pub max_budget_usd: Option<Setting<f64>>,
+    pub timeout: Option<Sourced<u64>>,
+    pub fail_on: Option<Sourced<FailOn>>,
+    pub max_turns: Option<Sourced<u32>>,
+    pub max_budget_usd: Option<Sourced<f64>>,
     /// A directory of more review templates (the review templates' tool's
     /// "configured directory"), from the user's file: anywhere.
-    pub templates_dir: Option<Setting<PathBuf>>,
+    pub templates_dir: Option<Sourced<PathBuf>>,
     /// The project file's `templates_dir`, from the project root (never
     /// outside the project).
-    pub project_templates_dir: Option<Setting<String>>,
+    pub project_templates_dir: Option<Sourced<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -65,6 +91,7 @@ pub struct Config {
 struct RawConfig {
     provider: Option<Spanned<String>>,
     model: Option<Spanned<String>>,
+    models: Option<RawModels>,
     base_url: Option<Spanned<String>>,
     cassettes: Option<Spanned<String>>,
     reviewer: Option<Spanned<String>>,
@@ -75,6 +102,13 @@ struct RawConfig {
     max_budget_usd: Option<Spanned<f64>>,
     templates_dir: Option<Spanned<String>>,
     review: Option<RawReview>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModels {
+    review: Option<Spanned<String>>,
+    verify: Option<Spanned<String>>,
 }
 
 /// mala's reviewer spells the timeout `review.timeout`.
@@ -94,8 +128,8 @@ const FAIL_ON: [&str; 6] = ["p0", "p1", "p2", "p3", "concerns", "never"];
 impl Config {
     /// The user file, then the project file over it, read from disk. Missing
     /// files are fine; a malformed one is an error naming file, line and
-    /// column. Nothing exec-capable is honoured from `project`: a caller that
-    /// knows whose rules apply uses [`Config::load_project`].
+    /// column. Nothing gated is honoured from `project`: a caller that knows
+    /// whose rules apply uses [`Config::load_project`].
     pub fn load(user: Option<&Path>, project: Option<&Path>) -> Result<Config, FileError> {
         let mut config = Config::load_user(user)?;
         if let Some(path) = project
@@ -118,7 +152,7 @@ impl Config {
 
     /// The user file, then the project's `.crit/config.yaml` from wherever
     /// `rules` read the project (the working tree, or the base revision in
-    /// CI), with its exec-capable settings honoured only as `rules` allow.
+    /// CI), with its gated settings honoured only as `rules` allow.
     pub fn load_project(user: Option<&Path>, rules: &ProjectRules) -> Result<Config, FileError> {
         let mut config = Config::load_user(user)?;
         if let Some(file) = rules.read(PROJECT_FILE)? {
@@ -141,11 +175,11 @@ impl Config {
         }
     }
 
-    /// This (project) config without the exec-capable settings `rules` do
-    /// not allow; `file` is its path from the project root.
+    /// This (project) config without the gated settings `rules` do not
+    /// allow; `file` is its path from the project root.
     fn gated(mut self, rules: &ProjectRules, file: &str) -> Config {
         fn ask<T>(
-            slot: &mut Option<Setting<T>>,
+            slot: &mut Option<Sourced<T>>,
             rules: &ProjectRules,
             file: &str,
             key: &str,
@@ -157,10 +191,14 @@ impl Config {
                 *slot = None;
             }
         }
-        let always = |v: &String| Some(v.clone());
-        ask(&mut self.base_url, rules, file, "base_url", always);
+        ask(&mut self.base_url, rules, file, "base_url", |v| {
+            Some(v.clone())
+        });
+        ask(&mut self.provider, rules, file, "provider", |v| {
+            Some(v.as_str().to_string())
+        });
         ask(&mut self.reviewer, rules, file, "reviewer", |v| {
-            (v == "command").then(|| v.clone())
+            (*v == ReviewerKind::Command).then(|| v.as_str().to_string())
         });
         ask(&mut self.command, rules, file, "command", |v| {
             Some(serde_json::to_string(v).unwrap_or_default())
@@ -168,18 +206,28 @@ impl Config {
         ask(&mut self.cassettes, rules, file, "cassettes", |v| {
             Some(v.display().to_string())
         });
-        ask(&mut self.provider, rules, file, "provider", |v| {
-            (v == "replay").then(|| v.clone())
+        ask(&mut self.timeout, rules, file, "timeout", |v| {
+            Some(v.to_string())
         });
+        ask(&mut self.max_turns, rules, file, "max_turns", |v| {
+            Some(v.to_string())
+        });
+        ask(
+            &mut self.max_budget_usd,
+            rules,
+            file,
+            "max_budget_usd",
+            |v| Some(v.to_string()),
+        );
         ask(&mut self.fail_on, rules, file, "fail_on", |v| {
-            matches!(v.as_str(), "p0" | "never").then(|| v.clone())
+            matches!(v, FailOn::P0 | FailOn::Never).then(|| fail_on_word(*v).to_string())
         });
         self
     }
 
     /// A project file's `templates_dir` is the project's (from its root).
     fn in_project(mut self) -> Config {
-        self.project_templates_dir = self.templates_dir.take().map(|s| Setting {
+        self.project_templates_dir = self.templates_dir.take().map(|s| Sourced {
             value: s.value.to_string_lossy().into_owned(),
             source: s.source,
         });
@@ -203,12 +251,9 @@ impl Config {
         }
         let raw: RawConfig =
             serde_saphyr::from_str(text).map_err(|e| FileError::from_yaml(file, &e))?;
-        let at = |s: &Spanned<String>,
-                  allowed: &[&str],
-                  what: &str|
-         -> Result<Setting<String>, FileError> {
+        let word = |s: &Spanned<String>, allowed: &[&str], what: &str| -> Result<(), FileError> {
             if allowed.contains(&s.value.as_str()) {
-                Ok(setting(file, s, s.value.clone()))
+                Ok(())
             } else {
                 Err(FileError::at(
                     file,
@@ -234,36 +279,54 @@ impl Config {
                 "command must name a program, e.g. [review-gate, --json]",
             ));
         }
+        // `provider: command` is the older spelling of `reviewer: command`:
+        // an external reviewer program, not a model backend.
+        let mut provider = None;
+        let mut reviewer = None;
+        if let Some(p) = &raw.provider {
+            word(p, &PROVIDERS, "provider")?;
+            match p.value.parse::<Provider>() {
+                Ok(v) => provider = Some(setting(file, p, v)),
+                Err(_) => reviewer = Some(setting(file, p, ReviewerKind::Command)),
+            }
+        }
+        if let Some(r) = raw.reviewer.as_ref().or(review.reviewer.as_ref()) {
+            word(r, &REVIEWERS, "reviewer")?;
+            let kind = match r.value.as_str() {
+                "command" => ReviewerKind::Command,
+                _ => ReviewerKind::Agent,
+            };
+            reviewer = Some(setting(file, r, kind));
+        }
+        let fail_on = match &raw.fail_on {
+            Some(f) => {
+                word(f, &FAIL_ON, "fail_on")?;
+                FailOn::parse(&f.value).map(|v| setting(file, f, v))
+            }
+            None => None,
+        };
+        let models = raw.models.unwrap_or_default();
         Ok(Config {
-            provider: raw
-                .provider
-                .as_ref()
-                .map(|s| at(s, &PROVIDERS, "provider"))
-                .transpose()?,
+            provider,
             model: raw
                 .model
                 .or(review.model)
                 .map(|s| setting(file, &s, s.value.clone())),
+            models: Models {
+                review: models.review.map(|s| setting(file, &s, s.value.clone())),
+                verify: models.verify.map(|s| setting(file, &s, s.value.clone())),
+            },
             base_url: raw.base_url.map(|s| setting(file, &s, s.value.clone())),
             cassettes: raw
                 .cassettes
                 .map(|s| setting(file, &s, PathBuf::from(&s.value))),
-            reviewer: raw
-                .reviewer
-                .or(review.reviewer)
-                .as_ref()
-                .map(|s| at(s, &REVIEWERS, "reviewer"))
-                .transpose()?,
+            reviewer,
             command: command.map(|s| setting(file, &s, s.value.clone())),
             timeout: raw
                 .timeout
                 .or(review.timeout)
                 .map(|s| setting(file, &s, s.value)),
-            fail_on: raw
-                .fail_on
-                .as_ref()
-                .map(|s| at(s, &FAIL_ON, "fail_on"))
-                .transpose()?,
+            fail_on,
             max_turns: raw.max_turns.map(|s| setting(file, &s, s.value)),
             max_budget_usd: raw.max_budget_usd.map(|s| setting(file, &s, s.value)),
             templates_dir: raw
@@ -292,6 +355,24 @@ impl Config {
             templates_dir,
             project_templates_dir
         );
+        if later.models.review.is_some() {
+            self.models.review = later.models.review;
+        }
+        if later.models.verify.is_some() {
+            self.models.verify = later.models.verify;
+        }
+    }
+}
+
+/// The word users write for a gate (`fail_on: p1`).
+pub fn fail_on_word(f: FailOn) -> &'static str {
+    match f {
+        FailOn::P0 => "p0",
+        FailOn::P1 => "p1",
+        FailOn::P2 => "p2",
+        FailOn::P3 => "p3",
+        FailOn::Concerns => "concerns",
+        FailOn::Never => "never",
     }
 }
 
@@ -306,19 +387,20 @@ fn read(path: &Path) -> Result<Option<String>, FileError> {
     }
 }
 
-/// The line of a `file:line` provenance label.
-fn line_of(source: &str) -> u64 {
-    source
-        .rsplit_once(':')
-        .and_then(|(_, l)| l.parse().ok())
-        .unwrap_or(0)
+/// The line of a `file:line` provenance label (0 when there is none).
+pub fn line_of(source: &Source) -> u64 {
+    match source {
+        Source::Explicit(label) => label
+            .rsplit_once(':')
+            .and_then(|(_, l)| l.parse().ok())
+            .unwrap_or(0),
+        _ => 0,
+    }
 }
 
-fn setting<S, T>(file: &str, at: &Spanned<S>, value: T) -> Setting<T> {
-    Setting {
-        value,
-        source: format!("{file}:{}", at.referenced.line()),
-    }
+/// A value set at `at` in `file`: labelled `file:line`.
+pub(crate) fn setting<S, T>(file: &str, at: &Spanned<S>, value: T) -> Sourced<T> {
+    Sourced::explicit(value, format!("{file}:{}", at.referenced.line()))
 }
 
 #[cfg(test)]
@@ -330,18 +412,10 @@ mod tests {
         let c = Config::parse("provider: anthropic\nmodel: sonnet\nreview:\n  timeout: 300\nreviewer: command\ncommand: [review-gate, --json]\n", "c.yaml").unwrap();
         assert_eq!(
             c.provider,
-            Some(Setting {
-                value: "anthropic".into(),
-                source: "c.yaml:1".into()
-            })
+            Some(Sourced::explicit(Provider::Anthropic, "c.yaml:1"))
         );
-        assert_eq!(
-            c.timeout,
-            Some(Setting {
-                value: 300,
-                source: "c.yaml:4".into()
-            })
-        );
+        assert_eq!(c.timeout, Some(Sourced::explicit(300, "c.yaml:4")));
+        assert_eq!(c.reviewer.unwrap().value, ReviewerKind::Command);
         assert_eq!(c.command.unwrap().value, ["review-gate", "--json"]);
     }
 
@@ -383,10 +457,10 @@ mod tests {
         .unwrap();
         std::fs::write(&project, "model: llama3\n").unwrap();
         let c = Config::load(Some(&user), Some(&project)).unwrap();
-        assert_eq!(c.provider.unwrap().value, "openai");
+        assert_eq!(c.provider.unwrap().value, Provider::OpenAi);
         let model = c.model.unwrap();
         assert_eq!(model.value, "llama3");
-        assert!(model.source.ends_with("project.yaml:1"));
+        assert!(model.source.to_string().ends_with("project.yaml:1"));
         assert_eq!(
             Config::load(Some(&dir.path().join("missing.yaml")), None).unwrap(),
             Config::default()

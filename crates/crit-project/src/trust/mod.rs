@@ -239,18 +239,15 @@ impl ProjectRules {
             ci,
             asked: Mutex::new(Vec::new()),
             noted: Mutex::new(BTreeSet::new()),
-            held: Mutex::new(None),
+            // Held from the start: a front end reads its settings before its
+            // log output is set up, then calls `release_warnings` (or the
+            // warnings are logged when the rules are dropped).
+            held: Mutex::new(Some(Vec::new())),
         }
     }
 
-    /// Hold warnings back until [`ProjectRules::release_warnings`]: for a
-    /// caller that reads rules before its log output is set up.
-    pub fn hold_warnings(&self) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        held.get_or_insert_with(Vec::new);
-    }
-
-    /// Log the warnings held back, and stop holding them.
+    /// Log the warnings held back so far (every warning is held until
+    /// then), and log later ones as they come.
     pub fn release_warnings(&self) {
         let held = self.held.lock().unwrap_or_else(|p| p.into_inner()).take();
         for w in held.unwrap_or_default() {
@@ -459,6 +456,13 @@ impl ProjectRules {
                 base.name, base.from, base.name
             ));
         }
+    }
+}
+
+impl Drop for ProjectRules {
+    /// A warning is never lost: one nobody released is logged now.
+    fn drop(&mut self) {
+        self.release_warnings();
     }
 }
 

@@ -22,7 +22,7 @@ use std::time::{Instant, SystemTime};
 use crit_agent::{Hooks, McpServer, McpTimeouts, RunLimits, SubAgentDef};
 use crit_core::contract::Contract;
 use crit_core::{ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
-use crit_llm::{Backend, Env, LlmError};
+use crit_llm::{Backend, LlmError};
 use tokio_util::sync::CancellationToken;
 
 pub use crit_project::config::reldo::{
@@ -124,6 +124,13 @@ impl Crit {
 
     /// Hooks in code (FR9): they see every tool call of the orchestrator and
     /// its sub-agents.
+    /// The backend and model a project's settings for `crit run` choose
+    /// ([`crit_project::Project::settings`] with [`crit_project::Kind::Run`]).
+    pub fn with_settings(self, settings: &crit_project::Settings) -> Result<Self, LlmError> {
+        let backend = settings.build_backend()?;
+        Ok(self.with_backend(backend, settings.request_model()))
+    }
+
     pub fn with_hooks(mut self, hooks: Hooks) -> Self {
         self.hooks = hooks;
         self
@@ -171,7 +178,7 @@ impl Crit {
         let root = crit_project::paths::project_root(&cfg.cwd);
         let (backend, default_model) = match &self.backend {
             Some((b, m)) => (b.clone(), m.clone()),
-            None => self.select_backend(&root)?,
+            None => return Err(RunError::Backend(LlmError::NoBackend)),
         };
         let plan = self.plan(prompt, &root, default_model)?;
         let session = match cfg.logging.enabled {
@@ -245,16 +252,6 @@ impl Crit {
             session::save_with(s, &result, reldo, transcript_error, self.env.as_ref(), now);
         }
         Ok(result)
-    }
-
-    fn select_backend(&self, root: &Path) -> Result<(Backend, String), RunError> {
-        let env_fn = self.env.clone();
-        let (user, project) = crit_project::config::Config::standard_paths(root, |k| env_fn(k));
-        let file = crit_project::config::Config::load(user.as_deref(), Some(&project))?;
-        let selection =
-            crit_project::backend::select(&Default::default(), &file, &Env::from_process())?;
-        let model = selection.request_model();
-        Ok((selection.build()?, model))
     }
 
     /// The orchestrator as a one-reviewer panel: the config's prompt with the

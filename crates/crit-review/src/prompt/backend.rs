@@ -16,9 +16,10 @@
 use crit_llm::{Env, LlmError, Provider, Selection, Sourced};
 
 use super::run::PromptOptions;
-use crit_project::backend::{self as crit_backend, Explicit};
+use crit_project::Explicit;
 use crit_project::config::Config;
 use crit_project::config::prompt_review::{LoadedConfig, Mode};
+use crit_project::settings::select_backend;
 
 /// The backend chosen, its mode, and the models.
 #[derive(Debug, Clone)]
@@ -49,14 +50,14 @@ pub fn choose(
     let with = |provider: Provider, label: &str| {
         let mut e = explicit.clone();
         e.provider = Some(Sourced::explicit(provider, label));
-        crit_backend::select(&e, crit, env)
+        select_backend(&e, crit, env)
     };
     let crit_provider = explicit.provider.is_some()
         || env.non_empty("CRIT_PROVIDER").is_some()
-        || crit.provider.as_ref().is_some_and(|p| p.value != "command");
+        || crit.provider.is_some();
     let selection =
         if explicit.provider.is_some() || (loaded.source("mode").is_none() && crit_provider) {
-            crit_backend::select(explicit, crit, env)?
+            select_backend(explicit, crit, env)?
         } else {
             let label = format!(
                 "prompt review mode `{}` ({})",
@@ -124,26 +125,25 @@ pub fn choose(
 fn api(explicit: &Explicit, crit: &Config, env: &Env) -> Result<Selection, LlmError> {
     let configured = env
         .non_empty("CRIT_PROVIDER")
-        .map(str::to_string)
-        .or_else(|| crit.provider.as_ref().map(|p| p.value.clone()))
         .and_then(|p| p.parse::<Provider>().ok())
+        .or_else(|| crit.provider.as_ref().map(|p| p.value))
         .filter(|p| *p != Provider::ClaudeCode);
     if configured.is_some() {
-        return crit_backend::select(explicit, crit, env);
+        return select_backend(explicit, crit, env);
     }
     let mut e = explicit.clone();
     e.provider = Some(Sourced::explicit(
         Provider::Anthropic,
         "prompt review mode `api`",
     ));
-    match crit_backend::select(&e, crit, env) {
+    match select_backend(&e, crit, env) {
         Ok(s) => Ok(s),
         Err(first) if env.non_empty("OPENAI_BASE_URL").is_some() => {
             e.provider = Some(Sourced::explicit(
                 Provider::OpenAi,
                 "prompt review mode `api`",
             ));
-            crit_backend::select(&e, crit, env).map_err(|_| first)
+            select_backend(&e, crit, env).map_err(|_| first)
         }
         Err(first) => Err(first),
     }

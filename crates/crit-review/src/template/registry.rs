@@ -26,35 +26,7 @@ const BUILT_IN: [(&str, &str); 3] = [
     ("code.yaml", include_str!("../../templates/code.yaml")),
 ];
 
-/// Where user and project templates live.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TemplateDirs {
-    /// `$XDG_CONFIG_HOME/crit/templates` (or `~/.config/crit/templates`).
-    pub user: Option<PathBuf>,
-    /// `<project>/.crit/templates`, for [`Registry::load`].
-    pub project: Option<PathBuf>,
-    /// More directories of the user's own (`templates_dir` in the user's
-    /// config), after `user`.
-    pub extra: Vec<PathBuf>,
-    /// More project directories, from the project root (`templates_dir` in
-    /// `.crit/config.yaml`), after `.crit/templates`; read as the project's
-    /// rules read the project, never outside it.
-    pub project_extra: Vec<String>,
-}
-
-impl TemplateDirs {
-    /// The standard locations for a project root, reading `XDG_CONFIG_HOME` and
-    /// `HOME` through `env` (injected, so tests stay hermetic).
-    pub fn standard(project_root: &Path, env: impl Fn(&str) -> Option<String>) -> Self {
-        let config = crit_project::paths::user_config_dir(env);
-        TemplateDirs {
-            user: config.map(|c| c.join("templates")),
-            project: Some(project_root.join(".crit").join("templates")),
-            extra: Vec::new(),
-            project_extra: Vec::new(),
-        }
-    }
-}
+pub use crit_project::TemplateDirs;
 
 /// A template file that did not load.
 #[derive(Debug, Clone, PartialEq, Eq)]

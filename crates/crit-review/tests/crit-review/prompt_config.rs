@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crit_llm::{Env, Provider};
-use crit_project::backend::Explicit;
+use crit_project::Explicit;
 use crit_project::config::Config;
 use crit_project::config::prompt_review::{ConfigPaths, EditorMode, LoadedConfig, Mode, load};
 use crit_project::trust::ProjectRules;

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use crit_project::config::Config;
+use crit_project::config::ReviewerKind;
 use crit_project::suppress::Suppressions;
 use crit_project::trust::{Gated, ProjectRules, Source, TrustStore};
 use crit_review::orchestrate::RunConfig;
@@ -41,10 +42,11 @@ fn config_gates_exactly_the_exec_capable_settings() {
         keys(&rules),
         [
             ("base_url".into(), false),
+            ("provider".into(), false),
             ("reviewer".into(), false),
             ("command".into(), false),
             ("cassettes".into(), false),
-            ("provider".into(), false),
+            ("timeout".into(), false),
             ("fail_on".into(), false),
         ]
     );
@@ -59,20 +61,48 @@ fn config_gates_exactly_the_exec_capable_settings() {
         ),
         (&None, &None, &None, &None, &None, &None)
     );
+    assert_eq!(
+        c.timeout, None,
+        "a limit of the project's is a limit relaxed"
+    );
     assert_eq!(c.model.unwrap().value, "m");
-    assert_eq!(c.timeout.unwrap().value, 5);
 
-    // Values that move nothing are not asked about.
+    // Values that move nothing are not asked about: a model, crit's own
+    // reviewer, a stricter gate.
     std::fs::write(
         dir.path().join(".crit/config.yaml"),
-        "provider: openai\nreviewer: agent\nfail_on: p3\n",
+        "model: m\nreviewer: agent\nfail_on: p3\n",
     )
     .unwrap();
     let rules = ProjectRules::untrusted(dir.path(), "test");
     let c = Config::load_project(None, &rules).unwrap();
     assert!(rules.asked().is_empty());
-    assert_eq!(c.fail_on.unwrap().value, "p3");
-    assert_eq!(c.provider.unwrap().value, "openai");
+    assert_eq!(c.fail_on.unwrap().value, crit_core::FailOn::P3);
+    assert_eq!(c.reviewer.unwrap().value, ReviewerKind::Agent);
+
+    // A backend of the project's choosing, and each limit, are asked about
+    // whatever their value: the Claude Code CLI runs outside crit's sandbox,
+    // a budget spends the user's money, and turns and time bound the review.
+    std::fs::write(
+        dir.path().join(".crit/config.yaml"),
+        "provider: claude-code\nmax_budget_usd: 0.01\nmax_turns: 1\ntimeout: 1\n",
+    )
+    .unwrap();
+    let rules = ProjectRules::untrusted(dir.path(), "test");
+    let c = Config::load_project(None, &rules).unwrap();
+    assert_eq!(
+        keys(&rules),
+        [
+            ("provider".into(), false),
+            ("timeout".into(), false),
+            ("max_turns".into(), false),
+            ("max_budget_usd".into(), false),
+        ]
+    );
+    assert_eq!(
+        (&c.provider, &c.timeout, &c.max_turns, &c.max_budget_usd),
+        (&None, &None, &None, &None)
+    );
 
     // The user's own file is never asked about; the legacy loader trusts no project.
     let user = dir.path().join("user.yaml");
@@ -298,7 +328,10 @@ fn rules_at_a_commit_for_a_project_in_a_subdirectory() {
     assert_eq!(b.revision.sha, base);
     let c = Config::load_project(None, &rules).unwrap();
     assert_eq!(c.model.as_ref().unwrap().value, "at-base");
-    assert_eq!(c.model.unwrap().source, "HEAD~1:.crit/config.yaml:1");
+    assert_eq!(
+        c.model.unwrap().source.to_string(),
+        "HEAD~1:.crit/config.yaml:1"
+    );
     assert_eq!(
         c.base_url.unwrap().value,
         "http://owner",

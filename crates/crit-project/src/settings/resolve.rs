@@ -1,0 +1,162 @@
+//! The precedence, in one place: explicit > `CRIT_*` env > config files >
+//! the replaced tool's file (mala.yaml) > the kind's default.
+
+use crit_core::FailOn;
+use crit_llm::{BackendConfig, Env, LlmError, Provider, Selection, Source, Sourced};
+
+use super::{Explicit, Kind, Reviewer, Settings, TemplateDirs};
+use crate::config::mala::{MalaConfig, ReviewerType};
+use crate::config::{Config, ReviewerKind};
+
+/// The verifier's model when nothing names one (on Anthropic's API and the
+/// Claude Code CLI; an OpenAI-compatible server uses the review's own model,
+/// since it may serve no other).
+const VERIFY_MODEL: &str = "haiku";
+
+pub(crate) fn resolve(
+    kind: Kind,
+    explicit: &Explicit,
+    file: &Config,
+    mala: Option<&MalaConfig>,
+    templates: TemplateDirs,
+    env: &Env,
+) -> Settings {
+    let mala = mala.filter(|_| kind == Kind::Code);
+    let backend = select(explicit, file, env);
+    let model = review_model(kind, explicit, file, mala, backend.as_ref().ok(), env);
+    let backend = backend.map(|mut s| {
+        // The request, the rows and the session all name the kind's model.
+        if !model.value.is_empty() {
+            s.model = Some(model.clone());
+        }
+        s
+    });
+    let verify_model = match (&file.models.verify, &backend) {
+        (Some(v), _) => v.clone(),
+        (None, Ok(s)) if s.provider.value == Provider::OpenAi => Sourced::new(
+            model.value.clone(),
+            Source::Auto("an OpenAI-compatible server: the review's own model".into()),
+        ),
+        _ => Sourced::new(VERIFY_MODEL.to_string(), Source::Default),
+    };
+    let timeout = explicit
+        .timeout
+        .clone()
+        .or_else(|| file.timeout.clone())
+        .or_else(|| mala.and_then(|m| m.timeout_secs.clone()))
+        .or_else(|| {
+            kind.default_timeout()
+                .map(|t| Sourced::new(t, Source::Default))
+        });
+    Settings {
+        kind,
+        backend,
+        model,
+        verify_model,
+        reviewer: reviewer(file, mala),
+        timeout,
+        max_turns: explicit
+            .max_turns
+            .clone()
+            .or_else(|| file.max_turns.clone()),
+        max_budget_usd: explicit
+            .max_budget_usd
+            .clone()
+            .or_else(|| file.max_budget_usd.clone()),
+        fail_on: explicit
+            .fail_on
+            .clone()
+            .or_else(|| file.fail_on.clone())
+            .unwrap_or_else(|| Sourced::new(FailOn::default(), Source::Default)),
+        templates,
+    }
+}
+
+/// The model backend: explicit choices, then `CRIT_*` variables (crit-llm
+/// reads those), then the config files, then auto-detection.
+pub fn select(explicit: &Explicit, file: &Config, env: &Env) -> Result<Selection, LlmError> {
+    let unset = |var: &str| env.non_empty(var).is_none();
+    let config = BackendConfig {
+        provider: explicit
+            .provider
+            .clone()
+            .or_else(|| file.provider.clone().filter(|_| unset("CRIT_PROVIDER"))),
+        model: explicit.model.clone().or_else(|| {
+            file.models
+                .review
+                .clone()
+                .or_else(|| file.model.clone())
+                .filter(|_| unset("CRIT_MODEL"))
+        }),
+        base_url: file.base_url.clone(),
+        cassettes: explicit
+            .cassettes
+            .clone()
+            .or_else(|| file.cassettes.clone().filter(|_| unset("CRIT_CASSETTES"))),
+        record: explicit.record.clone(),
+        ..BackendConfig::default()
+    };
+    Selection::resolve(&config, env)
+}
+
+/// The model reviewers of `kind` ask for: whatever the backend selection
+/// chose on purpose (flag, env, config), else mala.yaml's for code review,
+/// else the kind's default, else the backend's.
+fn review_model(
+    kind: Kind,
+    explicit: &Explicit,
+    file: &Config,
+    mala: Option<&MalaConfig>,
+    selection: Option<&Selection>,
+    env: &Env,
+) -> Sourced<String> {
+    let chosen = explicit
+        .model
+        .clone()
+        .or_else(|| {
+            env.non_empty("CRIT_MODEL")
+                .map(|m| Sourced::new(m.to_string(), Source::Env("CRIT_MODEL".into())))
+        })
+        .or_else(|| file.models.review.clone())
+        .or_else(|| file.model.clone());
+    if let Some(m) = chosen {
+        return m;
+    }
+    let backend_default = selection.and_then(|s| s.model.clone());
+    // An OpenAI-compatible server always has a model named by the user; on
+    // Anthropic's API and the Claude Code CLI the kind's default applies.
+    let crit_picks = backend_default
+        .as_ref()
+        .is_none_or(|m| m.source == Source::Default);
+    if crit_picks {
+        if let Some(m) = mala.and_then(|m| m.model.clone()) {
+            return m;
+        }
+        if let Some(d) = kind.default_model() {
+            return Sourced::new(d.to_string(), Source::Default);
+        }
+    }
+    backend_default.unwrap_or_else(|| Sourced::new(String::new(), Source::Default))
+}
+
+fn reviewer(file: &Config, mala: Option<&MalaConfig>) -> Sourced<Reviewer> {
+    let command = || {
+        file.command
+            .as_ref()
+            .map(|c| c.value.clone())
+            .unwrap_or_default()
+    };
+    match &file.reviewer {
+        Some(r) if r.value == ReviewerKind::Command => {
+            Sourced::new(Reviewer::Command(command()), r.source.clone())
+        }
+        Some(r) => Sourced::new(Reviewer::Agent, r.source.clone()),
+        None => match mala.and_then(|m| m.reviewer_type.as_ref()) {
+            Some(t) if t.value == ReviewerType::Cerberus => {
+                Sourced::new(Reviewer::Command(command()), t.source.clone())
+            }
+            Some(t) => Sourced::new(Reviewer::Agent, t.source.clone()),
+            None => Sourced::new(Reviewer::Agent, Source::Default),
+        },
+    }
+}
