@@ -14,7 +14,7 @@ use crate::diff::FileDiff;
 use crate::error::{Forge, PostError};
 use crate::http::Api;
 use crate::marker::{Marker, Markers};
-use crate::pace::{Pacer, Patience, RealTime};
+use crate::pace::{Pacer, RealTime};
 use crate::plan::{Earlier, Elsewhere, plan};
 use crate::summary::{self, Outcome};
 use crate::{DescribeReport, PostOptions, PostReport};
@@ -45,7 +45,7 @@ impl GithubPoster {
         options: PostOptions,
         pacer: Arc<dyn Pacer>,
     ) -> Result<Self, PostError> {
-        let patience = options.patience.clone().unwrap_or_else(Patience::github);
+        let patience = options.patience.clone();
         let api = Api::new(
             Forge::Github,
             &ctx.api_url,

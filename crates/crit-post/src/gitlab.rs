@@ -13,7 +13,7 @@ use crate::diff::FileDiff;
 use crate::error::{Forge, PostError};
 use crate::http::Api;
 use crate::marker::{Marker, Markers};
-use crate::pace::{Pacer, Patience, RealTime};
+use crate::pace::{Pacer, RealTime};
 use crate::plan::{Earlier, Elsewhere, plan};
 use crate::summary::{self, Outcome};
 use crate::{DescribeReport, PostOptions, PostReport};
@@ -31,6 +31,8 @@ struct Diff {
     start: String,
     head: String,
     files: BTreeMap<String, (String, FileDiff)>,
+    /// The merge request's page, for links to its notes.
+    web_url: Option<String>,
 }
 
 /// Posts review results and descriptions to one merge request.
@@ -53,7 +55,7 @@ impl GitlabPoster {
         options: PostOptions,
         pacer: Arc<dyn Pacer>,
     ) -> Result<Self, PostError> {
-        let patience = options.patience.clone().unwrap_or_else(Patience::gitlab);
+        let patience = options.patience.clone();
         let api = Api::new(
             Forge::Gitlab,
             &ctx.api_url,
@@ -173,10 +175,10 @@ impl GitlabPoster {
                     .await?
             }
         };
-        let summary_url = saved
-            .get("id")
-            .and_then(Value::as_u64)
-            .map(|id| format!("note_{id}"));
+        let summary_url = match (&diff.web_url, saved.get("id").and_then(Value::as_u64)) {
+            (Some(page), Some(id)) => Some(format!("{page}#note_{id}")),
+            _ => None,
+        };
         Ok(PostReport {
             forge: Forge::Gitlab,
             inline_posted: posted,
@@ -262,11 +264,17 @@ impl GitlabPoster {
                 Some((new, (old, FileDiff::parse(patch))))
             })
             .collect();
+        let web_url = mr
+            .get("web_url")
+            .and_then(Value::as_str)
+            .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+            .map(str::to_string);
         Ok(Diff {
             base,
             start,
             head,
             files,
+            web_url,
         })
     }
 

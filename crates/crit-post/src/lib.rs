@@ -29,6 +29,7 @@ mod context;
 mod describe;
 mod diff;
 mod error;
+mod failure;
 mod github;
 mod gitlab;
 mod http;

@@ -109,6 +109,8 @@ pub(crate) enum FaultKind {
     ServerError(u16),
     /// Answered by the route, with a `Link` `rel="next"` to this URL.
     NextLink(String),
+    /// The forge's "cannot place this comment" answer (GitHub 422, GitLab 400).
+    Invalid,
 }
 
 impl Fault {
@@ -148,6 +150,12 @@ impl Fault {
     /// 404.
     pub fn not_found() -> Self {
         Self::new(FaultKind::NotFound)
+    }
+
+    /// The forge's answer to a comment it cannot place: GitHub's 422 "Line
+    /// could not be resolved", GitLab's 400 about the line code.
+    pub fn invalid() -> Self {
+        Self::new(FaultKind::Invalid)
     }
 
     /// A 5xx with the forge's error body.

@@ -370,6 +370,16 @@ async fn scripted_faults() {
         linked.header("link"),
         Some("<http://elsewhere.invalid/steal>; rel=\"next\"")
     );
+    s.fail(Fault::invalid().on("POST", "/reviews"));
+    let refused = write(
+        &s,
+        reqwest::Method::POST,
+        &repo(&s, "/pulls/7/reviews"),
+        json!({"event": "COMMENT", "body": "b"}),
+    )
+    .await;
+    assert_eq!(refused.status, 422);
+    assert_eq!(refused.body["errors"][0], "Line could not be resolved");
     let forbidden = GithubServer::start(GithubConfig::default());
     forbidden.fail(Fault::forbidden());
     assert_eq!(

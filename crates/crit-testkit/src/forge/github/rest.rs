@@ -81,6 +81,7 @@ impl Forge for Github {
             FaultKind::Forbidden => Self::forbidden(),
             FaultKind::NotFound => Self::not_found(),
             FaultKind::ServerError(s) => error(*s, "Server Error", ""),
+            FaultKind::Invalid => unprocessable(json!(["Line could not be resolved"])),
             FaultKind::NextLink(_) => Self::not_found(),
         }
     }

@@ -62,6 +62,7 @@ impl Forge for Gitlab {
             FaultKind::Forbidden => Self::forbidden(),
             FaultKind::NotFound => Self::not_found(),
             FaultKind::ServerError(s) => message(*s, &format!("{s} Internal Server Error")),
+            FaultKind::Invalid => bad_line_code(),
             FaultKind::NextLink(_) => Self::not_found(),
         }
     }
@@ -71,7 +72,11 @@ impl Forge for Gitlab {
     }
 
     fn route(&mut self, call: &Call, base: &str, access: Access) -> Answer {
-        let seg: Vec<String> = call.segments().into_iter().map(crate::forge::decode).collect();
+        let seg: Vec<String> = call
+            .segments()
+            .into_iter()
+            .map(crate::forge::decode)
+            .collect();
         let seg: Vec<&str> = seg.iter().map(String::as_str).collect();
         match (call.method.as_str(), seg.as_slice()) {
             ("GET", ["api", "v4", "user"]) => {
