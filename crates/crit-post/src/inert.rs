@@ -55,12 +55,17 @@ pub fn code(text: &str) -> String {
 }
 
 /// HTML special characters as entities, mentions broken with a zero-width
-/// space, image syntax broken with an escaped bracket.
+/// space, image syntax broken with an escaped bracket, a `#` that could
+/// start a heading escaped.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut chars = text.chars().peekable();
+    let mut prev: Option<char> = None;
     while let Some(c) = chars.next() {
         match c {
+            // A heading needs `#` first in its block, which a list item's
+            // marker does not stop (`- # Title`).
+            '#' if prev.is_none_or(char::is_whitespace) => out.push_str("\\#"),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -68,6 +73,7 @@ fn escape(text: &str) -> String {
             '!' if chars.peek() == Some(&'[') => out.push_str("!\\"),
             c => out.push(c),
         }
+        prev = Some(c);
     }
     out
 }
@@ -87,10 +93,10 @@ fn neutral_line_start(line: &str) -> String {
     let risky = match first {
         '#' | '/' => true,
         '`' | '~' => rest.starts_with("```") || rest.starts_with("~~~"),
-        '=' | '-' | '*' | '_' | '+' => {
-            let marks: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
-            marks.len() >= 2 && marks.chars().all(|c| c == first)
-        }
+        '=' | '-' | '*' | '_' | '+' => rest
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .all(|c| c == first),
         _ => false,
     };
     if risky {
@@ -129,11 +135,11 @@ mod tests {
 
     #[test]
     fn layout_cannot_be_faked() {
-        let hostile = "## ✅ crit code: PASS\n---\n===\n```\nfenced\n~~~\n   # indented heading\n/merge\n/approve now\n* * *\n- a list item";
+        let hostile = "## ✅ crit code: PASS\n---\n===\n```\nfenced\n~~~\n   # indented heading\n/merge\n/approve now\n* * *\n- a list item\n- # a heading in a list\n=\nC# and issue #12";
         let out = block(hostile);
         assert_eq!(
             out,
-            "\\## ✅ crit code: PASS\n\\---\n\\===\n\\```\nfenced\n\\~~~\n   \\# indented heading\n\\/merge\n\\/approve now\n\\* * *\n- a list item"
+            "\\## ✅ crit code: PASS\n\\---\n\\===\n\\```\nfenced\n\\~~~\n   \\# indented heading\n\\/merge\n\\/approve now\n\\* * *\n- a list item\n- \\# a heading in a list\n\\=\nC# and issue \\#12"
         );
         assert_eq!(line("# title\nwith `code"), "\\# title with \\`code");
         assert_eq!(cell("a | b"), "a \\| b");
