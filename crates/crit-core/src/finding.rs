@@ -212,6 +212,15 @@ impl Finding {
         self
     }
 
+    /// Whether the suggestion may be offered against `new_file`, the text of
+    /// the finding's file after the change (see [`crate::suggestion::check`]).
+    pub fn check_suggestion(
+        &self,
+        new_file: &str,
+    ) -> Result<(), crate::suggestion::SuggestionError> {
+        crate::suggestion::check(self, new_file)
+    }
+
     /// Recompute `id` after the title, location or rule changed.
     pub fn refresh_id(&mut self) {
         self.id = fingerprint::of(

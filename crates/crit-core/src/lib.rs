@@ -18,6 +18,7 @@ pub mod schema;
 pub mod screen;
 pub mod severity;
 pub mod shard;
+pub mod suggestion;
 pub mod terminal;
 pub mod timestamp;
 pub mod usage;

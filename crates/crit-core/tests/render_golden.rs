@@ -39,6 +39,7 @@ macro_rules! golden {
 golden!(rich, fixtures::rich());
 golden!(clean, fixtures::clean());
 golden!(unparseable, fixtures::unparseable());
+golden!(suggestions, fixtures::suggestions());
 
 #[test]
 fn no_ansi_without_color() {
@@ -85,4 +86,25 @@ fn hostile_text_prints_without_control_sequences() {
     let ours = colored.matches("\x1b[").count();
     assert_eq!(escapes, ours, "only crit's own SGR sequences: {colored:?}");
     assert!(!colored.contains("\x1b]") && !colored.contains("\x1b[2J"));
+}
+
+/// Each destination's suggestion syntax, whatever the replacement holds.
+#[test]
+fn suggestion_blocks_for_github_and_gitlab() {
+    use crit_core::suggestion::{github_block, gitlab_block};
+    let r = fixtures::suggestions();
+    let blocks: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let text = f.suggestion.as_deref().unwrap();
+            let (start, end) = crit_core::suggestion::range(f).unwrap();
+            format!(
+                "{}\n{}",
+                github_block(text),
+                gitlab_block(text, end - start)
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(blocks.join("\n---\n"));
 }

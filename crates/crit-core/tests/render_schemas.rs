@@ -34,10 +34,15 @@ fn errors(schema: &Value, doc: &Value) -> Vec<String> {
 }
 
 fn outputs(format: Format) -> Vec<Value> {
-    [fixtures::rich(), fixtures::clean(), fixtures::unparseable()]
-        .iter()
-        .map(|r| serde_json::from_str(&render(r, format, &RenderOptions::default())).unwrap())
-        .collect()
+    [
+        fixtures::rich(),
+        fixtures::clean(),
+        fixtures::unparseable(),
+        fixtures::suggestions(),
+    ]
+    .iter()
+    .map(|r| serde_json::from_str(&render(r, format, &RenderOptions::default())).unwrap())
+    .collect()
 }
 
 #[test]
@@ -192,4 +197,36 @@ fn codeclimate_maps_every_severity_and_flags_an_incomplete_review() {
     let mut missing = doc.clone();
     missing[0].as_object_mut().unwrap().remove("fingerprint");
     assert!(!errors(&schema, &missing).is_empty());
+}
+
+#[test]
+fn suggestions_become_sarif_fixes_and_rdjson_suggestions() {
+    let sarif = outputs(Format::Sarif).remove(3);
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let fix = &results[0]["fixes"][0]["artifactChanges"][0];
+    assert_eq!(fix["artifactLocation"]["uri"], "src/config.rs");
+    let replacement = &fix["replacements"][0];
+    assert_eq!(replacement["deletedRegion"]["startLine"], 12);
+    assert_eq!(replacement["deletedRegion"]["endLine"], 13);
+    assert_eq!(
+        replacement["insertedContent"]["text"],
+        "let port = cfg.get(\"port\")\n    .ok_or(Error::MissingPort)?;"
+    );
+    let rdjson = outputs(Format::Rdjson).remove(3);
+    let deletion = rdjson["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["location"]["path"] == "src/main.rs")
+        .unwrap();
+    assert_eq!(deletion["suggestions"][0]["text"], "");
+    assert_eq!(deletion["suggestions"][0]["range"]["start"]["line"], 5);
+    // The validators see the fixes: a fix without its changes is refused.
+    let schema = load("tests/schemas/sarif-schema-2.1.0.json");
+    let mut broken = sarif.clone();
+    broken["runs"][0]["results"][0]["fixes"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("artifactChanges");
+    assert!(!errors(&schema, &broken).is_empty());
 }

@@ -10,6 +10,11 @@
 //!   request.
 //! - [`FakeClaude`]: a scripted fake `claude` executable (a `sh` script
 //!   written at run time) that records how it was called.
+//! - [`GithubServer`] and [`GitlabServer`]: stand-ins for the GitHub REST
+//!   (and review-thread GraphQL) and GitLab REST APIs around pull and merge
+//!   requests, keeping state, recording every request (credential left out,
+//!   whether it was the expected one kept) and the raw bytes of every
+//!   connection, with scripted faults ([`Fault`]): see [`forge`].
 //! - [`prompt_review`]: critiques in the prompt-review plugin's schema.
 //! - `crit-fake-server`: the server as a program, scripted with JSON
 //!   ([`script`]) over stdin, for test suites in other languages (the
@@ -45,6 +50,8 @@
 mod anthropic;
 mod claude;
 mod delivery;
+pub mod forge;
+mod listen;
 mod openai;
 mod prompt_cache;
 pub mod prompt_review;
@@ -54,6 +61,9 @@ pub mod script;
 mod server;
 
 pub use claude::{FakeClaude, Invocation, RECORDED_ENV, pid_alive};
+pub use forge::github::{GithubConfig, GithubServer, PullSpec};
+pub use forge::gitlab::{GitlabConfig, GitlabServer, MergeRequestSpec};
+pub use forge::{Access, ChangedFile, Fault, ForgeRequest, TokenSeen};
 pub use prompt_cache::{replay as replay_prompt_cache, system_prefix_tokens};
 pub use render::WireFormat;
 pub use reply::{Reply, Step, StepWhen, Usage, anthropic_tool_id, openai_tool_id};

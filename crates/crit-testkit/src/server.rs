@@ -13,7 +13,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
 
 use crate::delivery;
 use crate::render::{self, Rendered, RequestCtx, WireFormat};
@@ -86,7 +85,7 @@ struct Shared {
     prompt_cache: Mutex<Option<crate::prompt_cache::PromptCache>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking test thread must not hide the script from the next assertion.
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -94,15 +93,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// A scripted fake of the Anthropic Messages and OpenAI chat completions
 /// APIs on `127.0.0.1`. Stops when dropped.
 pub struct FakeServer {
-    addr: SocketAddr,
+    running: crate::listen::Running,
     shared: Arc<Shared>,
-    shutdown: Option<oneshot::Sender<()>>,
 }
 
 impl std::fmt::Debug for FakeServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FakeServer")
-            .field("addr", &self.addr)
+            .field("addr", &self.running.addr)
             .finish_non_exhaustive()
     }
 }
@@ -124,56 +122,21 @@ impl FakeServer {
 
     /// Like [`FakeServer::start_blocking`], returning the error.
     pub fn try_start() -> io::Result<Self> {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
         let shared = Arc::new(Shared::default());
         let app = Router::new()
             .fallback(handle)
             .with_state(Arc::clone(&shared));
-        let (tx, rx) = oneshot::channel::<()>();
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<io::Result<()>>();
-        std::thread::Builder::new()
-            .name(format!("crit-testkit-server-{}", addr.port()))
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let listener = match tokio::net::TcpListener::from_std(listener) {
-                        Ok(l) => l,
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e));
-                            return;
-                        }
-                    };
-                    let _ = ready_tx.send(Ok(()));
-                    let serve = axum::serve(listener, app);
-                    // Dropping the runtime at shutdown also ends every open
-                    // connection, stalled ones included.
-                    tokio::select! {
-                        _ = serve => {}
-                        _ = rx => {}
-                    }
-                });
-            })?;
-        ready_rx
-            .recv()
-            .map_err(|_| io::Error::other("fake server thread exited early"))??;
-        Ok(Self {
-            addr,
-            shared,
-            shutdown: Some(tx),
-        })
+        let running = crate::listen::serve(crate::listen::bind()?, app, "crit-testkit-server")?;
+        Ok(Self { running, shared })
     }
 
     /// `http://127.0.0.1:PORT`, without `/v1`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.running.addr)
     }
 
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.running.addr
     }
 
     /// Appends a step to the script. Accepts a [`Step`] or a bare
@@ -237,14 +200,6 @@ impl FakeServer {
                 return false;
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    }
-}
-
-impl Drop for FakeServer {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
         }
     }
 }

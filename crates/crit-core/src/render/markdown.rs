@@ -57,7 +57,7 @@ pub(super) fn render(result: &ReviewResult) -> String {
                 let _ = writeln!(out, "{}\n", f.body.trim());
             }
             if let Some(s) = &f.suggestion {
-                let _ = writeln!(out, "```suggestion\n{}\n```\n", s.trim_end());
+                let _ = writeln!(out, "{}", crate::suggestion::github_block(s));
             }
         }
         out.push_str("</details>\n");

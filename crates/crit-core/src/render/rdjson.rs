@@ -37,7 +37,8 @@ fn diagnostic(f: &Finding, options: &RenderOptions) -> Value {
     {
         let end = loc.end_line().unwrap_or(start);
         d["location"]["range"] = json!({"start": {"line": start}, "end": {"line": end}});
-        if let Some(text) = &f.suggestion {
+        if let Some(text) = crate::suggestion::replacement(f) {
+            // Line-wise (no columns): the lines are replaced whole.
             d["suggestions"] = json!([{
                 "range": {"start": {"line": start}, "end": {"line": end}},
                 "text": text,

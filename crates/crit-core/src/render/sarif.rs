@@ -134,6 +134,9 @@ fn sarif_result(f: &Finding, rule_id: &str, rule_index: usize) -> Value {
             physical["region"] = json!({"startLine": start.max(1), "endLine": loc.end_line().unwrap_or(start).max(start.max(1))});
         }
         r["locations"] = json!([{"physicalLocation": physical}]);
+        if let Some(fix) = fix(f, loc.path()) {
+            r["fixes"] = json!([fix]);
+        }
         if let crate::Location::Document {
             heading: Some(h), ..
         } = loc
@@ -142,6 +145,24 @@ fn sarif_result(f: &Finding, rule_id: &str, rule_index: usize) -> Value {
         }
     }
     r
+}
+
+/// The suggestion as a SARIF fix: the whole lines are replaced (a region of
+/// lines without columns ends before the last line's newline, and the text
+/// has none).
+fn fix(f: &Finding, path: &str) -> Option<Value> {
+    let text = crate::suggestion::replacement(f)?;
+    let (start, end) = crate::suggestion::range(f)?;
+    Some(json!({
+        "description": {"text": format!("Suggested by the {} reviewer", reviewer_name(f))},
+        "artifactChanges": [{
+            "artifactLocation": {"uri": uri_reference(path), "uriBaseId": "%SRCROOT%"},
+            "replacements": [{
+                "deletedRegion": {"startLine": start, "endLine": end},
+                "insertedContent": {"text": text},
+            }],
+        }],
+    }))
 }
 
 fn level_name(l: Level) -> &'static str {

@@ -100,6 +100,7 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
     for line in sanitize(f.body.trim()).lines() {
         let _ = writeln!(out, "               {line}");
     }
+    write_suggestion(out, f, p);
     let mut meta = vec![f.severity.label().to_string()];
     if !f.reviewer.is_empty() {
         meta.push(f.reviewer.clone());
@@ -130,6 +131,38 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
             &sanitize(&format!("[{}] {}", meta.join(" · "), f.id))
         )
     );
+}
+
+/// The suggested replacement as a small diff: the lines it replaces, by
+/// number (the report has no file text), then the new lines as additions.
+fn write_suggestion(out: &mut String, f: &Finding, p: &Painter) {
+    let (Some(text), Some((start, end))) = (
+        crate::suggestion::replacement(f),
+        crate::suggestion::range(f),
+    ) else {
+        return;
+    };
+    let lines = if end > start {
+        format!("lines {start}-{end}")
+    } else {
+        format!("line {start}")
+    };
+    let _ = writeln!(
+        out,
+        "               {}",
+        p.paint(dim(), &format!("suggestion, replacing {lines}:"))
+    );
+    let green = Style::new().fg_color(Some(AnsiColor::Green.into()));
+    if text.is_empty() {
+        let _ = writeln!(out, "               {}", p.paint(green, "+ (nothing)"));
+    }
+    for line in sanitize(&text).lines() {
+        let _ = writeln!(
+            out,
+            "               {}",
+            p.paint(green, &format!("+ {line}"))
+        );
+    }
 }
 
 /// Findings by file (files sorted, general findings last), each group sorted.

@@ -96,3 +96,27 @@ pub fn unparseable() -> ReviewResult {
         "{\"verdict\": \"FAIL\",",
     )
 }
+
+/// Findings with suggestions: several lines, a deletion, and a replacement
+/// holding code fences of its own.
+pub fn suggestions() -> ReviewResult {
+    let mut r = ReviewResult::new("code", Verdict::Concerns);
+    r.findings = vec![
+        Finding::new("Unchecked unwrap", Severity::P1, "correctness")
+            .with_body("A missing key panics.")
+            .with_location(Location::lines("src/config.rs", 12, 13))
+            .with_suggestion("let port = cfg.get(\"port\")\n    .ok_or(Error::MissingPort)?;\n"),
+        Finding::new("Dead debug print", Severity::P3, "style")
+            .with_location(Location::lines("src/main.rs", 5, 5))
+            .with_suggestion(""),
+        Finding::new(
+            "Example in the doc comment does not compile",
+            Severity::P2,
+            "docs",
+        )
+        .with_location(Location::lines("README.md", 3, 5))
+        .with_suggestion("```rust\nlet x = 1;\n```"),
+    ];
+    r.apply_gate(crit_core::FailOn::default());
+    r
+}

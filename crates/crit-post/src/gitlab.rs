@@ -1,0 +1,367 @@
+//! Posting to a GitLab merge request through the REST API (v4).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crit_core::ReviewResult;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::comment::{inline_body, resolved_body};
+use crate::context::GitlabContext;
+use crate::diff::FileDiff;
+use crate::error::{Forge, PostError};
+use crate::http::Api;
+use crate::marker::{Marker, Markers};
+use crate::pace::{Pacer, RealTime};
+use crate::plan::{Earlier, Elsewhere, plan};
+use crate::summary::{self, Outcome};
+use crate::{DescribeReport, PostOptions, PostReport};
+
+/// A discussion and its first note.
+#[derive(Debug, Clone)]
+struct Thread {
+    discussion: String,
+    note: u64,
+}
+
+/// The merge request's diff: its refs and each new path's old path and hunks.
+struct Diff {
+    base: String,
+    start: String,
+    head: String,
+    files: BTreeMap<String, (String, FileDiff)>,
+    /// The merge request's page, for links to its notes.
+    web_url: Option<String>,
+}
+
+/// Posts review results and descriptions to one merge request.
+#[derive(Debug)]
+pub struct GitlabPoster {
+    ctx: GitlabContext,
+    options: PostOptions,
+    markers: Markers,
+    api: Api,
+}
+
+impl GitlabPoster {
+    pub fn new(ctx: GitlabContext, options: PostOptions) -> Result<Self, PostError> {
+        Self::with_pacer(ctx, options, Arc::new(RealTime))
+    }
+
+    /// With the clock and sleep to wait with (tests: waits without sleeping).
+    pub fn with_pacer(
+        ctx: GitlabContext,
+        options: PostOptions,
+        pacer: Arc<dyn Pacer>,
+    ) -> Result<Self, PostError> {
+        let patience = options.patience.clone();
+        let api = Api::new(
+            Forge::Gitlab,
+            &ctx.api_url,
+            ctx.token.clone(),
+            &ctx.token_source,
+            pacer,
+            patience,
+        )?;
+        Ok(GitlabPoster {
+            markers: Markers::new(options.scope.as_deref()),
+            ctx,
+            options,
+            api,
+        })
+    }
+
+    fn mr(&self, rest: &str) -> String {
+        format!(
+            "/projects/{}/merge_requests/{}{rest}",
+            self.ctx.project, self.ctx.iid
+        )
+    }
+
+    /// Posts `result`: see the crate's documentation for what one run does.
+    pub async fn post(&mut self, result: &ReviewResult) -> Result<PostReport, PostError> {
+        let me = self.identity().await?;
+        let diff = self.diff().await?;
+        let discussions = self
+            .api
+            .get_all(
+                &self.mr("/discussions"),
+                "list the merge request's discussions",
+            )
+            .await?;
+        let (earlier, summary_note) = self.earlier(&discussions, &me);
+        let hunks: BTreeMap<String, FileDiff> = diff
+            .files
+            .iter()
+            .map(|(path, (_, d))| (path.clone(), d.clone()))
+            .collect();
+        let mut plan = plan(result, &hunks, earlier, self.options.max_comments);
+        let mut notes = Vec::new();
+        let mut posted = 0;
+        let mut refused = Vec::new();
+        for inline in &plan.new {
+            let path = inline.finding.path().unwrap_or("").trim_start_matches("./");
+            let old_path = diff
+                .files
+                .get(path)
+                .map(|(o, _)| o.as_str())
+                .unwrap_or(path);
+            let mut position = json!({"base_sha": diff.base, "start_sha": diff.start, "head_sha": diff.head,
+                "position_type": "text", "new_path": path, "old_path": old_path, "new_line": inline.anchor.start});
+            if let Some(old) = inline.anchor.start_old {
+                position["old_line"] = json!(old);
+            }
+            let body = json!({"body": inline_body(&self.markers, inline, Forge::Gitlab), "position": position});
+            match self
+                .api
+                .write(
+                    Method::POST,
+                    &self.mr("/discussions"),
+                    &body,
+                    "post an inline comment",
+                )
+                .await
+            {
+                Ok(_) => posted += 1,
+                // GitLab cannot place it: the finding goes to the summary.
+                Err(PostError::Rejected {
+                    status: 400,
+                    message,
+                    ..
+                }) => {
+                    refused.push(inline.finding);
+                    notes.push(format!("GitLab refused an inline comment ({message}); its finding is listed below instead."));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        plan.elsewhere
+            .extend(refused.into_iter().map(|f| (f, Elsewhere::Refused)));
+        let (resolved, threads_resolved) =
+            self.resolve(&plan.resolve, &diff.head, &mut notes).await?;
+        let body = summary::body(
+            &self.markers,
+            result,
+            &Outcome {
+                head: Some(&diff.head),
+                new_inline: posted,
+                kept_inline: plan.kept,
+                elsewhere: &plan.elsewhere,
+                resolved,
+                notes: &notes,
+            },
+        );
+        let saved = match &summary_note {
+            Some(t) => {
+                let path = self.mr(&format!("/notes/{}", t.note));
+                self.api
+                    .write(
+                        Method::PUT,
+                        &path,
+                        &json!({"body": body}),
+                        "edit the summary note",
+                    )
+                    .await?
+            }
+            None => {
+                self.api
+                    .write(
+                        Method::POST,
+                        &self.mr("/notes"),
+                        &json!({"body": body}),
+                        "post the summary note",
+                    )
+                    .await?
+            }
+        };
+        let summary_url = match (&diff.web_url, saved.get("id").and_then(Value::as_u64)) {
+            (Some(page), Some(id)) => Some(format!("{page}#note_{id}")),
+            _ => None,
+        };
+        Ok(PostReport {
+            forge: Forge::Gitlab,
+            inline_posted: posted,
+            inline_kept: plan.kept,
+            resolved,
+            threads_resolved,
+            in_summary: plan
+                .elsewhere
+                .iter()
+                .map(|(f, w)| (f.id.clone(), *w))
+                .collect(),
+            summary_url,
+            summary_created: summary_note.is_none(),
+            notes,
+            stats: self.api.stats.clone(),
+        })
+    }
+
+    /// Sets crit's section of the merge request's description to `section`
+    /// (markdown), leaving the author's text alone; sends nothing when it
+    /// already reads so.
+    pub async fn describe(&mut self, section: &str) -> Result<DescribeReport, PostError> {
+        let mr = self.api.get(&self.mr(""), "read the merge request").await?;
+        let body = mr.get("description").and_then(Value::as_str).unwrap_or("");
+        let updated = crate::describe::update_body(body, section, &self.markers);
+        let changed = updated != body;
+        if changed {
+            self.api
+                .write(
+                    Method::PUT,
+                    &self.mr(""),
+                    &json!({"description": updated}),
+                    "edit the merge request's description",
+                )
+                .await?;
+        }
+        Ok(DescribeReport {
+            changed,
+            stats: self.api.stats.clone(),
+        })
+    }
+
+    async fn identity(&mut self) -> Result<String, PostError> {
+        if let Some(a) = &self.options.author {
+            return Ok(a.clone());
+        }
+        let user = self.api.get("/user", "find the token's account").await?;
+        match user.get("username").and_then(Value::as_str) {
+            Some(u) => Ok(u.to_string()),
+            None => Err(self.api.protocol("find the token's account", "no username")),
+        }
+    }
+
+    async fn diff(&mut self) -> Result<Diff, PostError> {
+        let mr = self.api.get(&self.mr(""), "read the merge request").await?;
+        let refs = |key: &str| {
+            mr.pointer(&format!("/diff_refs/{key}"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let (Some(base), Some(start), Some(head)) =
+            (refs("base_sha"), refs("start_sha"), refs("head_sha"))
+        else {
+            return Err(self.api.protocol(
+                "read the merge request",
+                "it has no diff_refs yet (GitLab is still preparing its diff)",
+            ));
+        };
+        let diffs = self
+            .api
+            .get_all(&self.mr("/diffs"), "list the merge request's changes")
+            .await?;
+        let files = diffs
+            .iter()
+            .filter_map(|d| {
+                let new = d.get("new_path")?.as_str()?.to_string();
+                let old = d
+                    .get("old_path")
+                    .and_then(Value::as_str)
+                    .unwrap_or(&new)
+                    .to_string();
+                let patch = d.get("diff").and_then(Value::as_str).unwrap_or("");
+                Some((new, (old, FileDiff::parse(patch))))
+            })
+            .collect();
+        let web_url = mr
+            .get("web_url")
+            .and_then(Value::as_str)
+            .filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+            .map(str::to_string);
+        Ok(Diff {
+            base,
+            start,
+            head,
+            files,
+            web_url,
+        })
+    }
+
+    /// crit's own inline discussions of earlier runs, and its summary note.
+    fn earlier(&self, discussions: &[Value], me: &str) -> (Vec<Earlier<Thread>>, Option<Thread>) {
+        let mut earlier = Vec::new();
+        let mut summary = None;
+        for d in discussions {
+            let Some(first) = d.pointer("/notes/0") else {
+                continue;
+            };
+            if first.pointer("/author/username").and_then(Value::as_str) != Some(me) {
+                continue;
+            }
+            let (Some(discussion), Some(note)) = (
+                d.get("id").and_then(Value::as_str),
+                first.get("id").and_then(Value::as_u64),
+            ) else {
+                continue;
+            };
+            let thread = Thread {
+                discussion: discussion.to_string(),
+                note,
+            };
+            let body = first.get("body").and_then(Value::as_str).unwrap_or("");
+            let inline = first.get("type").and_then(Value::as_str) == Some("DiffNote");
+            match self.markers.read(body) {
+                Some(Marker::Summary) if summary.is_none() && !inline => summary = Some(thread),
+                Some(Marker::Finding { key, resolved }) if inline => earlier.push(Earlier {
+                    key,
+                    resolved,
+                    body: body.to_string(),
+                    handle: thread,
+                }),
+                _ => {}
+            }
+        }
+        (earlier, summary)
+    }
+
+    /// Marks each comment resolved and resolves its discussion (when the
+    /// token may; if not, once noted, the rest only get their bodies edited).
+    async fn resolve(
+        &mut self,
+        gone: &[Earlier<Thread>],
+        head: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<(usize, usize), PostError> {
+        let (mut edited, mut resolved) = (0, 0);
+        let mut may_resolve = true;
+        for e in gone {
+            let t = &e.handle;
+            let body = resolved_body(&self.markers, &e.key, &e.body, Some(head));
+            let path = self.mr(&format!("/discussions/{}/notes/{}", t.discussion, t.note));
+            self.api
+                .write(
+                    Method::PUT,
+                    &path,
+                    &json!({"body": body}),
+                    "mark a comment resolved",
+                )
+                .await?;
+            edited += 1;
+            if !may_resolve {
+                continue;
+            }
+            let path = self.mr(&format!("/discussions/{}", t.discussion));
+            match self
+                .api
+                .write(
+                    Method::PUT,
+                    &path,
+                    &json!({"resolved": true}),
+                    "resolve a discussion",
+                )
+                .await
+            {
+                Ok(_) => resolved += 1,
+                Err(e @ PostError::Permission { .. }) => {
+                    may_resolve = false;
+                    notes.push(format!(
+                        "The comments say they are resolved, but their discussions stay open: {e}"
+                    ));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((edited, resolved))
+    }
+}

@@ -1,0 +1,106 @@
+//! Posting a review result to a pull or merge request.
+//!
+//! One run of [`GithubPoster::post`] (or [`GitlabPoster::post`]):
+//! - puts each finding on the line of the diff it is about, as one
+//!   pull-request review with every inline comment batched (GitLab: one
+//!   discussion per comment, positioned on the line), with a committable
+//!   suggestion when the finding carries one that applies;
+//! - posts nothing for a finding it already commented on (the finding's
+//!   fingerprint rides in the comment as a hidden marker), and marks the
+//!   comments whose findings are gone as resolved (the comment is edited;
+//!   the review thread or discussion is resolved when the token may);
+//! - keeps at most `max_comments` inline comments, most severe first;
+//! - writes one summary comment (verdict, counts, coverage, cost, the
+//!   findings not on a line, what was dismissed and why), edited in place
+//!   on every later run;
+//! - honours rate limits within a bounded wait, and returns a typed error
+//!   when the token may not write ([`PostError::is_permission`]): the caller
+//!   still has the result to write.
+//!
+//! Every text a model or the repository wrote is made inert for markdown
+//! first ([`inert`]), and the token is in nothing crit-post returns,
+//! formats or sends but the one `Authorization` header.
+//!
+//! [`update_description`] / the posters' `describe` keep a section of the
+//! pull request's description that crit owns, leaving the author's text.
+
+mod comment;
+mod context;
+mod describe;
+mod diff;
+mod error;
+mod failure;
+mod github;
+mod gitlab;
+mod http;
+pub mod inert;
+mod marker;
+mod pace;
+mod plan;
+mod summary;
+
+pub use context::{GithubContext, GitlabContext};
+pub use error::{ContextError, Forge, PostError};
+pub use github::GithubPoster;
+pub use gitlab::GitlabPoster;
+pub use http::Stats;
+pub use pace::{Pacer, Patience, RealTime, Sleep};
+pub use plan::Elsewhere;
+
+/// How to post.
+#[derive(Debug, Clone, Default)]
+pub struct PostOptions {
+    /// Most inline comments crit keeps open on the pull request (those of
+    /// earlier runs still reported count); the rest are listed in the
+    /// summary. Most severe first.
+    pub max_comments: Option<usize>,
+    /// The account whose earlier comments are crit's. `None`: asked of the
+    /// API; a GitHub workflow token, which cannot ask, is
+    /// `github-actions[bot]`. Comments by anyone else are never taken for
+    /// crit's, whatever markers they hold.
+    pub author: Option<String>,
+    /// Keeps two crit posters on one pull request apart (their markers
+    /// differ); `[A-Za-z0-9._-]`.
+    pub scope: Option<String>,
+    /// `None`: the forge's default ([`Patience::github`], [`Patience::gitlab`]).
+    pub patience: Option<Patience>,
+}
+
+/// What one run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostReport {
+    pub forge: Forge,
+    /// Inline comments posted by this run.
+    pub inline_posted: usize,
+    /// Inline comments of earlier runs whose findings are still reported.
+    pub inline_kept: usize,
+    /// Earlier comments marked resolved (their findings are gone).
+    pub resolved: usize,
+    /// Review threads (GitHub) or discussions (GitLab) resolved.
+    pub threads_resolved: usize,
+    /// Findings listed in the summary instead of on a line, and why.
+    pub in_summary: Vec<(String, Elsewhere)>,
+    /// The summary comment's web address, when the forge gave one.
+    pub summary_url: Option<String>,
+    /// True when the summary was new; false when an earlier one was edited.
+    pub summary_created: bool,
+    /// What went less well than asked without failing the run.
+    pub notes: Vec<String>,
+    pub stats: Stats,
+}
+
+/// What writing crit's section of the description did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DescribeReport {
+    /// False when the section already read the same (nothing was sent).
+    pub changed: bool,
+    pub stats: Stats,
+}
+
+/// `body` with crit's section between its markers set to `section`,
+/// leaving the author's text around it alone; idempotent. `section` is
+/// markdown a model wrote: its structure is kept, anything that acts (HTML,
+/// mentions, remote images, quick actions) is made inert.
+pub fn update_description(body: &str, section: &str, scope: Option<&str>) -> String {
+    describe::update_body(body, section, &marker::Markers::new(scope))
+}

@@ -1,0 +1,285 @@
+//! A stand-in for GitHub's REST API (v3) and the two GraphQL operations a
+//! review poster uses: pull requests, their files, reviews with batched
+//! inline comments, review comments, issue comments, the authenticated user,
+//! and review threads (listed and resolved through GraphQL).
+//!
+//! Faithful where a client can get it wrong: a review without `event` stays
+//! PENDING (its comments are not shown); an inline comment on a line the
+//! diff does not show fails the whole review with 422 "Line could not be
+//! resolved"; a multi-line comment must stay within one hunk; bodies over
+//! 65,536 characters are 422; lists are paginated (`per_page`, `page`, a
+//! `Link` header); a workflow token's `GET /user` is 403; GraphQL reports a
+//! refused mutation as `errors` with status 200.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+mod graphql;
+mod rest;
+mod shapes;
+
+use super::{Access, ChangedFile, Fault, ForgeRequest};
+
+/// The repository, the token and what it may do.
+#[derive(Debug, Clone)]
+pub struct GithubConfig {
+    pub owner: String,
+    pub repo: String,
+    pub token: String,
+    /// Who the token acts as: `github-actions[bot]` for a workflow's token.
+    pub login: String,
+    /// `GET /user` answers (a personal token); false: 403, as for a
+    /// workflow's or an app's installation token.
+    pub user_endpoint: bool,
+    /// GraphQL `resolveReviewThread` is allowed.
+    pub can_resolve_threads: bool,
+    pub access: Access,
+}
+
+impl Default for GithubConfig {
+    fn default() -> Self {
+        GithubConfig {
+            owner: "octo-org".into(),
+            repo: "hello-world".into(),
+            token: "ghs_standInToken0123456789abcdefABCDEF".into(),
+            login: "github-actions[bot]".into(),
+            user_endpoint: false,
+            can_resolve_threads: true,
+            access: Access::Write,
+        }
+    }
+}
+
+/// A pull request to serve.
+#[derive(Debug, Clone)]
+pub struct PullSpec {
+    pub number: u64,
+    pub title: String,
+    pub body: Option<String>,
+    pub head_sha: String,
+    pub base_sha: String,
+    pub files: Vec<ChangedFile>,
+}
+
+/// The stand-in server. Stops when dropped.
+pub struct GithubServer {
+    served: super::Served<Github>,
+}
+
+impl std::fmt::Debug for GithubServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GithubServer")
+            .field("url", &self.url())
+            .finish_non_exhaustive()
+    }
+}
+
+impl GithubServer {
+    /// Starts serving on `127.0.0.1`. Panics if it cannot (a test cannot go
+    /// on without it).
+    pub fn start(config: GithubConfig) -> Self {
+        let token = config.token.clone();
+        let access = config.access;
+        let served = super::Served::start(&token, access, |base| Github {
+            cfg: config,
+            base: base.to_string(),
+            pulls: BTreeMap::new(),
+            next_id: 1_000_001,
+            events: 0,
+        });
+        GithubServer { served }
+    }
+
+    /// `GITHUB_API_URL`.
+    pub fn url(&self) -> String {
+        self.served.url()
+    }
+
+    /// `GITHUB_GRAPHQL_URL`.
+    pub fn graphql_url(&self) -> String {
+        format!("{}/graphql", self.url())
+    }
+
+    pub fn add_pull(&self, spec: PullSpec) {
+        self.served.with(|g| {
+            let pull = Pull {
+                commits: vec![spec.head_sha.clone()],
+                spec,
+                reviews: Vec::new(),
+                comments: Vec::new(),
+                issue_comments: Vec::new(),
+                threads: Vec::new(),
+            };
+            g.pulls.insert(pull.spec.number, pull);
+        });
+    }
+
+    /// A new head commit with these files (a push to the pull request).
+    pub fn push(&self, number: u64, head_sha: &str, files: Vec<ChangedFile>) {
+        self.served.with(|g| {
+            if let Some(p) = g.pulls.get_mut(&number) {
+                p.spec.head_sha = head_sha.to_string();
+                p.spec.files = files;
+                p.commits.push(head_sha.to_string());
+            }
+        });
+    }
+
+    pub fn fail(&self, fault: Fault) {
+        self.served.fail(fault);
+    }
+
+    pub fn set_access(&self, access: Access) {
+        self.served.set_access(access);
+    }
+
+    /// Every request answered, in order.
+    pub fn requests(&self) -> Vec<ForgeRequest> {
+        self.served.requests()
+    }
+
+    /// The bytes received on each connection (request lines, headers and
+    /// bodies, as sent).
+    pub fn raw_connections(&self) -> Vec<Vec<u8>> {
+        self.served.wire().connections()
+    }
+
+    /// The pull request as `GET /repos/{owner}/{repo}/pulls/{n}` shows it.
+    pub fn pull(&self, number: u64) -> Option<Value> {
+        self.served
+            .with(|g| g.pulls.get(&number).map(|p| g.pull_json(p)))
+    }
+
+    /// Submitted and pending reviews.
+    pub fn reviews(&self, number: u64) -> Vec<Value> {
+        self.served.with(|g| {
+            g.pulls
+                .get(&number)
+                .map(|p| p.reviews.iter().map(|r| g.review_json(p, r)).collect())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Review comments, pending ones included.
+    pub fn review_comments(&self, number: u64) -> Vec<Value> {
+        self.served.with(|g| {
+            g.pulls
+                .get(&number)
+                .map(|p| p.comments.iter().map(|c| g.comment_json(p, c)).collect())
+                .unwrap_or_default()
+        })
+    }
+
+    pub fn issue_comments(&self, number: u64) -> Vec<Value> {
+        self.served.with(|g| {
+            g.pulls
+                .get(&number)
+                .map(|p| {
+                    p.issue_comments
+                        .iter()
+                        .map(|c| g.issue_comment_json(p, c))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    }
+
+    /// Review threads: `{id, isResolved, comments: [ids]}`.
+    pub fn threads(&self, number: u64) -> Vec<Value> {
+        self.served.with(|g| {
+            g.pulls
+                .get(&number)
+                .map(|p| {
+                    p.threads
+                        .iter()
+                        .map(|t| json!({"id": t.id, "isResolved": t.resolved, "comments": t.comments}))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    }
+
+    /// An issue comment written by someone else; returns its id.
+    pub fn seed_issue_comment(&self, number: u64, login: &str, body: &str) -> u64 {
+        self.served
+            .with(|g| g.add_issue_comment(number, login, body))
+    }
+
+    /// A review comment on `path` line `line` (right side) written by
+    /// someone else, in a review of its own; returns its id.
+    pub fn seed_review_comment(
+        &self,
+        number: u64,
+        login: &str,
+        path: &str,
+        line: u32,
+        body: &str,
+    ) -> u64 {
+        self.served.with(|g| {
+            let review = json!({"event": "COMMENT", "body": "", "comments": [
+                {"path": path, "line": line, "side": "RIGHT", "body": body}]});
+            g.create_review(number, login, &review);
+            g.next_id - 1
+        })
+    }
+}
+
+pub(crate) struct Github {
+    cfg: GithubConfig,
+    base: String,
+    pulls: BTreeMap<u64, Pull>,
+    next_id: u64,
+    events: u64,
+}
+
+struct Pull {
+    spec: PullSpec,
+    commits: Vec<String>,
+    reviews: Vec<Review>,
+    comments: Vec<ReviewComment>,
+    issue_comments: Vec<IssueComment>,
+    threads: Vec<Thread>,
+}
+
+struct Review {
+    id: u64,
+    user: String,
+    body: String,
+    state: &'static str,
+    commit_id: String,
+    at: u64,
+}
+
+struct ReviewComment {
+    id: u64,
+    review_id: u64,
+    pending: bool,
+    user: String,
+    path: String,
+    line: u32,
+    side: String,
+    start_line: Option<u32>,
+    start_side: Option<String>,
+    body: String,
+    commit_id: String,
+    diff_hunk: String,
+    created: u64,
+    updated: u64,
+}
+
+struct IssueComment {
+    id: u64,
+    user: String,
+    body: String,
+    created: u64,
+    updated: u64,
+}
+
+struct Thread {
+    id: String,
+    resolved: bool,
+    comments: Vec<u64>,
+}
+
+const MAX_BODY: usize = 65_536;

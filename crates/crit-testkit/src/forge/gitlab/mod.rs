@@ -1,0 +1,221 @@
+//! A stand-in for GitLab's REST API (v4) around merge requests: the merge
+//! request (with `diff_refs`) and its description, versions, diffs,
+//! discussions (inline ones with a `position`), notes, resolving a
+//! discussion, and the authenticated user.
+//!
+//! Faithful where a client can get it wrong: an inline discussion's
+//! `position` must carry the merge request's `base_sha`, `start_sha` and
+//! `head_sha`, `position_type: text`, and a `new_line` the diff shows; a
+//! context line needs its `old_line` too and an added line must not have
+//! one (GitLab's 400 "line_code can't be blank" otherwise); only a note's
+//! author may edit it; lists are paginated with `x-next-page` and `Link`;
+//! the throttle answers 429 "Retry later" with `Retry-After`.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+mod routes;
+
+use super::{Access, ChangedFile, Fault, ForgeRequest};
+
+/// The project, the token and what it may do.
+#[derive(Debug, Clone)]
+pub struct GitlabConfig {
+    /// `CI_PROJECT_ID`.
+    pub project_id: u64,
+    /// `CI_PROJECT_PATH`, also accepted (URL-encoded) in place of the id.
+    pub project_path: String,
+    pub token: String,
+    /// Who the token acts as (a project access token's bot user).
+    pub username: String,
+    /// The token may resolve discussions.
+    pub can_resolve: bool,
+    pub access: Access,
+}
+
+impl Default for GitlabConfig {
+    fn default() -> Self {
+        GitlabConfig {
+            project_id: 4242,
+            project_path: "group/project".into(),
+            token: "glpat-standInToken0123456789abcdef".into(),
+            username: "project_4242_bot_5f3a".into(),
+            can_resolve: true,
+            access: Access::Write,
+        }
+    }
+}
+
+/// A merge request to serve.
+#[derive(Debug, Clone)]
+pub struct MergeRequestSpec {
+    pub iid: u64,
+    pub title: String,
+    pub description: String,
+    pub base_sha: String,
+    pub start_sha: String,
+    pub head_sha: String,
+    pub files: Vec<ChangedFile>,
+}
+
+/// The stand-in server. Stops when dropped.
+pub struct GitlabServer {
+    served: super::Served<Gitlab>,
+}
+
+impl std::fmt::Debug for GitlabServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitlabServer")
+            .field("url", &self.url())
+            .finish_non_exhaustive()
+    }
+}
+
+impl GitlabServer {
+    /// Starts serving on `127.0.0.1`. Panics if it cannot.
+    pub fn start(config: GitlabConfig) -> Self {
+        let token = config.token.clone();
+        let access = config.access;
+        let served = super::Served::start(&token, access, |_| Gitlab {
+            cfg: config,
+            mrs: BTreeMap::new(),
+            next_id: 5_000_001,
+            events: 0,
+        });
+        GitlabServer { served }
+    }
+
+    /// The instance's URL (`CI_SERVER_URL`).
+    pub fn url(&self) -> String {
+        self.served.url()
+    }
+
+    /// `CI_API_V4_URL`.
+    pub fn api_url(&self) -> String {
+        format!("{}/api/v4", self.url())
+    }
+
+    pub fn add_merge_request(&self, spec: MergeRequestSpec) {
+        self.served.with(|g| {
+            let version = g.id();
+            g.mrs.insert(
+                spec.iid,
+                Mr {
+                    versions: vec![(
+                        version,
+                        spec.base_sha.clone(),
+                        spec.start_sha.clone(),
+                        spec.head_sha.clone(),
+                    )],
+                    spec,
+                    discussions: Vec::new(),
+                },
+            );
+        });
+    }
+
+    /// A new head commit with these files: a new version of the diff.
+    pub fn push(&self, iid: u64, head_sha: &str, files: Vec<ChangedFile>) {
+        self.served.with(|g| {
+            let version = g.id();
+            if let Some(mr) = g.mrs.get_mut(&iid) {
+                mr.spec.head_sha = head_sha.to_string();
+                mr.spec.files = files;
+                mr.versions.push((
+                    version,
+                    mr.spec.base_sha.clone(),
+                    mr.spec.start_sha.clone(),
+                    head_sha.to_string(),
+                ));
+            }
+        });
+    }
+
+    pub fn fail(&self, fault: Fault) {
+        self.served.fail(fault);
+    }
+
+    pub fn set_access(&self, access: Access) {
+        self.served.set_access(access);
+    }
+
+    pub fn requests(&self) -> Vec<ForgeRequest> {
+        self.served.requests()
+    }
+
+    /// The bytes received on each connection.
+    pub fn raw_connections(&self) -> Vec<Vec<u8>> {
+        self.served.wire().connections()
+    }
+
+    pub fn merge_request(&self, iid: u64) -> Option<Value> {
+        self.served
+            .with(|g| g.mrs.get(&iid).map(|mr| g.mr_json(mr)))
+    }
+
+    /// Every discussion, oldest first.
+    pub fn discussions(&self, iid: u64) -> Vec<Value> {
+        self.served.with(|g| {
+            g.mrs
+                .get(&iid)
+                .map(|mr| {
+                    mr.discussions
+                        .iter()
+                        .map(|d| g.discussion_json(mr, d))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    }
+
+    /// Every note, oldest first.
+    pub fn notes(&self, iid: u64) -> Vec<Value> {
+        self.served.with(|g| {
+            g.mrs
+                .get(&iid)
+                .map(|mr| g.all_notes(mr, true))
+                .unwrap_or_default()
+        })
+    }
+
+    /// A note written by someone else; returns its id.
+    pub fn seed_note(&self, iid: u64, username: &str, body: &str) -> u64 {
+        self.served
+            .with(|g| g.add_discussion(iid, username, body, None, true))
+    }
+}
+
+pub(crate) struct Gitlab {
+    cfg: GitlabConfig,
+    mrs: BTreeMap<u64, Mr>,
+    next_id: u64,
+    events: u64,
+}
+
+struct Mr {
+    spec: MergeRequestSpec,
+    /// (id, base, start, head), oldest first.
+    versions: Vec<(u64, String, String, String)>,
+    discussions: Vec<Discussion>,
+}
+
+struct Discussion {
+    id: String,
+    individual: bool,
+    notes: Vec<Note>,
+}
+
+struct Note {
+    id: u64,
+    kind: Option<&'static str>,
+    body: String,
+    author: String,
+    created: u64,
+    updated: u64,
+    resolvable: bool,
+    resolved_by: Option<String>,
+    position: Option<Value>,
+}
+
+const MAX_NOTE: usize = 1_000_000;
