@@ -43,7 +43,15 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Prompt(args) => prompt::run(&cli.common, &args),
         Command::Install(args) => claude_code::install::install(&cli.common, &args),
         Command::Uninstall(args) => claude_code::install::uninstall(&cli.common, &args),
-        Command::Statusline => claude_code::statusline::run(),
+        Command::Statusline => {
+            let input = claude_code::read_stdin().unwrap_or_default();
+            if let Some(line) =
+                crit_claude_code::statusline::line(&input, &crit_llm::Env::from_process())
+            {
+                println!("{line}");
+            }
+            Ok(Code::Ok)
+        }
         Command::Stats(args) => stats::run(&cli.common, &args),
     }
 }

@@ -127,7 +127,7 @@ fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
             Code::GateFailed,
             format!(
                 "not approved: {}; run `crit plan {target}` again",
-                super::hook::why_not(other, &paths.plan)
+                crit_claude_code::plan_gate::why_not(other, &paths.plan)
             ),
         ),
     };

@@ -17,10 +17,10 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use anyhow::anyhow;
+use crit_claude_code::state::{Pending, SessionState, Subject};
+use crit_claude_code::status::LiveStatus;
 use crit_llm::Env;
 use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, LoadedConfig};
-use crit_review::claude_code::state::{Pending, SessionState, Subject};
-use crit_review::claude_code::status::LiveStatus;
 use crit_review::prompt::audit::Awaiting;
 use crit_review::prompt::render::{self, BlockStyle};
 use crit_review::prompt::{
@@ -116,7 +116,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     })?;
     if let Some(l) = &live {
         let failed = matches!(review.status, Status::FailedOpen)
-            .then(|| crit_review::claude_code::prompt_hook::why(&review));
+            .then(|| crit_claude_code::prompt_hook::why(&review));
         let took_part = review
             .reviewers
             .iter()

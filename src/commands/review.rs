@@ -20,7 +20,6 @@ mod interactive;
 mod running;
 
 use code_flags::{CodeFlags, is_code};
-pub(crate) use running::limits;
 use running::run_review;
 
 pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
@@ -58,7 +57,10 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         };
         let later =
             CommonArgs::from_arg_matches(&matches).map_err(|e| CliError::usage(anyhow!("{e}")))?;
-        return list(&registry, &common.overlay(later));
+        let common = common.overlay(later);
+        crate::runner::init_logging(&common);
+        project.rules().release_warnings();
+        return list(&registry, &common);
     }
     let template = registry.get(name).map_err(CliError::usage)?;
     let matches = match command_for(template).try_get_matches_from(

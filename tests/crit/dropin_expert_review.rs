@@ -59,8 +59,9 @@ impl Home {
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
+        let text = std::fs::read_to_string(plan).unwrap_or_default();
         let event = json!({"hook_event_name": "PreToolUse", "tool_name": "ExitPlanMode",
-            "tool_input": {"plan": "# Plan", "planFilePath": plan.display().to_string()}});
+            "tool_input": {"plan": text, "planFilePath": plan.display().to_string()}});
         child
             .stdin
             .take()

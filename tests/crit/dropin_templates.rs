@@ -128,6 +128,8 @@ fn the_designs_arch_template_runs_unchanged_from_orchestration_templates() {
     docs(d);
     write(d, ".orchestration/templates/arch.yaml", SEED_ARCH);
     let server = FakeServer::start_blocking();
+    // It replaces crit's built-in `arch`: the project's to decide, once.
+    crit(d, &server, None).arg("trust").assert().success();
     server.push(Reply::text(MARKDOWN_ANSWER));
     let out = crit(d, &server, None)
         .args([

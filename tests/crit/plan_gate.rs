@@ -294,7 +294,10 @@ fn markers_crit_did_not_write_do_not_pass() {
             home.approve(&plan);
             assert_eq!(home.verify(&plan).status.code(), Some(0), "{name}");
             assert_eq!(
-                home.hook(&["--plan", plan.to_str().unwrap()], json!({})),
+                home.hook(
+                    &["--plan", plan.to_str().unwrap()],
+                    json!({"plan": fs::read_to_string(&plan).unwrap()})
+                ),
                 None,
                 "{name}"
             );
@@ -437,15 +440,25 @@ fn the_hook_only_takes_plan_files_inside_its_plan_directories() {
         let reason = home.hook(&[], json!({ key: outside_s })).unwrap();
         assert!(reason.contains("is not inside"), "{key}: {reason}");
     }
-    // The approved plan inside is allowed, by name or as the newest plan.
-    assert_eq!(home.hook(&[], json!({"planFilePath": inside})), None);
+    // The approved plan inside is allowed by name, with its text.
+    let inside_text = fs::read_to_string(&inside).unwrap();
+    assert_eq!(
+        home.hook(&[], json!({"planFilePath": inside, "plan": inside_text})),
+        None
+    );
     fs::remove_file(&link).unwrap();
     fs::remove_file(home.plans().join("link.approved")).unwrap();
-    assert_eq!(home.hook(&[], json!({"plan": "# Plan"})), None);
+    // No plan named: never "the newest approved plan", which the agent
+    // could make any plan it likes.
+    let reason = home.hook(&[], json!({"plan": inside_text})).unwrap();
+    assert!(reason.contains("names no plan file"), "{reason}");
     // --plan-dir replaces the default: then only plans there count.
     let custom = elsewhere.display().to_string();
     assert_eq!(
-        home.hook(&["--plan-dir", &custom], json!({"planFilePath": outside_s})),
+        home.hook(
+            &["--plan-dir", &custom],
+            json!({"planFilePath": outside_s, "plan": "# Harmless decoy\n"})
+        ),
         None
     );
     let reason = home
@@ -453,6 +466,56 @@ fn the_hook_only_takes_plan_files_inside_its_plan_directories() {
         .unwrap();
     assert!(reason.contains("is not inside"), "{reason}");
     assert_eq!(temp_files(home.path()), Vec::<PathBuf>::new());
+}
+
+/// The agent leaves plan mode with a plan text: it must be the approved
+/// file's. An approved harmless plan cannot carry another plan out, however
+/// the text differs; line endings and white space at the end do not count.
+#[test]
+fn the_plan_text_is_the_approved_plans() {
+    let home = Home::new();
+    let approved = "# Plan\n\nParse with JSON.parse.\n";
+    let plan = home.plan("my-plan", approved);
+    home.approve(&plan);
+    let path = plan.display().to_string();
+    let leave = |text: &str| home.hook(&[], json!({"planFilePath": path, "plan": text}));
+    assert_eq!(leave(approved), None);
+    assert_eq!(leave(approved.trim_end()), None, "trailing white space");
+    assert_eq!(
+        leave(&approved.replace('\n', "\r\n")),
+        None,
+        "CRLF line endings"
+    );
+    for (name, text) in [
+        ("another plan", "# Plan\n\nrm -rf ~ once approved.\n"),
+        (
+            "the approved plan and more",
+            "# Plan\n\nParse with JSON.parse.\n\nAlso eval(input).\n",
+        ),
+        ("a part of it", "# Plan\n"),
+        ("empty", ""),
+        (
+            "different inner white space",
+            "# Plan\n\nParse  with JSON.parse.\n",
+        ),
+    ] {
+        let reason = leave(text).unwrap_or_else(|| panic!("{name}: allowed"));
+        assert!(
+            reason.contains("is not the text of the approved"),
+            "{name}: {reason}"
+        );
+    }
+    // No text at all is no better.
+    let reason = home.hook(&[], json!({"planFilePath": path})).unwrap();
+    assert!(reason.contains("carries no plan text"), "{reason}");
+    // --plan binds the text as much as a named file.
+    let reason = home
+        .hook(&["--plan", &path], json!({"plan": "# Another plan\n"}))
+        .unwrap();
+    assert!(
+        reason.contains("is not the text of the approved"),
+        "{reason}"
+    );
 }
 
 /// SHA-256 by `sha256sum`, as an attacker would compute it.

@@ -27,6 +27,22 @@ fn hook(home: &Path, extra: &[&str], input: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// ExitPlanMode leaving with the plan at `plan`: its path and its text now.
+fn leave(plan: &Path) -> String {
+    serde_json::json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "cwd": "/tmp",
+        "tool_name": "ExitPlanMode",
+        "tool_input": {
+            "plan": fs::read_to_string(plan).unwrap_or_default(),
+            "planFilePath": plan.display().to_string(),
+        },
+        "tool_use_id": "toolu_1"
+    })
+    .to_string()
+}
+
 fn event(tool: &str) -> String {
     serde_json::json!({
         "hook_event_name": "PreToolUse",
@@ -80,7 +96,7 @@ fn exit_plan_mode_waits_for_a_fresh_approval() {
     fs::write(&plan, "# Plan\n").unwrap();
 
     // Never approved: denied, with the command to run.
-    let o = hook(home, &[], &event("ExitPlanMode"));
+    let o = hook(home, &[], &leave(&plan));
     assert_eq!(o.status.code(), Some(0));
     let d = decision(&o).unwrap();
     assert_eq!(d["hookSpecificOutput"]["hookEventName"], "PreToolUse");
@@ -95,18 +111,18 @@ fn exit_plan_mode_waits_for_a_fresh_approval() {
 
     // Approved by `crit plan`: no output, the tool runs.
     assert_eq!(approve(home, &plan).status.code(), Some(0));
-    let o = hook(home, &[], &event("ExitPlanMode"));
+    let o = hook(home, &[], &leave(&plan));
     assert_eq!((o.status.code(), decision(&o)), (Some(0), None));
 
     // Edited after approval: denied again.
     fs::write(&plan, "# Plan\n\nOne more step.\n").unwrap();
-    let d = decision(&hook(home, &[], &event("ExitPlanMode"))).unwrap();
+    let d = decision(&hook(home, &[], &leave(&plan))).unwrap();
     let reason = d["hookSpecificOutput"]["permissionDecisionReason"]
         .as_str()
         .unwrap();
     assert!(reason.contains("changed after it was approved"), "{reason}");
 
-    // An explicit --plan wins over the newest plan.
+    // An explicit --plan wins over the plan the tool input names.
     let session = home.join("session");
     fs::create_dir_all(&session).unwrap();
     fs::write(session.join("plan.md"), "x").unwrap();
@@ -115,7 +131,7 @@ fn exit_plan_mode_waits_for_a_fresh_approval() {
     let o = hook(
         home,
         &["--plan", session.to_str().unwrap()],
-        &event("ExitPlanMode"),
+        &leave(&session.join("plan.md")),
     );
     assert_eq!(decision(&o), None);
 }

@@ -9,6 +9,11 @@ fn crit(dir: &TempDir) -> Command {
     let mut c = Command::cargo_bin("crit").unwrap();
     c.current_dir(dir.path())
         .env("XDG_CONFIG_HOME", dir.path().join("xdg"))
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        // Outside CI: there, a project's rules come from the base revision.
+        .env_remove("CI")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITLAB_CI")
         .env_remove("CRIT_PROVIDER")
         .env_remove("CRIT_MODEL");
     c
@@ -48,6 +53,17 @@ fn project_template_overrides_built_in_and_user() {
         .stdout(predicate::str::contains("  sec    user      Security\n"));
     std::fs::create_dir_all(dir.path().join(".crit/templates")).unwrap();
     std::fs::write(dir.path().join(".crit/templates/arch.yaml"), tpl("Ours")).unwrap();
+    // Replacing a built-in template is the project's to decide: untrusted,
+    // the user's stands, and the warning says how to trust it.
+    crit(&dir)
+        .args(["review", "list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("  arch   user      Mine\n"))
+        .stderr(predicate::str::contains(
+            "ignoring `template` from .crit/templates/arch.yaml",
+        ));
+    crit(&dir).arg("trust").assert().success();
     crit(&dir)
         .args(["review", "list"])
         .assert()

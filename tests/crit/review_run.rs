@@ -259,6 +259,8 @@ fn a_project_template_overrides_the_built_in_and_a_seed_template_runs_unchanged(
         include_str!("../../crates/crit-review/tests/crit-review/fixtures/seed/arch.yaml"),
     );
     let server = FakeServer::start_blocking();
+    // It replaces crit's built-in `arch`: the project's to decide, once.
+    crit(d, &server).arg("trust").assert().success();
     server.push(Step::reply(Reply::json(
         json!({"verdict": "PASS", "summary": "Aligned.", "findings": []}),
     )));

@@ -7,7 +7,6 @@
 //! deterministic editor, a diff to approve); Claude Code's hooks, status line
 //! and install (`claude_code`); the history in the audit logs (`stats`).
 
-pub mod claude_code;
 pub mod code;
 
 pub mod orchestrate;

@@ -1,16 +1,17 @@
-//! Claude Code: the `UserPromptSubmit` and `Stop` hooks, `crit install` /
-//! `crit uninstall`, `crit statusline`. The decisions and texts are in
-//! `crit_review::claude_code`; here is the wiring to stdin, stdout and files.
+//! Claude Code: the hooks, `crit install` / `crit uninstall`, `crit
+//! statusline`. Every decision is `crit_claude_code`'s; here are stdin,
+//! stdout, signals and exit codes.
 
 pub mod install;
-pub mod prompt_submit;
-pub mod statusline;
-pub mod stop;
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
 
+use crit_claude_code::{HookEnv, HookOutput};
 use crit_core::files::InputLimits;
+use crit_llm::Env;
+
+use crate::cli::CommonArgs;
+use crate::exit::CliError;
 
 /// Hook events and status-line input are kilobytes; a megabyte is generous.
 const STDIN_LIMIT: InputLimits = InputLimits {
@@ -18,7 +19,7 @@ const STDIN_LIMIT: InputLimits = InputLimits {
 };
 
 /// All of stdin, up to the limit.
-fn read_stdin() -> Result<Vec<u8>, String> {
+pub fn read_stdin() -> Result<Vec<u8>, String> {
     let mut buf = Vec::new();
     let taken = std::io::stdin()
         .lock()
@@ -34,22 +35,25 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     }
 }
 
-/// Writes one JSON answer for Claude Code on stdout.
-fn answer(value: &serde_json::Value) {
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{value}");
-    let _ = out.flush();
+/// What a hook runs with: the flags and the environment, read once.
+pub fn hook_env(common: &CommonArgs) -> Result<HookEnv, CliError> {
+    Ok(HookEnv {
+        explicit: crate::backend::explicit(common)?,
+        cwd: common.cwd.clone(),
+        env: Env::from_process(),
+        quiet: common.quiet,
+        log: !common.no_log,
+    })
 }
 
-/// The project directory a hook works in: `--cwd`, else the event's `cwd`,
-/// else Claude Code's `CLAUDE_PROJECT_DIR`, else the current directory.
-fn hook_dir(event_cwd: Option<&str>, flag: Option<&Path>) -> PathBuf {
-    flag.map(Path::to_path_buf)
-        .or_else(|| event_cwd.map(PathBuf::from).filter(|p| p.is_dir()))
-        .or_else(|| {
-            std::env::var_os("CLAUDE_PROJECT_DIR")
-                .map(PathBuf::from)
-                .filter(|p| p.is_dir())
-        })
-        .unwrap_or_else(|| PathBuf::from("."))
+/// Writes the hook's answer: its JSON on stdout, its lines on stderr.
+pub fn emit(out: &HookOutput) {
+    if let Some(v) = &out.stdout {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{v}");
+        let _ = stdout.flush();
+    }
+    for line in &out.stderr {
+        eprintln!("{}", crate::output::printable(line));
+    }
 }

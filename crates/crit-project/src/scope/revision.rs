@@ -47,6 +47,17 @@ impl Revision {
         }))
     }
 
+    /// The empty tree of the repository at `root`: a "commit" holding no
+    /// file, for a repository with no commit yet.
+    pub fn empty(root: &Path) -> Result<Revision, ScopeError> {
+        let git = Git::new(root, TIMEOUT);
+        let out = git.ok(&["hash-object", "-t", "tree", "/dev/null"], SMALL)?;
+        Ok(Revision {
+            git,
+            sha: out.text().trim().to_string(),
+        })
+    }
+
     /// The first seven hex digits, for people.
     pub fn short(&self) -> &str {
         super::spec::short(&self.sha)

@@ -202,19 +202,42 @@ impl ProjectRules {
             };
             return Ok(ProjectRules::new(root, source, policy, ci));
         }
-        let policy = match TrustStore::standard(env) {
-            None => Policy::Deny(
-                "no trust store: set HOME or XDG_STATE_HOME, then run `crit trust`".into(),
-            ),
-            Some(store) => match store.get(&canonical(root)) {
-                Ok(t) => Policy::Store(
-                    t.map(|t| t.settings.into_keys().collect())
-                        .unwrap_or_default(),
-                ),
-                Err(e) => Policy::Deny(e.to_string()),
-            },
+        Ok(ProjectRules::new(
+            root,
+            Source::WorkTree,
+            store_policy(root, env),
+            ci,
+        ))
+    }
+
+    /// The project's files as committed at HEAD, their exec-capable
+    /// settings honoured as the user trusted them: for a gate in front of an
+    /// agent that writes the working tree (Claude Code's Stop hook), so no
+    /// setting, template or suppression the agent wrote moves its own review.
+    /// A repository with no commit yet has no project files.
+    pub fn committed(
+        root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ProjectRules, TrustError> {
+        let git = |source| TrustError::Git {
+            at: "HEAD".into(),
+            source,
         };
-        Ok(ProjectRules::new(root, Source::WorkTree, policy, ci))
+        let revision = match Revision::resolve(root, "HEAD").map_err(git)? {
+            Some(r) => r,
+            None => Revision::empty(root).map_err(git)?,
+        };
+        let base = Base {
+            revision,
+            name: "HEAD".into(),
+            from: "the last commit: the review gate reads no settings from the working tree".into(),
+        };
+        Ok(ProjectRules::new(
+            root,
+            Source::Revision(Box::new(base)),
+            store_policy(root, env),
+            ci::detect(env),
+        ))
     }
 
     /// The working tree, with nothing exec-capable honoured (`why` says so
@@ -463,6 +486,22 @@ impl Drop for ProjectRules {
     /// A warning is never lost: one nobody released is logged now.
     fn drop(&mut self) {
         self.release_warnings();
+    }
+}
+
+/// What the user's trust store honours for the project at `root`.
+fn store_policy(root: &Path, env: &dyn Fn(&str) -> Option<String>) -> Policy {
+    match TrustStore::standard(env) {
+        None => {
+            Policy::Deny("no trust store: set HOME or XDG_STATE_HOME, then run `crit trust`".into())
+        }
+        Some(store) => match store.get(&canonical(root)) {
+            Ok(t) => Policy::Store(
+                t.map(|t| t.settings.into_keys().collect())
+                    .unwrap_or_default(),
+            ),
+            Err(e) => Policy::Deny(e.to_string()),
+        },
     }
 }
 

@@ -308,7 +308,7 @@ async fn run(
                 root: req.root.clone(),
                 add_dirs: Vec::new(),
                 project_context,
-                hooks: hooks(template, &req.root, rules, opts, session.as_ref())?,
+                hooks: hooks(template, &req.root, opts, session.as_ref())?,
                 mcp: Vec::new(),
                 transcript,
                 progress: opts.progress.clone(),
@@ -555,31 +555,17 @@ fn project_context(
     Ok(cx)
 }
 
-/// The template's hooks (Claude Code's shape; a project template's only as
-/// the project's rules allow) and the caller's, with the session facts their
-/// inputs carry.
+/// The template's hooks (Claude Code's shape) and the caller's, with the
+/// session facts their inputs carry. A project template's hooks are here only
+/// when the project's rules allowed them as the registry loaded it.
 fn hooks(
     template: &Template,
     root: &Path,
-    rules: &ProjectRules,
     opts: &ReviewOptions,
     session: Option<&Session>,
 ) -> Result<Hooks, ReviewError> {
     let mut hooks = opts.hooks.clone();
-    let allowed = |value: &serde_json::Value| {
-        let file = template
-            .path
-            .as_deref()
-            .map(|p| trust::relative(rules.root(), p));
-        template.origin != Origin::Project
-            || rules.allow(Gated::new(
-                file.unwrap_or_default(),
-                0,
-                "hooks",
-                serde_json::to_string(value).unwrap_or_default(),
-            ))
-    };
-    if let Some(value) = template.hooks.as_ref().filter(|v| allowed(v)) {
+    if let Some(value) = &template.hooks {
         let config: HooksConfig =
             serde_json::from_value(value.clone()).map_err(|e| ReviewError::Hooks(e.to_string()))?;
         for h in config

@@ -78,15 +78,45 @@ pub fn append_audit(
     now: SystemTime,
 ) -> Result<PathBuf, SessionError> {
     let dir = audit_dir(state_dir_env).ok_or(SessionError::NoStateDir)?;
-    std::fs::create_dir_all(&dir).map_err(SessionError::io("create", &dir))?;
     let secs = timestamp::unix_secs(now);
+    append_line(&dir, &audit_line(result, session_id, secs), secs)
+}
+
+/// One line for a gate's decision that no review stands behind (Claude
+/// Code's Stop gate letting the agent stop after its round limit, or on an
+/// error): which gate, what it did, why.
+pub fn append_gate(
+    dir: &Path,
+    gate: &str,
+    decision: &str,
+    why: &str,
+    now: SystemTime,
+) -> Result<PathBuf, SessionError> {
+    #[derive(Serialize)]
+    struct GateLine<'a> {
+        ts: String,
+        gate: &'a str,
+        action: &'a str,
+        why: &'a str,
+    }
+    let secs = timestamp::unix_secs(now);
+    let line = GateLine {
+        ts: timestamp::rfc3339(secs),
+        gate,
+        action: decision,
+        why,
+    };
+    append_line(dir, &line, secs)
+}
+
+/// Appends `value` as one JSON line to today's file in `dir`.
+fn append_line(dir: &Path, value: &impl Serialize, secs: u64) -> Result<PathBuf, SessionError> {
+    std::fs::create_dir_all(dir).map_err(SessionError::io("create", dir))?;
     let path = dir.join(format!("{}.jsonl", timestamp::date(secs)));
-    let mut line = serde_json::to_vec(&audit_line(result, session_id, secs)).map_err(|source| {
-        SessionError::Json {
-            what: "audit line",
-            path: path.clone(),
-            source,
-        }
+    let mut line = serde_json::to_vec(value).map_err(|source| SessionError::Json {
+        what: "audit line",
+        path: path.clone(),
+        source,
     })?;
     line.push(b'\n');
     let mut file = std::fs::OpenOptions::new()

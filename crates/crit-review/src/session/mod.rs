@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use crit_core::Verdict;
 use serde::{Deserialize, Serialize};
 
-pub use audit::{append_audit, audit_dir};
+pub use audit::{append_audit, append_gate, audit_dir};
 pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
 pub use store::{RELDO_TRANSCRIPT, Session, list};
 

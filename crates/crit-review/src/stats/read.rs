@@ -202,7 +202,10 @@ fn in_period(ts: &str, period: &Period) -> bool {
 pub fn parse_line(raw: &str) -> Option<Line> {
     let v: serde_json::Value = serde_json::from_str(raw).ok()?;
     let has = |k: &str| v.get(k).is_some();
-    if has("decision") {
+    if has("gate") {
+        // A gate's decision with no review behind it: not a review to count.
+        None
+    } else if has("decision") {
         serde_json::from_value(v).ok().map(Line::Decision)
     } else if has("original_prompt_hash") || has("reviewers_active") {
         serde_json::from_value(v).ok().map(Line::Prompt)

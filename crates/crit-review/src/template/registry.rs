@@ -73,10 +73,14 @@ impl Registry {
                 "a project template's hooks need `Registry::load_with` and the project's trust",
             );
             for loaded in load_dir(dir, Origin::Project)? {
-                reg.add(loaded.map(|(t, text)| {
+                let loaded = loaded.map(|(t, text)| {
                     let file = t.path.as_ref().map(|p| p.display().to_string());
                     gate_hooks(t, &text, file.as_deref().unwrap_or_default(), &rules)
-                }));
+                });
+                // Untrusted rules never let a project template replace a built-in.
+                if !reg.shadows_built_in(&loaded) {
+                    reg.add(loaded);
+                }
             }
         }
         Ok(reg)
@@ -107,6 +111,10 @@ impl Registry {
                         Ok(t) => Ok(gate_hooks(t, &file.text, &rel, rules)),
                         Err(e) => Err(broken(&file.text, &path, Origin::Project, &e)),
                     };
+                if reg.shadows_built_in(&loaded) && !allow_shadow(&loaded, &file.text, &rel, rules)
+                {
+                    continue;
+                }
                 reg.add(loaded);
             }
         }
@@ -121,6 +129,18 @@ impl Registry {
             }
         }
         Ok(reg)
+    }
+
+    /// Whether `loaded` (a project template, or one that did not load) has
+    /// the name of a built-in template.
+    fn shadows_built_in(&self, loaded: &Result<Template, Broken>) -> bool {
+        let name = match loaded {
+            Ok(t) => &t.name,
+            Err(b) => &b.name,
+        };
+        BUILT_IN
+            .iter()
+            .any(|(file, _)| file.strip_suffix(".yaml") == Some(name.as_str()))
     }
 
     fn add(&mut self, loaded: Result<Template, Broken>) {
@@ -169,6 +189,27 @@ impl Registry {
             Entry::Ok(_) => None,
         })
     }
+}
+
+/// A project template that replaces a built-in one changes what every review
+/// of that name sends (its prompt, tools, limits and answer): honoured only
+/// as `rules` allow, like hooks, for this exact text. `file` is its path from
+/// the project root.
+fn allow_shadow(
+    loaded: &Result<Template, Broken>,
+    text: &str,
+    file: &str,
+    rules: &ProjectRules,
+) -> bool {
+    let name = match loaded {
+        Ok(t) => &t.name,
+        Err(b) => &b.name,
+    };
+    let value = format!(
+        "replaces the built-in `{name}` template (sha256 {})",
+        &crate::prompt::hash::hex(text.as_bytes())[..16]
+    );
+    rules.allow(Gated::new(file, 1, "template", value))
 }
 
 /// `t` without its hooks unless `rules` allow them; `file` is its path from

@@ -193,8 +193,25 @@ fn registry_precedence_project_over_user_over_built_in() {
     assert_eq!(reg.get("arch").unwrap().description, "user arch");
     assert_eq!(reg.get("arch").unwrap().origin, Origin::User);
     assert_eq!(reg.get("extra").unwrap().origin, Origin::User);
+    // A project template that replaces a built-in one changes every review
+    // of that name: the loader that trusts no project keeps the others.
     std::fs::write(project.path().join("arch.yaml"), tpl("project arch")).unwrap();
     let reg = Registry::load(&dirs).unwrap();
+    assert_eq!(reg.get("arch").unwrap().origin, Origin::User);
+    // Where the project's rules allow it, the project's wins.
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join(".crit/templates")).unwrap();
+    std::fs::write(
+        root.path().join(".crit/templates/arch.yaml"),
+        tpl("project arch"),
+    )
+    .unwrap();
+    let dirs = TemplateDirs {
+        user: Some(user.path().to_path_buf()),
+        ..TemplateDirs::default()
+    };
+    let trusting = crit_project::trust::ProjectRules::trusting(root.path());
+    let reg = Registry::load_with(&dirs, &trusting).unwrap();
     let arch = reg.get("arch").unwrap();
     assert_eq!(
         (arch.description.as_str(), arch.origin),
@@ -202,9 +219,22 @@ fn registry_precedence_project_over_user_over_built_in() {
     );
     assert_eq!(
         arch.path.as_deref(),
-        Some(project.path().join("arch.yaml").as_path())
+        Some(root.path().join(".crit/templates/arch.yaml").as_path())
     );
     assert_eq!(reg.get("code").unwrap().origin, Origin::BuiltIn);
+    // Untrusted, it is ignored by name, with the way to trust it.
+    let untrusted = crit_project::trust::ProjectRules::untrusted(root.path(), "test");
+    let reg = Registry::load_with(&dirs, &untrusted).unwrap();
+    assert_eq!(reg.get("arch").unwrap().origin, Origin::User);
+    let asked = untrusted.asked();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].setting.key, "template");
+    assert!(
+        asked[0]
+            .setting
+            .value
+            .starts_with("replaces the built-in `arch` template")
+    );
 }
 
 #[test]

@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::json_doc::{self, Json};
+use crate::json_doc::{self, Json};
 
 /// The ledger's file name, next to `settings.json`.
 pub const LEDGER_FILE: &str = "crit-install.json";
@@ -134,6 +134,27 @@ pub enum InstallError {
         what: String,
         expected: &'static str,
     },
+    #[error("{}: not UTF-8 text", path.display())]
+    NotText { path: std::path::PathBuf },
+    #[error(
+        "{file}:{line}:{column}: not a crit install ledger ({message}); it records what crit install added, so crit uninstall can take exactly that out"
+    )]
+    Ledger {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("--user needs HOME to be set")]
+    NoHome,
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Read(#[from] crit_core::files::ReadError),
 }
 
 /// The settings text, parsed (empty text is an empty object).

@@ -9,9 +9,9 @@
 use std::hint::black_box;
 use std::time::SystemTime;
 
-use crit_review::claude_code::event;
-use crit_review::claude_code::state::{SessionState, Status, Subject};
-use crit_review::claude_code::status;
+use crit_claude_code::event;
+use crit_claude_code::state::{SessionState, Status, Subject};
+use crit_claude_code::status;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// An event as Claude Code 2.1 sends it, with a prompt of a few lines.

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use crate::prompt::Outcome;
+use crit_review::prompt::Outcome;
 
 /// The fields crit reads from a hook event (the rest is ignored).
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -55,6 +55,12 @@ pub fn decide(input: &[u8]) -> Option<(PromptAction, HookInput)> {
 }
 
 /// The decision on a prompt's text.
+/// Whether the hook has anything to do with `input`: a prompt without
+/// `!!!` and that answers nothing passes before any setting is read.
+pub fn acts_on(input: &[u8]) -> bool {
+    !matches!(decide(input), Some((PromptAction::Pass, _)))
+}
+
 pub fn prompt_action(prompt: &str) -> PromptAction {
     if let Some(stripped) = bang(prompt) {
         return PromptAction::Review(stripped.to_string());

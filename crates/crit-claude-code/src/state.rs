@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::prompt::audit::Awaiting;
+use crit_review::prompt::audit::Awaiting;
 
 /// `$XDG_STATE_HOME/crit/claude-code/sessions`, else under `~/.local/state`.
 pub fn sessions_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
@@ -30,7 +30,7 @@ pub fn session_key(session_id: &str) -> String {
     if plain {
         session_id.to_string()
     } else {
-        crate::prompt::hash::hex(session_id.as_bytes())[..32].to_string()
+        crit_review::prompt::hash::hex(session_id.as_bytes())[..32].to_string()
     }
 }
 
@@ -164,11 +164,16 @@ pub struct Pending {
 /// The review gate's memory of this session.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StopState {
-    /// The fingerprint of the change last reviewed.
+    /// The fingerprint of the change last reviewed (empty: the last review
+    /// could not decide, so the next stop reviews again).
     pub fingerprint: String,
     /// Times the gate blocked since the user last wrote.
     pub rounds: u32,
     pub at: u64,
+    /// The reason the gate gave when that change failed its review: the same
+    /// change stopping again is sent back with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<String>,
 }
 
 #[cfg(test)]
@@ -207,6 +212,7 @@ mod tests {
             fingerprint: "f".into(),
             rounds: 1,
             at: 7,
+            blocked: None,
         })
         .unwrap();
         assert_eq!(s.stop().unwrap().rounds, 1);

@@ -1,24 +1,31 @@
 //! The review gate before Claude Code's agent stops: when it stops with
 //! uncommitted changes, crit reviews them and, when the gate fails, sends the
-//! agent back with the blocking findings. It never loops:
+//! agent back with the blocking findings. It fails closed and never loops:
 //!
-//! - a change already reviewed (same fingerprint) is not reviewed again, so
-//!   an agent that stops again without changing anything is let go;
-//! - within one turn of the user (Claude Code's `stop_hook_active` says the
-//!   agent is continuing because a stop hook blocked) the gate blocks at
-//!   most `max_rounds` times;
+//! - a change already reviewed (same fingerprint) is not reviewed again: one
+//!   that passed lets the agent stop, one that failed is sent back with the
+//!   same reason;
 //! - a review that could not decide (an error, a timeout, an unreadable
-//!   answer) lets the agent stop: the caller says so on stderr.
+//!   answer) sends the agent back too, and the next stop reviews again;
+//! - within one turn of the user (Claude Code's `stop_hook_active` says the
+//!   agent is continuing because a stop hook blocked) the gate blocks at most
+//!   `max_rounds` times; then it lets the agent stop and tells the user, in
+//!   the message Claude Code shows them, that the change did not pass.
 
 use crit_core::{FailOn, Finding, ReviewResult};
 
-use super::state::StopState;
+use crate::state::StopState;
 
 /// What to do before reviewing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Before {
-    /// Let the agent stop without a review, for this reason.
-    Skip(String),
+    /// The change passed its review as it is now: the agent may stop.
+    Passed,
+    /// The same change failed before: send it back with the same reason.
+    Again { reason: String, rounds: u32 },
+    /// The gate sent the agent back `max_rounds` times this turn: let it
+    /// stop, and tell the user why.
+    LetGo(String),
     /// Review the change; the gate has blocked `rounds` times this turn.
     Review { rounds: u32 },
 }
@@ -36,16 +43,34 @@ pub fn before(
         (true, Some(s)) => s.rounds,
         _ => 0,
     };
-    if state.is_some_and(|s| s.fingerprint == fingerprint) {
-        return Before::Skip("the changes are the same as at the last review".into());
+    let same = state.filter(|s| !s.fingerprint.is_empty() && s.fingerprint == fingerprint);
+    if let Some(s) = same {
+        let Some(reason) = &s.blocked else {
+            return Before::Passed;
+        };
+        if rounds >= max_rounds {
+            return Before::LetGo(limit(rounds, max_rounds, "without changing what failed"));
+        }
+        return Before::Again {
+            reason: reason.clone(),
+            rounds,
+        };
     }
     if rounds >= max_rounds {
-        return Before::Skip(format!(
-            "the review gate already sent the agent back {rounds} time{} this turn (max_rounds {max_rounds})",
-            if rounds == 1 { "" } else { "s" }
+        return Before::LetGo(limit(
+            rounds,
+            max_rounds,
+            "and the change was not reviewed again",
         ));
     }
     Before::Review { rounds }
+}
+
+fn limit(rounds: u32, max_rounds: u32, what: &str) -> String {
+    format!(
+        "the review gate sent the agent back {rounds} time{} this turn (max_rounds {max_rounds}) {what}",
+        if rounds == 1 { "" } else { "s" }
+    )
 }
 
 /// The change's fingerprint: its files (status, line counts) and patch.
@@ -63,7 +88,7 @@ pub fn fingerprint(change: &crit_project::scope::Change) -> String {
     }
     text.push('\0');
     text.push_str(&change.patch);
-    crate::prompt::hash::hex(text.as_bytes())
+    crit_review::prompt::hash::hex(text.as_bytes())
 }
 
 /// The findings that fail the gate, most severe first; all findings when the
@@ -168,42 +193,60 @@ mod tests {
     use super::*;
     use crit_core::{Location, Severity, Verdict};
 
-    fn state(fp: &str, rounds: u32) -> StopState {
+    fn state(fp: &str, rounds: u32, blocked: Option<&str>) -> StopState {
         StopState {
             fingerprint: fp.into(),
             rounds,
             at: 0,
+            blocked: blocked.map(str::to_string),
         }
     }
 
     #[test]
-    fn never_loops() {
+    fn fails_closed_and_never_loops() {
         assert_eq!(before(None, "a", false, 2), Before::Review { rounds: 0 });
-        // The same change again: skipped, whatever the rounds.
+        // The same change that passed: the agent may stop.
+        assert_eq!(
+            before(Some(&state("a", 0, None)), "a", false, 2),
+            Before::Passed
+        );
+        // The same change that failed: sent back with the same reason,
+        // whether or not the user wrote since.
+        for active in [false, true] {
+            assert_eq!(
+                before(Some(&state("a", 1, Some("eval"))), "a", active, 2),
+                Before::Again {
+                    reason: "eval".into(),
+                    rounds: u32::from(active)
+                }
+            );
+        }
+        // ... until the round limit: let go, and the user is told.
         assert!(matches!(
-            before(Some(&state("a", 0)), "a", false, 2),
-            Before::Skip(_)
-        ));
-        assert!(matches!(
-            before(Some(&state("a", 1)), "a", true, 2),
-            Before::Skip(_)
+            before(Some(&state("a", 2, Some("eval"))), "a", true, 2),
+            Before::LetGo(_)
         ));
         // A changed change, continuing after a block: counted.
         assert_eq!(
-            before(Some(&state("a", 1)), "b", true, 2),
+            before(Some(&state("a", 1, Some("eval"))), "b", true, 2),
             Before::Review { rounds: 1 }
         );
         assert!(matches!(
-            before(Some(&state("a", 2)), "b", true, 2),
-            Before::Skip(_)
+            before(Some(&state("a", 2, None)), "b", true, 2),
+            Before::LetGo(_)
         ));
         // The user wrote again: the count starts over.
         assert_eq!(
-            before(Some(&state("a", 2)), "b", false, 2),
+            before(Some(&state("a", 2, None)), "b", false, 2),
             Before::Review { rounds: 0 }
         );
-        // max_rounds 0: the gate never sends the agent back.
-        assert!(matches!(before(None, "a", false, 0), Before::Skip(_)));
+        // A review that could not decide remembers no change: reviewed again.
+        assert_eq!(
+            before(Some(&state("", 1, None)), "a", true, 2),
+            Before::Review { rounds: 1 }
+        );
+        // max_rounds 0: the gate never sends the agent back, and says so.
+        assert!(matches!(before(None, "a", false, 0), Before::LetGo(_)));
     }
 
     #[test]

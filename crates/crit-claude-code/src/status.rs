@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use super::state::{SessionState, Status, Subject};
-use crate::panel::{Progress, ProgressEvent};
+use crit_review::panel::{Progress, ProgressEvent};
 
 /// A running review older than this is taken for dead (its hook was killed).
 pub const RUNNING_FOR_AT_MOST: u64 = 15 * 60;

@@ -16,56 +16,51 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crit_llm::Env;
+use crit_project::Project;
 use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, Mode};
-use crit_review::claude_code::event::{self, HookInput, PromptAction};
-use crit_review::claude_code::prompt_hook;
-use crit_review::claude_code::state::{Pending, SessionState, Subject};
-use crit_review::claude_code::status::LiveStatus;
+use tokio_util::sync::CancellationToken;
+
+use crate::event::{self, HookInput, PromptAction};
+use crate::prompt_hook;
+use crate::state::{Pending, SessionState, Subject};
+use crate::status::LiveStatus;
+use crate::{HookEnv, HookOutput, hook_dir};
 use crit_review::prompt::audit::{self, Awaiting};
 use crit_review::prompt::{
     FailedBecause, Outcome, PromptRequest, PromptReview, Status, backend as prompt_backend, run,
 };
 use serde_json::json;
 
-use super::{answer, hook_dir, read_stdin};
-use crate::backend;
-use crate::cli::CommonArgs;
-use crate::exit::{CliError, Code};
-use crate::runner;
-
 /// An answer counts for a review at most this old.
 const ANSWER_WITHIN_SECS: u64 = 3600;
 
-pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
-    let input = match read_stdin() {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("crit: {e}; the prompt proceeds unreviewed");
-            return Ok(Code::Ok);
-        }
-    };
-    let Some((action, event)) = event::decide(&input) else {
-        eprintln!(
-            "crit: the hook's input is not a UserPromptSubmit event (a JSON object with a string `prompt`); the prompt proceeds unreviewed"
+/// Runs the hook on one event. `cancel` ends a review early (a signal:
+/// Claude Code's own deadline); `signal` names the signal that did.
+pub fn run(
+    input: &[u8],
+    hook: &HookEnv,
+    cancel: CancellationToken,
+    signal: &dyn Fn() -> Option<&'static str>,
+) -> HookOutput {
+    let Some((action, event)) = event::decide(input) else {
+        return HookOutput::note(
+            "crit: the hook's input is not a UserPromptSubmit event (a JSON object with a string `prompt`); the prompt proceeds unreviewed",
         );
-        return Ok(Code::Ok);
     };
     match action {
-        PromptAction::Pass => {}
-        PromptAction::Answer(outcome) => record_answer(&event, outcome),
-        PromptAction::Review(stripped) => {
-            if !switched_off() {
-                review(common, &event, stripped);
-            }
+        PromptAction::Pass => HookOutput::default(),
+        PromptAction::Answer(outcome) => record_answer(&event, outcome, hook),
+        PromptAction::Review(stripped) if switched_off(hook) => {
+            let _ = stripped;
+            HookOutput::default()
         }
+        PromptAction::Review(stripped) => review(hook, &event, stripped, cancel, signal),
     }
-    Ok(Code::Ok)
 }
 
 /// `PROMPT_REVIEW_ENABLED=false` (or 0, no, off).
-fn switched_off() -> bool {
-    std::env::var("PROMPT_REVIEW_ENABLED").is_ok_and(|v| {
+fn switched_off(hook: &HookEnv) -> bool {
+    hook.env.get("PROMPT_REVIEW_ENABLED").is_some_and(|v| {
         matches!(
             v.trim().to_ascii_lowercase().as_str(),
             "false" | "0" | "no" | "off"
@@ -74,47 +69,58 @@ fn switched_off() -> bool {
 }
 
 /// The user's reply to a refined prompt this session is waiting on.
-fn record_answer(event: &HookInput, outcome: Outcome) {
-    let lookup = |k: &str| std::env::var(k).ok();
+fn record_answer(event: &HookInput, outcome: Outcome, hook: &HookEnv) -> HookOutput {
+    let lookup = hook.lookup();
     let Some(state) = event
         .session_id
         .as_deref()
         .and_then(|id| SessionState::of(&lookup, id))
     else {
-        return;
+        return HookOutput::default();
     };
     let Some(pending) = state.pending() else {
-        return;
+        return HookOutput::default();
     };
     state.clear_pending();
     let now = SystemTime::now();
     if crit_core::timestamp::unix_secs(now).saturating_sub(pending.at) > ANSWER_WITHIN_SECS {
-        return;
+        return HookOutput::default();
     }
     if let Some(dir) = audit::dir(&lookup)
         && let Err(e) = audit::append_decision(&dir, &pending.review, outcome, now)
     {
-        eprintln!("crit: prompt review audit log {}: {e}", dir.display());
+        return HookOutput::note(format!(
+            "crit: prompt review audit log {}: {e}",
+            dir.display()
+        ));
     }
+    HookOutput::default()
 }
 
 /// Where the review's outcome goes.
 struct Sink<'a> {
-    common: &'a CommonArgs,
+    hook: &'a HookEnv,
     lookup: &'a dyn Fn(&str) -> Option<String>,
     session: Option<SessionState>,
     log: bool,
+    /// Lines for stderr.
+    notes: Vec<String>,
 }
 
-fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
-    runner::init_logging(common);
-    let env = Env::from_process();
-    let lookup = |k: &str| env.get(k).map(str::to_string);
+fn review(
+    hook: &HookEnv,
+    event: &HookInput,
+    stripped: String,
+    cancel: CancellationToken,
+    signal: &dyn Fn() -> Option<&'static str>,
+) -> HookOutput {
+    let env = &hook.env;
+    let lookup = hook.lookup();
     let session = event
         .session_id
         .as_deref()
         .and_then(|id| SessionState::of(&lookup, id));
-    let dir = hook_dir(event.cwd.as_deref(), common.cwd.as_deref());
+    let dir = hook_dir(event.cwd.as_deref(), hook);
     let dir = dir.canonicalize().unwrap_or(dir);
     let mut req = PromptRequest {
         prompt: stripped.clone(),
@@ -124,18 +130,19 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
         source: None,
     };
     let mut sink = Sink {
-        common,
+        hook,
         lookup: &lookup,
         session,
-        log: !common.no_log,
+        log: hook.log,
+        notes: Vec::new(),
     };
     // The prompt review fails open: a project that does not open is said,
     // and the user's prompt goes on.
-    let project = match backend::project_at(&dir, common, &env) {
+    let project = match Project::open(&dir, hook.explicit.clone(), env.clone()) {
         Ok(p) => p,
         Err(e) => {
             return sink.finish(
-                run::failed(&req, FailedBecause::Settings, &e.message()),
+                run::failed(&req, FailedBecause::Settings, &e.to_string()),
                 None,
             );
         }
@@ -153,18 +160,21 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
         }
     };
     for w in &loaded.warnings {
-        eprintln!("crit: {w}");
+        sink.notes.push(format!("crit: {w}"));
     }
     if !loaded.enabled {
-        return;
+        return HookOutput {
+            stdout: None,
+            stderr: sink.notes,
+        };
     }
     sink.log = sink.log && loaded.config.budget.log_costs;
-    if let Some(secs) = common.timeout {
+    if let Some(secs) = hook.explicit.timeout.as_ref().map(|t| t.value) {
         loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
     }
     let crit_config = project.config();
     let explicit = project.explicit();
-    match prompt_backend::choose(explicit, crit_config, &loaded, &env) {
+    match prompt_backend::choose(explicit, crit_config, &loaded, env) {
         Err(e) => {
             // The full list of ways to set one up is `crit doctor`'s to show.
             let first = e.to_string();
@@ -172,19 +182,24 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
             let first = first.trim_end_matches(['.', ':', ' ']);
             let first = first.trim_end_matches(" Fix it with one of");
             let why = format!("{first}; `crit doctor` shows how to set one up");
-            sink.finish(run::failed(&req, FailedBecause::NoBackend, &why), None);
+            sink.finish(run::failed(&req, FailedBecause::NoBackend, &why), None)
         }
         Ok(choice) if choice.mode == Mode::Subscription => {
             // The review runs in Claude's session, through the slash command.
-            let command = if std::env::var_os("CLAUDE_PLUGIN_ROOT").is_some() {
+            let command = if env.get("CLAUDE_PLUGIN_ROOT").is_some() {
                 "/crit:prompt-review"
             } else {
                 "/prompt-review"
             };
-            emit(&prompt_hook::subscription(&stripped, command), None);
+            emit(
+                hook,
+                &prompt_hook::subscription(&stripped, command),
+                None,
+                sink.notes,
+            )
         }
         Ok(_) => {
-            let mut opts = prompt_backend::options(explicit, crit_config, &loaded, &env, true);
+            let mut opts = prompt_backend::options(explicit, crit_config, &loaded, env, true);
             let live = sink
                 .session
                 .clone()
@@ -192,40 +207,52 @@ fn review(common: &CommonArgs, event: &HookInput, stripped: String) {
             if let Some(l) = &live {
                 opts.progress = Some(l.clone() as Arc<dyn crit_review::panel::Progress>);
             }
-            let stop = runner::Stop::new();
-            let reviewed = runner::block_on(&stop, |cancel| {
-                let mut opts = opts.clone();
-                opts.cancel = cancel;
-                let req = req.clone();
-                async move { run::review(&req, &opts).await }
-            });
-            let review = match (reviewed, stop.signal()) {
+            opts.cancel = cancel;
+            let reviewed = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .map_err(|e| format!("starting the async runtime: {e}"))
+                .map(|runtime| {
+                    let review = runtime.block_on(run::review(&req, &opts));
+                    runtime.shutdown_background();
+                    review
+                });
+            let review = match reviewed {
                 // Claude Code ends a hook that outlives its timeout with a signal.
-                (_, Some(signal)) => run::failed(
+                _ if opts.cancel.is_cancelled() => run::failed(
                     &req,
                     FailedBecause::Deadline,
-                    &format!("stopped by {} at Claude Code's hook timeout", signal.name()),
+                    &format!(
+                        "stopped by {} at Claude Code's hook timeout",
+                        signal().unwrap_or("a signal")
+                    ),
                 ),
-                (Ok(r), None) => r,
-                (Err(e), None) => run::failed(&req, FailedBecause::Error, &e.message()),
+                Ok(r) => r,
+                Err(e) => run::failed(&req, FailedBecause::Error, &e),
             };
-            sink.finish(review, live);
+            sink.finish(review, live)
         }
     }
 }
 
 impl Sink<'_> {
     /// The audit line, the status line, the answer for Claude.
-    fn finish(&self, mut review: PromptReview, live: Option<Arc<LiveStatus>>) {
+    fn finish(mut self, mut review: PromptReview, live: Option<Arc<LiveStatus>>) -> HookOutput {
         review.decide(None);
         if self.log {
             match audit::dir(self.lookup) {
                 Some(dir) => {
                     if let Err(e) = audit::append(&dir, &review, SystemTime::now()) {
-                        eprintln!("crit: prompt review audit log {}: {e}", dir.display());
+                        self.notes.push(format!(
+                            "crit: prompt review audit log {}: {e}",
+                            dir.display()
+                        ));
                     }
                 }
-                None => eprintln!("crit: prompt review audit log: set XDG_STATE_HOME or HOME"),
+                None => self
+                    .notes
+                    .push("crit: prompt review audit log: set XDG_STATE_HOME or HOME".into()),
             }
         }
         let failed = matches!(review.status, Status::FailedOpen | Status::Disabled)
@@ -257,20 +284,18 @@ impl Sink<'_> {
             }
         }
         let note = failed.map(|why| {
-            let line =
-                format!("crit: prompt review could not run ({why}); the original prompt proceeds");
-            if !self.common.quiet {
-                eprintln!("{line}");
-            }
-            line
+            format!("crit: prompt review could not run ({why}); the original prompt proceeds")
         });
-        emit(&prompt_hook::reviewed(&review), note);
+        if let Some(line) = note.as_ref().filter(|_| !self.hook.quiet) {
+            self.notes.push(line.clone());
+        }
+        emit(self.hook, &prompt_hook::reviewed(&review), note, self.notes)
     }
 }
 
 /// The hook's answer: context for Claude, and a message for the user.
-fn emit(context: &str, message: Option<String>) {
-    let redactor = crit_core::redact::Redactor::from_env(std::env::vars());
+fn emit(hook: &HookEnv, context: &str, message: Option<String>, notes: Vec<String>) -> HookOutput {
+    let redactor = crit_core::redact::Redactor::from_env(hook.env.iter());
     let mut out = json!({
         "hookSpecificOutput": {
             "hookEventName": "UserPromptSubmit",
@@ -280,5 +305,8 @@ fn emit(context: &str, message: Option<String>) {
     if let Some(m) = message {
         out["systemMessage"] = json!(redactor.redact_str(&m));
     }
-    answer(&out);
+    HookOutput {
+        stdout: Some(out),
+        stderr: notes,
+    }
 }

@@ -1,0 +1,348 @@
+//! `crit install claude-code [--project | --user] [--dry-run]` and
+//! `crit uninstall claude-code`: crit's hooks and status line merged into
+//! Claude Code's `settings.json`, the `/prompt-review` and `/crit-review`
+//! commands written next to it, and a ledger of exactly what was added (see
+//! [`merge`]). The command files are the ones the repository's Claude Code
+//! plugin (`claude-plugin/`) ships.
+
+pub mod merge;
+
+use std::path::{Path, PathBuf};
+
+use crit_llm::Env;
+
+pub use merge::InstallError;
+use merge::{AddedFile, LEDGER_FILE, Ledger};
+
+use crate::json_doc::{self, Json};
+
+/// Where and how to install.
+#[derive(Debug, Clone)]
+pub struct InstallOptions {
+    /// The `.claude` directory ([`claude_dir`]).
+    pub dir: PathBuf,
+    /// Print what would change, change nothing.
+    pub dry_run: bool,
+    /// Gate subagents' stops too.
+    pub subagent_stop: bool,
+    pub env: Env,
+}
+
+/// What install or uninstall did, for people: lines for stdout, and
+/// warnings for stderr.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    pub stdout: Vec<String>,
+    pub stderr: Vec<String>,
+}
+
+/// The slash commands, as the plugin ships them.
+pub const COMMANDS: [(&str, &str); 2] = [
+    (
+        "prompt-review.md",
+        include_str!("../../../../claude-plugin/commands/prompt-review.md"),
+    ),
+    (
+        "crit-review.md",
+        include_str!("../../../../claude-plugin/commands/crit-review.md"),
+    ),
+];
+
+/// How the hooks call crit.
+const CRIT: &str = "crit";
+
+/// The `.claude` directory: the user's (`--user`), else the project's at `cwd`.
+pub fn claude_dir(user: bool, cwd: Option<&Path>, env: &Env) -> Result<PathBuf, InstallError> {
+    let home = env.get("HOME").filter(|h| !h.is_empty());
+    if user {
+        return home
+            .map(|h| PathBuf::from(h).join(".claude"))
+            .ok_or(InstallError::NoHome);
+    }
+    let cwd = cwd.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    Ok(crit_project::paths::project_root_in(&cwd, home.map(Path::new)).join(".claude"))
+}
+
+/// `path` as people should read it: relative to the current directory when
+/// under it (the path need not exist yet).
+fn shown(path: &Path) -> String {
+    let here = std::env::current_dir()
+        .ok()
+        .and_then(|d| d.canonicalize().ok());
+    // The nearest ancestor that exists, resolved, with the rest put back.
+    let mut rest = Vec::new();
+    let mut base = path;
+    let canon = loop {
+        if let Ok(c) = base.canonicalize() {
+            break Some(rest.iter().rev().fold(c, |p: PathBuf, n| p.join(n)));
+        }
+        match (base.parent(), base.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                base = parent;
+            }
+            _ => break None,
+        }
+    };
+    match (here, canon) {
+        (Some(h), Some(p)) => p
+            .strip_prefix(&h)
+            .map(|r| r.display().to_string())
+            .unwrap_or_else(|_| p.display().to_string()),
+        _ => path.display().to_string(),
+    }
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, InstallError> {
+    match crit_core::files::read_capped(path, Default::default()) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| InstallError::NotText {
+                path: path.to_path_buf(),
+            }),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), InstallError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| InstallError::Io {
+            what: "creating",
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    crit_core::files::write_atomic(path, text.as_bytes()).map_err(|source| InstallError::Io {
+        what: "writing",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn sha256(text: &str) -> String {
+    crit_review::prompt::hash::hex(text.as_bytes())
+}
+
+fn read_ledger(path: &Path) -> Result<Option<Ledger>, InstallError> {
+    let Some(text) = read_text(path)? else {
+        return Ok(None);
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| InstallError::Ledger {
+            file: path.display().to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+}
+
+/// Merges crit's hooks, status line and commands into the `.claude`
+/// directory `opts.dir`.
+pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
+    let dir = opts.dir.clone();
+    let mut report = Report::default();
+    let settings_path = dir.join("settings.json");
+    let ledger_path = dir.join(LEDGER_FILE);
+    let label = shown(&settings_path);
+    let before = read_text(&settings_path)?;
+    let mut ledger = read_ledger(&ledger_path)?.unwrap_or_else(|| Ledger {
+        created_settings: before.is_none(),
+        ..Ledger::default()
+    });
+    let old_text = before.clone().unwrap_or_default();
+    let mut doc = merge::parse_settings(&label, &old_text)?;
+    let specs = merge::hooks(CRIT, opts.subagent_stop);
+    let added = merge::merge(
+        &label,
+        &mut doc,
+        &specs,
+        Some(&merge::status_line(CRIT)),
+        &mut ledger,
+    )?;
+    let new_text = if added.is_empty() && before.is_some() {
+        old_text.clone()
+    } else {
+        doc.to_text(&json_doc::indent_of(&old_text))
+    };
+
+    let mut files = Vec::new();
+    let mut notes = Vec::new();
+    if !dir.exists() && !ledger.created.iter().any(|c| c == "dir:.") {
+        ledger.created.push("dir:.".into());
+    }
+    let commands_dir = dir.join("commands");
+    if !commands_dir.exists() && !ledger.created.iter().any(|c| c == "dir:commands") {
+        ledger.created.push("dir:commands".into());
+    }
+    for (name, text) in COMMANDS {
+        let path = commands_dir.join(name);
+        let rel = format!("commands/{name}");
+        match read_text(&path)? {
+            None => {
+                files.push((path, text));
+                ledger.files.retain(|f| f.path != rel);
+                ledger.files.push(AddedFile {
+                    path: rel,
+                    sha256: sha256(text),
+                });
+            }
+            Some(have) if have == text => {}
+            Some(_) => notes.push(format!(
+                "{} exists and is not crit's; left as it is",
+                shown(&path)
+            )),
+        }
+    }
+
+    if opts.dry_run {
+        let diff = merge::diff(&old_text, &new_text, &label);
+        if diff.is_empty() {
+            report.stdout.push(format!(
+                "{label}: no change (crit's hooks are already there)"
+            ));
+        } else {
+            report.stdout.push(diff.trim_end().to_string());
+        }
+        for (path, _) in &files {
+            report.stdout.push(format!("would write {}", shown(path)));
+        }
+        report.stdout.extend(notes);
+        return Ok(report);
+    }
+    if new_text != old_text || before.is_none() {
+        write(&settings_path, &new_text)?;
+    }
+    for (path, text) in &files {
+        write(path, text)?;
+    }
+    let ledger_text = serde_json::to_string_pretty(&ledger).unwrap_or_default() + "\n";
+    write(&ledger_path, &ledger_text)?;
+    if added.is_empty() {
+        report
+            .stdout
+            .push(format!("{label}: crit's hooks are already there"));
+    } else {
+        report
+            .stdout
+            .push(format!("{label}: added {}", added.join(", ")));
+    }
+    for (path, _) in &files {
+        report.stdout.push(format!("wrote {}", shown(path)));
+    }
+    report.stdout.extend(notes);
+    if !on_path(CRIT, &opts.env) {
+        report.stderr.push(format!(
+            "crit: `{CRIT}` is not on PATH, so Claude Code cannot run the hooks; put crit's directory on PATH"
+        ));
+    }
+    Ok(report)
+}
+
+/// Takes out exactly what [`install`] added to `opts.dir`, as its ledger
+/// lists it and as long as it is still as crit wrote it.
+pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
+    let dir = opts.dir.clone();
+    let mut report = Report::default();
+    let settings_path = dir.join("settings.json");
+    let ledger_path = dir.join(LEDGER_FILE);
+    let label = shown(&settings_path);
+    let Some(ledger) = read_ledger(&ledger_path)? else {
+        report.stdout.push(format!(
+            "nothing to uninstall: {} does not exist (crit install claude-code writes it)",
+            shown(&ledger_path)
+        ));
+        return Ok(report);
+    };
+    let before = read_text(&settings_path)?;
+    let old_text = before.clone().unwrap_or_default();
+    let mut doc = merge::parse_settings(&label, &old_text)?;
+    let removed = merge::unmerge(&mut doc, &ledger);
+    let delete_settings = before.is_some() && ledger.created_settings && doc == Json::object();
+    let new_text = if removed.is_empty() {
+        old_text.clone()
+    } else {
+        doc.to_text(&json_doc::indent_of(&old_text))
+    };
+    let mut gone = Vec::new();
+    let mut notes = Vec::new();
+    for f in &ledger.files {
+        let path = dir.join(&f.path);
+        match read_text(&path)? {
+            Some(text) if sha256(&text) == f.sha256 => gone.push(path),
+            Some(_) => notes.push(format!(
+                "{} changed since crit wrote it; left as it is",
+                shown(&path)
+            )),
+            None => {}
+        }
+    }
+    if opts.dry_run {
+        let after = if delete_settings {
+            ""
+        } else {
+            new_text.as_str()
+        };
+        let diff = merge::diff(&old_text, after, &label);
+        if !diff.is_empty() {
+            report.stdout.push(diff.trim_end().to_string());
+        }
+        for p in &gone {
+            report.stdout.push(format!("would remove {}", shown(p)));
+        }
+        report.stdout.extend(notes);
+        return Ok(report);
+    }
+    let gone_shown: Vec<String> = gone.iter().map(|p| shown(p)).collect();
+    if delete_settings {
+        remove(&settings_path)?;
+    } else if new_text != old_text {
+        write(&settings_path, &new_text)?;
+    }
+    for p in &gone {
+        remove(p)?;
+    }
+    if ledger.created.iter().any(|c| c == "dir:commands") {
+        // Only when empty: anything the user put there stays.
+        let _ = std::fs::remove_dir(dir.join("commands"));
+    }
+    remove(&ledger_path)?;
+    if ledger.created.iter().any(|c| c == "dir:.") {
+        let _ = std::fs::remove_dir(&dir);
+    }
+    if removed.is_empty() {
+        report
+            .stdout
+            .push(format!("{label}: nothing of crit's was left"));
+    } else if delete_settings {
+        report
+            .stdout
+            .push(format!("{label}: removed (crit created it)"));
+    } else {
+        report
+            .stdout
+            .push(format!("{label}: removed {}", removed.join(", ")));
+    }
+    for p in &gone_shown {
+        report.stdout.push(format!("removed {p}"));
+    }
+    report.stdout.extend(notes);
+    Ok(report)
+}
+
+fn remove(path: &Path) -> Result<(), InstallError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(InstallError::Io {
+            what: "removing",
+            path: path.to_path_buf(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `program` is found on `env`'s PATH.
+fn on_path(program: &str, env: &Env) -> bool {
+    env.which(program).is_some()
+}

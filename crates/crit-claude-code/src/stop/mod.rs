@@ -1,0 +1,301 @@
+//! `crit hook claude-code Stop` (and `SubagentStop`): the review gate before
+//! the agent says it is done. With uncommitted changes, crit reviews them with
+//! the settings `crit review code --uncommitted` uses, read from the project
+//! as committed and as the user trusted it (`ProjectRules::committed`): the
+//! agent under the gate writes the working tree, so nothing it wrote —
+//! settings, templates, suppressions — moves its own review. When the gate
+//! fails, Claude Code gets `{"decision":"block","reason":…}` listing the
+//! blocking findings and the agent goes back to fix them.
+//!
+//! The project is the one Claude Code runs in (`--cwd`, else
+//! `CLAUDE_PROJECT_DIR`, else the current directory), never the event's
+//! `cwd`, which the agent moves. It fails closed and never loops (see
+//! [`gate`]); when it lets the agent stop without a passing review, the user
+//! is told in `systemMessage` and the audit log records it.
+
+pub mod gate;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use crit_core::{FailOn, ReviewResult};
+use crit_project::scope::{self, Scope, ScopeOptions};
+use crit_project::trust::ProjectRules;
+use crit_project::{Kind, Project, Reviewer};
+use crit_review::review::{ReviewOptions, ReviewRequest, VerifyMode, run_template};
+use crit_review::template::Registry;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::event::HookInput;
+use crate::state::{SessionState, StopState, Subject};
+use crate::status::LiveStatus;
+use crate::{HookEnv, HookOutput};
+use gate::Before;
+
+/// The review's deadline at most: under the 360 s `crit install` gives the
+/// hook, so crit ends it and says so before Claude Code would kill it.
+pub const DEADLINE_SECS: u64 = 300;
+
+/// What the gate decided, for the answer and the audit log.
+enum Gate {
+    /// Nothing to review, or it passed: the agent stops.
+    Pass,
+    /// The agent goes back, with this reason.
+    Block(String),
+    /// The agent stops without a passing review: the user is told why.
+    LetGo(String),
+}
+
+/// Runs the gate on one hook event. `cancel` ends a review early (a signal:
+/// Claude Code's own deadline).
+pub fn run(
+    input: &[u8],
+    event_name: &str,
+    hook: &HookEnv,
+    max_rounds: u32,
+    cancel: CancellationToken,
+) -> HookOutput {
+    let gate = match serde_json::from_slice::<HookInput>(input) {
+        Ok(event) => decide(&event, hook, max_rounds, cancel),
+        Err(e) => Gate::LetGo(format!(
+            "the hook's input is not a {event_name} event ({}:{}): {e}",
+            e.line(),
+            e.column()
+        )),
+    };
+    let redactor = crit_core::redact::Redactor::from_env(hook.env.iter());
+    match gate {
+        Gate::Pass => HookOutput::default(),
+        Gate::Block(reason) => HookOutput::json(json!({
+            "decision": "block",
+            "reason": redactor.redact_str(&reason),
+        })),
+        Gate::LetGo(why) => {
+            record_let_go(hook, &why);
+            let message = format!(
+                "crit: the agent stopped without a passing review: {why}. Review the changes with `crit review code --uncommitted` before you use them."
+            );
+            let message = redactor.redact_str(&message);
+            let mut out = HookOutput::json(json!({"systemMessage": message}));
+            if !hook.quiet {
+                out.stderr.push(message.into_owned());
+            }
+            out
+        }
+    }
+}
+
+/// The project root the gate reviews: `--cwd`, else Claude Code's project.
+fn project_dir(hook: &HookEnv) -> PathBuf {
+    hook.cwd
+        .clone()
+        .or_else(|| {
+            hook.env
+                .get("CLAUDE_PROJECT_DIR")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: CancellationToken) -> Gate {
+    let lookup = hook.lookup();
+    let dir = project_dir(hook);
+    let Ok(cwd) = dir.canonicalize() else {
+        return Gate::LetGo(format!(
+            "the project directory {} does not exist",
+            dir.display()
+        ));
+    };
+    let root =
+        crit_project::paths::project_root_in(&cwd, hook.env.get("HOME").map(std::path::Path::new));
+    if !root.join(".git").exists() {
+        return Gate::Pass;
+    }
+    let change = match scope::compute(&root, &Scope::Uncommitted, &ScopeOptions::default()) {
+        Ok(c) => c,
+        Err(e) if event.stop_hook_active => {
+            return Gate::LetGo(format!("the change could not be read: {e}"));
+        }
+        Err(e) => return fail(None, 0, format!("the change could not be read: {e}")),
+    };
+    if change.is_empty() {
+        return Gate::Pass;
+    }
+    let fingerprint = gate::fingerprint(&change);
+    // A subagent's stops are counted apart from the main agent's.
+    let key = match (&event.session_id, &event.agent_id) {
+        (Some(s), Some(a)) => Some(format!("{s}-{a}")),
+        (Some(s), None) => Some(s.clone()),
+        (None, _) => None,
+    };
+    let session = key.and_then(|k| SessionState::of(&lookup, &k));
+    let remembered = session.as_ref().and_then(SessionState::stop);
+    // Without a session there is no memory: only `stop_hook_active` stops a loop.
+    if session.is_none() && event.stop_hook_active {
+        return Gate::LetGo("Claude Code gave no session id to count the gate's rounds by".into());
+    }
+    let rounds = match gate::before(
+        remembered.as_ref(),
+        &fingerprint,
+        event.stop_hook_active,
+        max_rounds,
+    ) {
+        Before::Passed => return Gate::Pass,
+        Before::LetGo(why) => return Gate::LetGo(why),
+        Before::Again { reason, rounds } => {
+            remember(session.as_ref(), &fingerprint, rounds + 1, Some(&reason));
+            return Gate::Block(reason);
+        }
+        Before::Review { rounds } => rounds,
+    };
+    let live = session
+        .clone()
+        .map(|s| LiveStatus::begin(s, Subject::Changes, None));
+    let reviewed = review(hook, &cwd, &root, cancel);
+    if let Some(l) = &live {
+        match &reviewed {
+            Ok((r, _)) => l.finish(r.reviewers.len(), r.findings.len(), None),
+            Err(_) => l.finish(0, 0, Some("the review could not run".into())),
+        }
+    }
+    let (result, fail_on) = match reviewed {
+        Ok(r) => r,
+        Err(why) => return fail(session.as_ref(), rounds, why),
+    };
+    if result.fatal_error || result.parse_error.is_some() || result.verdict.is_inconclusive() {
+        return fail(session.as_ref(), rounds, inconclusive(&result));
+    }
+    if fail_on.passes(&result) {
+        remember(session.as_ref(), &fingerprint, rounds, None);
+        return Gate::Pass;
+    }
+    let reason = gate::reason(&result, fail_on);
+    remember(session.as_ref(), &fingerprint, rounds + 1, Some(&reason));
+    Gate::Block(reason)
+}
+
+/// A review that could not decide holds the gate shut: the agent goes back
+/// (the next stop reviews again), until the round limit lets it go.
+fn fail(session: Option<&SessionState>, rounds: u32, why: String) -> Gate {
+    remember(session, "", rounds + 1, None);
+    Gate::Block(format!(
+        "crit could not finish reviewing the uncommitted changes ({why}). The review gate holds until a review passes: stop again to retry, or ask the user to check crit's setup with `crit doctor`."
+    ))
+}
+
+fn remember(session: Option<&SessionState>, fingerprint: &str, rounds: u32, blocked: Option<&str>) {
+    let Some(s) = session else { return };
+    let state = StopState {
+        fingerprint: fingerprint.to_string(),
+        rounds,
+        at: crit_core::timestamp::unix_secs(SystemTime::now()),
+        blocked: blocked.map(str::to_string),
+    };
+    if let Err(e) = s.set_stop(&state) {
+        tracing::warn!("the review gate's state: {e}");
+    }
+}
+
+fn inconclusive(result: &ReviewResult) -> String {
+    let why = result
+        .reviewers
+        .iter()
+        .find_map(|r| r.error.clone())
+        .or_else(|| result.parse_error.clone())
+        .unwrap_or_else(|| format!("verdict {}", result.verdict.as_str()));
+    format!("the review ended {}: {why}", result.verdict.as_str())
+}
+
+/// One line in the audit log: the gate let the agent stop without a passing
+/// review. Counts and reasons only, as every audit line.
+fn record_let_go(hook: &HookEnv, why: &str) {
+    if !hook.log {
+        return;
+    }
+    let Some(dir) = crit_review::session::audit_dir(hook.lookup()) else {
+        return;
+    };
+    if let Err(e) =
+        crit_review::session::append_gate(&dir, "stop", "let_go", why, SystemTime::now())
+    {
+        tracing::warn!("the audit log: {e}");
+    }
+}
+
+/// `crit review code --uncommitted`, in process, with the settings that
+/// command would use, read as committed.
+fn review(
+    hook: &HookEnv,
+    cwd: &std::path::Path,
+    root: &std::path::Path,
+    cancel: CancellationToken,
+) -> Result<(ReviewResult, FailOn), String> {
+    let lookup = hook.lookup();
+    let rules = ProjectRules::committed(root, &lookup).map_err(|e| e.to_string())?;
+    let project = Project::with_rules(
+        cwd.to_path_buf(),
+        root.to_path_buf(),
+        Arc::new(rules),
+        hook.explicit.clone(),
+        hook.env.clone(),
+    )
+    .map_err(|e| e.to_string())?;
+    let settings = project.settings(Kind::Code).map_err(|e| e.to_string())?;
+    project.rules().release_warnings();
+    if let Reviewer::Command(_) = settings.reviewer.value {
+        return Err(
+            "the configured reviewer is an external command, which reviews commits, not uncommitted changes"
+                .into(),
+        );
+    }
+    let registry = Registry::load_with(&project.template_dirs(), project.rules())
+        .map_err(|e| e.to_string())?;
+    let template = registry.get("code").map_err(|e| e.to_string())?.clone();
+    let built = settings.build_backend().map_err(|e| e.to_string())?;
+    let fail_on = settings.fail_on.value;
+    let mut opts = ReviewOptions::new(settings.request_model());
+    opts.fail_on = fail_on;
+    opts.model_override = hook.explicit.model.as_ref().map(|m| m.value.clone());
+    opts.limits.max_turns = settings.max_turns.as_ref().map(|s| s.value);
+    opts.limits.max_budget_usd = settings.max_budget_usd.as_ref().map(|s| s.value);
+    // The review must end before Claude Code's deadline for the hook.
+    opts.limits.timeout_secs = Some(
+        settings
+            .timeout
+            .as_ref()
+            .map_or(DEADLINE_SECS, |t| t.value.min(DEADLINE_SECS)),
+    );
+    opts.verify_model = settings.verify_model.value.clone();
+    // No second look here: the agent the findings go back to reads the code
+    // before it acts on them, and the hook runs under Claude Code's deadline.
+    opts.verify = Some(VerifyMode::Off);
+    opts.log = hook.log;
+    opts.rules = Some(Arc::clone(project.rules()));
+    opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
+    opts.cancel = cancel;
+    let req = ReviewRequest {
+        template,
+        inputs: BTreeMap::new(),
+        scope: Some(Scope::Uncommitted),
+        context_file: None,
+        root: root.to_path_buf(),
+        cwd: cwd.to_path_buf(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let result = runtime
+        .block_on(run_template(&built, &req, &opts))
+        .map_err(|e| e.to_string());
+    runtime.shutdown_background();
+    if opts.cancel.is_cancelled() {
+        return Err("stopped by a signal at Claude Code's hook deadline".into());
+    }
+    Ok((result?, fail_on))
+}
