@@ -12,8 +12,10 @@
 pub mod confine;
 pub mod context;
 pub mod framing;
-pub mod git_hardening;
-pub mod git_layout;
+/// What makes git inert in an untrusted repository (crit-os, shared with crit's own git).
+pub use crit_os::git::hardening as git_hardening;
+/// Where the repository is, found without git (crit-os).
+pub use crit_os::git::layout as git_layout;
 pub mod hooks;
 mod input;
 pub mod mcp;

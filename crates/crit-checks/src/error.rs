@@ -46,6 +46,12 @@ pub enum CheckError {
     /// An input file is larger than crit reads.
     #[error(transparent)]
     TooLarge(crit_core::files::ReadError),
+    /// A file of the plan's directory was refused (a symlink there) or failed.
+    #[error(transparent)]
+    Fs(#[from] crit_os::write::FsError),
+    /// The sealing key could not be read or created.
+    #[error(transparent)]
+    Seal(#[from] crit_os::seal::SealError),
     /// state.yaml does not carry the seal crit wrote it with.
     #[error(
         "{}: changed outside `crit plan` (it does not match the seal crit wrote it with), so its approvals and counts cannot be trusted; delete it to start this review over",
@@ -73,7 +79,11 @@ impl CheckError {
     pub fn is_config_error(&self) -> bool {
         !matches!(
             self,
-            CheckError::Locked { .. } | CheckError::Io { .. } | CheckError::NoStateDir
+            CheckError::Locked { .. }
+                | CheckError::Io { .. }
+                | CheckError::NoStateDir
+                | CheckError::Fs(_)
+                | CheckError::Seal(_)
         )
     }
 

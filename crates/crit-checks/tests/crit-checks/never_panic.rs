@@ -1,8 +1,6 @@
 //! Property tests: whatever markdown or YAML a user writes, the table parser,
 //! the structure and fix code, the matcher and the state file never panic.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::{Path, PathBuf};
 
 use crit_checks::fix;
