@@ -37,10 +37,10 @@ pub use hooks::{Hook, HookEvent, HookInput, HookResponse, Hooks, HooksConfig, MA
 pub use mcp::{McpError, McpServer, McpServerConfig, McpTimeouts};
 pub use registry::{RegistryError, ToolRegistry, is_offered_tool};
 pub use run::{
-    AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, SpendMeter, TextAnswer, TurnLimits,
-    run_agent,
+    AgentSpec, LimitHit, RejectedAnswer, RunLimits, RunOutcome, RunStatus, SpendMeter, TextAnswer,
+    TurnLimits, run_agent,
 };
-pub use structured::StructuredOutput;
+pub use structured::{SchemaMismatch, StructuredOutput};
 pub use subagent::{SubAgentDef, SubAgentOutcome};
 pub use tool::{Tool, ToolFuture, ToolOutput};
 pub use tools::{BashTool, GlobTool, GrepTool, ReadTool, TodoWriteTool};

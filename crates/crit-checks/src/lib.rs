@@ -48,7 +48,7 @@ pub mod text;
 mod yaml;
 
 pub use approval::Freshness;
-pub use ask::{AnswerBook, PromptAsker};
+pub use ask::{AnswerBook, AnswerSpecError, PromptAsker};
 pub use check::{Check, FixAction, MatchRule, SourceKind};
 pub use crit_os::seal::SealKey;
 pub use error::CheckError;

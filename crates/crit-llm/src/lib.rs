@@ -51,7 +51,8 @@ pub mod transport;
 
 pub use anthropic::{Anthropic, AnthropicAuth, AnthropicConfig};
 pub use claude_code::{
-    AgentOutcome, AgentProgress, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig,
+    AgentIncomplete, AgentOutcome, AgentProgress, AgentTask, ClaudeAuth, ClaudeCode,
+    ClaudeCodeConfig,
 };
 pub use doctor::{DoctorReport, doctor};
 pub use env::Env;

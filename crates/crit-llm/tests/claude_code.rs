@@ -174,8 +174,9 @@ async fn max_turns_is_incomplete_not_an_error() {
         .await
         .unwrap();
     let why = out.incomplete.unwrap();
-    assert!(why.starts_with("error_max_turns"), "{why}");
-    assert!(why.contains("Reached maximum number of turns (1)"));
+    assert_eq!(why.limit(), "error_max_turns");
+    assert_eq!(why.errors, ["Reached maximum number of turns (1)"]);
+    assert!(why.to_string().starts_with("error_max_turns: "), "{why}");
 }
 
 #[tokio::test]
