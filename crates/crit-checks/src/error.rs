@@ -77,12 +77,14 @@ impl CheckError {
     /// CLI: a wrong path, an empty plan, no or malformed checks), as opposed to
     /// a review that could not run (a held lock, an I/O failure).
     pub fn is_config_error(&self) -> bool {
+        // A refused file of the plan's directory (a symlink, a FIFO) is the
+        // input's fault; an I/O failure beneath it is not.
         !matches!(
             self,
             CheckError::Locked { .. }
                 | CheckError::Io { .. }
                 | CheckError::NoStateDir
-                | CheckError::Fs(_)
+                | CheckError::Fs(crit_os::write::FsError::Io { .. })
                 | CheckError::Seal(_)
         )
     }
