@@ -12,8 +12,10 @@
 pub mod confine;
 pub mod context;
 pub mod framing;
-pub mod git_hardening;
-pub mod git_layout;
+/// What makes git inert in an untrusted repository (crit-os, shared with crit's own git).
+pub use crit_os::git::hardening as git_hardening;
+/// Where the repository is, found without git (crit-os).
+pub use crit_os::git::layout as git_layout;
 pub mod hooks;
 mod input;
 pub mod mcp;
@@ -35,10 +37,10 @@ pub use hooks::{Hook, HookEvent, HookInput, HookResponse, Hooks, HooksConfig, MA
 pub use mcp::{McpError, McpServer, McpServerConfig, McpTimeouts};
 pub use registry::{RegistryError, ToolRegistry, is_offered_tool};
 pub use run::{
-    AgentSpec, LimitHit, RunLimits, RunOutcome, RunStatus, SpendMeter, TextAnswer, TurnLimits,
-    run_agent,
+    AgentSpec, LimitHit, RejectedAnswer, RunLimits, RunOutcome, RunStatus, SpendMeter, TextAnswer,
+    TurnLimits, run_agent,
 };
-pub use structured::StructuredOutput;
+pub use structured::{SchemaMismatch, StructuredOutput};
 pub use subagent::{SubAgentDef, SubAgentOutcome};
 pub use tool::{Tool, ToolFuture, ToolOutput};
 pub use tools::{BashTool, GlobTool, GrepTool, ReadTool, TodoWriteTool};

@@ -55,7 +55,7 @@ impl StructuredOutput {
 
     /// `Ok(())` when `value` is valid, else one line per problem, worded for the
     /// model (`/findings/0/priority: 7 is greater than the maximum of 3`).
-    pub fn validate(&self, value: &Value) -> Result<(), String> {
+    pub fn validate(&self, value: &Value) -> Result<(), SchemaMismatch> {
         let errors: Vec<String> = self
             .validator
             .iter_errors(value)
@@ -74,12 +74,17 @@ impl StructuredOutput {
         if errors.is_empty() {
             Ok(())
         } else {
-            Err(format!(
-                "Output does not match required schema:\n{}",
-                errors.join("\n")
-            ))
+            Err(SchemaMismatch { problems: errors })
         }
     }
+}
+
+/// Why an answer does not fit the schema: one line per problem, worded for
+/// the model; `Display` is what it reads back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Output does not match required schema:\n{}", .problems.join("\n"))]
+pub struct SchemaMismatch {
+    pub problems: Vec<String>,
 }
 
 #[cfg(test)]
@@ -95,7 +100,7 @@ mod tests {
         }))
         .unwrap();
         assert!(s.validate(&json!({"ok": true})).is_ok());
-        let e = s.validate(&json!({"n": 7})).unwrap_err();
+        let e = s.validate(&json!({"n": 7})).unwrap_err().to_string();
         assert!(
             e.starts_with("Output does not match required schema:\n"),
             "{e}"

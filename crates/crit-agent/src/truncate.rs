@@ -1,65 +1,7 @@
-//! Output caps. Command output is cut in the middle (the start says what ran, the
-//! end says how it ended); listings are cut at the end with a count of what's left.
+//! Output caps. Command output is cut in the middle ([`HeadTail`], from
+//! crit-os); listings and text are cut at the end on a char boundary.
 
-/// Collects a byte stream but keeps only the first and last `cap / 2` bytes, so a
-/// command printing gigabytes costs bounded memory while still being drained.
-#[derive(Debug)]
-pub struct HeadTail {
-    cap: usize,
-    head: Vec<u8>,
-    tail: std::collections::VecDeque<u8>,
-    total: u64,
-}
-
-impl HeadTail {
-    pub fn new(cap: usize) -> Self {
-        Self {
-            cap,
-            head: Vec::new(),
-            tail: std::collections::VecDeque::new(),
-            total: 0,
-        }
-    }
-
-    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
-        self.total += bytes.len() as u64;
-        let head_cap = self.cap / 2;
-        if self.head.len() < head_cap {
-            let take = bytes.len().min(head_cap - self.head.len());
-            self.head.extend_from_slice(&bytes[..take]);
-            bytes = &bytes[take..];
-        }
-        let tail_cap = self.cap - head_cap;
-        if bytes.len() >= tail_cap {
-            self.tail.clear();
-            self.tail.extend(&bytes[bytes.len() - tail_cap..]);
-        } else {
-            let overflow = (self.tail.len() + bytes.len()).saturating_sub(tail_cap);
-            self.tail.drain(..overflow);
-            self.tail.extend(bytes);
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.total == 0
-    }
-
-    /// The text, with `… N bytes omitted …` in the middle when it was cut.
-    pub fn render(&self) -> String {
-        let kept = (self.head.len() + self.tail.len()) as u64;
-        let head = String::from_utf8_lossy(&self.head);
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        let tail = String::from_utf8_lossy(&tail);
-        if self.total > kept {
-            format!(
-                "{head}\n\n… {} bytes omitted …\n\n{tail}",
-                self.total - kept
-            )
-        } else {
-            format!("{head}{tail}")
-        }
-    }
-}
+pub use crit_os::process::HeadTail;
 
 /// Cuts `text` to at most `max` bytes on a char boundary.
 pub(crate) fn cut_at_char(text: &str, max: usize) -> &str {
@@ -76,23 +18,6 @@ pub(crate) fn cut_at_char(text: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn head_tail_keeps_both_ends_and_counts_the_middle() {
-        let mut h = HeadTail::new(10);
-        for chunk in [&b"abc"[..], b"defghij", b"klmnopqrstuvwxyz"] {
-            h.push(chunk);
-        }
-        assert_eq!(h.render(), "abcde\n\n… 16 bytes omitted …\n\nvwxyz");
-    }
-
-    #[test]
-    fn head_tail_under_cap_is_untouched() {
-        let mut h = HeadTail::new(100);
-        h.push(b"hello ");
-        h.push(b"world");
-        assert_eq!(h.render(), "hello world");
-    }
 
     #[test]
     fn cut_at_char_respects_utf8() {

@@ -2,7 +2,7 @@
 //! marker was an empty file checked by its age, so `touch` approved any plan.
 //! crit's holds the SHA-256 of the plan, a fingerprint of the checks and user
 //! approvals that passed it, and a seal over both under the user's key
-//! ([`crate::seal`]). `crit plan verify` and the PreToolUse hook recompute all
+//! ([`crit_os::seal`]). `crit plan verify` and the PreToolUse hook recompute all
 //! three: a touched, copied or hand-written marker, a plan edited after the
 //! approval, or changed checks, do not pass.
 
@@ -12,9 +12,9 @@ use serde_json::json;
 
 use crate::check::Check;
 use crate::error::CheckError;
-use crate::seal::{SealKey, sha256_hex};
 use crate::session::SessionPaths;
 use crate::state::State;
+use crit_os::seal::{SealKey, sha256_hex};
 
 const PURPOSE: &str = "crit plan approval v1";
 
@@ -83,7 +83,7 @@ pub fn write_marker(
          checks_sha256: {fingerprint}\n\
          seal: {seal}\n"
     );
-    crate::session::write_atomic(&paths.marker, &text)
+    crate::session::write_in(&paths.dir, &paths.marker, &text)
 }
 
 /// How the marker on disk stands against `plan` and `fingerprint` now.
@@ -93,7 +93,7 @@ pub fn check_marker(
     plan: &str,
     fingerprint: &str,
 ) -> Result<Freshness, CheckError> {
-    let Some(text) = crate::sources::read(&paths.marker)? else {
+    let Some(text) = crate::sources::read_confined(&paths.dir, &paths.marker)? else {
         return Ok(Freshness::Missing);
     };
     let field = |name: &str| {

@@ -5,6 +5,15 @@ use std::io::{BufRead, Write};
 
 use crate::machine::{Answer, Asker, Question};
 
+/// Why an `--answer` spec does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerSpecError {
+    #[error("--answer {0}: expected CHECK_ID=approve|abort|TEXT")]
+    NoEquals(String),
+    #[error("--answer {0}: the check id is empty")]
+    EmptyId(String),
+}
+
 /// Answers given before the run, each used at most once.
 #[derive(Debug, Clone, Default)]
 pub struct AnswerBook {
@@ -13,17 +22,15 @@ pub struct AnswerBook {
 
 impl AnswerBook {
     /// Parse `CHECK_ID=approve|abort|TEXT` specs.
-    pub fn parse(specs: &[String]) -> Result<AnswerBook, String> {
+    pub fn parse(specs: &[String]) -> Result<AnswerBook, AnswerSpecError> {
         let mut answers = Vec::new();
         for spec in specs {
             let Some((id, value)) = spec.split_once('=') else {
-                return Err(format!(
-                    "--answer {spec}: expected CHECK_ID=approve|abort|TEXT"
-                ));
+                return Err(AnswerSpecError::NoEquals(spec.clone()));
             };
             let id = id.trim();
             if id.is_empty() {
-                return Err(format!("--answer {spec}: the check id is empty"));
+                return Err(AnswerSpecError::EmptyId(spec.clone()));
             }
             answers.push((id.to_string(), Answer::parse(value), false));
         }

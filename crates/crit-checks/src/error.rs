@@ -46,6 +46,12 @@ pub enum CheckError {
     /// An input file is larger than crit reads.
     #[error(transparent)]
     TooLarge(crit_core::files::ReadError),
+    /// A file of the plan's directory was refused (a symlink there) or failed.
+    #[error(transparent)]
+    Fs(#[from] crit_os::write::FsError),
+    /// The sealing key could not be read or created.
+    #[error(transparent)]
+    Seal(#[from] crit_os::seal::SealError),
     /// state.yaml does not carry the seal crit wrote it with.
     #[error(
         "{}: changed outside `crit plan` (it does not match the seal crit wrote it with), so its approvals and counts cannot be trusted; delete it to start this review over",
@@ -71,9 +77,15 @@ impl CheckError {
     /// CLI: a wrong path, an empty plan, no or malformed checks), as opposed to
     /// a review that could not run (a held lock, an I/O failure).
     pub fn is_config_error(&self) -> bool {
+        // A refused file of the plan's directory (a symlink, a FIFO) is the
+        // input's fault; an I/O failure beneath it is not.
         !matches!(
             self,
-            CheckError::Locked { .. } | CheckError::Io { .. } | CheckError::NoStateDir
+            CheckError::Locked { .. }
+                | CheckError::Io { .. }
+                | CheckError::NoStateDir
+                | CheckError::Fs(crit_os::write::FsError::Io { .. })
+                | CheckError::Seal(_)
         )
     }
 

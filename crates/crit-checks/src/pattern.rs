@@ -13,14 +13,19 @@ pub(crate) enum Pattern {
     Fancy(Box<fancy_regex::Regex>),
 }
 
+/// Why a pattern does not compile: the regex crate's message, on one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct PatternError(String);
+
 impl Pattern {
-    pub(crate) fn compile(pattern: &str) -> Result<Pattern, String> {
+    pub(crate) fn compile(pattern: &str) -> Result<Pattern, PatternError> {
         match regex::Regex::new(pattern) {
             Ok(re) => Ok(Pattern::Fast(re)),
             Err(fast_err) => match fancy_regex::Regex::new(pattern) {
                 Ok(re) => Ok(Pattern::Fancy(Box::new(re))),
                 // The regex crate's message is the clearer one for plain syntax errors.
-                Err(_) => Err(one_line(&fast_err.to_string())),
+                Err(_) => Err(PatternError(one_line(&fast_err.to_string()))),
             },
         }
     }
@@ -73,7 +78,7 @@ mod tests {
             Pattern::compile(r": any").unwrap(),
             Pattern::Fast(_)
         ));
-        let err = Pattern::compile("(unclosed").unwrap_err();
+        let err = Pattern::compile("(unclosed").unwrap_err().to_string();
         assert!(err.contains("unclosed group"), "{err}");
         assert!(
             Pattern::compile("(?=x)?")

@@ -2,7 +2,7 @@
 //! marker, written before the verdict is returned (expert-review's APPROVED step 1);
 //! and [`verify`], which recomputes what an approval covers.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::approval::{self, Freshness};
@@ -10,11 +10,11 @@ use crate::error::CheckError;
 use crate::machine::{self, Asker, Limits, Outcome, Run};
 use crate::matcher::CheckSet;
 use crate::panel::{NoPanel, Panel, PanelRequest, PanelVote};
-use crate::seal::SealKey;
-use crate::session::{FileStore, SessionPaths, write_atomic};
+use crate::session::{FileStore, SessionPaths, write_in};
 use crate::sources::{self, SourceDirs};
 use crate::state::{Context, Reviewers, State, minimal_context_yaml};
 use crate::state_file::StateSeal;
+use crit_os::seal::SealKey;
 
 /// How a review runs.
 #[derive(Debug, Clone)]
@@ -42,18 +42,15 @@ impl Default for Options {
     }
 }
 
-/// `$XDG_STATE_HOME/crit`, else `$HOME/.local/state/crit` (the same place as
-/// crit's audit log).
+/// crit's state directory (the same place as crit's audit log), by the one
+/// XDG rule of [`crit_os::dirs::state_dir`].
 pub fn state_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let xdg = env("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute());
-    let base = xdg.or_else(|| {
-        env("HOME")
-            .filter(|h| !h.is_empty())
-            .map(|h| Path::new(&h).join(".local").join("state"))
-    })?;
-    Some(base.join("crit"))
+    let env = crit_os::Env::from_pairs(
+        ["XDG_STATE_HOME", "HOME"]
+            .into_iter()
+            .filter_map(|k| env(k).map(|v| (k, v))),
+    );
+    crit_os::dirs::state_dir(&env)
 }
 
 /// Everything the output needs.
@@ -146,7 +143,7 @@ fn setup_and_run(
         return Ok(run);
     }
     // The plan as the checks left it (fixes applied), for the panel to read.
-    let plan_now = sources::read(&paths.plan)?.unwrap_or(setup.plan);
+    let plan_now = sources::read_confined(&paths.dir, &paths.plan)?.unwrap_or(setup.plan);
     let vote = panel.review(&PanelRequest {
         plan_path: &paths.plan,
         plan: &plan_now,
@@ -184,8 +181,15 @@ fn setup_and_run(
 /// failure to write it is a warning: the review itself stands.
 fn write_panel(paths: &SessionPaths, panel: &[crate::state::Persona], warnings: &mut Vec<String>) {
     let read = paths.context_to_read().to_path_buf();
-    let text = sources::read(&read).ok().flatten().unwrap_or_default();
-    let written = write_atomic(&paths.context, &crate::state::with_panel(&text, panel));
+    let text = sources::read_confined(&paths.dir, &read)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let written = write_in(
+        &paths.dir,
+        &paths.context,
+        &crate::state::with_panel(&text, panel),
+    );
     if let Err(e) = written {
         warnings.push(format!("the chosen panel was not saved: {e}"));
     }
@@ -237,19 +241,19 @@ fn load(
     write: bool,
     warnings: &mut Vec<String>,
 ) -> Result<Setup, CheckError> {
-    let plan = match sources::read(&paths.plan)? {
+    let plan = match sources::read_confined(&paths.dir, &paths.plan)? {
         None => return Err(CheckError::PlanNotFound(paths.plan.clone())),
         Some(p) if p.trim().is_empty() => return Err(CheckError::EmptyPlan),
         Some(p) => p,
     };
     // 3. context.yaml, created minimal when missing
     let context_path = paths.context_to_read().to_path_buf();
-    let context_text = match sources::read(&context_path)? {
+    let context_text = match sources::read_confined(&paths.dir, &context_path)? {
         Some(t) => t,
         None => {
             let t = minimal_context_yaml();
             if write {
-                write_atomic(&paths.context, &t)?;
+                write_in(&paths.dir, &paths.context, &t)?;
             }
             t
         }
@@ -274,13 +278,13 @@ fn load(
     let checks = CheckSet::compile(loaded.checks)?;
     // 7. state.yaml, or the default (a malformed one is reset with a warning;
     // one edited outside crit is refused)
-    let state = match sources::read(&paths.state) {
+    let state = match sources::read_confined(&paths.dir, &paths.state) {
         Ok(Some(text)) => {
             let (state, warning) = seal.read(&paths.state, &text)?;
             if let Some(w) = warning {
                 warnings.push(w);
                 if write {
-                    write_atomic(&paths.state, &seal.render(&state))?;
+                    write_in(&paths.dir, &paths.state, &seal.render(&state))?;
                 }
             }
             state
@@ -288,10 +292,12 @@ fn load(
         Ok(None) => {
             let state = State::default();
             if write {
-                write_atomic(&paths.state, &seal.render(&state))?;
+                write_in(&paths.dir, &paths.state, &seal.render(&state))?;
             }
             state
         }
+        // A symlink (or a FIFO) in its place is refused, never reset over.
+        Err(e @ CheckError::Fs(_)) => return Err(e),
         Err(e) => {
             warnings.push(format!("{e}; state.yaml was reset to the default state"));
             State::default()

@@ -7,9 +7,14 @@
 //! `{stem}.context.yaml` (the directory's `context.yaml` is read when the
 //! plan has none of its own), `{stem}.approved`, and its lock, so no two
 //! plans share approvals, counters, history or a chosen panel.
+//!
+//! Every file here is read and written beneath the plan's directory without
+//! following a symlink ([`crit_os::write::Root`]): the directory is where the
+//! user pointed, but what is in it may come from a reviewed checkout.
 
-use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
+
+use crit_os::write::{Lock, Root};
 
 use crate::error::CheckError;
 use crate::machine::Store;
@@ -110,19 +115,13 @@ impl SessionPaths {
 
     /// Keep other `crit plan` runs off this session until the guard drops.
     pub fn lock(&self) -> Result<SessionLock, CheckError> {
-        let file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&self.lock)
-            .map_err(|e| CheckError::io(&self.lock, e))?;
-        match file.try_lock() {
-            Ok(()) => Ok(SessionLock { _file: file }),
-            Err(TryLockError::WouldBlock) => Err(CheckError::Locked {
+        let (dir, rel) = beneath(&self.dir, &self.lock);
+        match Root::open(dir)?.try_lock(rel)? {
+            Some(lock) => Ok(SessionLock { _lock: lock }),
+            None => Err(CheckError::Locked {
                 dir: self.dir.clone(),
                 lock: self.lock.clone(),
             }),
-            Err(TryLockError::Error(e)) => Err(CheckError::io(&self.lock, e)),
         }
     }
 }
@@ -130,15 +129,41 @@ impl SessionPaths {
 /// Holds the session lock; dropping it releases the lock.
 #[derive(Debug)]
 pub struct SessionLock {
-    _file: File,
+    _lock: Lock,
 }
 
-/// Temp file in the same directory, fsync, rename: readers see the old file or
-/// the new one, never half of one, and a failed write (a full disk) leaves no
-/// temp file. A symlink is followed (its target is replaced) and an existing
-/// file keeps its permissions.
+/// `path` as a directory to open and a path beneath it: relative to `dir`
+/// when it is inside it (a session's files), else its own parent and name.
+pub(crate) fn beneath(dir: &Path, path: &Path) -> (PathBuf, PathBuf) {
+    if let Ok(rel) = path.strip_prefix(dir)
+        && !dir.as_os_str().is_empty()
+        && !rel.as_os_str().is_empty()
+    {
+        return (dir.to_path_buf(), rel.to_path_buf());
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().map_or_else(PathBuf::new, PathBuf::from);
+    (parent, name)
+}
+
+/// Replaces the file at `path` atomically (temp file in the same directory,
+/// fsync, rename: readers see the old file or the new one, a failed write
+/// leaves no temp file; an existing file keeps its permissions). The
+/// directory is opened as the user named it; a symlink at `path` itself is
+/// refused, never followed or replaced.
 pub fn write_atomic(path: &Path, contents: &str) -> Result<(), CheckError> {
-    crit_core::files::write_atomic(path, contents.as_bytes()).map_err(|e| CheckError::io(path, e))
+    let (dir, name) = beneath(Path::new(""), path);
+    Ok(Root::open(dir)?.write_atomic(name, contents.as_bytes())?)
+}
+
+/// [`write_atomic`] for a file of the session directory `dir`, opened beneath
+/// it without following symlinks.
+pub(crate) fn write_in(dir: &Path, path: &Path, contents: &str) -> Result<(), CheckError> {
+    let (dir, rel) = beneath(dir, path);
+    Ok(Root::open(dir)?.write_atomic(rel, contents.as_bytes())?)
 }
 
 /// The machine's writes, to the session's files.
@@ -151,17 +176,14 @@ pub struct FileStore<'a> {
 
 impl Store for FileStore<'_> {
     fn save_state(&mut self, state: &State) -> Result<(), CheckError> {
-        write_atomic(&self.paths.state, &self.seal.render(state))
+        write_in(&self.paths.dir, &self.paths.state, &self.seal.render(state))
     }
 
     fn save_plan(&mut self, plan: &str) -> Result<(), CheckError> {
         // Any edit invalidates an earlier approval (expert-review's "Re-Review Requirements").
-        match std::fs::remove_file(&self.paths.marker) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(CheckError::io(&self.paths.marker, e)),
-        }
-        write_atomic(&self.paths.plan, plan)
+        let (dir, marker) = beneath(&self.paths.dir, &self.paths.marker);
+        Root::open(dir)?.remove(marker)?;
+        write_in(&self.paths.dir, &self.paths.plan, plan)
     }
 }
 
@@ -236,7 +258,7 @@ mod tests {
     fn atomic_writes_and_plan_edits_void_the_marker() {
         let tmp = tempfile::tempdir().unwrap();
         let keys = tempfile::tempdir().unwrap();
-        let key = crate::seal::SealKey::open_or_create(keys.path()).unwrap();
+        let key = crit_os::seal::SealKey::open_or_create(keys.path()).unwrap();
         let s = SessionPaths::resolve(tmp.path().to_str().unwrap(), None).unwrap();
         write_atomic(&s.plan, "# Plan\n").unwrap();
         write_atomic(&s.marker, "anything").unwrap();
@@ -259,18 +281,26 @@ mod tests {
                 std::fs::metadata(&s.plan).unwrap().permissions().mode() & 0o777,
                 0o640
             );
-            // A symlinked plan keeps its link; the target gets the new text.
+            // A symlinked plan is refused, naming it; its target is untouched.
             let real = tmp.path().join("real.md");
             std::fs::rename(&s.plan, &real).unwrap();
             std::os::unix::fs::symlink(&real, &s.plan).unwrap();
-            write_atomic(&s.plan, "# via link\n").unwrap();
+            let e = write_atomic(&s.plan, "# via link\n").unwrap_err();
+            assert!(e.to_string().contains("plan.md is a symbolic link"), "{e}");
+            let e = FileStore {
+                paths: &s,
+                seal: &seal,
+            }
+            .save_plan("# via store\n")
+            .unwrap_err();
+            assert!(e.to_string().contains("plan.md is a symbolic link"), "{e}");
             assert!(
                 std::fs::symlink_metadata(&s.plan)
                     .unwrap()
                     .file_type()
                     .is_symlink()
             );
-            assert_eq!(std::fs::read_to_string(&real).unwrap(), "# via link\n");
+            assert_eq!(std::fs::read_to_string(&real).unwrap(), "# Plan v3\n");
             std::fs::remove_file(&s.plan).unwrap();
             std::fs::rename(&real, &s.plan).unwrap();
         }

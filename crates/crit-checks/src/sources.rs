@@ -63,7 +63,8 @@ pub fn load(
 
     // a. session checks.yaml
     let session_checks = dirs.session.join("checks.yaml");
-    if let Some(checks) = yaml_checks(&session_checks, SourceKind::SessionChecks)? {
+    let text = read_confined(&dirs.session, &session_checks)?;
+    if let Some(checks) = parse_checks(&session_checks, text, SourceKind::SessionChecks)? {
         loaded.add(
             &mut seen,
             SourceKind::SessionChecks,
@@ -86,7 +87,7 @@ pub fn load(
     }
     // d. session rules/*.md
     for p in files_with_ext(&dirs.session.join("rules"), &["md"])? {
-        let text = read(&p)?.unwrap_or_default();
+        let text = read_confined(&dirs.session, &p)?.unwrap_or_default();
         let stem = id_stem(&p);
         let checks = table::parse(&text, Flavor::Rules)
             .into_iter()
@@ -121,7 +122,11 @@ pub fn load(
         }
     }
     for (kind, p) in claude_files {
-        if let Some(text) = read(&p)? {
+        let text = match kind {
+            SourceKind::SessionClaudeMd => read_confined(&dirs.session, &p)?,
+            _ => read(&p)?,
+        };
+        if let Some(text) = text {
             // Each CLAUDE.md numbers its own rows: the project's are
             // expert-review's `anti_pattern_N`, the user's own
             // `user_anti_pattern_N`, so neither shadows the other's.
@@ -203,7 +208,15 @@ fn git_root(dir: &Path) -> Option<PathBuf> {
 }
 
 fn yaml_checks(path: &Path, kind: SourceKind) -> Result<Option<Vec<Check>>, CheckError> {
-    let Some(text) = read(path)? else {
+    parse_checks(path, read(path)?, kind)
+}
+
+fn parse_checks(
+    path: &Path,
+    text: Option<String>,
+    kind: SourceKind,
+) -> Result<Option<Vec<Check>>, CheckError> {
+    let Some(text) = text else {
         return Ok(None);
     };
     let file: ChecksFile = yaml::parse(path, &text)?;
@@ -217,26 +230,55 @@ fn yaml_checks(path: &Path, kind: SourceKind) -> Result<Option<Vec<Check>>, Chec
 
 /// The file's text, or `None` when it does not exist. At most the input limit
 /// is read: a plan or check file larger than that is an error naming it.
+/// For the user's own files (their CLAUDE.md, global checks), which may be
+/// symlinks into a dotfiles repository.
 pub(crate) fn read(path: &Path) -> Result<Option<String>, CheckError> {
     use crit_core::files::{InputLimits, ReadError, read_capped};
     match read_capped(path, InputLimits::default()) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|e| CheckError::Malformed {
-                path: path.to_path_buf(),
-                line: 1,
-                column: 1,
-                message: format!(
-                    "not UTF-8 text (invalid byte at offset {})",
-                    e.utf8_error().valid_up_to()
-                ),
-            }),
+        Ok(bytes) => utf8(path, bytes).map(Some),
         Err(ReadError::Io { source, .. }) => match source.kind() {
             std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory => Ok(None),
             _ => Err(CheckError::io(path, source)),
         },
         Err(e @ ReadError::TooLarge { .. }) => Err(CheckError::TooLarge(e)),
     }
+}
+
+/// [`read`] for a file of the plan's directory `dir` (the plan, its checks,
+/// context and state, the approval marker): opened beneath `dir` without
+/// following a symlink, so a checkout's `plan.md -> ~/.bashrc` is refused
+/// with an error naming the link. `dir` itself is where the user pointed.
+pub(crate) fn read_confined(dir: &Path, path: &Path) -> Result<Option<String>, CheckError> {
+    use crit_os::write::{FsError, Root};
+    let (dir, rel) = crate::session::beneath(dir, path);
+    let root = match Root::open(&dir) {
+        Err(e) if e.is_not_found() => return Ok(None),
+        other => other?,
+    };
+    match root.read(&rel, crit_core::files::InputLimits::default()) {
+        Ok(bytes) => utf8(path, bytes).map(Some),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(FsError::NotAFile { .. }) if path.is_dir() => Ok(None),
+        Err(FsError::TooLarge { limit, .. }) => Err(CheckError::TooLarge(
+            crit_core::files::ReadError::TooLarge {
+                path: path.to_path_buf(),
+                limit,
+            },
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, CheckError> {
+    String::from_utf8(bytes).map_err(|e| CheckError::Malformed {
+        path: path.to_path_buf(),
+        line: 1,
+        column: 1,
+        message: format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ),
+    })
 }
 
 /// Files of `dir` with one of `exts`, sorted by name so the load order is stable.

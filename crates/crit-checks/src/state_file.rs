@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use crate::error::CheckError;
-use crate::seal::SealKey;
 use crate::state::State;
+use crit_os::seal::SealKey;
 
 const SEAL_PREFIX: &str = "# crit-seal: ";
 const PURPOSE: &str = "crit plan state v1";

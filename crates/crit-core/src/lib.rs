@@ -1,7 +1,7 @@
 //! The domain model every crit review returns, and everything that turns a model's
 //! answer into it (output-contract parsers) or turns it into something else
-//! (renderers). No async, and no I/O beyond [`files`]: the one bounded way to
-//! read an input and the one atomic way to write a file.
+//! (renderers). No async, and no I/O of its own: [`files`] re-exports
+//! crit-os's bounded reads and its writer for paths the user typed.
 
 pub mod contract;
 pub mod coverage;

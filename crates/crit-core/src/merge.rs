@@ -22,7 +22,7 @@ pub enum MergeError {
     BadShard {
         name: String,
         value: String,
-        why: String,
+        why: shard::ShardParseError,
     },
     #[error(
         "{a} covers shards {a_set} and {b} covers {b_set}: shards of different splits cannot be merged; merge the results of one `--shard I/N` matrix"

@@ -26,18 +26,29 @@ impl fmt::Display for Shard {
     }
 }
 
+/// Why a shard (`I/N`) or a set of them (`1,2/4`) does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{input}`: {reason}")]
+pub struct ShardParseError {
+    pub input: String,
+    pub reason: String,
+}
+
 impl FromStr for Shard {
-    type Err = String;
+    type Err = ShardParseError;
 
     /// `I/N` with `1 <= I <= N <= 256`.
-    fn from_str(s: &str) -> Result<Shard, String> {
+    fn from_str(s: &str) -> Result<Shard, ShardParseError> {
         let set: ShardSet = s.parse()?;
         match set.indices.len() {
             1 => Ok(Shard {
                 index: set.indices.iter().next().copied().unwrap_or(1),
                 count: set.count,
             }),
-            _ => Err(format!("`{s}`: expected one shard, I/N (e.g. 2/4)")),
+            _ => Err(ShardParseError {
+                input: s.to_string(),
+                reason: "expected one shard, I/N (e.g. 2/4)".into(),
+            }),
         }
     }
 }
@@ -73,10 +84,13 @@ impl fmt::Display for ShardSet {
 }
 
 impl FromStr for ShardSet {
-    type Err = String;
+    type Err = ShardParseError;
 
-    fn from_str(s: &str) -> Result<ShardSet, String> {
-        let bad = |why: &str| format!("`{s}`: {why}; expected I/N, e.g. 2/4");
+    fn from_str(s: &str) -> Result<ShardSet, ShardParseError> {
+        let bad = |why: &str| ShardParseError {
+            input: s.to_string(),
+            reason: format!("{why}; expected I/N, e.g. 2/4"),
+        };
         let (list, count) = s.trim().split_once('/').ok_or_else(|| bad("no `/`"))?;
         let count: u32 = count.trim().parse().map_err(|_| bad("N is not a number"))?;
         if count == 0 || count > MAX_SHARDS {

@@ -29,14 +29,18 @@
 pub mod anthropic;
 pub mod claude_code;
 pub mod doctor;
-pub mod env;
+/// The environment as data (from crit-os, where it lives).
+pub use crit_os::env;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod model;
 pub mod openai;
 pub mod pricing;
-pub mod process_group;
+/// The process groups of the children crit starts (from crit-os, where they live).
+pub mod process_group {
+    pub use crit_os::process::{GroupGuard, kill_all};
+}
 pub mod protocol;
 pub mod replay;
 pub mod retry;
@@ -47,7 +51,8 @@ pub mod transport;
 
 pub use anthropic::{Anthropic, AnthropicAuth, AnthropicConfig};
 pub use claude_code::{
-    AgentOutcome, AgentProgress, AgentTask, ClaudeAuth, ClaudeCode, ClaudeCodeConfig,
+    AgentIncomplete, AgentOutcome, AgentProgress, AgentTask, ClaudeAuth, ClaudeCode,
+    ClaudeCodeConfig,
 };
 pub use doctor::{DoctorReport, doctor};
 pub use env::Env;

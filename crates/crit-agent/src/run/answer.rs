@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::RunStatus;
 use super::execute::Call;
+use super::{RejectedAnswer, RunStatus};
 use crate::structured::{StructuredOutput, TOOL_NAME};
 
 /// A tool result owed to the model: (call id, content, is_error).
@@ -19,7 +19,15 @@ pub(super) struct Answers {
     /// The last structured answer refused: its JSON, or why its input was
     /// not JSON. Read with the caller's contract, it names exactly what was
     /// wrong (`invalid verdict: MAYBE`).
-    rejected: Option<Result<Value, String>>,
+    rejected: Option<RejectedAnswer>,
+}
+
+/// What a turn that ended without tool calls leads to.
+pub(super) enum NoTools {
+    /// The run ends so.
+    End(RunStatus),
+    /// One reminder to the model (its text), then another turn.
+    Remind(String),
 }
 
 /// The verdict on one turn's structured-output calls.
@@ -49,22 +57,23 @@ impl Answers {
         let Some(call) = calls.first() else {
             return Checked::Retry;
         };
-        let verdict = match &call.input_error {
-            Some(e) => Err(format!(
+        // What the model is told is wrong, if anything.
+        let problems = match &call.input_error {
+            Some(e) => Some(format!(
                 "Your answer was not valid JSON ({e}). Call {TOOL_NAME} again with the complete answer as a JSON object."
             )),
-            None => out.validate(&call.input),
+            None => out.validate(&call.input).err().map(|e| e.to_string()),
         };
-        match verdict {
-            Ok(()) => Checked::Accepted {
+        match problems {
+            None => Checked::Accepted {
                 value: call.input.clone(),
                 call_id: call.id.clone(),
             },
-            Err(errors) => {
+            Some(errors) => {
                 self.invalid += 1;
                 self.rejected = Some(match &call.input_error {
-                    Some(e) => Err(e.clone()),
-                    None => Ok(call.input.clone()),
+                    Some(e) => RejectedAnswer::NotJson(e.clone()),
+                    None => RejectedAnswer::Json(call.input.clone()),
                 });
                 if self.invalid > out.max_retries {
                     return Checked::End(RunStatus::NoValidOutput(errors));
@@ -76,24 +85,23 @@ impl Answers {
     }
 
     /// The last structured answer that was refused, if any.
-    pub(super) fn take_rejected(&mut self) -> Option<Result<Value, String>> {
+    pub(super) fn take_rejected(&mut self) -> Option<RejectedAnswer> {
         self.rejected.take()
     }
 
     /// The model ended its turn without calling a tool. Done, unless a
-    /// structured answer is required: then one reminder (`Err` holds its
-    /// text), then give up.
-    pub(super) fn without_tools(&mut self, wants_output: bool) -> Result<RunStatus, String> {
+    /// structured answer is required: then one reminder, then give up.
+    pub(super) fn without_tools(&mut self, wants_output: bool) -> NoTools {
         if !wants_output {
-            return Ok(RunStatus::Completed);
+            return NoTools::End(RunStatus::Completed);
         }
         if self.nudged {
-            return Ok(RunStatus::NoValidOutput(format!(
+            return NoTools::End(RunStatus::NoValidOutput(format!(
                 "the model answered without calling the {TOOL_NAME} tool"
             )));
         }
         self.nudged = true;
-        Err(format!(
+        NoTools::Remind(format!(
             "You must call the {TOOL_NAME} tool with your final answer. Call it now."
         ))
     }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crit_core::Usage;
-use crit_llm::{StopReason, SystemBlock};
+use crit_llm::{LlmError, StopReason, SystemBlock};
 use serde_json::Value;
 
 use crate::hooks::Hooks;
@@ -212,8 +212,9 @@ pub enum RunStatus {
     Cancelled,
     /// Structured output was asked for and never came valid.
     NoValidOutput(String),
-    /// The backend failed (auth, network, …): a fatal error.
-    Failed(String),
+    /// The backend failed (auth, rate limits, network, …): a fatal error, typed
+    /// so callers tell a rate limit (and its retry-after) from the rest.
+    Failed(LlmError),
     /// A hook ended the run (`continue: false`), with its `stopReason`.
     HookStopped(String),
     /// The model refused (`stop_reason: refusal`, OpenAI's `content_filter`);
@@ -256,6 +257,15 @@ impl RunStatus {
     }
 }
 
+/// The last structured answer refused, when none was accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RejectedAnswer {
+    /// Its JSON (read with the caller's contract, it names what was wrong).
+    Json(Value),
+    /// Why its input was not JSON.
+    NotJson(String),
+}
+
 /// What a run produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOutcome {
@@ -283,5 +293,5 @@ pub struct RunOutcome {
     pub sub_agents: Vec<SubAgentOutcome>,
     /// When no valid structured answer came: the last one refused (its
     /// JSON, or why its input was not JSON).
-    pub rejected_answer: Option<Result<Value, String>>,
+    pub rejected_answer: Option<RejectedAnswer>,
 }

@@ -114,9 +114,10 @@ pub(super) async fn run(
                 format!(": {said}")
             }
         )),
-        RunStatus::NoValidOutput(m) | RunStatus::Failed(m) | RunStatus::AmbiguousOutput(m) => {
+        RunStatus::NoValidOutput(m) | RunStatus::AmbiguousOutput(m) => {
             ToolOutput::error(format!("The agent failed: {m}"))
         }
+        RunStatus::Failed(e) => ToolOutput::error(format!("The agent failed: {e}")),
     };
     let answer = match &out.status {
         RunStatus::Completed => out.final_text.clone(),

@@ -10,7 +10,7 @@ use crit_llm::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::answer::{Answers, Checked, Owed};
+use super::answer::{Answers, Checked, NoTools, Owed};
 use super::execute::{Call, Done, Exec, execute};
 use super::stop::{StopVerdict, on_stop};
 use super::task::TaskCtx;
@@ -256,8 +256,8 @@ impl<'a> Run<'a> {
                     return RunStatus::Completed;
                 }
                 match self.answers.without_tools(self.spec.output.is_some()) {
-                    Ok(status) => return status,
-                    Err(nudge) => {
+                    NoTools::End(status) => return status,
+                    NoTools::Remind(nudge) => {
                         self.messages.push(Message::user_text(nudge));
                         continue;
                     }
@@ -460,7 +460,7 @@ impl<'a> Run<'a> {
             () = sleep_until(self.deadline) => Err(RunStatus::Incomplete(self.timeout_hit())),
             res = model.complete(&req, call_cancel.clone()) => res.map_err(|e| match e {
                 LlmError::Cancelled => RunStatus::Cancelled,
-                other => RunStatus::Failed(other.to_string()),
+                other => RunStatus::Failed(other),
             }),
         }
     }

@@ -18,7 +18,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use parse::{AgentOutcome, AgentProgress};
+pub use parse::{AgentIncomplete, AgentOutcome, AgentProgress};
 
 use crate::env::Env;
 use crate::error::LlmError;
@@ -276,7 +276,7 @@ fn events_for(out: AgentOutcome) -> Vec<ModelEvent> {
         None => out.text.clone(),
     };
     let stop = match &out.incomplete {
-        Some(reason) => StopReason::Other(reason.clone()),
+        Some(reason) => StopReason::Other(reason.to_string()),
         None => StopReason::EndTurn,
     };
     vec![

@@ -14,9 +14,8 @@ pub struct AgentOutcome {
     pub text: String,
     /// The `--json-schema` answer.
     pub structured_output: Option<Value>,
-    /// Set when a limit ended the run (`error_max_turns`, `error_max_budget_usd`, …):
-    /// the subtype and the CLI's messages.
-    pub incomplete: Option<String>,
+    /// Set when a limit ended the run (`error_max_turns`, `error_max_budget_usd`, …).
+    pub incomplete: Option<AgentIncomplete>,
     pub usage: Usage,
     /// `total_cost_usd`: computed by the CLI from list prices, even on a subscription.
     pub cost: Cost,
@@ -27,6 +26,32 @@ pub struct AgentOutcome {
     pub terminal_reason: Option<String>,
     /// Every `assistant` and `user` line, verbatim, for the session transcript.
     pub transcript: Vec<Value>,
+}
+
+/// How a limit ended a Claude Code run: the result's `subtype` and the CLI's
+/// messages. Displayed as `subtype: message; message`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AgentIncomplete {
+    /// `error_max_turns`, `error_max_budget_usd`, `error_during_execution`, …
+    pub subtype: String,
+    pub errors: Vec<String>,
+}
+
+impl AgentIncomplete {
+    /// The limit's name: the subtype as the CLI wrote it.
+    pub fn limit(&self) -> &str {
+        &self.subtype
+    }
+}
+
+impl std::fmt::Display for AgentIncomplete {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.subtype)?;
+        if !self.errors.is_empty() {
+            write!(f, ": {}", self.errors.join("; "))?;
+        }
+        Ok(())
+    }
 }
 
 /// What a running agent is doing, for a progress display.
@@ -143,14 +168,18 @@ impl LineParser {
         let text = r["result"].as_str().unwrap_or_default().to_string();
 
         if subtype.starts_with("error_") {
-            let errors: Vec<&str> = r["errors"]
+            let errors = r["errors"]
                 .as_array()
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
                 .unwrap_or_default();
-            out.incomplete = Some(if errors.is_empty() {
-                subtype.to_string()
-            } else {
-                format!("{subtype}: {}", errors.join("; "))
+            out.incomplete = Some(AgentIncomplete {
+                subtype: subtype.to_string(),
+                errors,
             });
             out.text = text;
             return Ok(out);

@@ -200,9 +200,9 @@ fn labelled(runs: &[&ReviewerRun], single: bool, text: impl Fn(&ReviewerRun) -> 
 /// several, each with its reviewer's name — except that a panel where every
 /// failure was a timeout says just `timeout`.
 fn merged_parse_error(runs: &[&ReviewerRun]) -> Option<String> {
-    let errors: Vec<(&str, &str)> = runs
+    let errors: Vec<(&ReviewerRun, &str)> = runs
         .iter()
-        .filter_map(|r| Some((r.outcome.name.as_str(), r.parse_error.as_deref()?)))
+        .filter_map(|r| Some((*r, r.parse_error.as_deref()?)))
         .collect();
     if runs.is_empty() {
         return Some("no reviewer ran".into());
@@ -210,11 +210,11 @@ fn merged_parse_error(runs: &[&ReviewerRun]) -> Option<String> {
     match errors.as_slice() {
         [] => None,
         [(_, e)] if runs.len() == 1 => Some((*e).to_string()),
-        _ if errors.iter().all(|(_, e)| *e == "timeout") => Some("timeout".into()),
+        _ if errors.iter().all(|(r, _)| r.timed_out) => Some("timeout".into()),
         _ => Some(
             errors
                 .iter()
-                .map(|(n, e)| format!("{n}: {e}"))
+                .map(|(r, e)| format!("{}: {e}", r.outcome.name))
                 .collect::<Vec<_>>()
                 .join("; "),
         ),
@@ -271,6 +271,7 @@ mod tests {
             structured: None,
             parse_error: parse_error.map(str::to_string),
             timed_out: parse_error == Some("timeout"),
+            failure: None,
             sub_agents: Vec::new(),
             derived: false,
         }

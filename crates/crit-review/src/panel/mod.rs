@@ -117,6 +117,8 @@ pub struct ReviewerRun {
     pub parse_error: Option<String>,
     /// The wall-clock limit ended it.
     pub timed_out: bool,
+    /// The backend's error, when that is why it failed (a rate limit, say).
+    pub failure: Option<crit_llm::LlmError>,
     pub sub_agents: Vec<SubAgentOutcome>,
     /// It answered with structured findings, so crit derives its verdict from
     /// them (its own word stays in `outcome.verdict`).

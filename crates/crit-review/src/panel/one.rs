@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crit_agent::{AgentSpec, RunStatus, StructuredOutput, ToolContext, ToolRegistry, run_agent};
 use crit_core::contract::{Contract, ParseContext};
 use crit_core::{ReviewerOutcome, ReviewerStatus, Usage, Verdict};
-use crit_llm::{Agent, AgentTask, Backend, Model, SystemBlock};
+use crit_llm::{Agent, AgentTask, Backend, LlmError, Model, SystemBlock};
 use serde_json::Value;
 
 use super::progress::ProgressEvent;
@@ -24,6 +24,7 @@ enum Ending {
     Limit {
         name: String,
         detail: String,
+        timed_out: bool,
     },
     Cancelled,
     /// Asked for structured output, never got a valid one.
@@ -32,7 +33,27 @@ enum Ending {
     Ambiguous(String),
     /// The model refused; what it said, if anything.
     Refused(String),
-    Failed(String),
+    /// What went wrong, and the backend's own error when it was the backend.
+    Failed {
+        message: String,
+        error: Option<LlmError>,
+    },
+}
+
+impl Ending {
+    fn failed(message: impl Into<String>) -> Self {
+        Ending::Failed {
+            message: message.into(),
+            error: None,
+        }
+    }
+
+    fn backend(error: LlmError) -> Self {
+        Ending::Failed {
+            message: error.to_string(),
+            error: Some(error),
+        }
+    }
 }
 
 /// What came back, before the contract reads it.
@@ -50,7 +71,7 @@ struct Answer {
     model: String,
     sub_agents: Vec<crit_agent::SubAgentOutcome>,
     /// The last structured answer refused, when none was accepted.
-    rejected: Option<Result<Value, String>>,
+    rejected: Option<crit_agent::RejectedAnswer>,
 }
 
 impl Answer {
@@ -174,7 +195,7 @@ async fn via_loop(
     env: &PanelEnv,
     first_answer: Option<&tokio_util::sync::CancellationToken>,
 ) -> Answer {
-    let failed = |message: String| Answer::nothing(Ending::Failed(message), model);
+    let failed = |message: String| Answer::nothing(Ending::failed(message), model);
     let cx = match ToolContext::new(&env.root, &env.add_dirs) {
         Ok(mut cx) => {
             cx.redaction = env.redaction.clone();
@@ -241,11 +262,12 @@ async fn via_loop(
         RunStatus::Incomplete(limit) => Ending::Limit {
             name: limit.name().to_string(),
             detail: limit.to_string(),
+            timed_out: matches!(limit, crit_agent::LimitHit::Timeout(_)),
         },
         RunStatus::Cancelled => Ending::Cancelled,
         RunStatus::NoValidOutput(m) => Ending::NoValidOutput(m),
-        RunStatus::Failed(m) => Ending::Failed(m),
-        RunStatus::HookStopped(m) => Ending::Failed(format!("a hook stopped the review: {m}")),
+        RunStatus::Failed(e) => Ending::backend(e),
+        RunStatus::HookStopped(m) => Ending::failed(format!("a hook stopped the review: {m}")),
         RunStatus::Refused(said) => Ending::Refused(said),
         RunStatus::AmbiguousOutput(m) => Ending::Ambiguous(m),
     };
@@ -331,21 +353,23 @@ async fn via_agent(agent: &dyn Agent, plan: &ReviewerPlan, model: &str, env: &Pa
             answer.ending = Ending::Limit {
                 name: "timeout".into(),
                 detail: format!("timed out after {}s", limit.as_secs_f64()),
+                timed_out: true,
             };
         }
         Some(Err(e)) if env.cancel.is_cancelled() => {
             answer.ending = Ending::Cancelled;
             answer.text = e.to_string();
         }
-        Some(Err(e)) => answer.ending = Ending::Failed(e.to_string()),
+        Some(Err(e)) => answer.ending = Ending::backend(e),
         Some(Ok(out)) => {
             answer.ending = match &out.incomplete {
                 _ if out.stop_reason == Some(crit_llm::StopReason::Refusal) => {
                     Ending::Refused(out.text.trim().to_string())
                 }
                 Some(why) => Ending::Limit {
-                    name: why.split(':').next().unwrap_or(why).trim().to_string(),
-                    detail: why.clone(),
+                    name: why.limit().to_string(),
+                    detail: why.to_string(),
+                    timed_out: false,
                 },
                 None => Ending::Completed,
             };
@@ -401,6 +425,7 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
         structured: None,
         parse_error: None,
         timed_out: false,
+        failure: None,
         sub_agents: answer.sub_agents,
         derived: false,
     };
@@ -415,10 +440,10 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
             // field: …`), read from the last answer refused when the model
             // kept to the tool; the loop's reason goes with the outcome.
             match (answer.text.trim().is_empty(), answer.rejected) {
-                (true, Some(Ok(refused))) => {
+                (true, Some(crit_agent::RejectedAnswer::Json(refused))) => {
                     read_answer(&mut run, &plan.output, &refused.to_string(), None, &cx);
                 }
-                (true, Some(Err(not_json))) => {
+                (true, Some(crit_agent::RejectedAnswer::NotJson(not_json))) => {
                     let e = crit_core::contract::ContractError::InvalidJson(not_json);
                     run.outcome.status = ReviewerStatus::ParseError;
                     run.parse_error = Some(e.to_string());
@@ -429,14 +454,18 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
                 run.outcome.error = Some(why);
             }
         }
-        Ending::Limit { name, detail } => {
+        Ending::Limit {
+            name,
+            detail,
+            timed_out,
+        } => {
             let partial = answer.all_text.join("\n\n");
             // Findings written before the limit are kept; the verdict is not a pass.
             if answer.structured.is_some() || !partial.trim().is_empty() {
                 read_answer(&mut run, &plan.output, &partial, answer.structured, &cx);
             }
             run.raw = partial;
-            run.timed_out = name == "timeout";
+            run.timed_out = timed_out;
             run.outcome.status = ReviewerStatus::Incomplete;
             run.outcome.verdict = Verdict::Incomplete;
             run.parse_error = Some(if run.timed_out {
@@ -466,7 +495,8 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
             run.parse_error = Some(message.clone());
             run.outcome.error = Some(message);
         }
-        Ending::Failed(message) => {
+        Ending::Failed { message, error } => {
+            run.failure = error;
             run.outcome.status = ReviewerStatus::Failed;
             run.outcome.verdict = Verdict::Error;
             run.parse_error = Some(message.clone());
@@ -560,7 +590,8 @@ pub(super) async fn converse(
         Ending::Limit { detail, .. } => Err(format!("the answer was cut short: {detail}")),
         Ending::Cancelled => Err("cancelled".into()),
         Ending::Refused(said) => Err(refusal_message(&said)),
-        Ending::NoValidOutput(m) | Ending::Ambiguous(m) | Ending::Failed(m) => Err(m),
+        Ending::NoValidOutput(m) | Ending::Ambiguous(m) => Err(m),
+        Ending::Failed { message, .. } => Err(message),
     }
 }
 

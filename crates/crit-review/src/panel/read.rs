@@ -39,7 +39,7 @@ pub(super) fn read_answer(
             let mismatch = value.as_ref().and_then(|v| {
                 StructuredOutput::new(schema.clone())
                     .map_err(|e| e.to_string())
-                    .and_then(|s| s.validate(v))
+                    .and_then(|s| s.validate(v).map_err(|e| e.to_string()))
                     .err()
             });
             match (value, mismatch) {

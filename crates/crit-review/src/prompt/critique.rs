@@ -159,7 +159,7 @@ pub fn schema(rules: &Rules) -> Value {
 /// is malformed, with the reasons (one per line).
 pub fn check(answer: &Value, rules: &Rules) -> Result<Critique, String> {
     let validator = crit_agent::StructuredOutput::new(schema(rules)).map_err(|e| e.to_string())?;
-    validator.validate(answer)?;
+    validator.validate(answer).map_err(|e| e.to_string())?;
     let critique: Critique =
         serde_json::from_value(answer.clone()).map_err(|e| format!("not a critique: {e}"))?;
     if critique.no_issues && !critique.findings.is_empty() {

@@ -306,7 +306,7 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
                 });
             }
             Err((state, why)) => {
-                if is_rate_limit(&why) {
+                if matches!(run.failure, Some(crit_llm::LlmError::RateLimited { .. })) {
                     rate_limited.get_or_insert_with(|| why.clone());
                 }
                 report.state = state;
@@ -473,11 +473,6 @@ fn read_run(
     };
     critique::check(answer, &reviewer.rules)
         .map_err(|why| (ReviewerState::Skipped, format!("malformed critique: {why}")))
-}
-
-fn is_rate_limit(why: &str) -> bool {
-    let w = why.to_ascii_lowercase();
-    w.contains("rate limited") || w.contains("rate_limit") || w.contains("(429)")
 }
 
 fn fail_open(

@@ -148,6 +148,7 @@ fn skipped(name: &str, why: String) -> ReviewerRun {
         structured: None,
         parse_error: None,
         timed_out: false,
+        failure: None,
         sub_agents: Vec::new(),
         derived: false,
     }

@@ -14,7 +14,7 @@ use crate::tool::ToolOutput;
 
 use super::git_enclosed;
 use super::policy::{BashPolicyError, CheckedCommand};
-use super::session::{BashSession, GitSetup, child_env};
+use super::session::{BashSession, GitSetup, SetupError, child_env};
 
 /// Time the revision check before a git command may take.
 const VERIFY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -34,7 +34,7 @@ pub(super) async fn run(cmd: &CheckedCommand, cx: &ToolContext, timeout: Duratio
     if let Some(call) = &cmd.git {
         let setup = match &session.git {
             Ok(s) => s,
-            Err(e) if e.starts_with("refused") => return ToolOutput::error(e.clone()),
+            Err(e) if e.is_refusal() => return ToolOutput::error(e.to_string()),
             Err(e) => return ToolOutput::error(format!("refused: {e}; git will not run here")),
         };
         if call.sub == "blame"
@@ -49,8 +49,8 @@ pub(super) async fn run(cmd: &CheckedCommand, cx: &ToolContext, timeout: Duratio
                 Ok(p) => p,
                 Err(e) => return ToolOutput::error(e.to_string()),
             };
-            if let Err(msg) = verify_commits(&plan.verify, setup, sandbox, cx).await {
-                return ToolOutput::error(msg);
+            if let Err(e) = verify_commits(&plan.verify, setup, sandbox, cx).await {
+                return ToolOutput::error(e.to_string());
             }
             args.extend(plan.append);
         }
@@ -74,13 +74,22 @@ pub(super) async fn run(cmd: &CheckedCommand, cx: &ToolContext, timeout: Duratio
     }
 }
 
+/// Why a revision the model named was not let through.
+#[derive(Debug, thiserror::Error)]
+enum VerifyError {
+    #[error(transparent)]
+    Setup(SetupError),
+    #[error(transparent)]
+    Policy(BashPolicyError),
+}
+
 /// Asks git, in one run, whether each expression resolves to a commit.
 async fn verify_commits(
     verify: &[(String, String)],
     setup: &GitSetup,
     sandbox: &Sandbox,
     cx: &ToolContext,
-) -> Result<(), String> {
+) -> Result<(), VerifyError> {
     if verify.is_empty() {
         return Ok(());
     }
@@ -103,13 +112,13 @@ async fn verify_commits(
         sandbox,
     )
     .await
-    .map_err(|e| format!("cannot run `git`: {e}"))?;
+    .map_err(|e| VerifyError::Setup(SetupError::GitSpawn(e.to_string())))?;
     let text = out.stdout.render();
     let mut lines = text.lines();
     for (operand, _) in verify {
         if lines.next() != Some("commit") {
             let e: BashPolicyError = git_enclosed::not_a_commit(operand, &setup.layout.prefix);
-            return Err(e.to_string());
+            return Err(VerifyError::Policy(e));
         }
     }
     Ok(())

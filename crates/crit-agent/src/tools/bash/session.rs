@@ -23,9 +23,36 @@ const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug)]
 pub(crate) struct BashSession {
     /// The spawner every command goes through, or why it could not start.
-    pub sandbox: Result<Sandbox, String>,
+    pub sandbox: Result<Sandbox, SetupError>,
     /// How git runs here, or why it does not.
-    pub git: Result<GitSetup, String>,
+    pub git: Result<GitSetup, SetupError>,
+}
+
+/// Why Bash, or git under it, cannot run here; `Display` is what the model reads.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum SetupError {
+    /// The kernel sandbox could not be set up (its own message).
+    #[error("{0}")]
+    Sandbox(String),
+    #[error("cannot start the tool sandbox: {0}")]
+    SandboxThread(String),
+    /// No repository git may be pointed at (`refused: …` when one points elsewhere).
+    #[error(transparent)]
+    Layout(#[from] crit_os::git::layout::GitLayoutError),
+    #[error("cannot run `git`: {0}")]
+    GitSpawn(String),
+    #[error("cannot read this repository's config: {0}")]
+    GitConfig(String),
+}
+
+impl SetupError {
+    /// The error already says git is refused here (a repository pointer elsewhere).
+    pub(crate) fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            SetupError::Layout(crit_os::git::layout::GitLayoutError::Elsewhere { .. })
+        )
+    }
 }
 
 #[derive(Debug)]
@@ -47,11 +74,11 @@ impl BashSession {
                 tracing::info!(status = %s.status(), "tool sandbox");
                 Ok(s)
             }
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(e) => Err(format!("cannot start the tool sandbox: {e}")),
+            Ok(Err(e)) => Err(SetupError::Sandbox(e.to_string())),
+            Err(e) => Err(SetupError::SandboxThread(e.to_string())),
         };
         let git = match (layout, &sandbox) {
-            (Err(e), _) => Err(e.to_string()),
+            (Err(e), _) => Err(e.into()),
             (Ok(_), Err(e)) => Err(e.clone()),
             (Ok(layout), Ok(sandbox)) => git_setup(layout, sandbox, cx).await,
         };
@@ -87,7 +114,7 @@ async fn git_setup(
     layout: GitLayout,
     sandbox: &Sandbox,
     cx: &ToolContext,
-) -> Result<GitSetup, String> {
+) -> Result<GitSetup, SetupError> {
     let mut global_args: Vec<String> = layout.args().into();
     // Only protected config (command line) may name safe directories; the
     // user's global config is not read here, and the repository is the one
@@ -117,13 +144,12 @@ async fn git_setup(
         sandbox,
     )
     .await
-    .map_err(|e| format!("cannot run `git`: {e}"))?;
+    .map_err(|e| SetupError::GitSpawn(e.to_string()))?;
     // `git config --get-regexp` exits 1 when nothing matches.
     let ok = matches!(&out.ended, Ended::Exited(s) if matches!(s.code(), Some(0 | 1)));
     if !ok {
-        return Err(format!(
-            "cannot read this repository's config: {}",
-            out.stderr.render().trim()
+        return Err(SetupError::GitConfig(
+            out.stderr.render().trim().to_string(),
         ));
     }
     let config = RepoConfig::parse(&out.stdout.render());

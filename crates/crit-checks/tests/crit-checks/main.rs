@@ -1,0 +1,5 @@
+//! crit-checks's integration tests: one test binary, a module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod never_panic;
+mod symlinks;

@@ -1,0 +1,188 @@
+//! The hardened git runner on real temporary repositories (git 2.40 or later
+//! for `--attr-source`): attributes the change lays out never shape the diff.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crit_os::Env;
+use crit_os::git::{Attributes, Git, GitError, GitOptions};
+use tempfile::TempDir;
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.email=t@example.invalid", "-c", "user.name=t"])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A repository whose base commit has `a.rs`; `format` is `sha1` or `sha256`.
+fn repo(format: &str) -> TempDir {
+    let dir = TempDir::new().unwrap();
+    git(
+        dir.path(),
+        &["init", "-q", &format!("--object-format={format}")],
+    );
+    fs::write(dir.path().join("a.rs"), "fn main() {}\n").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "base"]);
+    dir
+}
+
+/// The change: edits `a.rs` and adds attributes that would hide it, with a
+/// textconv driver the repository's config defines; `reencode` also asks git
+/// to read the work tree's files as UTF-16 (which `git add` would refuse).
+fn hostile_change(dir: &Path, reencode: bool) {
+    fs::write(dir.join("a.rs"), "fn main() { evil() }\n").unwrap();
+    let mut attrs = String::from("*.rs -diff\n*.rs binary\n*.rs diff=foo\n");
+    if reencode {
+        attrs.push_str("*.rs working-tree-encoding=UTF-16\n");
+    }
+    fs::write(dir.join(".gitattributes"), attrs).unwrap();
+    git(
+        dir,
+        &["config", "diff.foo.textconv", "sh -c 'echo TEXTCONV-RAN'"],
+    );
+    git(dir, &["config", "diff.foo.binary", "true"]);
+}
+
+fn env() -> Env {
+    Env::from_pairs([("PATH", std::env::var("PATH").unwrap_or_default())])
+}
+
+fn open(dir: &Path, attributes: Attributes) -> Git {
+    let opts = GitOptions {
+        attributes,
+        ..GitOptions::default()
+    };
+    Git::open(dir, &env(), opts).unwrap()
+}
+
+fn assert_text_patch(patch: &str) {
+    assert!(patch.contains("+fn main() { evil() }"), "{patch}");
+    assert!(patch.contains("-fn main() {}"), "{patch}");
+    assert!(!patch.contains("Binary files"), "{patch}");
+    assert!(!patch.contains("TEXTCONV-RAN"), "{patch}");
+}
+
+#[test]
+fn attributes_in_the_work_tree_do_not_hide_a_change() {
+    for format in ["sha1", "sha256"] {
+        let dir = repo(format);
+        hostile_change(dir.path(), true);
+        let g = open(dir.path(), Attributes::None);
+        for text in [false, true] {
+            let out = g.diff(&["HEAD", "--", "a.rs"], text, 1 << 20).unwrap();
+            assert_text_patch(&out.text());
+        }
+        // What git itself would have shown, to prove the attributes bite.
+        let plain = Command::new("git")
+            .args(["diff", "HEAD", "--", "a.rs"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let plain = String::from_utf8_lossy(&plain.stdout);
+        assert!(
+            !plain.contains("+fn main() { evil() }"),
+            "{format}: {plain}"
+        );
+    }
+}
+
+#[test]
+fn attributes_committed_by_the_change_do_not_hide_it() {
+    let dir = repo("sha1");
+    hostile_change(dir.path(), false);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "change"]);
+    let g = open(dir.path(), Attributes::None);
+    let out = g
+        .diff(&["HEAD~1", "HEAD", "--", "a.rs"], false, 1 << 20)
+        .unwrap();
+    assert_text_patch(&out.text());
+    let attrs = g.run(&["check-attr", "-a", "a.rs"], 4096).unwrap();
+    assert_eq!(attrs.text(), "", "no attribute reaches git");
+}
+
+#[test]
+fn trusted_attributes_apply_and_text_overrides_them() {
+    let dir = repo("sha1");
+    fs::write(dir.path().join("a.rs"), "fn main() { evil() }\n").unwrap();
+    let trusted = TempDir::new().unwrap();
+    let file = trusted.path().join("attributes");
+    fs::write(&file, "*.rs -diff\n").unwrap();
+    let g = open(dir.path(), Attributes::File(file));
+    let out = g.diff(&["HEAD"], false, 1 << 20).unwrap();
+    assert!(out.text().contains("Binary files"), "{}", out.text());
+    let out = g.diff(&["HEAD"], true, 1 << 20).unwrap();
+    assert_text_patch(&out.text());
+}
+
+#[test]
+fn a_real_binary_file_stays_binary_without_text() {
+    let dir = repo("sha1");
+    fs::write(dir.path().join("blob.bin"), b"\0\x01\x02binary\0").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    let g = open(dir.path(), Attributes::None);
+    let out = g.diff(&["--cached"], false, 1 << 20).unwrap();
+    assert!(out.text().contains("Binary files"), "{}", out.text());
+}
+
+#[test]
+fn the_callers_git_environment_and_repository_filters_do_not_apply() {
+    let dir = repo("sha1");
+    let other = repo("sha1");
+    fs::write(dir.path().join("a.rs"), "fn main() { evil() }\n").unwrap();
+    // A clean filter the repository defines would rewrite what git sees.
+    fs::write(dir.path().join(".gitattributes"), "*.rs filter=evil\n").unwrap();
+    git(
+        dir.path(),
+        &["config", "filter.evil.clean", "sh -c 'echo FILTERED'"],
+    );
+    let env = env()
+        .with("GIT_DIR", other.path().join(".git").display().to_string())
+        .with("GIT_EXTERNAL_DIFF", "false");
+    let g = Git::open(dir.path(), &env, GitOptions::default()).unwrap();
+    let out = g.diff(&["HEAD", "--", "a.rs"], false, 1 << 20).unwrap();
+    assert_text_patch(&out.text());
+    assert!(!out.text().contains("FILTERED"), "{}", out.text());
+    assert!(g.layout().is_some());
+}
+
+#[test]
+fn output_is_capped_and_failures_are_typed() {
+    let dir = repo("sha1");
+    let g = open(dir.path(), Attributes::None);
+    let out = g.run(&["log", "-1", "--format=%H"], 8).unwrap();
+    assert_eq!(out.stdout.len(), 8);
+    assert!(out.overflowed);
+    let e = g
+        .ok(&["rev-parse", "--verify", "no-such-ref"], 1024)
+        .unwrap_err();
+    assert!(matches!(e, GitError::Failed { .. }), "{e:?}");
+    assert!(
+        e.to_string().contains("git rev-parse --verify no-such-ref"),
+        "{e}"
+    );
+    // Outside a repository git says so itself.
+    let plain = TempDir::new().unwrap();
+    let g = Git::open(plain.path(), &env(), GitOptions::default()).unwrap();
+    assert!(g.layout().is_none());
+    let e = g.ok(&["status"], 1024).unwrap_err();
+    assert!(e.to_string().contains("not a git repository"), "{e}");
+}

@@ -1,0 +1,10 @@
+//! crit-testkit's integration tests: one test binary, a module per former test file.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+mod fake_claude;
+mod sdk_anthropic;
+mod sdk_openai;
+mod server_wire;
+mod test_deps;
