@@ -9,7 +9,7 @@
 
 /// Words, or runs of words joined, that make a name secret wherever they
 /// stand in it: `GITHUB_TOKEN`, `client_secret`, `SECRET_KEY_BASE`.
-const SECRET_WORDS: &[&str] = &[
+pub(super) const SECRET_WORDS: &[&str] = &[
     "password",
     "passwd",
     "passphrase",
@@ -33,7 +33,7 @@ const SECRET_WORDS: &[&str] = &[
 /// Words that hold a secret only as the name's last word: `DB_PASS`,
 /// `MYSQL_PWD`, a `Cookie` or `Authorization` header, npm's `_auth`; but
 /// `PASS_THROUGH`, `COOKIE_NAME` and `AUTH_BACKEND` do not.
-const LAST_WORDS: &[&str] = &[
+pub(super) const LAST_WORDS: &[&str] = &[
     "pass",
     "pwd",
     "cookie",

@@ -69,6 +69,10 @@ pub struct Options<'b> {
     pub keep_lines: bool,
     /// Learn each secret found, so it is hidden wherever it appears later.
     pub learn: bool,
+    /// Also hide pieces of the secrets this redactor knows (eight bytes or
+    /// more that mix letters and digits): for text that may hold a secret
+    /// cut into slices, such as a command's output.
+    pub fragments: bool,
 }
 
 /// What a secret is replaced with: `[REDACTED:github-token]`.
@@ -184,7 +188,7 @@ impl Redactor {
 
     /// [`Redactor::redact`], with file boundaries, lines kept, or learning.
     pub fn redact_with<'a>(&self, text: &'a str, options: Options<'_>) -> Redacted<'a> {
-        let hits = self.hits(text, options.file_starts);
+        let hits = self.hits(text, options.file_starts, options.fragments);
         if hits.is_empty() {
             return Redacted {
                 text: Cow::Borrowed(text),
@@ -245,7 +249,7 @@ impl Redactor {
     }
 
     /// Sorted, non-overlapping hits, none across a file start.
-    fn hits(&self, text: &str, file_starts: &[usize]) -> Vec<Hit> {
+    fn hits(&self, text: &str, file_starts: &[usize], fragments: bool) -> Vec<Hit> {
         let known = self.known.read().unwrap_or_else(|p| p.into_inner());
         let mut hits = Vec::new();
         let mut bounds: Vec<usize> = file_starts
@@ -261,6 +265,9 @@ impl Redactor {
             let mut part_hits = rules::find(part);
             pem::find(part, &mut part_hits);
             known.find(part, &mut part_hits);
+            if fragments {
+                known.find_fragments(part, &mut part_hits);
+            }
             hits.extend(merge(part_hits).into_iter().map(|h| Hit {
                 start: h.start + from,
                 end: h.end + from,

@@ -5,6 +5,7 @@
 
 use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexSet};
 
 use super::Hit;
@@ -70,6 +71,10 @@ struct Rules {
     set: RegexSet,
     shapes: Vec<(&'static str, Regex)>,
     assignment: Regex,
+    /// Words one of which every secret name holds (see [`is_secret_key`]):
+    /// only lines with one are searched for assignments, which keeps the
+    /// costly search off most lines of code.
+    key_words: AhoCorasick,
 }
 
 static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
@@ -78,12 +83,14 @@ static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
         .map(|(k, p)| Regex::new(p).map(|r| (*k, r)))
         .collect::<Result<Vec<_>, _>>()
         .ok()?;
-    let mut all: Vec<&str> = SHAPES.iter().map(|(_, p)| *p).collect();
-    all.push(ASSIGNMENT);
     Some(Rules {
-        set: RegexSet::new(all).ok()?,
+        set: RegexSet::new(SHAPES.iter().map(|(_, p)| *p)).ok()?,
         shapes,
         assignment: Regex::new(ASSIGNMENT).ok()?,
+        key_words: AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(KEY_WORDS)
+            .ok()?,
     })
 });
 
@@ -96,9 +103,6 @@ pub(super) fn find(text: &str) -> Vec<Hit> {
         return Vec::new();
     };
     let matched = rules.set.matches(text);
-    if !matched.matched_any() {
-        return Vec::new();
-    }
     let mut hits = Vec::new();
     for (i, (kind, re)) in rules.shapes.iter().enumerate() {
         if !matched.matched(i) {
@@ -110,11 +114,38 @@ pub(super) fn find(text: &str) -> Vec<Hit> {
             }
         }
     }
-    if matched.matched(rules.shapes.len()) {
-        find_assignments(&rules.assignment, text, &mut hits);
+    let mut line_end = 0;
+    for m in rules.key_words.find_iter(text) {
+        if m.start() < line_end {
+            continue;
+        }
+        let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        line_end = text[m.end()..]
+            .find('\n')
+            .map_or(text.len(), |i| m.end() + i);
+        let before = hits.len();
+        find_assignments(&rules.assignment, &text[start..line_end], &mut hits);
+        for h in &mut hits[before..] {
+            h.start += start;
+            h.end += start;
+        }
     }
     hits
 }
+
+/// See [`Rules::key_words`].
+pub(super) const KEY_WORDS: &[&str] = &[
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "credential",
+    "key",
+    "cookie",
+    "auth",
+    "bearer",
+    "salt",
+];
 
 /// Assignments to secret-named keys. A match whose key is not secret is not
 /// skipped whole: its value may hold an assignment of its own

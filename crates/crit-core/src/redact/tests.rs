@@ -459,3 +459,42 @@ fn long_values_are_hidden_whole_and_non_ascii_neighbours_do_not_hide_a_token() {
     );
     assert_eq!(kinds("ключ=sk-ant-api03-abcdefghijkl"), ["anthropic-key"]);
 }
+
+#[test]
+fn pieces_of_known_secrets_are_hidden_when_asked() {
+    let r = Redactor::new();
+    r.learn("ghp_Zx8Cv7Bn6Mq5Wa4Es3Rd2Tf1Gy0Hu9Ij8Ok", "github-token");
+    r.learn("hunter2hunter2", "password");
+    let sliced = "first ghp_Zx8Cv7Bn6M then q5Wa4Es3Rd2Tf1Gy0 and a hunter2h";
+    let fragments = Options {
+        fragments: true,
+        ..Options::default()
+    };
+    let out = r.redact_with(sliced, fragments);
+    assert_eq!(
+        out.text,
+        "first [REDACTED:known-secret-fragment] then [REDACTED:known-secret-fragment] and a [REDACTED:known-secret-fragment]"
+    );
+    // Without the option, or for windows of letters alone, nothing is hidden.
+    assert_eq!(r.redact_str(sliced), sliced);
+    r.learn("password-only-words", "password");
+    assert_eq!(
+        r.redact_with("the password field", fragments).text,
+        "the password field"
+    );
+}
+
+#[test]
+fn every_secret_name_holds_a_word_the_line_filter_looks_for() {
+    // Assignments are searched only on lines holding one of these words.
+    let words = keys::SECRET_WORDS
+        .iter()
+        .chain(keys::LAST_WORDS)
+        .chain(&["key", "keys"]);
+    for w in words {
+        assert!(
+            rules::KEY_WORDS.iter().any(|k| w.contains(k)),
+            "{w} holds none of the filter's words"
+        );
+    }
+}
