@@ -19,6 +19,11 @@ const NAME_FALSE_NEGATIVES: usize = 0;
 const LINE_FALSE_POSITIVES: usize = 0;
 const LINE_FALSE_NEGATIVES: usize = 0;
 
+/// The recorded limits may be zero; this keeps the comparison one.
+fn at_most(found: usize, limit: usize) -> bool {
+    found <= limit
+}
+
 struct Entry<'a> {
     label: &'a str,
     source: &'a str,
@@ -88,10 +93,13 @@ fn secret_names_by_their_words() {
         fn_.len()
     );
     assert!(
-        fn_.len() <= NAME_FALSE_NEGATIVES,
+        at_most(fn_.len(), NAME_FALSE_NEGATIVES),
         "false negatives: {fn_:#?}"
     );
-    assert!(fp.len() <= NAME_FALSE_POSITIVES, "false positives: {fp:#?}");
+    assert!(
+        at_most(fp.len(), NAME_FALSE_POSITIVES),
+        "false positives: {fp:#?}"
+    );
 }
 
 #[test]
@@ -114,8 +122,11 @@ fn secret_values_in_assignments_are_redacted_and_nothing_else() {
         fn_.len()
     );
     assert!(
-        fn_.len() <= LINE_FALSE_NEGATIVES,
+        at_most(fn_.len(), LINE_FALSE_NEGATIVES),
         "false negatives: {fn_:#?}"
     );
-    assert!(fp.len() <= LINE_FALSE_POSITIVES, "false positives: {fp:#?}");
+    assert!(
+        at_most(fp.len(), LINE_FALSE_POSITIVES),
+        "false positives: {fp:#?}"
+    );
 }

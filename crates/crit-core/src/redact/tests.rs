@@ -75,10 +75,9 @@ const BODY: &str = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt
 #[test]
 fn a_private_key_without_its_end_hides_its_own_lines_only() {
     // The marker in a comment, with no key after it: nothing is a secret.
-    let patch = format!(
-        "diff --git a/fixture.rs b/fixture.rs\n+// -----BEGIN RSA PRIVATE KEY----- test fixture header\n\
-         diff --git a/auth.rs b/auth.rs\n+fn check(u: &str) -> bool {{ u == \"admin\" || true }}\n"
-    );
+    let patch = "diff --git a/fixture.rs b/fixture.rs\n+// -----BEGIN RSA PRIVATE KEY----- test fixture header\n\
+         diff --git a/auth.rs b/auth.rs\n+fn check(u: &str) -> bool { u == \"admin\" || true }\n"
+        .to_string();
     let r = Redactor::new().redact(&patch);
     assert!(r.found.is_empty(), "{:?}", r.found);
     assert_eq!(r.text, patch);
