@@ -45,9 +45,9 @@ pub struct Redaction {
     pub end: usize,
     /// 1-based line of `start` in the original text.
     pub line: u32,
-    /// The span holds more than a credential could: several lines that are
-    /// not one key, code punctuation, or more bytes than any key. What it hid
-    /// may be code a reviewer needed to see.
+    /// The span may hold more than a credential: several lines that are not
+    /// one key, code punctuation, more bytes than any key, or a private key
+    /// without its END line. What it hid may be code a reviewer needed to see.
     pub more_than_credential: bool,
 }
 
@@ -86,8 +86,9 @@ struct Hit {
     start: usize,
     end: usize,
     kind: &'static str,
-    /// A private key that ran past [`MAX_KEY_BYTES`].
-    over_long: bool,
+    /// A private key that is not whole (no END line, or past
+    /// [`MAX_KEY_BYTES`]): it may hide more than a key.
+    suspect: bool,
 }
 
 impl Hit {
@@ -96,7 +97,7 @@ impl Hit {
             start,
             end,
             kind,
-            over_long: false,
+            suspect: false,
         }
     }
 }
@@ -301,7 +302,7 @@ fn located(text: &str, hits: &[Hit]) -> Vec<Redaction> {
 /// Whether a span holds more than a credential could (see [`Redaction`]).
 fn beyond_credential(span: &str, hit: &Hit) -> bool {
     if hit.kind == "private-key" {
-        return hit.over_long || span.len() > MAX_KEY_BYTES + 4096;
+        return hit.suspect || span.len() > MAX_KEY_BYTES + 4096;
     }
     let punctuation = span
         .chars()
@@ -350,7 +351,7 @@ fn merge(mut hits: Vec<Hit>) -> Vec<Hit> {
         match out.last_mut() {
             Some(last) if h.start < last.end => {
                 last.end = last.end.max(h.end);
-                last.over_long |= h.over_long;
+                last.suspect |= h.suspect;
             }
             _ => out.push(h),
         }

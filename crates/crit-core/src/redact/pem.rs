@@ -29,12 +29,12 @@ pub(super) fn find(text: &str, hits: &mut Vec<Hit>) {
     let mut from = 0;
     while let Some(m) = begin.find_at(text, from) {
         from = m.end();
-        if let Some((end, over_long)) = extent(text, m.end()) {
+        if let Some((end, whole)) = extent(text, m.end()) {
             hits.push(Hit {
                 start: m.start(),
                 end,
                 kind: "private-key",
-                over_long,
+                suspect: !whole,
             });
             from = end;
         }
@@ -47,7 +47,9 @@ pub(super) fn find(text: &str, hits: &mut Vec<Hit>) {
 const SHORT_LINE: usize = 16;
 
 /// Where the key that starts right after `at` (the end of its BEGIN marker)
-/// ends, and whether it ran past [`MAX_KEY_BYTES`]; `None` when no base64
+/// ends, and whether it is whole: closed by its END line within
+/// [`MAX_KEY_BYTES`]. A key that is not may hide more than a key (a line of
+/// code that reads as base64), so its span says so. `None` when no base64
 /// follows the marker.
 fn extent(text: &str, at: usize) -> Option<(usize, bool)> {
     let bytes = text.as_bytes();
@@ -74,7 +76,7 @@ fn extent(text: &str, at: usize) -> Option<(usize, bool)> {
                 b' ' | b'\t' | b'\r' | b'"' | b'\'' | b',' | b';' => pos += 1,
                 b'\\' if matches!(bytes.get(pos + 1), Some(b'n' | b'r' | b't')) => pos += 2,
                 b'-' if is_end_marker_at(text, pos) => {
-                    return (body_bytes > 0).then(|| (end_marker_end(text, pos), false));
+                    return (body_bytes > 0).then(|| (end_marker_end(text, pos), true));
                 }
                 b'-' if after_newline => pos += 1,
                 _ => break,
@@ -105,7 +107,7 @@ fn extent(text: &str, at: usize) -> Option<(usize, bool)> {
         }
         end = Some(pos);
         if body_bytes > MAX_KEY_BYTES {
-            return Some((pos, true));
+            return Some((pos, false));
         }
     }
     end.map(|e| (e, false))

@@ -88,7 +88,8 @@ fn a_private_key_without_its_end_hides_its_own_lines_only() {
     );
     let r = Redactor::new().redact(&patch);
     assert_eq!(r.found.len(), 1);
-    assert!(!r.found[0].more_than_credential);
+    // Without its END line, what it hid could be more than a key.
+    assert!(r.found[0].more_than_credential);
     assert!(!r.text.contains(&BODY[..20]), "{}", r.text);
     assert!(
         r.text
@@ -182,6 +183,8 @@ fn spans_that_hold_more_than_a_credential_say_so() {
     assert_eq!(flagged("DB_PASSWORD=hunter2hunter2"), [false]);
     assert_eq!(flagged("password: \"correct horse 9\""), [false]);
     assert_eq!(flagged("api_key = \"x1'); exec(payload); ('\""), [true]);
+    let whole = format!("-----BEGIN PRIVATE KEY-----\n{BODY}\n-----END PRIVATE KEY-----\n");
+    assert_eq!(flagged(&whole), [false]);
     let huge: String = std::iter::repeat_n(BODY, MAX_KEY_BYTES / BODY.len() + 2)
         .collect::<Vec<_>>()
         .join("\n");
