@@ -160,6 +160,8 @@ pub struct JsonlTranscript<W: Write + Send> {
     written: u64,
     /// The size limit was reached.
     pub cut: bool,
+    /// Hides secrets in every line; the process's own unless given.
+    redactor: Option<crit_core::redact::Redactor>,
 }
 
 impl<W: Write + Send> JsonlTranscript<W> {
@@ -174,7 +176,15 @@ impl<W: Write + Send> JsonlTranscript<W> {
             limits,
             written: 0,
             cut: false,
+            redactor: None,
         }
+    }
+
+    /// Redacts with `redactor` (a review's, which knows the secrets found in
+    /// its inputs and tools' results) instead of the process's.
+    pub fn with_redactor(mut self, redactor: crit_core::redact::Redactor) -> Self {
+        self.redactor = Some(redactor);
+        self
     }
 
     pub fn into_inner(self) -> W {
@@ -189,7 +199,12 @@ impl<W: Write + Send> JsonlTranscript<W> {
         if self.error.is_some() || self.cut {
             return;
         }
-        let line = redacted_line(line);
+        let line = redacted_line(
+            self.redactor
+                .as_ref()
+                .unwrap_or_else(|| crit_core::redact::Redactor::process()),
+            line,
+        );
         let line = line.as_str();
         let size = line.len() as u64 + 1;
         if self.written.saturating_add(size) > self.limits.max_bytes {
@@ -216,8 +231,7 @@ impl<W: Write + Send> JsonlTranscript<W> {
 
 /// A transcript line with its secrets redacted: string by string when it is
 /// JSON (so quoting cannot hide an assignment), as text otherwise.
-fn redacted_line(line: &str) -> String {
-    let redactor = crit_core::redact::Redactor::process();
+fn redacted_line(redactor: &crit_core::redact::Redactor, line: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(line) {
         Ok(mut v) => {
             if redactor.redact_json(&mut v) == 0 {

@@ -146,8 +146,11 @@ mod tests {
     }
 
     #[test]
-    fn control_characters_go() {
-        assert_eq!(block("a\u{1b}[31mred\u{7}"), "a[31mred");
+    fn control_characters_are_shown_not_sent() {
+        assert_eq!(
+            block("a\u{1b}[31mred\u{7}"),
+            "a&lt;U+001B&gt;[31mred&lt;U+0007&gt;"
+        );
         assert_eq!(line("bidi \u{202E}x"), "bidi &lt;U+202E&gt;x");
     }
 

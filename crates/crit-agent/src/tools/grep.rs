@@ -1,5 +1,7 @@
 //! `Grep`: ripgrep's engine in process (grep-regex + grep-searcher over the shared
-//! walker), confined to the project. Binary files are skipped.
+//! walker), confined to the project. Binary files are skipped. Each file is
+//! searched as [`crate::redaction`] shows it, secrets masked on its whole
+//! text, so no pattern can match or print a piece of one.
 
 use std::io;
 use std::path::Path;
@@ -14,6 +16,7 @@ use super::walk;
 use crate::confine::Roots;
 use crate::context::ToolContext;
 use crate::input::{Input, InputError};
+use crate::redaction::{FileView, ToolRedactor};
 use crate::tool::{Tool, ToolFuture, ToolOutput};
 use crate::truncate::cut_at_char;
 
@@ -113,8 +116,9 @@ impl Tool for GrepTool {
             let roots = cx.roots.clone();
             let cancel = cx.cancel.clone();
             let max = cx.limits.max_output_bytes;
+            let redaction = cx.redaction.clone();
             super::blocking(cx, move || {
-                search(&q, &dir, &roots, max, || cancel.is_cancelled())
+                search(&q, &dir, &roots, &redaction, max, || cancel.is_cancelled())
             })
             .await
         })
@@ -156,6 +160,7 @@ fn search(
     q: &Query,
     dir: &Path,
     roots: &Roots,
+    redaction: &ToolRedactor,
     max: usize,
     cancelled: impl Fn() -> bool,
 ) -> ToolOutput {
@@ -200,6 +205,8 @@ fn search(
         .build();
     let mut lines: Vec<String> = Vec::new();
     let mut files = 0usize;
+    let mut refused: Vec<String> = Vec::new();
+    let mut too_large: Vec<String> = Vec::new();
     for entry in walker.build() {
         if cancelled() {
             return ToolOutput::error("cancelled");
@@ -215,8 +222,20 @@ fn search(
             lines: Vec::new(),
             matches: 0,
         };
+        let text = match redaction.view_file("Grep", entry.path(), &shown, roots.root()) {
+            Ok(FileView::Text(text)) => text,
+            Ok(FileView::Binary) | Err(_) => continue,
+            Ok(FileView::Refused(_)) => {
+                refused.push(shown);
+                continue;
+            }
+            Ok(FileView::TooLarge(_)) => {
+                too_large.push(shown);
+                continue;
+            }
+        };
         if searcher
-            .search_path(&matcher, entry.path(), &mut sink)
+            .search_slice(&matcher, text.as_bytes(), &mut sink)
             .is_err()
             || sink.matches == 0
         {
@@ -234,7 +253,21 @@ fn search(
             }
         }
     }
-    finish(q, lines, files, max)
+    let mut out = finish(q, lines, files, max);
+    if !refused.is_empty() {
+        out.content.push_str(&format!(
+            "[not searched: {}; crit does not show credential files git ignores]\n",
+            refused.join(", ")
+        ));
+    }
+    if !too_large.is_empty() {
+        out.content.push_str(&format!(
+            "[not searched: {}; larger than the {} MiB crit reads whole to mask secrets]\n",
+            too_large.join(", "),
+            crate::redaction::MAX_FILE_BYTES / (1024 * 1024)
+        ));
+    }
+    out
 }
 
 fn build_matcher(q: &Query) -> Result<RegexMatcher, grep_regex::Error> {

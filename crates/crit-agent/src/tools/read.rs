@@ -1,6 +1,8 @@
 //! `Read`: a file's lines, numbered like `cat -n`, confined to the project.
+//! The file's secrets are masked on its whole text before a window of lines
+//! is cut from it ([`crate::redaction`]), so no offset or limit shows a piece
+//! of one.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
@@ -8,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::context::ToolContext;
 use crate::input::Input;
+use crate::redaction::{FileView, ToolRedactor};
 use crate::tool::{Tool, ToolFuture, ToolOutput};
 
 const DEFAULT_LIMIT: u64 = 2000;
@@ -63,7 +66,12 @@ impl Tool for ReadTool {
                 offset: offset.unwrap_or(1),
                 limit: limit.unwrap_or(DEFAULT_LIMIT),
             };
-            super::blocking(cx, move || read_file(&given, &path, window, max_bytes)).await
+            let redaction = cx.redaction.clone();
+            let root = cx.root().to_path_buf();
+            super::blocking(cx, move || {
+                read_file(&given, &path, window, max_bytes, &redaction, &root)
+            })
+            .await
         })
     }
 }
@@ -74,7 +82,14 @@ struct Window {
     limit: u64,
 }
 
-fn read_file(given: &str, path: &Path, w: Window, max_bytes: usize) -> ToolOutput {
+fn read_file(
+    given: &str,
+    path: &Path,
+    w: Window,
+    max_bytes: usize,
+    redaction: &ToolRedactor,
+    root: &Path,
+) -> ToolOutput {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -96,10 +111,14 @@ fn read_file(given: &str, path: &Path, w: Window, max_bytes: usize) -> ToolOutpu
             "`{given}` is not a regular file (a device, socket or pipe); Read only reads files"
         ));
     }
-    match File::open(path).and_then(|f| render(BufReader::new(f), w, max_bytes)) {
-        Ok(Rendered::Binary) => ToolOutput::error(format!(
-            "`{given}` looks like a binary file (it contains NUL bytes); Read only shows text"
-        )),
+    let text = match redaction.view_file("Read", path, given, root) {
+        Ok(FileView::Text(text)) => text,
+        Ok(FileView::Binary) => return binary(given),
+        Ok(FileView::Refused(why) | FileView::TooLarge(why)) => return ToolOutput::error(why),
+        Err(e) => return ToolOutput::error(format!("cannot read `{given}`: {e}")),
+    };
+    match render(BufReader::new(text.as_bytes()), w, max_bytes) {
+        Ok(Rendered::Binary) => binary(given),
         Ok(Rendered::Empty) => ToolOutput::ok(format!("(file `{given}` is empty)")),
         Ok(Rendered::PastEnd { lines }) => ToolOutput::error(format!(
             "offset {} is past the end: `{given}` has {lines} lines",
@@ -108,6 +127,12 @@ fn read_file(given: &str, path: &Path, w: Window, max_bytes: usize) -> ToolOutpu
         Ok(Rendered::Text(text)) => ToolOutput::ok(text),
         Err(e) => ToolOutput::error(format!("cannot read `{given}`: {e}")),
     }
+}
+
+fn binary(given: &str) -> ToolOutput {
+    ToolOutput::error(format!(
+        "`{given}` looks like a binary file (it contains NUL bytes); Read only shows text"
+    ))
 }
 
 enum Rendered {

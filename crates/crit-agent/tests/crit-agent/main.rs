@@ -18,4 +18,5 @@ mod prompts;
 mod read;
 mod registry;
 mod sandbox;
+mod secret_slices;
 mod subagents;

@@ -276,8 +276,9 @@ mod tests {
         r.summary = "Deletes the users\x1b table.\x07".into();
         let text = reason(&r, FailOn::P1);
         assert!(text.contains("(verdict FAIL)"), "{text}");
+        // Control characters are shown, not obeyed.
         assert!(
-            text.ends_with("Reviewer's summary: Deletes the users table."),
+            text.ends_with("Reviewer's summary: Deletes the users<U+001B> table.<U+0007>"),
             "{text}"
         );
     }

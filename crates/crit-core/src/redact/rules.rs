@@ -5,22 +5,22 @@
 
 use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexSet};
 
+use super::Hit;
 use super::keys::is_secret_key;
 
 /// (kind, pattern). A pattern's first capture group, when it has one, is the
-/// secret; otherwise the whole match is.
+/// secret; otherwise the whole match is. Every pattern stays within one line
+/// and within what its credential can hold, so no match swallows code around
+/// it. (Private keys, which span lines, are found by [`super::pem`].)
 /// Word boundaries are ASCII (`(?-u:\b)`): tokens are ASCII, and a Unicode
 /// boundary would keep the fast DFA off any text with non-ASCII in it.
 /// Repetitions of the wide classes have no upper bound: `{8,256}` of a
 /// Unicode class compiles to an automaton that cost every run ~20 ms, and a
 /// longer secret is better hidden whole.
 const SHAPES: &[(&str, &str)] = &[
-    (
-        "private-key",
-        r"(?s)-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|\z)",
-    ),
     ("anthropic-key", r"(?-u:\b)sk-ant-[A-Za-z0-9_\-]{8,}"),
     (
         "openai-key",
@@ -50,25 +50,31 @@ const SHAPES: &[(&str, &str)] = &[
         "jwt",
         r"(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
     ),
+    // A URL's user and password hold no quote, space, bracket or `;`: in a
+    // URL those are percent-encoded, and in code they end the string.
     (
         "url-password",
-        r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'`]+:([^\s@/'`]{3,})@",
+        r"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[A-Za-z0-9\-._~%!$&*+=]+:([A-Za-z0-9\-._~%!$&*+=:]{3,})@",
     ),
     (
         "authorization-header",
-        r"(?i)(?-u:\b)authorization:\s*(?:bearer|basic|token)\s+([A-Za-z0-9_\-.=+/]{12,})",
+        r"(?i)(?-u:\b)authorization:[ \t]*(?:bearer|basic|token)[ \t]+([A-Za-z0-9_\-.=+/]{12,})",
     ),
 ];
 
 /// `NAME = value`, `NAME: value`, `"name": "value"`: a key, a separator, and a
-/// quoted or bare value. The key is judged by [`is_secret_key`], the value by
+/// quoted (Python's `b"…"` and `r"…"` too) or bare value. The key is judged by [`is_secret_key`], the value by
 /// [`looks_secret`].
-const ASSIGNMENT: &str = r#"(?m)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{1,63})["']?[ \t]*(?::|=|:=|=>)[ \t]*(?:"(?P<dq>[^"\\\n]{6,})"|'(?P<sq>[^'\\\n]{6,})'|(?P<bare>[^\s"'`,;()\[\]{}<>\\]{8,}))"#;
+const ASSIGNMENT: &str = r#"(?m)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{1,63})["']?[ \t]*(?::|=|:=|=>)[ \t]*(?:[bBrRuU]{0,2}"(?P<dq>[^"\\\n]{6,})"|[bBrRuU]{0,2}'(?P<sq>[^'\\\n]{6,})'|(?P<bare>[^\s"'`,;()\[\]{}<>\\]{8,}))"#;
 
 struct Rules {
     set: RegexSet,
     shapes: Vec<(&'static str, Regex)>,
     assignment: Regex,
+    /// Words one of which every secret name holds (see [`is_secret_key`]):
+    /// only lines with one are searched for assignments, which keeps the
+    /// costly search off most lines of code.
+    key_words: AhoCorasick,
 }
 
 static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
@@ -77,17 +83,19 @@ static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
         .map(|(k, p)| Regex::new(p).map(|r| (*k, r)))
         .collect::<Result<Vec<_>, _>>()
         .ok()?;
-    let mut all: Vec<&str> = SHAPES.iter().map(|(_, p)| *p).collect();
-    all.push(ASSIGNMENT);
     Some(Rules {
-        set: RegexSet::new(all).ok()?,
+        set: RegexSet::new(SHAPES.iter().map(|(_, p)| *p)).ok()?,
         shapes,
         assignment: Regex::new(ASSIGNMENT).ok()?,
+        key_words: AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(KEY_WORDS)
+            .ok()?,
     })
 });
 
-/// Every hit in `text` as (start, end, kind), unordered, possibly overlapping.
-pub(super) fn find(text: &str) -> Vec<(usize, usize, &'static str)> {
+/// Every hit in `text`, unordered, possibly overlapping.
+pub(super) fn find(text: &str) -> Vec<Hit> {
     // The patterns are constants covered by tests; were one ever invalid,
     // nothing could be matched, so fail loudly in debug and find nothing.
     let Some(rules) = RULES.as_ref() else {
@@ -95,9 +103,6 @@ pub(super) fn find(text: &str) -> Vec<(usize, usize, &'static str)> {
         return Vec::new();
     };
     let matched = rules.set.matches(text);
-    if !matched.matched_any() {
-        return Vec::new();
-    }
     let mut hits = Vec::new();
     for (i, (kind, re)) in rules.shapes.iter().enumerate() {
         if !matched.matched(i) {
@@ -105,20 +110,47 @@ pub(super) fn find(text: &str) -> Vec<(usize, usize, &'static str)> {
         }
         for caps in re.captures_iter(text) {
             if let Some(m) = caps.get(1).or_else(|| caps.get(0)) {
-                hits.push((m.start(), m.end(), *kind));
+                hits.push(Hit::new(m.start(), m.end(), kind));
             }
         }
     }
-    if matched.matched(rules.shapes.len()) {
-        find_assignments(&rules.assignment, text, &mut hits);
+    let mut line_end = 0;
+    for m in rules.key_words.find_iter(text) {
+        if m.start() < line_end {
+            continue;
+        }
+        let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        line_end = text[m.end()..]
+            .find('\n')
+            .map_or(text.len(), |i| m.end() + i);
+        let before = hits.len();
+        find_assignments(&rules.assignment, &text[start..line_end], &mut hits);
+        for h in &mut hits[before..] {
+            h.start += start;
+            h.end += start;
+        }
     }
     hits
 }
 
+/// See [`Rules::key_words`].
+pub(super) const KEY_WORDS: &[&str] = &[
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "credential",
+    "key",
+    "cookie",
+    "auth",
+    "bearer",
+    "salt",
+];
+
 /// Assignments to secret-named keys. A match whose key is not secret is not
 /// skipped whole: its value may hold an assignment of its own
 /// (`env: DB_PASSWORD=…`), so the search goes on right after its key.
-fn find_assignments(re: &Regex, text: &str, hits: &mut Vec<(usize, usize, &'static str)>) {
+fn find_assignments(re: &Regex, text: &str, hits: &mut Vec<Hit>) {
     let mut at = 0;
     while at < text.len() {
         let Some(caps) = re.captures_at(text, at) else {
@@ -133,7 +165,7 @@ fn find_assignments(re: &Regex, text: &str, hits: &mut Vec<(usize, usize, &'stat
             break;
         };
         if is_secret_key(key.as_str()) && looks_secret(value.as_str()) {
-            hits.push((value.start(), value.end(), kind_of(key.as_str())));
+            hits.push(Hit::new(value.start(), value.end(), kind_of(key.as_str())));
             at = value.end();
         } else {
             at = key.end();
@@ -183,6 +215,12 @@ fn looks_secret(value: &str) -> bool {
         "xxxx",
         "****",
         "changeme",
+        "change_me",
+        "change-me",
+        "tobemodified",
+        "replace_me",
+        "replace-me",
+        "openssl rand",
         "redacted",
         "example",
         "placeholder",

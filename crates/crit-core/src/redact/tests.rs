@@ -70,6 +70,196 @@ fn private_keys_go_whole_even_inside_a_diff() {
     );
 }
 
+const BODY: &str = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun";
+
+#[test]
+fn a_private_key_without_its_end_hides_its_own_lines_only() {
+    // The marker in a comment, with no key after it: nothing is a secret.
+    let patch = "diff --git a/fixture.rs b/fixture.rs\n+// -----BEGIN RSA PRIVATE KEY----- test fixture header\n\
+         diff --git a/auth.rs b/auth.rs\n+fn check(u: &str) -> bool { u == \"admin\" || true }\n"
+        .to_string();
+    let r = Redactor::new().redact(&patch);
+    assert!(r.found.is_empty(), "{:?}", r.found);
+    assert_eq!(r.text, patch);
+    // A real key cut off before its END: its lines go, the next file stays.
+    let patch = format!(
+        "+-----BEGIN RSA PRIVATE KEY-----\n+{BODY}\n+{BODY}\n\
+         diff --git a/auth.rs b/auth.rs\n+fn backdoor() {{ exec(\"sh\") }}\n"
+    );
+    let r = Redactor::new().redact(&patch);
+    assert_eq!(r.found.len(), 1);
+    // Without its END line, what it hid could be more than a key.
+    assert!(r.found[0].more_than_credential);
+    assert!(!r.text.contains(&BODY[..20]), "{}", r.text);
+    assert!(
+        r.text
+            .contains("diff --git a/auth.rs b/auth.rs\n+fn backdoor() { exec(\"sh\") }"),
+        "{}",
+        r.text
+    );
+    // A short word right after a key is code, not the key's last line.
+    let text = format!("-----BEGIN EC PRIVATE KEY-----\n{BODY}\nreturn\n}}\n");
+    assert_eq!(clean(&text), "[REDACTED:private-key]\nreturn\n}\n");
+}
+
+#[test]
+fn no_redaction_crosses_a_file_start() {
+    let first = format!("-----BEGIN PRIVATE KEY-----\n{BODY}\n");
+    let second = format!("{BODY}\nfn main() {{}}\n");
+    let text = format!("{first}{second}");
+    // Without the boundary the second file's base64 reads as the same key...
+    assert!(!clean(&text).contains(&BODY[..20]));
+    // ...with it, the second file reaches the reviewer whole.
+    let r = Redactor::new().redact_with(
+        &text,
+        Options {
+            file_starts: &[first.len()],
+            ..Options::default()
+        },
+    );
+    assert_eq!(r.found.len(), 1);
+    assert!(r.found[0].end <= first.len());
+    assert!(r.text.ends_with(&second), "{}", r.text);
+}
+
+#[test]
+fn keys_in_strings_yaml_and_encrypted_pem() {
+    let json = format!(
+        "{{\"key\": \"-----BEGIN RSA PRIVATE KEY-----\\n{BODY}\\n{BODY}\\nAB==\\n-----END RSA PRIVATE KEY-----\\n\", \"next\": run()}}"
+    );
+    assert_eq!(
+        clean(&json),
+        "{\"key\": \"[REDACTED:private-key]\\n\", \"next\": run()}"
+    );
+    let yaml = format!(
+        "tls:\n  key: |\n    -----BEGIN PRIVATE KEY-----\n    {BODY}\n    -----END PRIVATE KEY-----\n  port: 443\n"
+    );
+    assert_eq!(
+        clean(&yaml),
+        "tls:\n  key: |\n    [REDACTED:private-key]\n  port: 443\n"
+    );
+    let code = format!(
+        "const K = \"-----BEGIN RSA PRIVATE KEY-----\\n\" +\n  \"{BODY}\\n\" +\n  \"-----END RSA PRIVATE KEY-----\";\nlaunch();\n"
+    );
+    assert_eq!(
+        clean(&code),
+        "const K = \"[REDACTED:private-key]\";\nlaunch();\n"
+    );
+    let encrypted = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n{BODY}\n-----END RSA PRIVATE KEY-----\nok\n"
+    );
+    assert_eq!(clean(&encrypted), "[REDACTED:private-key]\nok\n");
+}
+
+#[test]
+fn a_url_password_holds_no_code() {
+    let attack = r#"u="http://a:";exec(bytes.fromhex("6f732e73797374656d28276964272926"));"@""#;
+    assert_eq!(kinds(attack), Vec::<&str>::new());
+    assert_eq!(clean(attack), attack);
+    for (text, secret) in [
+        ("redis://default:Rd5-pw9Kq@host:6379", "Rd5-pw9Kq"),
+        (
+            "https://bot:p%40ss%3Bw0rd@git.example.com/x.git",
+            "p%40ss%3Bw0rd",
+        ),
+        ("amqp://u:S3cr3t!$&*+=@mq", "S3cr3t!$&*+="),
+    ] {
+        let r = Redactor::new().redact(text);
+        assert_eq!(r.found.len(), 1, "{text}");
+        assert_eq!(&text[r.found[0].start..r.found[0].end], secret);
+    }
+}
+
+#[test]
+fn spans_that_hold_more_than_a_credential_say_so() {
+    let flagged = |text: &str| -> Vec<bool> {
+        Redactor::new()
+            .redact(text)
+            .found
+            .iter()
+            .map(|r| r.more_than_credential)
+            .collect()
+    };
+    assert_eq!(flagged("DB_PASSWORD=hunter2hunter2"), [false]);
+    assert_eq!(flagged("password: \"correct horse 9\""), [false]);
+    assert_eq!(flagged("api_key = \"x1'); exec(payload); ('\""), [true]);
+    let whole = format!("-----BEGIN PRIVATE KEY-----\n{BODY}\n-----END PRIVATE KEY-----\n");
+    assert_eq!(flagged(&whole), [false]);
+    let huge: String = std::iter::repeat_n(BODY, MAX_KEY_BYTES / BODY.len() + 2)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let text = format!("-----BEGIN PRIVATE KEY-----\n{huge}\n");
+    assert_eq!(flagged(&text), [true]);
+    let long = format!("TOKEN=\"a1{}\"", "b".repeat(MAX_SECRET_BYTES));
+    assert_eq!(flagged(&long), [true]);
+}
+
+#[test]
+fn keeping_lines_leaves_a_marker_on_each() {
+    let text = format!("a\n-----BEGIN PRIVATE KEY-----\n{BODY}\n-----END PRIVATE KEY-----\nb\n");
+    let r = Redactor::new().redact_with(
+        &text,
+        Options {
+            keep_lines: true,
+            ..Options::default()
+        },
+    );
+    assert_eq!(r.text.lines().count(), text.lines().count());
+    assert_eq!(
+        r.text,
+        "a\n[REDACTED:private-key]\n[REDACTED:private-key]\n[REDACTED:private-key]\nb\n"
+    );
+}
+
+#[test]
+fn found_secrets_are_learned_and_shared_by_clones_across_threads() {
+    let review = Redactor::new();
+    let tools = review.clone();
+    let own = review.detached();
+    let input = "DB_PASSWORD=Zq7-vR2pL9xT\nHOST=db\n";
+    let worker = std::thread::spawn(move || {
+        tools.redact_with(
+            input,
+            Options {
+                learn: true,
+                ..Options::default()
+            },
+        )
+    });
+    let r = worker.join().unwrap();
+    assert_eq!(r.found.len(), 1);
+    // The model echoes the bare value later: hidden everywhere the review writes.
+    let echo = "The password Zq7-vR2pL9xT is weak.";
+    assert_eq!(
+        review.redact_str(echo),
+        "The password [REDACTED:password] is weak."
+    );
+    assert_eq!(
+        own.redact_str(echo),
+        echo,
+        "a detached copy learns on its own"
+    );
+    // Plain redaction does not learn.
+    let quiet = Redactor::new();
+    quiet.redact("API_TOKEN=Hc3_8vQy1ZkX0pLw");
+    assert_eq!(quiet.known_count(), 0);
+    // A key's lines are learned one by one: a few of them alone are hidden.
+    let key = format!(
+        "-----BEGIN PRIVATE KEY-----\n{BODY}\n{}\n-----END PRIVATE KEY-----\n",
+        &BODY[2..]
+    );
+    let learner = Redactor::new();
+    learner.redact_with(
+        &key,
+        Options {
+            learn: true,
+            ..Options::default()
+        },
+    );
+    let slice = format!("@@ -2,1 +2,1 @@\n {}\n", &BODY[2..]);
+    assert!(!learner.redact_str(&slice).contains(&BODY[10..30]));
+}
+
 #[test]
 fn secret_assignments_in_env_yaml_json_and_code() {
     let cases: &[(&str, &str)] = &[
@@ -126,7 +316,14 @@ fn known_values_from_the_environment() {
         ("ANTHROPIC_API_KEY", "plain-looking-key-value"),
         ("HOME", "/home/someone-long"),
         ("MY_SERVICE_PASSWORD", "short"),
+        ("PWD", "/home/someone/project"),
+        ("OLDPWD", "/home/someone/previous"),
     ]);
+    // The working directory is no secret: errors and paths keep it.
+    assert_eq!(
+        r.redact_str("/home/someone/project is not a git repository"),
+        "/home/someone/project is not a git repository"
+    );
     assert_eq!(
         r.redact_str("sent plain-looking-key-value and /home/someone-long"),
         "sent [REDACTED:environment-secret] and /home/someone-long"
@@ -190,6 +387,13 @@ fn secret_key_names() {
         "Cookie",
         "credentials",
         "AWS_ACCESS_KEY",
+        "DB_PWD",
+        "APP_KEY",
+        "SIGNING_KEY",
+        "client-key-data",
+        "SECRET_KEY_BASE",
+        "encryption.primary_key",
+        "_authToken",
     ] {
         assert!(is_secret_key(k), "{k}");
     }
@@ -202,6 +406,19 @@ fn secret_key_names() {
         "secretary_name",
         "passed",
         "bypass",
+        "PWD",
+        "OLDPWD",
+        "PASSWORD_HASHER",
+        "COOKIE_DOMAIN",
+        "CREDENTIALS_DIRECTORY",
+        "TOKEN_URL",
+        "SECRET_LENGTH",
+        "JWT_ALGORITHM",
+        "PASSWORD_RESET_TIMEOUT",
+        "AWS_SHARED_CREDENTIALS_FILE",
+        "session_cookie_name",
+        "primary_key",
+        "public_key",
     ] {
         assert!(!is_secret_key(k), "{k}");
     }
@@ -243,4 +460,43 @@ fn long_values_are_hidden_whole_and_non_ascii_neighbours_do_not_hide_a_token() {
         ["github-token"]
     );
     assert_eq!(kinds("ключ=sk-ant-api03-abcdefghijkl"), ["anthropic-key"]);
+}
+
+#[test]
+fn pieces_of_known_secrets_are_hidden_when_asked() {
+    let r = Redactor::new();
+    r.learn("ghp_Zx8Cv7Bn6Mq5Wa4Es3Rd2Tf1Gy0Hu9Ij8Ok", "github-token");
+    r.learn("hunter2hunter2", "password");
+    let sliced = "first ghp_Zx8Cv7Bn6M then q5Wa4Es3Rd2Tf1Gy0 and a hunter2h";
+    let fragments = Options {
+        fragments: true,
+        ..Options::default()
+    };
+    let out = r.redact_with(sliced, fragments);
+    assert_eq!(
+        out.text,
+        "first [REDACTED:known-secret-fragment] then [REDACTED:known-secret-fragment] and a [REDACTED:known-secret-fragment]"
+    );
+    // Without the option, or for windows of letters alone, nothing is hidden.
+    assert_eq!(r.redact_str(sliced), sliced);
+    r.learn("password-only-words", "password");
+    assert_eq!(
+        r.redact_with("the password field", fragments).text,
+        "the password field"
+    );
+}
+
+#[test]
+fn every_secret_name_holds_a_word_the_line_filter_looks_for() {
+    // Assignments are searched only on lines holding one of these words.
+    let words = keys::SECRET_WORDS
+        .iter()
+        .chain(keys::LAST_WORDS)
+        .chain(&["key", "keys"]);
+    for w in words {
+        assert!(
+            rules::KEY_WORDS.iter().any(|k| w.contains(k)),
+            "{w} holds none of the filter's words"
+        );
+    }
 }

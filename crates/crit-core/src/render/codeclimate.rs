@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::RenderOptions;
+use super::{RenderOptions, markdown, plain, plain_line};
 use crate::{Finding, ReviewResult, Severity};
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
@@ -38,7 +38,7 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
             "type": "issue",
             "engine_name": options.tool_name,
             "check_name": format!("{}/incomplete", options.tool_name),
-            "description": format!("{} {}: {}: the review did not complete: {err}", options.tool_name, result.review, result.verdict),
+            "description": plain_line(&format!("{} {}: {}: the review did not complete: {err}", options.tool_name, result.review, result.verdict)),
             "categories": ["Bug Risk"],
             "severity": "blocker",
             "fingerprint": crate::fingerprint::of(&format!("incomplete {}", result.review), None, Some("crit/incomplete")),
@@ -49,18 +49,19 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
 }
 
 fn issue(f: &Finding, fingerprint: String, options: &RenderOptions) -> Value {
-    let check = f
-        .rule_id
-        .clone()
-        .unwrap_or_else(|| match f.reviewer.as_str() {
-            "" => options.tool_name.clone(),
-            r => format!("{}/{r}", options.tool_name),
-        });
+    let check = plain_line(
+        &f.rule_id
+            .clone()
+            .unwrap_or_else(|| match f.reviewer.as_str() {
+                "" => options.tool_name.clone(),
+                r => format!("{}/{r}", options.tool_name),
+            }),
+    );
     let (path, begin, end) = match &f.location {
         Some(loc) => {
             let begin = loc.start_line().unwrap_or(1).max(1);
             let end = loc.end_line().unwrap_or(begin).max(begin);
-            (loc.path().trim_start_matches("./").to_string(), begin, end)
+            (plain(loc.path().trim_start_matches("./")), begin, end)
         }
         None => (".".to_string(), 1, 1),
     };
@@ -68,14 +69,14 @@ fn issue(f: &Finding, fingerprint: String, options: &RenderOptions) -> Value {
         "type": "issue",
         "engine_name": options.tool_name,
         "check_name": check,
-        "description": format!("{} {}", f.severity.code(), f.display_title()),
+        "description": plain_line(&format!("{} {}", f.severity.code(), f.display_title())),
         "categories": [category(f)],
         "severity": severity(f.severity),
         "fingerprint": fingerprint,
         "location": {"path": path, "lines": {"begin": begin, "end": end}},
     });
     if !f.body.trim().is_empty() {
-        issue["content"] = json!({"body": f.body.trim()});
+        issue["content"] = json!({"body": markdown(f.body.trim())});
     }
     issue
 }

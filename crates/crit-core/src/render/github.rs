@@ -3,15 +3,15 @@
 //! files with no action or token at all, then one line for the verdict.
 //!
 //! Escaping follows the runner's own rules (actions/toolkit `escapeData` and
-//! `escapeProperty`): `%`, CR and LF are percent-encoded everywhere, and `:` and
-//! `,` also in properties, so no text from a model can end a command early,
-//! start a new one on its own line, or add a property. Control characters are
-//! removed first ([`crate::terminal::sanitize`]): the job log is a terminal.
+//! `escapeProperty`): every value is a [`Printable`] for a CI log (`%`, CR and
+//! LF percent-encoded, control and hidden characters shown as `<U+XXXX>`),
+//! and properties also encode `:` and `,`, so no text from a model can end a
+//! command early, start a new one on its own line, or add a property.
 
 use std::fmt::Write as _;
 
 use super::{Level, RenderOptions, level};
-use crate::terminal::sanitize;
+use crate::printable::{Dest, Printable};
 use crate::{Finding, ReviewResult};
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
@@ -105,25 +105,23 @@ fn one_line(s: &str) -> String {
 fn command_line(command: &str, props: &[(&str, String)], message: &str) -> String {
     let props: Vec<String> = props
         .iter()
-        .map(|(k, v)| format!("{k}={}", escape_property(&sanitize(v))))
+        .map(|(k, v)| format!("{k}={}", escape_property(v)))
         .collect();
     let sep = if props.is_empty() { "" } else { " " };
     format!(
         "::{command}{sep}{}::{}\n",
         props.join(","),
-        escape_data(&sanitize(message))
+        escape_data(message)
     )
 }
 
-/// actions/toolkit `escapeData`.
-pub(crate) fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+/// actions/toolkit `escapeData`, on text made printable in a CI log.
+fn escape_data(s: &str) -> String {
+    Printable::new(s, Dest::CiLog).into_string()
 }
 
-/// actions/toolkit `escapeProperty`.
-pub(crate) fn escape_property(s: &str) -> String {
+/// actions/toolkit `escapeProperty`, on text made printable in a CI log.
+fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -137,5 +135,6 @@ mod tests {
         assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
         // `%` first, so an already-encoded sequence is not decoded by the runner.
         assert_eq!(escape_data("%0A"), "%250A");
+        assert_eq!(escape_data("\x1b[31m"), "<U+001B>[31m");
     }
 }

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use super::RenderOptions;
-use crate::terminal::sanitize;
+use crate::printable::{Dest, Printable};
 use crate::{Finding, ReviewResult, Severity};
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
@@ -167,31 +167,13 @@ fn timestamp(rfc3339: &str) -> Option<String> {
     ok.then(|| t.to_string())
 }
 
-/// Element text: control characters gone, markup escaped, and only characters
-/// XML 1.0 allows.
-fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in sanitize(s).chars().filter(|c| xml_char(*c)) {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+/// Element text: an XML [`Printable`] (markup, quotes and line breaks as
+/// references, control and hidden characters shown as `<U+XXXX>`).
+fn text(s: &str) -> Printable {
+    Printable::new(s, Dest::Xml)
 }
 
-/// Attribute values: as [`text`], quotes escaped, and line breaks kept as
-/// character references (a parser would fold a literal one into a space).
-fn attr(s: &str) -> String {
+/// Attribute values: the same escaping holds there too.
+fn attr(s: &str) -> Printable {
     text(s)
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
-        .replace('\n', "&#10;")
-        .replace('\t', "&#9;")
-}
-
-fn xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
 }

@@ -1,7 +1,12 @@
 //! A pull-request comment: verdict, summary, a table of findings, then details.
+//! Every text a model or the repository wrote is a Markdown [`Printable`]: it
+//! reads as written and cannot close crit's `<details>`, fake its heading or
+//! verdict, hide the footer, show an image or mention anyone. Suggestions are
+//! fenced with a fence nothing inside can close.
 
 use std::fmt::Write as _;
 
+use crate::printable::{Dest, Printable};
 use crate::{ReviewResult, Verdict};
 
 pub(super) fn render(result: &ReviewResult) -> String {
@@ -10,11 +15,11 @@ pub(super) fn render(result: &ReviewResult) -> String {
         out,
         "## {} crit {}: {}\n",
         badge(result.verdict),
-        result.review,
+        inline(&result.review),
         result.verdict
     );
     if !result.summary.trim().is_empty() {
-        for line in result.summary.trim().lines() {
+        for line in text(result.summary.trim()).as_str().lines() {
             let _ = writeln!(out, "> {line}");
         }
         out.push('\n');
@@ -31,14 +36,14 @@ pub(super) fn render(result: &ReviewResult) -> String {
             let loc = f
                 .location
                 .as_ref()
-                .map(|l| format!("`{}`", cell(&l.display())))
+                .map(|l| code(&l.display()).into_string())
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
                 f.severity.code(),
                 loc,
-                cell(f.display_title())
+                inline(f.display_title())
             );
         }
         out.push_str("\n<details>\n<summary>Details</summary>\n\n");
@@ -50,14 +55,20 @@ pub(super) fn render(result: &ReviewResult) -> String {
                 inline(f.display_title())
             );
             if let Some(l) = &f.location {
-                let _ = writeln!(out, "`{}`", l.display());
+                let _ = writeln!(out, "{}", code(&l.display()));
             }
             let _ = writeln!(out, "*{} · {}*\n", f.severity.label(), inline(&f.reviewer));
             if !f.body.trim().is_empty() {
-                let _ = writeln!(out, "{}\n", f.body.trim());
+                let _ = writeln!(out, "{}\n", text(f.body.trim()));
             }
             if let Some(s) = &f.suggestion {
-                let _ = writeln!(out, "{}", crate::suggestion::github_block(s));
+                // Printed to a CI log too: the printable block, not the
+                // committable one crit-post writes into pull requests.
+                let _ = writeln!(
+                    out,
+                    "{}\n",
+                    Printable::code_block(s.trim_end(), "suggestion")
+                );
             }
         }
         out.push_str("</details>\n");
@@ -91,11 +102,22 @@ fn badge(v: Verdict) -> &'static str {
     }
 }
 
-/// Text safe in a table cell: one line, pipes escaped.
-fn cell(s: &str) -> String {
-    inline(s).replace('|', "\\|")
+/// Model or repository text on one line, safe in a heading or a table cell
+/// (pipes are escaped).
+fn inline(s: &str) -> Printable {
+    Printable::line(s, Dest::Markdown)
 }
 
-fn inline(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// A path or location as inline code; escaped text instead when it holds
+/// anything a code span would not keep inert.
+fn code(s: &str) -> Printable {
+    inline(&format!(
+        "`{}`",
+        s.split_whitespace().collect::<Vec<_>>().join(" ")
+    ))
+}
+
+/// Model or repository text of several lines.
+fn text(s: &str) -> Printable {
+    Printable::new(s, Dest::Markdown)
 }

@@ -132,9 +132,31 @@ fn message(f: &crate::Finding) -> String {
     }
 }
 
-/// Pretty JSON with a final newline. Serializing a `serde_json::Value` cannot fail.
+/// Model or repository text for a JSON report read as plain text (SARIF,
+/// Code Climate's description): JSON escapes control characters itself, and
+/// this shows hidden ones and breaks workflow commands for any viewer that
+/// prints it.
+fn plain(s: &str) -> String {
+    crate::Printable::new(s, crate::Dest::Terminal).into_string()
+}
+
+/// A name, rule id or path in a JSON report: [`plain`], on one line.
+fn plain_line(s: &str) -> String {
+    crate::Printable::line(s, crate::Dest::Terminal).into_string()
+}
+
+/// Text a JSON report's consumer renders as Markdown (reviewdog's comments,
+/// Code Climate's `content.body`).
+fn markdown(s: &str) -> String {
+    crate::Printable::new(s, crate::Dest::Markdown).into_string()
+}
+
+/// Pretty JSON with a final newline, safe to print
+/// ([`crate::printable::json_document`]). Serializing a `serde_json::Value`
+/// cannot fail.
 fn pretty(value: &serde_json::Value) -> String {
-    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+    let mut s =
+        crate::printable::json_document(serde_json::to_string_pretty(value).unwrap_or_default());
     s.push('\n');
     s
 }

@@ -1,9 +1,10 @@
 //! reviewdog's rdjson `DiagnosticResult`, so `reviewdog -f=rdjson` posts findings
-//! as pull-request comments.
+//! as pull-request comments. Messages are Markdown [`crate::Printable`]s, since
+//! reviewdog posts them as comment bodies.
 
 use serde_json::{Value, json};
 
-use super::{Level, RenderOptions, level, message};
+use super::{Level, RenderOptions, level, markdown, message, plain, plain_line};
 use crate::{Finding, ReviewResult};
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
@@ -26,11 +27,11 @@ fn diagnostic(f: &Finding, options: &RenderOptions) -> Value {
         Level::Note => "INFO",
     };
     let mut d = json!({
-        "message": message(f),
+        "message": markdown(&message(f)),
         "severity": severity,
-        "source": {"name": format!("{}/{}", options.tool_name, f.reviewer)},
-        "code": {"value": f.rule_id.clone().unwrap_or_else(|| f.severity.code().to_string())},
-        "location": {"path": f.path().unwrap_or("")},
+        "source": {"name": plain_line(&format!("{}/{}", options.tool_name, f.reviewer))},
+        "code": {"value": plain_line(&f.rule_id.clone().unwrap_or_else(|| f.severity.code().to_string()))},
+        "location": {"path": plain(f.path().unwrap_or(""))},
     });
     if let Some(loc) = &f.location
         && let Some(start) = loc.start_line()
@@ -41,7 +42,7 @@ fn diagnostic(f: &Finding, options: &RenderOptions) -> Value {
             // Line-wise (no columns): the lines are replaced whole.
             d["suggestions"] = json!([{
                 "range": {"start": {"line": start}, "end": {"line": end}},
-                "text": text,
+                "text": plain(&text),
             }]);
         }
     }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::{Level, RenderOptions, level, message};
+use super::{Level, RenderOptions, level, message, plain, plain_line};
 use crate::{Finding, ReviewResult};
 
 const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -38,7 +38,7 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
     if let Some(err) = &result.parse_error {
         invocation["toolExecutionNotifications"] = json!([{
             "level": "error",
-            "message": {"text": format!("{} ({}): {err}", result.verdict, result.review)},
+            "message": {"text": plain(&format!("{} ({}): {err}", result.verdict, result.review))},
         }]);
     }
     let doc = json!({
@@ -55,7 +55,7 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
             "invocations": [invocation],
             "results": results,
             "properties": {
-                "review": result.review,
+                "review": plain_line(&result.review),
                 "verdict": result.verdict.as_str(),
                 "passed": result.passed,
             },
@@ -88,8 +88,8 @@ fn rules(findings: &[&Finding]) -> Vec<Rule> {
         let l = level(f.severity);
         let entry = by_id.entry(id.clone()).or_insert_with(|| Rule {
             description: match &f.rule_id {
-                Some(_) => f.title.clone(),
-                None => format!("Findings of the {} reviewer", reviewer_name(f)),
+                Some(_) => plain_line(&f.title),
+                None => plain_line(&format!("Findings of the {} reviewer", reviewer_name(f))),
             },
             id,
             level: l,
@@ -103,9 +103,11 @@ fn rules(findings: &[&Finding]) -> Vec<Rule> {
 }
 
 fn rule_id(f: &Finding) -> String {
-    f.rule_id
-        .clone()
-        .unwrap_or_else(|| format!("crit/{}", reviewer_name(f)))
+    plain_line(
+        &f.rule_id
+            .clone()
+            .unwrap_or_else(|| format!("crit/{}", reviewer_name(f))),
+    )
 }
 
 fn reviewer_name(f: &Finding) -> &str {
@@ -121,9 +123,9 @@ fn sarif_result(f: &Finding, rule_id: &str, rule_index: usize) -> Value {
         "ruleId": rule_id,
         "ruleIndex": rule_index,
         "level": level_name(level(f.severity)),
-        "message": {"text": message(f)},
+        "message": {"text": plain(&message(f))},
         "partialFingerprints": {FINGERPRINT_KEY: f.id},
-        "properties": {"severity": f.severity.code(), "reviewer": f.reviewer},
+        "properties": {"severity": f.severity.code(), "reviewer": plain_line(&f.reviewer)},
     });
     if let Some(c) = f.confidence {
         r["properties"]["confidence"] = json!(c);
@@ -141,7 +143,8 @@ fn sarif_result(f: &Finding, rule_id: &str, rule_index: usize) -> Value {
             heading: Some(h), ..
         } = loc
         {
-            r["locations"][0]["logicalLocations"] = json!([{"name": h, "kind": "member"}]);
+            r["locations"][0]["logicalLocations"] =
+                json!([{"name": plain_line(h), "kind": "member"}]);
         }
     }
     r

@@ -1,15 +1,27 @@
 //! The terminal report: findings grouped by file, colored by severity, and one
 //! summary line. Colors only when asked (the caller resolves `--color` and
-//! `NO_COLOR`). Every text that came from a model or a file goes through
-//! [`sanitize`] first: crit's colours are the only escape sequences printed.
+//! `NO_COLOR`). Every text that came from a model or a file is a
+//! [`Printable`] for the terminal first (titles, paths and names on one line):
+//! crit's colours are the only escape sequences printed, and no line can start
+//! a CI workflow command.
 
 use std::fmt::Write as _;
 
 use anstyle::{AnsiColor, Style};
 
 use super::RenderOptions;
-use crate::terminal::sanitize;
+use crate::printable::{Dest, Printable};
 use crate::{Finding, ReviewResult, Severity, Verdict};
+
+/// Several lines of model or repository text, for the terminal.
+fn text(s: &str) -> Printable {
+    Printable::new(s, Dest::Terminal)
+}
+
+/// A title, path or name: one line.
+fn line(s: &str) -> Printable {
+    Printable::line(s, Dest::Terminal)
+}
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
     let p = Painter { on: options.color };
@@ -18,12 +30,12 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
         out,
         "{} {}",
         p.paint(verdict_style(result.verdict), result.verdict.as_str()),
-        p.paint(dim(), &format!("crit {}", sanitize(&result.review)))
+        p.paint(dim(), &format!("crit {}", line(&result.review)))
     );
     if !result.summary.trim().is_empty() {
         out.push('\n');
-        for line in sanitize(result.summary.trim()).lines() {
-            let _ = writeln!(out, "  {line}");
+        for l in text(result.summary.trim()).as_str().lines() {
+            let _ = writeln!(out, "  {l}");
         }
     }
     if let Some(err) = &result.parse_error {
@@ -31,7 +43,7 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
             out,
             "\n  {} {}",
             p.paint(bold(AnsiColor::Red), "error:"),
-            sanitize(err)
+            line(err)
         );
     }
     for (path, findings) in grouped(result) {
@@ -40,7 +52,7 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
             "\n{}",
             p.paint(
                 Style::new().bold().underline(),
-                &sanitize(path.unwrap_or("(general)"))
+                line(path.unwrap_or("(general)")).as_str()
             )
         );
         for f in findings {
@@ -63,7 +75,7 @@ fn write_coverage(out: &mut String, c: &crate::Coverage, p: &Painter) {
         out,
         "\n{} {}",
         p.paint(Style::new().bold(), "coverage:"),
-        sanitize(&c.describe())
+        line(&c.describe())
     );
     for l in &c.left_out {
         let style = if l.cause.is_gap() {
@@ -75,8 +87,8 @@ fn write_coverage(out: &mut String, c: &crate::Coverage, p: &Painter) {
             out,
             "  {} {}: {}",
             p.paint(style, "left out"),
-            sanitize(&l.path),
-            sanitize(&l.reason)
+            line(&l.path),
+            line(&l.reason)
         );
     }
 }
@@ -95,10 +107,10 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
         "  {} {:>7}  {}",
         p.paint(severity_style(f.severity), &tag),
         p.paint(dim(), &lines),
-        p.paint(Style::new().bold(), &sanitize(f.display_title()))
+        p.paint(Style::new().bold(), line(f.display_title()).as_str())
     );
-    for line in sanitize(f.body.trim()).lines() {
-        let _ = writeln!(out, "               {line}");
+    for l in text(f.body.trim()).as_str().lines() {
+        let _ = writeln!(out, "               {l}");
     }
     write_suggestion(out, f, p);
     let mut meta = vec![f.severity.label().to_string()];
@@ -128,7 +140,7 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
         "               {}",
         p.paint(
             dim(),
-            &sanitize(&format!("[{}] {}", meta.join(" · "), f.id))
+            line(&format!("[{}] {}", meta.join(" · "), f.id)).as_str()
         )
     );
 }
@@ -136,7 +148,7 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
 /// The suggested replacement as a small diff: the lines it replaces, by
 /// number (the report has no file text), then the new lines as additions.
 fn write_suggestion(out: &mut String, f: &Finding, p: &Painter) {
-    let (Some(text), Some((start, end))) = (
+    let (Some(suggested), Some((start, end))) = (
         crate::suggestion::replacement(f),
         crate::suggestion::range(f),
     ) else {
@@ -153,10 +165,10 @@ fn write_suggestion(out: &mut String, f: &Finding, p: &Painter) {
         p.paint(dim(), &format!("suggestion, replacing {lines}:"))
     );
     let green = Style::new().fg_color(Some(AnsiColor::Green.into()));
-    if text.is_empty() {
+    if suggested.is_empty() {
         let _ = writeln!(out, "               {}", p.paint(green, "+ (nothing)"));
     }
-    for line in sanitize(&text).lines() {
+    for line in text(&suggested).as_str().lines() {
         let _ = writeln!(
             out,
             "               {}",

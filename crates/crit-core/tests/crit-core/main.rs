@@ -9,5 +9,7 @@ mod merge;
 mod parsers_never_panic;
 mod render_ci_formats;
 mod render_golden;
+mod render_hostile;
 mod render_schemas;
 mod schema_drift;
+mod secret_corpus;

@@ -132,6 +132,16 @@ fn github_lines_are_workflow_commands_the_runner_understands() {
     );
 }
 
+/// Text as crit shows it: control and hidden characters as `<U+XXXX>`.
+fn shown(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\x1b' | '\x07' | '\r' | '\u{202E}' => format!("<U+{:04X}>", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 fn hostile() -> ReviewResult {
     let titles = [
         "evil\n::error file=x.rs,line=1::injected",
@@ -173,16 +183,18 @@ fn github_escaping_keeps_hostile_titles_inside_their_own_annotation() {
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
-        let want = crit_core::terminal::sanitize(&one_line);
+        let want = shown(&one_line);
         assert_eq!(title, format!("P1 {want} (crit/rev,iewer:x)"));
         assert!(!title.chars().any(|c| c.is_control()), "{title:?}");
-        let file = crit_core::terminal::sanitize(f.path().unwrap()).into_owned();
+        let file = shown(f.path().unwrap());
         assert_eq!(prop(c, "file"), Some(file.as_str()));
         assert_eq!(prop(c, "line"), Some("5"));
         assert_eq!(c.props.len(), 4, "{:?}", c.props);
         assert!(c.data.starts_with("body "), "{:?}", c.data);
+        // The data reads back as written: the runner decodes it into the
+        // annotation, never into a command.
         assert!(
-            c.data.contains("\n::error::also injected\n%"),
+            c.data.contains("\n::error::also injected\r\n%"),
             "{:?}",
             c.data
         );
@@ -334,7 +346,7 @@ fn junit_keeps_hostile_text_as_text() {
         .map(|n| n.attribute("name").unwrap().to_string())
         .collect();
     for (name, f) in names.iter().zip(r.sorted_findings()) {
-        let title = crit_core::terminal::sanitize(f.display_title()).into_owned();
+        let title = shown(f.display_title());
         assert!(
             name.starts_with(&format!("P1 {title} (")),
             "{name:?} vs {title:?}"

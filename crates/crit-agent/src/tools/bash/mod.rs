@@ -59,6 +59,12 @@ impl Tool for BashTool {
                 Ok(c) => c,
                 Err(e) => return ToolOutput::error(e.to_string()),
             };
+            // A slice of a file's secret would get past redaction.
+            if let Some(why) =
+                crate::redaction::commands::refusal(&checked, &cx.roots, &cx.redaction).await
+            {
+                return ToolOutput::error(why);
+            }
             let timeout = timeout_ms
                 .map(Duration::from_millis)
                 .unwrap_or(cx.limits.bash_timeout)

@@ -22,6 +22,10 @@ pub struct CheckedCommand {
     /// For git: what the command asks for, checked again once the repository
     /// is known.
     pub git: Option<GitCall>,
+    /// For the text programs (cat, head, tail, wc, grep, rg): the files and
+    /// directories named to read, as given. Empty when it reads none (or, for
+    /// `grep -r` and `rg`, the current directory).
+    pub reads: Vec<String>,
 }
 
 /// Why a command was refused; `Display` is the message the model reads.
@@ -79,6 +83,7 @@ pub fn check_command(command: &str, roots: &Roots) -> Result<CheckedCommand, Bas
         return Err(BashPolicyError::ProgramPath(program.clone()));
     }
     let mut git_call = None;
+    let mut reads = Vec::new();
     let args = match program.as_str() {
         "git" => {
             let (argv, call) = git::check(args, roots)?;
@@ -106,7 +111,7 @@ pub fn check_command(command: &str, roots: &Roots) -> Result<CheckedCommand, Bas
                     });
                 }
             };
-            spec::check(spec, args, roots)?;
+            reads = spec::check(spec, args, roots)?;
             args.to_vec()
         }
     };
@@ -114,6 +119,7 @@ pub fn check_command(command: &str, roots: &Roots) -> Result<CheckedCommand, Bas
         program: program.clone(),
         args,
         git: git_call,
+        reads,
     })
 }
 

@@ -43,9 +43,16 @@ pub(super) enum Operands {
 /// Options that supply the pattern, so every operand is a path.
 const PATTERN_OPTIONS: &[&str] = &["-e", "-f", "--regexp", "--file"];
 
-/// Checks `args` (without the program name) against `spec`.
-pub(super) fn check(spec: &Spec, args: &[String], roots: &Roots) -> Result<(), BashPolicyError> {
+/// Checks `args` (without the program name) against `spec`; returns the
+/// files and directories the command reads (its path operands and the values
+/// of its path options).
+pub(super) fn check(
+    spec: &Spec,
+    args: &[String],
+    roots: &Roots,
+) -> Result<Vec<String>, BashPolicyError> {
     let mut operands: Vec<&str> = Vec::new();
+    let mut reads: Vec<String> = Vec::new();
     let mut pattern_given = false;
     let mut i = 0;
     let mut only_operands = false;
@@ -76,21 +83,27 @@ pub(super) fn check(spec: &Spec, args: &[String], roots: &Roots) -> Result<(), B
             // argument starts: in `-rne x` the pattern comes from `-e`.
             pattern_given |= PATTERN_OPTIONS.contains(&v.option.as_str());
             i += usize::from(v.took_next);
+            reads.extend(v.path);
         }
     }
-    match spec.operands {
-        Operands::None if !operands.is_empty() => Err(BashPolicyError::Argument {
-            program: spec.name.to_string(),
-            arg: operands[0].to_string(),
-            why: "this program takes no operands".to_string(),
-        }),
-        Operands::None => Ok(()),
-        Operands::Paths => confine_all(&operands, roots),
+    let paths = match spec.operands {
+        Operands::None if !operands.is_empty() => {
+            return Err(BashPolicyError::Argument {
+                program: spec.name.to_string(),
+                arg: operands[0].to_string(),
+                why: "this program takes no operands".to_string(),
+            });
+        }
+        Operands::None => &[][..],
+        Operands::Paths => &operands[..],
         Operands::PatternThenPaths => {
             let skip = usize::from(!pattern_given);
-            confine_all(operands.get(skip..).unwrap_or(&[]), roots)
+            operands.get(skip..).unwrap_or(&[])
         }
-    }
+    };
+    confine_all(paths, roots)?;
+    reads.extend(paths.iter().map(|p| p.to_string()));
+    Ok(reads)
 }
 
 fn confine_all(paths: &[&str], roots: &Roots) -> Result<(), BashPolicyError> {
@@ -113,6 +126,8 @@ pub(super) fn confine_path(p: &str, roots: &Roots) -> Result<(), BashPolicyError
 struct Valued {
     option: String,
     took_next: bool,
+    /// The value, when it names a file the program reads.
+    path: Option<String>,
 }
 
 fn check_long(
@@ -143,6 +158,7 @@ fn check_long(
     Ok(Some(Valued {
         option: format!("--{name}"),
         took_next: consumed,
+        path: is_path.then(|| value.to_string()),
     }))
 }
 
@@ -174,6 +190,7 @@ fn check_short(
         return Ok(Some(Valued {
             option: format!("-{c}"),
             took_next: consumed,
+            path: is_path.then(|| value.to_string()),
         }));
     }
     Ok(None)

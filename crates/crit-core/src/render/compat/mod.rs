@@ -60,7 +60,7 @@ pub fn render(result: &ReviewResult, compat: Compat) -> String {
         Compat::Squadron => serde_json::to_string_pretty(&squadron::shape(result)),
         Compat::Mala => serde_json::to_string_pretty(&mala::shape(result)),
     };
-    let mut text = text.unwrap_or_default();
+    let mut text = crate::printable::json_document(text.unwrap_or_default());
     text.push('\n');
     text
 }
