@@ -12,7 +12,7 @@ use crit_checks::{
 use crit_core::Verdict;
 use crit_llm::Env;
 use crit_project::Kind;
-use crit_review::plan_panel::LlmPanel;
+use crit_review::plan::LlmPanel;
 
 use crate::backend;
 use crate::cli::{CommonArgs, PlanAction, PlanArgs};

@@ -30,7 +30,7 @@ pub fn session_key(session_id: &str) -> String {
     if plain {
         session_id.to_string()
     } else {
-        crit_review::prompt::hash::hex(session_id.as_bytes())[..32].to_string()
+        crit_os::seal::sha256_hex(session_id.as_bytes())[..32].to_string()
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crit_checks::{AnswerBook, NoPanel, Options, Panel, review_with_panel};
-use crit_review::plan_panel::LlmPanel;
+use crit_review::plan::LlmPanel;
 use crit_review::review::{ReviewRequest, run_template};
 use pyo3::prelude::*;
 use tokio_util::sync::CancellationToken;

@@ -1,22 +1,33 @@
-//! The review kinds crit runs: configuration files with provenance; review
-//! templates (schema, loading, registry, prompt rendering); what a code review
-//! looks at (`scope`: the diff, computed with git); project conventions
-//! (`context`: CLAUDE.md, AGENTS.md, `.claude/rules`); reviewer definitions in
-//! `.claude/agents`; sessions and the audit log; suppressions; whose rules
-//! judge a change (`trust`); prompt review (`prompt`: reviewers, a
-//! deterministic editor, a diff to approve); Claude Code's hooks, status line
-//! and install (`claude_code`); the history in the audit logs (`stats`).
+//! crit's reviews: an engine every kind runs on (the prompts crit adds, the
+//! panel that runs reviewers concurrently and reads their answers, session
+//! logs and the audit line, redaction of what reviewers are sent, the per-hunk
+//! cache) and the review kinds over it, each in its own module: `template`
+//! (review templates, and code review as the `code` template over a change),
+//! `code` (mala's code reviewers for pipelines), `prompt` (prompt review),
+//! `plan` (the plan's persona panel), `orchestrate` (`crit run`). Which
+//! project, whose rules and which settings are `crit_project`'s.
+//!
+//! The public API is what this file exports: the kinds' modules, the panel's
+//! progress events, sessions and the audit log, `review` to run a template
+//! or code review, the history in the audit logs (`stats`), and `starter`
+//! (`crit init`).
+#![warn(unreachable_pub)]
 
-pub mod code;
-
-pub mod orchestrate;
-pub mod panel;
-pub mod plan_panel;
-pub mod prompt;
-pub mod redaction;
-pub mod review;
-mod sealed;
-pub mod session;
+mod engine;
+mod kinds;
 pub mod starter;
 pub mod stats;
-pub mod template;
+
+pub use engine::prompts::{OutputSpec, PREAMBLE};
+pub use engine::{panel, session};
+pub use kinds::{code, orchestrate, plan, prompt, template};
+
+/// Running a template review — code review is the `code` template over a
+/// change — from start to finish.
+pub mod review {
+    pub use crate::engine::hunk_cache::HunkCache;
+    pub use crate::kinds::template::{
+        Finish, PartLimits, ReviewError, ReviewOptions, ReviewRequest, VerifyMode, VerifySettings,
+        run_template, run_template_or, run_template_with_follow_up,
+    };
+}

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crit_core::contract::Contract;
 
-use crate::template::{OutputSpec, contract_instructions};
+use crate::engine::prompts::{OutputSpec, contract_instructions};
 
 /// Which project layout to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub fn files(layout: Layout) -> Vec<(&'static str, String)> {
 fn crit_orchestrator() -> String {
     let contract =
         contract_instructions(&OutputSpec::Contract(Contract::FindingsJson)).unwrap_or_default();
-    crate::template::with_contract(ORCHESTRATOR, &contract)
+    crate::engine::prompts::with_contract(ORCHESTRATOR, &contract)
 }
 
 /// What happened to one starter file.

@@ -121,7 +121,7 @@ fn write(path: &Path, text: &str) -> Result<(), InstallError> {
 }
 
 fn sha256(text: &str) -> String {
-    crit_review::prompt::hash::hex(text.as_bytes())
+    crit_os::seal::sha256_hex(text.as_bytes())
 }
 
 fn read_ledger(path: &Path) -> Result<Option<Ledger>, InstallError> {

@@ -88,7 +88,7 @@ pub fn fingerprint(change: &crit_project::scope::Change) -> String {
     }
     text.push('\0');
     text.push_str(&change.patch);
-    crit_review::prompt::hash::hex(text.as_bytes())
+    crit_os::seal::sha256_hex(text.as_bytes())
 }
 
 /// The findings that fail the gate, most severe first; all findings when the

@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use sha2::{Digest, Sha256};
+use crit_os::seal::Sha256;
 
 pub use ci::{Base, Ci, CiEnv};
 pub use store::{TrustStore, Trusted};
@@ -73,7 +73,7 @@ impl Gated {
             h.update(part.as_bytes());
             h.update([0u8]);
         }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        h.finish().iter().map(|b| format!("{b:02x}")).collect()
     }
 
     /// `file:line`, or the file alone.

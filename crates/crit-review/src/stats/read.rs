@@ -123,7 +123,7 @@ impl Sources {
     /// The standard places, from `HOME` and `XDG_STATE_HOME`.
     pub fn standard(env: &dyn Fn(&str) -> Option<String>) -> Sources {
         Sources {
-            audit: crate::session::audit_dir(env),
+            audit: crate::engine::session::audit_dir(env),
             plugin_logs: env("HOME")
                 .filter(|h| !h.is_empty())
                 .map(|h| PathBuf::from(h).join(".claude/plugins/prompt-review/logs")),

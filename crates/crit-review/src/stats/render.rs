@@ -3,12 +3,12 @@
 use std::fmt::Write;
 
 use super::{Count, Stats};
-use crate::prompt::render::cost;
+use crate::kinds::prompt::render::cost;
 
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// One character per value: `·` for nothing, else a bar scaled to the largest.
-pub fn sparkline(values: &[f64]) -> String {
+pub(super) fn sparkline(values: &[f64]) -> String {
     let max = values.iter().copied().fold(0.0_f64, f64::max);
     values
         .iter()
@@ -24,7 +24,7 @@ pub fn sparkline(values: &[f64]) -> String {
 }
 
 /// `850ms`, `4.2s`, `2m05s`.
-pub fn duration(ms: u64) -> String {
+pub(super) fn duration(ms: u64) -> String {
     if ms < 1_000 {
         format!("{ms}ms")
     } else if ms < 60_000 {
@@ -35,7 +35,7 @@ pub fn duration(ms: u64) -> String {
 }
 
 /// `950`, `2.8K`, `1.2M`.
-pub fn count(n: u64) -> String {
+pub(super) fn count(n: u64) -> String {
     if n < 1_000 {
         n.to_string()
     } else if n < 1_000_000 {

@@ -51,7 +51,7 @@ fn cases() -> Vec<(&'static str, Value, Vec<Value>, Vec<Value>)> {
         ),
         (
             "plan panel selection",
-            crit_review::plan_panel::selection_schema(),
+            crit_review::plan::selection_schema(),
             vec![
                 json!({"panel": [{"name": "Ada", "domain": "security", "focus": ["auth"]}], "reason": "auth change"}),
             ],

@@ -211,7 +211,7 @@ async fn r3_the_diff_and_context_go_in_the_user_message_under_the_bundled_prompt
         sent.body["system"][0]["text"],
         format!(
             "{}\n\n{}",
-            crit_review::template::PREAMBLE.trim_end(),
+            crit_review::PREAMBLE.trim_end(),
             rendered.system
         )
     );

@@ -1,0 +1,425 @@
+//! `crit run` (Reldo): an orchestrator agent that delegates to specialist
+//! sub-agents through the Task tool and merges their reports. The library API
+//! is [`Crit`]; the CLI is a thin wrapper over it.
+//!
+//! As in Reldo, a prompt of the user's is sent as written and its answer text
+//! is the result; crit reads its verdict from a `STATUS: PASS|FAIL` line (see
+//! [`crit_core::contract::status_line`]), or from `passed` when the config has
+//! an `output_schema`. Sessions keep Reldo's file names and keys.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), crit_review::orchestrate::RunError> {
+//! let crit = crit_review::orchestrate::Crit::from_config(".claude/reldo.json")?;
+//! let result = crit.review("Review src/auth.rs: added token refresh").await?;
+//! println!("{} {}", result.verdict, result.usage.total());
+//! # Ok(()) }
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use crit_agent::{Hooks, McpServer, McpTimeouts, RunLimits, SubAgentDef};
+use crit_core::contract::Contract;
+use crit_core::{ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
+use crit_llm::{Backend, LlmError};
+use tokio_util::sync::CancellationToken;
+
+pub use crit_project::config::reldo::{
+    Cwd, DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand,
+};
+
+use crate::engine::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
+use crate::engine::prompts::{OutputSpec, contract_instructions};
+use crate::engine::redaction::Removed;
+use crate::engine::session::{self, Session, SessionMeta};
+use crit_core::redact::Redactor;
+use crit_project::context::{self, ContextOptions, UnderReview};
+
+/// crit's own orchestrator, for a run whose config gives no prompt.
+const ORCHESTRATOR: &str = include_str!("../../../prompts/orchestrator.md");
+
+/// Why a run could not start. Once the orchestrator runs, failures are in the
+/// result (and never pass).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Config(#[from] RunConfigError),
+    #[error(transparent)]
+    Backend(#[from] LlmError),
+    #[error("configuration: {0}")]
+    Settings(#[from] crit_project::FileError),
+    #[error(transparent)]
+    Context(#[from] context::ContextError),
+    #[error(transparent)]
+    Session(#[from] session::SessionError),
+    #[error(transparent)]
+    AgentDefs(#[from] crit_project::agent_defs::AgentDefError),
+    #[error("the output contract: {0}")]
+    Contract(String),
+}
+
+/// A configured orchestrator. Cheap to build; [`Crit::review`] does the work.
+pub struct Crit {
+    config: RunConfig,
+    backend: Option<(Backend, String)>,
+    hooks: Hooks,
+    progress: Option<Arc<dyn Progress>>,
+    cancel: CancellationToken,
+    env: crit_project::paths::EnvLookup,
+    verbose: bool,
+    max_budget_usd: Option<f64>,
+}
+
+impl std::fmt::Debug for Crit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Crit")
+            .field("config", &self.config)
+            .field("backend", &self.backend.as_ref().map(|(b, m)| (b, m)))
+            .field("hooks", &self.hooks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Crit {
+    /// Loads a config file (JSON or YAML; Reldo's format), relative to the
+    /// current directory.
+    pub fn from_config(path: impl AsRef<Path>) -> Result<Crit, RunError> {
+        let cwd = std::env::current_dir().map_err(|source| RunConfigError::Io {
+            path: PathBuf::from("."),
+            source,
+        })?;
+        let config = RunConfig::load(path.as_ref(), &cwd, &|k| std::env::var(k).ok())?;
+        Ok(Crit::new(config))
+    }
+
+    pub fn new(config: RunConfig) -> Crit {
+        Crit {
+            config,
+            backend: None,
+            hooks: Hooks::default(),
+            progress: None,
+            cancel: CancellationToken::new(),
+            env: Arc::new(|k| std::env::var(k).ok()),
+            verbose: false,
+            max_budget_usd: None,
+        }
+    }
+
+    /// `--max-budget-usd`: what the orchestrator and all its sub-agents may
+    /// spend together. Each stops before its next model call once the total
+    /// reaches it, and the result is INCOMPLETE.
+    pub fn with_max_budget_usd(mut self, usd: Option<f64>) -> Self {
+        self.max_budget_usd = usd;
+        self
+    }
+
+    /// The model backend and the model to use when the config names none.
+    /// Without this, the backend is selected as the CLI does (config files,
+    /// `CRIT_*`, auto-detection).
+    pub fn with_backend(mut self, backend: Backend, default_model: impl Into<String>) -> Self {
+        self.backend = Some((backend, default_model.into()));
+        self
+    }
+
+    /// Hooks in code (FR9): they see every tool call of the orchestrator and
+    /// its sub-agents.
+    /// The backend and model a project's settings for `crit run` choose
+    /// ([`crit_project::Project::settings`] with [`crit_project::Kind::Run`]).
+    pub fn with_settings(self, settings: &crit_project::Settings) -> Result<Self, LlmError> {
+        let backend = settings.build_backend()?;
+        Ok(self.with_backend(backend, settings.request_model()))
+    }
+
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    pub fn with_cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// Environment lookups (`XDG_*`, `HOME`, `CRIT_*`); tests pass their own.
+    pub fn with_env(mut self, env: crit_project::paths::EnvLookup) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// `--verbose`: keep the full transcript in the session (FR7).
+    pub fn verbose(mut self, on: bool) -> Self {
+        self.verbose = on;
+        self
+    }
+
+    /// `--no-log`.
+    pub fn logging(mut self, on: bool) -> Self {
+        self.config.logging.enabled = on;
+        self
+    }
+
+    pub fn config(&self) -> &RunConfig {
+        &self.config
+    }
+
+    /// Runs the orchestrator on `prompt` and returns the merged result: text
+    /// (`raw_output`), usage, cost, duration, `structured_output`, and one
+    /// outcome per sub-agent run in `reviewers`.
+    pub async fn review(&self, prompt: &str) -> Result<ReviewResult, RunError> {
+        let started = Instant::now();
+        let now = SystemTime::now();
+        let cfg = &self.config;
+        let root = crit_project::paths::project_root(&cfg.cwd);
+        let (backend, default_model) = match &self.backend {
+            Some((b, m)) => (b.clone(), m.clone()),
+            None => return Err(RunError::Backend(LlmError::NoBackend)),
+        };
+        let plan = self.plan(prompt, &root, default_model)?;
+        let session = match cfg.logging.enabled {
+            true => Some(self.session(&root, prompt, now)?),
+            false => None,
+        };
+        let mut warnings = cfg.warnings.clone();
+        let mcp = start_mcp(cfg, &mut warnings).await;
+        let (conventions, mut removed) = project_context(&root, &cfg.cwd)?;
+        let env = PanelEnv {
+            root: cfg.cwd.clone(),
+            add_dirs: Vec::new(),
+            project_context: conventions,
+            hooks: match &session {
+                Some(s) => self
+                    .hooks
+                    .clone()
+                    .with_session(s.id(), Some(s.transcript_path())),
+                None => self.hooks.clone(),
+            },
+            mcp: mcp.clone(),
+            transcript: session
+                .as_ref()
+                .filter(|_| self.verbose || cfg.logging.verbose)
+                .and_then(SharedTranscript::for_session),
+            progress: self.progress.clone(),
+            cancel: self.cancel.clone(),
+            spend: Default::default(),
+            redaction: Default::default(),
+        };
+        let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
+        let mut result = panel::aggregate("run", &runs);
+        removed.extend(env.redaction.found().iter().map(Removed::from_tool));
+        crate::engine::redaction::dedup(&mut removed);
+        result.findings.extend(removed.iter().map(Removed::finding));
+        let subs: Vec<ReviewerOutcome> = runs
+            .iter()
+            .flat_map(|r| r.sub_agents.iter().map(sub_agent_outcome))
+            .collect();
+        // The orchestrator's totals hold its sub-agents' already; their own
+        // models' prices are known or not apart from its.
+        let unpriced = panel::unpriced(subs.iter())
+            .into_iter()
+            .filter(|w| !result.warnings.contains(w))
+            .collect::<Vec<_>>();
+        if !unpriced.is_empty() {
+            result.cost_usd = None;
+        }
+        result.reviewers.extend(subs);
+        warnings.append(&mut result.warnings);
+        warnings.extend(unpriced);
+        result.warnings = warnings;
+        let transcript_error = env.transcript.as_ref().and_then(|t| t.error());
+        drop(env);
+        for server in mcp {
+            if let Ok(server) = Arc::try_unwrap(server) {
+                server.shutdown().await;
+            }
+        }
+        result.started_at = Some(crit_core::timestamp::rfc3339(
+            crit_core::timestamp::unix_secs(now),
+        ));
+        result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if let Some(s) = &session {
+            result.session_log_path = Some(s.dir().display().to_string());
+            // Reldo's keys beside crit's: its scripts read result.json too.
+            let reldo = match crit_core::render::compat::reldo::value(&result) {
+                serde_json::Value::Object(map) => map,
+                _ => Default::default(),
+            };
+            session::save_with(s, &result, reldo, transcript_error, self.env.as_ref(), now);
+        }
+        Ok(result)
+    }
+
+    /// The orchestrator as a one-reviewer panel: the config's prompt with the
+    /// answer contract, the user's prompt, its tools, sub-agents and limits.
+    fn plan(
+        &self,
+        prompt: &str,
+        root: &Path,
+        default_model: String,
+    ) -> Result<ReviewerPlan, RunError> {
+        let cfg = &self.config;
+        let output = match &cfg.output_schema {
+            Some(s) => OutputSpec::Schema(s.clone()),
+            None if cfg.prompt.is_none() => OutputSpec::Contract(Contract::FindingsJson),
+            // Reldo sends the user's prompt as written and returns the text.
+            None => OutputSpec::Contract(Contract::StatusLine),
+        };
+        let contract = contract_instructions(&output).map_err(RunError::Contract)?;
+        let mut agents: Vec<SubAgentDef> = cfg.agents.clone();
+        for def in crit_project::agent_defs::load_dir(&root.join(".claude").join("agents"))? {
+            if !agents.iter().any(|a| a.name == def.name) {
+                agents.push(def.into_sub_agent());
+            }
+        }
+        Ok(ReviewerPlan {
+            name: "orchestrator".into(),
+            model: cfg.model.clone().unwrap_or(default_model),
+            system: crate::engine::prompts::with_contract(
+                cfg.prompt.as_deref().unwrap_or(ORCHESTRATOR),
+                &contract,
+            ),
+            user: prompt.to_string(),
+            shared: None,
+            tools: cfg.allowed_tools.clone(),
+            output,
+            limits: RunLimits {
+                max_turns: cfg.max_turns,
+                timeout: Some(cfg.timeout),
+                max_tokens: None,
+                max_budget_usd: self.max_budget_usd,
+            },
+            max_output_tokens: 16_384,
+            sub_agents: agents,
+        })
+    }
+
+    fn session(&self, root: &Path, prompt: &str, now: SystemTime) -> Result<Session, RunError> {
+        let meta = SessionMeta {
+            review: "run".into(),
+            inputs: Default::default(),
+            config: config_snapshot(&self.config),
+            cwd: self.config.cwd.display().to_string(),
+            started_at: crit_core::timestamp::rfc3339(crit_core::timestamp::unix_secs(now)),
+            crit_version: env!("CARGO_PKG_VERSION").to_string(),
+            prompt: Some(prompt.to_string()),
+        };
+        let session = match &self.config.logging.output_dir {
+            Some(dir) => Session::create_in(&sessions_dir(dir), &meta, now)?,
+            None => Session::create(root, &meta, now)?,
+        };
+        Ok(session.with_transcript_name(session::RELDO_TRANSCRIPT))
+    }
+}
+
+/// What session.json records of the config (secrets are redacted on write).
+fn config_snapshot(c: &RunConfig) -> serde_json::Value {
+    serde_json::json!({
+        "source": c.source.as_ref().map(|p| p.display().to_string()),
+        "allowed_tools": c.allowed_tools,
+        "mcp_servers": c.mcp_servers,
+        "agents": c.agents.iter().map(|a| serde_json::json!({"name": a.name, "description": a.description, "tools": a.tools, "model": a.model})).collect::<Vec<_>>(),
+        "output_schema": c.output_schema,
+        "cwd": c.cwd.display().to_string(),
+        "timeout_seconds": c.timeout.as_secs_f64(),
+        "max_turns": c.max_turns,
+        "model": c.model,
+    })
+}
+
+/// Where a configured `logging.output_dir` keeps sessions: in it when it is
+/// itself a `sessions` directory (Reldo's documented `.reldo/sessions`), else
+/// in its `sessions/` (Reldo's published `.reldo`): either way under what
+/// Reldo's `.gitignore` names.
+fn sessions_dir(output_dir: &Path) -> PathBuf {
+    match output_dir.file_name().is_some_and(|n| n == "sessions") {
+        true => output_dir.to_path_buf(),
+        false => output_dir.join("sessions"),
+    }
+}
+
+/// Starts the config's MCP servers. One that does not start is a warning in
+/// the result and its tools are absent; the review goes on, as in Reldo.
+async fn start_mcp(cfg: &RunConfig, warnings: &mut Vec<String>) -> Vec<Arc<McpServer>> {
+    if cfg.mcp_servers.is_empty() {
+        return Vec::new();
+    }
+    let (ok, failed) =
+        crit_agent::mcp::start_all(&cfg.mcp_servers, &cfg.cwd, McpTimeouts::default()).await;
+    warnings.extend(
+        failed
+            .iter()
+            .map(|e| format!("{e}; the review goes on without its tools")),
+    );
+    ok.into_iter().map(Arc::new).collect()
+}
+
+/// The conventions, with their secrets redacted (and what was removed).
+fn project_context(root: &Path, cwd: &Path) -> Result<(String, Vec<Removed>), RunError> {
+    let mut cx = context::discover(
+        root,
+        cwd,
+        UnderReview::Everything,
+        &ContextOptions::default(),
+    )?;
+    let removed = crate::engine::redaction::redact_context(&mut cx, Redactor::process());
+    Ok((cx.render(), removed))
+}
+
+fn sub_agent_outcome(s: &crit_agent::SubAgentOutcome) -> ReviewerOutcome {
+    use crit_agent::RunStatus;
+    let (status, verdict) = match &s.status {
+        RunStatus::Completed => (ReviewerStatus::Completed, answer_verdict(&s.answer)),
+        RunStatus::Incomplete(_) | RunStatus::Cancelled => {
+            (ReviewerStatus::Incomplete, Verdict::Incomplete)
+        }
+        RunStatus::NoValidOutput(_) | RunStatus::AmbiguousOutput(_) => {
+            (ReviewerStatus::ParseError, Verdict::Unknown)
+        }
+        RunStatus::Failed(_) | RunStatus::HookStopped(_) | RunStatus::Refused(_) => {
+            (ReviewerStatus::Failed, Verdict::Error)
+        }
+    };
+    ReviewerOutcome {
+        name: s.name.clone(),
+        status,
+        // Its own answer's verdict, for the record: the orchestrator read
+        // the answer and gives the review's verdict.
+        verdict,
+        model: s.unpriced_model.clone(),
+        findings: 0,
+        usage: s.usage,
+        cost_usd: s.unpriced_model.is_none().then_some(s.cost_usd),
+        duration_ms: u64::try_from(s.duration.as_millis()).unwrap_or(u64::MAX),
+        error: s.status.shortfall(),
+    }
+}
+
+/// A sub-agent's verdict from its own answer, in whichever convention it
+/// used: Reldo's `STATUS: PASS|FAIL`, the findings JSON, or the review
+/// templates' markdown. An answer in none of them is UNKNOWN.
+fn answer_verdict(answer: &str) -> Verdict {
+    use crit_core::contract::{self, Contract, ParseContext};
+    let cx = ParseContext::new("sub-agent");
+    [Contract::StatusLine, Contract::FindingsJson]
+        .into_iter()
+        .find_map(|c| {
+            contract::parse_any(c, answer, &cx)
+                .ok()
+                .map(|p| p.verdict)
+                .filter(|v| *v != Verdict::Unknown)
+        })
+        .unwrap_or(Verdict::Unknown)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_orchestrator_prompt() {
+        insta::assert_snapshot!("orchestrator_prompt", super::ORCHESTRATOR);
+    }
+}

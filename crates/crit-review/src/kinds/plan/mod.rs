@@ -1,0 +1,310 @@
+//! The LLM panel of a plan review (expert-review): each persona of the panel
+//! reviews the plan as an LLM reviewer with its domain and focus, all of them
+//! concurrently, and all must approve. When context.yaml names no panel,
+//! AUTO-SELECT asks a cheap model to pick one and falls back to expert-review's
+//! default panel on any failure. crit-checks decides when to ask (after the
+//! deterministic checks approve, before the marker is written).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crit_agent::RunLimits;
+use crit_checks::{Panel, PanelRequest, PanelVote, Persona};
+use crit_core::contract::Contract;
+use crit_llm::Backend;
+use serde_json::{Value, json};
+
+use crate::engine::panel::{self, PanelEnv, Progress, ReviewerPlan};
+use crate::engine::prompts::{OutputSpec, contract_instructions, render_prompt};
+use crit_project::context::{self, ContextOptions, UnderReview};
+
+const PERSONA: &str = include_str!("../../../prompts/plan/persona.md");
+const AUTO_SELECT: &str = include_str!("../../../prompts/plan/auto_select.md");
+/// The model AUTO-SELECT runs on (expert-review's Haiku).
+const SELECT_MODEL: &str = "haiku";
+/// How much of the plan AUTO-SELECT sees.
+const SELECT_LINES: usize = 200;
+
+/// A panel on a model backend.
+pub struct LlmPanel {
+    backend: Backend,
+    default_model: String,
+    home: Option<PathBuf>,
+    timeout: Duration,
+    progress: Option<Arc<dyn Progress>>,
+    cancel: tokio_util::sync::CancellationToken,
+    max_budget_usd: Option<f64>,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl std::fmt::Debug for LlmPanel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmPanel")
+            .field("backend", &self.backend)
+            .field("default_model", &self.default_model)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LlmPanel {
+    /// `home` locates `~/.claude/reviewers.yaml`, AUTO-SELECT's catalogue.
+    pub fn new(
+        backend: Backend,
+        default_model: impl Into<String>,
+        home: Option<PathBuf>,
+    ) -> std::io::Result<Self> {
+        Ok(LlmPanel {
+            backend,
+            default_model: default_model.into(),
+            home,
+            timeout: crate::engine::panel::DEFAULT_TIMEOUT,
+            progress: None,
+            cancel: Default::default(),
+            max_budget_usd: None,
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?,
+        })
+    }
+
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// `--max-budget-usd`: what the whole panel (AUTO-SELECT included) may spend.
+    pub fn with_max_budget_usd(mut self, usd: Option<f64>) -> Self {
+        self.max_budget_usd = usd;
+        self
+    }
+
+    /// Stops the panel's reviewers (and kills their processes) when cancelled;
+    /// a stopped panel does not approve.
+    pub fn with_cancel(mut self, cancel: tokio_util::sync::CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    async fn vote(&self, req: &PanelRequest<'_>) -> PanelVote {
+        let mut notes = Vec::new();
+        let mut auto_selected = false;
+        // One budget for AUTO-SELECT and the personas together.
+        let spend = Arc::new(crit_agent::SpendMeter::default());
+        let personas = if req.reviewers.defaulted {
+            match self.auto_select(req, &spend).await {
+                Ok((picked, why)) => {
+                    notes.push(format!("AUTO-SELECT picked the panel: {why}"));
+                    auto_selected = true;
+                    picked
+                }
+                Err(e) => {
+                    notes.push(format!(
+                        "AUTO-SELECT failed ({e}); the default panel reviewed"
+                    ));
+                    req.reviewers.panel.clone()
+                }
+            }
+        } else {
+            req.reviewers.panel.clone()
+        };
+        let plans: Result<Vec<ReviewerPlan>, String> =
+            personas.iter().map(|p| self.persona_plan(p, req)).collect();
+        let plans = match plans {
+            Ok(p) => p,
+            Err(e) => return PanelVote::NotRun(format!("the persona prompt did not render: {e}")),
+        };
+        let env = self.env(req, spend);
+        let runs = panel::run_panel(&self.backend, &plans, &env).await;
+        let result = panel::aggregate("plan", &runs);
+        // All must approve, and a member that could not answer is no approval.
+        PanelVote::Ran {
+            panel: personas,
+            approved: result.passed,
+            result: Box::new(result),
+            notes,
+            auto_selected,
+        }
+    }
+
+    /// Reviewers read the plan's directory and the project.
+    fn env(&self, req: &PanelRequest<'_>, spend: Arc<crit_agent::SpendMeter>) -> PanelEnv {
+        let root = req
+            .plan_path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let add_dirs = [req.project_root.to_path_buf()]
+            .into_iter()
+            .filter(|p| p.is_dir() && *p != root)
+            .collect();
+        let project_context = context::discover(
+            req.project_root,
+            req.project_root,
+            UnderReview::Everything,
+            &ContextOptions::default(),
+        )
+        .map(|c| c.render())
+        .unwrap_or_default();
+        PanelEnv {
+            root,
+            add_dirs,
+            project_context,
+            progress: self.progress.clone(),
+            cancel: self.cancel.clone(),
+            spend,
+            redaction: Default::default(),
+            ..PanelEnv::default()
+        }
+    }
+
+    fn persona_plan(&self, p: &Persona, req: &PanelRequest<'_>) -> Result<ReviewerPlan, String> {
+        let output = OutputSpec::Contract(Contract::FindingsJson);
+        let system = render_prompt(
+            PERSONA,
+            minijinja::context! { name => &p.name, domain => &p.domain, focus => &p.focus },
+        )?;
+        let contract = contract_instructions(&output)?;
+        let file = req
+            .plan_path
+            .file_name()
+            .map_or_else(|| "plan.md".into(), |n| n.to_string_lossy().into_owned());
+        Ok(ReviewerPlan {
+            name: p.name.clone(),
+            model: self.default_model.clone(),
+            system: format!("{}\n\n{}", system.trim_end(), contract.trim_end()),
+            user: format!(
+                "Review the plan in `{file}`. Its text, with line numbers:\n<plan>\n{}</plan>",
+                numbered(req.plan)
+            ),
+            shared: None,
+            tools: ["Read", "Glob", "Grep"].map(String::from).to_vec(),
+            output,
+            limits: self.limits(),
+            max_output_tokens: 8192,
+            sub_agents: Vec::new(),
+        })
+    }
+
+    fn limits(&self) -> RunLimits {
+        RunLimits {
+            max_turns: Some(20),
+            timeout: Some(self.timeout),
+            max_budget_usd: self.max_budget_usd,
+            ..RunLimits::default()
+        }
+    }
+
+    /// AUTO-SELECT: a cheap model picks the panel from the user's catalogue.
+    async fn auto_select(
+        &self,
+        req: &PanelRequest<'_>,
+        spend: &Arc<crit_agent::SpendMeter>,
+    ) -> Result<(Vec<Persona>, String), String> {
+        let catalogue = self
+            .home
+            .as_ref()
+            .and_then(|h| crit_core::files::read_to_string(h.join(".claude/reviewers.yaml")).ok())
+            .unwrap_or_default();
+        let plan_head: String = req
+            .plan
+            .lines()
+            .take(SELECT_LINES)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let user = render_prompt(
+            AUTO_SELECT,
+            minijinja::context! { catalogue => catalogue.trim(), plan_head => plan_head },
+        )?;
+        let plan = ReviewerPlan {
+            name: "auto-select".into(),
+            model: SELECT_MODEL.into(),
+            system: "You choose expert review panels for implementation plans.".into(),
+            user,
+            shared: None,
+            tools: Vec::new(),
+            output: OutputSpec::Schema(selection_schema()),
+            limits: RunLimits {
+                max_turns: Some(3),
+                timeout: Some(Duration::from_secs(60)),
+                max_budget_usd: self.max_budget_usd,
+                ..RunLimits::default()
+            },
+            max_output_tokens: 2048,
+            sub_agents: Vec::new(),
+        };
+        let env = PanelEnv {
+            root: req.project_root.to_path_buf(),
+            cancel: self.cancel.clone(),
+            spend: spend.clone(),
+            redaction: Default::default(),
+            ..PanelEnv::default()
+        };
+        let run = panel::run_panel(&self.backend, std::slice::from_ref(&plan), &env)
+            .await
+            .into_iter()
+            .next()
+            .ok_or("no answer")?;
+        let answer = run
+            .structured
+            .ok_or_else(|| run.parse_error.unwrap_or_else(|| "no answer".into()))?;
+        let mut panel: Vec<Persona> = serde_json::from_value(answer["panel"].clone())
+            .map_err(|e| format!("the answer's panel: {e}"))?;
+        panel.retain(|p| !p.name.trim().is_empty());
+        if panel.is_empty() {
+            return Err("it picked nobody".into());
+        }
+        if !panel.iter().any(|p| p.name == "Claude") {
+            panel.push(Persona {
+                name: "Claude".into(),
+                domain: "anti-pattern detection".into(),
+                focus: vec!["CLAUDE.md violations".into()],
+            });
+        }
+        let why = answer["reason"].as_str().unwrap_or("").trim().to_string();
+        Ok((panel, why))
+    }
+}
+
+impl Panel for LlmPanel {
+    fn review(&mut self, request: &PanelRequest<'_>) -> PanelVote {
+        self.runtime.block_on(self.vote(request))
+    }
+}
+
+/// The answer shape of AUTO-SELECT (the panel the cheap model picks).
+pub fn selection_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "panel": {
+                "type": "array", "minItems": 1, "maxItems": 5,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "domain": {"type": "string"},
+                        "focus": {"type": "array", "items": {"type": "string"}}
+                    },
+                    "required": ["name", "domain", "focus"]
+                }
+            },
+            "reason": {"type": "string"}
+        },
+        "required": ["panel", "reason"]
+    })
+}
+
+/// `   12 | text` lines, so findings can cite them.
+fn numbered(text: &str) -> String {
+    let width = text.lines().count().to_string().len();
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:>width$} | {l}\n", i + 1))
+        .collect()
+}

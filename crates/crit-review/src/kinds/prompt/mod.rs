@@ -1,0 +1,34 @@
+//! Prompt review: specialist reviewers critique a prompt before an agent runs
+//! it, a deterministic editor merges their edit operations into a refined
+//! prompt, and the user approves the difference (the prompt-review plugin for
+//! Claude Code, in crit).
+//!
+//! ```text
+//! context (stack, conventions, files) → reviewers in parallel → editor → approval
+//! ```
+//!
+//! [`run::review`] is the whole pipeline for one prompt, with a deadline; it
+//! never fails (prompt review fails open, loudly) and returns a
+//! [`PromptReview`]: the refined prompt, the diff, every critique and what the
+//! editor did with it. A caller (the CLI, a Claude Code hook) renders it with
+//! [`render`], asks the user, records the decision with
+//! [`PromptReview::decide`] and appends the [`audit`] line.
+
+pub mod audit;
+pub mod backend;
+pub mod cache;
+pub mod context;
+pub mod critique;
+pub mod editor;
+pub mod gate;
+mod markdown;
+pub mod model_editor;
+pub mod render;
+pub mod result;
+pub mod reviewers;
+pub mod run;
+pub mod stack;
+pub mod triggers;
+
+pub use result::{Decision, FailedBecause, Outcome, PromptReview, Status};
+pub use run::{PromptOptions, PromptRequest, review};

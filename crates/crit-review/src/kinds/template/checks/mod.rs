@@ -1,0 +1,9 @@
+//! What happens to a template review's findings after the panel answered and
+//! before the gate: screening for injected instructions, evidence checks,
+//! a second look, and finishing (suppressions, the diff filter, the cap).
+
+pub(crate) mod evidence;
+pub(crate) mod finish;
+pub(crate) mod post;
+pub(crate) mod screening;
+pub(crate) mod verify;

@@ -1,0 +1,110 @@
+//! Running the parts of a split change: each part is the same panel with the
+//! same instructions and conventions over its own piece of the diff. Parts
+//! run side by side (a few at a time), after the first part's first request
+//! has written the shared prefix to the prompt cache; a part that would start
+//! after the review's budget is spent is not sent, and says so.
+
+use std::sync::Arc;
+
+use crit_agent::RunLimits;
+use crit_core::{LeftOutCause, ReviewerStatus};
+use crit_llm::Backend;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use super::coverage::PartOutcome;
+use crate::engine::panel::{self, PanelEnv, ReviewerPlan, ReviewerRun};
+
+/// Parts sent at the same time.
+pub(super) const CONCURRENT_PARTS: usize = 4;
+
+/// Runs each part's plans; returns, per part, its runs and how it went.
+pub(super) async fn run(
+    backend: &Backend,
+    parts: &[Vec<ReviewerPlan>],
+    env: &PanelEnv,
+    limits: RunLimits,
+) -> Vec<(Vec<ReviewerRun>, PartOutcome)> {
+    let warmed = CancellationToken::new();
+    let gate = Arc::new(Semaphore::new(CONCURRENT_PARTS));
+    let hold = backend.agent.is_none() && parts.len() > 1;
+    let runs = parts.iter().enumerate().map(|(i, plans)| {
+        let (warmed, gate) = (warmed.clone(), gate.clone());
+        async move {
+            if i > 0 && hold {
+                tokio::select! {
+                    () = warmed.cancelled() => {}
+                    () = env.cancel.cancelled() => {}
+                }
+            }
+            let _permit = gate.acquire_owned().await;
+            if let Some(why) = spent(env, &limits) {
+                warmed.cancel();
+                return (Vec::new(), skipped(LeftOutCause::Budget, why));
+            }
+            if env.cancel.is_cancelled() {
+                warmed.cancel();
+                return (
+                    Vec::new(),
+                    skipped(
+                        LeftOutCause::ReviewerFailed,
+                        "the review was cancelled".into(),
+                    ),
+                );
+            }
+            let runs = match i {
+                0 => panel::run_panel_warming(backend, plans, env, &warmed).await,
+                _ => panel::run_panel(backend, plans, env).await,
+            };
+            let outcome = outcome(&runs);
+            (runs, outcome)
+        }
+    });
+    futures_util::future::join_all(runs).await
+}
+
+/// Why a part may not start: the budget is spent.
+fn spent(env: &PanelEnv, limits: &RunLimits) -> Option<String> {
+    if let Some(max) = limits.max_budget_usd
+        && env.spend.usd() >= max
+    {
+        return Some(format!(
+            "the review's budget of ${max:.2} was spent (${:.2}) before this part ran",
+            env.spend.usd()
+        ));
+    }
+    if let Some(max) = limits.max_tokens
+        && env.spend.tokens() >= max
+    {
+        return Some(format!(
+            "the review's budget of {max} tokens was spent before this part ran"
+        ));
+    }
+    None
+}
+
+fn skipped(cause: LeftOutCause, why: String) -> PartOutcome {
+    PartOutcome {
+        skipped: Some((cause, why)),
+        ..PartOutcome::default()
+    }
+}
+
+fn outcome(runs: &[ReviewerRun]) -> PartOutcome {
+    let mut o = PartOutcome::default();
+    for r in runs {
+        match r.outcome.status {
+            ReviewerStatus::Completed => o.done.push(r.outcome.name.clone()),
+            ReviewerStatus::Skipped => {}
+            _ => o.failed.push((
+                r.outcome.name.clone(),
+                r.outcome
+                    .error
+                    .clone()
+                    .or_else(|| r.parse_error.clone())
+                    .unwrap_or_else(|| format!("{:?}", r.outcome.status).to_lowercase()),
+            )),
+        }
+    }
+    o
+}

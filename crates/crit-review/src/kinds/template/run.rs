@@ -1,0 +1,589 @@
+//! A template review from start to finish: inputs, the change under review,
+//! the project's conventions, the panel, then what the team asked of the
+//! findings (suppressions, the diff filter, a cap), the gate, the session log
+//! and the audit line. The CLI and library users both call [`run_template`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use crit_agent::redaction::ToolRedactor;
+use crit_agent::{Hooks, HooksConfig};
+use crit_core::redact::Redactor;
+use crit_core::{FailOn, ReviewResult, Verdict};
+use crit_llm::Backend;
+use minijinja::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::panel::{self, FollowUp, PanelEnv, Progress, SharedTranscript};
+use crate::engine::redaction::{self, Removed};
+use crate::engine::session::{self, Session, SessionMeta};
+use crate::kinds::template::{Builder, Limits, Origin, PromptSource, Template, TemplateError};
+use crit_project::context::{self, ContextOptions, UnderReview};
+use crit_project::scope::{self, Change, FilterMode, Scope, ScopeOptions};
+use crit_project::suppress::Suppressions;
+use crit_project::trust::{self, Gated, ProjectRules};
+
+use super::checks::finish::Finish;
+use super::checks::{post, verify};
+use super::diff;
+use super::plans as plan;
+use super::{PartLimits, VerifyMode};
+use crate::engine::hunk_cache::HunkCache;
+
+/// What to review.
+#[derive(Debug, Clone)]
+pub struct ReviewRequest {
+    pub template: Template,
+    /// Inputs as given (defaults are applied here).
+    pub inputs: BTreeMap<String, String>,
+    /// For templates built with the code builder: what the change is. `None`
+    /// takes it from the `diff` / `files` inputs, else surveys the project.
+    pub scope: Option<Scope>,
+    /// The author's notes on the work, put into the user message.
+    pub context_file: Option<PathBuf>,
+    /// The project root: tools are confined to it, sessions live under it.
+    pub root: PathBuf,
+    /// Where project conventions are collected down to.
+    pub cwd: PathBuf,
+}
+
+/// How to run it.
+#[derive(Clone)]
+pub struct ReviewOptions {
+    pub fail_on: FailOn,
+    /// `--model`: every reviewer uses it.
+    pub model_override: Option<String>,
+    /// The configured model, for reviewers and templates that name none.
+    pub default_model: String,
+    /// Flags and config over the template's limits.
+    pub limits: Limits,
+    /// Drop findings outside the change (code reviews only).
+    pub filter: Option<FilterMode>,
+    pub max_findings: Option<usize>,
+    /// Review only this part of the change (code reviews only); the result
+    /// records it as the `shard` input, for `crit report merge`.
+    pub shard: Option<crit_core::shard::Shard>,
+    /// Save the session under `.crit/sessions/` and append the audit line.
+    pub log: bool,
+    /// The effective configuration, for `session.json` (secrets are removed).
+    pub config_snapshot: serde_json::Value,
+    /// Environment lookups for the audit log's location (`XDG_STATE_HOME`, `HOME`).
+    pub env: crit_project::paths::EnvLookup,
+    pub hooks: Hooks,
+    /// Whose rules judge the change (suppressions, a project template's
+    /// hooks). `None`: found from `env` as the CLI does (the trust store; in
+    /// CI, the base revision).
+    pub rules: Option<Arc<ProjectRules>>,
+    pub progress: Option<Arc<dyn Progress>>,
+    pub cancel: CancellationToken,
+    /// Removes secrets from what reviewers are sent (default: the built-in
+    /// detectors and this process's secret-named environment variables).
+    pub redactor: Redactor,
+    /// A change bigger than one request is split into parts of this size, at
+    /// most this many (`--max-chunks`); what does not fit is left out and
+    /// makes the review INCOMPLETE.
+    pub parts: PartLimits,
+    /// Accept a review that could not see all of its change (`--allow-partial`):
+    /// its coverage says what was left out, its verdict is not held back.
+    pub allow_partial: bool,
+    /// Findings of hunks reviewed before (`None`: off, as with `--no-cache`).
+    pub hunk_cache: Option<HunkCache>,
+    /// Which findings get a second look (`--verify`); `None`: the template's
+    /// `verify:`, else blocking ones.
+    pub verify: Option<VerifyMode>,
+    /// The model of that second look.
+    pub verify_model: String,
+    /// How many of a panel must report a finding (`--consensus`); `None`: the
+    /// template's `consensus:`, else every finding counts.
+    pub consensus: Option<panel::Consensus>,
+}
+
+impl std::fmt::Debug for ReviewOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReviewOptions")
+            .field("fail_on", &self.fail_on)
+            .field("model_override", &self.model_override)
+            .field("default_model", &self.default_model)
+            .field("limits", &self.limits)
+            .field("filter", &self.filter)
+            .field("max_findings", &self.max_findings)
+            .field("shard", &self.shard)
+            .field("log", &self.log)
+            .field("parts", &self.parts)
+            .field("allow_partial", &self.allow_partial)
+            .field("hunk_cache", &self.hunk_cache)
+            .field("verify", &self.verify)
+            .field("consensus", &self.consensus)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReviewOptions {
+    /// Defaults for a library caller: default gate, logging on, no progress.
+    pub fn new(default_model: impl Into<String>) -> Self {
+        ReviewOptions {
+            fail_on: FailOn::default(),
+            model_override: None,
+            default_model: default_model.into(),
+            limits: Limits::default(),
+            filter: None,
+            max_findings: None,
+            shard: None,
+            log: true,
+            config_snapshot: serde_json::Value::Null,
+            env: Arc::new(|k| std::env::var(k).ok()),
+            hooks: Hooks::default(),
+            rules: None,
+            progress: None,
+            cancel: CancellationToken::new(),
+            redactor: Redactor::from_env(std::env::vars()),
+            parts: PartLimits::default(),
+            allow_partial: false,
+            hunk_cache: None,
+            verify: None,
+            verify_model: verify::DEFAULT_MODEL.to_string(),
+            consensus: None,
+        }
+    }
+}
+
+/// Why a review could not start. Anything that goes wrong once reviewers
+/// run is in the result instead (it fails closed, it does not error).
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error(transparent)]
+    Template(#[from] TemplateError),
+    #[error(transparent)]
+    Scope(#[from] scope::ScopeError),
+    #[error(transparent)]
+    Context(#[from] context::ContextError),
+    #[error(transparent)]
+    Suppressions(#[from] crit_project::suppress::SuppressError),
+    #[error(transparent)]
+    Session(#[from] session::SessionError),
+    #[error("cannot read the context file {}: {source}", path.display())]
+    ContextFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the template's hooks: {0}")]
+    Hooks(String),
+    #[error(transparent)]
+    Rules(#[from] trust::TrustError),
+}
+
+/// Runs `req`: everything a template review does, in order.
+pub async fn run_template(
+    backend: &Backend,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+) -> Result<ReviewResult, ReviewError> {
+    Ok(run(Ok(backend), req, opts, false).await?.0)
+}
+
+/// [`run_template`] when there may be no backend (`Err` says why): a review
+/// that needs no model (an empty change passes, as mala's reviewer passes
+/// it) runs as usual; one that needs a model is ERROR with `fatal_error`,
+/// saved like any other result, so a pipeline still gets a `ReviewResult`.
+pub async fn run_template_or(
+    backend: Result<&Backend, String>,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+) -> Result<ReviewResult, ReviewError> {
+    Ok(run(backend, req, opts, false).await?.0)
+}
+
+/// [`run_template`], keeping the first reviewer ready for follow-up
+/// questions about its review (`None` when no reviewer ran).
+pub async fn run_template_with_follow_up(
+    backend: &Backend,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+) -> Result<(ReviewResult, Option<FollowUp>), ReviewError> {
+    run(Ok(backend), req, opts, true).await
+}
+
+async fn run(
+    backend: Result<&Backend, String>,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+    follow_up: bool,
+) -> Result<(ReviewResult, Option<FollowUp>), ReviewError> {
+    let mut conversation = None;
+    let started = Instant::now();
+    let now = SystemTime::now();
+    let template = &req.template;
+    let inputs = template.resolve_inputs(&req.inputs)?;
+    template.check_files(&inputs, &req.cwd)?;
+    let scope = match (&template.prompt, &req.scope) {
+        (PromptSource::Builder(Builder::Code), Some(s)) => Some(s.clone()),
+        (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
+        (PromptSource::Template(_), _) => None,
+    };
+    let mut change = match &scope {
+        Some(s) => Some(compute_blocking(&req.root, s, opts.shard).await?),
+        None => None,
+    };
+    let mut removed: Vec<Removed> = change
+        .as_mut()
+        .map(|c| redaction::redact_change(c, &opts.redactor))
+        .unwrap_or_default();
+    let is_diff = matches!(
+        scope,
+        Some(
+            Scope::Diff(_)
+                | Scope::Range(_)
+                | Scope::Commits(_)
+                | Scope::Uncommitted
+                | Scope::Within(..)
+        )
+    );
+    let discovered;
+    let rules = match &opts.rules {
+        Some(r) => r.as_ref(),
+        None => {
+            discovered = ProjectRules::discover(&req.root, opts.env.as_ref(), None)?;
+            &discovered
+        }
+    };
+    let suppressions = Suppressions::load_with(rules)?;
+    let session = match opts.log {
+        true => Some(Session::create(
+            &req.root,
+            &session_meta(req, &inputs.0, opts, now),
+            now,
+        )?),
+        false => None,
+    };
+    let finish = Finish {
+        change: change.as_ref(),
+        suppressions: &suppressions,
+        filter: opts.filter,
+        max_findings: opts.max_findings,
+        fail_on: opts.fail_on,
+        now,
+    };
+
+    let mut transcript_error = None;
+    let mut result = match (change.as_ref().filter(|c| is_diff && c.is_empty()), backend) {
+        // Nothing changed: PASS without asking a model (mala's R1).
+        (Some(c), _) => no_changes(&template.name, c),
+        (None, Err(why)) => ReviewResult::fatal(&template.name, why),
+        (None, Ok(backend)) => {
+            let under_review = files_under_review(change.as_ref(), &inputs.0, req);
+            let project_context = match template.loads_project_context() {
+                true => {
+                    let survey = matches!(scope, Some(Scope::Survey));
+                    let mut cx = project_context(req, survey, &under_review)?;
+                    removed.extend(redaction::redact_context(&mut cx, &opts.redactor));
+                    screen_context(&mut cx);
+                    cx.render()
+                }
+                false => String::new(),
+            };
+            let mut extra = BTreeMap::new();
+            if let Some(path) = &req.context_file {
+                let text = read_context_file(path)?;
+                let (text, _) = crit_core::screen::neutralize(&text);
+                extra.insert("context".to_string(), Value::from(text));
+                extra.insert(
+                    "context_path".to_string(),
+                    Value::from(path.display().to_string()),
+                );
+            }
+            let transcript = session.as_ref().and_then(SharedTranscript::for_session);
+            let env = PanelEnv {
+                root: req.root.clone(),
+                add_dirs: Vec::new(),
+                project_context,
+                hooks: hooks(template, &req.root, opts, session.as_ref())?,
+                mcp: Vec::new(),
+                transcript,
+                progress: opts.progress.clone(),
+                cancel: opts.cancel.clone(),
+                spend: Default::default(),
+                redaction: ToolRedactor::new(opts.redactor.clone()),
+            };
+            let job = Job {
+                backend,
+                template,
+                inputs: &inputs,
+                under_review: &under_review,
+                opts,
+                env: &env,
+                rules,
+                now,
+            };
+            let result = match change.as_ref().filter(|_| is_diff) {
+                Some(c) => {
+                    diff::review(&job, c, extra, follow_up.then_some(&mut conversation)).await?
+                }
+                None => {
+                    if let Some(c) = &change {
+                        extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
+                    }
+                    let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
+                    let mut runs = panel::run_panel(backend, &plans.run, &env).await;
+                    if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first())
+                    {
+                        conversation = Some(FollowUp::new(
+                            backend.clone(),
+                            plan.clone(),
+                            env.clone(),
+                            run.raw.clone(),
+                        ));
+                    }
+                    runs.extend(plans.skipped);
+                    let mut result = panel::aggregate(&template.name, &runs);
+                    post::check(&job, &mut result, None).await;
+                    result
+                }
+            };
+            removed.extend(env.redaction.found().iter().map(Removed::from_tool));
+            transcript_error = env.transcript.as_ref().and_then(|t| t.error());
+            result
+        }
+    };
+    finish.apply(&mut result);
+    hold_for_coverage(&mut result, opts);
+    // crit's own notes: they neither pass nor fail the gate.
+    redaction::dedup(&mut removed);
+    result.findings.extend(removed.iter().map(Removed::finding));
+    result.inputs = inputs.0.clone();
+    if let (Some(s), Some(_)) = (opts.shard, &change) {
+        result
+            .inputs
+            .insert(crit_core::shard::INPUT_KEY.into(), s.to_string());
+    }
+    result.started_at = Some(crit_core::timestamp::rfc3339(
+        crit_core::timestamp::unix_secs(now),
+    ));
+    result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    if let Some(s) = &session {
+        result.session_log_path = Some(s.dir().display().to_string());
+        session::save(s, &result, transcript_error, opts.env.as_ref(), now);
+    }
+    Ok((result, conversation))
+}
+
+/// What a review's steps share once it runs.
+pub(crate) struct Job<'a> {
+    pub backend: &'a Backend,
+    pub template: &'a Template,
+    pub inputs: &'a crate::kinds::template::Inputs,
+    pub under_review: &'a [String],
+    pub opts: &'a ReviewOptions,
+    pub env: &'a PanelEnv,
+    pub rules: &'a ProjectRules,
+    pub now: SystemTime,
+}
+
+impl Job<'_> {
+    /// A template setting that can dismiss findings (`consensus:` other than
+    /// `any`, `verify:` other than `off`) counts from a project's own template
+    /// only as the project's rules allow: the change under review may have
+    /// written it.
+    pub(crate) fn template_may_relax(&self, key: &str, value: &str) -> bool {
+        let t = self.template;
+        if t.origin != Origin::Project {
+            return true;
+        }
+        let file = t
+            .path
+            .as_deref()
+            .map(|p| trust::relative(self.rules.root(), p))
+            .unwrap_or_default();
+        self.rules
+            .allow(Gated::new(file, 0, key, value.to_string()))
+    }
+}
+
+/// A review that saw less than all of its change is at best INCOMPLETE,
+/// unless the user accepted a partial review; either way the summary says so.
+fn hold_for_coverage(result: &mut ReviewResult, opts: &ReviewOptions) {
+    let Some(c) = result.coverage.as_mut() else {
+        return;
+    };
+    c.partial_allowed = opts.allow_partial;
+    if c.complete {
+        return;
+    }
+    let gaps = c.gap_files().len();
+    let note = format!(
+        "Not all of the change was reviewed: {} file{} left out (see coverage){}.",
+        gaps,
+        if gaps == 1 { "" } else { "s" },
+        if opts.allow_partial {
+            "; a partial review was accepted"
+        } else {
+            ""
+        }
+    );
+    result.summary = match result.summary.trim().is_empty() {
+        true => note,
+        false => format!("{note}\n\n{}", result.summary.trim()),
+    };
+    if !opts.allow_partial {
+        result.verdict = Verdict::combine([result.verdict, Verdict::Incomplete]);
+        result.apply_gate(opts.fail_on);
+    }
+}
+
+/// Hidden characters in the conventions are made visible too: they are read
+/// from the checkout under review.
+fn screen_context(cx: &mut context::ProjectContext) {
+    for s in &mut cx.sections {
+        let (text, hits) = crit_core::screen::neutralize(&s.text);
+        if !hits.is_empty() {
+            s.text = text;
+        }
+    }
+}
+
+/// `--context FILE`, at most the input limit of it.
+fn read_context_file(path: &Path) -> Result<String, ReviewError> {
+    let bytes = crit_core::files::read_capped(path, Default::default()).map_err(|e| match e {
+        crit_core::files::ReadError::Io { source, .. } => ReviewError::ContextFile {
+            path: path.to_path_buf(),
+            source,
+        },
+        crit_core::files::ReadError::TooLarge { limit, .. } => ReviewError::ContextFile {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(format!(
+                "larger than the {} limit for an input",
+                crit_core::files::human_bytes(limit)
+            )),
+        },
+    })?;
+    String::from_utf8(bytes).map_err(|e| ReviewError::ContextFile {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        ),
+    })
+}
+
+/// git runs synchronously; off the async threads, so other work (a panel
+/// elsewhere in the process, the Ctrl-C listener) is not held up.
+async fn compute_blocking(
+    root: &Path,
+    scope: &Scope,
+    shard: Option<crit_core::shard::Shard>,
+) -> Result<Change, scope::ScopeError> {
+    let (root, scope) = (root.to_path_buf(), scope.clone());
+    let root_for_error = root.clone();
+    let opts = ScopeOptions {
+        shard,
+        // Never cut: a change bigger than one request is split into parts.
+        max_patch_bytes: usize::MAX,
+        ..ScopeOptions::default()
+    };
+    match tokio::task::spawn_blocking(move || scope::compute(&root, &scope, &opts)).await {
+        Ok(r) => r,
+        Err(e) => Err(scope::ScopeError::Io {
+            path: root_for_error,
+            source: std::io::Error::other(e.to_string()),
+        }),
+    }
+}
+
+/// `diff` (a ref or a range) and `files` inputs of the code template.
+fn scope_from_inputs(inputs: &BTreeMap<String, String>) -> Result<Scope, scope::ScopeError> {
+    let files: Vec<String> = inputs.get("files").into_iter().cloned().collect();
+    Scope::from_options(inputs.get("diff").map(String::as_str), &[], false, &files)
+}
+
+fn no_changes(review: &str, change: &Change) -> ReviewResult {
+    let mut r = ReviewResult::new(review, Verdict::Pass);
+    r.summary = format!("No changes in {}: nothing to review.", change.description);
+    r
+}
+
+/// Root-relative paths of what is under review: the change's files, or the
+/// documents named by the inputs.
+fn files_under_review(
+    change: Option<&Change>,
+    inputs: &BTreeMap<String, String>,
+    req: &ReviewRequest,
+) -> Vec<String> {
+    if let Some(c) = change {
+        return c.paths().into_iter().map(str::to_string).collect();
+    }
+    let root = req.root.canonicalize().unwrap_or_else(|_| req.root.clone());
+    inputs
+        .values()
+        .filter_map(|v| {
+            let p = req.cwd.join(v).canonicalize().ok()?;
+            if !p.is_file() {
+                return None;
+            }
+            let rel = p.strip_prefix(&root).ok()?;
+            Some(rel.to_string_lossy().replace('\\', "/"))
+        })
+        .collect()
+}
+
+fn project_context(
+    req: &ReviewRequest,
+    survey: bool,
+    files: &[String],
+) -> Result<context::ProjectContext, ReviewError> {
+    let under = match survey {
+        true => UnderReview::Everything,
+        false => UnderReview::Files(files),
+    };
+    let cx = context::discover(&req.root, &req.cwd, under, &ContextOptions::default())?;
+    for o in &cx.omitted {
+        tracing::info!("project context: left out {}: {}", o.path, o.reason);
+    }
+    Ok(cx)
+}
+
+/// The template's hooks (Claude Code's shape) and the caller's, with the
+/// session facts their inputs carry. A project template's hooks are here only
+/// when the project's rules allowed them as the registry loaded it.
+fn hooks(
+    template: &Template,
+    root: &Path,
+    opts: &ReviewOptions,
+    session: Option<&Session>,
+) -> Result<Hooks, ReviewError> {
+    let mut hooks = opts.hooks.clone();
+    if let Some(value) = &template.hooks {
+        let config: HooksConfig =
+            serde_json::from_value(value.clone()).map_err(|e| ReviewError::Hooks(e.to_string()))?;
+        for h in config
+            .command_hooks(root)
+            .map_err(|e| ReviewError::Hooks(e.to_string()))?
+        {
+            hooks.push(h);
+        }
+    }
+    Ok(match session {
+        Some(s) => hooks.with_session(s.id(), Some(s.transcript_path())),
+        None => hooks,
+    })
+}
+
+fn session_meta(
+    req: &ReviewRequest,
+    inputs: &BTreeMap<String, String>,
+    opts: &ReviewOptions,
+    now: SystemTime,
+) -> SessionMeta {
+    SessionMeta {
+        review: req.template.name.clone(),
+        inputs: inputs.clone(),
+        config: opts.config_snapshot.clone(),
+        cwd: req.cwd.display().to_string(),
+        started_at: crit_core::timestamp::rfc3339(crit_core::timestamp::unix_secs(now)),
+        crit_version: env!("CARGO_PKG_VERSION").to_string(),
+        prompt: None,
+    }
+}

@@ -1,0 +1,290 @@
+//! The work of a code review over a diff: the change cut into hunks and
+//! screened, the hunks reviewed before taken from the cache, the rest packed
+//! into parts that each fit the model's context budget (at most
+//! `max_parts`; what is over is left out, and said so). Nothing is cut
+//! silently: every hunk is in a part, in the cache, or left out with a cause.
+
+use std::time::SystemTime;
+
+use crit_core::{Finding, Location};
+
+use super::checks::screening::{self, Screened};
+use crate::engine::hunk_cache::{self, HunkCache, Stored};
+use crit_project::scope::chunk::{self, Piece};
+use crit_project::scope::units::{self, HunkText};
+use crit_project::scope::{Change, ChangedFile};
+
+/// How big a part may be, and how many there may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartLimits {
+    /// Bytes of numbered diff per part.
+    pub part_bytes: usize,
+    pub max_parts: usize,
+}
+
+impl Default for PartLimits {
+    fn default() -> Self {
+        PartLimits {
+            part_bytes: 200_000,
+            max_parts: 32,
+        }
+    }
+}
+
+/// One hunk as the review handles it.
+#[derive(Debug, Clone)]
+pub(super) struct Unit {
+    /// Index into `Work::files`.
+    pub file: usize,
+    pub hunk: HunkText,
+    pub key: Option<String>,
+}
+
+/// One file of the change.
+#[derive(Debug, Clone)]
+pub(super) struct FileWork {
+    /// Root-relative, as findings name it.
+    pub path: String,
+    pub changed: ChangedFile,
+    /// Its `diff --git` header lines, screened.
+    pub header: String,
+    /// Its units, in patch order.
+    pub units: Vec<usize>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Work {
+    pub files: Vec<FileWork>,
+    pub units: Vec<Unit>,
+    /// Units served from the cache, with their findings (lines rebased).
+    pub cached: Vec<(usize, Vec<Finding>)>,
+    /// Units to review, part by part.
+    pub parts: Vec<Vec<usize>>,
+    /// Parts over `max_parts`: left out.
+    pub over: Vec<Vec<usize>>,
+    pub screened: Screened,
+}
+
+/// Cuts `change` into the work of its review. `cache`: the hunk cache and the
+/// base of this review's keys.
+pub(super) fn plan(
+    change: &Change,
+    cache: Option<(&HunkCache, &str)>,
+    limits: PartLimits,
+    now: SystemTime,
+) -> Work {
+    let mut work = Work::default();
+    for mut fp in units::split(change) {
+        let Some(changed) = fp.file.and_then(|i| change.files.get(i)).cloned() else {
+            continue;
+        };
+        let path = change.path_from_root(&changed.path).to_string();
+        let screened = screening::screen_file(&path, &mut fp.header, &mut fp.hunks);
+        work.screened.extend(screened);
+        let file = work.files.len();
+        let mut ids = Vec::new();
+        // Leave room for the line numbers the prompt adds (about 8 bytes a line).
+        let max_hunk = limits.part_bytes.saturating_mul(3) / 4;
+        for h in fp.hunks.iter().flat_map(|h| units::split_hunk(h, max_hunk)) {
+            let key = cache.map(|(_, base)| hunk_cache::key(base, &path, &h));
+            ids.push(work.units.len());
+            work.units.push(Unit { file, hunk: h, key });
+        }
+        // A rename, a mode change or an empty file: its header is the change.
+        if fp.hunks.is_empty() && !changed.binary && !fp.header.trim().is_empty() {
+            ids.push(work.units.len());
+            work.units.push(Unit {
+                file,
+                hunk: HunkText {
+                    hunk: crit_project::scope::Hunk {
+                        old_start: 0,
+                        old_lines: 0,
+                        new_start: 0,
+                        new_lines: 0,
+                        added: Vec::new(),
+                    },
+                    text: String::new(),
+                },
+                key: None,
+            });
+        }
+        work.files.push(FileWork {
+            path,
+            changed,
+            header: fp.header,
+            units: ids,
+        });
+    }
+    // Files git listed but whose patch section is missing (output over its
+    // cap) still belong to the change.
+    for f in &change.files {
+        let path = change.path_from_root(&f.path).to_string();
+        if !work.files.iter().any(|w| w.changed.path == f.path) {
+            work.files.push(FileWork {
+                path,
+                changed: f.clone(),
+                header: String::new(),
+                units: Vec::new(),
+            });
+        }
+    }
+    let mut todo = Vec::new();
+    for (id, u) in work.units.iter().enumerate() {
+        let hit = match (cache, &u.key) {
+            (Some((c, _)), Some(k)) => c.load(k, &u.hunk.text, now),
+            _ => None,
+        };
+        match hit {
+            Some(stored) => {
+                let findings = stored
+                    .into_iter()
+                    .map(|s| restore(s, &u.hunk, &work.files[u.file].path))
+                    .collect();
+                work.cached.push((id, findings));
+            }
+            None => todo.push(id),
+        }
+    }
+    let mut parts = pack(&work, &todo, limits.part_bytes);
+    if parts.len() > limits.max_parts {
+        work.over = parts.split_off(limits.max_parts);
+    }
+    work.parts = parts;
+    work
+}
+
+/// Pieces of at most `budget` bytes: a file's units to review together,
+/// split at hunk boundaries when the file alone is too big.
+fn pack(work: &Work, todo: &[usize], budget: usize) -> Vec<Vec<usize>> {
+    let mut pieces: Vec<(Piece, Vec<usize>)> = Vec::new();
+    for f in &work.files {
+        let mut run: Vec<usize> = Vec::new();
+        let mut size = f.header.len();
+        for &u in f.units.iter().filter(|u| todo.contains(u)) {
+            let bytes = numbered_len(&work.units[u].hunk);
+            if !run.is_empty() && size + bytes > budget {
+                let id = pieces.len();
+                pieces.push((piece(id, &f.path, size), std::mem::take(&mut run)));
+                size = f.header.len();
+            }
+            run.push(u);
+            size += bytes;
+        }
+        if !run.is_empty() {
+            let id = pieces.len();
+            pieces.push((piece(id, &f.path, size), run));
+        }
+    }
+    let only: Vec<Piece> = pieces.iter().map(|(p, _)| p.clone()).collect();
+    chunk::pack(&only, budget)
+        .into_iter()
+        .map(|ids| {
+            ids.into_iter()
+                .flat_map(|i| pieces[i].1.iter().copied())
+                .collect()
+        })
+        .collect()
+}
+
+fn piece(id: usize, path: &str, bytes: usize) -> Piece {
+    Piece {
+        id,
+        path: path.to_string(),
+        bytes,
+    }
+}
+
+fn numbered_len(h: &HunkText) -> usize {
+    h.text.len() + 8 * h.text.lines().count()
+}
+
+impl Work {
+    /// The diff of `units` for the prompt: each file's header, then its
+    /// hunks with new-file line numbers; and the files it touches.
+    pub(super) fn text(&self, part: &[usize]) -> (String, Vec<usize>) {
+        let mut files: Vec<usize> = Vec::new();
+        for &u in part {
+            let f = self.units[u].file;
+            if !files.contains(&f) {
+                files.push(f);
+            }
+        }
+        let mut out = String::new();
+        for &f in &files {
+            out.push_str(&self.files[f].header);
+            for &u in part.iter().filter(|u| self.units[**u].file == f) {
+                if !self.units[u].hunk.text.is_empty() {
+                    out.push_str(&units::numbered(&self.units[u].hunk));
+                }
+            }
+        }
+        (out, files)
+    }
+
+    /// The unit of `part` a finding belongs to: the hunk it points into,
+    /// else the nearest hunk of its file in the part; `None` for a finding
+    /// elsewhere (another file, no location).
+    pub(super) fn unit_of(&self, part: &[usize], f: &Finding) -> Option<usize> {
+        let Some(Location::File {
+            path, line_start, ..
+        }) = &f.location
+        else {
+            return None;
+        };
+        let mine: Vec<usize> = part
+            .iter()
+            .copied()
+            .filter(|u| self.files[self.units[*u].file].path == *path)
+            .collect();
+        let line = line_start.unwrap_or(0);
+        mine.iter().copied().min_by_key(|u| {
+            let r = self.units[*u].hunk.new_range();
+            if r.contains(&line) {
+                0
+            } else {
+                line.abs_diff(r.start).min(line.abs_diff(r.end))
+            }
+        })
+    }
+
+    /// Writes each unit of `part` with the findings that belong to it.
+    pub(super) fn store(&self, cache: &HunkCache, part: &[usize], findings: &[Finding]) {
+        for &u in part {
+            let unit = &self.units[u];
+            let Some(key) = &unit.key else { continue };
+            // A finding elsewhere (another file, no location) stays with the
+            // part's first hunk: it comes back as long as that hunk is unchanged.
+            let stored: Vec<Stored> = findings
+                .iter()
+                .filter(|f| self.unit_of(part, f).or(part.first().copied()) == Some(u))
+                .map(|f| relative(f, &unit.hunk))
+                .collect();
+            cache.store(key, &unit.hunk.text, &stored);
+        }
+    }
+}
+
+/// A finding with its lines relative to the hunk's first new line.
+fn relative(f: &Finding, h: &HunkText) -> Stored {
+    let base = i64::from(h.hunk.new_start.max(1));
+    let loc = f.location.as_ref();
+    Stored {
+        finding: f.clone(),
+        start: loc
+            .and_then(|l| l.start_line())
+            .map(|n| i64::from(n) - base),
+        end: loc.and_then(|l| l.end_line()).map(|n| i64::from(n) - base),
+    }
+}
+
+/// A stored finding back at the hunk's lines now, marked cached.
+fn restore(s: Stored, h: &HunkText, path: &str) -> Finding {
+    let base = i64::from(h.hunk.new_start.max(1));
+    let at = |off: Option<i64>| off.and_then(|o| u32::try_from((base + o).max(1)).ok());
+    let mut f = s.finding;
+    if let (Some(start), end) = (at(s.start), at(s.end)) {
+        f.location = Some(Location::lines(path, start, end.unwrap_or(start)));
+    }
+    f.cached = true;
+    f
+}
