@@ -4,6 +4,7 @@
 mod common;
 
 mod fake_claude;
+mod forges;
 mod sdk_anthropic;
 mod sdk_openai;
 mod server_wire;

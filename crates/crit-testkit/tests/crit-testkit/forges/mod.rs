@@ -2,8 +2,6 @@
 //! documented shapes, state between requests, validation a client can trip,
 //! pagination, scripted faults, and the record of what was sent.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 mod github;
 mod gitlab;
 
