@@ -20,9 +20,12 @@ pub fn run(common: &CommonArgs, args: &InitArgs) -> Result<Code, CliError> {
     };
     let written = starter::write(&root, layout, args.force).map_err(|e| match e {
         StarterError::Exists(_) => CliError::usage(anyhow!("crit init: {e}")),
-        StarterError::Io { .. } => {
-            CliError::could_not_run(anyhow!("writing the starter files: {e}"))
-        }
+        StarterError::Fs {
+            source: crit_os::write::FsError::Io { .. },
+            ..
+        } => CliError::could_not_run(anyhow!("writing the starter files: {e}")),
+        // A symlink or a non-file where a starter file goes: the user's to fix.
+        StarterError::Fs { .. } => CliError::usage(anyhow!("crit init: {e}")),
     })?;
     let show = |p: &Path| p.strip_prefix(&root).unwrap_or(p).display().to_string();
     let mut out = String::new();

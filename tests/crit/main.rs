@@ -52,6 +52,7 @@ mod shards;
 mod signals;
 mod stats;
 mod stop_gate;
+mod symlinks;
 mod test_deps;
 mod trust_ci;
 mod trust_local;

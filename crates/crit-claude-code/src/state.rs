@@ -69,10 +69,13 @@ impl SessionState {
         serde_json::from_slice(&bytes).ok()
     }
 
+    /// Owner-only, beneath the sessions directory, no symlink followed.
     fn write<T: Serialize>(&self, kind: &str, value: &T) -> std::io::Result<()> {
-        std::fs::create_dir_all(&self.dir)?;
+        let root = crit_os::write::Root::open_or_create(&self.dir, 0o700)?;
         let bytes = serde_json::to_vec(value).map_err(std::io::Error::other)?;
-        crit_core::files::write_atomic(&self.path(kind), &bytes)
+        let name = format!("{}.{kind}.json", self.key);
+        root.write_atomic_with(&name, &bytes, crit_os::write::WriteOptions::private())?;
+        Ok(())
     }
 
     fn clear(&self, kind: &str) {

@@ -104,9 +104,9 @@ pub enum StarterError {
     )]
     Exists(Vec<PathBuf>),
     #[error("{}: {source}", path.display())]
-    Io {
+    Fs {
         path: PathBuf,
-        source: std::io::Error,
+        source: crit_os::write::FsError,
     },
 }
 
@@ -114,37 +114,43 @@ pub enum StarterError {
 /// of them existing stops it before anything is written.
 pub fn write(root: &Path, layout: Layout, force: bool) -> Result<Vec<Written>, StarterError> {
     let files = files(layout);
-    let existing: Vec<PathBuf> = files
-        .iter()
-        .map(|(rel, _)| PathBuf::from(rel))
-        .filter(|rel| root.join(rel).symlink_metadata().is_ok())
-        .collect();
+    // Beneath the project root and never through a symlink it holds: a
+    // checkout's `.crit` or `.crit/config.yaml` pointing at a user's file is
+    // refused by name (--force replaces files, not what links point at).
+    let confined = crit_os::write::Root::open(root).map_err(|e| StarterError::Fs {
+        path: root.to_path_buf(),
+        source: e,
+    })?;
+    let fs = |rel: &str| {
+        let path = root.join(rel);
+        move |e| StarterError::Fs { path, source: e }
+    };
+    let mut existing = Vec::new();
+    for (rel, _) in &files {
+        if confined.exists(rel).map_err(fs(rel))? {
+            existing.push(PathBuf::from(rel));
+        }
+    }
     if !force && !existing.is_empty() {
         return Err(StarterError::Exists(existing));
     }
     let mut out = Vec::new();
     for (rel, text) in files {
         let path = root.join(rel);
-        let io = |source| StarterError::Io {
-            path: path.clone(),
-            source,
-        };
-        let replaced = existing.iter().any(|e| e == Path::new(rel));
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        if replaced {
-            crit_core::files::write_atomic(&path, text.as_bytes()).map_err(io)?;
+        if existing.iter().any(|e| e == Path::new(rel)) {
+            confined
+                .write_atomic(rel, text.as_bytes())
+                .map_err(fs(rel))?;
             out.push(Written::Replaced(path));
             continue;
         }
-        // create_new: a file that appears meanwhile is not overwritten.
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(io)?;
-        std::io::Write::write_all(&mut f, text.as_bytes()).map_err(io)?;
+        // Never over a file that appeared meanwhile.
+        if !confined
+            .create_new(rel, text.as_bytes(), 0o644)
+            .map_err(fs(rel))?
+        {
+            return Err(StarterError::Exists(vec![PathBuf::from(rel)]));
+        }
         out.push(Written::Created(path));
     }
     Ok(out)

@@ -14,10 +14,11 @@ fn options(
     subagent_stop: bool,
 ) -> Result<InstallOptions, CliError> {
     let env = Env::from_process();
-    let dir = install::claude_dir(scope.user, common.cwd.as_deref(), &env)
+    let (dir, confine_to) = install::claude_dir(scope.user, common.cwd.as_deref(), &env)
         .map_err(|e| CliError::usage(anyhow!("{e}")))?;
     Ok(InstallOptions {
         dir,
+        confine_to,
         dry_run: scope.dry_run,
         subagent_stop,
         env,
@@ -37,7 +38,10 @@ fn show(common: &CommonArgs, report: &Report, dry_run: bool) {
 
 fn failed(e: install::InstallError) -> CliError {
     match e {
-        install::InstallError::Io { .. } => CliError::could_not_run(anyhow!("{e}")),
+        install::InstallError::Io { .. }
+        | install::InstallError::Fs(crit_os::write::FsError::Io { .. }) => {
+            CliError::could_not_run(anyhow!("{e}"))
+        }
         e => CliError::usage(anyhow!("{e}")),
     }
 }

@@ -155,6 +155,8 @@ pub enum InstallError {
     },
     #[error("{0}")]
     Read(#[from] crit_core::files::ReadError),
+    #[error("{0}")]
+    Fs(#[from] crit_os::write::FsError),
 }
 
 /// The settings text, parsed (empty text is an empty object).

@@ -21,6 +21,12 @@ use crate::json_doc::{self, Json};
 pub struct InstallOptions {
     /// The `.claude` directory ([`claude_dir`]).
     pub dir: PathBuf,
+    /// The project root `dir` is in (`--project`): every read and write stays
+    /// beneath it and follows no symlink, so a checkout's `.claude` or
+    /// `.claude/settings.json` pointing at the user's own settings is refused
+    /// by name. `None` for the user's own `~/.claude` (`--user`), which may
+    /// be a link the user made.
+    pub confine_to: Option<PathBuf>,
     /// Print what would change, change nothing.
     pub dry_run: bool,
     /// Gate subagents' stops too.
@@ -51,16 +57,108 @@ pub const COMMANDS: [(&str, &str); 2] = [
 /// How the hooks call crit.
 const CRIT: &str = "crit";
 
-/// The `.claude` directory: the user's (`--user`), else the project's at `cwd`.
-pub fn claude_dir(user: bool, cwd: Option<&Path>, env: &Env) -> Result<PathBuf, InstallError> {
+/// The `.claude` directory and, for a project, its root: the user's
+/// (`--user`), else the project's at `cwd`.
+pub fn claude_dir(
+    user: bool,
+    cwd: Option<&Path>,
+    env: &Env,
+) -> Result<(PathBuf, Option<PathBuf>), InstallError> {
     let home = env.get("HOME").filter(|h| !h.is_empty());
     if user {
         return home
-            .map(|h| PathBuf::from(h).join(".claude"))
+            .map(|h| (PathBuf::from(h).join(".claude"), None))
             .ok_or(InstallError::NoHome);
     }
     let cwd = cwd.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    Ok(crit_project::paths::project_root_in(&cwd, home.map(Path::new)).join(".claude"))
+    let root = crit_project::paths::project_root_in(&cwd, home.map(Path::new));
+    Ok((root.join(".claude"), Some(root)))
+}
+
+/// Reads, writes and removals of the install's files: confined beneath a
+/// project root, or as the user's own paths.
+struct Files {
+    root: Option<(crit_os::write::Root, PathBuf)>,
+}
+
+impl Files {
+    fn new(opts: &InstallOptions) -> Result<Files, InstallError> {
+        let root = match &opts.confine_to {
+            Some(r) => Some((crit_os::write::Root::open(r)?, r.clone())),
+            None => None,
+        };
+        Ok(Files { root })
+    }
+
+    /// `path` from the project root, when confined.
+    fn rel<'a>(&self, path: &'a Path) -> Option<(&crit_os::write::Root, &'a Path)> {
+        let (root, base) = self.root.as_ref()?;
+        path.strip_prefix(base).ok().map(|rel| (root, rel))
+    }
+
+    fn read_text(&self, path: &Path) -> Result<Option<String>, InstallError> {
+        let bytes = match self.rel(path) {
+            Some((root, rel)) => match root.read(rel, Default::default()) {
+                Ok(b) => b,
+                Err(e) if e.is_not_found() => return Ok(None),
+                Err(e) => return Err(e.into()),
+            },
+            None => match crit_core::files::read_capped(path, Default::default()) {
+                Ok(b) => b,
+                Err(e) if e.is_not_found() => return Ok(None),
+                Err(e) => return Err(e.into()),
+            },
+        };
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| InstallError::NotText {
+                path: path.to_path_buf(),
+            })
+    }
+
+    fn write(&self, path: &Path, text: &str) -> Result<(), InstallError> {
+        if let Some((root, rel)) = self.rel(path) {
+            return Ok(root.write_atomic(rel, text.as_bytes())?);
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| InstallError::Io {
+                what: "creating",
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(crit_os::write::write_atomic_user_path(
+            path,
+            text.as_bytes(),
+        )?)
+    }
+
+    fn remove(&self, path: &Path) -> Result<(), InstallError> {
+        if let Some((root, rel)) = self.rel(path) {
+            root.remove(rel)?;
+            return Ok(());
+        }
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(InstallError::Io {
+                what: "removing",
+                path: path.to_path_buf(),
+                source: e,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Removes the empty directory `path` (never one with anything in it).
+    fn remove_empty_dir(&self, path: &Path) {
+        if self.rel(path).is_some() {
+            // Beneath a project: only a real directory, never what a link names.
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+                let _ = std::fs::remove_dir(path);
+            }
+            return;
+        }
+        let _ = std::fs::remove_dir(path);
+    }
 }
 
 /// `path` as people should read it: relative to the current directory when
@@ -93,39 +191,12 @@ fn shown(path: &Path) -> String {
     }
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, InstallError> {
-    match crit_core::files::read_capped(path, Default::default()) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| InstallError::NotText {
-                path: path.to_path_buf(),
-            }),
-        Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(e.into()),
-    }
-}
-
-fn write(path: &Path, text: &str) -> Result<(), InstallError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| InstallError::Io {
-            what: "creating",
-            path: parent.to_path_buf(),
-            source,
-        })?;
-    }
-    crit_core::files::write_atomic(path, text.as_bytes()).map_err(|source| InstallError::Io {
-        what: "writing",
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 fn sha256(text: &str) -> String {
     crit_os::seal::sha256_hex(text.as_bytes())
 }
 
-fn read_ledger(path: &Path) -> Result<Option<Ledger>, InstallError> {
-    let Some(text) = read_text(path)? else {
+fn read_ledger(place: &Files, path: &Path) -> Result<Option<Ledger>, InstallError> {
+    let Some(text) = place.read_text(path)? else {
         return Ok(None);
     };
     serde_json::from_str(&text)
@@ -142,12 +213,13 @@ fn read_ledger(path: &Path) -> Result<Option<Ledger>, InstallError> {
 /// directory `opts.dir`.
 pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     let dir = opts.dir.clone();
+    let place = Files::new(opts)?;
     let mut report = Report::default();
     let settings_path = dir.join("settings.json");
     let ledger_path = dir.join(LEDGER_FILE);
     let label = shown(&settings_path);
-    let before = read_text(&settings_path)?;
-    let mut ledger = read_ledger(&ledger_path)?.unwrap_or_else(|| Ledger {
+    let before = place.read_text(&settings_path)?;
+    let mut ledger = read_ledger(&place, &ledger_path)?.unwrap_or_else(|| Ledger {
         created_settings: before.is_none(),
         ..Ledger::default()
     });
@@ -179,7 +251,7 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     for (name, text) in COMMANDS {
         let path = commands_dir.join(name);
         let rel = format!("commands/{name}");
-        match read_text(&path)? {
+        match place.read_text(&path)? {
             None => {
                 files.push((path, text));
                 ledger.files.retain(|f| f.path != rel);
@@ -212,13 +284,13 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
         return Ok(report);
     }
     if new_text != old_text || before.is_none() {
-        write(&settings_path, &new_text)?;
+        place.write(&settings_path, &new_text)?;
     }
     for (path, text) in &files {
-        write(path, text)?;
+        place.write(path, text)?;
     }
     let ledger_text = serde_json::to_string_pretty(&ledger).unwrap_or_default() + "\n";
-    write(&ledger_path, &ledger_text)?;
+    place.write(&ledger_path, &ledger_text)?;
     if added.is_empty() {
         report
             .stdout
@@ -244,18 +316,19 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
 /// lists it and as long as it is still as crit wrote it.
 pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     let dir = opts.dir.clone();
+    let place = Files::new(opts)?;
     let mut report = Report::default();
     let settings_path = dir.join("settings.json");
     let ledger_path = dir.join(LEDGER_FILE);
     let label = shown(&settings_path);
-    let Some(ledger) = read_ledger(&ledger_path)? else {
+    let Some(ledger) = read_ledger(&place, &ledger_path)? else {
         report.stdout.push(format!(
             "nothing to uninstall: {} does not exist (crit install claude-code writes it)",
             shown(&ledger_path)
         ));
         return Ok(report);
     };
-    let before = read_text(&settings_path)?;
+    let before = place.read_text(&settings_path)?;
     let old_text = before.clone().unwrap_or_default();
     let mut doc = merge::parse_settings(&label, &old_text)?;
     let removed = merge::unmerge(&mut doc, &ledger);
@@ -269,7 +342,7 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     let mut notes = Vec::new();
     for f in &ledger.files {
         let path = dir.join(&f.path);
-        match read_text(&path)? {
+        match place.read_text(&path)? {
             Some(text) if sha256(&text) == f.sha256 => gone.push(path),
             Some(_) => notes.push(format!(
                 "{} changed since crit wrote it; left as it is",
@@ -296,20 +369,20 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     }
     let gone_shown: Vec<String> = gone.iter().map(|p| shown(p)).collect();
     if delete_settings {
-        remove(&settings_path)?;
+        place.remove(&settings_path)?;
     } else if new_text != old_text {
-        write(&settings_path, &new_text)?;
+        place.write(&settings_path, &new_text)?;
     }
     for p in &gone {
-        remove(p)?;
+        place.remove(p)?;
     }
     if ledger.created.iter().any(|c| c == "dir:commands") {
         // Only when empty: anything the user put there stays.
-        let _ = std::fs::remove_dir(dir.join("commands"));
+        place.remove_empty_dir(&dir.join("commands"));
     }
-    remove(&ledger_path)?;
+    place.remove(&ledger_path)?;
     if ledger.created.iter().any(|c| c == "dir:.") {
-        let _ = std::fs::remove_dir(&dir);
+        place.remove_empty_dir(&dir);
     }
     if removed.is_empty() {
         report
@@ -329,17 +402,6 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     }
     report.stdout.extend(notes);
     Ok(report)
-}
-
-fn remove(path: &Path) -> Result<(), InstallError> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(InstallError::Io {
-            what: "removing",
-            path: path.to_path_buf(),
-            source: e,
-        }),
-        _ => Ok(()),
-    }
 }
 
 /// Whether `program` is found on `env`'s PATH.

@@ -266,15 +266,34 @@ impl Root {
     }
 
     /// Appends `bytes` to `rel` (created with `mode` when missing, parents 0700):
-    /// for logs of JSON lines. One `write` call, `O_APPEND`.
+    /// for logs of JSON lines. One `write` call, `O_APPEND`, under an
+    /// exclusive lock on the file where the file system can lock (it keeps
+    /// lines whole where `O_APPEND` alone might not).
     pub fn append(&self, rel: impl AsRef<Path>, bytes: &[u8], mode: u32) -> Result<(), FsError> {
         let rel = rel.as_ref();
         let path = self.path.join(rel);
         let cx = self.cx(Op::Append, &path);
         let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE;
         let fd = self.open_file(rel, flags, mode, Some(0o700), &cx)?;
+        // Best effort: a file system that cannot lock still appends.
+        let _ = rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive);
         let mut file = std::fs::File::from(fd);
         file.write_all(bytes).map_err(|e| cx.io(e))
+    }
+
+    /// Creates `rel` (or truncates it) and returns it open for writing, for
+    /// a file written as it goes (a transcript); parents created 0700.
+    pub fn create_truncate(
+        &self,
+        rel: impl AsRef<Path>,
+        mode: u32,
+    ) -> Result<std::fs::File, FsError> {
+        let rel = rel.as_ref();
+        let path = self.path.join(rel);
+        let cx = self.cx(Op::Write, &path);
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC;
+        let fd = self.open_file(rel, flags, mode, Some(0o700), &cx)?;
+        Ok(std::fs::File::from(fd))
     }
 
     /// All of `rel`, at most `limits.max_bytes`; a symlink anywhere (the

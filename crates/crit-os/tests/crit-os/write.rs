@@ -107,6 +107,10 @@ fn a_symlinked_final_file_is_refused_for_writes_and_reads() {
         assert_symlink_error(&e, ".crit/config.yaml");
         let e = root.try_lock(".crit/config.yaml").unwrap_err();
         assert_symlink_error(&e, ".crit/config.yaml");
+        let e = root
+            .create_truncate(".crit/config.yaml", 0o600)
+            .unwrap_err();
+        assert_symlink_error(&e, ".crit/config.yaml");
         s.assert_outside_untouched();
         // Still a link, and no temp file left beside it.
         assert!(
@@ -419,4 +423,27 @@ fn the_root_itself_may_be_reached_through_a_symlink() {
         fs::metadata(&state).unwrap().permissions().mode() & 0o777,
         0o700
     );
+}
+
+#[test]
+fn a_file_created_to_write_as_it_goes_stays_beneath_the_root() {
+    use std::io::Write;
+    for how in BOTH {
+        let s = Scene::new();
+        symlink(&s.outside, s.root.join("sessions")).unwrap();
+        let root = s.open(how);
+        let e = root
+            .create_truncate("sessions/transcript.jsonl", 0o600)
+            .unwrap_err();
+        assert_symlink_error(&e, "sessions");
+        // Beneath a real directory: created, then truncated on the next call.
+        let mut f = root.create_truncate("logs/t.jsonl", 0o600).unwrap();
+        f.write_all(b"one\n").unwrap();
+        drop(f);
+        root.create_truncate("logs/t.jsonl", 0o600).unwrap();
+        assert_eq!(fs::read(s.root.join("logs/t.jsonl")).unwrap(), b"");
+        let mode = fs::metadata(s.root.join("logs/t.jsonl")).unwrap().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
+        s.assert_outside_untouched();
+    }
 }

@@ -132,12 +132,22 @@ impl TrustStore {
 
     fn write(&self, file: &StoreFile) -> Result<(), TrustError> {
         let text = serde_json::to_string_pretty(file).map_err(|e| self.corrupt(e.to_string()))?;
-        crit_checks::session::write_atomic(&self.path, &format!("{text}\n")).map_err(|e| {
-            TrustError::Store {
-                path: self.path.clone(),
-                message: e.to_string(),
-            }
-        })
+        let failed = |e: crit_os::write::FsError| TrustError::Store {
+            path: self.path.clone(),
+            message: e.to_string(),
+        };
+        // Owner-only, in the user's state directory, no symlink followed.
+        let (dir, name) = match (self.path.parent(), self.path.file_name()) {
+            (Some(d), Some(n)) => (d, n),
+            _ => return Err(self.corrupt("not a file path".into())),
+        };
+        let root = crit_os::write::Root::open_or_create(dir, 0o700).map_err(failed)?;
+        root.write_atomic_with(
+            name,
+            format!("{text}\n").as_bytes(),
+            crit_os::write::WriteOptions::private(),
+        )
+        .map_err(failed)
     }
 
     fn lock(&self) -> Result<File, TrustError> {

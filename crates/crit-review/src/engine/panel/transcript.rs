@@ -29,8 +29,14 @@ impl SharedTranscript {
     /// the file cannot be created: the review goes on without one.
     pub fn for_session(session: &crate::engine::session::Session) -> Option<Arc<Self>> {
         let path = session.transcript_path();
-        match Self::create(&path) {
-            Ok(t) => Some(Arc::new(t)),
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        match session.create_file(name) {
+            Ok(file) => Some(Arc::new(SharedTranscript {
+                inner: Mutex::new(JsonlTranscript::new(BufWriter::new(file))),
+            })),
             Err(e) => {
                 tracing::error!("cannot write the transcript {}: {e}", path.display());
                 None

@@ -13,7 +13,6 @@
 //! `PIPE_BUF`), and the lock covers file systems where it does not.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -111,27 +110,29 @@ pub fn append_gate(
 
 /// Appends `value` as one JSON line to today's file in `dir`.
 fn append_line(dir: &Path, value: &impl Serialize, secs: u64) -> Result<PathBuf, SessionError> {
-    std::fs::create_dir_all(dir).map_err(SessionError::io("create", dir))?;
-    let path = dir.join(format!("{}.jsonl", timestamp::date(secs)));
+    let name = format!("{}.jsonl", timestamp::date(secs));
+    let path = dir.join(&name);
     let mut line = serde_json::to_vec(value).map_err(|source| SessionError::Json {
         what: "audit line",
         path: path.clone(),
         source,
     })?;
     line.push(b'\n');
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(SessionError::io("open", &path))?;
-    // Some file systems cannot lock; O_APPEND alone still keeps small lines whole.
-    if let Err(e) = file.lock() {
-        tracing::debug!("audit log {}: not locked: {e}", path.display());
-    }
-    // One buffer, so one write(2) for a regular file; the lock is released on drop.
-    file.write_all(&line)
-        .map_err(SessionError::io("append to", &path))?;
+    append_confined(dir, &name, &line).map_err(|source| SessionError::Fs {
+        action: "append to the audit log",
+        source,
+    })?;
     Ok(path)
+}
+
+/// One line appended to `name` in the user's state directory `dir` (owner
+/// only, no symlink followed, one locked `O_APPEND` write).
+pub(crate) fn append_confined(
+    dir: &Path,
+    name: &str,
+    line: &[u8],
+) -> Result<(), crit_os::write::FsError> {
+    crit_os::write::Root::open_or_create(dir, 0o700)?.append(name, line, 0o600)
 }
 
 fn audit_line<'a>(result: &'a ReviewResult, session: Option<&'a str>, secs: u64) -> AuditLine<'a> {

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 use crit_core::Verdict;
 use serde::{Deserialize, Serialize};
 
+pub(crate) use audit::append_confined;
 pub use audit::{append_audit, append_gate, audit_dir};
 pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
 pub use store::{RELDO_TRANSCRIPT, Session, list};
@@ -112,6 +113,11 @@ pub struct SessionSummary {
 /// Why a session or the audit log could not be written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
+    #[error("cannot {action} the session: {source}")]
+    Fs {
+        action: &'static str,
+        source: crit_os::write::FsError,
+    },
     #[error("{}: cannot {action}: {source}", path.display())]
     Io {
         action: &'static str,

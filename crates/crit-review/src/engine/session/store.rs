@@ -1,10 +1,16 @@
-//! Creating, finding and reading session directories.
+//! Creating, finding and reading session directories. Every write goes
+//! through crit-os's confined writer: a `.crit`, `.crit/sessions` or file the
+//! reviewed change laid out as a symbolic link is refused by name, never
+//! followed out of the project.
 
 use std::cmp::Reverse;
 use std::hash::{BuildHasher, Hasher};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use crit_os::write::{FsError, Root, WriteOptions};
 
 use crit_core::ReviewResult;
 use crit_core::timestamp;
@@ -25,12 +31,20 @@ const GITIGNORE: &str = "# Written by crit: review logs stay local.\n\
 sessions/\n";
 
 /// One review's directory under `.crit/sessions/`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Session {
     dir: PathBuf,
     id: String,
     /// The transcript's file name in `dir`.
     transcript: &'static str,
+    /// The directory, opened when crit created it: writes go beneath it.
+    root: Option<Arc<Root>>,
+}
+
+impl PartialEq for Session {
+    fn eq(&self, other: &Session) -> bool {
+        (&self.dir, &self.id, self.transcript) == (&other.dir, &other.id, other.transcript)
+    }
 }
 
 impl Session {
@@ -42,10 +56,15 @@ impl Session {
         meta: &SessionMeta,
         now: SystemTime,
     ) -> Result<Session, SessionError> {
-        let crit_dir = project_root.join(".crit");
-        std::fs::create_dir_all(&crit_dir).map_err(SessionError::io("create", &crit_dir))?;
-        ensure_gitignore(&crit_dir)?;
-        Session::create_in(&crit_dir.join("sessions"), meta, now)
+        let project = Root::open(project_root).map_err(fs_error("open"))?;
+        project
+            .create_dir_all(".crit", 0o755)
+            .map_err(fs_error("create"))?;
+        ensure_gitignore(&project)?;
+        let sessions = project
+            .subdir(".crit/sessions", Some(0o700))
+            .map_err(fs_error("create"))?;
+        Session::create_under(sessions, meta, now)
     }
 
     /// A new session under `sessions` (a configured log directory, such as
@@ -55,8 +74,15 @@ impl Session {
         meta: &SessionMeta,
         now: SystemTime,
     ) -> Result<Session, SessionError> {
-        std::fs::create_dir_all(sessions).map_err(SessionError::io("create", sessions))?;
-        let sessions = sessions.to_path_buf();
+        let sessions = Root::open_or_create(sessions, 0o700).map_err(fs_error("create"))?;
+        Session::create_under(sessions, meta, now)
+    }
+
+    fn create_under(
+        sessions: Root,
+        meta: &SessionMeta,
+        now: SystemTime,
+    ) -> Result<Session, SessionError> {
         let session = create_unique_dir(&sessions, now)?;
         let mut value = serde_json::to_value(meta).map_err(|source| SessionError::Json {
             what: "session",
@@ -68,7 +94,7 @@ impl Session {
             map.insert("session_id".into(), session.id.clone().into());
         }
         redact(&mut value);
-        write_json(&session.dir.join(META), &value, "session")?;
+        session.write_json(META, &value, "session")?;
         Ok(session)
     }
 
@@ -151,7 +177,43 @@ impl Session {
             }
         }
         redact_credentials(&mut value);
-        write_json(&path, &value, "result")
+        self.write_json(RESULT, &value, "result")
+    }
+
+    /// Pretty JSON written atomically beneath the session's own directory
+    /// (temp file, fsync, rename): a reader never sees half a file, and a
+    /// full disk leaves no temp file and the previous file as it was.
+    fn write_json(
+        &self,
+        name: &str,
+        value: &impl Serialize,
+        what: &'static str,
+    ) -> Result<(), SessionError> {
+        let path = self.dir.join(name);
+        let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| SessionError::Json {
+            what,
+            path: path.clone(),
+            source,
+        })?;
+        bytes.push(b'\n');
+        let root = match &self.root {
+            Some(r) => Arc::clone(r),
+            // A session found on disk: opened now, its parents as they are.
+            None => Arc::new(Root::open(&self.dir).map_err(fs_error("open"))?),
+        };
+        root.write_atomic_with(name, &bytes, WriteOptions::private())
+            .map_err(fs_error("write"))
+    }
+
+    /// Creates (or truncates) a file of the session for writing, beneath its
+    /// own directory (the transcript).
+    pub fn create_file(&self, name: &str) -> Result<std::fs::File, SessionError> {
+        let root = match &self.root {
+            Some(r) => Arc::clone(r),
+            None => Arc::new(Root::open(&self.dir).map_err(fs_error("open"))?),
+        };
+        root.create_truncate(name, 0o600)
+            .map_err(fs_error("create"))
     }
 
     pub fn meta(&self) -> Result<SessionMeta, SessionError> {
@@ -226,6 +288,7 @@ fn entries(dir: &Path) -> Result<Vec<Session>, SessionError> {
             dir: entry.path(),
             id: id.to_string(),
             transcript: TRANSCRIPT,
+            root: None,
         };
         found.push(((stamp.to_string(), written, name), session));
     }
@@ -241,29 +304,30 @@ fn parse_dir_name(name: &str) -> Option<(&str, &str)> {
     (stamp_ok && id_ok).then_some((stamp, id))
 }
 
-fn create_unique_dir(sessions: &Path, now: SystemTime) -> Result<Session, SessionError> {
+fn create_unique_dir(sessions: &Root, now: SystemTime) -> Result<Session, SessionError> {
     let since_epoch = now.duration_since(UNIX_EPOCH).unwrap_or_default();
     let stamp = timestamp::compact(since_epoch.as_secs());
-    let mut last_err = None;
-    // A collision needs the same second and the same 32 random bits; retrying
-    // with create_dir (never create_dir_all) makes even that safe.
+    // A collision needs the same second and the same 32 random bits; a name
+    // that exists is never reused.
     for attempt in 0..8u32 {
         let id = random_id(since_epoch.as_nanos(), attempt);
-        let dir = sessions.join(format!("{stamp}-{id}"));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {
-                return Ok(Session {
-                    dir,
-                    id,
-                    transcript: TRANSCRIPT,
-                });
-            }
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => last_err = Some((dir, e)),
-            Err(e) => return Err(SessionError::io("create", dir)(e)),
+        let name = format!("{stamp}-{id}");
+        if sessions.exists(&name).map_err(fs_error("create"))? {
+            continue;
         }
+        let root = sessions
+            .subdir(&name, Some(0o700))
+            .map_err(fs_error("create"))?;
+        return Ok(Session {
+            dir: sessions.join(&name),
+            id,
+            transcript: TRANSCRIPT,
+            root: Some(Arc::new(root)),
+        });
     }
-    let (dir, e) = last_err.unwrap_or_else(|| (sessions.to_path_buf(), ErrorKind::Other.into()));
-    Err(SessionError::io("create", dir)(e))
+    Err(SessionError::io("create", sessions.path())(
+        ErrorKind::AlreadyExists.into(),
+    ))
 }
 
 /// 8 lower-case hex digits. std's `RandomState` is seeded from the OS per
@@ -277,33 +341,17 @@ fn random_id(nanos: u128, attempt: u32) -> String {
     format!("{:08x}", h.finish() as u32)
 }
 
-fn ensure_gitignore(crit_dir: &Path) -> Result<(), SessionError> {
-    use std::io::Write;
-    let path = crit_dir.join(".gitignore");
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-    {
-        Ok(mut f) => f
-            .write_all(GITIGNORE.as_bytes())
-            .map_err(SessionError::io("write", path)),
-        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(SessionError::io("create", path)(e)),
-    }
+/// `.crit/.gitignore`, written once: an existing one is never touched.
+fn ensure_gitignore(project: &Root) -> Result<(), SessionError> {
+    project
+        .create_new(".crit/.gitignore", GITIGNORE.as_bytes(), 0o644)
+        .map(|_| ())
+        .map_err(fs_error("create"))
 }
 
-/// Pretty JSON written atomically (temp file in the same directory, fsync,
-/// rename): a reader never sees half a file, and a full disk is an error that
-/// leaves no temp file and the previous file as it was.
-fn write_json(path: &Path, value: &impl Serialize, what: &'static str) -> Result<(), SessionError> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| SessionError::Json {
-        what,
-        path: path.to_path_buf(),
-        source,
-    })?;
-    bytes.push(b'\n');
-    crit_core::files::write_atomic(path, &bytes).map_err(SessionError::io("write", path))
+/// A confined write's error, as the session's.
+fn fs_error(action: &'static str) -> impl Fn(FsError) -> SessionError {
+    move |e| SessionError::Fs { action, source: e }
 }
 
 fn read_json<T: DeserializeOwned>(

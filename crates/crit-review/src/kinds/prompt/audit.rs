@@ -14,7 +14,6 @@
 //! an advisory lock, as crit's other audit lines are.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -162,23 +161,9 @@ pub fn append_decision(
 }
 
 fn append_line(dir: &Path, line: String, now: SystemTime) -> std::io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let path = dir.join(format!(
-        "{}.jsonl",
-        timestamp::date(timestamp::unix_secs(now))
-    ));
+    let name = format!("{}.jsonl", timestamp::date(timestamp::unix_secs(now)));
     let mut bytes = line.into_bytes();
     bytes.push(b'\n');
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)?;
-    if let Err(e) = file.lock() {
-        tracing::debug!(
-            "prompt review audit log {}: not locked: {e}",
-            path.display()
-        );
-    }
-    file.write_all(&bytes)?;
-    Ok(path)
+    crate::engine::session::append_confined(dir, &name, &bytes)?;
+    Ok(dir.join(name))
 }

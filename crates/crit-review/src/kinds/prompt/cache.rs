@@ -69,14 +69,13 @@ pub fn store(
     review: &PromptReview,
     now: SystemTime,
 ) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
+    let root = crit_os::write::Root::open_or_create(dir, 0o700)?;
     prune(dir, now);
     let plain = serde_json::to_vec(review).map_err(std::io::Error::other)?;
     let sealed = crit_os::seal::seal_box(MAGIC, &plain, &seal_key(prompt, key));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, &sealed)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(entry(dir, key)).map_err(|e| e.error)?;
+    let name = entry(dir, key);
+    let name = name.file_name().unwrap_or_default();
+    root.write_atomic_with(name, &sealed, crit_os::write::WriteOptions::private())?;
     Ok(())
 }
 
