@@ -21,7 +21,10 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     project.rules().release_warnings();
     let mut kinds = Vec::new();
     for kind in Kind::ALL {
-        kinds.push((kind, backend::settings(&project, kind)?.rows()));
+        let mut rows = backend::settings(&project, kind)?.rows();
+        // Whose rules apply is the project's, shown once below.
+        rows.retain(|r| r.key != "rules");
+        kinds.push((kind, rows));
     }
     let rules = rules_rows(&project);
     if common.json {

@@ -48,6 +48,7 @@ mod review_quality;
 mod review_run;
 mod run_cli;
 mod secrets;
+mod settings_everywhere;
 mod shards;
 mod signals;
 mod stats;

@@ -96,6 +96,7 @@ impl Project {
             &self.config,
             mala.as_ref(),
             self.template_dirs(),
+            self.rules.describe(),
             &self.env,
         ))
     }

@@ -146,6 +146,10 @@ pub struct Settings {
     pub max_budget_usd: Option<Sourced<f64>>,
     pub fail_on: Sourced<FailOn>,
     pub templates: TemplateDirs,
+    /// Whose rules judged the project files these came from, and why
+    /// (`working tree` / trusted with `crit trust`, `main` / the pull
+    /// request's base, `HEAD` / the last commit).
+    pub rules: (String, String),
 }
 
 impl Settings {
@@ -214,6 +218,7 @@ impl Settings {
                 b.source.to_string(),
             ));
         }
+        rows.push(row("rules", &self.rules.0, self.rules.1.clone()));
         if self.kind == Kind::Template || self.kind == Kind::Code {
             for d in &self.templates.extra {
                 rows.push(row(

@@ -19,6 +19,7 @@ pub(crate) fn resolve(
     file: &Config,
     mala: Option<&MalaConfig>,
     templates: TemplateDirs,
+    rules: (String, String),
     env: &Env,
 ) -> Settings {
     let mala = mala.filter(|_| kind == Kind::Code);
@@ -69,6 +70,7 @@ pub(crate) fn resolve(
             .or_else(|| file.fail_on.clone())
             .unwrap_or_else(|| Sourced::new(FailOn::default(), Source::Default)),
         templates,
+        rules,
     }
 }
 
