@@ -8,10 +8,13 @@
 //! earlier turn (the diff, every tool result) from the cache instead of paying
 //! for it again. The API finds an earlier entry only within 20 blocks before a
 //! breakpoint, so a turn that adds more (many tool calls at once) also marks
-//! where the previous request ended. At most four breakpoints are allowed:
-//! over that, the ones below the model's cacheable minimum go first (they
-//! cache nothing), then the tools' (the system prompt's covers them), then the
-//! earliest; the conversation's last one always stays.
+//! where the previous request ended.
+//!
+//! A breakpoint is kept only where the prefix before it reaches the model's
+//! cacheable minimum: one below it caches nothing, costs a slot, and on some
+//! models is refused. At most four are allowed: over that, the tools' goes
+//! first (the system prompt's covers them), then the earliest; the
+//! conversation's last one stays.
 
 use crit_llm::{Message, ModelRequest};
 
@@ -53,8 +56,16 @@ pub(super) fn place_breakpoints(req: &mut ModelRequest, rolling: bool, min_token
         }
     }
     let mut slots = breakpoints(req);
+    // Under the model's minimum a breakpoint caches nothing: only where it can hit.
+    slots.retain(|&(slot, tokens)| {
+        let hits = tokens >= min_tokens;
+        if !hits {
+            unmark(req, slot);
+        }
+        hits
+    });
     while slots.len() > MAX_BREAKPOINTS {
-        let Some(drop) = least_useful(req, &slots, min_tokens) else {
+        let Some(drop) = least_useful(req, &slots) else {
             break;
         };
         unmark(req, slots[drop].0);
@@ -115,15 +126,12 @@ fn breakpoints(req: &ModelRequest) -> Vec<(Slot, u64)> {
 }
 
 /// The breakpoint to give up first; never the conversation's last one.
-fn least_useful(req: &ModelRequest, slots: &[(Slot, u64)], min_tokens: u64) -> Option<usize> {
+fn least_useful(req: &ModelRequest, slots: &[(Slot, u64)]) -> Option<usize> {
     let keep = slots.len().checked_sub(1)?;
     let candidates = || (0..keep).map(|i| (i, slots[i]));
+    let system_marked = req.system.iter().any(|b| b.cache);
     candidates()
-        .find(|(_, (_, tokens))| *tokens < min_tokens)
-        .or_else(|| {
-            let system_marked = req.system.iter().any(|b| b.cache);
-            candidates().find(|(_, (s, _))| *s == Slot::Tools && system_marked)
-        })
+        .find(|(_, (s, _))| *s == Slot::Tools && system_marked)
         .or_else(|| candidates().next())
         .map(|(i, _)| i)
 }
@@ -142,7 +150,7 @@ mod tests {
         let mut r = ModelRequest::new("m", 100);
         r.tools = vec![ToolSpec {
             name: "Read".into(),
-            description: "d".repeat(400),
+            description: "d".repeat(8000),
             input_schema: json!({}),
             strict: false,
         }];
@@ -208,6 +216,22 @@ mod tests {
         assert!(m.len() <= MAX_BREAKPOINTS);
         // Five marks: the tools' is given up first, the system prompt's covers it.
         assert!(!m.contains(&Slot::Tools), "{m:?}");
+    }
+
+    #[test]
+    fn a_mark_below_the_minimum_is_never_sent() {
+        // The tools alone (≈2,000 tokens) are under a 4,096-token minimum;
+        // the system prompt (≈10,000) is over it.
+        let mut r = request(0, 0);
+        place_breakpoints(&mut r, true, 4096);
+        let m = marks(&r);
+        assert!(!m.contains(&Slot::Tools), "{m:?}");
+        assert!(m.contains(&Slot::System(0)), "{m:?}");
+        // A model with a minimum above the whole request: no mark at all.
+        let mut r = request(0, 0);
+        place_breakpoints(&mut r, true, 1_000_000);
+        assert_eq!(marks(&r), []);
+        assert!(!r.cache_tools);
     }
 
     #[test]

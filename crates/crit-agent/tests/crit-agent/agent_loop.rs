@@ -71,7 +71,7 @@ async fn round_trips_for_every_tool() {
     let cx = ToolContext::new(dir.path(), &[]).unwrap();
     let out = run_agent(
         &model(&server),
-        &spec(ToolRegistry::builtin()),
+        &long_prompt_spec(),
         &cx,
         &mut NoTranscript,
         CancellationToken::new(),
@@ -526,4 +526,15 @@ async fn a_backend_error_is_fatal_with_its_message() {
         !format!("{out:?}").contains("sk-ant-test"),
         "no secret in the outcome"
     );
+}
+
+/// A system prompt past every model's cacheable minimum: a mark below it
+/// caches nothing and is not sent.
+fn long_prompt_spec() -> crit_agent::AgentSpec {
+    let mut s = spec(ToolRegistry::builtin());
+    let rules = "Check every call that can fail.\n".repeat(800);
+    s.system = vec![crit_llm::SystemBlock::cached(format!(
+        "You review code.\n{rules}"
+    ))];
+    s
 }
