@@ -20,7 +20,7 @@ import pytest
 
 from conftest import API_KEY, FakeServer, write
 from test_cancel import assert_dying, read_pids, sleeper
-from test_reldo import VERDICT, project, task  # noqa: F401 (the fixture)
+from test_reldo import VERDICT, project, user_story  # noqa: F401 (the fixture)
 
 LANES = 4
 
@@ -46,28 +46,6 @@ asyncio.run(main())
 PROMPT = "Review app/Models/User.php and resources/js/Pages/Login.vue. Context: Added user registration."
 
 
-def story(server: FakeServer) -> None:
-    """One review's answers: the orchestrator delegates to its three
-    sub-agents in one turn, then answers in its output_schema."""
-    files = "app/Models/User.php and resources/js/Pages/Login.vue"
-    server.push(
-        {
-            "when_contains": "# Code Review Orchestrator",
-            "reply": {
-                "tool_uses": [
-                    task("backend-reviewer", "Review app/Models/User.php"),
-                    task("frontend-reviewer", "Review resources/js/Pages/Login.vue"),
-                    task("architecture-reviewer", f"Review {files}"),
-                ]
-            },
-        },
-        {"when_contains": "# Backend Reviewer", "reply": {"text": "STATUS: FAIL\n- app/Models/User.php:2 password is public"}},
-        {"when_contains": "# Frontend Reviewer", "reply": {"text": "STATUS: PASS"}},
-        {"when_contains": "# Architecture Reviewer", "reply": {"text": "STATUS: PASS"}},
-        {"when_contains": "# Code Review Orchestrator", "reply": {"json": VERDICT}},
-    )
-
-
 def lane(script: Path, cwd: Path, runs: int) -> List[Tuple[int, int, str, str]]:
     """`runs` reviews one after another against a fake server of the lane's
     own; what each process gave back: (run, rc, stdout, stderr)."""
@@ -76,7 +54,7 @@ def lane(script: Path, cwd: Path, runs: int) -> List[Tuple[int, int, str, str]]:
     out = []
     try:
         for i in range(runs):
-            story(server)
+            user_story(server)
             p = subprocess.run(
                 [sys.executable, str(script), PROMPT],
                 cwd=cwd,

@@ -71,36 +71,6 @@ class _Mala:
                 self.event_sink.on_review_warning(message)
         return result
 
-    async def __call__(
-        self,
-        diff_range: Optional[str] = None,
-        context_file: Optional[PathArg] = None,
-        timeout: Optional[float] = None,
-        claude_session_id: Optional[str] = None,
-        *,
-        commit_shas: Optional[Sequence[str]] = None,
-    ) -> CodeReviewResult:
-        self._starting(diff_range, commit_shas)
-        result = await super().__call__(  # type: ignore[misc]
-            diff_range, context_file, timeout, claude_session_id, commit_shas=commit_shas
-        )
-        return self._reported(result)
-
-    def review_sync(
-        self,
-        diff_range: Optional[str] = None,
-        context_file: Optional[PathArg] = None,
-        timeout: Optional[float] = None,
-        claude_session_id: Optional[str] = None,
-        *,
-        commit_shas: Optional[Sequence[str]] = None,
-    ) -> CodeReviewResult:
-        self._starting(diff_range, commit_shas)
-        result = super().review_sync(  # type: ignore[misc]
-            diff_range, context_file, timeout, claude_session_id, commit_shas=commit_shas
-        )
-        return self._reported(result)
-
 
 def _warnings(result: CodeReviewResult) -> List[str]:
     """What mala's reviewer reports to ``on_review_warning``: why the answer
