@@ -25,40 +25,27 @@ pub struct OutputPlan {
 
 impl OutputPlan {
     /// Resolve `--format`, `--json`, `--compat`, the review templates'
-    /// `--output terminal|json|file PATH`, `--out` and `--color`.
+    /// `--output terminal|json|file PATH` (with `--compat`, its JSON goes to
+    /// stdout or PATH), `--out` and `--color`.
     pub fn from_common(common: &CommonArgs) -> Result<Self, CliError> {
         let mut dest = common.out.clone();
+        let output = match &common.output {
+            Some(output) => Some(output_mode(output, &mut dest)?),
+            None => None,
+        };
         let format = if common.json || common.compat.is_some() {
+            // The review templates' `--output json` and `--output file PATH`
+            // go with `--compat squadron`: their `to_dict()`, to stdout or PATH.
+            if common.compat.is_some() && output == Some(Format::Terminal) {
+                return Err(CliError::usage(anyhow!(
+                    "--output terminal shows the report for people and --compat prints the original tool's JSON; use one"
+                )));
+            }
             Format::Json
         } else if let Some(f) = common.format {
             format_of(f)
-        } else if let Some(output) = &common.output {
-            match output.as_slice() {
-                [mode] if mode == "terminal" => Format::Terminal,
-                [mode] if mode == "json" => Format::Json,
-                [mode, path] if mode == "file" => {
-                    if dest.is_some() {
-                        return Err(CliError::usage(anyhow!(
-                            "--output file PATH and --out PATH both name a destination; use one"
-                        )));
-                    }
-                    dest = Some(PathBuf::from(path));
-                    Format::Json
-                }
-                [mode] if mode == "file" => {
-                    return Err(CliError::usage(anyhow!(
-                        "--output file needs a path: --output file PATH"
-                    )));
-                }
-                other => {
-                    return Err(CliError::usage(anyhow!(
-                        "--output {}: expected `terminal`, `json` or `file PATH`",
-                        other.join(" ")
-                    )));
-                }
-            }
         } else {
-            Format::Terminal
+            output.unwrap_or(Format::Terminal)
         };
         let color = match common.color {
             ColorArg::Always => true,
@@ -131,6 +118,31 @@ impl OutputPlan {
                 }
             }
         }
+    }
+}
+
+/// The review templates' `--output terminal|json|file PATH`: its format,
+/// and PATH into `dest`.
+fn output_mode(output: &[String], dest: &mut Option<PathBuf>) -> Result<Format, CliError> {
+    match output {
+        [mode] if mode == "terminal" => Ok(Format::Terminal),
+        [mode] if mode == "json" => Ok(Format::Json),
+        [mode, path] if mode == "file" => {
+            if dest.is_some() {
+                return Err(CliError::usage(anyhow!(
+                    "--output file PATH and --out PATH both name a destination; use one"
+                )));
+            }
+            *dest = Some(PathBuf::from(path));
+            Ok(Format::Json)
+        }
+        [mode] if mode == "file" => Err(CliError::usage(anyhow!(
+            "--output file needs a path: --output file PATH"
+        ))),
+        other => Err(CliError::usage(anyhow!(
+            "--output {}: expected `terminal`, `json` or `file PATH`",
+            other.join(" ")
+        ))),
     }
 }
 

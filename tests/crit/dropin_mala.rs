@@ -164,7 +164,7 @@ fn r2_r3_r4_the_default_reviewer_logs_reads_the_diff_and_context_and_answers_in_
     assert_eq!(
         r["issues"],
         json!([{"file": "src/main.py", "line_start": 42, "line_end": 42, "priority": 1,
-            "title": "[P1] Issue", "body": "Details", "reviewer": "code"}])
+            "title": "[P1] Issue", "body": "Details", "reviewer": "agent-sdk"}])
     );
     assert!(r["review_log_path"].is_string());
     // R3: the diff and the context file are in the user message.
@@ -215,10 +215,10 @@ fn r2_mala_yaml_picks_the_reviewer_model_timeout_and_cerberus() {
         ".crit/config.yaml",
         &format!("command: [{}, --json]\n", gate.display()),
     );
-    let untrusted = code(d, &server, &["--diff", "main..HEAD", "--json"]);
+    let untrusted = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
     assert!(stderr(&untrusted).contains("Initializing code reviewer: agent-sdk"));
     crit(d, &server, None).arg("trust").assert().success();
-    let out = code(d, &server, &["--diff", "main..HEAD", "--json"]);
+    let out = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
     let log = stderr(&out);
     assert!(
         log.contains("Initializing code reviewer: cerberus"),
@@ -228,7 +228,39 @@ fn r2_mala_yaml_picks_the_reviewer_model_timeout_and_cerberus() {
         log.contains("Starting review for main..HEAD with cerberus"),
         "{log}"
     );
-    assert_eq!(json_out(&out)["verdict"], "PASS");
+    assert_eq!(json_out(&out)["passed"], true);
+}
+
+/// mala's log lines are for mala's users (`--compat mala`): everyone else's
+/// `crit review code` prints none of them, whichever reviewer runs.
+#[test]
+fn malas_instrumentation_only_with_compat_mala() {
+    let dir = repo();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    for args in [&["--json"][..], &[][..], &["--format", "markdown"][..]] {
+        server.push(Reply::json(r4_answer()));
+        let out = code(d, &server, &[&["--diff", "main..HEAD"][..], args].concat());
+        let log = stderr(&out);
+        assert!(
+            !log.contains("Initializing code reviewer"),
+            "{args:?}: {log}"
+        );
+        assert!(!log.contains("Starting review for"), "{args:?}: {log}");
+        if args == ["--json"] {
+            // crit's own JSON keeps crit's reviewer names.
+            assert_eq!(json_out(&out)["findings"][0]["reviewer"], "code");
+        }
+    }
+    // `-q` silences them for mala's users too.
+    server.push(Reply::json(r4_answer()));
+    let out = code(
+        d,
+        &server,
+        &["--diff", "main..HEAD", "--compat", "mala", "-q"],
+    );
+    assert!(!stderr(&out).contains("Initializing code reviewer"));
+    assert_eq!(json_out(&out)["issues"][0]["reviewer"], "agent-sdk");
 }
 
 /// Runs a review whose model answers `replies` and returns mala's JSON.

@@ -504,3 +504,77 @@ fn the_designs_error_cases() {
     );
     assert!(server.model_requests().is_empty());
 }
+
+/// The design's `display_result`: `--output json` is `result.to_dict()` on
+/// stdout, `--output file PATH` the same JSON in PATH. With `--compat
+/// squadron` that is the design's `to_dict()`, not crit's document.
+#[test]
+fn output_json_and_file_with_compat_squadron_are_the_designs_to_dict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    docs(d);
+    write(d, ".orchestration/templates/arch.yaml", SEED_ARCH);
+    let server = FakeServer::start_blocking();
+    crit(d, &server, None).arg("trust").assert().success();
+    let review = |output: &[&str]| {
+        server.push(Reply::text(MARKDOWN_ANSWER));
+        crit(d, &server, None)
+            .args(["review", "arch", "slice.md", "--against", "arch.md"])
+            .args(output)
+            .args(["--compat", "squadron"])
+            .output()
+            .unwrap()
+    };
+    let to_dict = |r: &Value| {
+        assert_eq!(r["verdict"], "CONCERNS", "{r}");
+        assert_eq!(r["template_name"], "arch");
+        assert_eq!(
+            r["input_files"],
+            json!({"input": "slice.md", "against": "arch.md", "cwd": "."})
+        );
+        assert_eq!(r["raw_output"], MARKDOWN_ANSWER);
+        assert!(r["timestamp"].is_string());
+        assert_eq!(
+            r["findings"],
+            json!([
+                {"severity": "CONCERN", "title": "Slice reaches into the storage layer",
+                 "description": "slice.md:12 reads the users table directly instead of going through the repository.",
+                 "file_ref": "slice.md:12"},
+                {"severity": "PASS", "title": "Dependencies point downwards",
+                 "description": "Nothing depends on the CLI.", "file_ref": null}
+            ]),
+            "{r}"
+        );
+        // Nothing of crit's own document.
+        assert!(
+            r.get("passed").is_none() && r.get("review").is_none(),
+            "{r}"
+        );
+    };
+    let out = review(&["--output", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    to_dict(&json_out(&out));
+
+    let out = review(&["--output", "file", "reviews/arch.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(d.join("reviews/arch.json")).unwrap()).unwrap();
+    to_dict(&saved);
+
+    // The report for people and the original's JSON at once: refused before
+    // any model call.
+    let asked = server.model_requests().len();
+    let out = crit(d, &server, None)
+        .args(["review", "arch", "slice.md", "--against", "arch.md"])
+        .args(["--output", "terminal", "--compat", "squadron"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--output terminal"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.model_requests().len(), asked);
+}

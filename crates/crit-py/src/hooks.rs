@@ -10,12 +10,17 @@
 use std::sync::Arc;
 
 use crit_agent::hooks::{Hook, HookEvent, HookFuture, HookInput, HookResponse, ToolMatcher};
+use std::sync::Mutex;
+
 use pyo3::prelude::*;
-use pyo3_async_runtimes::TaskLocals;
+use pyo3::types::PyString;
 use serde_json::Value;
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::bridge::CallerLoop;
 use crate::errors;
+use crate::runtime;
 
 /// One hook as the Python layer hands it over: `(event, matcher, adapter, name)`.
 pub type HookSpecTuple = (String, String, Py<PyAny>, String);
@@ -58,15 +63,15 @@ pub fn specs(raw: Vec<HookSpecTuple>) -> PyResult<Vec<Arc<HookSpec>>> {
         .collect()
 }
 
-/// The hooks of one review; `locals` is the event loop of an awaited review.
-pub fn for_review(specs: &[Arc<HookSpec>], locals: Option<TaskLocals>) -> crit_agent::Hooks {
+/// The hooks of one review; `caller` is the event loop of an awaited review.
+pub fn for_review(specs: &[Arc<HookSpec>], caller: Option<Arc<CallerLoop>>) -> crit_agent::Hooks {
     crit_agent::Hooks::new(
         specs
             .iter()
             .map(|spec| {
                 Arc::new(PyHook {
                     spec: Arc::clone(spec),
-                    locals: locals.clone(),
+                    caller: caller.clone(),
                 }) as Arc<dyn Hook>
             })
             .collect(),
@@ -75,57 +80,67 @@ pub fn for_review(specs: &[Arc<HookSpec>], locals: Option<TaskLocals>) -> crit_a
 
 struct PyHook {
     spec: Arc<HookSpec>,
-    locals: Option<TaskLocals>,
+    caller: Option<Arc<CallerLoop>>,
 }
 
-/// What calling the adapter gave: the answer, or an awaitable to wait for.
+/// A hook's answer (its JSON), or what it raised.
+type Answered = Result<String, String>;
+
+/// What calling the adapter gave: the answer, or one to wait for.
 enum Called {
-    Answer(String),
-    Pending(std::pin::Pin<Box<dyn std::future::Future<Output = PyResult<Py<PyAny>>> + Send>>),
+    Answer(Answered),
+    Pending(oneshot::Receiver<Answered>),
+}
+
+/// Where a hook run on the caller's event loop sends its answer.
+#[pyclass(module = "crit._crit", frozen)]
+pub struct Reply {
+    tx: Mutex<Option<oneshot::Sender<Answered>>>,
+}
+
+#[pymethods]
+impl Reply {
+    #[pyo3(signature = (answer, error=None))]
+    fn __call__(&self, answer: Option<String>, error: Option<Bound<'_, PyAny>>) {
+        let answered = match error {
+            Some(e) => Err(PyErr::from_value(e).to_string()),
+            None => Ok(answer.unwrap_or_else(|| "{}".into())),
+        };
+        let tx = self.tx.lock().ok().and_then(|mut tx| tx.take());
+        if let Some(tx) = tx {
+            let _ = tx.send(answered);
+        }
+    }
 }
 
 impl PyHook {
     async fn call(&self, input: &HookInput, cancel: &CancellationToken) -> HookResponse {
         let json = serde_json::to_string(input).unwrap_or_default();
         let spec = Arc::clone(&self.spec);
-        let locals = self.locals.clone();
+        let caller = self.caller.clone();
         // The GIL may be busy (the caller's own Python code): wait for it on a
         // blocking thread, never on one of the review's runtime threads.
         let called = tokio::task::spawn_blocking(move || {
-            Python::attach(|py| -> PyResult<Called> {
-                match locals {
-                    // An awaited review: the hook runs on the caller's event
-                    // loop, as the Claude Agent SDK runs hooks.
-                    Some(l) => {
-                        let on_loop = py
-                            .import("crit.hooks")?
-                            .getattr("_on_loop")?
-                            .call1((spec.adapter.bind(py), json))?;
-                        Ok(Called::Pending(Box::pin(
-                            pyo3_async_runtimes::into_future_with_locals(&l, on_loop)?,
-                        )))
-                    }
-                    // A blocking review has no running loop: the hook runs on
-                    // this thread, an `async def` hook on a loop of its own.
-                    None => {
-                        let out = spec.adapter.bind(py).call1((json,))?;
-                        if let Ok(s) = out.extract::<String>() {
-                            return Ok(Called::Answer(s));
-                        }
-                        let r = py.import("asyncio")?.call_method1("run", (out,))?;
-                        Ok(Called::Answer(r.extract()?))
-                    }
-                }
+            runtime::with_python(|py| match caller {
+                // An awaited review: the hook runs on the caller's event
+                // loop, as the Claude Agent SDK runs hooks.
+                Some(l) => on_loop(py, &l, &spec, json),
+                // A blocking review has no running loop: the hook runs on
+                // this thread, an `async def` hook on a loop of its own.
+                None => Called::Answer(here(py, &spec, json).map_err(|e| e.to_string())),
             })
         });
         let answer = tokio::select! {
             r = called => match r {
-                Ok(Ok(Called::Answer(s))) => Ok(s),
-                Ok(Ok(Called::Pending(fut))) => tokio::select! {
-                    r = fut => r.and_then(|obj| Python::attach(|py| obj.extract::<String>(py))),
+                Ok(Some(Called::Answer(a))) => a,
+                Ok(Some(Called::Pending(rx))) => tokio::select! {
+                    r = rx => match r {
+                        Ok(a) => a,
+                        Err(_) => return self.failed("was not answered: its event loop closed".into()),
+                    },
                     () = cancel.cancelled() => return self.failed("was cancelled".into()),
                 },
-                Ok(Err(e)) => Err(e),
+                Ok(None) => return self.failed("did not run: the Python interpreter is exiting".into()),
                 Err(e) => return self.failed(format!("could not run: {e}")),
             },
             () = cancel.cancelled() => return self.failed("was cancelled".into()),
@@ -158,6 +173,41 @@ impl PyHook {
             ..HookResponse::default()
         }
     }
+}
+
+/// Schedules the hook on the caller's loop (`crit.hooks._on_loop`); its
+/// answer comes back through a [`Reply`].
+fn on_loop(py: Python<'_>, caller: &CallerLoop, spec: &HookSpec, json: String) -> Called {
+    let (tx, rx) = oneshot::channel();
+    let scheduled = (|| -> PyResult<()> {
+        let reply = Bound::new(
+            py,
+            Reply {
+                tx: Mutex::new(Some(tx)),
+            },
+        )?
+        .into_any();
+        let start = py.import("crit.hooks")?.getattr("_on_loop")?;
+        let args = vec![
+            spec.adapter.bind(py).clone(),
+            PyString::new(py, &json).into_any(),
+            reply,
+        ];
+        caller.call_soon(py, start, args)
+    })();
+    match scheduled {
+        Ok(()) => Called::Pending(rx),
+        Err(e) => Called::Answer(Err(e.to_string())),
+    }
+}
+
+/// Runs the hook on this thread; an `async def` hook on a loop of its own.
+fn here(py: Python<'_>, spec: &HookSpec, json: String) -> PyResult<String> {
+    let out = spec.adapter.bind(py).call1((json,))?;
+    if let Ok(s) = out.extract::<String>() {
+        return Ok(s);
+    }
+    py.import("asyncio")?.call_method1("run", (out,))?.extract()
 }
 
 impl Hook for PyHook {

@@ -5,7 +5,8 @@
 //!
 //! Reviews cross the boundary as JSON (the published `ReviewResult` schema),
 //! run on one shared tokio runtime without the GIL, and stop, killing their
-//! processes, when the awaiting task is cancelled.
+//! processes, when the awaiting task is cancelled. The runtime is shut down
+//! (its reviews cancelled, its threads joined) when the interpreter exits.
 
 mod bridge;
 mod code;
@@ -15,6 +16,7 @@ mod project;
 mod prompt;
 mod reviews;
 mod run;
+mod runtime;
 
 use pyo3::prelude::*;
 
@@ -30,5 +32,11 @@ fn _crit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prompt::review_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(prompt::review_prompt_sync, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Before the interpreter finalizes, while it is whole: after that, a
+    // runtime thread inside Python aborts it.
+    let at_exit = wrap_pyfunction!(runtime::at_exit, m)?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (at_exit,))?;
     Ok(())
 }

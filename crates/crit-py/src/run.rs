@@ -66,8 +66,8 @@ impl NativeCrit {
 
     /// Reviews `prompt`; an awaitable of the ReviewResult as JSON.
     fn review<'py>(&self, py: Python<'py>, prompt: String) -> PyResult<Bound<'py, PyAny>> {
-        let locals = pyo3_async_runtimes::tokio::get_current_locals(py)?;
-        let crit = self.crit(Some(locals))?;
+        let caller = bridge::CallerLoop::current(py)?;
+        let crit = self.crit(Some(Arc::new(caller)))?;
         bridge::awaitable(py, move |cancel| run(crit, prompt, cancel))
     }
 
@@ -95,13 +95,13 @@ impl NativeCrit {
 
     /// The orchestrator on the backend the project's settings for `crit run`
     /// choose, as the command line's.
-    fn crit(&self, locals: Option<pyo3_async_runtimes::TaskLocals>) -> PyResult<Crit> {
+    fn crit(&self, caller: Option<Arc<bridge::CallerLoop>>) -> PyResult<Crit> {
         let project = crate::project::Project::open(&self.config.cwd, None)?;
         let settings = project.settings(crit_project::Kind::Run)?;
         let crit = Crit::new(self.config.clone())
             .with_settings(&settings)
             .map_err(errors::backend)?
-            .with_hooks(hooks::for_review(&self.hooks, locals))
+            .with_hooks(hooks::for_review(&self.hooks, caller))
             .with_max_budget_usd(
                 self.max_budget_usd
                     .or(settings.max_budget_usd.as_ref().map(|b| b.value)),

@@ -75,6 +75,21 @@ class FakeServer:
             self.proc.stdout.close()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "stress: a long run, skipped unless CRIT_STRESS=1 (.ci/run sets it)"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    if os.environ.get("CRIT_STRESS", "") not in ("", "0"):
+        return
+    skip = pytest.mark.skip(reason="a stress test: CRIT_STRESS=1 runs it (.ci/run does)")
+    for item in items:
+        if "stress" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def server() -> Iterable[FakeServer]:
     s = FakeServer()

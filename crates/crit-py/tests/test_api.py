@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -23,6 +24,7 @@ from crit import (
     NoBackendError,
     ReviewResult,
     ScopeError,
+    TemplateResult,
     review_plan,
     review_plan_sync,
     review_template,
@@ -155,6 +157,38 @@ def test_review_template_runs_a_template_with_its_inputs(server, tmp_path: Path)
     sent = user_text(server.requests()[0])
     assert f"**Input document:** {d / 'slice.md'}" in sent
     assert str(d / "hld.md") in sent
+
+
+# The review templates' markdown answer format, as their design writes it.
+MARKDOWN_ANSWER = (
+    "## Summary\nCONCERNS\n\nThe slice mostly fits; one boundary is crossed.\n\n## Findings\n\n"
+    "### [CONCERN] Slice reaches into the storage layer\n"
+    "slice.md:12 reads the users table directly instead of going through the repository.\n\n"
+    "### [PASS] Dependencies point downwards\nNothing depends on the CLI.\n"
+)
+
+
+def test_a_template_result_has_the_review_templates_fields(server, tmp_path: Path) -> None:
+    d = tmp_path / "docs"
+    write(d, "arch.md", "# Architecture\n\nOnly repositories touch storage.\n")
+    write(d, "slice.md", "# Slice\n\nRead users straight from the table.\n")
+    server.push({"text": MARKDOWN_ANSWER})
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    result = review_template_sync("arch", cwd=d, input="slice.md", against="arch.md", log=False)
+    assert isinstance(result, TemplateResult)
+    assert result.verdict == "CONCERNS"
+    assert result.template_name == "arch"
+    # The template's own `cwd` input (default ".") is among them, as in the design.
+    assert result.input_files == {"input": "slice.md", "against": "arch.md", "cwd": "."}
+    assert isinstance(result.timestamp, datetime)
+    assert result.timestamp >= before and result.timestamp.tzinfo is not None
+    assert result.has_failures is False
+    assert result.concern_count == 1
+    # The design's parser case with a FAIL finding.
+    server.push({"text": "## Summary\nFAIL\n\n## Findings\n\n### [FAIL] Wrong layer\nslice.md:3\n"})
+    result = asyncio.run(review_template("arch", cwd=d, input="slice.md", against="arch.md", log=False))
+    assert isinstance(result, TemplateResult)
+    assert (result.verdict, result.has_failures, result.concern_count) == ("FAIL", True, 0)
 
 
 def test_review_template_reviews_a_change(server, repo: Path) -> None:

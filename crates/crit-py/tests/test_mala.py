@@ -4,16 +4,19 @@ CommandReviewer override) from Python."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import subprocess
 import threading
 from pathlib import Path
-from typing import List, Set
+from typing import List, Optional, Set
 
 import pytest
 
+import crit
 from crit.compat.mala import (
     AgentReviewer,
+    AgentSDKReviewer,
     CommandReviewer,
     ReviewIssue,
     ReviewResult,
@@ -132,18 +135,10 @@ def test_r4_the_seed_answer_becomes_mala_issues(server, repo: Path) -> None:
     result = run(AgentReviewer(repo)(diff_range="main..HEAD"))
     assert result.passed is False
     assert result.consensus_verdict == "FAIL"
+    # R4's expected result, verbatim.
     assert result.issues == [
-        ReviewIssue(
-            file="src/main.py",
-            line_start=42,
-            line_end=42,
-            priority=1,
-            title="[P1] Issue",
-            body="Details",
-            reviewer=result.issues[0].reviewer,
-        )
+        ReviewIssue(file="src/main.py", line_start=42, line_end=42, priority=1, title="[P1] Issue", body="Details", reviewer="agent-sdk")
     ]
-    assert result.issues[0].reviewer
     assert result.parse_error is None and result.fatal_error is False
 
 
@@ -259,3 +254,94 @@ def test_the_blocking_call_gives_the_same_result(server, repo: Path) -> None:
     result = AgentReviewer(repo).review_sync(diff_range="main..HEAD")
     assert [i.title for i in result.issues] == ["[P1] Issue"]
     assert result.result is not None and result.result.verdict == "FAIL"
+
+
+# ---- Instrumentation: mala's log lines and event sink ----
+
+
+class MockEventSink:
+    """mala's test double for its ``MalaEventSink``: the warnings it heard."""
+
+    def __init__(self) -> None:
+        self.warnings: List[str] = []
+
+    def on_review_warning(
+        self, message: str, agent_id: Optional[str] = None, issue_id: Optional[str] = None
+    ) -> None:
+        self.warnings.append(message)
+
+
+def mala_lines(caplog: pytest.LogCaptureFixture) -> List[tuple]:
+    return [(r.name, r.levelname, r.getMessage()) for r in caplog.records if r.name.startswith("src.")]
+
+
+def test_r2_the_agent_logs_as_malas_does(server, repo: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    server.push({"json": findings_answer("PASS", [])})
+    reviewer = AgentSDKReviewer(repo)
+    run(reviewer(diff_range="main..HEAD"))
+    assert mala_lines(caplog) == [
+        ("src.orchestration.factory", "INFO", "Initializing code reviewer: agent-sdk"),
+        ("src.infra.clients.agent_sdk_review", "INFO", "Starting review for main..HEAD with agent-sdk"),
+    ]
+    caplog.clear()
+    sha = git(repo, "rev-parse", "HEAD")
+    server.push({"json": findings_answer("PASS", [])})
+    reviewer.review_sync(commit_shas=[sha])
+    assert mala_lines(caplog) == [
+        ("src.infra.clients.agent_sdk_review", "INFO", f"Starting review for {sha} with agent-sdk"),
+    ]
+
+
+def test_r2_the_configured_reviewer_logs_its_type(
+    server, repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    reviewer_from_config(repo)
+    assert mala_lines(caplog) == [("src.orchestration.factory", "INFO", "Initializing code reviewer: agent-sdk")]
+    caplog.clear()
+    answer = write(tmp_path, "answer.json", '{"verdict": "PASS", "findings": []}')
+    result = run(CommandReviewer(["cat", str(answer)], repo)(diff_range="main..HEAD"))
+    assert result.passed
+    assert mala_lines(caplog) == [
+        ("src.orchestration.factory", "INFO", "Initializing code reviewer: cerberus"),
+        ("src.infra.clients.cerberus_review", "INFO", "Starting review for main..HEAD with cerberus"),
+    ]
+
+
+def test_crits_own_reviewer_logs_nothing_of_malas(server, repo: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    server.push({"json": findings_answer()})
+    result = run(crit.AgentReviewer(repo)(diff_range="main..HEAD"))
+    assert mala_lines(caplog) == []
+    # Its issues keep the name of crit's reviewer.
+    assert result.issues[0].reviewer == "code"
+
+
+def test_the_event_sink_hears_timeouts_and_parse_errors(server, repo: Path) -> None:
+    sink = MockEventSink()
+    reviewer = AgentReviewer(repo, event_sink=sink)
+    server.push({"text": "Reading the diff for a long, long time", "stall_after_bytes": [200, 60000]})
+    result = run(reviewer(diff_range="main..HEAD", timeout=2))
+    assert result.parse_error == "timeout"
+    assert sink.warnings == ["timeout"]
+    server.push(*[{"json": {"verdict": "MAYBE", "findings": []}}] * 4)
+    result = reviewer.review_sync(diff_range="main..HEAD")
+    assert result.passed is False and result.parse_error
+    assert sink.warnings == ["timeout", result.parse_error]
+    # A review that passes warns of nothing.
+    server.push({"json": findings_answer("PASS", [])})
+    assert run(reviewer(diff_range="main..HEAD")).passed
+    assert len(sink.warnings) == 2
+
+
+def test_a_reviewer_programs_bad_answer_warns_the_event_sink(repo: Path, tmp_path: Path) -> None:
+    sink = MockEventSink()
+    answer = write(tmp_path, "answer.json", '{"findings": []}')
+    reviewer = CommandReviewer(["cat", str(answer)], repo, event_sink=sink)
+    result = run(reviewer(diff_range="HEAD..HEAD"))
+    assert result.passed and sink.warnings == []
+    result = run(reviewer(diff_range="main..HEAD"))
+    assert result.passed is False
+    assert sink.warnings == [result.parse_error]
+    assert sink.warnings[0].startswith("missing field: verdict")

@@ -152,7 +152,10 @@ class SubagentStopResponse:
         return cls("block", reason)
 
 
-def test_the_user_story_and_fr8s_prompts(server, project: Path) -> None:
+def user_story(server) -> None:
+    """The user story's answers: the orchestrator delegates to its three
+    sub-agents in one turn (FR8's prompts route by file), then answers in
+    its output_schema."""
     files = "app/Models/User.php and resources/js/Pages/Login.vue"
     server.push(
         {
@@ -171,6 +174,10 @@ def test_the_user_story_and_fr8s_prompts(server, project: Path) -> None:
         {"when_contains": "# Architecture Reviewer", "reply": {"text": "STATUS: PASS", "usage": [200, 20, 0, 0]}},
         {"when_contains": "# Code Review Orchestrator", "reply": {"json": VERDICT, "usage": [2000, 80, 0, 0]}},
     )
+
+
+def test_the_user_story_and_fr8s_prompts(server, project: Path) -> None:
+    user_story(server)
 
     async def on_subagent_stop():
         # Reldo's user story, verbatim but for the import.

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::anyhow;
+use crit_core::ReviewResult;
 use crit_project::config::mala::ReviewerType;
 use crit_project::scope::Scope;
 use crit_project::suppress::Suppressions;
@@ -18,7 +19,7 @@ use crit_review::template::{Limits, Template};
 
 use super::code_flags::{CodeFlags, is_code};
 use crate::backend;
-use crate::cli::CommonArgs;
+use crate::cli::{CommonArgs, CompatArg};
 use crate::exit::{CliError, Code};
 use crate::output;
 use crate::progress::StderrProgress;
@@ -62,8 +63,9 @@ pub fn run_review(
         (Reviewer::Command(argv), true) => Some(argv.clone()),
         _ => None,
     };
-    if let Some(s) = scope.as_ref().filter(|_| !common.quiet) {
-        // mala's instrumentation, worded as mala logs it.
+    // mala's instrumentation, worded as mala logs it, for mala's users only.
+    let mala = common.compat == Some(CompatArg::Mala);
+    if let Some(s) = scope.as_ref().filter(|_| mala && !common.quiet) {
         let kind = match command.is_some() {
             true => ReviewerType::Cerberus,
             false => ReviewerType::AgentSdk,
@@ -133,6 +135,10 @@ pub fn run_review(
         async move { run_template_or(built, req, opts).await }
     })?
     .map_err(CliError::usage)?;
+    let result = match mala && is_code(template) {
+        true => as_agent_sdk(result),
+        false => result,
+    };
     let code = runner::finish(&common, result, &stop)?;
     // No usable backend is the user's to fix (exit 2), though the ERROR
     // result still went to stdout for scripts that read it.
@@ -140,6 +146,16 @@ pub fn run_review(
         Code::CouldNotRun if built.is_err() => Code::Usage,
         code => code,
     })
+}
+
+/// The agent reviewer's findings as mala's contract names their reviewer:
+/// `agent-sdk`, whichever of crit's reviewers reported them.
+fn as_agent_sdk(mut result: ReviewResult) -> ReviewResult {
+    let name = ReviewerType::AgentSdk.log_name();
+    for f in &mut result.findings {
+        f.reviewer = name.to_string();
+    }
+    result
 }
 
 fn no_scope(given: &BTreeMap<String, String>, code: &CodeFlags) -> bool {

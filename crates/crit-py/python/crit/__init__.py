@@ -41,6 +41,7 @@ from crit.result import (
     PromptReview,
     ReviewerOutcome,
     ReviewResult,
+    TemplateResult,
     Usage,
 )
 from crit.reviews import (
@@ -75,6 +76,7 @@ __all__ = [
     "ReviewerOutcome",
     "ScopeError",
     "SessionError",
+    "TemplateResult",
     "Usage",
     "__version__",
     "code_reviewer",

@@ -106,6 +106,7 @@ class _Reviewer:
         seconds; ``None`` takes the configured one (``timeout`` in
         ``.crit/config.yaml``), else 600. Cancelling the awaiting task stops the
         review and kills its processes."""
+        self._starting(diff_range, commit_shas)
         raw = await self._native.review(
             diff_range,
             list(commit_shas or []),
@@ -113,7 +114,7 @@ class _Reviewer:
             timeout,
             claude_session_id,
         )
-        return CodeReviewResult.from_result(ReviewResult.from_json(raw))
+        return self._reported(CodeReviewResult.from_result(ReviewResult.from_json(raw)))
 
     def review_sync(
         self,
@@ -125,6 +126,7 @@ class _Reviewer:
         commit_shas: Optional[Sequence[str]] = None,
     ) -> CodeReviewResult:
         """The call, blocking; Ctrl-C stops it."""
+        self._starting(diff_range, commit_shas)
         raw = self._native.review_sync(
             diff_range,
             list(commit_shas or []),
@@ -132,7 +134,14 @@ class _Reviewer:
             timeout,
             claude_session_id,
         )
-        return CodeReviewResult.from_result(ReviewResult.from_json(raw))
+        return self._reported(CodeReviewResult.from_result(ReviewResult.from_json(raw)))
+
+    def _starting(self, diff_range: Optional[str], commit_shas: Optional[Sequence[str]]) -> None:
+        """Before a review: where a facade logs as its original tool does."""
+
+    def _reported(self, result: CodeReviewResult) -> CodeReviewResult:
+        """After a review: where a facade adjusts the result to its original tool."""
+        return result
 
     def overrides_disabled_setting(self) -> bool:
         """Whether it runs where reviews are switched off: never."""

@@ -27,6 +27,7 @@ reviewer's tools holds whatever a hook allows.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -87,12 +88,28 @@ def _adapter(fn: HookCallback) -> Callable[[str], Any]:
     return call
 
 
-async def _on_loop(adapter: Callable[[str], Any], input_json: str) -> str:
-    """An awaited review runs its hooks on the caller's event loop."""
-    out = adapter(input_json)
-    if not isinstance(out, str):
-        out = await out
-    return out
+def _on_loop(adapter: Callable[[str], Any], input_json: str, reply: Callable[..., None]) -> None:
+    """An awaited review runs its hooks on the caller's event loop: called
+    there, it starts the hook and hands ``reply`` the answer, or what the
+    hook raised."""
+    try:
+        out = adapter(input_json)
+    except Exception as e:  # the review goes on; the error is reported
+        reply(None, e)
+        return
+    if isinstance(out, str):
+        reply(out)
+        return
+
+    def done(task: "asyncio.Future[str]") -> None:
+        if task.cancelled():
+            reply(None, asyncio.CancelledError())
+        elif task.exception() is not None:
+            reply(None, task.exception())
+        else:
+            reply(task.result())
+
+    asyncio.ensure_future(out).add_done_callback(done)
 
 
 def _specs(hooks: HooksArg) -> List[Tuple[str, str, Any, str]]:

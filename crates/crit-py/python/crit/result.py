@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Dict, List, Optional
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "PromptReview",
     "ReviewResult",
     "ReviewerOutcome",
+    "TemplateResult",
     "Usage",
 ]
 
@@ -224,6 +226,9 @@ class ReviewResult:
     schema_version: int = 1
     prompt: Optional[PromptReview] = None
     """Set by ``review_prompt``: what the review did to the prompt."""
+    warnings: List[str] = field(default_factory=list)
+    """What went less well than asked without stopping the review (a setting
+    crit does not use, a model with no known price); never affects the verdict."""
     _raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -247,6 +252,7 @@ class ReviewResult:
             started_at=d.get("started_at"),
             structured_output=d.get("structured_output"),
             schema_version=int(d.get("schema_version", 1)),
+            warnings=[str(w) for w in d.get("warnings", [])],
             _raw=d,
         )
 
@@ -262,3 +268,39 @@ class ReviewResult:
     def to_json(self, indent: Optional[int] = None) -> str:
         """crit's JSON document, exactly as crit wrote it (the published schema)."""
         return json.dumps(self._raw, indent=indent)
+
+
+@dataclass
+class TemplateResult(ReviewResult):
+    """A template review's result (``review_template``), with what the review
+    templates' own ``ReviewResult`` has besides: ``template_name``,
+    ``input_files``, ``timestamp``, ``has_failures`` and ``concern_count``.
+    Their severities read crit's: P0 and P1 are FAIL, P2 and P3 CONCERN."""
+
+    @property
+    def template_name(self) -> str:
+        """The template that ran (``arch``, ``tasks``, ``code``, a project's own)."""
+        return self.review
+
+    @property
+    def input_files(self) -> Dict[str, str]:
+        """What was reviewed: the template's inputs, names to paths or ranges."""
+        return dict(self.inputs)
+
+    @property
+    def timestamp(self) -> Optional[datetime]:
+        """When the review started, in UTC (``started_at``)."""
+        try:
+            return datetime.fromisoformat((self.started_at or "").replace("Z", "+00:00"))
+        except ValueError:
+            return None
+
+    @property
+    def has_failures(self) -> bool:
+        """Whether a finding is a FAIL (P0 or P1)."""
+        return any(f.severity in ("P0", "P1") for f in self.findings)
+
+    @property
+    def concern_count(self) -> int:
+        """How many findings are a CONCERN (P2 or P3)."""
+        return sum(1 for f in self.findings if f.severity in ("P2", "P3"))

@@ -7,7 +7,7 @@ import os
 from typing import Mapping, Optional, Union
 
 from crit import _crit
-from crit.result import PromptReview, ReviewResult
+from crit.result import PromptReview, ReviewResult, TemplateResult
 
 __all__ = [
     "review_prompt",
@@ -34,18 +34,20 @@ async def review_template(
     context_file: Optional[PathArg] = None,
     log: bool = True,
     **inputs: str,
-) -> ReviewResult:
+) -> TemplateResult:
     """Runs the review template ``name`` (built-in ``arch``, ``tasks``,
     ``code``, or one in ``.crit/templates`` or ``~/.config/crit/templates``)
     with its inputs as keyword arguments, e.g.
     ``await review_template("arch", input="docs/slice.md", against="docs/hld.md")``
     or ``await review_template("code", diff="main..HEAD")``. ``cwd``: the
     project (default: the current directory); ``model`` overrides every
-    reviewer's; ``log=False`` keeps no session."""
+    reviewer's; ``log=False`` keeps no session. The result also has the
+    review templates' ``template_name``, ``input_files``, ``timestamp``,
+    ``has_failures`` and ``concern_count``."""
     raw = await _crit.review_template(
         name, dict(inputs), _path(cwd), model, _path(context_file), log
     )
-    return ReviewResult.from_json(raw)
+    return TemplateResult.from_json(raw)
 
 
 def review_template_sync(
@@ -57,12 +59,12 @@ def review_template_sync(
     context_file: Optional[PathArg] = None,
     log: bool = True,
     **inputs: str,
-) -> ReviewResult:
+) -> TemplateResult:
     """``review_template``, blocking; Ctrl-C stops it."""
     raw = _crit.review_template_sync(
         name, dict(inputs), _path(cwd), model, _path(context_file), log
     )
-    return ReviewResult.from_json(raw)
+    return TemplateResult.from_json(raw)
 
 
 async def review_plan(
