@@ -21,6 +21,7 @@ mod doctor;
 mod dropin_expert_review;
 mod dropin_mala;
 mod dropin_reldo;
+mod dropin_reldo_edges;
 mod dropin_templates;
 mod fail_closed;
 mod help;
