@@ -340,3 +340,41 @@ fn a_missing_config_and_the_turn_limit_are_said_in_sentences() {
         "{err}"
     );
 }
+
+#[test]
+fn logging_disabled_writes_no_session_and_no_model_means_sonnet() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // FR7's logging block with logging turned off, and no `model`.
+    write(
+        d,
+        ".claude/reldo.json",
+        r#"{"prompt": "LEAD. End with STATUS: PASS or STATUS: FAIL.",
+            "logging": {"enabled": false, "output_dir": ".reldo/sessions"}}"#,
+    );
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::text("STATUS: PASS")));
+    let out = crit(d, &server, None)
+        .args(["run", "Review app/Models/User.php", "--verbose"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!d.join(".reldo/sessions").exists());
+    assert!(!d.join(".crit/sessions").exists());
+    // Reldo's default model is a Sonnet; crit's alias resolves to the current one.
+    let model = server.model_requests()[0].body["model"].clone();
+    assert!(model.as_str().unwrap().contains("sonnet"), "{model}");
+    // With the same config but logging on, the session is written.
+    write(
+        d,
+        ".claude/reldo.json",
+        r#"{"prompt": "LEAD. End with STATUS: PASS or STATUS: FAIL.",
+            "logging": {"enabled": true, "output_dir": ".reldo/sessions"}}"#,
+    );
+    server.push(Step::reply(Reply::text("STATUS: PASS")));
+    crit(d, &server, None)
+        .args(["run", "Review app/Models/User.php"])
+        .output()
+        .unwrap();
+    assert!(d.join(".reldo/sessions").is_dir());
+}

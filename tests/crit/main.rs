@@ -38,6 +38,7 @@ mod pre_commit;
 mod prompt_claude_real;
 mod prompt_cli;
 mod prompt_hook;
+mod prompt_plugin;
 mod prompt_pty;
 mod readme;
 mod report;
