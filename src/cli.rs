@@ -239,6 +239,9 @@ pub struct TrustArgs {
     /// Forget this project's trust: its settings are ignored again.
     #[arg(long)]
     pub revoke: bool,
+    /// Trust a `crit run` config only `--config` loads too (as `crit run --config FILE` finds it).
+    #[arg(long, value_name = "FILE", conflicts_with = "revoke")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -367,7 +370,7 @@ pub struct CommonArgs {
     #[arg(long, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
     pub output: Option<Vec<String>>,
     /// Print the original tool's JSON instead of crit's, for scripts written against it.
-    #[arg(long, value_enum, ignore_case = true, conflicts_with_all = ["format", "json"], help_heading = "Output")]
+    #[arg(long, value_enum, ignore_case = true, conflicts_with = "format", help_heading = "Output")]
     pub compat: Option<CompatArg>,
     /// Write the result to PATH instead of stdout.
     #[arg(long, value_name = "PATH", help_heading = "Output")]

@@ -24,7 +24,7 @@ use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, Lo
 use crit_review::prompt::audit::Awaiting;
 use crit_review::prompt::render::{self, BlockStyle};
 use crit_review::prompt::{
-    Decision, Outcome, PromptOptions, PromptRequest, PromptReview, Status, audit,
+    Decision, FailedBecause, Outcome, PromptOptions, PromptRequest, PromptReview, Status, audit,
     backend as prompt_backend, gate, run,
 };
 
@@ -48,20 +48,50 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
-    let project = backend::project(common, &env)?;
-    project.rules().release_warnings();
-    let rules = project.rules();
-    let root = project.root().to_path_buf();
     let inputs = inputs(args, &cwd)?;
-    let mut loaded = prompt_config::load(&ConfigPaths::standard(&lookup), rules, &lookup)
-        .map_err(CliError::usage)?;
-    if let Some(secs) = common.timeout {
-        loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
-    }
     let gate_mode = inputs.prompts.len() > 1
         || common.fail_on.is_some()
         || common.exit_code
         || matches!(common.format, Some(FormatArg::Sarif | FormatArg::Rdjson));
+    // Run from Claude Code (`/prompt-review`): its status line follows the
+    // review, and a `!!!` the hook handed on makes this its review.
+    let session = env
+        .non_empty("CLAUDE_CODE_SESSION_ID")
+        .and_then(|id| SessionState::of(&lookup, id));
+    let now = crit_core::timestamp::unix_secs(SystemTime::now());
+    let trigger = match &session {
+        Some(s) if !gate_mode && s.take_triggered(now, TRIGGER_WITHIN_SECS) => "!!!",
+        _ => "cli",
+    };
+    let failed_open = |root: &Path, why: String| {
+        let open = FailOpen {
+            common,
+            args,
+            inputs: &inputs,
+            cwd: &cwd,
+            trigger,
+            lookup: &lookup,
+        };
+        open.finish(root, &why)
+    };
+    // Prompt review fails open: settings that do not load are said, and the
+    // user's prompt goes on (to stdout, where `| claude -p` reads it).
+    let project = match backend::project(common, &env) {
+        Ok(p) => p,
+        Err(e) if !gate_mode => return failed_open(&cwd, e.message()),
+        Err(e) => return Err(e),
+    };
+    project.rules().release_warnings();
+    let rules = project.rules();
+    let root = project.root().to_path_buf();
+    let mut loaded = match prompt_config::load(&ConfigPaths::standard(&lookup), rules, &lookup) {
+        Ok(l) => l,
+        Err(e) if !gate_mode => return failed_open(&root, e.to_string()),
+        Err(e) => return Err(CliError::usage(e)),
+    };
+    if let Some(secs) = common.timeout {
+        loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
+    }
     let quiet = common.quiet;
     for w in &loaded.warnings {
         if !quiet {
@@ -75,7 +105,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             prompt: text.clone(),
             root: root.clone(),
             cwd: cwd.clone(),
-            trigger: "cli".into(),
+            trigger: trigger.into(),
             source: source.clone(),
         })
         .collect();
@@ -98,10 +128,6 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let Some(request) = requests.into_iter().next() else {
         return Err(CliError::usage(anyhow!("no prompt to review")));
     };
-    // Run from Claude Code (`/prompt-review`): its status line follows the review.
-    let session = env
-        .non_empty("CLAUDE_CODE_SESSION_ID")
-        .and_then(|id| SessionState::of(&lookup, id));
     let live = session
         .clone()
         .map(|s| LiveStatus::begin(s, Subject::Prompt, opts.progress.clone()));
@@ -129,6 +155,43 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
         return Ok(signal.code());
     }
     finish_one(common, args, review, log, &lookup, session.as_ref())
+}
+
+/// How long after a `!!!` the review `/prompt-review` runs counts as its.
+const TRIGGER_WITHIN_SECS: u64 = 600;
+
+/// A review whose settings did not load: the original prompt proceeds.
+struct FailOpen<'a> {
+    common: &'a CommonArgs,
+    args: &'a PromptArgs,
+    inputs: &'a Inputs,
+    cwd: &'a Path,
+    trigger: &'a str,
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl FailOpen<'_> {
+    fn finish(&self, root: &Path, why: &str) -> Result<Code, CliError> {
+        let Some((text, source)) = self.inputs.prompts.first() else {
+            return Ok(Code::Ok);
+        };
+        let req = PromptRequest {
+            prompt: text.clone(),
+            root: root.to_path_buf(),
+            cwd: self.cwd.to_path_buf(),
+            trigger: self.trigger.into(),
+            source: source.clone(),
+        };
+        let review = run::failed(&req, FailedBecause::Settings, why);
+        finish_one(
+            self.common,
+            self.args,
+            review,
+            !self.common.no_log,
+            self.lookup,
+            None,
+        )
+    }
 }
 
 /// The prompts: TEXT words joined (or stdin for `-`), then every `--file`.

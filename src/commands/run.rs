@@ -104,7 +104,14 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     if plan.is_terminal() && users_prompt {
         return finish_text(common, &plan, result, &stop);
     }
-    runner::finish(common, result, &stop)
+    // Reldo's CLI fails on a timeout: its scripts see `{"error": …}` and a
+    // failed command, gate or not.
+    let reldo_error = common.compat == Some(CompatArg::Reldo)
+        && crit_core::render::compat::reldo::timed_out(&result).is_some();
+    match runner::finish(common, result, &stop)? {
+        Code::Ok | Code::GateFailed if reldo_error => Ok(Code::CouldNotRun),
+        code => Ok(code),
+    }
 }
 
 /// Reldo's terminal output: the answer as the orchestrator wrote it on
@@ -122,7 +129,7 @@ fn finish_text(
     if !common.quiet {
         let color = plan.color && std::io::stderr().is_terminal();
         if let Some(why) = &result.parse_error {
-            eprintln!("crit: {}", output::printable(why));
+            eprintln!("crit: {}", output::printable(&unfinished(&result, why)));
         }
         eprintln!("{}", crit_core::render::summary_line(&result, color));
         if let Some(dir) = &result.session_log_path {
@@ -130,6 +137,24 @@ fn finish_text(
         }
     }
     runner::exit_code(&result, stop, gated)
+}
+
+/// Why the answer could not be read, in a sentence: a limit the
+/// orchestrator hit is named with the setting that raises it.
+fn unfinished(result: &ReviewResult, why: &str) -> String {
+    let detail = result
+        .reviewers
+        .iter()
+        .find(|r| r.name == "orchestrator")
+        .and_then(|r| r.error.as_deref())
+        .unwrap_or(why);
+    let raise = match why {
+        "max_turns" => "--max-turns, or max_turns in the config",
+        "timeout" => "--timeout, or timeout_seconds in the config",
+        "max_budget_usd" => "--max-budget-usd",
+        _ => return why.to_string(),
+    };
+    format!("the orchestrator stopped before it answered: it {detail} (raise {raise})")
 }
 
 /// A path as short as it can be shown: relative to the working directory
@@ -157,8 +182,11 @@ fn prompt_of(args: &RunArgs) -> Result<String, CliError> {
             Default::default(),
         )
         .map_err(|e| CliError::usage(anyhow!("reading the prompt: {e}")))?;
+        // Reldo strips a prompt read from stdin (a heredoc's or echo's newline).
         String::from_utf8(bytes)
             .map_err(|_| CliError::usage(anyhow!("the prompt on stdin is not UTF-8 text")))?
+            .trim()
+            .to_string()
     } else {
         given
     };

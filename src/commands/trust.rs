@@ -33,7 +33,10 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
         );
         return Ok(Code::Ok);
     }
-    let survey = crit_review::template::trust_survey(&root);
+    let mut survey = crit_review::template::trust_survey(&root);
+    if let Some(config) = &args.config {
+        add_run_config(&mut survey, &root, common.cwd.as_deref(), config)?;
+    }
     for problem in &survey.unreadable {
         eprintln!(
             "crit: warning: {problem}; its settings cannot be listed, so they stay untrusted"
@@ -79,6 +82,48 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
         );
     }
     Ok(Code::Ok)
+}
+
+/// The settings of a `crit run` config given with `--config`, resolved as
+/// `crit run --config` resolves it (relative to `--cwd` when given): a
+/// file the survey does not find by itself.
+fn add_run_config(
+    survey: &mut trust::Survey,
+    root: &std::path::Path,
+    cwd: Option<&std::path::Path>,
+    config: &std::path::Path,
+) -> Result<(), CliError> {
+    let path = match cwd {
+        Some(c) if config.is_relative() => c.join(config),
+        _ => config.to_path_buf(),
+    };
+    let inside = path
+        .canonicalize()
+        .ok()
+        .zip(root.canonicalize().ok())
+        .is_some_and(|(p, r)| p.starts_with(r));
+    if !inside {
+        // Loaded as the user's own file: every setting is honoured already.
+        let _ = crit_review::orchestrate::RunConfig::load(&path, root, &|_| None)
+            .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+        eprintln!(
+            "crit: {} is outside {}: it is your own file and `crit run --config` honours it without trust",
+            path.display(),
+            root.display()
+        );
+        return Ok(());
+    }
+    let rules = trust::ProjectRules::trusting(root);
+    // Any variable "is set": the question is whether to read it, not its value.
+    let any = |_: &str| Some(String::new());
+    crit_review::orchestrate::RunConfig::load_with(&path, root, &any, &rules)
+        .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    for asked in rules.asked() {
+        if !survey.settings.iter().any(|s| s.id() == asked.setting.id()) {
+            survey.settings.push(asked.setting);
+        }
+    }
+    Ok(())
 }
 
 fn print_settings(common: &CommonArgs, settings: &[Gated], trusted: &dyn Fn(&Gated) -> bool) {

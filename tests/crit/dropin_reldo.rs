@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use support::{crit, json_out, stderr, write};
 
 /// `crit init --reldo` in a fresh project.
-fn reldo_project() -> tempfile::TempDir {
+pub(crate) fn reldo_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start_blocking();
     let out = crit(dir.path(), &server, None)
@@ -115,15 +115,22 @@ fn compat_reldo_prints_reldo_json_keys() {
     server.push(Step::reply(
         Reply::text("Looks good.\nSTATUS: PASS").usage(1200, 80, 0, 0),
     ));
+    // A Reldo script's `--json` keeps working beside `--compat reldo`.
     let out = run(
         d,
         &server,
         &["--prompt", "Review", "--json", "--compat", "reldo"],
     );
-    assert_eq!(out.status.code(), Some(2), "--json and --compat conflict");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let with_json = json_out(&out);
+    server.push(Step::reply(
+        Reply::text("Looks good.\nSTATUS: PASS").usage(1200, 80, 0, 0),
+    ));
     let out = run(d, &server, &["--prompt", "Review", "--compat", "reldo"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v = json_out(&out);
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&with_json), keys(&v));
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys.len(), 7, "{v}");
     // Reldo's keys, in Reldo's order, as the text a script reads.
@@ -167,7 +174,7 @@ fn compat_reldo_prints_reldo_json_keys() {
 
 /// Reldo's PRD FR4 example config, unchanged: the Serena MCP server is not
 /// installed here, so it is a warning and the review goes on.
-const FR4_CONFIG: &str = r#"{
+pub(crate) const FR4_CONFIG: &str = r#"{
   "prompt": ".claude/reldo/orchestrator.md",
   "allowed_tools": ["Read", "Glob", "Grep", "Bash", "Task"],
   "mcp_servers": {
@@ -342,9 +349,10 @@ fn prompt_from_stdin_cwd_and_a_relative_config() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let req = &server.model_requests()[0];
+    // Reldo strips a prompt read from stdin.
     assert_eq!(
         req.body["messages"][0]["content"][0]["text"],
-        "Review these files...\n"
+        "Review these files..."
     );
     // The session is the project's (under --cwd).
     assert!(project.join(".crit/sessions").is_dir());
@@ -526,7 +534,7 @@ fn every_documented_key_loads_and_unused_ones_warn() {
 }
 
 /// A stdio MCP server with two tools, in a few lines of Python.
-const STDIO_MCP: &str = r#"
+pub(crate) const STDIO_MCP: &str = r#"
 import json, sys
 TOOLS = [{"name": n, "description": "Look up " + n, "inputSchema": {"type": "object", "properties": {"key": {"type": "string"}}}} for n in ("lookup", "define")]
 for line in sys.stdin:

@@ -160,8 +160,9 @@ fn init_writes_a_starter_that_runs_and_never_overwrites() {
     ] {
         assert!(task.contains(name), "{task}");
     }
+    // A prompt read from stdin is stripped, as Reldo strips it.
     assert_eq!(
         req.body["messages"][0]["content"][0]["text"],
-        "Review the branch\n"
+        "Review the branch"
     );
 }

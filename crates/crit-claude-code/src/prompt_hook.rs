@@ -43,6 +43,12 @@ yes: carry out the refined prompt. no: carry out the original prompt (without th
             review.diff.trim_end(),
             review.refined.trim_end()
         ),
+        Status::NoChanges if review.partly_reviewed().is_some() => format!(
+            "crit reviewed this prompt (the user ended it with `!!!`), but not fully: {} \
+Tell the user so in one line, then carry out the prompt as written, without the trailing `!!!`.\n\n<review>\n{}\n</review>",
+            review.no_changes_sentence(),
+            block.trim_end()
+        ),
         Status::NoChanges => format!(
             "crit reviewed this prompt (the user ended it with `!!!`) and proposes no changes. \
 Tell the user so in one line, then carry out the prompt as written, without the trailing `!!!`.\n\n<review>\n{}\n</review>",

@@ -191,6 +191,14 @@ fn review(
             } else {
                 "/prompt-review"
             };
+            // The review `/prompt-review` runs is this `!!!`'s, in the audit log too.
+            if let Some(s) = &sink.session {
+                let now = crit_core::timestamp::unix_secs(SystemTime::now());
+                if let Err(e) = s.set_triggered(now) {
+                    sink.notes
+                        .push(format!("crit: recording the `!!!` trigger: {e}"));
+                }
+            }
             emit(
                 hook,
                 &prompt_hook::subscription(&stripped, command),

@@ -103,6 +103,22 @@ impl SessionState {
         self.clear("pending");
     }
 
+    /// Records that the `!!!` hook handed a prompt to `/prompt-review`.
+    pub fn set_triggered(&self, at: u64) -> std::io::Result<()> {
+        self.write("triggered", &Triggered { at })
+    }
+
+    /// Whether a `!!!` handed a prompt to `/prompt-review` in this session
+    /// within `within` seconds of `now`: the review it asked for is the
+    /// next one, and it takes the record.
+    pub fn take_triggered(&self, now: u64, within: u64) -> bool {
+        let t: Option<Triggered> = self.read("triggered");
+        if t.is_some() {
+            self.clear("triggered");
+        }
+        t.is_some_and(|t| now.saturating_sub(t.at) <= within)
+    }
+
     pub fn stop(&self) -> Option<StopState> {
         self.read("stop")
     }
@@ -164,6 +180,13 @@ pub struct Pending {
     pub at: u64,
 }
 
+/// A `!!!` the hook handed to `/prompt-review`, so the review it runs is
+/// logged as the `!!!` trigger's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Triggered {
+    at: u64,
+}
+
 /// The review gate's memory of this session.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StopState {
@@ -219,6 +242,13 @@ mod tests {
         })
         .unwrap();
         assert_eq!(s.stop().unwrap().rounds, 1);
+        // A `!!!` handed on is taken once, and only while it is recent.
+        assert!(!s.take_triggered(100, 600));
+        s.set_triggered(100).unwrap();
+        assert!(s.take_triggered(200, 600));
+        assert!(!s.take_triggered(200, 600));
+        s.set_triggered(100).unwrap();
+        assert!(!s.take_triggered(1000, 600));
         s.prune(Duration::from_secs(3600), SystemTime::now());
         assert!(s.status().is_some());
         s.prune(

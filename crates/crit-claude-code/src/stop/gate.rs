@@ -148,7 +148,8 @@ pub fn one_line(f: &Finding) -> String {
         .as_ref()
         .map(|l| format!("{} ", l.display()))
         .unwrap_or_default();
-    let title = first_line(&f.title);
+    // A title that carries its own `[P1]` tag shows it once, as crit's.
+    let title = first_line(f.display_title());
     let title = title.trim_end_matches('.');
     let fix = f
         .suggestion
@@ -268,6 +269,16 @@ mod tests {
              - src/app.py:2 [P0] eval of user input. Fix: Any input runs as Python.\n\
              - src/db.py:10-12 [P1] Leaks the pool. Fix: replace with `with pool.get() as conn:`"
         );
+    }
+
+    #[test]
+    fn a_title_that_carries_its_own_tag_shows_it_once() {
+        // mala's reviewers and the markdown format put the priority in the title.
+        let f = Finding::new("[P1] eval on input", Severity::P1, "code")
+            .with_location(Location::lines("app.py", 2, 2));
+        assert_eq!(one_line(&f), "app.py:2 [P1] eval on input");
+        let f = Finding::new("[p0]  eval on input", Severity::P0, "code");
+        assert_eq!(one_line(&f), "[P0] eval on input");
     }
 
     #[test]

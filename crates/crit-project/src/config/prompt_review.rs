@@ -353,7 +353,7 @@ fn add_layer(
     layer: &Layer,
     rules: &ProjectRules,
 ) -> Result<(), ConfigError> {
-    let value = check::parse(text, layer)?;
+    let value = check::parse(text, layer, &mut loaded.warnings)?;
     let value = check::admit(value, layer, rules, &mut loaded.warnings)?;
     check::record_sources(&value, "", &layer.file, &mut loaded.sources);
     check::merge(merged, value);

@@ -101,6 +101,11 @@ impl Default for Logging {
 /// Why a config cannot be used. Each names the file, and the key or line.
 #[derive(Debug, thiserror::Error)]
 pub enum RunConfigError {
+    #[error(
+        "{}: no such file; expected the orchestrator's config there (Reldo's `.claude/reldo.json` format, JSON or YAML)",
+        path.display()
+    )]
+    Missing { path: PathBuf },
     #[error("cannot read {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -194,9 +199,8 @@ impl RunConfig {
             return RunConfig::load(path, cwd, env);
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
-        let file = rules.read(&rel)?.ok_or_else(|| RunConfigError::Io {
+        let file = rules.read(&rel)?.ok_or_else(|| RunConfigError::Missing {
             path: path.to_path_buf(),
-            source: std::io::ErrorKind::NotFound.into(),
         })?;
         let gate = Gate {
             rules: Some(rules),
@@ -216,10 +220,16 @@ impl RunConfig {
         cwd: impl Into<Cwd<'c>>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<RunConfig, RunConfigError> {
-        let text = crit_core::files::read_to_string(path).map_err(|source| RunConfigError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            crit_core::files::read_to_string(path).map_err(|source| match source.kind() {
+                std::io::ErrorKind::NotFound => RunConfigError::Missing {
+                    path: path.to_path_buf(),
+                },
+                _ => RunConfigError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                },
+            })?;
         let mut config = RunConfig::parse(&text, &path.display().to_string(), cwd, env)?;
         config.source = Some(path.to_path_buf());
         Ok(config)

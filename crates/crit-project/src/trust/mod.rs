@@ -412,6 +412,12 @@ impl ProjectRules {
     /// May this exec-capable setting be honoured? A refusal is warned about
     /// once (per setting and process), naming the setting and the fix.
     pub fn allow(&self, setting: Gated) -> bool {
+        self.allow_as(setting, "crit trust")
+    }
+
+    /// [`ProjectRules::allow`] for a setting `trust` (a command line) would
+    /// trust: a file only a flag loads is trusted with that flag too.
+    pub fn allow_as(&self, setting: Gated, trust: &str) -> bool {
         let id = setting.id();
         let allowed = match &self.policy {
             Policy::Allow => true,
@@ -431,7 +437,7 @@ impl ProjectRules {
                         setting.key,
                         setting.at()
                     ),
-                    false => self.refusal(&setting),
+                    false => self.refusal_as(&setting, trust),
                 });
             }
             asked.push(Asked { setting, allowed });
@@ -455,11 +461,15 @@ impl ProjectRules {
 
     /// The warning for an ignored setting.
     pub fn refusal(&self, s: &Gated) -> String {
+        self.refusal_as(s, "crit trust")
+    }
+
+    fn refusal_as(&self, s: &Gated, trust: &str) -> String {
         let what = format!("ignoring `{}` from {}", s.key, s.at());
         match &self.policy {
             Policy::Deny(why) => format!("{what}: {why}"),
             _ => format!(
-                "{what} (not trusted): run `crit trust` to allow this project's settings (`crit trust --show` lists them)"
+                "{what} (not trusted): run `{trust}` to allow this project's settings (`{trust} --show` lists them)"
             ),
         }
     }

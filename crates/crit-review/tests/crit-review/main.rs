@@ -13,6 +13,7 @@ mod panel;
 mod prompt_config;
 mod prompt_context;
 mod prompt_editor;
+mod prompt_editor_plugin;
 mod prompt_pipeline;
 mod prompt_prompts;
 mod prompt_render;

@@ -268,13 +268,20 @@ fn errors_name_the_file_and_the_key() {
     s.user("{\"mode\": ");
     let e = s.load(&[]).unwrap_err();
     assert!(e.contains("config.json: ") && e.contains("line 1"), "{e}");
-    s.user("{}");
-    s.project_file(r#"{"reviewers": {"frontend_ux": {"trigers": {}}}}"#);
-    let e = s.load(&[]).unwrap_err();
-    assert!(
-        e.contains("prompt-review.json: unknown key `reviewers.frontend_ux.trigers`"),
-        "{e}"
+    // An unknown key (a typo, a newer plugin's setting) is a warning and the
+    // rest loads: prompt review fails open.
+    s.user(r#"{"theme": "dark"}"#);
+    s.project_file(
+        r#"{"reviewers": {"frontend_ux": {"trigers": {}}}, "budget": {"timeout_ms": 3000}}"#,
     );
+    let l = s.load(&[]).unwrap();
+    assert_eq!(l.config.budget.timeout_ms, 3000);
+    let w = l.warnings.join("\n");
+    assert!(
+        w.contains("prompt-review.json: unknown key `reviewers.frontend_ux.trigers`"),
+        "{w}"
+    );
+    assert!(w.contains("config.json: unknown key `theme`"), "{w}");
 }
 
 #[test]
@@ -423,11 +430,28 @@ fn mode_picks_the_backend() {
     assert_eq!(c.selection.provider.value, Provider::ClaudeCode);
     assert_eq!(c.mode, Mode::Subscription);
     assert_eq!(c.reviewer_model, "claude-haiku-4-5");
-    // No Claude Code: api_fallback takes the API.
+    // No Claude Code: api_fallback takes the API, without a word when the
+    // user chose no mode (an API user without Claude Code is simply on the
+    // API) ...
     let c = choose(&none, &crit, &l, &env_with(&[("ANTHROPIC_API_KEY", "k")])).unwrap();
     assert_eq!(c.selection.provider.value, Provider::Anthropic);
     assert_eq!(c.mode, Mode::Api);
-    assert!(c.notes[0].contains("api_fallback"), "{:?}", c.notes);
+    assert!(c.notes.is_empty(), "{:?}", c.notes);
+    // ... and in one short line when they chose subscription mode.
+    s.user(r#"{"mode": "subscription"}"#);
+    let l = s.load(&[]).unwrap();
+    let c = choose(&none, &crit, &l, &env_with(&[("ANTHROPIC_API_KEY", "k")])).unwrap();
+    assert_eq!(c.notes.len(), 1, "{:?}", c.notes);
+    assert!(
+        c.notes[0].contains("api_fallback") && !c.notes[0].contains('\n'),
+        "{:?}",
+        c.notes
+    );
+    assert!(c.notes[0].len() < 160, "{}", c.notes[0]);
+    let l = {
+        s.user("{}");
+        s.load(&[]).unwrap()
+    };
     // ...unless it is off.
     s.user(r#"{"api_fallback": false}"#);
     let l = s.load(&[]).unwrap();

@@ -28,6 +28,7 @@ fn op(op: OpKind, target: Target, value: &str) -> Op {
         op,
         target,
         value: value.into(),
+        original: None,
     }
 }
 
@@ -456,9 +457,36 @@ fn replace_vague_replaces_verbatim_text_or_clarifies() {
             )],
         )],
     );
+    // The prompt never said "improve": nothing to clarify, and it says why.
+    assert_eq!(e.refined, "Make the dashboard better.");
+    assert!(e.applied.is_empty());
+    assert!(
+        e.dropped[0]
+            .why
+            .contains("\"improve the dashboard\" is not in the prompt"),
+        "{:?}",
+        e.dropped
+    );
+    // Its words are there, not as one phrase: a clarification.
+    let e = run(
+        "Make the dashboard better and improve the charts.",
+        &[critique(
+            "clarity",
+            vec![finding(
+                "C1",
+                Severity::Minor,
+                "improve the dashboard",
+                vec![op(
+                    OpKind::ReplaceVague,
+                    Target::Constraints,
+                    "Load the dashboard in under 1 s",
+                )],
+            )],
+        )],
+    );
     assert_eq!(
         e.refined,
-        "Make the dashboard better.\n\n## Clarifications\n- \"improve the dashboard\" means: Load the dashboard in under 1 s"
+        "Make the dashboard better and improve the charts.\n\n## Clarifications\n- \"improve the dashboard\" means: Load the dashboard in under 1 s"
     );
     assert!(matches!(e.applied[0].change, Change::Clarified { .. }));
 }

@@ -98,6 +98,7 @@ fn the_editor_models_prompt() {
         op,
         target: Target::Constraints,
         value: "v".into(),
+        original: None,
     };
     review.changes = vec![
         Applied {

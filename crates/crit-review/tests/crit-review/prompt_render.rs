@@ -150,7 +150,7 @@ async fn zero_findings_says_no_changes() {
     insta::assert_snapshot!("block_zero_findings", block(&r));
     assert_eq!(
         render::markdown(&r).lines().last(),
-        Some("No changes: the prompt is unchanged.")
+        Some("No changes. The reviewers found no issues: the prompt is unchanged.")
     );
 }
 
@@ -211,4 +211,27 @@ async fn cost_is_shown_for_the_mode() {
     cached.cached = true;
     cached.usage = Default::default();
     assert_eq!(line(&cached), "| Cost: $0.00 (cached review) | 0 tokens");
+}
+
+/// Four of five reviewers failed and the fifth found nothing: the block and
+/// the markdown report say the prompt was not fully reviewed, never "the
+/// reviewers found no issues".
+#[tokio::test]
+async fn a_review_most_reviewers_missed_is_not_called_clean() {
+    let answers = vec![
+        ("Domain SME", Err(500)),
+        ("Security", Err(500)),
+        ("Clarity", Err(500)),
+        ("Testing", Ok(critique("testing", json!([])))),
+        ("Frontend/UX", Err(500)),
+    ];
+    // "button" fires the frontend reviewer: five are asked.
+    let r = reviewed("Add a retry button to the fetch form.", answers, Mode::Api).await;
+    assert_eq!(r.status, Status::NoChanges, "{:?}", r.warnings);
+    assert_eq!(r.partly_reviewed(), Some((1, 5)), "{:#?}", r.reviewers);
+    let text = block(&r);
+    assert!(!text.contains("found no issues: the prompt"), "{text}");
+    assert!(text.contains("Only 1 of 5 reviewers"), "{text}");
+    let md = render::markdown(&r);
+    assert!(md.contains("Only 1 of 5 reviewers answered"), "{md}");
 }

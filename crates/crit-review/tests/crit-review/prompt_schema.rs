@@ -97,15 +97,6 @@ fn malformed_answers_are_caught() {
             "confidence",
         ),
         (
-            "extra field",
-            {
-                let mut v = base.clone();
-                v["verdict"] = json!("PASS");
-                v
-            },
-            "verdict",
-        ),
-        (
             "confidence above 1",
             {
                 let mut v = base.clone();
@@ -179,4 +170,42 @@ fn builtin_rules_match_the_plugin() {
     let d = rules_of("domain_sme");
     assert!(d.ops.contains(&OpKind::AddContext) && d.ops.contains(&OpKind::ReplaceVague));
     assert_eq!(reviewers::builtin_rules().len(), 6);
+}
+
+/// The prompt-review plugin's own fixture critiques carry fields its schema
+/// does not define (`score`, and `original` on a ReplaceVague op): they are
+/// read, the extra fields ignored and `original` kept as the op's target.
+#[test]
+fn the_plugins_fixture_critiques_are_read_leniently() {
+    let clarity = json!({
+        "reviewer_role": "clarity", "severity_max": "minor", "confidence": 0.8, "score": 6,
+        "findings": [{
+            "id": "CLR-001", "severity": "minor", "confidence": 0.85, "score": 0.7,
+            "issue": "Vague verb", "evidence": "optimize the settings",
+            "suggested_ops": [{"op": "ReplaceVague", "target": "constraints",
+                "original": "optimize the settings",
+                "value": "Reduce settings.ts render time by extracting the browser config section into a separate component"}]
+        }],
+        "no_issues": false
+    });
+    let c = critique::check(&clarity, &rules_of("clarity")).unwrap();
+    assert_eq!(
+        c.findings[0].suggested_ops[0].original.as_deref(),
+        Some("optimize the settings")
+    );
+    let security = json!({
+        "reviewer_role": "security", "severity_max": "major", "confidence": 0.9, "score": 8,
+        "findings": [], "no_issues": true
+    });
+    assert!(
+        critique::check(&security, &rules_of("security"))
+            .unwrap()
+            .no_issues
+    );
+    // The schema each reviewer is given says so too: no field is refused.
+    let schema = critique::schema(&rules_of("clarity"));
+    assert!(
+        !schema.to_string().contains("additionalProperties"),
+        "{schema}"
+    );
 }

@@ -39,6 +39,9 @@ pub fn shape(result: &ReviewResult) -> Shape<'_> {
             .unwrap_or_else(|| "the review could not run".to_string());
         return Shape::Error { error };
     }
+    if let Some(error) = timed_out(result) {
+        return Shape::Error { error };
+    }
     let input = result.usage.total_input();
     let output = result.usage.output_tokens;
     Shape::Result {
@@ -50,6 +53,23 @@ pub fn shape(result: &ReviewResult) -> Shape<'_> {
         total_cost_usd: result.cost_usd,
         duration_ms: result.duration_ms,
     }
+}
+
+/// Reldo's review raises on its timeout, and its CLI prints the error: a
+/// run that timed out is an error here too, never an empty-looking result.
+pub fn timed_out(result: &ReviewResult) -> Option<String> {
+    if result.parse_error.as_deref() != Some("timeout") {
+        return None;
+    }
+    let detail = result
+        .reviewers
+        .iter()
+        .filter_map(|r| r.error.as_deref())
+        .find(|e| e.starts_with("timed out"));
+    Some(match detail {
+        Some(d) => format!("the review {d}; raise timeout_seconds or --timeout"),
+        None => "the review timed out; raise timeout_seconds or --timeout".to_string(),
+    })
 }
 
 pub fn value(result: &ReviewResult) -> Value {

@@ -57,18 +57,31 @@ impl Layer {
 }
 
 /// Parses `text`: `.json` files as JSON, anything else as YAML (which takes
-/// JSON too). An empty file is an empty layer.
-pub(super) fn parse(text: &str, layer: &Layer) -> Result<Value, ConfigError> {
+/// JSON too). An empty file is an empty layer. A key the settings do not
+/// have is left out with a warning (prompt review fails open: a newer
+/// plugin's key, or a typo, must not stop the user's prompt); a value of the
+/// wrong shape is an error naming the key.
+pub(super) fn parse(
+    text: &str,
+    layer: &Layer,
+    warnings: &mut Vec<String>,
+) -> Result<Value, ConfigError> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    let value: Value = if layer.file.ends_with(".json") {
+    let mut value: Value = if layer.file.ends_with(".json") {
         serde_json::from_str(text).map_err(|e| layer.invalid(e.to_string()))?
     } else {
         serde_saphyr::from_str(text).map_err(|e| layer.invalid(e.to_string()))?
     };
     let mut errors = Vec::new();
-    check(&value, &shape(), "", &mut errors);
+    let mut unknown = Vec::new();
+    check(&mut value, &shape(), "", &mut errors, &mut unknown);
+    warnings.extend(
+        unknown
+            .into_iter()
+            .map(|u| format!("{}: {u}; it is ignored", layer.file)),
+    );
     if errors.is_empty() {
         Ok(value)
     } else {
@@ -328,7 +341,13 @@ fn shape() -> Shape {
     ])
 }
 
-fn check(value: &Value, shape: &Shape, path: &str, errors: &mut Vec<String>) {
+fn check(
+    value: &mut Value,
+    shape: &Shape,
+    path: &str,
+    errors: &mut Vec<String>,
+    unknown: &mut Vec<String>,
+) {
     let at = |p: &str| {
         if p.is_empty() {
             "the file".to_string()
@@ -341,12 +360,9 @@ fn check(value: &Value, shape: &Shape, path: &str, errors: &mut Vec<String>) {
         Value::String(s) => format!("\"{s}\""),
         other => other.to_string(),
     };
+    let shown = found(value);
     let mut wrong = |expected: &str| {
-        errors.push(format!(
-            "{}: expected {expected}, found {}",
-            at(path),
-            found(value)
-        ));
+        errors.push(format!("{}: expected {expected}, found {shown}", at(path)));
     };
     match shape {
         Shape::Bool if !value.is_boolean() => wrong("true or false"),
@@ -356,38 +372,47 @@ fn check(value: &Value, shape: &Shape, path: &str, errors: &mut Vec<String>) {
         Shape::OneOf(words) if !value.as_str().is_some_and(|s| words.contains(&s)) => {
             wrong(&format!("one of {}", words.join(", ")));
         }
-        Shape::List(item) => match value.as_array() {
+        Shape::List(item) => match value.as_array_mut() {
             None => wrong("a list"),
             Some(items) => {
-                for (i, v) in items.iter().enumerate() {
-                    check(v, item, &format!("{path}[{i}]"), errors);
+                for (i, v) in items.iter_mut().enumerate() {
+                    check(v, item, &format!("{path}[{i}]"), errors, unknown);
                 }
             }
         },
-        Shape::Object(fields) => match value.as_object() {
+        Shape::Object(fields) => match value.as_object_mut() {
             None => wrong("an object"),
             Some(map) => {
-                for (k, v) in map {
-                    let child = join(path, k);
-                    match fields.iter().find(|(name, _)| name == k) {
-                        Some((_, s)) => check(v, s, &child, errors),
-                        None => errors.push(format!(
-                            "unknown key `{child}`; expected one of {}",
-                            fields
-                                .iter()
-                                .map(|(n, _)| *n)
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )),
+                let names = || {
+                    fields
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                map.retain(|k, _| {
+                    let known = fields.iter().any(|(name, _)| name == k);
+                    if !known {
+                        unknown.push(format!(
+                            "unknown key `{}` (expected one of {})",
+                            join(path, k),
+                            names()
+                        ));
+                    }
+                    known
+                });
+                for (k, v) in map.iter_mut() {
+                    if let Some((_, s)) = fields.iter().find(|(name, _)| name == k) {
+                        check(v, s, &join(path, k), errors, unknown);
                     }
                 }
             }
         },
-        Shape::Map(item) => match value.as_object() {
+        Shape::Map(item) => match value.as_object_mut() {
             None => wrong("an object"),
             Some(map) => {
-                for (k, v) in map {
-                    check(v, item, &join(path, k), errors);
+                for (k, v) in map.iter_mut() {
+                    check(v, item, &join(path, k), errors, unknown);
                 }
             }
         },
@@ -442,9 +467,11 @@ mod tests {
 
     #[test]
     fn errors_name_the_key() {
+        let mut w = Vec::new();
         let e = parse(
             r#"{"budget": {"timeout_ms": "8000"}, "mode": "cloud", "modle": 1}"#,
             &layer("c.json"),
+            &mut w,
         )
         .unwrap_err()
         .to_string();
@@ -457,10 +484,16 @@ mod tests {
             e.contains("`mode`: expected one of subscription, api"),
             "{e}"
         );
-        assert!(e.contains("unknown key `modle`"), "{e}");
+        // An unknown key is a warning, not an error.
+        assert!(!e.contains("modle"), "{e}");
+        assert!(
+            w[0].contains("unknown key `modle`") && w[0].ends_with("ignored"),
+            "{w:?}"
+        );
         let e = parse(
             "{\"reviewers\": {\"x\": {\"ops\": [\"Rewrite\"]}}}",
             &layer("c.json"),
+            &mut w,
         )
         .unwrap_err()
         .to_string();
@@ -468,10 +501,38 @@ mod tests {
             e.contains("`reviewers.x.ops[0]`: expected one of AddConstraint"),
             "{e}"
         );
-        let e = parse("{\n  \"mode\": \n", &layer("c.json"))
+        let e = parse("{\n  \"mode\": \n", &layer("c.json"), &mut w)
             .unwrap_err()
             .to_string();
         assert!(e.contains("line"), "{e}");
-        assert!(parse("mode: api\nbudget:\n  timeout_ms: 5000\n", &layer("c.yaml")).is_ok());
+        assert!(
+            parse(
+                "mode: api\nbudget:\n  timeout_ms: 5000\n",
+                &layer("c.yaml"),
+                &mut w
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_left_out_with_a_warning() {
+        let mut w = Vec::new();
+        let v = parse(
+            r#"{"theme": "dark", "budget": {"timeout_ms": 5000, "max_cost": 1},
+                "reviewers": {"security": {"enabled": true, "weight": 2}}}"#,
+            &layer("config.json"),
+            &mut w,
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"budget": {"timeout_ms": 5000}, "reviewers": {"security": {"enabled": true}}})
+        );
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(
+            w.iter().any(|x| x.contains("`reviewers.security.weight`")),
+            "{w:?}"
+        );
     }
 }

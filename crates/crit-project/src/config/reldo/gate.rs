@@ -29,7 +29,17 @@ impl Gate<'_> {
     pub fn allow(&self, key: &str, value: &str) -> bool {
         match self.rules {
             None => true,
-            Some(r) => r.allow(Gated::new(self.file.clone(), 0, key, value)),
+            Some(r) => r.allow_as(Gated::new(self.file.clone(), 0, key, value), &self.trust()),
+        }
+    }
+
+    /// The command that trusts this file's settings: plain `crit trust` for
+    /// a file `crit run` finds itself, with `--config` for one only that
+    /// flag loads.
+    fn trust(&self) -> String {
+        match super::STANDARD_PATHS.contains(&self.file.as_str()) {
+            true => "crit trust".into(),
+            false => format!("crit trust --config {}", self.file),
         }
     }
 

@@ -29,12 +29,15 @@ pub use crit_project::config::reldo::{
     Cwd, DEFAULT_TIMEOUT, DEFAULT_TOOLS, Logging, RunConfig, RunConfigError, STANDARD_PATHS, expand,
 };
 
+mod mcp_access;
+
 use crate::engine::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
 use crate::engine::prompts::{OutputSpec, contract_instructions};
 use crate::engine::redaction::Removed;
 use crate::engine::session::{self, Session, SessionMeta};
 use crit_core::redact::Redactor;
 use crit_project::context::{self, ContextOptions, UnderReview};
+use mcp_access::McpAccess;
 
 /// crit's own orchestrator, for a run whose config gives no prompt.
 const ORCHESTRATOR: &str = include_str!("../../../prompts/orchestrator.md");
@@ -180,25 +183,31 @@ impl Crit {
             Some((b, m)) => (b.clone(), m.clone()),
             None => return Err(RunError::Backend(LlmError::NoBackend)),
         };
-        let plan = self.plan(prompt, &root, default_model)?;
+        let (conventions, mut removed) = project_context(&root, &cfg.cwd)?;
+        let plan = self.plan(prompt, &root, default_model, &conventions)?;
         let session = match cfg.logging.enabled {
             true => Some(self.session(&root, prompt, now)?),
             false => None,
         };
         let mut warnings = cfg.warnings.clone();
         let mcp = start_mcp(cfg, &mut warnings).await;
-        let (conventions, mut removed) = project_context(&root, &cfg.cwd)?;
+        let access = McpAccess::of(&mcp, &cfg.allowed_tools);
+        warnings.extend(access.warnings.iter().cloned());
+        let mut hooks = match &session {
+            Some(s) => self
+                .hooks
+                .clone()
+                .with_session(s.id(), Some(s.transcript_path())),
+            None => self.hooks.clone(),
+        };
+        if let Some(hook) = access.hook() {
+            hooks.push(hook);
+        }
         let env = PanelEnv {
             root: cfg.cwd.clone(),
             add_dirs: Vec::new(),
             project_context: conventions,
-            hooks: match &session {
-                Some(s) => self
-                    .hooks
-                    .clone()
-                    .with_session(s.id(), Some(s.transcript_path())),
-                None => self.hooks.clone(),
-            },
+            hooks,
             mcp: mcp.clone(),
             transcript: session
                 .as_ref()
@@ -245,10 +254,15 @@ impl Crit {
         if let Some(s) = &session {
             result.session_log_path = Some(s.dir().display().to_string());
             // Reldo's keys beside crit's: its scripts read result.json too.
-            let reldo = match crit_core::render::compat::reldo::value(&result) {
+            let mut reldo = match crit_core::render::compat::reldo::value(&result) {
                 serde_json::Value::Object(map) => map,
                 _ => Default::default(),
             };
+            reldo.insert(
+                "completed_at".into(),
+                crit_core::timestamp::rfc3339(crit_core::timestamp::unix_secs(SystemTime::now()))
+                    .into(),
+            );
             session::save_with(s, &result, reldo, transcript_error, self.env.as_ref(), now);
         }
         Ok(result)
@@ -256,11 +270,14 @@ impl Crit {
 
     /// The orchestrator as a one-reviewer panel: the config's prompt with the
     /// answer contract, the user's prompt, its tools, sub-agents and limits.
+    /// Sub-agents are given the project's conventions too (CLAUDE.md and its
+    /// rules), as Claude Code gives them to its sub-agents.
     fn plan(
         &self,
         prompt: &str,
         root: &Path,
         default_model: String,
+        conventions: &str,
     ) -> Result<ReviewerPlan, RunError> {
         let cfg = &self.config;
         let output = match &cfg.output_schema {
@@ -274,6 +291,11 @@ impl Crit {
         for def in crit_project::agent_defs::load_dir(&root.join(".claude").join("agents"))? {
             if !agents.iter().any(|a| a.name == def.name) {
                 agents.push(def.into_sub_agent());
+            }
+        }
+        if !conventions.trim().is_empty() {
+            for a in &mut agents {
+                a.system_prompt = format!("{}\n\n{}", a.system_prompt.trim_end(), conventions);
             }
         }
         Ok(ReviewerPlan {

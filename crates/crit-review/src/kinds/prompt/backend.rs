@@ -55,46 +55,52 @@ pub fn choose(
     let crit_provider = explicit.provider.is_some()
         || env.non_empty("CRIT_PROVIDER").is_some()
         || crit.provider.is_some();
-    let selection =
-        if explicit.provider.is_some() || (loaded.source("mode").is_none() && crit_provider) {
-            select_backend(explicit, crit, env)?
-        } else {
-            let label = format!(
-                "prompt review mode `{}` ({})",
-                loaded.config.mode.as_str(),
-                loaded.source("mode").unwrap_or("default")
-            );
-            match loaded.config.mode {
-                Mode::Subscription => match with(Provider::ClaudeCode, &label) {
-                    Ok(s) => s,
-                    Err(e) if loaded.config.api_fallback => match api(explicit, crit, env) {
-                        Ok(s) => {
+    let selection = if explicit.provider.is_some()
+        || (loaded.source("mode").is_none() && crit_provider)
+    {
+        select_backend(explicit, crit, env)?
+    } else {
+        let label = format!(
+            "prompt review mode `{}` ({})",
+            loaded.config.mode.as_str(),
+            loaded.source("mode").unwrap_or("default")
+        );
+        match loaded.config.mode {
+            Mode::Subscription => match with(Provider::ClaudeCode, &label) {
+                Ok(s) => s,
+                Err(_) if loaded.config.api_fallback => match api(explicit, crit, env) {
+                    Ok(s) => {
+                        // One short line, and only when the user chose
+                        // subscription mode: by default an API user
+                        // without Claude Code is simply on the API.
+                        if let Some(from) = loaded.source("mode") {
                             notes.push(format!(
-                                "subscription mode is unavailable ({e}); api_fallback: using {}",
-                                s.provider.value
-                            ));
-                            s
+                                    "the Claude Code CLI is not available for subscription mode ({from}); using {} (api_fallback)",
+                                    s.provider.value
+                                ));
                         }
-                        // Neither: the error that names every way to configure one.
-                        Err(_) => return Err(LlmError::NoBackend),
-                    },
-                    Err(e) => return Err(e),
+                        s
+                    }
+                    // Neither: the error that names every way to configure one.
+                    Err(_) => return Err(LlmError::NoBackend),
                 },
-                Mode::Api => match api(explicit, crit, env) {
-                    Ok(s) => s,
-                    Err(e) => match with(Provider::ClaudeCode, &label) {
-                        Ok(s) => {
-                            notes.push(format!(
+                Err(e) => return Err(e),
+            },
+            Mode::Api => match api(explicit, crit, env) {
+                Ok(s) => s,
+                Err(e) => match with(Provider::ClaudeCode, &label) {
+                    Ok(s) => {
+                        notes.push(format!(
                             "api mode is unavailable ({e}); using subscription mode (Claude Code)"
                         ));
-                            s
-                        }
-                        // Neither: the error that names every way to configure one.
-                        Err(_) => return Err(LlmError::NoBackend),
-                    },
+                        s
+                    }
+                    // Neither: the error that names every way to configure one.
+                    Err(_) => return Err(LlmError::NoBackend),
                 },
-            }
-        };
+            },
+        }
+    };
     let mode = mode_of(selection.provider.value);
     let crit_model = selection.request_model();
     let pick = |key: &str, configured: &str| -> String {
@@ -161,7 +167,12 @@ pub fn options(
     cache: bool,
 ) -> PromptOptions {
     let mut opts = match choose(explicit, crit, loaded, env) {
-        Ok(choice) => {
+        Ok(mut choice) => {
+            // A server asking to wait past the review's budget is not waited
+            // for: the review says it was rate limited, not that it timed out.
+            let budget = std::time::Duration::from_millis(loaded.config.budget.timeout_ms);
+            let retry = &mut choice.selection.retry;
+            retry.max_retry_after = retry.max_retry_after.min(budget);
             let built = choice.selection.build().map_err(|e| e.to_string());
             let mut o = PromptOptions::new(loaded.config.clone(), built, choice.mode);
             o.backend_label = choice.selection.provider.value.to_string();

@@ -2,6 +2,10 @@
 //! field, with its JSON Schema (one per reviewer, so the role, the edit operations
 //! and the severities it may use are enforced by structured output) and the check
 //! that turns an answer into a [`Critique`] or says why it is malformed.
+//!
+//! Critiques are read leniently, as the plugin's own fixtures are written:
+//! fields it does not define (`score`) are ignored, and a `ReplaceVague` op's
+//! `original` is the exact text it replaces.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -41,17 +45,19 @@ impl Target {
 
 /// One proposed edit.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Op {
     pub op: OpKind,
     pub target: Target,
     /// The text to add, the replacement, or the constraint to remove.
     pub value: String,
+    /// `ReplaceVague`: the prompt's exact words it replaces (the plugin's
+    /// fixtures carry it); without it, the finding's evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original: Option<String>,
 }
 
 /// One problem a reviewer found in the prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Finding {
     /// The reviewer's own id (`SEC-001`); unique within its critique only.
     pub id: String,
@@ -65,7 +71,6 @@ pub struct Finding {
 
 /// One reviewer's whole answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Critique {
     pub reviewer_role: String,
     pub severity_max: Severity,
@@ -108,12 +113,13 @@ pub const MAX_VALUE_CHARS: usize = 2_000;
 
 /// The JSON Schema of `rules.reviewer`'s critique. No `$schema` key: the Claude
 /// Code CLI refuses draft 2020-12's, and every backend understands the rest.
+/// Other fields are allowed (and ignored): a critique with the plugin's
+/// `score` is a critique, not a reason to ask the reviewer again.
 pub fn schema(rules: &Rules) -> Value {
     let words = |v: &[Severity]| v.iter().map(|s| s.as_str()).collect::<Vec<_>>();
     let text = |max: usize| json!({"type": "string", "maxLength": max});
     json!({
         "type": "object",
-        "additionalProperties": false,
         "required": ["reviewer_role", "severity_max", "confidence", "findings", "no_issues"],
         "properties": {
             "reviewer_role": {"type": "string", "enum": [rules.reviewer]},
@@ -124,7 +130,6 @@ pub fn schema(rules: &Rules) -> Value {
                 "maxItems": MAX_FINDINGS,
                 "items": {
                     "type": "object",
-                    "additionalProperties": false,
                     "required": ["id", "severity", "confidence", "issue", "evidence", "suggested_ops"],
                     "properties": {
                         "id": text(40),
@@ -137,12 +142,12 @@ pub fn schema(rules: &Rules) -> Value {
                             "maxItems": MAX_OPS,
                             "items": {
                                 "type": "object",
-                                "additionalProperties": false,
                                 "required": ["op", "target", "value"],
                                 "properties": {
                                     "op": {"type": "string", "enum": rules.ops.iter().map(|o| o.as_str()).collect::<Vec<_>>()},
                                     "target": {"type": "string", "enum": Target::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>()},
-                                    "value": {"type": "string", "minLength": 1, "maxLength": MAX_VALUE_CHARS}
+                                    "value": {"type": "string", "minLength": 1, "maxLength": MAX_VALUE_CHARS},
+                                    "original": text(MAX_VALUE_CHARS)
                                 }
                             }
                         }

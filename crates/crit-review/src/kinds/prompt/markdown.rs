@@ -73,7 +73,11 @@ pub fn markdown(review: &PromptReview) -> String {
                 review.refined.trim_end()
             ));
         }
-        Status::NoChanges => out.push_str("No changes: the prompt is unchanged.\n"),
+        Status::NoChanges => {
+            out.push_str("No changes. ");
+            out.push_str(&review.no_changes_sentence());
+            out.push('\n');
+        }
         Status::EditorFailed => {
             out.push_str("### Raw critiques\n\n");
             out.push_str(review.raw_critiques.as_deref().unwrap_or(""));

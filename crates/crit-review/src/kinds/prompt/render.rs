@@ -78,6 +78,13 @@ pub fn change_line(review: &PromptReview, a: &Applied) -> (char, String) {
         Change::Clarified { text, .. } => ('+', format!("[{who}] Clarified: {text}")),
         Change::Replaced { from, to } => ('~', format!("[{who}] Replaced \"{from}\" → \"{to}\"")),
         Change::Removed { text } => ('-', format!("[{who}] Removed: \"{text}\"")),
+        Change::Restructured { sections } => (
+            '~',
+            format!(
+                "[{who}] Restructured into sections: {}",
+                sections.join(", ")
+            ),
+        ),
     }
 }
 
@@ -102,6 +109,12 @@ pub fn change_summary(a: &Applied) -> String {
         Change::Clarified { evidence, text } => format!("Clarified \"{evidence}\": {text}"),
         Change::Replaced { from, to } => format!("Replaced \"{from}\" with \"{to}\""),
         Change::Removed { text } => format!("Removed \"{text}\""),
+        Change::Restructured { sections } => {
+            format!(
+                "Restructured the prompt into sections: {}",
+                sections.join(", ")
+            )
+        }
     }
 }
 
@@ -233,16 +246,9 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
                 b.plain(line.trim_end(), hanging_indent(line).min(inner / 2));
             }
         }
-        Status::NoChanges if review.critiques.iter().all(|c| c.critique.no_issues) => {
-            section(&mut b, "No changes", inner, c);
-            b.plain("The reviewers found no issues: the prompt is unchanged.", 0);
-        }
         Status::NoChanges => {
             section(&mut b, "No changes", inner, c);
-            b.plain(
-                "Nothing the reviewers proposed could be applied: the prompt is unchanged.",
-                0,
-            );
+            b.plain(review.no_changes_sentence(), 0);
         }
         Status::EditorFailed => {
             section(&mut b, "Raw critiques", inner, c);

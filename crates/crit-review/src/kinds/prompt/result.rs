@@ -248,6 +248,36 @@ impl PromptReview {
     }
 
     /// The reviewers asked that gave nothing usable.
+    /// When some reviewers could not review the prompt: how many answered
+    /// and how many were asked. `None` when every one asked answered.
+    pub fn partly_reviewed(&self) -> Option<(usize, usize)> {
+        let asked = self
+            .reviewers
+            .iter()
+            .filter(|r| r.state != ReviewerState::NotRun)
+            .count();
+        let missing = self.unavailable();
+        (missing > 0).then(|| (asked.saturating_sub(missing), asked))
+    }
+
+    /// "No changes", said honestly: a review most of whose reviewers failed
+    /// is not a clean one.
+    pub fn no_changes_sentence(&self) -> String {
+        let clean = self.critiques.iter().all(|c| c.critique.no_issues);
+        match (self.partly_reviewed(), clean) {
+            (Some((answered, asked)), true) => format!(
+                "Only {answered} of {asked} reviewers answered, and they found no issues; the others could not review the prompt, so it was not fully reviewed: the prompt is unchanged."
+            ),
+            (Some((answered, asked)), false) => format!(
+                "Only {answered} of {asked} reviewers answered, and nothing they proposed could be applied: the prompt is unchanged."
+            ),
+            (None, true) => "The reviewers found no issues: the prompt is unchanged.".into(),
+            (None, false) => {
+                "Nothing the reviewers proposed could be applied: the prompt is unchanged.".into()
+            }
+        }
+    }
+
     pub fn unavailable(&self) -> usize {
         self.reviewers
             .iter()

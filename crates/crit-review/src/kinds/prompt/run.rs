@@ -306,8 +306,15 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
                 });
             }
             Err((state, why)) => {
-                if matches!(run.failure, Some(crit_llm::LlmError::RateLimited { .. })) {
-                    rate_limited.get_or_insert_with(|| why.clone());
+                if let Some(crit_llm::LlmError::RateLimited { retry_after, .. }) = &run.failure {
+                    rate_limited.get_or_insert_with(|| match retry_after {
+                        Some(wait) if *wait > deadline => format!(
+                            "{why}; the API asks to wait {}s before retrying, longer than the review's {:.1}s budget",
+                            wait.as_secs(),
+                            deadline.as_secs_f64()
+                        ),
+                        _ => why.clone(),
+                    });
                 }
                 report.state = state;
                 report.why = why;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::text::{find_quoted, normalize};
+use super::text::{find_folded, find_quoted, normalize, words};
 use super::{Applied, Change, Dropped, Proposal};
 use crate::kinds::prompt::critique::{OpKind, Target};
 
@@ -112,6 +112,7 @@ pub(super) fn apply(
         let outcome = match p.op {
             OpKind::ReplaceVague => replace(&mut draft, &p),
             OpKind::RemoveConstraint => remove(&mut draft, &p),
+            OpKind::RefactorStructure => restructure(&mut draft),
             _ => draft.add(Section::of(p.op, p.target), &p.value),
         };
         match outcome {
@@ -126,8 +127,16 @@ pub(super) fn apply(
     (text, applied, dropped)
 }
 
+/// The op's `original` (else its evidence) replaced where the prompt has it;
+/// evidence whose words the prompt has, but not as one phrase, clarified;
+/// anything else is not the prompt's and is not applied.
 fn replace(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
-    if let Some((s, e)) = find_quoted(&draft.body, &p.evidence) {
+    let target = p.original.as_deref().unwrap_or(&p.evidence);
+    if target.trim().is_empty() {
+        return Err("it names no text of the prompt to replace".into());
+    }
+    let found = find_quoted(&draft.body, target).or_else(|| find_folded(&draft.body, target));
+    if let Some((s, e)) = found {
         let from = draft.body[s..e].to_string();
         draft.set_body(s, e, &p.value);
         return Ok(Change::Replaced {
@@ -135,11 +144,12 @@ fn replace(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
             to: p.value.clone(),
         });
     }
-    let text = if p.evidence.is_empty() {
-        p.value.clone()
-    } else {
-        format!("\"{}\" means: {}", p.evidence, p.value)
-    };
+    let said = words(&draft.body);
+    let asked = words(target);
+    if p.original.is_some() || asked.is_empty() || !asked.iter().all(|w| said.contains(w)) {
+        return Err(format!("\"{target}\" is not in the prompt"));
+    }
+    let text = format!("\"{}\" means: {}", p.evidence, p.value);
     match draft.add(Section::Clarifications, &text)? {
         Change::Added { .. } => Ok(Change::Clarified {
             evidence: p.evidence.clone(),
@@ -149,16 +159,102 @@ fn replace(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
     }
 }
 
+/// The constraint the op's text is in: its sentence, or, in a sentence of
+/// several clauses, its clause, when the text is a good part of it (a third
+/// of its words or more), so nothing is left of it ("Also so we can debug."
+/// was the rest of the constraint, not another one); a word or two of a
+/// longer sentence go alone.
 fn remove(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
-    let found =
-        find_quoted(&draft.body, &p.value).or_else(|| find_quoted(&draft.body, &p.evidence));
+    let found = [p.value.as_str(), p.evidence.as_str()]
+        .into_iter()
+        .find_map(|t| find_quoted(&draft.body, t).or_else(|| find_folded(&draft.body, t)));
     let Some((s, e)) = found else {
         return Err(format!("\"{}\" does not occur in the prompt", p.value));
     };
-    let text = draft.body[s..e].to_string();
+    let (cs, ce) = constraint(&draft.body, s, e);
+    let part = words(&draft.body[s..e]).len();
+    let unit = words(&draft.body[cs..ce]).len();
+    let whole_prompt = draft.body[cs..ce].trim() == draft.body.trim();
+    let (s, e) = match part * 3 >= unit && !whole_prompt {
+        true => (cs, ce),
+        false => (s, e),
+    };
+    let whole = draft.body[s..e].trim();
+    if draft.body.trim() == whole {
+        return Err("it is the whole prompt".into());
+    }
+    // As the constraint reads: without the comma or list marker before it.
+    let text = whole.trim_start_matches([',', ';', ' ']);
+    let text = ["- ", "* ", "+ "]
+        .iter()
+        .find_map(|m| text.strip_prefix(m))
+        .unwrap_or(text)
+        .to_string();
     cut(&mut draft.body, s, e);
     draft.seen = None;
     Ok(Change::Removed { text })
+}
+
+fn restructure(draft: &mut Draft) -> Result<Change, String> {
+    let (body, sections) = super::restructure::restructure(&draft.body)?;
+    let end = draft.body.len();
+    draft.set_body(0, end, &body);
+    Ok(Change::Restructured { sections })
+}
+
+/// The sentence around `body[s..e]` (a line ends one too), or the clause of
+/// it between commas or semicolons when the sentence has more than one and
+/// the match is within one. The span starts at the sentence's (or clause's)
+/// first character and ends after its own punctuation.
+fn constraint(body: &str, s: usize, e: usize) -> (usize, usize) {
+    let is_end = |i: usize| {
+        let b = body.as_bytes();
+        b[i] == b'\n'
+            || (matches!(b[i], b'.' | b'!' | b'?')
+                && b.get(i + 1).is_none_or(u8::is_ascii_whitespace))
+    };
+    let start = (0..s).rev().find(|&i| is_end(i)).map_or(0, |i| i + 1);
+    let start = start + (body[start..].len() - body[start..].trim_start().len());
+    let stop = (e.max(s + 1) - 1..body.len())
+        .find(|&i| is_end(i))
+        .map_or(body.len(), |i| {
+            if body.as_bytes()[i] == b'\n' {
+                i
+            } else {
+                i + 1
+            }
+        });
+    let stop = stop.max(e);
+    let sentence = &body[start..stop];
+    let marks: Vec<usize> = sentence
+        .char_indices()
+        .filter(|(_, c)| matches!(c, ',' | ';'))
+        .map(|(i, _)| start + i)
+        .collect();
+    if marks.is_empty() {
+        return (start, stop);
+    }
+    // Clause bounds: from after the mark before the match to the next mark.
+    let before = marks.iter().rev().find(|&&m| m < s).copied();
+    let after = marks.iter().find(|&&m| m >= e).copied();
+    if marks.iter().any(|&m| m >= s && m < e) {
+        return (start, stop);
+    }
+    match (before, after) {
+        // The first clause: up to and with its comma.
+        (None, Some(a)) => (start, a + 1),
+        // A later one: with the comma before it.
+        (Some(b), _) => (
+            b,
+            after.unwrap_or_else(|| sentence_body_end(body, start, stop)),
+        ),
+        (None, None) => (start, stop),
+    }
+}
+
+/// Where a sentence's words end: before its closing punctuation.
+fn sentence_body_end(body: &str, start: usize, stop: usize) -> usize {
+    start + body[start..stop].trim_end_matches(['.', '!', '?']).len()
 }
 
 /// Removes `body[s..e]`; a line left empty (or a bare list marker) goes too,
@@ -181,7 +277,9 @@ fn cut(body: &mut String, s: usize, e: usize) {
     let mut from = s;
     let mut to = e;
     if before.ends_with(' ')
-        && (after.starts_with(' ') || after.starts_with(['.', ',', ';', ':', '!', '?', ')']))
+        && (after.is_empty()
+            || after.starts_with(' ')
+            || after.starts_with(['.', ',', ';', ':', '!', '?', ')']))
     {
         from -= 1;
     } else if before.trim().is_empty() && after.starts_with(' ') {
@@ -267,6 +365,11 @@ fn section_end(lines: &[String], title: &str) -> Option<usize> {
     Some(last + 1)
 }
 
+/// Whether `line` is a markdown ATX heading.
+pub(super) fn is_heading(line: &str) -> bool {
+    heading(line).is_some()
+}
+
 /// A markdown ATX heading: its level and title (trailing `#`s and `:` dropped).
 fn heading(line: &str) -> Option<(usize, String)> {
     let t = line.trim_start();
@@ -310,6 +413,54 @@ mod tests {
         let mut b = "Be quick, then stop".to_string();
         cut(&mut b, 3, 8);
         assert_eq!(b, "Be, then stop");
+    }
+
+    /// The span `constraint` takes for `needle`, and the text left once it goes.
+    fn removing(body: &str, needle: &str) -> (String, String) {
+        let s = body.find(needle).unwrap();
+        let (a, b) = constraint(body, s, s + needle.len());
+        let gone = body[a..b].to_string();
+        let mut left = body.to_string();
+        cut(&mut left, a, b);
+        (gone, left)
+    }
+
+    #[test]
+    fn a_removal_takes_its_whole_constraint() {
+        assert_eq!(
+            removing(
+                "Log every request. Also log the API key so we can debug.",
+                "log the API key"
+            ),
+            (
+                "Also log the API key so we can debug.".into(),
+                "Log every request.".into()
+            )
+        );
+        assert_eq!(
+            removing(
+                "Refactor the parser, log the API key, and add tests.",
+                "log the API key"
+            )
+            .1,
+            "Refactor the parser, and add tests."
+        );
+        assert_eq!(
+            removing("Log the API key, then add tests.", "Log the API key").1,
+            "then add tests."
+        );
+        assert_eq!(
+            removing(
+                "Fix it.\n- log the API key\n- add tests\n",
+                "log the API key"
+            )
+            .1,
+            "Fix it.\n- add tests\n"
+        );
+        assert_eq!(
+            removing("Read .env and settings.ts. Then stop.", "Read .env").1,
+            "Then stop."
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use super::subject::{Stance, stance};
 use super::text::{contains_run, normalize, prohibited, words};
 use super::{Conflict, Deduplicated, Disagreement, Dropped, Edit, EditorInput, Proposal, SECURITY};
 use crate::kinds::prompt::critique::{MAX_VALUE_CHARS, OpKind, Target};
@@ -74,6 +75,12 @@ pub(super) fn validate(input: &EditorInput<'_>, dropped: &mut Vec<Dropped>) -> V
                     op: op.op,
                     target: op.target,
                     value: op.value.trim().to_string(),
+                    original: op
+                        .original
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|o| !o.is_empty())
+                        .map(str::to_string),
                 };
                 let why = match rules {
                     None => Some(format!(
@@ -226,15 +233,22 @@ struct Facts {
     words: Vec<String>,
     /// What it forbids, when it is a prohibition.
     forbids: Vec<Vec<String>>,
+    /// The subjects it forbids and asks for (not for a removal, whose text
+    /// is what goes).
+    stance: Stance,
 }
 
 impl Facts {
     fn of(p: &Proposal) -> Facts {
         Facts {
             value: normalize(&p.value),
-            evidence: normalize(&p.evidence),
+            evidence: normalize(&p.original.clone().unwrap_or_else(|| p.evidence.clone())),
             words: words(&p.value),
             forbids: prohibited(&p.value),
+            stance: match p.op {
+                OpKind::RemoveConstraint => Stance::default(),
+                _ => stance(&p.value),
+            },
         }
     }
 }
@@ -268,6 +282,17 @@ fn conflict(a: (&Proposal, &Facts), b: (&Proposal, &Facts)) -> Option<String> {
                 "{} says \"{}\" while {} asks for \"{}\"",
                 x.reviewer, x.value, y.reviewer, y.value
             ));
+        }
+    }
+    // One subject, one reviewer forbidding it and another asking for it.
+    if a.0.reviewer != b.0.reviewer {
+        for ((x, fx), (y, fy)) in [(a, b), (b, a)] {
+            if let Some(subject) = fx.stance.against(&fy.stance) {
+                return Some(format!(
+                    "{} forbids {subject} (\"{}\") while {} asks for it (\"{}\")",
+                    x.reviewer, x.value, y.reviewer, y.value
+                ));
+            }
         }
     }
     let (pa, fa) = a;

@@ -12,17 +12,24 @@
 //!    (then the reviewer first in the priority order, then the most confident).
 //! 3. **Conflicts.** An add and a `RemoveConstraint` of the same text; a
 //!    prohibition ("Never commit .env") against an op that asks for what it
-//!    forbids; two replacements of the same text. The security reviewer wins
+//!    forbids; two reviewers' ops about one subject (a file, path, secret,
+//!    command or URL), one forbidding it and one asking for it, in whatever
+//!    words (`subject`); two replacements of the same text. The security reviewer wins
 //!    every conflict; otherwise the reviewer first in the priority order wins,
 //!    unless the other's finding is more severe, or neither is in the order, or
 //!    one reviewer contradicts itself: then it is a true contradiction, neither
 //!    op applies, and it is reported as a REVIEWER DISAGREEMENT.
 //! 4. **Order** by the priority order (`editor.priority_order`), then severity,
 //!    then the op's own text: a total order, so input order never matters.
-//! 5. **Apply.** Only what was proposed. `ReplaceVague` replaces its evidence
-//!    where the evidence occurs verbatim (whitespace aside), otherwise it becomes
-//!    a clarification; `RemoveConstraint` removes its text where it occurs and
-//!    nothing else is ever removed; additions go under named sections (Context,
+//! 5. **Apply.** Only what was proposed. `ReplaceVague` replaces its
+//!    `original` (else its evidence) where it occurs (whitespace and letter
+//!    case aside); evidence whose words are all in the prompt but not as one
+//!    phrase becomes a clarification, and a target the prompt does not have is
+//!    not applied; `RemoveConstraint` removes the constraint its text is in
+//!    (the sentence, or the clause of a sentence of several) and nothing else
+//!    is ever removed; `RefactorStructure` puts a prompt with no sections of
+//!    its own under `## Task` and `## Constraints`, every word kept;
+//!    additions go under named sections (Context,
 //!    Constraints, Guardrails, Acceptance criteria, …), into the prompt's own
 //!    section of that name when it has one. An addition already in the prompt is
 //!    not repeated. Nothing applied: the prompt comes back untouched.
@@ -31,6 +38,8 @@
 
 mod apply;
 mod merge;
+mod restructure;
+mod subject;
 pub(crate) mod text;
 
 use serde::{Deserialize, Serialize};
@@ -68,6 +77,9 @@ pub struct Proposal {
     pub op: OpKind,
     pub target: Target,
     pub value: String,
+    /// `ReplaceVague`: the exact text it replaces, when the reviewer gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original: Option<String>,
 }
 
 /// What applying a proposal did to the prompt.
@@ -82,6 +94,8 @@ pub enum Change {
     Removed { text: String },
     /// A vague phrase that does not occur verbatim, clarified in its own section.
     Clarified { evidence: String, text: String },
+    /// The prompt put under these sections, every word kept.
+    Restructured { sections: Vec<String> },
 }
 
 /// A proposal and what it changed.

@@ -56,6 +56,13 @@ pub(crate) fn find_quoted(hay: &str, needle: &str) -> Option<(usize, usize)> {
     Some((at[start], at[last] + end_char))
 }
 
+/// [`find_quoted`] with ASCII letter case ignored too ("optimize the
+/// settings" in "Optimize the settings page").
+pub(crate) fn find_folded(hay: &str, needle: &str) -> Option<(usize, usize)> {
+    // ASCII folding keeps every byte offset where it was.
+    find_quoted(&hay.to_ascii_lowercase(), &needle.to_ascii_lowercase())
+}
+
 /// Words that open a prohibition: "Never commit .env", "Do not log tokens".
 const PROHIBITIONS: [&[&str]; 8] = [
     &["never"],
