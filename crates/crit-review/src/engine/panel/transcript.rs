@@ -28,8 +28,20 @@ impl SharedTranscript {
     /// The transcript of `session`, or `None` (reported as an error) when
     /// the file cannot be created: the review goes on without one.
     pub fn for_session(session: &crate::engine::session::Session) -> Option<Arc<Self>> {
+        Self::for_session_with(session, crit_core::redact::Redactor::process().clone())
+    }
+
+    /// [`SharedTranscript::for_session`], redacting every line with a
+    /// review's own redactor (which knows the secrets found in its inputs).
+    pub fn for_session_with(
+        session: &crate::engine::session::Session,
+        redactor: crit_core::redact::Redactor,
+    ) -> Option<Arc<Self>> {
         let path = session.transcript_path();
-        match Self::create(&path) {
+        let made = File::create(&path).map(|file| SharedTranscript {
+            inner: Mutex::new(JsonlTranscript::new(BufWriter::new(file)).with_redactor(redactor)),
+        });
+        match made {
             Ok(t) => Some(Arc::new(t)),
             Err(e) => {
                 tracing::error!("cannot write the transcript {}: {e}", path.display());
