@@ -70,6 +70,9 @@ impl Progress for StderrProgress {
                     thousands(*tokens)
                 ));
             }
+            ProgressEvent::Note { reviewer, text } => {
+                self.line(&format!("{reviewer}: {text}"));
+            }
             ProgressEvent::Finished {
                 reviewer,
                 status,

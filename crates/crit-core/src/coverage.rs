@@ -1,8 +1,10 @@
-//! What a code review looked at: which files and hunks its reviewers were
-//! shown (or took from an earlier review of the same text), by whom, and what
-//! was left out and why. A review that saw less than all of its change says
-//! so here, and its verdict is at best `INCOMPLETE` unless the user accepted a
-//! partial review.
+//! What a code review looked at, counted in the added lines its reviewers
+//! received: which files and hunks they were shown (or took from an earlier
+//! review of the same text), by whom, and what was left out and why (binary
+//! content, code a redaction hid, parts over a limit, a spent budget, a
+//! reviewer that did not finish). A review that saw less than all of its
+//! change says so here, and its verdict is at best `INCOMPLETE` unless the
+//! user accepted a partial review.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -10,8 +12,8 @@ use serde::{Deserialize, Serialize};
 /// The coverage of one code review.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Coverage {
-    /// Every hunk of the change reached every reviewer that was to see it
-    /// (or came from the cache of an earlier review of the same text).
+    /// Every added line of the change reached every reviewer that was to see
+    /// it (or came from the cache of an earlier review of the same text).
     pub complete: bool,
     /// The user accepted a partial review (`--allow-partial`): a gap does not
     /// make the verdict `INCOMPLETE`.
@@ -26,6 +28,15 @@ pub struct Coverage {
     /// Hunks sent to reviewers in this run.
     #[serde(default)]
     pub hunks_reviewed: u32,
+    /// Lines the change adds.
+    #[serde(default)]
+    pub lines_added: u32,
+    /// Added lines reviewers received in this run, whole.
+    #[serde(default)]
+    pub lines_reviewed: u32,
+    /// Added lines whose findings came from an earlier review of the same text.
+    #[serde(default)]
+    pub lines_cached: u32,
     /// Every file of the change, in the change's order.
     #[serde(default)]
     pub files: Vec<FileCoverage>,
@@ -46,6 +57,12 @@ pub struct FileCoverage {
     /// Hunks taken from the cache of an earlier review.
     #[serde(default)]
     pub hunks_cached: u32,
+    /// Lines the change adds to this file.
+    #[serde(default)]
+    pub lines_added: u32,
+    /// Of those, the lines reviewers received (or took from the cache) whole.
+    #[serde(default)]
+    pub lines_reviewed: u32,
     /// Reviewers that finished every part holding this file.
     #[serde(default)]
     pub reviewers: Vec<String>,
@@ -61,6 +78,9 @@ pub struct LeftOut {
     pub path: String,
     /// Hunks left out; 0 when the file had none to show (binary, unknown).
     pub hunks: u32,
+    /// Added lines that did not reach a reviewer whole.
+    #[serde(default)]
+    pub lines: u32,
     pub cause: LeftOutCause,
     /// For people: which reviewer, which limit.
     pub reason: String,
@@ -79,15 +99,21 @@ pub enum LeftOutCause {
     /// Too large to read (an untracked file over its size limit, git output
     /// over its cap).
     TooLarge,
-    /// A binary file: there is no text to review. Listed, not a gap.
+    /// Binary content added or changed: no reviewer read it.
     Binary,
+    /// A redaction hid more than a credential could hold (code around a
+    /// secret, a private key without its END line): what it hid was not read.
+    Redacted,
+    /// Part of the change reached no reviewer for another reason (no text
+    /// was sent at all).
+    NotSent,
 }
 
 impl LeftOutCause {
-    /// Whether this leaves a hole in the review (a binary file does not: it
-    /// has no text a reviewer could have read).
+    /// Whether this leaves a hole in the review: every cause does, binary
+    /// content included (what no reviewer read is never passed in silence).
     pub fn is_gap(self) -> bool {
-        self != LeftOutCause::Binary
+        true
     }
 
     pub fn as_str(self) -> &'static str {
@@ -97,14 +123,19 @@ impl LeftOutCause {
             LeftOutCause::ReviewerFailed => "reviewer_failed",
             LeftOutCause::TooLarge => "too_large",
             LeftOutCause::Binary => "binary",
+            LeftOutCause::Redacted => "redacted",
+            LeftOutCause::NotSent => "not_sent",
         }
     }
 }
 
 impl Coverage {
-    /// Recomputes `complete` from `left_out`.
+    /// Recomputes `complete`: no gap, and every added line received (or
+    /// taken from the cache).
     pub fn settle(&mut self) {
-        self.complete = !self.left_out.iter().any(|l| l.cause.is_gap());
+        let received = self.lines_reviewed.saturating_add(self.lines_cached);
+        self.complete =
+            !self.left_out.iter().any(|l| l.cause.is_gap()) && received >= self.lines_added;
     }
 
     /// Files with a gap, each once, in order.
@@ -118,8 +149,8 @@ impl Coverage {
         out
     }
 
-    /// One line for people: `12 hunks from cache, 3 reviewed in 2 parts; 1
-    /// file left out (budget)`.
+    /// One line for people: `12 hunks from cache, 3 reviewed in 2 parts (40
+    /// of 41 added lines); 1 file left out (budget)`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if self.hunks_cached > 0 {
@@ -133,6 +164,10 @@ impl Coverage {
         }
         if self.chunks > 1 {
             parts.push(format!("in {} parts", self.chunks));
+        }
+        let received = self.lines_reviewed.saturating_add(self.lines_cached);
+        if received < self.lines_added {
+            parts.push(format!("({received} of {} added lines)", self.lines_added));
         }
         let mut line = parts.join(" ");
         let gaps = self.gap_files();
@@ -172,30 +207,40 @@ mod tests {
         LeftOut {
             path: path.into(),
             hunks: 1,
+            lines: 2,
             cause,
             reason: "r".into(),
         }
     }
 
     #[test]
-    fn binary_files_are_listed_but_not_gaps() {
+    fn every_cause_is_a_gap_and_lines_count() {
         let mut c = Coverage {
             hunks_reviewed: 3,
             hunks_cached: 12,
-            left_out: vec![gap("logo.png", LeftOutCause::Binary)],
+            lines_added: 40,
+            lines_reviewed: 10,
+            lines_cached: 30,
             ..Coverage::default()
         };
         c.settle();
         assert!(c.complete);
         assert_eq!(c.describe(), "12 hunks from cache, 3 reviewed");
+        c.left_out.push(gap("logo.png", LeftOutCause::Binary));
+        c.settle();
+        assert!(!c.complete, "binary content is a gap");
+        c.left_out.clear();
+        c.lines_reviewed = 9;
+        c.settle();
+        assert!(!c.complete, "an added line no reviewer received");
         c.left_out.push(gap("a.rs", LeftOutCause::Budget));
-        c.left_out.push(gap("a.rs", LeftOutCause::ReviewerFailed));
+        c.left_out.push(gap("a.rs", LeftOutCause::Redacted));
         c.chunks = 4;
         c.settle();
         assert!(!c.complete);
         assert_eq!(
             c.describe(),
-            "12 hunks from cache, 3 reviewed in 4 parts; 1 file left out (budget, reviewer_failed)"
+            "12 hunks from cache, 3 reviewed in 4 parts (39 of 40 added lines); 1 file left out (budget, redacted)"
         );
     }
 }

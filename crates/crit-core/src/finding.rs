@@ -153,12 +153,22 @@ pub struct Verification {
     pub by: String,
 }
 
-/// What the verifier decided. A refuted finding moves to `dismissed`.
+/// What a check of the finding concluded. A finding refuted on proof moves
+/// to `dismissed`; these stay and count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VerificationOutcome {
+    /// The verifier confirmed it.
     Confirmed,
+    /// The verifier lowered its severity (`reported_severity` holds the
+    /// reviewer's).
     Downgraded,
+    /// The verifier disagreed without quoting code that disproves it: kept,
+    /// still counted by the gate.
+    Disputed,
+    /// Its quoted evidence could not be checked (the file is not a readable
+    /// text file inside the project): kept as reported.
+    Unchecked,
 }
 
 impl Finding {

@@ -14,7 +14,10 @@ use crate::{ReviewResult, Severity, Verdict};
 ///
 /// A `FAIL` verdict fails every policy but `Never`, unless crit derived it
 /// from the findings (`verdict_from_findings`): then the findings decide, so
-/// `P0` passes a review whose only blocking findings are P1.
+/// `P0` passes a review whose only blocking findings are P1. A reviewer's own
+/// `FAIL` or `CONCERNS` that its findings do not account for
+/// (`verdict_floor`) is always its word: `FAIL` fails every policy but
+/// `Never`, `CONCERNS` fails `Concerns`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
@@ -70,10 +73,15 @@ impl FailOn {
         if self == FailOn::Never {
             return true;
         }
-        if result.verdict == Verdict::Fail && !result.verdict_from_findings {
+        let floor = result.verdict_floor.unwrap_or(Verdict::Pass);
+        if result.verdict == Verdict::Fail && !result.verdict_from_findings
+            || floor == Verdict::Fail
+        {
             return false;
         }
-        if self == FailOn::Concerns && result.verdict == Verdict::Concerns {
+        if self == FailOn::Concerns
+            && (result.verdict == Verdict::Concerns || floor == Verdict::Concerns)
+        {
             return false;
         }
         match self.threshold() {
@@ -129,6 +137,30 @@ mod tests {
         assert!(!FailOn::P1.passes(&r));
         r.findings[0].severity = Severity::P0;
         assert!(!FailOn::P0.passes(&r));
+    }
+
+    #[test]
+    fn a_reviewers_word_its_findings_do_not_explain_stands() {
+        let mut r = result(Verdict::Fail, &[]);
+        r.verdict_from_findings = true;
+        r.verdict_floor = Some(Verdict::Fail);
+        for g in [
+            FailOn::P0,
+            FailOn::P1,
+            FailOn::P2,
+            FailOn::P3,
+            FailOn::Concerns,
+        ] {
+            assert!(!g.passes(&r), "{g:?}");
+        }
+        assert!(FailOn::Never.passes(&r));
+        let mut r = result(Verdict::Concerns, &[]);
+        r.verdict_from_findings = true;
+        r.verdict_floor = Some(Verdict::Concerns);
+        assert!(!FailOn::Concerns.passes(&r));
+        for g in [FailOn::P0, FailOn::P1, FailOn::P2, FailOn::P3] {
+            assert!(g.passes(&r), "{g:?}");
+        }
     }
 
     #[test]

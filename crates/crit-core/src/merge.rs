@@ -104,6 +104,8 @@ pub fn merge(parts: Vec<Part>) -> Result<ReviewResult, MergeError> {
     merged.session_log_path = same(results.iter().map(|r| r.session_log_path.clone()));
     merged.structured_output = structured(&results);
     merged.verdict_from_findings = results.iter().all(|r| r.verdict_from_findings);
+    let floors: Vec<Verdict> = results.iter().filter_map(|r| r.verdict_floor).collect();
+    merged.verdict_floor = (!floors.is_empty()).then(|| Verdict::combine(floors));
     merged.coverage = merged_coverage(&results);
     if let Some(set) = &coverage {
         merged
@@ -132,6 +134,9 @@ fn merged_coverage(results: &[&ReviewResult]) -> Option<crate::Coverage> {
         c.chunks += part.chunks;
         c.hunks_cached += part.hunks_cached;
         c.hunks_reviewed += part.hunks_reviewed;
+        c.lines_added += part.lines_added;
+        c.lines_reviewed += part.lines_reviewed;
+        c.lines_cached += part.lines_cached;
         c.files.extend(part.files.iter().cloned());
         c.left_out.extend(part.left_out.iter().cloned());
     }

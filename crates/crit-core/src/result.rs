@@ -51,9 +51,10 @@ pub struct ReviewerOutcome {
 
 /// A finding a reviewer reported that does not count towards the result:
 /// suppressed by the team, outside the change under review, over the cap,
-/// refuted by the verification pass, quoting code or a convention that is not
-/// there, or without the agreement a consensus panel asks for. Kept so that
-/// nothing a reviewer said is lost.
+/// refuted by the verification pass with code that disproves it, quoting
+/// code or a convention that is not there, or without the agreement a
+/// consensus panel asks for. Kept so that nothing a reviewer said is lost,
+/// each with the proof it was removed on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Dismissed {
     pub finding: Finding,
@@ -62,6 +63,11 @@ pub struct Dismissed {
     pub cause: String,
     /// Why, for a person: the suppression's reason and author, the filter mode.
     pub reason: String,
+    /// What crit checked that shows it: the file read and the quote not in
+    /// it, the code the verifier quoted and where crit found it, the
+    /// suppression rule, the filter and the location, the cap, the votes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub proof: String,
 }
 
 /// The merged outcome of a review, for a person, a gate or a program.
@@ -128,6 +134,12 @@ pub struct ReviewResult {
     /// `--fail-on p0` passes a FAIL that rests on P1 findings.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub verdict_from_findings: bool,
+    /// The worst verdict a reviewer gave in its own words that its findings
+    /// do not account for (a `FAIL` with no blocking finding, a `CONCERNS`
+    /// with none at all): the verdict is never better, whatever happens to
+    /// the findings, and the gate judges it as a reviewer's word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_floor: Option<Verdict>,
 }
 
 impl ReviewResult {
@@ -156,6 +168,7 @@ impl ReviewResult {
             warnings: Vec::new(),
             coverage: None,
             verdict_from_findings: false,
+            verdict_floor: None,
         };
         r.apply_gate(FailOn::default());
         r

@@ -250,6 +250,7 @@ mod tests {
             finding: Finding::new("Wrong | claim", Severity::P2, "x"),
             cause: "not_confirmed".into(),
             reason: "the verifier found the check".into(),
+            proof: String::new(),
         }];
         r.cost_usd = Some(0.25);
         r

@@ -207,11 +207,13 @@ fn a_finding_dismissed_by_one_shard_but_kept_by_another_counts() {
         finding: leak.clone(),
         cause: "outside_change".into(),
         reason: "outside the change (filter: file)".into(),
+        proof: String::new(),
     });
     parts[2].result.dismissed.push(Dismissed {
         finding: finding("Elsewhere", Severity::P2, "z.rs", 1),
         cause: "outside_change".into(),
         reason: "outside the change (filter: file)".into(),
+        proof: String::new(),
     });
     let m = merge(parts).unwrap();
     assert!(m.findings.iter().any(|f| f.id == leak.id));

@@ -47,6 +47,7 @@ fn hostile() -> ReviewResult {
         left_out: vec![LeftOut {
             path: evil("cov/left"),
             hunks: 1,
+            lines: 1,
             cause: LeftOutCause::Budget,
             reason: evil("reason"),
         }],

@@ -72,6 +72,7 @@ pub fn first_result() -> ReviewResult {
         finding: Finding::new("Port may overflow", Severity::P2, "correctness"),
         cause: "not_confirmed".into(),
         reason: "u16 parsing rejects it".into(),
+        proof: String::new(),
     }];
     r.cost_usd = Some(0.0421);
     r.apply_gate(crit_core::FailOn::default());

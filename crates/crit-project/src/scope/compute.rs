@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use super::git::Git;
 use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
-use super::{Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, files, shard, untracked};
+use super::{
+    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, shard, untracked,
+};
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
 const SMALL: usize = 64 * 1024;
@@ -66,7 +68,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
         Scope::Diff(rev) => {
             // The enum is public: check here too, not only in `from_options`.
             check_rev(rev, "--diff")?;
-            let repo = Repo::open(root, opts, scope, true)?;
+            let repo = Repo::open(root, opts, scope)?;
             let head = repo.head_or(|| format!("`--diff {rev}`"))?;
             let (name, sha) = repo.preferred_base(rev)?;
             let base = repo.merge_base(&sha, &head, &name, "HEAD")?;
@@ -76,7 +78,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             Ok(finish(change, opts))
         }
         Scope::Range(range) => {
-            let repo = Repo::open(root, opts, scope, false)?;
+            let repo = Repo::open(root, opts, scope)?;
             let (a, b, symmetric) = split_range(range)?;
             let (a_sha, b_sha) = (repo.resolve(&a)?, repo.resolve(&b)?);
             let (base, description) = if symmetric {
@@ -94,9 +96,9 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             change.commits = repo.subjects(&base, &b_sha)?;
             Ok(finish(change, opts))
         }
-        Scope::Commits(revs) => commits(&Repo::open(root, opts, scope, false)?, revs),
+        Scope::Commits(revs) => commits(&Repo::open(root, opts, scope)?, revs),
         Scope::Uncommitted => {
-            let repo = Repo::open(root, opts, scope, true)?;
+            let repo = Repo::open(root, opts, scope)?;
             let (base, against) = match &repo.head {
                 Some(h) => (h.clone(), format!("against HEAD {}", short(h))),
                 None => (
@@ -182,34 +184,22 @@ pub(super) struct Repo {
 }
 
 impl Repo {
-    /// Opens the repository at `root`. `worktree`: diffs will read work-tree
-    /// files, so the repository's own clean/smudge filters are disabled first
-    /// (tree-to-tree diffs never run them).
-    pub fn open(
-        root: &Path,
-        opts: &ScopeOptions,
-        scope: &Scope,
-        worktree: bool,
-    ) -> Result<Repo, ScopeError> {
+    /// Opens the repository at `root` (its filter drivers and attribute
+    /// files neutralised, see [`Git::new`]).
+    pub fn open(root: &Path, opts: &ScopeOptions, scope: &Scope) -> Result<Repo, ScopeError> {
         let git = Git::new(root, opts.timeout);
         // One run: where the repository is and HEAD; an unborn HEAD fails
-        // the run but still prints the first two. The filter query runs
-        // alongside, to save a round trip.
-        let (out, filters) = std::thread::scope(|s| {
-            let filters = worktree.then(|| s.spawn(|| git.filter_overrides()));
-            let out = git.run(
-                &[
-                    "rev-parse",
-                    "--show-toplevel",
-                    "--show-prefix",
-                    "HEAD^{commit}",
-                    "--",
-                ],
-                SMALL,
-            );
-            (out, filters.map(|h| h.join()))
-        });
-        let out = out?;
+        // the run but still prints the first two.
+        let out = git.run(
+            &[
+                "rev-parse",
+                "--show-toplevel",
+                "--show-prefix",
+                "HEAD^{commit}",
+                "--",
+            ],
+            SMALL,
+        )?;
         let text = out.text();
         let lines: Vec<&str> = text.lines().collect();
         let (top, prefix, head) = match (out.success(), lines.as_slice()) {
@@ -237,17 +227,6 @@ impl Repo {
                 root: root.to_path_buf(),
             });
         }
-        let git = match filters {
-            Some(Ok(overrides)) => git.with_overrides(overrides?),
-            // The query thread panicked: fail closed rather than run filters.
-            Some(Err(_)) => {
-                return Err(ScopeError::GitOutput {
-                    command: "git config --get-regexp ^filter\\.".into(),
-                    reason: "the query did not finish".into(),
-                });
-            }
-            None => git,
-        };
         Ok(Repo {
             git,
             top,
@@ -392,14 +371,9 @@ impl Repo {
         description: String,
         base: Option<String>,
     ) -> Result<Change, ScopeError> {
-        const COMMON: &[&str] = &[
-            "diff",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--ignore-submodules=dirty",
-            "-M",
-        ];
+        // Every file as text (`--text`, in `Git::diff`): crit, not an
+        // attribute or git's NUL test, decides what is binary.
+        const COMMON: &[&str] = &["--no-color", "--ignore-submodules=dirty", "-M"];
         // One run for both: the NUL-separated listing (exact names, statuses,
         // counts), an empty field, then the patch.
         let args: Vec<&str> = COMMON
@@ -412,14 +386,14 @@ impl Repo {
             .copied()
             .collect();
         let cap = self.opts.max_git_output_bytes;
-        let out = self.git.ok(&args, cap)?;
+        let out = self.git.diff(&args, cap)?;
         let split = out.stdout.windows(2).position(|w| w == [0, 0]);
         let (listing, patch) = match split {
             Some(i) => (&out.stdout[..i + 1], &out.stdout[i + 2..]),
             None => (&out.stdout[..], &[][..]),
         };
         let bad = |reason: String| ScopeError::GitOutput {
-            command: format!("git {}", args.join(" ")),
+            command: format!("git diff {}", args.join(" ")),
             reason,
         };
         if split.is_none() && out.overflowed {
@@ -428,7 +402,7 @@ impl Repo {
             )));
         }
         let mut files = parse_listing(listing).map_err(bad)?;
-        let text = String::from_utf8_lossy(patch).into_owned();
+        let text = binary::patch_text(patch);
         let sections = parse_patch(&text);
         attach_hunks(&mut files, &text, &sections);
         Ok(Change {
@@ -482,9 +456,14 @@ fn attach_hunks(files: &mut [ChangedFile], text: &str, sections: &[PatchSection]
             let h = header(s);
             h.contains('"') || h == expected(f)
         });
+    let binary = |s: &PatchSection| {
+        text.get(s.range.clone())
+            .is_some_and(binary::is_binary_section)
+    };
     if aligned {
         for (f, s) in files.iter_mut().zip(sections) {
             f.hunks = s.hunks.clone();
+            f.binary |= binary(s);
         }
         return;
     }
@@ -493,6 +472,7 @@ fn attach_hunks(files: &mut [ChangedFile], text: &str, sections: &[PatchSection]
         let h = header(s);
         if let Some(f) = files.iter_mut().find(|f| expected(f) == h) {
             f.hunks = s.hunks.clone();
+            f.binary |= binary(s);
         }
     }
 }

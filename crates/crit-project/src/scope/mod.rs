@@ -7,6 +7,7 @@
 //! filter modes, and [`Change::is_empty`] lets a caller pass an empty diff
 //! without asking a model (mala's reviewer R1).
 
+pub mod binary;
 pub mod chunk;
 mod compute;
 mod files;

@@ -8,9 +8,6 @@ use super::git::Git;
 use super::parse::untracked_section;
 use super::{Change, ChangedFile, FileStatus, ScopeError, ScopeOptions};
 
-/// How far into a file to look for a NUL byte (git's own heuristic).
-const BINARY_SNIFF: usize = 8000;
-
 /// Appends the repository's untracked, not ignored files to `change`.
 pub(super) fn add(
     git: &Git,
@@ -81,8 +78,8 @@ fn add_one(top: &Path, path: &str, change: &mut Change, opts: &ScopeOptions) {
         Some(Shown::Binary) => {
             file.binary = true;
             change.patch.push_str(&format!(
-                "diff --git a/{path} b/{path}\nnew file mode 100644\n\
-                 Binary files /dev/null and b/{path} differ\n"
+                "diff --git a/{path} b/{path}\nnew file mode 100644\n{}\n",
+                super::binary::NOTICE
             ));
             note(
                 change,
@@ -131,7 +128,8 @@ fn read(full: &Path, path: &str, opts: &ScopeOptions) -> Option<Shown> {
     {
         return Some(cannot(e));
     }
-    if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
+    // The bytes decide, as for tracked files: a stray NUL is still text.
+    if super::binary::looks_binary(&bytes) {
         return Some(Shown::Binary);
     }
     Some(Shown::Text(

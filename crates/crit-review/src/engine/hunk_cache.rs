@@ -3,86 +3,144 @@
 //! come back marked `cached`; a fixed hunk has a new text, so its old
 //! findings are gone.
 //!
-//! One entry per hunk, keyed by a SHA-256 of the hunk's text (its context
-//! lines included, its `@@` numbers not: a hunk moved by an edit above it is
-//! the same hunk), its file, and everything that decides what reviewers are
-//! asked (the template, each reviewer's model, tools and prompts, the project
-//! conventions, crit's version, the verification setting). Entries live in
-//! `$XDG_CACHE_HOME/crit/hunks/` (else `~/.cache/crit/hunks/`), are sealed
-//! with the hunk's own text (the files reveal no code to whoever reads the
-//! directory), expire after 30 days, and the directory is kept under 64 MiB
-//! by dropping the oldest entries.
+//! The cache cannot launder a review:
+//! - The key ([`key`]) is a hash of what the request for that hunk would
+//!   hold — the base ([`base`]: the system prompts, tools and contract of
+//!   every reviewer, the models, the provider and its address, the project's
+//!   conventions, the author's notes (`--context`), the inputs, the checks,
+//!   crit's version) — plus the project's identity, the file's path and the
+//!   raw, unredacted hunk (its `@@` numbers aside: a hunk moved by an edit
+//!   above it is the same hunk). Two hunks that redact to the same text, or
+//!   the same hunk in another project or under another `--context`, miss.
+//! - Entries are authenticated (and encrypted) under a key derived from the
+//!   user's sealing key (`plan-seal.key` in crit's state directory, 0600) and
+//!   the entry's own key: whoever can write the cache directory but not read
+//!   that key cannot mint an entry, and one that does not open is a miss.
+//! - The directory is 0700 and each entry 0600, written through crit-os's
+//!   confined writer.
+//! - What is stored is the caller's to judge (a part with screening hits,
+//!   redactions, dismissals or a verdict other than PASS is never stored);
+//!   each finding is stored against the hunk of its own file it points into.
+//!
+//! Entries live in `$XDG_CACHE_HOME/crit/hunks-v2/` (else
+//! `~/.cache/crit/hunks-v2/`), expire after 30 days, and the directory is
+//! kept under 64 MiB by dropping the oldest entries. The entry format is
+//! independent of where entries are kept, so they can move into one file.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crit_core::Finding;
-use crit_os::seal::Sha256;
+use crit_os::read::InputLimits;
+use crit_os::seal::{SealKey, Sha256, unhex};
+use crit_os::write::{Root, WriteOptions};
 use serde::{Deserialize, Serialize};
 
-use crit_project::scope::units::HunkText;
-
-const MAGIC: &[u8; 8] = b"CRITHNK1";
+const MAGIC: &[u8; 8] = b"CRITHNK2";
+/// What the entry key is derived for: never the plan seal's purposes.
+const PURPOSE: &str = "crit hunk cache entry v2";
 /// Entries older than this are misses.
 const TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 /// The directory is pruned to this size, oldest first.
 pub(crate) const MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// An entry larger than this is not one crit wrote.
+const MAX_ENTRY: u64 = 16 * 1024 * 1024;
 
-/// Where the cache lives, and how big it may grow.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where the cache lives, how big it may grow, and the key its entries are
+/// sealed with.
+#[derive(Clone)]
 pub struct HunkCache {
     pub dir: PathBuf,
     pub max_bytes: u64,
+    seal: Arc<SealKey>,
 }
 
-/// A finding of a hunk, its lines relative to the hunk's first new line.
+impl std::fmt::Debug for HunkCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HunkCache")
+            .field("dir", &self.dir)
+            .field("max_bytes", &self.max_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A finding of a hunk: its own file, and its lines relative to the hunk's
+/// first new line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Stored {
     pub finding: Finding,
+    /// The file the finding points into (the hunk's own).
+    pub path: String,
     pub start: Option<i64>,
     pub end: Option<i64>,
 }
 
 impl HunkCache {
-    pub fn new(dir: impl Into<PathBuf>) -> Self {
+    /// A cache in `dir` whose entries are sealed under `seal`.
+    pub fn new(dir: impl Into<PathBuf>, seal: SealKey) -> Self {
         HunkCache {
             dir: dir.into(),
             max_bytes: MAX_BYTES,
+            seal: Arc::new(seal),
         }
     }
 
-    /// The user's cache: `$XDG_CACHE_HOME/crit/hunks`, else `~/.cache/crit/hunks`.
+    /// The user's cache (`$XDG_CACHE_HOME/crit/hunks-v2`, else
+    /// `~/.cache/crit/hunks-v2`) under the user's sealing key (created on
+    /// first use); `None`, with a warning, when either cannot be had.
     pub fn at_default(env: &dyn Fn(&str) -> Option<String>) -> Option<Self> {
-        crit_project::paths::user_cache_dir(env).map(|d| HunkCache::new(d.join("hunks")))
+        let dir = crit_project::paths::user_cache_dir(env)?.join("hunks-v2");
+        let state = crit_project::paths::user_state_dir(env)?;
+        match SealKey::open_or_create(&state) {
+            Ok(k) => Some(HunkCache::new(dir, k)),
+            Err(e) => {
+                tracing::warn!("the hunk cache is off: {e}");
+                None
+            }
+        }
     }
 
-    /// The findings stored for `key`, when a fresh entry opens with `text`.
-    pub(crate) fn load(&self, key: &str, text: &str, now: SystemTime) -> Option<Vec<Stored>> {
-        let path = self.entry(key)?;
-        let meta = std::fs::metadata(&path).ok()?;
+    /// The findings stored for `key`, when a fresh entry opens under the
+    /// user's key.
+    pub(crate) fn load(&self, key: &str, now: SystemTime) -> Option<Vec<Stored>> {
+        let name = entry_name(key)?;
+        let meta = std::fs::symlink_metadata(self.dir.join(&name)).ok()?;
         let age = meta
             .modified()
             .ok()
             .and_then(|m| now.duration_since(m).ok())
             .unwrap_or_default();
-        if age > TTL {
+        if !meta.is_file() || age > TTL {
             return None;
         }
-        let bytes = crit_core::files::read_capped(&path, Default::default()).ok()?;
-        let plain = crit_os::seal::open_box(MAGIC, &bytes, &seal_key(key, text))?;
+        let root = Root::open(&self.dir).ok()?;
+        let bytes = root
+            .read(
+                &name,
+                InputLimits {
+                    max_bytes: MAX_ENTRY,
+                },
+            )
+            .ok()?;
+        let plain = crit_os::seal::open_box(MAGIC, &bytes, &self.entry_key(key)?)?;
         serde_json::from_slice(&plain).ok()
     }
 
-    /// Stores `findings` for `key`, atomically. Errors are logged, not
-    /// returned: a cache that cannot be written only costs the next review.
-    pub(crate) fn store(&self, key: &str, text: &str, findings: &[Stored]) {
-        let Some(path) = self.entry(key) else { return };
+    /// Stores `findings` for `key`, atomically, owner-only. Errors are
+    /// logged, not returned: a cache that cannot be written only costs the
+    /// next review.
+    pub(crate) fn store(&self, key: &str, findings: &[Stored]) {
+        let (Some(name), Some(k)) = (entry_name(key), self.entry_key(key)) else {
+            return;
+        };
         let written = serde_json::to_vec(findings)
-            .map_err(std::io::Error::other)
+            .map_err(|e| e.to_string())
             .and_then(|plain| {
-                std::fs::create_dir_all(&self.dir)?;
-                let sealed = crit_os::seal::seal_box(MAGIC, &plain, &seal_key(key, text));
-                crit_core::files::write_atomic(&path, &sealed).map_err(std::io::Error::other)
+                let root = Root::open_or_create(&self.dir, 0o700).map_err(|e| e.to_string())?;
+                let sealed = crit_os::seal::seal_box(MAGIC, &plain, &k);
+                root.write_atomic_with(&name, &sealed, WriteOptions::private())
+                    .map_err(|e| e.to_string())
             });
         if let Err(e) = written {
             tracing::warn!("cannot write the hunk cache {}: {e}", self.dir.display());
@@ -91,41 +149,52 @@ impl HunkCache {
 
     /// Keeps the directory under `max_bytes` and drops expired entries.
     pub(crate) fn prune(&self, now: SystemTime) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+        let (Ok(entries), Ok(root)) = (std::fs::read_dir(&self.dir), Root::open(&self.dir)) else {
             return;
         };
-        let mut files: Vec<(SystemTime, u64, PathBuf)> = entries
+        let mut files: Vec<(SystemTime, u64, String)> = entries
             .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
             .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
                 let m = e.metadata().ok()?;
-                Some((m.modified().ok()?, m.len(), e.path()))
+                (name.ends_with(".bin") && m.is_file()).then_some((
+                    m.modified().ok()?,
+                    m.len(),
+                    name,
+                ))
             })
             .collect();
         files.sort();
         let mut total: u64 = files.iter().map(|f| f.1).sum();
-        for (modified, len, path) in files {
+        for (modified, len, name) in files {
             let expired = now.duration_since(modified).unwrap_or_default() > TTL;
-            if (expired || total > self.max_bytes) && std::fs::remove_file(&path).is_ok() {
+            if (expired || total > self.max_bytes) && root.remove(&name).is_ok() {
                 total = total.saturating_sub(len);
             }
         }
     }
 
-    /// `DIR/<key>.bin`; `None` for a key that is not a hash (never a path).
-    fn entry(&self, key: &str) -> Option<PathBuf> {
-        (key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then(|| self.dir.join(format!("{key}.bin")))
+    /// The key an entry is sealed under: the user's sealing key over the
+    /// entry's own key, so neither alone opens or forges it.
+    fn entry_key(&self, key: &str) -> Option<[u8; 32]> {
+        let tag = unhex(&self.seal.seal(PURPOSE, &[key.as_bytes()]))?;
+        tag.try_into().ok()
     }
 }
 
-/// What every key of one review shares: the hash of everything that decides
-/// what reviewers are asked, given by the caller as labelled parts.
+/// `<key>.bin`; `None` for a key that is not a hash (never a path).
+fn entry_name(key: &str) -> Option<String> {
+    (key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit())).then(|| format!("{key}.bin"))
+}
+
+/// What every key of one review shares: the hash of everything its requests
+/// hold but the change's own hunks, given by the caller as labelled parts.
 pub(crate) fn base(parts: &[(&str, &str)]) -> String {
     let mut h = Sha256::new();
-    h.update(b"crit hunk cache v1\0");
+    h.update(b"crit hunk cache v2\0");
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     for (label, text) in parts {
+        h.update([0]);
         h.update(label.as_bytes());
         h.update([0]);
         h.update(crit_os::seal::sha256(text.as_bytes()));
@@ -133,93 +202,93 @@ pub(crate) fn base(parts: &[(&str, &str)]) -> String {
     crit_os::seal::hex(&h.finish())
 }
 
-/// The key of `hunk` of the file at `path`, under `base`.
-pub(crate) fn key(base: &str, path: &str, hunk: &HunkText) -> String {
+/// The key of the raw (unredacted) hunk `raw` of the file at `path`, under
+/// `base`; `raw` without its `@@` numbers.
+pub(crate) fn key(base: &str, path: &str, raw: &str) -> String {
     let mut h = Sha256::new();
     h.update(base.as_bytes());
     h.update([0]);
-    h.update(path.as_bytes());
+    h.update(crit_os::seal::sha256(path.as_bytes()));
     h.update([0]);
-    h.update(hunk.without_numbers().as_bytes());
+    h.update(raw.as_bytes());
     crit_os::seal::hex(&h.finish())
-}
-
-fn seal_key(key: &str, text: &str) -> [u8; 32] {
-    let mut h = Sha256::new();
-    h.update(b"crit hunk cache seal v1\0");
-    h.update(text.as_bytes());
-    h.update([0]);
-    h.update(key.as_bytes());
-    let mut out = [0u8; 32];
-    out.copy_from_slice(&h.finish());
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crit_core::Severity;
+    use std::os::unix::fs::PermissionsExt;
 
-    fn hunk(text: &str) -> HunkText {
-        HunkText {
-            hunk: crit_project::scope::Hunk {
-                old_start: 1,
-                old_lines: 1,
-                new_start: 1,
-                new_lines: 1,
-                added: vec![1],
-            },
-            text: text.into(),
-        }
+    fn cache(dir: &std::path::Path) -> HunkCache {
+        HunkCache::new(
+            dir.join("hunks"),
+            SealKey::open_or_create(&dir.join("state")).unwrap(),
+        )
     }
 
     #[test]
-    fn entries_round_trip_sealed_and_keys_hold_every_part() {
+    fn entries_round_trip_sealed_owner_only_and_keys_hold_every_part() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = HunkCache::new(dir.path());
+        let cache = cache(dir.path());
         let b = base(&[("template", "code"), ("model", "opus")]);
-        let h = hunk("@@ -1 +1 @@\n-a\n+SECRET_MARKER\n");
-        let k = key(&b, "src/a.rs", &h);
+        let raw = " fn f()\n-a\n+SECRET_MARKER\n";
+        let k = key(&b, "src/a.rs", raw);
         let stored = vec![Stored {
             finding: Finding::new("Bad", Severity::P1, "code"),
+            path: "src/a.rs".into(),
             start: Some(0),
             end: Some(0),
         }];
         let now = SystemTime::now();
-        assert!(cache.load(&k, &h.text, now).is_none());
-        cache.store(&k, &h.text, &stored);
-        assert_eq!(cache.load(&k, &h.text, now), Some(stored));
-        // Another text under the same key does not open it; the file holds no code.
-        assert!(cache.load(&k, "@@ -1 +1 @@\n-a\n+b\n", now).is_none());
-        let raw = std::fs::read(dir.path().join(format!("{k}.bin"))).unwrap();
-        assert!(!raw.windows(13).any(|w| w == b"SECRET_MARKER"));
-        assert_ne!(k, key(&b, "src/b.rs", &h));
+        assert!(cache.load(&k, now).is_none());
+        cache.store(&k, &stored);
+        assert_eq!(cache.load(&k, now), Some(stored));
+        let file = cache.dir.join(format!("{k}.bin"));
+        let raw_bytes = std::fs::read(&file).unwrap();
+        assert!(!raw_bytes.windows(13).any(|w| w == b"SECRET_MARKER"));
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(mode(&cache.dir), 0o700);
+        assert_ne!(k, key(&b, "src/b.rs", raw));
         assert_ne!(
             k,
             key(
                 &base(&[("template", "code"), ("model", "sonnet")]),
                 "src/a.rs",
-                &h
+                raw
             )
         );
-        assert!(cache.entry("../../etc/passwd").is_none());
+        assert!(entry_name("../../etc/passwd").is_none());
         // Expired entries are misses.
         let later = now + TTL + Duration::from_secs(60);
-        assert!(cache.load(&k, &h.text, later).is_none());
+        assert!(cache.load(&k, later).is_none());
+        // Another user's key opens nothing this one wrote.
+        let other = tempfile::tempdir().unwrap();
+        let foreign = HunkCache::new(
+            cache.dir.clone(),
+            SealKey::open_or_create(other.path()).unwrap(),
+        );
+        assert!(foreign.load(&k, now).is_none());
     }
 
     #[test]
     fn pruning_keeps_the_directory_under_its_size() {
         let dir = tempfile::tempdir().unwrap();
-        let mut cache = HunkCache::new(dir.path());
+        let mut cache = cache(dir.path());
         cache.max_bytes = 2_000;
         let b = base(&[]);
         for i in 0..40 {
-            let h = hunk(&format!("@@ -1 +1 @@\n+line {i} {}\n", "x".repeat(100)));
-            cache.store(&key(&b, "a", &h), &h.text, &[]);
+            let stored = vec![Stored {
+                finding: Finding::new(format!("line {i} {}", "x".repeat(100)), Severity::P2, "c"),
+                path: "a".into(),
+                start: None,
+                end: None,
+            }];
+            cache.store(&key(&b, "a", &format!("+line {i}\n")), &stored);
         }
         cache.prune(SystemTime::now());
-        let total: u64 = std::fs::read_dir(dir.path())
+        let total: u64 = std::fs::read_dir(&cache.dir)
             .unwrap()
             .map(|e| e.unwrap().metadata().unwrap().len())
             .sum();

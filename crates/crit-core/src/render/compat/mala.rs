@@ -2,6 +2,11 @@
 //! `line_end`, `priority`, `title`, `body`, `reviewer`), `parse_error`,
 //! `fatal_error`, `review_log_path`.
 //!
+//! `passed` is mala's own rule: the verdict is `PASS` (and the result passes
+//! crit's gate, which an unreadable or unfinished review never does), so a
+//! `CONCERNS` (mala's `NEEDS_WORK`) with only P2 findings is not passed,
+//! whatever `--fail-on` says.
+//!
 //! `priority` is 0–3 (P0–P3); an `info` note (a redacted secret, a thing done
 //! well) has no priority of its own and is listed as 3, the least, rather
 //! than dropped. A finding with no file or lines has `null` there.
@@ -35,7 +40,7 @@ pub struct Issue<'a> {
 
 pub fn shape(result: &ReviewResult) -> Shape<'_> {
     Shape {
-        passed: result.passed,
+        passed: result.passed && result.verdict == crate::Verdict::Pass,
         issues: result.sorted_findings().into_iter().map(issue).collect(),
         parse_error: result.parse_error.as_deref(),
         fatal_error: result.fatal_error,

@@ -18,6 +18,8 @@ pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
     let verdict = Verdict::combine(active.iter().map(|r| effective_verdict(r)));
     let mut result = ReviewResult::new(review, verdict);
     result.verdict_from_findings = !active.is_empty() && active.iter().all(|r| r.derived);
+    let floors: Vec<Verdict> = active.iter().filter_map(|r| unexplained(r)).collect();
+    result.verdict_floor = (!floors.is_empty()).then(|| Verdict::combine(floors));
     for run in runs {
         result.findings.extend(run.findings.iter().cloned());
         result.reviewers.push(run.outcome.clone());
@@ -57,15 +59,30 @@ pub fn unpriced<'a>(outcomes: impl Iterator<Item = &'a ReviewerOutcome>) -> Vec<
 }
 
 /// What a reviewer's answer says of the work: for one that answered with
-/// structured findings and finished, the verdict its findings call for
-/// ([`Verdict::from_findings`]) — a `PASS` over a P1 finding is `FAIL`, a
-/// `FAIL` over P2 findings is `CONCERNS`; otherwise its own word.
+/// structured findings and finished, the worse of its own word and the
+/// verdict its findings call for ([`Verdict::from_findings`]) — a `PASS` over
+/// a P1 finding is `FAIL`, and a `FAIL` with no finding stays `FAIL`;
+/// otherwise its own word.
 pub fn effective_verdict(run: &ReviewerRun) -> Verdict {
     if run.derived && run.outcome.status == ReviewerStatus::Completed {
-        Verdict::from_findings(&run.findings)
+        Verdict::combine([run.outcome.verdict, Verdict::from_findings(&run.findings)])
     } else {
         run.outcome.verdict
     }
+}
+
+/// A finished reviewer's `FAIL` or `CONCERNS` that its own findings do not
+/// account for (a `FAIL` over nothing blocking, a `CONCERNS` over nothing at
+/// all): that word stands as the review's floor, whatever later happens to
+/// the findings.
+fn unexplained(run: &ReviewerRun) -> Option<Verdict> {
+    let own = run.outcome.verdict;
+    let implied = Verdict::from_findings(&run.findings);
+    let worse = matches!(
+        (own, implied),
+        (Verdict::Fail, Verdict::Concerns | Verdict::Pass) | (Verdict::Concerns, Verdict::Pass)
+    );
+    (run.outcome.status == ReviewerStatus::Completed && worse).then_some(own)
 }
 
 /// The runs of one panel over the parts of a split change, one run per
@@ -324,10 +341,21 @@ mod tests {
         said_fail
             .findings
             .push(Finding::new("Naming", Severity::P2, "b"));
+        // Its own FAIL is worse than a P2 calls for: the word stands.
+        let r = aggregate("x", &[said_fail.clone()]);
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert_eq!(r.verdict_floor, Some(Verdict::Fail));
+        assert!(!r.passed);
+        // A FAIL with no finding at all (a markdown answer read as the
+        // findings contract) is never a pass either.
+        let mut bare = run("c", Verdict::Fail, None);
+        bare.derived = true;
+        let r = aggregate("x", &[bare]);
         assert_eq!(
-            aggregate("x", &[said_fail.clone()]).verdict,
-            Verdict::Concerns
+            (r.verdict, r.verdict_floor),
+            (Verdict::Fail, Some(Verdict::Fail))
         );
+        assert!(!crit_core::FailOn::P0.passes(&r));
         // A reviewer without structured findings keeps deciding by its word.
         let words = run("c", Verdict::Fail, None);
         let r = aggregate("x", &[said_fail, words]);

@@ -108,6 +108,7 @@ pub(crate) fn apply(
             dismissed.push(Dismissed {
                 finding: keep,
                 cause: "no_consensus".into(),
+                proof: reason.clone(),
                 reason,
             });
         }

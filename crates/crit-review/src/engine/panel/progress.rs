@@ -32,6 +32,11 @@ pub enum ProgressEvent {
         findings: usize,
         duration_ms: u64,
     },
+    /// What a check did, in words (the verifier's decision on a finding).
+    Note {
+        reviewer: String,
+        text: String,
+    },
 }
 
 /// Receives progress events. Called from the reviewers' tasks: keep it quick.

@@ -28,6 +28,15 @@ impl SharedTranscript {
     /// The transcript of `session`, or `None` (reported as an error) when
     /// the file cannot be created: the review goes on without one.
     pub fn for_session(session: &crate::engine::session::Session) -> Option<Arc<Self>> {
+        Self::for_session_with(session, crit_core::redact::Redactor::process().clone())
+    }
+
+    /// [`SharedTranscript::for_session`], redacting every line with a
+    /// review's own redactor (which knows the secrets found in its inputs).
+    pub fn for_session_with(
+        session: &crate::engine::session::Session,
+        redactor: crit_core::redact::Redactor,
+    ) -> Option<Arc<Self>> {
         let path = session.transcript_path();
         let name = path
             .file_name()
@@ -35,7 +44,9 @@ impl SharedTranscript {
             .unwrap_or_default();
         match session.create_file(name) {
             Ok(file) => Some(Arc::new(SharedTranscript {
-                inner: Mutex::new(JsonlTranscript::new(BufWriter::new(file))),
+                inner: Mutex::new(
+                    JsonlTranscript::new(BufWriter::new(file)).with_redactor(redactor),
+                ),
             })),
             Err(e) => {
                 tracing::error!("cannot write the transcript {}: {e}", path.display());

@@ -3,11 +3,15 @@
 //! the rest split into parts that fit the model's context and reviewed side
 //! by side by the same panel, the findings checked (consensus, evidence, a
 //! second look at blockers) and stored per hunk for the next review, and the
-//! coverage: what every reviewer saw and what was left out.
+//! coverage: what every reviewer saw and what was left out. Binary content
+//! in the change is a finding of crit's own, never silence.
 
 use std::collections::BTreeMap;
 
-use crit_core::{Finding, ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
+use crit_core::{
+    Finding, Location, ReviewResult, ReviewerOutcome, ReviewerStatus, Severity, Verdict,
+    VerificationOutcome,
+};
 use minijinja::Value;
 
 use super::checks::post;
@@ -18,23 +22,37 @@ use super::{Job, ReviewError, parts};
 use crate::engine::hunk_cache;
 use crate::engine::panel::{self, FollowUp, ReviewerRun};
 use crate::engine::prompts::PREAMBLE;
-use crit_project::scope::Change;
+use crate::engine::redaction::{self, Removed};
+use crit_project::scope::{Change, FileStatus};
+
+/// The rule id of crit's finding on binary content in the change.
+pub(crate) const BINARY_RULE: &str = "crit/binary-content";
+
+/// The change as it came from git, and what redaction did to it.
+pub(super) struct Diff<'a> {
+    /// Redacted: what reviewers are sent.
+    pub change: &'a Change,
+    /// The patch before redaction, for the cache keys only.
+    pub raw_patch: &'a str,
+    pub removed: &'a [Removed],
+}
 
 pub(super) async fn review(
     job: &Job<'_>,
-    change: &Change,
+    diff: &Diff<'_>,
     mut extra: BTreeMap<String, Value>,
     conversation: Option<&mut Option<FollowUp>>,
 ) -> Result<ReviewResult, ReviewError> {
     let opts = job.opts;
-    let base = opts.hunk_cache.as_ref().map(|_| cache_base(job));
+    let change = diff.change;
+    let base = opts.hunk_cache.as_ref().map(|_| cache_base(job, &extra));
     let cache = opts.hunk_cache.as_ref().zip(base.as_deref());
-    let work = work::plan(change, cache, opts.parts, job.now);
+    let work = work::plan(change, diff.raw_patch, cache, opts.parts, job.now);
     let count = work.parts.len();
     let mut part_plans = Vec::with_capacity(count);
     let mut skipped = Vec::new();
     for (i, units) in work.parts.iter().enumerate() {
-        let scope = part_change(change, &work, units, i, count);
+        let scope = part_change(change, &work, units, i, count, &opts.redactor);
         extra.insert("scope".into(), Value::from(minijinja::value::Serde(&scope)));
         let plans = plan::plans(job.template, job.inputs, &extra, job.under_review, opts)?;
         if i == 0 {
@@ -47,10 +65,15 @@ pub(super) async fn review(
     let mut origins: Vec<(String, usize)> = Vec::new();
     let mut outcomes: Vec<PartOutcome> = Vec::with_capacity(count);
     let mut part_runs: Vec<Vec<ReviewerRun>> = Vec::with_capacity(count);
+    // Every reviewer of the part finished and said PASS in its own words.
+    let mut said_pass: Vec<bool> = Vec::with_capacity(count);
     for (i, (runs, outcome)) in ran.into_iter().enumerate() {
         for f in runs.iter().flat_map(|r| r.findings.iter()) {
             origins.push((f.id.clone(), i));
         }
+        said_pass.push(runs.iter().all(|r| {
+            r.outcome.status == ReviewerStatus::Completed && r.outcome.verdict == Verdict::Pass
+        }));
         outcomes.push(outcome);
         if !runs.is_empty() {
             part_runs.push(runs);
@@ -74,20 +97,29 @@ pub(super) async fn review(
         true => panel::aggregate(&job.template.name, &runs),
         false => nothing_sent(job, &work, &outcomes),
     };
-    post::check(job, &mut result, Some(&change.patch)).await;
+    post::check(job, &mut result, Some(change)).await;
     if let Some((cache, _)) = cache {
         for (i, units) in work.parts.iter().enumerate() {
-            let clean = outcomes
+            let mine = |id: &String| origins.iter().any(|(o, p)| o == id && *p == i);
+            let reusable = outcomes
                 .get(i)
-                .is_some_and(|o| o.skipped.is_none() && o.failed.is_empty() && !o.done.is_empty());
-            if clean {
-                let mine: Vec<Finding> = result
+                .is_some_and(|o| o.skipped.is_none() && o.failed.is_empty() && !o.done.is_empty())
+                && said_pass.get(i).copied().unwrap_or(false)
+                && !result.dismissed.iter().any(|d| mine(&d.finding.id))
+                && !result.findings.iter().any(|f| mine(&f.id) && lowered(f));
+            if reusable {
+                let findings: Vec<Finding> = result
                     .findings
                     .iter()
-                    .filter(|f| origins.iter().any(|(id, p)| *id == f.id && *p == i))
+                    .filter(|f| mine(&f.id))
                     .cloned()
                     .collect();
-                work.store(cache, units, &mine);
+                if work.store(cache, units, &findings).is_none() {
+                    tracing::debug!(
+                        part = i + 1,
+                        "part not cached: a finding or a hunk it cannot hold"
+                    );
+                }
             }
         }
         cache.prune(job.now);
@@ -102,23 +134,82 @@ pub(super) async fn review(
     result
         .findings
         .extend(work.screened.findings.iter().cloned());
+    result
+        .findings
+        .extend(binary_findings(change, opts.allow_partial));
     result.coverage = Some(coverage::build(
         change,
         &work,
         &outcomes,
+        diff.removed,
         opts.parts.max_parts,
     ));
     Ok(result)
 }
 
-/// The change as one part's prompt sees it: its files, its numbered diff.
-fn part_change(change: &Change, work: &Work, units: &[usize], i: usize, count: usize) -> Change {
+/// A check lowered it (the verifier's second look).
+fn lowered(f: &Finding) -> bool {
+    f.verification
+        .as_ref()
+        .is_some_and(|v| v.outcome == VerificationOutcome::Downgraded)
+}
+
+/// One finding per file whose binary content was added or changed: no
+/// reviewer read it, so it blocks unless the user accepted a partial review.
+fn binary_findings(change: &Change, allow_partial: bool) -> Vec<Finding> {
+    change
+        .files
+        .iter()
+        .filter(|f| f.binary && f.status != FileStatus::Deleted)
+        .map(|f| {
+            let path = change.path_from_root(&f.path);
+            let severity = match allow_partial {
+                true => Severity::Info,
+                false => Severity::P1,
+            };
+            let mut finding = Finding::new(
+                "Binary content in the change, not reviewed",
+                severity,
+                "crit",
+            )
+            .with_location(Location::file(path))
+            .with_rule(BINARY_RULE);
+            finding.body = format!(
+                "`{path}` holds binary content (bytes that are not text), so no reviewer read \
+                 it. Binary content can carry anything a reviewer would have flagged. Check \
+                 it yourself, then run with --allow-partial to accept a review that could \
+                 not see it{}.",
+                match allow_partial {
+                    true => " (as this run did)",
+                    false => "",
+                }
+            );
+            finding
+        })
+        .collect()
+}
+
+/// The change as one part's prompt sees it: its files (their names
+/// redacted, like every string a prompt holds), its numbered diff.
+fn part_change(
+    change: &Change,
+    work: &Work,
+    units: &[usize],
+    i: usize,
+    count: usize,
+    redactor: &crit_core::redact::Redactor,
+) -> Change {
     let (text, files) = work.text(units);
     let mut part = change.clone();
     part.patch = text;
     part.files = files
         .iter()
-        .map(|f| work.files[*f].changed.clone())
+        .map(|f| {
+            let mut c = work.files[*f].changed.clone();
+            c.path = redaction::redact_str(&c.path, redactor);
+            c.old_path = c.old_path.map(|p| redaction::redact_str(&p, redactor));
+            c
+        })
         .collect();
     part.part = (count > 1).then(|| format!("{}/{count}", i + 1));
     part.screened = work.screened.notes.clone();
@@ -126,9 +217,10 @@ fn part_change(change: &Change, work: &Work, units: &[usize], i: usize, count: u
     part
 }
 
-/// No part was sent (every hunk came from the cache, or the change holds no
-/// text to review): the panel is listed as not run, and the verdict follows
-/// the findings.
+/// No part was sent (every hunk came from the cache, or nothing of the
+/// change could be sent: binary content, parts left out): the panel is
+/// listed as not run, the verdict follows the findings, and the coverage
+/// says what no reviewer saw.
 fn nothing_sent(job: &Job<'_>, work: &Work, outcomes: &[PartOutcome]) -> ReviewResult {
     let why = match (
         work.cached.is_empty(),
@@ -139,7 +231,7 @@ fn nothing_sent(job: &Job<'_>, work: &Work, outcomes: &[PartOutcome]) -> ReviewR
             "every hunk of the change was reviewed before: its findings come from the cache"
                 .to_string()
         }
-        (true, None) => "the change holds no text to review".to_string(),
+        (true, None) => "no reviewer was sent any part of the change (see coverage)".to_string(),
     };
     let mut r = ReviewResult::new(&job.template.name, Verdict::Pass);
     r.verdict_from_findings = true;
@@ -163,26 +255,73 @@ fn nothing_sent(job: &Job<'_>, work: &Work, outcomes: &[PartOutcome]) -> ReviewR
     r
 }
 
-/// What every hunk key of this review shares: everything that decides what
-/// its reviewers are asked.
-fn cache_base(job: &Job<'_>) -> String {
+/// What every hunk key of this review shares: everything its requests hold
+/// but the change itself (its hunks, its description and commit subjects,
+/// which describe the whole change, not a hunk).
+fn cache_base(job: &Job<'_>, extra: &BTreeMap<String, Value>) -> String {
     let opts = job.opts;
     let panel = format!("{:?}", job.template.panel());
+    let template = format!("{:?}", job.template);
     let models = format!(
         "{:?} {:?} {}",
         opts.model_override, job.template.model, opts.default_model
     );
     let checks = format!(
-        "{:?} {:?} {} {:?} {:?}",
-        opts.verify, job.template.verify, opts.verify_model, opts.consensus, job.template.consensus
+        "{:?} {:?} {} {:?} {:?} {:?} {:?}",
+        opts.verify,
+        job.template.verify,
+        opts.verify_model,
+        opts.consensus,
+        job.template.consensus,
+        opts.filter,
+        opts.parts.part_bytes
     );
+    // The provider and its address: the backend's kind, and the settings
+    // (provider, base URL, models) without where each came from.
+    let backend = format!(
+        "{} {:?} {}",
+        job.backend.model.name(),
+        job.backend.agent.as_ref().map(|a| a.name().to_string()),
+        settings_values(&opts.config_snapshot)
+    );
+    let project = job
+        .env
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| job.env.root.clone())
+        .display()
+        .to_string();
+    let notes = extra
+        .iter()
+        .filter(|(k, _)| k.as_str() != "scope")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("\0");
+    let inputs = format!("{:?}", job.inputs.0);
     hunk_cache::base(&[
-        ("template", &job.template.name),
+        ("template", &template),
         ("panel", &panel),
         ("models", &models),
+        ("backend", &backend),
         ("prompts", &crate::engine::prompts::prompt_sources()),
         ("preamble", PREAMBLE),
         ("conventions", &job.env.project_context),
+        ("context", &notes),
+        ("inputs", &inputs),
         ("checks", &checks),
+        ("project", &project),
     ])
+}
+
+/// `key=value` of each row of a settings snapshot (`crit config`'s rows),
+/// leaving out where each value came from.
+fn settings_values(snapshot: &serde_json::Value) -> String {
+    match snapshot.as_array() {
+        Some(rows) => rows
+            .iter()
+            .map(|r| format!("{}={}", r["key"], r["value"]))
+            .collect::<Vec<_>>()
+            .join(";"),
+        None => snapshot.to_string(),
+    }
 }

@@ -26,7 +26,7 @@ use crit_project::suppress::Suppressions;
 use crit_project::trust::{self, Gated, ProjectRules};
 
 use super::checks::finish::Finish;
-use super::checks::{post, verify};
+use super::checks::post;
 use super::diff;
 use super::plans as plan;
 use super::{PartLimits, VerifyMode};
@@ -78,8 +78,12 @@ pub struct ReviewOptions {
     pub rules: Option<Arc<ProjectRules>>,
     pub progress: Option<Arc<dyn Progress>>,
     pub cancel: CancellationToken,
-    /// Removes secrets from what reviewers are sent (default: the built-in
-    /// detectors and this process's secret-named environment variables).
+    /// Removes secrets from what reviewers are sent and from everything the
+    /// review writes; it learns each secret found in the review's inputs and
+    /// tools' results, so a model repeating one is redacted too (default: a
+    /// clone of [`Redactor::process`], which every writer of this process
+    /// shares, so what it learns is hidden in sessions, transcripts,
+    /// cassettes and outputs alike).
     pub redactor: Redactor,
     /// A change bigger than one request is split into parts of this size, at
     /// most this many (`--max-chunks`); what does not fit is left out and
@@ -93,7 +97,8 @@ pub struct ReviewOptions {
     /// Which findings get a second look (`--verify`); `None`: the template's
     /// `verify:`, else blocking ones.
     pub verify: Option<VerifyMode>,
-    /// The model of that second look.
+    /// The model of that second look; empty: haiku on Anthropic's API, the
+    /// review's own model on an OpenAI-compatible server.
     pub verify_model: String,
     /// How many of a panel must report a finding (`--consensus`); `None`: the
     /// template's `consensus:`, else every finding counts.
@@ -138,12 +143,12 @@ impl ReviewOptions {
             rules: None,
             progress: None,
             cancel: CancellationToken::new(),
-            redactor: Redactor::from_env(std::env::vars()),
+            redactor: Redactor::process().clone(),
             parts: PartLimits::default(),
             allow_partial: false,
             hunk_cache: None,
             verify: None,
-            verify_model: verify::DEFAULT_MODEL.to_string(),
+            verify_model: String::new(),
             consensus: None,
         }
     }
@@ -226,10 +231,21 @@ async fn run(
         Some(s) => Some(compute_blocking(&req.root, s, opts.shard).await?),
         None => None,
     };
+    // The patch as git gave it, for the hunk cache's keys only.
+    let raw_patch = change.as_ref().map(|c| c.patch.clone()).unwrap_or_default();
     let mut removed: Vec<Removed> = change
         .as_mut()
         .map(|c| redaction::redact_change(c, &opts.redactor))
         .unwrap_or_default();
+    let change_removed = removed.clone();
+    // Every input that enters a prompt, redacted (the result keeps them as given).
+    let prompt_inputs = crate::kinds::template::Inputs(
+        inputs
+            .0
+            .iter()
+            .map(|(k, v)| (k.clone(), redaction::redact_str(v, &opts.redactor)))
+            .collect(),
+    );
     let is_diff = matches!(
         scope,
         Some(
@@ -285,15 +301,19 @@ async fn run(
             };
             let mut extra = BTreeMap::new();
             if let Some(path) = &req.context_file {
-                let text = read_context_file(path)?;
+                let mut text = read_context_file(path)?;
+                let shown = path.display().to_string();
+                removed.extend(redaction::redact_notes(&mut text, &shown, &opts.redactor));
                 let (text, _) = crit_core::screen::neutralize(&text);
                 extra.insert("context".to_string(), Value::from(text));
                 extra.insert(
                     "context_path".to_string(),
-                    Value::from(path.display().to_string()),
+                    Value::from(redaction::redact_str(&shown, &opts.redactor)),
                 );
             }
-            let transcript = session.as_ref().and_then(SharedTranscript::for_session);
+            let transcript = session
+                .as_ref()
+                .and_then(|s| SharedTranscript::for_session_with(s, opts.redactor.clone()));
             let env = PanelEnv {
                 root: req.root.clone(),
                 add_dirs: Vec::new(),
@@ -309,7 +329,7 @@ async fn run(
             let job = Job {
                 backend,
                 template,
-                inputs: &inputs,
+                inputs: &prompt_inputs,
                 under_review: &under_review,
                 opts,
                 env: &env,
@@ -318,13 +338,18 @@ async fn run(
             };
             let result = match change.as_ref().filter(|_| is_diff) {
                 Some(c) => {
-                    diff::review(&job, c, extra, follow_up.then_some(&mut conversation)).await?
+                    let d = diff::Diff {
+                        change: c,
+                        raw_patch: &raw_patch,
+                        removed: &change_removed,
+                    };
+                    diff::review(&job, &d, extra, follow_up.then_some(&mut conversation)).await?
                 }
                 None => {
                     if let Some(c) = &change {
                         extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
                     }
-                    let plans = plan::plans(template, &inputs, &extra, &under_review, opts)?;
+                    let plans = plan::plans(template, &prompt_inputs, &extra, &under_review, opts)?;
                     let mut runs = panel::run_panel(backend, &plans.run, &env).await;
                     if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first())
                     {
@@ -337,7 +362,7 @@ async fn run(
                     }
                     runs.extend(plans.skipped);
                     let mut result = panel::aggregate(&template.name, &runs);
-                    post::check(&job, &mut result, None).await;
+                    post::check(&job, &mut result, change.as_ref()).await;
                     result
                 }
             };
@@ -361,6 +386,7 @@ async fn run(
         crit_core::timestamp::unix_secs(now),
     ));
     result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    scrub(&mut result, &opts.redactor);
     if let Some(s) = &session {
         result.session_log_path = Some(s.dir().display().to_string());
         session::save(s, &result, transcript_error, opts.env.as_ref(), now);
@@ -397,6 +423,22 @@ impl Job<'_> {
             .unwrap_or_default();
         self.rules
             .allow(Gated::new(file, 0, key, value.to_string()))
+    }
+}
+
+/// Every secret the review's redactor knows (it learned those of the
+/// review's inputs and tools' results) is hidden in the result, wherever a
+/// model may have repeated one: the result goes to stdout and to disk.
+fn scrub(result: &mut ReviewResult, redactor: &Redactor) {
+    let Ok(mut value) = serde_json::to_value(&*result) else {
+        return;
+    };
+    if redactor.redact_json(&mut value) == 0 {
+        return;
+    }
+    match serde_json::from_value(value) {
+        Ok(clean) => *result = clean,
+        Err(e) => tracing::error!("cannot redact the result: {e}"),
     }
 }
 

@@ -3,6 +3,10 @@
 //! into parts that each fit the model's context budget (at most
 //! `max_parts`; what is over is left out, and said so). Nothing is cut
 //! silently: every hunk is in a part, in the cache, or left out with a cause.
+//!
+//! Each hunk keeps its raw text (before redaction and screening) for its
+//! cache key, and whether redaction or screening touched it: such a hunk's
+//! part is never stored.
 
 use std::time::SystemTime;
 
@@ -36,8 +40,12 @@ impl Default for PartLimits {
 pub(super) struct Unit {
     /// Index into `Work::files`.
     pub file: usize,
+    /// The hunk as reviewers are sent it (redacted, screened).
     pub hunk: HunkText,
     pub key: Option<String>,
+    /// Redaction or screening changed it, or screening found words aimed at
+    /// the reviewer in it: its review is not one to reuse.
+    pub tainted: bool,
 }
 
 /// One file of the change.
@@ -65,30 +73,77 @@ pub(super) struct Work {
     pub screened: Screened,
 }
 
-/// Cuts `change` into the work of its review. `cache`: the hunk cache and the
-/// base of this review's keys.
+/// Cuts `change` into the work of its review. `raw_patch`: the change's
+/// patch before redaction, for the cache keys. `cache`: the hunk cache and
+/// the base of this review's keys.
 pub(super) fn plan(
     change: &Change,
+    raw_patch: &str,
     cache: Option<(&HunkCache, &str)>,
     limits: PartLimits,
     now: SystemTime,
 ) -> Work {
     let mut work = Work::default();
-    for mut fp in units::split(change) {
+    let mut raw_change = change.clone();
+    raw_change.patch = raw_patch.to_string();
+    let raw_files = units::split(&raw_change);
+    for (n, mut fp) in units::split(change).into_iter().enumerate() {
         let Some(changed) = fp.file.and_then(|i| change.files.get(i)).cloned() else {
             continue;
         };
         let path = change.path_from_root(&changed.path).to_string();
+        let header_before = fp.header.clone();
+        let before: Vec<String> = fp.hunks.iter().map(|h| h.text.clone()).collect();
         let screened = screening::screen_file(&path, &mut fp.header, &mut fp.hunks);
+        let flagged: Vec<u32> = screened
+            .findings
+            .iter()
+            .filter_map(|f| f.location.as_ref().and_then(Location::start_line))
+            .collect();
+        let whole_file = fp.header != header_before
+            || screened
+                .findings
+                .iter()
+                .any(|f| f.location.as_ref().and_then(Location::start_line).is_none());
         work.screened.extend(screened);
+        // The same section before redaction: same files, same hunks, as
+        // redaction keeps every line in its place.
+        let raw = raw_files
+            .get(n)
+            .filter(|r| r.file == fp.file && r.hunks.len() == fp.hunks.len());
         let file = work.files.len();
         let mut ids = Vec::new();
         // Leave room for the line numbers the prompt adds (about 8 bytes a line).
         let max_hunk = limits.part_bytes.saturating_mul(3) / 4;
-        for h in fp.hunks.iter().flat_map(|h| units::split_hunk(h, max_hunk)) {
-            let key = cache.map(|(_, base)| hunk_cache::key(base, &path, &h));
-            ids.push(work.units.len());
-            work.units.push(Unit { file, hunk: h, key });
+        for (i, h) in fp.hunks.iter().enumerate() {
+            let raw_hunk = raw
+                .and_then(|r| r.hunks.get(i))
+                .filter(|r| r.hunk == h.hunk);
+            let changed_text = raw_hunk.is_none_or(|r| r.text != before[i]) || h.text != before[i];
+            let pieces = units::split_hunk(h, max_hunk);
+            let raw_pieces = raw_hunk.map(|r| units::split_hunk(r, max_hunk));
+            let whole = pieces.len() == 1;
+            for (j, piece) in pieces.into_iter().enumerate() {
+                let range = piece.new_range();
+                let tainted =
+                    changed_text || whole_file || flagged.iter().any(|l| range.contains(l));
+                // A split hunk's pieces are cached only when the hunk was
+                // never touched: the raw pieces then match the sent ones.
+                let key = match (cache, &raw_pieces) {
+                    (Some((_, base)), Some(raw)) if !tainted && (whole || !changed_text) => raw
+                        .get(j)
+                        .filter(|r| r.hunk == piece.hunk)
+                        .map(|r| hunk_cache::key(base, &path, r.without_numbers())),
+                    _ => None,
+                };
+                ids.push(work.units.len());
+                work.units.push(Unit {
+                    file,
+                    hunk: piece,
+                    key,
+                    tainted,
+                });
+            }
         }
         // A rename, a mode change or an empty file: its header is the change.
         if fp.hunks.is_empty() && !changed.binary && !fp.header.trim().is_empty() {
@@ -106,6 +161,7 @@ pub(super) fn plan(
                     text: String::new(),
                 },
                 key: None,
+                tainted: false,
             });
         }
         work.files.push(FileWork {
@@ -130,15 +186,18 @@ pub(super) fn plan(
     }
     let mut todo = Vec::new();
     for (id, u) in work.units.iter().enumerate() {
+        let path = &work.files[u.file].path;
         let hit = match (cache, &u.key) {
-            (Some((c, _)), Some(k)) => c.load(k, &u.hunk.text, now),
+            (Some((c, _)), Some(k)) => c.load(k, now),
             _ => None,
         };
-        match hit {
+        // An entry holds findings of its own file only; anything else in it
+        // is not one crit wrote for this hunk.
+        match hit.filter(|stored| stored.iter().all(|s| s.path == *path)) {
             Some(stored) => {
                 let findings = stored
                     .into_iter()
-                    .map(|s| restore(s, &u.hunk, &work.files[u.file].path))
+                    .map(|s| restore(s, &u.hunk, path))
                     .collect();
                 work.cached.push((id, findings));
             }
@@ -247,29 +306,48 @@ impl Work {
         })
     }
 
-    /// Writes each unit of `part` with the findings that belong to it.
-    pub(super) fn store(&self, cache: &HunkCache, part: &[usize], findings: &[Finding]) {
-        for &u in part {
-            let unit = &self.units[u];
-            let Some(key) = &unit.key else { continue };
-            // A finding elsewhere (another file, no location) stays with the
-            // part's first hunk: it comes back as long as that hunk is unchanged.
-            let stored: Vec<Stored> = findings
-                .iter()
-                .filter(|f| self.unit_of(part, f).or(part.first().copied()) == Some(u))
-                .map(|f| relative(f, &unit.hunk))
-                .collect();
-            cache.store(key, &unit.hunk.text, &stored);
+    /// Writes each unit of `part` with the findings of its own file that
+    /// point into it (or nearest to it). `None`, and nothing written, when a
+    /// finding cannot be held that way (another file, no line, no location)
+    /// or a unit of the part was touched by redaction or screening: that
+    /// part's review is not reused. A unit without a key is never stored
+    /// (the next review sends it again).
+    pub(super) fn store(
+        &self,
+        cache: &HunkCache,
+        part: &[usize],
+        findings: &[Finding],
+    ) -> Option<()> {
+        if part.iter().any(|u| self.units[*u].tainted) {
+            return None;
         }
+        let mut per_unit: Vec<(usize, Vec<Stored>)> =
+            part.iter().map(|u| (*u, Vec::new())).collect();
+        for f in findings {
+            let u = self.unit_of(part, f)?;
+            f.location.as_ref().and_then(Location::start_line)?;
+            let unit = &self.units[u];
+            let slot = per_unit.iter_mut().find(|(id, _)| *id == u)?;
+            slot.1
+                .push(relative(f, &unit.hunk, &self.files[unit.file].path));
+        }
+        for (u, stored) in per_unit {
+            if let Some(key) = &self.units[u].key {
+                cache.store(key, &stored);
+            }
+        }
+        Some(())
     }
 }
 
-/// A finding with its lines relative to the hunk's first new line.
-fn relative(f: &Finding, h: &HunkText) -> Stored {
+/// A finding with its own file and its lines relative to the hunk's first
+/// new line.
+fn relative(f: &Finding, h: &HunkText, path: &str) -> Stored {
     let base = i64::from(h.hunk.new_start.max(1));
     let loc = f.location.as_ref();
     Stored {
         finding: f.clone(),
+        path: path.to_string(),
         start: loc
             .and_then(|l| l.start_line())
             .map(|n| i64::from(n) - base),

@@ -1,37 +1,63 @@
 //! Checking what reviewers quote. A finding from crit's findings contract
 //! carries `evidence` (the lines at its location, copied from the file) and,
 //! for a convention breach, `convention` (the rule, copied from the
-//! conventions given). A model that misremembers code, or invents a rule,
-//! cannot hide it here:
+//! conventions given). This check can only remove a finding, so it acts only
+//! on positive proof:
 //!
-//! - the quote is at the cited lines (give or take a few): kept;
-//! - it is elsewhere in the file: the finding moves to where it is and drops
-//!   one severity level (its reviewer was not precise), with a note;
-//! - it is nowhere in the file, nor in the change's diff for that file (a
-//!   removed line): dismissed, cause `evidence_not_found`;
-//! - a quoted convention that is not in the conventions: dismissed, cause
-//!   `convention_not_found`.
+//! - the path is resolved first (`a/` and `b/` prefixes, `./`, the project
+//!   root, or the one file of the change it names), and a finding is moved
+//!   to the resolved path;
+//! - the quote is in the file (anywhere) or in the change's diff: kept; when
+//!   it is not near the cited lines, a note says where it is — never lowered,
+//!   never moved (a decoy copy of a line must not carry a finding off);
+//! - the path is a readable text file inside the project and the quote is in
+//!   neither it nor the diff: dismissed, cause `evidence_not_found`, with the
+//!   proof (the file read, the quote that is not in it);
+//! - anything less certain (no such file, a file outside the project, binary,
+//!   not UTF-8): kept, marked `unchecked`;
+//! - a quoted convention that is not in the conventions given: dismissed,
+//!   cause `convention_not_found`.
 //!
-//! Quotes are compared line by line with whitespace collapsed, leading diff
-//! markers and line numbers stripped, and `…` or `...` lines allowed to skip.
-//! A finding without a quote, or one whose file cannot be read, is kept as is.
+//! Quotes are compared with every white-space character removed (so line
+//! breaks and indentation do not matter), leading diff markers and line
+//! numbers stripped from each quoted line, `…` or `...` lines skipping, and
+//! `[REDACTED:…]` markers and hidden characters (`[U+202E]`) standing for
+//! what reviewers were shown instead of the file's bytes.
 
 use std::path::Path;
 
-use crit_core::{Dismissed, Finding, Location, Severity};
+use crit_core::{Dismissed, Finding, Location, Verification, VerificationOutcome};
 
 /// Lines a quote may sit away from the cited range and still count as there.
 const SLACK: u32 = 3;
+/// Who marks a finding this check could not settle.
+const BY: &str = "crit (evidence check)";
 
 /// What a check needs: where files are, the diff text of the change (for
-/// quotes of removed lines), and the conventions the reviewers were given.
+/// quotes of removed lines), the change's files (root-relative), and the
+/// conventions the reviewers were given.
 pub(crate) struct Sources<'a> {
     pub root: &'a Path,
     pub patch: &'a str,
+    pub files: &'a [String],
     pub conventions: &'a str,
 }
 
-/// Checks every finding with a quote; moves those that fail to `dismissed`.
+/// Where a quote was looked for, and what was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// In the file, at these lines (1-based, first and last; empty when the
+    /// quote matched only across lines), or in the diff.
+    There(Vec<(u32, u32)>),
+    /// Positive proof it is not there: the text file was read, and neither it
+    /// nor the diff holds the quote. The proof, for people.
+    NotThere(String),
+    /// Could not be checked, and why.
+    Unchecked(String),
+}
+
+/// Checks every finding with a quote; moves those proven wrong to
+/// `dismissed`, marks those it could not check.
 pub(crate) fn check(
     findings: &mut Vec<Finding>,
     dismissed: &mut Vec<Dismissed>,
@@ -39,52 +65,78 @@ pub(crate) fn check(
 ) {
     let mut kept = Vec::with_capacity(findings.len());
     for mut f in std::mem::take(findings) {
+        resolve_location(&mut f, src);
         if let Some(rule) = f.convention.clone()
             && !src.conventions.is_empty()
-            && find(&lines_of(src.conventions), &quote_lines(&rule)).is_none()
+            && !contains(src.conventions, &rule)
         {
             dismissed.push(Dismissed {
                 reason: format!(
                     "the convention it quotes is not in the project conventions given to reviewers: “{}”",
                     short(&rule)
                 ),
+                proof: format!(
+                    "the conventions given to reviewers ({} bytes) hold no text matching the quoted rule",
+                    src.conventions.len()
+                ),
                 finding: f,
                 cause: "convention_not_found".into(),
             });
             continue;
         }
-        match verdict(&f, src) {
-            Quote::There | Quote::Unchecked => kept.push(f),
-            Quote::Elsewhere(start, end) => {
-                let was = f
-                    .location
-                    .as_ref()
-                    .map(Location::display)
-                    .unwrap_or_default();
-                if let Some(path) = f.path().map(str::to_string) {
-                    f.location = Some(Location::lines(path, start, end));
-                }
-                let before = f.severity;
-                f.severity = one_lower(f.severity);
-                f.body = format!(
-                    "{}\n\n_crit: the quoted code is at lines {start}–{end}, not at {was} as reported; \
-                     moved there, and lowered from {} to {}._",
-                    f.body.trim_end(),
-                    before.code(),
-                    f.severity.code()
+        let (
+            Some(evidence),
+            Some(Location::File {
+                path,
+                line_start,
+                line_end,
+            }),
+        ) = (f.evidence.clone(), f.location.clone())
+        else {
+            kept.push(f);
+            continue;
+        };
+        match locate(src, &path, &evidence) {
+            Found::There(at) => {
+                let (start, end) = (
+                    line_start.unwrap_or(1),
+                    line_end.or(line_start).unwrap_or(u32::MAX),
                 );
+                let near = |(s, e): &(u32, u32)| {
+                    *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start
+                };
+                if line_start.is_some() && !at.is_empty() && !at.iter().any(near) {
+                    let places: Vec<String> =
+                        at.iter().take(3).map(|(s, e)| span(*s, *e)).collect();
+                    f.body = format!(
+                        "{}\n\n_crit: the quoted code is at {} of `{path}`, not at the lines reported._",
+                        f.body.trim_end(),
+                        places.join(", ")
+                    );
+                }
                 kept.push(f);
             }
-            Quote::Missing => {
+            Found::Unchecked(why) => {
+                if f.verification.is_none() {
+                    f.verification = Some(Verification {
+                        outcome: VerificationOutcome::Unchecked,
+                        reason: format!("its quoted evidence could not be checked: {why}"),
+                        reported_severity: None,
+                        by: BY.into(),
+                    });
+                }
+                kept.push(f);
+            }
+            Found::NotThere(proof) => {
                 let reason = format!(
-                    "the code it quotes as evidence is not in {}: “{}”",
-                    f.path().unwrap_or("the file"),
-                    short(f.evidence.as_deref().unwrap_or_default())
+                    "the code it quotes as evidence is not in {path}: “{}”",
+                    short(&evidence)
                 );
                 dismissed.push(Dismissed {
                     finding: f,
                     cause: "evidence_not_found".into(),
                     reason,
+                    proof,
                 });
             }
         }
@@ -92,74 +144,171 @@ pub(crate) fn check(
     *findings = kept;
 }
 
-enum Quote {
-    There,
-    Elsewhere(u32, u32),
-    Missing,
-    Unchecked,
-}
-
-fn verdict(f: &Finding, src: &Sources<'_>) -> Quote {
-    let (
-        Some(evidence),
-        Some(Location::File {
-            path,
-            line_start,
-            line_end,
-        }),
-    ) = (&f.evidence, &f.location)
-    else {
-        return Quote::Unchecked;
+/// Where `quote` is in the file at `path` (as a reviewer named it) or in the
+/// diff; see [`Found`].
+pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
+    let pieces = pieces(quote);
+    if pieces.is_empty() {
+        return Found::Unchecked("the quote is empty".into());
+    }
+    let resolved = resolve(src, path);
+    let in_diff = |p: &str| {
+        let diff = compact(&diff_text(src.patch, p));
+        !diff.is_empty() && in_order(&diff, &pieces)
     };
-    let quote = quote_lines(evidence);
-    if quote.is_empty() {
-        return Quote::Unchecked;
-    }
-    let in_diff = || find(&diff_lines(src.patch, path), &quote).is_some();
-    let Some(text) = read(src.root, path) else {
-        // A deleted file, or one that cannot be read: the diff is all there is.
-        return if src.patch.is_empty() || in_diff() {
-            Quote::Unchecked
-        } else {
-            Quote::Missing
-        };
+    let diff_has = resolved.as_deref().is_some_and(in_diff) || in_diff(path);
+    let file = match resolved.as_deref() {
+        Some(rel) => read(src.root, rel),
+        None => Err("no such file in the project".to_string()),
     };
-    let lines = lines_of(&text);
-    let all = find_all(&lines, &quote);
-    let (start, end) = (
-        line_start.unwrap_or(1),
-        line_end.or(*line_start).unwrap_or(u32::MAX),
-    );
-    let near =
-        |(s, e): &(u32, u32)| *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start;
-    if line_start.is_none() && !all.is_empty() || all.iter().any(near) {
-        return Quote::There;
+    let text = match file {
+        Ok(text) => text,
+        // A deleted file, or one that cannot be read: the diff holds it.
+        Err(_) if diff_has => return Found::There(Vec::new()),
+        Err(why) => return Found::Unchecked(why),
+    };
+    let lines: Vec<String> = text.lines().map(|l| compact(l)).collect();
+    let at = find_all(&lines, &quote_lines(quote));
+    if !at.is_empty() {
+        return Found::There(at);
     }
-    match all.first() {
-        Some((s, e)) => Quote::Elsewhere(*s, *e),
-        None if in_diff() => Quote::There,
-        None => Quote::Missing,
+    let (visible, _) = crit_core::screen::neutralize(&text);
+    if in_order(&compact(&text), &pieces) || in_order(&compact(&visible), &pieces) || diff_has {
+        return Found::There(Vec::new());
+    }
+    let rel = resolved.unwrap_or_else(|| path.to_string());
+    if text.contains('\u{FFFD}') {
+        return Found::Unchecked(format!(
+            "`{rel}` is not valid UTF-8, so a quote of it cannot be compared exactly"
+        ));
+    }
+    Found::NotThere(format!(
+        "read `{rel}` ({} lines) and the change's diff: neither holds the quote, compared \
+         without white space",
+        lines.len()
+    ))
+}
+
+/// A finding located at a path the project does not have as written, but
+/// does once resolved (`b/src/a.rs`, `./src/a.rs`, `/abs/root/src/a.rs`, or
+/// `a.rs` when the change has exactly one `…/a.rs`), is moved to it.
+fn resolve_location(f: &mut Finding, src: &Sources<'_>) {
+    let Some(Location::File { path, .. }) = &mut f.location else {
+        return;
+    };
+    if let Some(rel) = resolve(src, path)
+        && rel != *path
+    {
+        *path = rel;
+        f.refresh_id();
     }
 }
 
-/// The file at `path` under `root`, when it is inside the root and text.
-fn read(root: &Path, path: &str) -> Option<String> {
-    let root = root.canonicalize().ok()?;
-    let full = root.join(path).canonicalize().ok()?;
-    if !full.starts_with(&root) || !full.is_file() {
-        return None;
+/// The root-relative path a reviewer's `path` names, if any: as written when
+/// that is a file of the project or of the change, else with a diff prefix,
+/// `./` or the root stripped, else the one file of the change ending in it.
+pub(crate) fn resolve(src: &Sources<'_>, path: &str) -> Option<String> {
+    let root = src.root.to_string_lossy();
+    let mut candidates = vec![path.to_string()];
+    let mut p = path.replace('\\', "/");
+    if let Some(rest) = p
+        .strip_prefix(root.trim_end_matches('/'))
+        .filter(|r| r.starts_with('/'))
+    {
+        p = rest.trim_start_matches('/').to_string();
+        candidates.push(p.clone());
     }
-    let bytes = crit_core::files::read_capped(&full, Default::default()).ok()?;
-    String::from_utf8(bytes).ok()
+    let p2 = p.trim_start_matches("./").to_string();
+    candidates.push(p2.clone());
+    for prefix in ["a/", "b/"] {
+        if let Some(rest) = p2.strip_prefix(prefix) {
+            candidates.push(rest.to_string());
+        }
+    }
+    let exists = |c: &str| {
+        !c.is_empty()
+            && !c.starts_with('/')
+            && (src.files.iter().any(|f| f == c) || src.root.join(c).is_file())
+    };
+    if let Some(c) = candidates.iter().find(|c| exists(c)) {
+        return Some(c.clone());
+    }
+    let tail = candidates.last().cloned().unwrap_or_default();
+    let mut ends: Vec<&String> = src
+        .files
+        .iter()
+        .filter(|f| !tail.is_empty() && f.ends_with(&format!("/{tail}")))
+        .collect();
+    ends.dedup();
+    match ends.as_slice() {
+        [one] => Some((*one).clone()),
+        _ => None,
+    }
 }
 
-/// A line as compared: trimmed, whitespace collapsed.
-fn norm(line: &str) -> String {
-    line.split_whitespace().collect::<Vec<_>>().join(" ")
+/// The file at `rel` under `root`, decoded lossily, when it is a regular
+/// text file inside the root; else why not.
+fn read(root: &Path, rel: &str) -> Result<String, String> {
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("the project root cannot be read: {e}"))?;
+    let full = root
+        .join(rel)
+        .canonicalize()
+        .map_err(|_| format!("`{rel}` does not exist in the project (deleted, or never there)"))?;
+    if !full.starts_with(&root) {
+        return Err(format!("`{rel}` leads outside the project"));
+    }
+    if !full.is_file() {
+        return Err(format!("`{rel}` is not a regular file"));
+    }
+    let bytes = crit_core::files::read_capped(&full, Default::default())
+        .map_err(|e| format!("`{rel}` cannot be read: {e}"))?;
+    if crit_project::scope::binary::looks_binary(&bytes) {
+        return Err(format!("`{rel}` is not a text file"));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-fn lines_of(text: &str) -> Vec<String> {
-    text.lines().map(norm).collect()
+/// A line as compared: every white-space character removed.
+fn compact(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Whether `text` holds the quote `needle` (compared as [`pieces`]).
+fn contains(text: &str, needle: &str) -> bool {
+    let pieces = pieces(needle);
+    !pieces.is_empty() && in_order(&compact(text), &pieces)
+}
+
+/// The quote as compacted pieces that must appear in order: cut at `…`
+/// lines and at the markers reviewers saw in place of the file's own bytes
+/// (`[REDACTED:kind]`, `[U+202E]`).
+fn pieces(quote: &str) -> Vec<String> {
+    static MARKER: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\[REDACTED:[a-z0-9\-]+\]|\[U\+[0-9A-F]{4,6}\]|…|\.\.\.").ok()
+    });
+    let joined = quote_lines(quote).join("");
+    let Some(marker) = MARKER.as_ref() else {
+        return vec![joined];
+    };
+    marker
+        .split(&joined)
+        .map(str::to_string)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// Whether every piece is in `text`, each after the one before.
+fn in_order(text: &str, pieces: &[String]) -> bool {
+    let mut at = 0;
+    for p in pieces {
+        match text.get(at..).and_then(|rest| rest.find(p.as_str())) {
+            Some(i) => at += i + p.len(),
+            None => return false,
+        }
+    }
+    true
 }
 
 /// The quote's lines, without the line numbers and diff markers a model may
@@ -168,29 +317,26 @@ fn lines_of(text: &str) -> Vec<String> {
 /// shortens a line, and lines match by containment, so it never makes a
 /// quote that is there look missing.
 fn quote_lines(quote: &str) -> Vec<String> {
-    static NUMBERED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        #[allow(clippy::expect_used)]
-        // A literal pattern, exercised by this module's tests.
-        regex::Regex::new(r"^\s*\d+(?: [+ -] |\t|: |\| )").expect("literal regex")
-    });
+    static NUMBERED: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"^\s*\d+(?: [+ -] |\t|: |\| )").ok());
     quote
         .lines()
         .map(|l| {
-            let t = match NUMBERED.find(l) {
+            let t = match NUMBERED.as_ref().and_then(|re| re.find(l)) {
                 Some(m) => &l[m.end()..],
                 None => l,
             };
             let t = t.trim_start();
             let t = t.strip_prefix(['+', '-']).unwrap_or(t);
-            norm(t)
+            compact(t)
         })
         .filter(|l| !l.is_empty())
         .collect()
 }
 
-/// Lines of the diff sections of `path` (without their markers).
-fn diff_lines(patch: &str, path: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// The text of the diff sections of `path` (without their markers).
+fn diff_text(patch: &str, path: &str) -> String {
+    let mut out = String::new();
     let mut mine = false;
     for l in patch.lines() {
         if let Some(rest) = l.strip_prefix("diff --git ") {
@@ -198,14 +344,11 @@ fn diff_lines(patch: &str, path: &str) -> Vec<String> {
             continue;
         }
         if mine && !l.starts_with("@@") && !l.starts_with("+++") && !l.starts_with("---") {
-            out.push(norm(l.get(1..).unwrap_or_default()));
+            out.push_str(l.get(1..).unwrap_or_default());
+            out.push('\n');
         }
     }
     out
-}
-
-fn find(lines: &[String], quote: &[String]) -> Option<(u32, u32)> {
-    find_all(lines, quote).into_iter().next()
 }
 
 /// Every place (1-based first and last line) where `quote` matches: each
@@ -256,12 +399,10 @@ fn line_no(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-fn one_lower(s: Severity) -> Severity {
-    match s {
-        Severity::P0 => Severity::P1,
-        Severity::P1 => Severity::P2,
-        Severity::P2 => Severity::P3,
-        other => other,
+fn span(s: u32, e: u32) -> String {
+    match s == e {
+        true => format!("line {s}"),
+        false => format!("lines {s}–{e}"),
     }
 }
 
@@ -276,6 +417,7 @@ fn short(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crit_core::Severity;
 
     fn finding(path: &str, start: u32, end: u32, evidence: &str) -> Finding {
         let mut f = Finding::new("Leak", Severity::P1, "code")
@@ -293,17 +435,28 @@ mod tests {
         }
         text.push_str("    conn.close()\n");
         std::fs::write(d.path().join("src/a.rs"), text).unwrap();
+        std::fs::write(
+            d.path().join("src/latin.rs"),
+            b"let s = \"caf\xe9\";\nrun(s);\n",
+        )
+        .unwrap();
         d
     }
 
-    #[test]
-    fn quotes_are_checked_against_the_file() {
-        let d = project();
-        let src = Sources {
-            root: d.path(),
+    fn sources<'a>(root: &'a Path, files: &'a [String]) -> Sources<'a> {
+        Sources {
+            root,
             patch: "diff --git a/src/gone.rs b/src/gone.rs\n--- a/src/gone.rs\n+++ /dev/null\n@@ -1 +0,0 @@\n-old_code();\n",
+            files,
             conventions: "# Project conventions\n<file path=\"CLAUDE.md\">\nErrors are returned, never unwrapped.\n</file>",
-        };
+        }
+    }
+
+    #[test]
+    fn only_proof_dismisses_and_nothing_is_lowered() {
+        let d = project();
+        let files = vec!["src/a.rs".to_string(), "src/gone.rs".to_string()];
+        let src = sources(d.path(), &files);
         let mut findings = vec![
             // At the cited lines, copied with the diff's numbers and marker.
             finding(
@@ -312,45 +465,108 @@ mod tests {
                 11,
                 "   10 +     let v10 = compute(10);\n   11 +     let v11 = compute(11);",
             ),
-            // Elsewhere in the file: moved and lowered.
+            // Elsewhere in the file: kept at its severity, with a note.
             finding("src/a.rs", 2, 2, "let v30 = compute(30);"),
-            // Nowhere: dismissed.
+            // Nowhere: dismissed, with the proof.
             finding("src/a.rs", 5, 5, "let v5 = compute(5).unwrap();"),
             // A removed line of a deleted file: in the diff, kept.
             finding("src/gone.rs", 1, 1, "old_code();"),
-            // Elided with …
+            // Elided with …, and a diff prefix on the path.
             finding(
-                "src/a.rs",
+                "b/src/a.rs",
                 1,
                 40,
                 "let v1 = compute(1);\n…\nlet v40 = compute(40);",
             ),
+            // Lines joined differently: white space does not matter.
+            finding(
+                "a/src/a.rs",
+                3,
+                4,
+                "let v3 = compute(3); let v4 = compute(4);",
+            ),
+            // A file that is not UTF-8: the quote's é is not comparable.
+            finding("src/latin.rs", 1, 1, "let s = \"café\";"),
+            // No such file: unchecked.
+            finding("src/missing.rs", 1, 1, "anything()"),
         ];
         let mut convention = finding("src/a.rs", 41, 41, "conn.close()");
         convention.convention = Some("Errors are always logged.".into());
         findings.push(convention);
         let mut dismissed = Vec::new();
         check(&mut findings, &mut dismissed, &src);
-        assert_eq!(findings.len(), 4);
-        assert_eq!(
-            findings[1].location.as_ref().unwrap().start_line(),
-            Some(30)
+        assert_eq!(findings.len(), 7);
+        assert!(
+            findings.iter().all(|f| f.severity == Severity::P1),
+            "never lowered"
         );
-        assert_eq!(findings[1].severity, Severity::P2);
-        assert!(findings[1].body.contains("lowered from P1 to P2"));
+        assert_eq!(findings[1].location.as_ref().unwrap().start_line(), Some(2));
+        assert!(findings[1].body.contains("line 30"), "{}", findings[1].body);
+        assert_eq!(
+            findings[3].path(),
+            Some("src/a.rs"),
+            "the prefix is stripped"
+        );
+        assert_eq!(findings[4].path(), Some("src/a.rs"));
+        let marks: Vec<Option<VerificationOutcome>> = findings
+            .iter()
+            .map(|f| f.verification.as_ref().map(|v| v.outcome))
+            .collect();
+        assert_eq!(
+            marks,
+            [
+                None,
+                None,
+                None,
+                None,
+                None,
+                Some(VerificationOutcome::Unchecked),
+                Some(VerificationOutcome::Unchecked)
+            ]
+        );
         let causes: Vec<&str> = dismissed.iter().map(|d| d.cause.as_str()).collect();
         assert_eq!(causes, ["evidence_not_found", "convention_not_found"]);
+        assert!(dismissed[0].reason.contains("compute(5).unwrap()"));
         assert!(
-            dismissed[0].reason.contains("compute(5).unwrap()"),
+            dismissed[0].proof.contains("read `src/a.rs` (41 lines)"),
             "{}",
-            dismissed[0].reason
+            dismissed[0].proof
         );
     }
 
     #[test]
     fn paths_outside_the_root_are_not_read() {
         let d = project();
-        assert!(read(d.path(), "../../etc/passwd").is_none());
-        assert!(read(d.path(), "src/a.rs").is_some());
+        assert!(read(d.path(), "../../etc/passwd").is_err());
+        assert!(read(d.path(), "src/a.rs").is_ok());
+        let files = vec!["deep/dir/auth.rs".to_string()];
+        let src = sources(d.path(), &files);
+        assert_eq!(
+            resolve(&src, "auth.rs").as_deref(),
+            Some("deep/dir/auth.rs")
+        );
+        assert_eq!(resolve(&src, "/etc/passwd"), None);
+        let root = format!("{}/src/a.rs", d.path().display());
+        assert_eq!(resolve(&src, &root).as_deref(), Some("src/a.rs"));
+    }
+
+    #[test]
+    fn markers_reviewers_saw_stand_for_the_files_bytes() {
+        let d = project();
+        std::fs::write(d.path().join("src/k.py"), "KEY = \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\nif role != \"user\u{202E}\": pass\n").unwrap();
+        let files = vec![];
+        let src = sources(d.path(), &files);
+        assert!(matches!(
+            locate(&src, "src/k.py", "KEY = \"[REDACTED:github-token]\""),
+            Found::There(_)
+        ));
+        assert!(matches!(
+            locate(&src, "src/k.py", "if role != \"user[U+202E]\": pass"),
+            Found::There(_)
+        ));
+        assert!(matches!(
+            locate(&src, "src/k.py", "KEY = \"[REDACTED:github-token]\" + 1"),
+            Found::NotThere(_)
+        ));
     }
 }

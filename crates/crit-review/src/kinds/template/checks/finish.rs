@@ -37,6 +37,10 @@ impl Finish<'_> {
             result.dismissed.push(Dismissed {
                 finding: s.finding,
                 cause: "suppressed".into(),
+                proof: format!(
+                    "matched the suppression `{}` of the project's rules",
+                    s.rule
+                ),
                 reason,
             });
         }
@@ -52,6 +56,14 @@ impl Finish<'_> {
             result
                 .dismissed
                 .extend(outside.into_iter().map(|finding| Dismissed {
+                    proof: format!(
+                        "{} is not in the change under `--filter {mode}`",
+                        finding
+                            .location
+                            .as_ref()
+                            .map(crit_core::Location::display)
+                            .unwrap_or_default()
+                    ),
                     finding,
                     cause: "outside_change".into(),
                     reason: format!("outside the change (filter: {mode})"),
@@ -60,15 +72,25 @@ impl Finish<'_> {
         if let Some(cap) = self.max_findings
             && result.findings.len() > cap
         {
-            // The most severe first, so the cap drops nits, not blockers.
+            // The most severe first, so the cap drops nits; a finding that
+            // fails the gate is never capped away.
             result.findings.sort_by_key(|f| f.severity);
-            let over = result.findings.split_off(cap);
+            let blocking = result
+                .findings
+                .iter()
+                .filter(|f| self.fail_on.blocks(f))
+                .count();
+            let over = result.findings.split_off(cap.max(blocking));
             result
                 .dismissed
                 .extend(over.into_iter().map(|finding| Dismissed {
                     finding,
                     cause: "over_cap".into(),
                     reason: format!("over the cap of {cap} findings"),
+                    proof: format!(
+                        "--max-findings {cap}: the findings kept are at least as severe, and none \
+                         dropped fails the gate"
+                    ),
                 }));
         }
         result.verdict = settle(result, result.dismissed.len() > dismissed_before);
@@ -87,8 +109,17 @@ impl Finish<'_> {
 /// with structured findings, crit derives it from them (with any reviewer
 /// that did not finish holding it back); otherwise the reviewers' word
 /// stands, lowered when findings it spoke of no longer count. crit's own
-/// findings (hidden text in the change) count either way.
+/// findings (hidden text in the change) count either way, and a reviewer's
+/// word its findings never accounted for (`verdict_floor`) is never lowered.
 fn settle(result: &ReviewResult, dismissed: bool) -> Verdict {
+    let settled = settle_findings(result, dismissed);
+    match result.verdict_floor {
+        Some(floor) => Verdict::combine([settled, floor]),
+        None => settled,
+    }
+}
+
+fn settle_findings(result: &ReviewResult, dismissed: bool) -> Verdict {
     if result.verdict_from_findings {
         let unfinished = result
             .reviewers

@@ -5,15 +5,16 @@
 //! remains.
 
 use crit_core::{ReviewResult, ReviewerStatus};
+use crit_project::scope::Change;
 
 use super::evidence::{self, Sources};
 use super::verify::{self, VerifyMode, VerifySettings};
 use crate::engine::panel;
 use crate::kinds::template::Job;
 
-/// Runs the checks over `result`'s findings. `patch`: the change's diff, for
-/// quotes of lines it removed.
-pub(crate) async fn check(job: &Job<'_>, result: &mut ReviewResult, patch: Option<&str>) {
+/// Runs the checks over `result`'s findings. `change`: the change under
+/// review, for quotes of lines it removed and for the paths reviewers name.
+pub(crate) async fn check(job: &Job<'_>, result: &mut ReviewResult, change: Option<&Change>) {
     let from_template = job.template.consensus.filter(|c| {
         *c == panel::Consensus::Any || job.template_may_relax("consensus", &c.to_string())
     });
@@ -26,9 +27,18 @@ pub(crate) async fn check(job: &Job<'_>, result: &mut ReviewResult, patch: Optio
             .collect();
         panel::apply_consensus(mode, &mut result.findings, &mut result.dismissed, &voters);
     }
+    let files: Vec<String> = change
+        .map(|c| {
+            c.files
+                .iter()
+                .map(|f| c.path_from_root(&f.path).to_string())
+                .collect()
+        })
+        .unwrap_or_default();
     let sources = Sources {
         root: &job.env.root,
-        patch: patch.unwrap_or_default(),
+        patch: change.map(|c| c.patch.as_str()).unwrap_or_default(),
+        files: &files,
         conventions: &job.env.project_context,
     };
     evidence::check(&mut result.findings, &mut result.dismissed, &sources);
@@ -40,7 +50,7 @@ pub(crate) async fn check(job: &Job<'_>, result: &mut ReviewResult, patch: Optio
                 *v == VerifyMode::Off || job.template_may_relax("verify", &v.to_string())
             }))
             .unwrap_or_default(),
-        model: job.opts.verify_model.clone(),
+        model: verify::model_for(&job.opts.verify_model, job.backend, &review_model(job)),
     };
     if job.env.cancel.is_cancelled() {
         return;
@@ -51,6 +61,7 @@ pub(crate) async fn check(job: &Job<'_>, result: &mut ReviewResult, patch: Optio
         &settings,
         job.backend,
         job.env,
+        &sources,
     )
     .await
     {
@@ -58,4 +69,14 @@ pub(crate) async fn check(job: &Job<'_>, result: &mut ReviewResult, patch: Optio
         result.cost_usd = crit_core::usage::add_cost(result.cost_usd, outcome.cost_usd);
         result.reviewers.push(outcome);
     }
+}
+
+/// The model the review's reviewers ask (`--model`, the template's, the
+/// configured one): the verifier's on a server that has no other.
+fn review_model(job: &Job<'_>) -> String {
+    job.opts
+        .model_override
+        .clone()
+        .or_else(|| job.template.model.clone())
+        .unwrap_or_else(|| job.opts.default_model.clone())
 }

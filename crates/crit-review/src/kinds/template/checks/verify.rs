@@ -1,10 +1,17 @@
-//! The verification pass: before a finding can block, a second, cheap
-//! reviewer (haiku by default) with read-only tools looks at it where it
-//! points and confirms it, lowers its priority, or refutes it with a reason.
-//! Refuted findings move to `dismissed` (cause `not_confirmed`); the others
-//! keep their fingerprint and carry the verifier's note. A verifier that
+//! The verification pass: before a finding can block, a second reviewer
+//! with read-only tools looks at it where it points and confirms it, lowers
+//! its priority, or refutes it. It runs on the review's own provider, with
+//! the model settings give it (`models: {verify: …}`; haiku on Anthropic's
+//! API, the review's own model on an OpenAI-compatible server).
+//!
+//! Its word alone removes nothing. A refutation or a lower priority counts
+//! only with the code that shows it (`disproof`: a file and the quoted
+//! lines), which crit finds in the file as it checks reviewers' evidence; a
+//! refuted finding then moves to `dismissed` (cause `not_confirmed`, the
+//! quote and where it was found as the proof). Without that the finding is
+//! kept as reported, marked `disputed`, and still counts. A verifier that
 //! fails leaves its finding as it was: a blocker is never dropped because a
-//! check could not run.
+//! check could not run. Each decision is a progress line saying what it did.
 
 use std::fmt;
 use std::str::FromStr;
@@ -18,13 +25,14 @@ use crit_core::{
 use crit_llm::Backend;
 use serde_json::{Value, json};
 
-use crate::engine::panel::{self, PanelEnv, ReviewerPlan, SharedPrompt};
+use super::evidence::{self, Found, Sources};
+use crate::engine::panel::{self, PanelEnv, ProgressEvent, ReviewerPlan, SharedPrompt};
 use crate::engine::prompts::{OutputSpec, render_prompt};
 
 const PROMPT: &str = include_str!("../../../../prompts/verify.md");
 /// The verifier's name in transcripts and in `reviewers`.
 pub(crate) const VERIFIER: &str = "verifier";
-/// The model verifiers use unless told otherwise.
+/// The model verifiers use on Anthropic's API unless told otherwise.
 pub(crate) const DEFAULT_MODEL: &str = "haiku";
 
 /// Which findings get a second look (`verify:` / `--verify`).
@@ -82,8 +90,19 @@ impl FromStr for VerifyMode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifySettings {
     pub mode: VerifyMode,
-    /// The verifier's model (default: haiku).
+    /// The verifier's model; empty: the backend's default ([`model_for`]).
     pub model: String,
+}
+
+/// The verifier's model: the one given, else haiku on a backend that serves
+/// Anthropic's models, else (an OpenAI-compatible server, which has no
+/// haiku) the review's own model.
+pub(crate) fn model_for(given: &str, backend: &Backend, review_model: &str) -> String {
+    match (given.trim(), backend.model.name()) {
+        ("", "openai") => review_model.to_string(),
+        ("", _) => DEFAULT_MODEL.to_string(),
+        (m, _) => m.to_string(),
+    }
 }
 
 impl Default for VerifySettings {
@@ -95,15 +114,16 @@ impl Default for VerifySettings {
     }
 }
 
-/// Runs the pass over `findings`; refuted ones move to `dismissed`. Returns
-/// the verifiers' part of the review (usage, cost), or `None` when nothing
-/// was verified.
+/// Runs the pass over `findings`; those refuted with a disproof crit found
+/// move to `dismissed`. Returns the verifiers' part of the review (usage,
+/// cost), or `None` when nothing was verified.
 pub(crate) async fn run(
     findings: &mut Vec<Finding>,
     dismissed: &mut Vec<Dismissed>,
     settings: &VerifySettings,
     backend: &Backend,
     env: &PanelEnv,
+    src: &Sources<'_>,
 ) -> Option<ReviewerOutcome> {
     let picked: Vec<usize> = (0..findings.len())
         .filter(|i| settings.mode.wants(&findings[*i]))
@@ -122,7 +142,16 @@ pub(crate) async fn run(
         .iter()
         .map(|i| plan(&findings[*i], &system, settings))
         .collect();
-    let runs = panel::run_panel(backend, &plans, env).await;
+    // The generic "done" line cannot say what a decision did: each gets its own.
+    let mut quiet = env.clone();
+    quiet.progress = None;
+    if let Some(p) = &env.progress {
+        p.event(&ProgressEvent::Started {
+            reviewer: VERIFIER.into(),
+            model: settings.model.clone(),
+        });
+    }
+    let runs = panel::run_panel(backend, &plans, &quiet).await;
     let mut outcome = ReviewerOutcome {
         name: VERIFIER.into(),
         status: ReviewerStatus::Completed,
@@ -147,10 +176,25 @@ pub(crate) async fn run(
                 .clone()
                 .unwrap_or_else(|| settings.model.clone())
         );
-        match read(run.structured.as_ref()) {
-            Some(Decision::Refuted(reason)) => refuted.push((*i, reason, by)),
-            Some(d) => apply(&mut findings[*i], d, by),
-            None => failed += 1,
+        let title = findings[*i].title.clone();
+        let did = match read(run.structured.as_ref()) {
+            Some(d) => match proven(d, src) {
+                Proven::Refuted(reason, proof) => {
+                    refuted.push((*i, reason, proof, by));
+                    "refuted with the code that disproves it: dismissed".to_string()
+                }
+                other => apply(&mut findings[*i], other, by),
+            },
+            None => {
+                failed += 1;
+                "no decision crit could read: kept as reported".to_string()
+            }
+        };
+        if let Some(p) = &env.progress {
+            p.event(&ProgressEvent::Note {
+                reviewer: VERIFIER.into(),
+                text: format!("“{}”: {did}", short_title(&title)),
+            });
         }
     }
     if failed > 0 {
@@ -159,49 +203,132 @@ pub(crate) async fn run(
             picked.len()
         ));
     }
-    for (i, reason, by) in refuted.iter().rev() {
+    for (i, reason, proof, by) in refuted.iter().rev() {
         let finding = findings.remove(*i);
         dismissed.push(Dismissed {
             finding,
             cause: "not_confirmed".into(),
             reason: format!("refuted on a second look by {by}: {reason}"),
+            proof: proof.clone(),
         });
     }
     Some(outcome)
 }
 
+fn short_title(t: &str) -> String {
+    let one = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &one[..i]),
+        None => one,
+    }
+}
+
 enum Decision {
     Confirmed(String),
+    Downgraded(Severity, String, Option<Disproof>),
+    Refuted(String, Option<Disproof>),
+}
+
+/// The code a verifier quoted to show a finding wrong.
+struct Disproof {
+    path: String,
+    quote: String,
+}
+
+/// A decision once its disproof was checked.
+enum Proven {
+    Confirmed(String),
     Downgraded(Severity, String),
-    Refuted(String),
+    Refuted(String, String),
+    /// Refuted or lowered without code crit found: kept, marked.
+    Disputed(String, String),
 }
 
 fn read(answer: Option<&Value>) -> Option<Decision> {
     let v = answer?;
     let reason = v.get("reason")?.as_str()?.trim().to_string();
+    let disproof = v.get("disproof").and_then(|d| {
+        Some(Disproof {
+            path: d.get("file_path")?.as_str()?.to_string(),
+            quote: d.get("quote")?.as_str()?.to_string(),
+        })
+    });
     match v.get("outcome")?.as_str()? {
         "confirmed" => Some(Decision::Confirmed(reason)),
-        "refuted" => Some(Decision::Refuted(reason)),
+        "refuted" => Some(Decision::Refuted(reason, disproof)),
         "downgraded" => {
             let p = v.get("priority").and_then(Value::as_u64)?;
-            Some(Decision::Downgraded(Severity::from_priority(p)?, reason))
+            Some(Decision::Downgraded(
+                Severity::from_priority(p)?,
+                reason,
+                disproof,
+            ))
         }
         _ => None,
     }
 }
 
-fn apply(f: &mut Finding, d: Decision, by: String) {
-    let (outcome, reason, reported) = match d {
+/// A refutation or a lower priority stands only with a quote crit finds in
+/// the file it names (or in the change's diff).
+fn proven(d: Decision, src: &Sources<'_>) -> Proven {
+    let check = |d: &Option<Disproof>| -> Result<String, String> {
+        let Some(d) = d else {
+            return Err("it quoted no code that shows it".into());
+        };
+        match evidence::locate(src, &d.path, &d.quote) {
+            Found::There(at) => {
+                let lines = at
+                    .first()
+                    .map(|(s, e)| format!(" at lines {s}–{e}"))
+                    .unwrap_or_default();
+                Ok(format!(
+                    "the verifier quoted `{}` from `{}`; crit found it there{lines}",
+                    d.quote.trim(),
+                    d.path
+                ))
+            }
+            Found::NotThere(why) => Err(format!("the code it quoted is not there ({why})")),
+            Found::Unchecked(why) => {
+                Err(format!("the code it quoted could not be checked ({why})"))
+            }
+        }
+    };
+    match d {
+        Decision::Confirmed(r) => Proven::Confirmed(r),
+        Decision::Refuted(r, proof) => match check(&proof) {
+            Ok(p) => Proven::Refuted(r, p),
+            Err(why) => Proven::Disputed(r, why),
+        },
+        Decision::Downgraded(s, r, proof) => match check(&proof) {
+            Ok(_) => Proven::Downgraded(s, r),
+            Err(why) => Proven::Disputed(r, why),
+        },
+    }
+}
+
+/// Marks `f` with the decision; returns what it did, for the progress line.
+fn apply(f: &mut Finding, d: Proven, by: String) -> String {
+    let (outcome, reason, reported, did) = match d {
         // Only ever lower: a verifier does not make a finding more severe.
-        Decision::Downgraded(s, reason) if s > f.severity => {
+        Proven::Downgraded(s, reason) if s > f.severity => {
             let was = f.severity;
             f.severity = s;
-            (VerificationOutcome::Downgraded, reason, Some(was))
+            let did = format!("lowered from {} to {}", was.code(), s.code());
+            (VerificationOutcome::Downgraded, reason, Some(was), did)
         }
-        Decision::Downgraded(_, reason) | Decision::Confirmed(reason) => {
-            (VerificationOutcome::Confirmed, reason, None)
-        }
-        Decision::Refuted(_) => return,
+        Proven::Downgraded(_, reason) | Proven::Confirmed(reason) => (
+            VerificationOutcome::Confirmed,
+            reason,
+            None,
+            format!("confirmed ({} stays)", f.severity.code()),
+        ),
+        Proven::Disputed(reason, why) => (
+            VerificationOutcome::Disputed,
+            format!("{reason} (not applied: {why})"),
+            None,
+            format!("disputed, but {why}: kept as {}", f.severity.code()),
+        ),
+        Proven::Refuted(..) => return "refuted".into(),
     };
     f.verification = Some(Verification {
         outcome,
@@ -209,6 +336,7 @@ fn apply(f: &mut Finding, d: Decision, by: String) {
         reported_severity: reported,
         by,
     });
+    did
 }
 
 fn plan(f: &Finding, system: &str, settings: &VerifySettings) -> ReviewerPlan {
@@ -259,7 +387,16 @@ fn schema() -> Value {
         "properties": {
             "outcome": {"type": "string", "enum": ["confirmed", "downgraded", "refuted"]},
             "priority": {"type": "integer", "minimum": 0, "maximum": 3},
-            "reason": {"type": "string"}
+            "reason": {"type": "string"},
+            "disproof": {
+                "type": "object",
+                "properties": {
+                    "file_path": {"type": "string"},
+                    "quote": {"type": "string"}
+                },
+                "required": ["file_path", "quote"],
+                "additionalProperties": false
+            }
         },
         "required": ["outcome", "reason"],
         "additionalProperties": false
@@ -305,7 +442,7 @@ mod tests {
         let id = f.id.clone();
         apply(
             &mut f,
-            Decision::Downgraded(Severity::P0, "worse".into()),
+            Proven::Downgraded(Severity::P0, "worse".into()),
             "v".into(),
         );
         assert_eq!(f.severity, Severity::P1);
@@ -315,7 +452,7 @@ mod tests {
         );
         apply(
             &mut f,
-            Decision::Downgraded(Severity::P3, "minor".into()),
+            Proven::Downgraded(Severity::P3, "minor".into()),
             "v".into(),
         );
         assert_eq!(f.severity, Severity::P3);
@@ -324,5 +461,57 @@ mod tests {
             Some(Severity::P1)
         );
         assert_eq!(f.id, id);
+    }
+
+    #[test]
+    fn a_refutation_without_code_crit_finds_is_a_dispute() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("a.rs"),
+            "fn check(x: u8) -> bool {\n    x < 10\n}\n",
+        )
+        .unwrap();
+        let files = vec!["a.rs".to_string()];
+        let src = Sources {
+            root: d.path(),
+            patch: "",
+            files: &files,
+            conventions: "",
+        };
+        let answer = |extra: Value| {
+            let mut v = json!({"outcome": "refuted", "reason": "it is checked"});
+            if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+                o.extend(e.clone());
+            }
+            read(Some(&v)).unwrap()
+        };
+        assert!(matches!(
+            proven(answer(json!({})), &src),
+            Proven::Disputed(..)
+        ));
+        let fake =
+            json!({"disproof": {"file_path": "a.rs", "quote": "if x > 200 { return false; }"}});
+        assert!(matches!(proven(answer(fake), &src), Proven::Disputed(..)));
+        let outside = json!({"disproof": {"file_path": "../etc/passwd", "quote": "root"}});
+        assert!(matches!(
+            proven(answer(outside), &src),
+            Proven::Disputed(..)
+        ));
+        let real = json!({"disproof": {"file_path": "b/a.rs", "quote": "x < 10"}});
+        match proven(answer(real), &src) {
+            Proven::Refuted(_, proof) => assert!(
+                proof.contains("crit found it there at lines 2–2"),
+                "{proof}"
+            ),
+            _ => panic!("a quote that is there proves it"),
+        }
+        let mut f = Finding::new("x", Severity::P0, "code");
+        let did = apply(&mut f, proven(answer(json!({})), &src), "v".into());
+        assert_eq!(f.severity, Severity::P0);
+        assert_eq!(
+            f.verification.as_ref().unwrap().outcome,
+            VerificationOutcome::Disputed
+        );
+        assert!(did.starts_with("disputed"), "{did}");
     }
 }
