@@ -188,6 +188,7 @@ pub fn install(common: &CommonArgs, args: &InstallArgs) -> Result<Code, CliError
     if new_text != old_text || before.is_none() {
         write(&settings_path, &new_text)?;
     }
+    ledger.settings_sha256 = Some(sha256(&new_text));
     for (path, text) in &files {
         write(path, text)?;
     }
