@@ -128,7 +128,8 @@ fn named(globs: &[String], path: &str) -> bool {
 }
 
 /// Leaves crit's own files out of `change`, except those `globs` (the
-/// user's `--files`) name; says in the change's notes which were left out.
+/// user's `--files`) name. Not a note for the reviewer: the model has no use
+/// for crit's files, so they are only logged.
 pub(super) fn leave_out(root: &Path, change: &mut Change, globs: &[String]) {
     let own = OwnFiles::of(root);
     let keep: Vec<bool> = change
@@ -150,15 +151,10 @@ pub(super) fn leave_out(root: &Path, change: &mut Change, globs: &[String]) {
         .map(|(f, _)| change.path_from_root(&f.path).to_string())
         .collect();
     shard::keep(change, &keep);
-    let shown: Vec<&str> = left.iter().take(5).map(String::as_str).collect();
-    let more = match left.len().saturating_sub(5) {
-        0 => String::new(),
-        n => format!(" and {n} more"),
-    };
-    change.notes.push(format!(
-        "crit's own files are not reviewed: {}{more} (name them with --files to review them)",
-        shown.join(", ")
-    ));
+    tracing::info!(
+        files = %left.join(", "),
+        "crit's own files are not reviewed (name them with --files to review them)"
+    );
 }
 
 #[cfg(test)]
