@@ -59,7 +59,12 @@ fn the_review_after_a_review_does_not_review_crits_own_files() {
     assert_eq!(first.status.code(), Some(0), "{}", support::stderr(&first));
     assert!(d.join(".crit/.gitignore").is_file());
     let second = review(d, &server, &["--uncommitted"]);
-    assert_eq!(second.status.code(), Some(0), "{}", support::stderr(&second));
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        support::stderr(&second)
+    );
     let asked = asked(&server);
     assert_eq!(asked.len(), 2);
     assert!(asked[1].contains("src/app.py"), "{}", asked[1]);
@@ -112,7 +117,11 @@ fn the_first_review_after_crit_install_has_nothing_of_crits_to_review() {
     let settings = std::fs::read_to_string(d.join(".claude/settings.json")).unwrap();
     let mut v: Value = serde_json::from_str(&settings).unwrap();
     v["model"] = json!("opus");
-    write(d, ".claude/settings.json", &serde_json::to_string_pretty(&v).unwrap());
+    write(
+        d,
+        ".claude/settings.json",
+        &serde_json::to_string_pretty(&v).unwrap(),
+    );
     server.push(answer());
     let out = review(d, &server, &["--uncommitted"]);
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
@@ -126,7 +135,10 @@ fn with_remote() -> (tempfile::TempDir, tempfile::TempDir) {
     let d = dir.path();
     let bare = tempfile::tempdir().unwrap();
     git(bare.path(), &["init", "-q", "--bare", "-b", "main"]);
-    git(d, &["remote", "add", "origin", bare.path().to_str().unwrap()]);
+    git(
+        d,
+        &["remote", "add", "origin", bare.path().to_str().unwrap()],
+    );
     git(d, &["push", "-q", "-u", "origin", "main"]);
     git(d, &["remote", "set-head", "origin", "main"]);
     git(d, &["checkout", "-q", "-b", "feature"]);
@@ -147,7 +159,9 @@ fn no_scope_reviews_the_branch_and_says_against_what() {
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
     let err = support::stderr(&out);
     assert!(
-        err.contains("no scope given: the branch `feature` against the default branch `origin/main`"),
+        err.contains(
+            "no scope given: the branch `feature` against the default branch `origin/main`"
+        ),
         "{err}"
     );
     assert!(!err.contains("whole project"), "{err}");
@@ -168,5 +182,8 @@ fn no_scope_reviews_the_branch_and_says_against_what() {
         support::stderr(&out)
     );
     let asked = asked_last(&server);
-    assert!(asked.contains("src/later.py") && !asked.contains("src/feature.py"), "{asked}");
+    assert!(
+        asked.contains("src/later.py") && !asked.contains("src/feature.py"),
+        "{asked}"
+    );
 }

@@ -369,7 +369,8 @@ fn unknown_hook_events_and_stray_arguments_are_usage_errors() {
 /// HEAD instead of the published one.
 fn config_for(hooks: &Path) -> String {
     let example =
-        std::fs::read_to_string(root().join("examples/pre-commit/.pre-commit-config.yaml")).unwrap();
+        std::fs::read_to_string(root().join("examples/pre-commit/.pre-commit-config.yaml"))
+            .unwrap();
     let head = rev(hooks);
     example
         .replace(
@@ -393,7 +394,10 @@ fn a_first_push_to_a_new_remote_reviews_the_pushed_commits() {
     git(d, &["commit", "-q", "-m", "hooks"]);
     let bad = rev(d);
     git(d, &["checkout", "-q", "good"]);
-    git(d, &["checkout", "-q", "bad", "--", ".pre-commit-config.yaml"]);
+    git(
+        d,
+        &["checkout", "-q", "bad", "--", ".pre-commit-config.yaml"],
+    );
     git(d, &["commit", "-q", "-m", "hooks"]);
     let good = rev(d);
     git(d, &["checkout", "-q", "bad"]);
@@ -407,7 +411,10 @@ fn a_first_push_to_a_new_remote_reviews_the_pushed_commits() {
     // A new, empty remote.
     let remote = tempfile::tempdir().unwrap();
     git(remote.path(), &["init", "-q", "--bare"]);
-    git(d, &["remote", "add", "origin", remote.path().to_str().unwrap()]);
+    git(
+        d,
+        &["remote", "add", "origin", remote.path().to_str().unwrap()],
+    );
 
     // What each push asks, recorded as the hook will ask it: the branch
     // against the local default branch, as pre-commit names no range.
@@ -431,7 +438,7 @@ fn a_first_push_to_a_new_remote_reviews_the_pushed_commits() {
         .model_requests()
         .iter()
         .map(|r| r.body["messages"].to_string())
-        .filter(|m| !m.contains("You check one finding"))
+        .filter(|m| !m.contains("The finding to check"))
         .collect();
     assert_eq!(asked.len(), 2, "{asked:?}");
     assert!(asked[0].contains("eval(input())"), "{}", asked[0]);
@@ -447,10 +454,22 @@ fn a_first_push_to_a_new_remote_reviews_the_pushed_commits() {
         c.output().unwrap()
     };
     let out = push("bad");
-    assert_ne!(out.status.code(), Some(0), "the P1 is not pushed: {}", show(&out));
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "the P1 is not pushed: {}",
+        show(&out)
+    );
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("eval of user input"), "{text}");
-    assert!(text.contains("against the local default branch `main`"), "{text}");
+    assert!(
+        text.contains("against the local default branch `main`"),
+        "{text}"
+    );
     let remote_has = |sha: &str| {
         Command::new("git")
             .args(["cat-file", "-e", &format!("{sha}^{{commit}}")])
@@ -469,14 +488,21 @@ fn a_first_push_to_a_new_remote_reviews_the_pushed_commits() {
 fn the_readme_shows_the_example_config_and_how_to_install_its_hooks() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let example =
-        std::fs::read_to_string(root().join("examples/pre-commit/.pre-commit-config.yaml")).unwrap();
+        std::fs::read_to_string(root().join("examples/pre-commit/.pre-commit-config.yaml"))
+            .unwrap();
     let body: String = example
         .lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| format!("{l}\n"))
         .collect();
-    assert!(readme.contains(&body), "README.md shows the example config:\n{body}");
-    assert!(readme.contains("pre-commit install"), "and how to install it");
+    assert!(
+        readme.contains(&body),
+        "README.md shows the example config:\n{body}"
+    );
+    assert!(
+        readme.contains("pre-commit install"),
+        "and how to install it"
+    );
 }
 
 /// pre-commit installs the hooks with pip, which builds crit through the
@@ -514,7 +540,11 @@ fn pre_commit_builds_crit_with_the_lock_file() {
     let end = lock[at + entry.len()..]
         .find("\n\n")
         .map_or(lock.len(), |i| at + entry.len() + i + 2);
-    std::fs::write(c.join("Cargo.lock"), format!("{}{}", &lock[..at], &lock[end..])).unwrap();
+    std::fs::write(
+        c.join("Cargo.lock"),
+        format!("{}{}", &lock[..at], &lock[end..]),
+    )
+    .unwrap();
     git(&c, &["commit", "-q", "-am", "a stale lock file"]);
 
     let f = fixture();
@@ -527,13 +557,22 @@ fn pre_commit_builds_crit_with_the_lock_file() {
         .args([&f.base, "--to-ref", &f.good])
         .env("PIP_NO_INDEX", "1")
         .env("PIP_FIND_LINKS", &wheels)
-        .env("CARGO_HOME", std::env::var_os("CARGO_HOME").unwrap_or_else(|| std::env::home_dir().unwrap().join(".cargo").into()))
-        .env("RUSTUP_HOME", std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| std::env::home_dir().unwrap().join(".rustup").into()))
+        .env(
+            "CARGO_HOME",
+            std::env::var_os("CARGO_HOME")
+                .unwrap_or_else(|| std::env::home_dir().unwrap().join(".cargo").into()),
+        )
+        .env(
+            "RUSTUP_HOME",
+            std::env::var_os("RUSTUP_HOME")
+                .unwrap_or_else(|| std::env::home_dir().unwrap().join(".rustup").into()),
+        )
         .env("CARGO_NET_OFFLINE", "true")
         .output()
         .unwrap();
     assert_ne!(out.status.code(), Some(0), "{}", show(&out));
-    let log = std::fs::read_to_string(f.home.path().join("pre-commit/pre-commit.log")).unwrap_or_default();
+    let log = std::fs::read_to_string(f.home.path().join("pre-commit/pre-commit.log"))
+        .unwrap_or_default();
     let text = format!("{}\n{log}", show(&out));
     assert!(
         text.contains("--locked") && text.contains("lock file"),

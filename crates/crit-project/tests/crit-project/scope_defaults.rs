@@ -188,11 +188,22 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.write("a.txt", lines_with(5, 3, "the user's change"));
 
     // The user's files stay: the change and crit's config, which the user writes.
-    assert_eq!(paths(&repo, &Scope::Uncommitted), [".crit/config.yaml", "a.txt"]);
+    assert_eq!(
+        paths(&repo, &Scope::Uncommitted),
+        [".crit/config.yaml", "a.txt"]
+    );
     // Nothing of them reaches the reviewer, not even as a note.
     let change = run(&repo, &Scope::Uncommitted);
-    assert!(!change.patch.contains(".crit/.gitignore"), "{}", change.patch);
-    assert!(change.notes.iter().all(|n| !n.contains(".claude")), "{:?}", change.notes);
+    assert!(
+        !change.patch.contains(".crit/.gitignore"),
+        "{}",
+        change.patch
+    );
+    assert!(
+        change.notes.iter().all(|n| !n.contains(".claude")),
+        "{:?}",
+        change.notes
+    );
     // Committed, they stay out of a diff too.
     let base = repo.head();
     repo.commit("all of it");
