@@ -110,7 +110,10 @@ pub enum Command {
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
-    /// Print a shell completion script (bash, zsh, fish, powershell, elvish); `crit review`'s templates are those of the project here.
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    ///
+    /// `crit review`'s templates in it are the built-in ones and those of the
+    /// project in the current directory.
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,

@@ -30,15 +30,24 @@ pub struct Chosen {
 /// the uncommitted changes.
 pub fn branch_scope(root: &Path) -> Result<Chosen, ScopeError> {
     let git = Git::new(root, TIMEOUT);
-    let out = git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], SMALL)?;
+    let survey = |why: String| Chosen {
+        scope: Scope::Survey,
+        why: format!(
+            "{why}, so there is no change: reviewing the whole project (--files GLOB picks files)"
+        ),
+    };
+    let out = match git.run(&["rev-parse", "--verify", "-q", "HEAD^{commit}"], SMALL) {
+        Ok(out) => out,
+        Err(ScopeError::GitUnavailable { reason }) => {
+            return Ok(survey(format!("git cannot run here ({reason})")));
+        }
+        Err(e) => return Err(e),
+    };
     if out.stderr.contains("not a git repository") {
-        return Ok(Chosen {
-            scope: Scope::Survey,
-            why: format!(
-                "`{}` is not in a git repository, so there is no change: reviewing the whole project (--files GLOB picks files)",
-                root.display()
-            ),
-        });
+        return Ok(survey(format!(
+            "`{}` is not in a git repository",
+            root.display()
+        )));
     }
     let head = match out.success().then(|| out.text().trim().to_string()) {
         Some(h) => h,
