@@ -31,7 +31,6 @@ from maturin import (  # noqa: F401 - the hooks maturin implements as they are
     get_requires_for_build_editable,
     get_requires_for_build_sdist,
     get_requires_for_build_wheel,
-    prepare_metadata_for_build_wheel,
 )
 
 # Relative to the source tree (the working directory of every hook), as
@@ -123,6 +122,15 @@ def _clear_data() -> str:
 def _stage_program(config_settings: Optional[Mapping[str, Any]]) -> None:
     scripts = _clear_data()
     shutil.copy2(_cargo_build(config_settings), os.path.join(scripts, PROGRAM))
+
+
+def prepare_metadata_for_build_wheel(
+    metadata_directory: str, config_settings: Optional[Mapping[str, Any]] = None
+) -> str:
+    # maturin wants the data directory to exist before anything is built
+    # (an unpacked sdist has none); empty, it adds nothing.
+    _clear_data()
+    return maturin.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
 
 
 def build_wheel(
