@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-}
 if [ -z "$bin" ]; then
-  cargo build --release -p crit --quiet
+  cargo build --release -p crit-cli --quiet
   bin=${CARGO_TARGET_DIR:-target}/release/crit
 fi
 tmp=$(mktemp -d)

@@ -4,7 +4,7 @@
 # Needs hyperfine (apt-get install hyperfine). Usage: benches/cold-start.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p crit --quiet
+cargo build --release -p crit-cli --quiet
 bin=${CARGO_TARGET_DIR:-target}/release/crit
 hyperfine --shell=none --warmup 50 --runs 500 "$bin --version" "$bin review list" "$bin report examples/review-result.json --format sarif --out /dev/null"
 for args in "--version" "review list" "report examples/review-result.json --format sarif --out /dev/null"; do

@@ -5,8 +5,8 @@
 #
 #   benches/python.sh VENV_WITH_CRIT [VENV_WITH_RELDO_AND_SDK]
 #
-# Build the wheel optimized first: CRIT_WHEEL_PROFILE=release .ci/build-wheel,
-# then pip install it into VENV_WITH_CRIT. The second venv has
+# Install crit into VENV_WITH_CRIT first: VENV_WITH_CRIT/bin/pip install . (an
+# optimized build from this checkout). The second venv has
 # `pip install reldo claude-agent-sdk`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${CARGO_TARGET_DIR:-target}
-cargo build --release -p crit --bin crit --quiet
+cargo build --release -p crit-cli --bin crit --quiet
 crit=$(cd "$target/release" && pwd)/crit
 
 work=$(mktemp -d)

@@ -11,6 +11,13 @@ pub fn command() -> clap::Command {
     scope::distribute(Cli::command())
 }
 
+/// The command tree completions and man pages show: `review` with one
+/// subcommand per template ([`crate::commands::review::documented`]), where
+/// parsing takes a template's flags from the template at run time.
+pub fn documented(review: clap::Command) -> clap::Command {
+    scope::documented(Cli::command().mut_subcommand("review", |_| review))
+}
+
 /// Parses the process's arguments. The shared flags may come before or after
 /// the subcommand (after wins); one the chosen subcommand does not use is
 /// refused, like an unknown one.
@@ -104,9 +111,15 @@ pub enum Command {
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    ///
+    /// `crit review`'s templates in it are the built-in ones and those of the
+    /// project in the current directory.
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+        /// Write it where the shell loads it from (bash: ~/.local/share/bash-completion/completions/crit, fish: ~/.config/fish/completions/crit.fish), creating the directory.
+        #[arg(long)]
+        install: bool,
     },
     /// Print crit's man page, or write one page per command into DIR.
     Man {
@@ -339,7 +352,7 @@ pub enum HookAgent {
 }
 
 /// Flags every command understands.
-#[derive(Debug, Args, Clone)]
+#[derive(Debug, Args, Clone, Default)]
 pub struct CommonArgs {
     /// Model backend [default: auto; env CRIT_PROVIDER].
     #[arg(long, value_enum, ignore_case = true, help_heading = "Backend")]
@@ -479,8 +492,9 @@ pub enum CompatArg {
     Mala,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ColorArg {
+    #[default]
     Auto,
     Always,
     Never,

@@ -104,11 +104,37 @@ pub fn distribute(mut cmd: clap::Command) -> clap::Command {
     cmd
 }
 
-fn give(mut cmd: clap::Command, path: &str, shared: &[clap::Arg]) -> clap::Command {
+fn give(cmd: clap::Command, path: &str, shared: &[clap::Arg]) -> clap::Command {
+    give_as(cmd, path, shared, Unused::Hidden)
+}
+
+/// What a command gets of the shared flags it does not use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unused {
+    /// They parse, hidden from help, so [`first_unused`] can name them.
+    Hidden,
+    /// Left out: completion scripts offer hidden flags too.
+    Absent,
+}
+
+fn give_as(
+    mut cmd: clap::Command,
+    path: &str,
+    shared: &[clap::Arg],
+    mode: Unused,
+) -> clap::Command {
     let unused = unused(path);
     for arg in shared {
         let hide = unused.contains(&arg.get_id().as_str());
-        cmd = cmd.arg(arg.clone().hide(hide));
+        cmd = match mode {
+            Unused::Hidden => cmd.arg(arg.clone().hide(hide)),
+            Unused::Absent if hide => continue,
+            // Its conflicts may name flags left out; parsing keeps them.
+            Unused::Absent => cmd.arg(
+                arg.clone()
+                    .conflicts_with(clap::builder::Resettable::<clap::Id>::Reset),
+            ),
+        };
     }
     let names: Vec<String> = cmd
         .get_subcommands()
@@ -116,9 +142,46 @@ fn give(mut cmd: clap::Command, path: &str, shared: &[clap::Arg]) -> clap::Comma
         .collect();
     for name in names {
         let sub_path = format!("{path} {name}");
-        cmd = cmd.mut_subcommand(&name, |s| give(s, &sub_path, shared));
+        cmd = cmd.mut_subcommand(&name, |s| give_as(s, &sub_path, shared, mode));
     }
     cmd
+}
+
+/// The tree completions and man pages show: each command with only the
+/// shared flags it uses, and `crit` itself with only those every command
+/// uses, so a completion never offers a flag crit then refuses.
+pub fn documented(cmd: clap::Command) -> clap::Command {
+    let shared: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| SHARED.contains(&a.get_id().as_str()))
+        .cloned()
+        .collect();
+    let mut top = clap::Command::new(cmd.get_name().to_string())
+        .propagate_version(true)
+        .arg_required_else_help(true);
+    if let Some(v) = cmd.get_version() {
+        top = top.version(v.to_string());
+    }
+    if let Some(a) = cmd.get_about() {
+        top = top.about(a.clone());
+    }
+    if let Some(a) = cmd.get_after_long_help() {
+        top = top.after_long_help(a.clone());
+    }
+    for arg in shared
+        .iter()
+        .filter(|a| EVERYWHERE.contains(&a.get_id().as_str()))
+    {
+        top = top.arg(
+            arg.clone()
+                .conflicts_with(clap::builder::Resettable::<clap::Id>::Reset),
+        );
+    }
+    for sub in cmd.get_subcommands() {
+        let name = sub.get_name().to_string();
+        top = top.subcommand(give_as(sub.clone(), &name, &shared, Unused::Absent));
+    }
+    top
 }
 
 /// The matches of the subcommand that runs, and its path of names (`report merge`).

@@ -1,6 +1,7 @@
-//! `crit completions SHELL` and `crit man [--dir DIR]`, from the one command
-//! definition in `cli.rs`. A template's own inputs (`crit review NAME --INPUT`)
-//! are read from the template at run time, so they are not in these.
+//! `crit completions SHELL` and `crit man [--dir DIR]`, from the command tree
+//! in `cli.rs` with `crit review`'s templates as subcommands (the built-in
+//! ones and those of the project in the current directory), each with its
+//! own flags; a subcommand's shared flags are only those it uses.
 
 use std::io::Write;
 use std::path::Path;
@@ -10,20 +11,65 @@ use clap_complete::Shell;
 
 use crate::exit::{CliError, Code};
 
-pub fn completions(shell: Shell) -> Result<Code, CliError> {
-    let mut cmd = crate::cli::command();
+/// What completions and man pages document, from the current directory.
+fn documented() -> clap::Command {
+    crate::cli::documented(super::review::documented(Path::new(".")))
+}
+
+pub fn completions(shell: Shell, install: bool) -> Result<Code, CliError> {
+    let mut cmd = documented();
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "crit", &mut out);
-    write_stdout(&out)
+    if !install {
+        return write_stdout(&out);
+    }
+    let path = install_path(shell)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::could_not_run(anyhow!("{}: {e}", dir.display())))?;
+    }
+    crit_core::files::write_atomic(&path, &out)
+        .map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display())))?;
+    println!("{}", path.display());
+    Ok(Code::Ok)
+}
+
+/// Where a shell loads a user's completions from with no setup: bash's
+/// bash-completion and fish read these directories on their own.
+fn install_path(shell: Shell) -> Result<std::path::PathBuf, CliError> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    let home = var("HOME").ok_or_else(|| CliError::usage(anyhow!("HOME is not set")))?;
+    match shell {
+        Shell::Bash => Ok(var("XDG_DATA_HOME")
+            .unwrap_or_else(|| home.join(".local/share"))
+            .join("bash-completion/completions/crit")),
+        Shell::Fish => Ok(var("XDG_CONFIG_HOME")
+            .unwrap_or_else(|| home.join(".config"))
+            .join("fish/completions/crit.fish")),
+        other => Err(CliError::usage(anyhow!(
+            "--install knows where bash and fish read completions; for {other}, write `crit completions {other}` into a directory your shell reads (zsh: one on $fpath, as _crit)"
+        ))),
+    }
 }
 
 pub fn man(dir: Option<&Path>) -> Result<Code, CliError> {
-    let cmd = crate::cli::command();
+    let cmd = documented();
     match dir {
         Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .and_then(|()| clap_mangen::generate_to(cmd, dir))
-                .map_err(|e| CliError::could_not_run(anyhow!("{}: {e}", dir.display())))?;
+            let write =
+                |e: std::io::Error| CliError::could_not_run(anyhow!("{}: {e}", dir.display()));
+            std::fs::create_dir_all(dir).map_err(write)?;
+            let review = cmd.find_subcommand("review").cloned();
+            clap_mangen::generate_to(cmd, dir).map_err(write)?;
+            if let Some(review) = review {
+                let mut page = Vec::new();
+                review_page(review, &mut page).map_err(write)?;
+                crit_core::files::write_atomic(&dir.join("crit-review.1"), &page).map_err(write)?;
+            }
             Ok(Code::Ok)
         }
         None => {
@@ -34,6 +80,40 @@ pub fn man(dir: Option<&Path>) -> Result<Code, CliError> {
             write_stdout(&out)
         }
     }
+}
+
+/// crit-review(1): the page of `crit review`, then each template's own
+/// options (`crit review code`'s --diff, --uncommitted, --filter, --shard, …)
+/// as a section of their own; the shared flags are listed once.
+fn review_page(review: clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
+    let review = review
+        .name("crit-review")
+        .bin_name("crit review")
+        .disable_help_subcommand(true);
+    clap_mangen::Man::new(review.clone()).render(out)?;
+    let shared: Vec<String> = review
+        .get_arguments()
+        .map(|a| a.get_id().to_string())
+        .collect();
+    for sub in review.get_subcommands().filter(|s| s.get_name() != "list") {
+        let name = sub.get_name().to_string();
+        let mut own = sub.clone().bin_name(format!("crit review {name}"));
+        for id in &shared {
+            own = own.mut_arg(id.as_str(), |a| a.hide(true));
+        }
+        let mut section = Vec::new();
+        clap_mangen::Man::new(own).render_options_section(&mut section)?;
+        let section = String::from_utf8_lossy(&section).replace(".SH ", ".SS ");
+        let about = sub
+            .get_about()
+            .map(|a| a.to_string())
+            .unwrap_or_default()
+            .replace('\\', "\\\\");
+        writeln!(out, ".SH \"CRIT REVIEW {}\"", name.to_uppercase())?;
+        writeln!(out, "{about}")?;
+        out.extend_from_slice(section.as_bytes());
+    }
+    Ok(())
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<Code, CliError> {

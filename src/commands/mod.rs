@@ -38,7 +38,7 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Init(args) => init::run(&cli.common, &args),
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
-        Command::Completions { shell } => completions::completions(shell),
+        Command::Completions { shell, install } => completions::completions(shell, install),
         Command::Man { dir } => completions::man(dir.as_deref()),
         Command::Prompt(args) => prompt::run(&cli.common, &args),
         Command::Install(args) => claude_code::install::install(&cli.common, &args),

@@ -1,12 +1,18 @@
 //! `crit hook pre-commit review|prompt`: what the pre-commit framework's hooks
 //! run (`.pre-commit-hooks.yaml`). pre-commit calls a hook with fixed
 //! arguments and no shell, so the scope comes from here: at pre-push the
-//! commits being pushed (`PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF`), otherwise
-//! the change about to be committed (pre-commit has stashed what is not
-//! staged). Both gate: a review that does not pass fails the hook.
+//! commits being pushed (`PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF`; on a first
+//! push to a new remote, which pre-commit gives no range, the pushed branch
+//! against the remote's or the local default branch, see
+//! `crit_project::scope::push_scope`), otherwise the change about to be
+//! committed (pre-commit has stashed what is not staged). Both gate: a review
+//! that does not pass fails the hook.
+
+use std::path::PathBuf;
 
 use anyhow::anyhow;
 use clap::{Arg, ArgAction, Args, FromArgMatches};
+use crit_project::scope::Scope;
 
 use crate::cli::{CommonArgs, ReviewArgs, RunArgs};
 use crate::exit::{CliError, Code};
@@ -35,8 +41,31 @@ fn review(
     args: &[String],
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Code, CliError> {
-    let scope: Vec<String> = match (env("PRE_COMMIT_FROM_REF"), env("PRE_COMMIT_TO_REF")) {
-        (Some(from), Some(to)) => vec!["--diff".into(), format!("{from}..{to}")],
+    let push = (
+        env("PRE_COMMIT_REMOTE_NAME"),
+        env("PRE_COMMIT_LOCAL_BRANCH"),
+    );
+    let scope: Vec<String> = match (env("PRE_COMMIT_FROM_REF"), env("PRE_COMMIT_TO_REF"), push) {
+        (Some(from), Some(to), _) => vec!["--diff".into(), format!("{from}..{to}")],
+        // A push the remote has none of the history of (a first push to a
+        // new remote): pre-commit names no range, but the commits are
+        // still what is pushed, never the uncommitted changes.
+        (_, _, (Some(remote), Some(local))) => {
+            let root = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+            let chosen =
+                crit_project::scope::push_scope(&root, &remote, &local).map_err(CliError::usage)?;
+            if !common.quiet {
+                eprintln!("crit: {}", crate::output::printable(&chosen.why));
+            }
+            match chosen.scope {
+                Scope::Range(range) | Scope::Diff(range) => vec!["--diff".into(), range],
+                other => {
+                    return Err(CliError::could_not_run(anyhow!(
+                        "the push of `{local}` has no range to review ({other:?})"
+                    )));
+                }
+            }
+        }
         _ => vec!["--uncommitted".into()],
     };
     let argv: Vec<String> = std::iter::once("code".to_string())

@@ -134,7 +134,35 @@ const INTERACTIVE: &str = "interactive";
 /// required input also positional, `--print-prompt`, and crit's common flags.
 fn command_for(template: &Template) -> clap::Command {
     // The shared flags first: their derive sets an `about` of its own.
-    let mut cmd = CommonArgs::augment_args(clap::Command::new(template.name.clone()))
+    let cmd = CommonArgs::augment_args(clap::Command::new(template.name.clone()));
+    template_args(cmd, template)
+}
+
+/// `crit review` as completions and man pages show it: `list` and one
+/// subcommand per template (the built-in ones and the project's in `dir`),
+/// each with its own flags; crit's shared flags are added by the caller.
+/// A project whose templates do not load still gets the built-in ones.
+pub fn documented(dir: &Path) -> clap::Command {
+    let env = Env::from_process();
+    let registry = crate::backend::project_at(dir, &CommonArgs::default(), &env)
+        .ok()
+        .and_then(|p| Registry::load_with(&p.template_dirs(), p.rules()).ok())
+        .or_else(|| Registry::load(&Default::default()).ok());
+    let mut review = clap::Command::new("review")
+        .about("Run a review template: `crit review list`, `crit review code`, `crit review arch DOC --against HLD`, …")
+        .subcommand_required(true)
+        .subcommand(clap::Command::new("list").about("List the review templates"));
+    for template in registry.iter().flat_map(Registry::list) {
+        review = review.subcommand(template_args(
+            clap::Command::new(template.name.clone()),
+            template,
+        ));
+    }
+    review
+}
+
+fn template_args(cmd: clap::Command, template: &Template) -> clap::Command {
+    let mut cmd = cmd
         .about(template.description.clone())
         .override_usage(template.usage())
         .no_binary_name(false);

@@ -4,8 +4,12 @@
 //! repository with a pull-request base. The answer is recorded once against
 //! crit-testkit's fake server through the action itself, then the action runs
 //! offline on the replay provider. Also: `action/install.sh` verifies a
-//! release's checksum before installing it, and action.yml parses, uses every
-//! input, and pins third-party actions by commit.
+//! release's checksum before installing it, and at a ref that is not a
+//! release tag builds the action's own checkout (stand-in `cargo` and `curl`
+//! on PATH), once per ref and sources; action.yml parses, uses every input,
+//! pins third-party actions by commit, and uploads SARIF without failing the
+//! job where code scanning is not available; the fork-safe recipe keeps the
+//! pull request's code away from secrets and write access.
 
 use crate::support;
 
@@ -393,11 +397,22 @@ fn release(tag: &str, tamper: bool) -> TempDir {
 }
 
 fn install(rel: &Path, version: &str) -> (Output, Runner) {
+    install_at(rel, version, "", &[])
+}
+
+/// `action/install.sh` with the action used at `action_ref`.
+fn install_at(
+    rel: &Path,
+    version: &str,
+    action_ref: &str,
+    env: &[(&str, String)],
+) -> (Output, Runner) {
     let runner = Runner::new(&json!({}));
     std::fs::write(runner.path("path"), "").unwrap();
-    let out = Command::new("bash")
-        .arg(root().join("action/install.sh"))
+    let mut c = Command::new("bash");
+    c.arg(root().join("action/install.sh"))
         .env("INPUT_VERSION", version)
+        .env("CRIT_ACTION_REF", action_ref)
         .env(
             "CRIT_RELEASE_BASE_URL",
             format!("file://{}/releases", rel.display()),
@@ -405,18 +420,77 @@ fn install(rel: &Path, version: &str) -> (Output, Runner) {
         .env("CRIT_ACTION_REPOSITORY", "crit-review/crit")
         .env("RUNNER_TEMP", runner.path("temp"))
         .env("GITHUB_OUTPUT", runner.path("output"))
-        .env("GITHUB_PATH", runner.path("path"))
-        .output()
-        .unwrap();
-    (out, runner)
+        .env("GITHUB_PATH", runner.path("path"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    (c.output().unwrap(), runner)
+}
+
+/// Stand-ins for `cargo` and `curl`, first on PATH: each records its
+/// arguments in `cargo.log` / `curl.log`; `cargo install --root DIR` puts
+/// this build's crit in DIR/bin, `curl` fails as for a missing file.
+struct StandIns {
+    dir: TempDir,
+}
+
+impl StandIns {
+    fn new() -> StandIns {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let log = dir.path().display().to_string();
+        let cargo = format!(
+            "#!/bin/sh\necho \"$*\" >> '{log}/cargo.log'\nroot=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\nmkdir -p \"$root/bin\" && cp '{}' \"$root/bin/crit\"\n",
+            crit_bin().display()
+        );
+        let curl = format!("#!/bin/sh\necho \"$*\" >> '{log}/curl.log'\nexit 22\n");
+        for (name, text) in [("cargo", cargo), ("curl", curl)] {
+            std::fs::write(bin.join(name), text).unwrap();
+            let st = Command::new("chmod")
+                .arg("+x")
+                .arg(bin.join(name))
+                .status()
+                .unwrap();
+            assert!(st.success());
+        }
+        StandIns { dir }
+    }
+
+    fn path(&self) -> String {
+        format!(
+            "{}:{}",
+            self.dir.path().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    /// Each call's arguments, one line per call.
+    fn calls(&self, tool: &str) -> Vec<String> {
+        std::fs::read_to_string(self.dir.path().join(format!("{tool}.log")))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// A small checkout to build: what install.sh hashes.
+fn checkout() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Cargo.toml", "[package]\nname = \"crit-cli\"\n");
+    write(dir.path(), "Cargo.lock", "version = 4\n");
+    write(dir.path(), "src/main.rs", "fn main() {}\n");
+    dir
 }
 
 #[test]
 fn install_verifies_the_release_checksum_before_installing() {
     let good = release("v9.9.9", false);
-    for version in ["v9.9.9", "latest", ""] {
-        let (out, runner) = install(good.path(), version);
-        assert!(out.status.success(), "{version}: {}", show(&out));
+    // `version` empty: the action's ref, a release tag, picks the release.
+    for (version, at) in [("v9.9.9", ""), ("latest", ""), ("", "v9.9.9")] {
+        let (out, runner) = install_at(good.path(), version, at, &[]);
+        assert!(out.status.success(), "{version} at {at}: {}", show(&out));
         let bin = runner.outputs()["crit"].clone();
         assert_eq!(Path::new(&bin), runner.path("temp/crit-bin/crit"));
         let v = Command::new(&bin).arg("--version").output().unwrap();
@@ -444,6 +518,124 @@ fn install_verifies_the_release_checksum_before_installing() {
         out.status.code(),
         Some(1),
         "no such release: {}",
+        show(&out)
+    );
+}
+
+#[test]
+fn install_at_a_branch_or_commit_builds_the_actions_own_checkout_once() {
+    let tools = StandIns::new();
+    let src = checkout();
+    let cache = tempfile::tempdir().unwrap();
+    let no_releases = tempfile::tempdir().unwrap();
+    let env = |extra: &[(&'static str, String)]| {
+        let mut v = vec![
+            ("PATH", tools.path()),
+            ("CRIT_SOURCE_DIR", src.path().display().to_string()),
+            ("CRIT_CACHE_DIR", cache.path().display().to_string()),
+        ];
+        v.extend_from_slice(extra);
+        v
+    };
+    let (out, runner) = install_at(no_releases.path(), "", "main", &env(&[]));
+    assert!(out.status.success(), "{}", show(&out));
+    let cargo = tools.calls("cargo");
+    assert_eq!(cargo.len(), 1, "{cargo:?}");
+    let want = format!("--path {}", src.path().display());
+    assert!(
+        cargo[0].starts_with("install --locked --root ") && cargo[0].ends_with(&want),
+        "{}",
+        cargo[0]
+    );
+    assert!(tools.calls("curl").is_empty(), "no release is downloaded");
+    let bin = PathBuf::from(&runner.outputs()["crit"]);
+    assert!(bin.starts_with(cache.path()), "{}", bin.display());
+    assert!(
+        bin.display().to_string().contains("source-main-"),
+        "{}",
+        bin.display()
+    );
+    let v = Command::new(&bin).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&v.stdout).starts_with("crit "));
+    assert_eq!(
+        std::fs::read_to_string(runner.path("path")).unwrap().trim(),
+        bin.parent().unwrap().display().to_string()
+    );
+
+    // The same ref and sources again: from the tool cache, no build.
+    let (out, runner) = install_at(no_releases.path(), "", "main", &env(&[]));
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(tools.calls("cargo").len(), 1);
+    assert_eq!(PathBuf::from(&runner.outputs()["crit"]), bin);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("tool cache"),
+        "{}",
+        show(&out)
+    );
+
+    // The branch moved on: built again.
+    write(src.path(), "src/main.rs", "fn main() { println!(); }\n");
+    let (out, runner) = install_at(no_releases.path(), "", "main", &env(&[]));
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(tools.calls("cargo").len(), 2);
+    assert_ne!(PathBuf::from(&runner.outputs()["crit"]), bin);
+
+    // A commit, and a moving major tag, have no release of their own: built.
+    for at in ["0123456789abcdef0123456789abcdef01234567", "v1"] {
+        let (out, _) = install_at(no_releases.path(), "", at, &env(&[]));
+        assert!(out.status.success(), "{at}: {}", show(&out));
+    }
+    assert_eq!(tools.calls("cargo").len(), 4);
+    assert!(tools.calls("curl").is_empty());
+
+    // A release tag is downloaded; with no such release, the checkout it
+    // names is built instead, and the log says so.
+    let (out, _) = install_at(no_releases.path(), "", "v9.9.9", &env(&[]));
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(tools.calls("curl").len(), 1);
+    assert_eq!(tools.calls("cargo").len(), 5);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("no release v9.9.9"),
+        "{}",
+        show(&out)
+    );
+    // Asked for by name, a missing release is an error, not a build.
+    let (out, _) = install_at(no_releases.path(), "v9.9.9", "main", &env(&[]));
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert_eq!(tools.calls("cargo").len(), 5);
+
+    // Without Rust on the runner: an error saying what to do.
+    let bare = tempfile::tempdir().unwrap();
+    for tool in [
+        "bash",
+        "find",
+        "sort",
+        "xargs",
+        "sha256sum",
+        "cut",
+        "tr",
+        "dirname",
+        "mkdir",
+    ] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+            .map(|d| d.join(tool))
+            .find(|p| p.is_file())
+            .unwrap();
+        std::os::unix::fs::symlink(found, bare.path().join(tool)).unwrap();
+    }
+    let (out, _) = install_at(
+        no_releases.path(),
+        "",
+        "main",
+        &[
+            ("PATH", bare.path().display().to_string()),
+            ("CRIT_SOURCE_DIR", src.path().display().to_string()),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("needs Rust (cargo)"),
+        "{}",
         show(&out)
     );
 }
@@ -593,4 +785,148 @@ fn example_and_release_workflows_parse_and_pin_their_actions() {
             assert!(doc.get("jobs").is_some(), "{name}");
         }
     }
+}
+
+#[test]
+fn sarif_upload_where_code_scanning_is_missing_is_a_notice_not_a_red_job() {
+    let doc = yaml(&root().join("action.yml"));
+    assert_eq!(doc["inputs"]["sarif"]["default"], "auto");
+    let steps = doc["runs"]["steps"].as_array().unwrap();
+    let upload = steps.iter().find(|s| s["id"] == "sarif").unwrap();
+    assert!(
+        upload["uses"]
+            .as_str()
+            .unwrap()
+            .starts_with("github/codeql-action/upload-sarif@")
+    );
+    // `auto` carries on past a failed upload; only `true` fails the job.
+    assert_eq!(upload["continue-on-error"], "${{ inputs.sarif != 'true' }}");
+    assert!(
+        upload["if"]
+            .as_str()
+            .unwrap()
+            .contains("inputs.sarif != 'false'"),
+        "{}",
+        upload["if"]
+    );
+    let notice = steps
+        .iter()
+        .find(|s| {
+            s["if"]
+                .as_str()
+                .is_some_and(|c| c.contains("steps.sarif.outcome == 'failure'"))
+        })
+        .expect("a step says why the findings are not in code scanning");
+    assert!(notice["run"].as_str().unwrap().contains("::notice"));
+    // The annotations and the summary do not depend on code scanning.
+    let review = steps.iter().find(|s| s["id"] == "review").unwrap();
+    assert!(review.get("continue-on-error").is_none());
+    assert!(!review["if"].as_str().unwrap_or_default().contains("sarif"));
+}
+
+/// Every `secrets.NAME` in a document.
+fn secrets(doc: &Value) -> Vec<String> {
+    references(&doc.to_string(), "secrets.")
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_fork_safe_recipe_keeps_the_pull_requests_code_away_from_write_access() {
+    let review = yaml(&root().join("examples/ci/github/fork-safe-review.yml"));
+    let post = yaml(&root().join("examples/ci/github/fork-safe-post.yml"));
+    // The review: on the pull request, a read-only token kept out of the
+    // checkout, no secret but the model key (which forks do not get).
+    assert_eq!(
+        review["on"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["pull_request"]
+    );
+    assert_eq!(review["permissions"], json!({"contents": "read"}));
+    assert_eq!(secrets(&review), ["ANTHROPIC_API_KEY"]);
+    let steps = review["jobs"]["review"]["steps"].as_array().unwrap();
+    assert!(review["jobs"]["review"].get("permissions").is_none());
+    let checkout = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/checkout@"))
+        })
+        .unwrap();
+    assert_eq!(checkout["with"]["persist-credentials"], false);
+    assert!(!review.to_string().contains("github.token"));
+    let upload = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/upload-artifact@"))
+        })
+        .unwrap();
+    let saved = upload["with"]["name"].as_str().unwrap();
+    let run = steps
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect::<String>();
+    assert!(
+        run.contains("crit review code") && run.contains("--out crit-result/result.json"),
+        "{run}"
+    );
+    // A run without the key says so and does not fail.
+    assert!(run.contains("::notice") && run.contains("exit 0"), "{run}");
+
+    // The poster: after the review's run, never the pull request's code.
+    assert_eq!(
+        post["on"]["workflow_run"]["workflows"],
+        json!([review["name"].as_str().unwrap()])
+    );
+    assert_eq!(post["permissions"]["pull-requests"], "write");
+    assert!(secrets(&post).is_empty(), "{:?}", secrets(&post));
+    let job = &post["jobs"]["post"];
+    assert!(
+        job["if"]
+            .as_str()
+            .unwrap()
+            .contains("workflow_run.event == 'pull_request'"),
+        "{}",
+        job["if"]
+    );
+    let steps = job["steps"].as_array().unwrap();
+    for s in steps {
+        let uses = s["uses"].as_str().unwrap_or_default();
+        assert!(
+            !uses.starts_with("actions/checkout@"),
+            "the poster checks out nothing"
+        );
+        assert!(
+            uses.is_empty()
+                || uses.starts_with("crit-review/crit/setup@")
+                || uses.starts_with("actions/download-artifact@"),
+            "{uses}"
+        );
+    }
+    let download = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/download-artifact@"))
+        })
+        .unwrap();
+    assert_eq!(download["with"]["name"], saved);
+    assert_eq!(
+        download["with"]["run-id"],
+        "${{ github.event.workflow_run.id }}"
+    );
+    let run = steps
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect::<String>();
+    assert!(
+        run.contains("crit report crit-result/result.json --post github"),
+        "{run}"
+    );
+    // The artifact's pull request number is checked before it is used.
+    assert!(run.contains("*[!0-9]*"), "{run}");
 }

@@ -28,6 +28,7 @@ mod help;
 mod hostile_files;
 mod install_claude;
 mod output_schema;
+mod own_files;
 mod plan_cli;
 mod plan_first_run;
 mod plan_gate;

@@ -7,9 +7,14 @@
 //!
 //! The hooks file under test is the shipped `.pre-commit-hooks.yaml` with one
 //! change: `language: unsupported` and the crit binary this build made on
-//! PATH, instead of `language: rust`, which would have pre-commit build crit
-//! in release mode first (minutes). `root_package_builds_the_same_binary`
-//! checks what `language: rust` relies on.
+//! PATH, instead of `language: python`, which would have pre-commit build crit
+//! in release mode first (minutes). What `language: python` does, pip
+//! installing this repository through its build backend, is tested by
+//! `.ci/python-tests` (a complete install from source) and here by
+//! `pre_commit_builds_crit_with_the_lock_file` (a stale Cargo.lock stops it).
+//!
+//! A first push to a new remote goes through a real `git push` with the
+//! hook installed by `pre-commit install` from the example config.
 
 use crate::support;
 
@@ -42,11 +47,11 @@ fn pre_commit() -> PathBuf {
 fn hook_repo() -> TempDir {
     let dir = tempfile::tempdir().unwrap();
     let shipped = std::fs::read_to_string(root().join(".pre-commit-hooks.yaml")).unwrap();
-    assert_eq!(shipped.matches("\n  language: rust\n").count(), 2);
+    assert_eq!(shipped.matches("\n  language: python\n").count(), 2);
     write(
         dir.path(),
         ".pre-commit-hooks.yaml",
-        &shipped.replace("\n  language: rust\n", "\n  language: unsupported\n"),
+        &shipped.replace("\n  language: python\n", "\n  language: unsupported\n"),
     );
     init_repo(dir.path());
     git(dir.path(), &["add", "-A"]);
@@ -358,4 +363,225 @@ fn unknown_hook_events_and_stray_arguments_are_usage_errors() {
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", show(&out));
     }
+}
+
+/// The example config, pointing at `hooks` (a local hook repository) at its
+/// HEAD instead of the published one.
+fn config_for(hooks: &Path) -> String {
+    let example =
+        std::fs::read_to_string(root().join("examples/pre-commit/.pre-commit-config.yaml"))
+            .unwrap();
+    let head = rev(hooks);
+    example
+        .replace(
+            "repo: https://github.com/crit-review/crit",
+            &format!("repo: {}", hooks.display()),
+        )
+        .replace("rev: v0.1.0", &format!("rev: {head}"))
+}
+
+#[test]
+#[cfg_attr(
+    missing_pre_commit,
+    ignore = "pre-commit is not installed: run .ci/install-test-deps"
+)]
+fn a_first_push_to_a_new_remote_reviews_the_pushed_commits() {
+    let pc = pre_commit();
+    let f = fixture();
+    let d = f.repo.path();
+    write(d, ".pre-commit-config.yaml", &config_for(f.hooks.path()));
+    git(d, &["add", ".pre-commit-config.yaml"]);
+    git(d, &["commit", "-q", "-m", "hooks"]);
+    let bad = rev(d);
+    git(d, &["checkout", "-q", "good"]);
+    git(
+        d,
+        &["checkout", "-q", "bad", "--", ".pre-commit-config.yaml"],
+    );
+    git(d, &["commit", "-q", "-m", "hooks"]);
+    let good = rev(d);
+    git(d, &["checkout", "-q", "bad"]);
+    // `pre-commit install` installs both hook types the config names.
+    let mut c = Command::new(&pc);
+    f.env(&mut c);
+    let out = c.arg("install").output().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(d.join(".git/hooks/pre-push").is_file(), "{}", show(&out));
+    assert!(d.join(".git/hooks/pre-commit").is_file(), "{}", show(&out));
+    // A new, empty remote.
+    let remote = tempfile::tempdir().unwrap();
+    git(remote.path(), &["init", "-q", "--bare"]);
+    git(
+        d,
+        &["remote", "add", "origin", remote.path().to_str().unwrap()],
+    );
+
+    // What each push asks, recorded as the hook will ask it: the branch
+    // against the local default branch, as pre-commit names no range.
+    let server = FakeServer::start_blocking();
+    server.push(Step::when_contains("eval(input())").reply(answer(
+        "FAIL",
+        json!([{"file_path": "src/app.py", "line_start": 5, "line_end": 5, "priority": 1,
+            "title": "[P1] eval of user input", "body": "Runs whatever is typed."}]),
+    )));
+    server.push(Step::when_contains("The app.").reply(answer("PASS", json!([]))));
+    for branch in ["bad", "good"] {
+        let local = format!("refs/heads/{branch}");
+        let env = [
+            ("PRE_COMMIT_REMOTE_NAME", "origin"),
+            ("PRE_COMMIT_LOCAL_BRANCH", local.as_str()),
+        ];
+        f.record(&server, &env, &["review"]);
+    }
+    // The two reviews (the P1 finding also gets a verifier's second look).
+    let asked: Vec<String> = server
+        .model_requests()
+        .iter()
+        .map(|r| r.body["messages"].to_string())
+        .filter(|m| !m.contains("The finding to check"))
+        .collect();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert!(asked[0].contains("eval(input())"), "{}", asked[0]);
+    assert!(!asked[0].contains("uncommitted"), "{}", asked[0]);
+    drop(server);
+
+    let push = |branch: &str| {
+        let mut c = Command::new("git");
+        f.env(&mut c);
+        c.args(["push", "-q", "origin", branch])
+            .env("CRIT_PROVIDER", "replay")
+            .env("CRIT_CASSETTES", f.cassettes.path());
+        c.output().unwrap()
+    };
+    let out = push("bad");
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "the P1 is not pushed: {}",
+        show(&out)
+    );
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("eval of user input"), "{text}");
+    assert!(
+        text.contains("against the local default branch `main`"),
+        "{text}"
+    );
+    let remote_has = |sha: &str| {
+        Command::new("git")
+            .args(["cat-file", "-e", &format!("{sha}^{{commit}}")])
+            .current_dir(remote.path())
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(!remote_has(&bad));
+    let out = push("good");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(remote_has(&good));
+}
+
+#[test]
+fn the_readme_shows_the_example_config_and_how_to_install_its_hooks() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let example =
+        std::fs::read_to_string(root().join("examples/pre-commit/.pre-commit-config.yaml"))
+            .unwrap();
+    let body: String = example
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(
+        readme.contains(&body),
+        "README.md shows the example config:\n{body}"
+    );
+    assert!(
+        readme.contains("pre-commit install"),
+        "and how to install it"
+    );
+}
+
+/// pre-commit installs the hooks with pip, which builds crit through the
+/// repository's build backend with `--locked`: a Cargo.lock that does not
+/// match Cargo.toml stops the install instead of resolving newer crates.
+/// Offline: pip takes maturin from .test-deps/wheels, and cargo stops at the
+/// lock file before it compiles anything.
+#[test]
+#[cfg_attr(
+    missing_pre_commit,
+    ignore = "pre-commit is not installed: run .ci/install-test-deps"
+)]
+fn pre_commit_builds_crit_with_the_lock_file() {
+    let pc = pre_commit();
+    let wheels = root().join(".test-deps/wheels");
+    assert!(
+        wheels.is_dir(),
+        "{} is missing: run .ci/install-test-deps",
+        wheels.display()
+    );
+    // The repository as committed, with a Cargo.lock one crate short.
+    let clone = tempfile::tempdir().unwrap();
+    let c = clone.path().join("crit");
+    let out = Command::new("git")
+        .args(["clone", "-q", "--no-hardlinks"])
+        .arg(root())
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    init_identity(&c);
+    let lock = std::fs::read_to_string(c.join("Cargo.lock")).unwrap();
+    let entry = "[[package]]\nname = \"shlex\"\n";
+    let at = lock.find(entry).expect("Cargo.lock lists shlex");
+    let end = lock[at + entry.len()..]
+        .find("\n\n")
+        .map_or(lock.len(), |i| at + entry.len() + i + 2);
+    std::fs::write(
+        c.join("Cargo.lock"),
+        format!("{}{}", &lock[..at], &lock[end..]),
+    )
+    .unwrap();
+    git(&c, &["commit", "-q", "-am", "a stale lock file"]);
+
+    let f = fixture();
+    let mut cmd = Command::new(&pc);
+    f.env(&mut cmd);
+    let out = cmd
+        .args(["try-repo"])
+        .arg(&c)
+        .args(["crit-review", "--hook-stage", "pre-push", "--from-ref"])
+        .args([&f.base, "--to-ref", &f.good])
+        .env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", &wheels)
+        .env(
+            "CARGO_HOME",
+            std::env::var_os("CARGO_HOME")
+                .unwrap_or_else(|| std::env::home_dir().unwrap().join(".cargo").into()),
+        )
+        .env(
+            "RUSTUP_HOME",
+            std::env::var_os("RUSTUP_HOME")
+                .unwrap_or_else(|| std::env::home_dir().unwrap().join(".rustup").into()),
+        )
+        .env("CARGO_NET_OFFLINE", "true")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", show(&out));
+    let log = std::fs::read_to_string(f.home.path().join("pre-commit/pre-commit.log"))
+        .unwrap_or_default();
+    let text = format!("{}\n{log}", show(&out));
+    assert!(
+        text.contains("--locked") && text.contains("lock file"),
+        "the install stopped at the lock file: {text}"
+    );
+}
+
+fn init_identity(d: &Path) {
+    git(d, &["config", "user.name", "Test"]);
+    git(d, &["config", "user.email", "test@example.com"]);
+    git(d, &["config", "commit.gpgsign", "false"]);
 }

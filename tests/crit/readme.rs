@@ -253,3 +253,95 @@ fn record(lines: &[&str], cassettes: &Path) {
         "every scripted answer was asked for"
     );
 }
+
+/// Every fenced block after a `<!-- runnable -->` marker: its language and text.
+fn runnable_blocks() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let marker = "<!-- runnable -->";
+    readme
+        .match_indices(marker)
+        .map(|(at, _)| {
+            let rest = &readme[at + marker.len()..];
+            let open = rest.find("```").unwrap();
+            let after = &rest[open + 3..];
+            let nl = after.find('\n').unwrap();
+            let lang = after[..nl].trim().to_string();
+            let body = &after[nl + 1..];
+            (lang, body[..body.find("```").unwrap()].to_string())
+        })
+        .collect()
+}
+
+/// The exit status a README line documents (`# exit 1: …`), else 0.
+fn documented_status(line: &str) -> i32 {
+    line.split_once("# exit ")
+        .and_then(|(_, rest)| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Each shell block marked runnable, line by line, as a new user runs it
+/// from a checkout: in a scratch copy of the repository's examples, with a
+/// home of its own and the crit built here first on PATH. Each line exits 0,
+/// or with the status its comment documents. Python blocks are run by the
+/// Python suite (`test_readme.py`), with the package installed.
+#[test]
+fn every_runnable_block_in_the_readme_runs_as_written() {
+    let blocks = runnable_blocks();
+    assert!(blocks.len() >= 3, "{blocks:?}");
+    let mut ran = 0;
+    for (lang, body) in &blocks {
+        match lang.as_str() {
+            "sh" => {}
+            "python" => continue,
+            other => panic!("a runnable block in `{other}`, which no test runs"),
+        }
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&root().join("examples"), &dir.path().join("examples"));
+        for line in body.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let out = sh(dir.path(), line);
+            assert_eq!(
+                out.status.code(),
+                Some(documented_status(line)),
+                "`{line}`:\nstdout: {}\nstderr: {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 8, "{ran} lines ran");
+}
+
+#[test]
+fn the_readme_names_only_files_that_exist() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    // Markdown links to files of the repository.
+    for (at, _) in readme.match_indices("](") {
+        let rest = &readme[at + 2..];
+        let target = &rest[..rest.find(')').unwrap()];
+        if target.starts_with("http") || target.starts_with('#') {
+            continue;
+        }
+        assert!(root().join(target).exists(), "README.md links to {target}");
+    }
+    // Paths of the examples the commands use.
+    for (at, _) in readme.match_indices("examples/") {
+        let rest = &readme[at..];
+        let path: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c))
+            .collect();
+        let path = path.trim_end_matches(['.', '/']);
+        if path.contains('*') || path.ends_with("crit-") {
+            continue;
+        }
+        assert!(root().join(path).exists(), "README.md names {path}");
+    }
+}

@@ -252,7 +252,9 @@ fn bad_shards_and_bad_merges_are_usage_errors_that_say_why() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("--shard"), "{bad}: {err}");
     }
-    let out = crit(d, &server, None)
+    // Outside a repository there is no change, only the whole project: no shards.
+    let plain = tempfile::tempdir().unwrap();
+    let out = crit(plain.path(), &server, None)
         .args([
             "review",
             "code",

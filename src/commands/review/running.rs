@@ -29,7 +29,7 @@ pub fn run_review(
     common: CommonArgs,
     template: &Template,
     mut given: BTreeMap<String, String>,
-    code: CodeFlags,
+    mut code: CodeFlags,
     checks: super::Checks,
     project: &Project,
 ) -> Result<Code, CliError> {
@@ -43,7 +43,10 @@ pub fn run_review(
     let settings = backend::settings(project, kind)?;
     let root = project.root().to_path_buf();
     if is_code(template) && no_scope(&given, &code) {
-        ci_scope(rules, &root, &mut given)?;
+        match rules.ci() {
+            Some(_) => ci_scope(rules, &root, &mut given)?,
+            None => branch_scope(&root, &mut given, &mut code, common.quiet)?,
+        }
     }
     let scope = match is_code(template) {
         true => Some(
@@ -191,6 +194,32 @@ fn ci_scope(
             "{}: no pull or merge request base and no upstream ahead of HEAD; surveying the project",
             c.ci.name()
         ),
+    }
+    Ok(())
+}
+
+/// A code review with no scope outside CI reviews the branch: against its
+/// upstream, else the default branch, else the uncommitted changes; it says
+/// which on stderr.
+fn branch_scope(
+    root: &Path,
+    given: &mut BTreeMap<String, String>,
+    code: &mut CodeFlags,
+    quiet: bool,
+) -> Result<(), CliError> {
+    let chosen = crit_project::scope::branch_scope(root).map_err(CliError::usage)?;
+    if !quiet {
+        eprintln!(
+            "crit: no scope given: {} (--diff, --commit, --uncommitted or --files choose another)",
+            output::printable(&chosen.why)
+        );
+    }
+    match chosen.scope {
+        Scope::Diff(rev) | Scope::Range(rev) => {
+            given.insert("diff".into(), rev);
+        }
+        Scope::Uncommitted => code.uncommitted = true,
+        _ => {}
     }
     Ok(())
 }

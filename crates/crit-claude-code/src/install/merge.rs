@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::json_doc::{self, Json};
 
 /// The ledger's file name, next to `settings.json`.
-pub const LEDGER_FILE: &str = "crit-install.json";
+pub const LEDGER_FILE: &str = crit_project::scope::INSTALL_LEDGER;
 
 /// One hook crit adds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +102,10 @@ pub struct Ledger {
     /// Files written (relative to the `.claude` directory) and their SHA-256.
     #[serde(default)]
     pub files: Vec<AddedFile>,
+    /// SHA-256 of `settings.json` as install last wrote it: while it is
+    /// unchanged, reviews leave it out as crit's own (`crit_project::scope::OwnFiles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings_sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -286,6 +286,8 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     if new_text != old_text || before.is_none() {
         place.write(&settings_path, &new_text)?;
     }
+    // What crit wrote, so a review leaves settings.json out while it is so.
+    ledger.settings_sha256 = Some(sha256(&new_text));
     for (path, text) in &files {
         place.write(path, text)?;
     }

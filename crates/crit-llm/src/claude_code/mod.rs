@@ -169,7 +169,35 @@ impl ClaudeCode {
         let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
         process::run(self, task, cancel, on_progress)
             .await
-            .map_err(|e| e.redacted(&secrets))
+            .map_err(|e| self.withheld(e.redacted(&secrets)))
+    }
+
+    /// A login error when crit withheld an API key on purpose
+    /// ([`ClaudeAuth::Subscription`]) says so, and how to use the key: else
+    /// "Not logged in" reads as if the key were wrong or ignored by mistake.
+    fn withheld(&self, e: LlmError) -> LlmError {
+        let keys: Vec<&str> = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]
+            .into_iter()
+            .filter(|k| self.config.env.non_empty(k).is_some())
+            .collect();
+        match e {
+            LlmError::Auth { status, message }
+                if self.config.auth == ClaudeAuth::Subscription && !keys.is_empty() =>
+            {
+                LlmError::Auth {
+                    status,
+                    message: format!(
+                        "{message}. crit withheld {} from claude on purpose: the claude-code \
+                         provider runs on your Claude login (subscription mode), so a key is \
+                         never billed unasked. Log in (run `claude`, then /login), or let claude \
+                         use the key with CRIT_CLAUDE_AUTH=api-key, or review on the API \
+                         directly with --provider anthropic",
+                        keys.join(" and ")
+                    ),
+                }
+            }
+            other => other,
+        }
     }
 
     fn secrets(&self) -> Vec<String> {

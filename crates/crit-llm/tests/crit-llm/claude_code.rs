@@ -328,3 +328,47 @@ async fn output_past_the_response_cap_stops_the_run_and_its_process_group() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// claude's answer when it has no login.
+fn not_logged_in() -> serde_json::Value {
+    json!({"type": "result", "subtype": "success", "is_error": true, "api_error_status": null,
+           "result": "Not logged in · Please run /login"})
+}
+
+#[tokio::test]
+async fn not_logged_in_with_a_withheld_key_says_crit_withheld_it_and_how_to_use_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = FakeClaude::new()
+        .emit_init()
+        .emit_result(not_logged_in())
+        .exit_code(1)
+        .write(dir.path());
+    let err = backend(&bin, ClaudeAuth::Subscription, Duration::from_secs(20))
+        .run(&task(), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LlmError::Auth { .. }), "{err:?}");
+    let text = err.to_string();
+    for want in [
+        "Not logged in",
+        "crit withheld ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN from claude on purpose",
+        "CRIT_CLAUDE_AUTH=api-key",
+        "--provider anthropic",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    assert!(!text.contains("sk-ant-must-not-leak"), "{text}");
+    // No key to withhold, or the key passed on: claude's own words only.
+    let mut c = ClaudeCodeConfig::new(&bin, Env::from_pairs([("PATH", "/usr/bin:/bin")]));
+    c.timeout = Duration::from_secs(20);
+    let err = ClaudeCode::new(c)
+        .run(&task(), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(!err.to_string().contains("withheld"), "{err}");
+    let err = backend(&bin, ClaudeAuth::Environment, Duration::from_secs(20))
+        .run(&task(), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(!err.to_string().contains("withheld"), "{err}");
+}

@@ -6,7 +6,8 @@ use super::git::Git;
 use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
 use super::{
-    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, shard, untracked,
+    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, own, shard,
+    untracked,
 };
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
@@ -14,8 +15,20 @@ const SMALL: usize = 64 * 1024;
 
 /// Computes what `scope` covers in the project at `root`. `Survey` and `Files`
 /// work without git; the others need a repository (and, except
-/// `Uncommitted`, a commit).
+/// `Uncommitted`, a commit). crit's own files ([`super::OwnFiles`]) are left
+/// out, except those a `--files` glob names.
 pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change, ScopeError> {
+    compute_naming(root, scope, opts, &[])
+}
+
+/// [`compute`], keeping the own files `named` (the globs of an enclosing
+/// `Within`) names.
+fn compute_naming(
+    root: &Path,
+    scope: &Scope,
+    opts: &ScopeOptions,
+    named: &[String],
+) -> Result<Change, ScopeError> {
     if *scope != Scope::Survey
         && let Err(source) = std::fs::read_dir(root)
     {
@@ -45,7 +58,9 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             kind: Kind::Survey,
             prefix: String::new(),
         }),
-        Scope::Files(globs) => files::select(root, globs, opts).map(|c| finish(c, opts)),
+        Scope::Files(globs) => {
+            files::select(root, globs, opts).map(|c| finish(root, c, opts, globs))
+        }
         Scope::Within(inner, globs) => {
             let selector = files::Selector::new(globs)?;
             // The whole change first, then its matching files (a shard is
@@ -55,7 +70,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
                 max_patch_bytes: usize::MAX,
                 ..opts.clone()
             };
-            let mut change = compute(root, inner, &whole)?;
+            let mut change = compute_naming(root, inner, &whole, globs)?;
             let keep: Vec<bool> = change
                 .files
                 .iter()
@@ -63,7 +78,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
                 .collect();
             shard::keep(&mut change, &keep);
             change.description = format!("{} (only {})", change.description, globs.join(", "));
-            Ok(finish(change, opts))
+            Ok(finish(root, change, opts, globs))
         }
         Scope::Diff(rev) => {
             // The enum is public: check here too, not only in `from_options`.
@@ -75,12 +90,21 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             let description = format!("changes since merge base {} with {name}", short(&base));
             let mut change = repo.diff(&[&base], description, Some(base.clone()))?;
             change.commits = repo.subjects(&base, &head)?;
-            Ok(finish(change, opts))
+            Ok(finish(root, change, opts, named))
         }
         Scope::Range(range) => {
             let repo = Repo::open(root, opts, scope)?;
             let (a, b, symmetric) = split_range(range)?;
-            let (a_sha, b_sha) = (repo.resolve(&a)?, repo.resolve(&b)?);
+            let b_sha = repo.resolve(&b)?;
+            let empty = repo.empty_tree()?;
+            // From the empty tree: everything B holds (a push of a new history).
+            if !symmetric && a == empty {
+                let description = format!("everything {b} ({}) holds", short(&b_sha));
+                let mut change = repo.diff(&[&empty, &b_sha], description, None)?;
+                change.commits = repo.log_subjects(&b_sha)?;
+                return Ok(finish(root, change, opts, named));
+            }
+            let a_sha = repo.resolve(&a)?;
             let (base, description) = if symmetric {
                 let mb = repo.merge_base(&a_sha, &b_sha, &a, &b)?;
                 let text = format!(
@@ -94,9 +118,12 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
             };
             let mut change = repo.diff(&[&base, &b_sha], description, Some(base.clone()))?;
             change.commits = repo.subjects(&base, &b_sha)?;
-            Ok(finish(change, opts))
+            Ok(finish(root, change, opts, named))
         }
-        Scope::Commits(revs) => commits(&Repo::open(root, opts, scope)?, revs),
+        Scope::Commits(revs) => {
+            let change = commits(&Repo::open(root, opts, scope)?, revs)?;
+            Ok(finish(root, change, opts, named))
+        }
         Scope::Uncommitted => {
             let repo = Repo::open(root, opts, scope)?;
             let (base, against) = match &repo.head {
@@ -110,7 +137,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
                 format!("uncommitted changes (staged, unstaged and untracked files) {against}");
             let mut change = repo.diff(&[&base], description, repo.head.clone())?;
             untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
-            Ok(finish(change, opts))
+            Ok(finish(root, change, opts, named))
         }
     }
 }
@@ -155,7 +182,7 @@ fn commits(repo: &Repo, revs: &[String]) -> Result<Change, ScopeError> {
         why: "give at least one commit".into(),
     })?;
     change.description = format!("{word} {}", parts.join(", "));
-    Ok(finish(change, &repo.opts))
+    Ok(change)
 }
 
 fn merge_into(acc: &mut Change, next: Change) {
@@ -333,7 +360,12 @@ impl Repo {
     /// `short-hash subject` of the commits from `base` (excluded) to `head`,
     /// newest first, at most 50: what the author meant, for the reviewers.
     pub fn subjects(&self, base: &str, head: &str) -> Result<Vec<String>, ScopeError> {
-        let range = format!("{base}..{head}");
+        self.log_subjects(&format!("{base}..{head}"))
+    }
+
+    /// The same for `revs` as `git log` takes them (`A..B`, or a commit and
+    /// its ancestors).
+    fn log_subjects(&self, revs: &str) -> Result<Vec<String>, ScopeError> {
         let out = self.git.ok(
             &[
                 "log",
@@ -341,7 +373,7 @@ impl Repo {
                 "-n",
                 "50",
                 "--format=%h %s",
-                &range,
+                revs,
                 "--",
             ],
             SMALL,
@@ -422,9 +454,10 @@ impl Repo {
     }
 }
 
-/// Keeps the shard asked for, then cuts the patch to the cap, at a file
-/// boundary when it can.
-fn finish(mut change: Change, opts: &ScopeOptions) -> Change {
+/// Leaves crit's own files out (but those `named` names), keeps the shard
+/// asked for, then cuts the patch to the cap, at a file boundary when it can.
+fn finish(root: &Path, mut change: Change, opts: &ScopeOptions, named: &[String]) -> Change {
+    own::leave_out(root, &mut change, named);
     if let Some(s) = opts.shard {
         shard::apply(&mut change, s);
     }

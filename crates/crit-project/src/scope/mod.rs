@@ -7,12 +7,14 @@
 //! filter modes, and [`Change::is_empty`] lets a caller pass an empty diff
 //! without asking a model (mala's reviewer R1).
 
+mod base;
 pub mod binary;
 pub mod chunk;
 mod compute;
 mod files;
 mod filter;
 mod git;
+mod own;
 mod parse;
 pub(crate) mod revision;
 mod shard;
@@ -25,8 +27,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+pub use base::{Chosen, branch_scope, push_scope};
 pub use compute::compute;
 pub use filter::FilterMode;
+pub use own::{INSTALL_LEDGER, OwnFiles};
 pub use parse::parse_hunk_header;
 pub use parse::{PatchSection, parse_patch};
 pub use spec::Scope;

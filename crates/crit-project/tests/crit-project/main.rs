@@ -6,5 +6,6 @@ mod scope_support;
 mod agent_defs;
 mod context;
 mod scope;
+mod scope_defaults;
 mod scope_shard;
 mod suppress;

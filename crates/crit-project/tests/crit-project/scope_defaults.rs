@@ -1,0 +1,262 @@
+//! What a review looks at when no one said, through real repositories and
+//! real remotes (bare repositories in temp dirs): a branch with no scope
+//! (its upstream, else the default branch, else the uncommitted changes), a
+//! first push to a new remote (the remote's default branch, else the local
+//! default branch's merge base, else everything pushed), and crit's own
+//! files, which no scope includes unless named.
+
+use crate::scope_support;
+
+use crit_project::scope::{Scope, branch_scope, compute, push_scope};
+use scope_support::{Repo, lines, lines_with, opts, run};
+
+/// A bare repository next to `repo`, added as its remote `origin`.
+fn remote(repo: &Repo) -> std::path::PathBuf {
+    let bare = repo.outside("origin.git");
+    let out = repo
+        .command(&["init", "-q", "--bare", bare.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    bare
+}
+
+fn paths(repo: &Repo, scope: &Scope) -> Vec<String> {
+    let mut p: Vec<String> = run(repo, scope)
+        .paths()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    p.sort();
+    p
+}
+
+/// main (pushed: origin/main, origin/HEAD) and a feature branch off it.
+fn pushed_main_and_feature() -> Repo {
+    let repo = Repo::new();
+    remote(&repo);
+    repo.write("a.txt", lines(20));
+    repo.commit("base");
+    repo.git(&["push", "-q", "-u", "origin", "main"]);
+    repo.git(&["remote", "set-head", "origin", "main"]);
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("a.txt", lines_with(20, 10, "changed 10"));
+    repo.write("c.txt", "new\n");
+    repo.commit("feature");
+    repo
+}
+
+#[test]
+fn no_scope_reviews_a_branch_against_the_default_branch_and_says_so() {
+    let repo = pushed_main_and_feature();
+    let chosen = branch_scope(&repo.root).unwrap();
+    assert_eq!(chosen.scope, Scope::Diff("origin/main".into()));
+    assert!(
+        chosen.why.contains("`feature`") && chosen.why.contains("default branch `origin/main`"),
+        "{}",
+        chosen.why
+    );
+    assert_eq!(paths(&repo, &chosen.scope), ["a.txt", "c.txt"]);
+}
+
+#[test]
+fn no_scope_prefers_the_upstream_the_branch_has_moved_past() {
+    let repo = pushed_main_and_feature();
+    repo.git(&["push", "-q", "-u", "origin", "feature"]);
+    repo.write("d.txt", "later\n");
+    repo.commit("not pushed yet");
+    let chosen = branch_scope(&repo.root).unwrap();
+    assert_eq!(chosen.scope, Scope::Diff("origin/feature".into()));
+    assert!(
+        chosen.why.contains("upstream `origin/feature`"),
+        "{}",
+        chosen.why
+    );
+    assert_eq!(paths(&repo, &chosen.scope), ["d.txt"]);
+    // All pushed: the branch against the default branch again.
+    repo.git(&["push", "-q"]);
+    let chosen = branch_scope(&repo.root).unwrap();
+    assert_eq!(chosen.scope, Scope::Diff("origin/main".into()));
+    assert_eq!(paths(&repo, &chosen.scope), ["a.txt", "c.txt", "d.txt"]);
+}
+
+#[test]
+fn no_scope_without_a_remote_uses_the_local_default_branch() {
+    let repo = Repo::new();
+    repo.write("a.txt", lines(5));
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "topic"]);
+    repo.write("b.txt", "b\n");
+    repo.commit("topic");
+    let chosen = branch_scope(&repo.root).unwrap();
+    assert_eq!(chosen.scope, Scope::Diff("main".into()));
+    assert_eq!(paths(&repo, &chosen.scope), ["b.txt"]);
+    // On the default branch itself: what is not committed yet.
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("a.txt", lines_with(5, 2, "edited"));
+    let chosen = branch_scope(&repo.root).unwrap();
+    assert_eq!(chosen.scope, Scope::Uncommitted);
+    assert!(chosen.why.contains("uncommitted"), "{}", chosen.why);
+    // No commits at all: the uncommitted changes too.
+    let empty = Repo::new();
+    assert_eq!(branch_scope(&empty.root).unwrap().scope, Scope::Uncommitted);
+    // Not a repository: the whole project, said.
+    let plain = tempfile::tempdir().unwrap();
+    let chosen = branch_scope(plain.path()).unwrap();
+    assert_eq!(chosen.scope, Scope::Survey);
+    assert!(chosen.why.contains("whole project"), "{}", chosen.why);
+}
+
+#[test]
+fn a_first_push_reviews_the_pushed_commits_never_the_uncommitted_changes() {
+    // A new, empty remote: nothing of the history is there.
+    let repo = Repo::new();
+    remote(&repo);
+    repo.write("a.txt", lines(5));
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write("bad.py", "x = eval(input())\n");
+    let pushed = repo.commit("feature");
+    repo.write("scratch.txt", "not committed\n");
+    // The branch: against its merge base with the local default branch.
+    let chosen = push_scope(&repo.root, "origin", "refs/heads/feature").unwrap();
+    let base = repo.git(&["rev-parse", "main"]);
+    assert_eq!(chosen.scope, Scope::Range(format!("{base}..{pushed}")));
+    assert!(
+        chosen.why.contains("local default branch `main`"),
+        "{}",
+        chosen.why
+    );
+    assert_eq!(paths(&repo, &chosen.scope), ["bad.py"]);
+    // The default branch itself: everything it holds.
+    let chosen = push_scope(&repo.root, "origin", "refs/heads/main").unwrap();
+    assert!(chosen.why.contains("everything"), "{}", chosen.why);
+    let change = run(&repo, &chosen.scope);
+    assert_eq!(change.paths(), ["a.txt"]);
+    assert!(
+        change.description.contains("holds"),
+        "{}",
+        change.description
+    );
+    assert_eq!(change.commits.len(), 1, "{:?}", change.commits);
+    // Once the remote has a default branch, the push is judged against it.
+    repo.git(&["push", "-q", "origin", "main"]);
+    repo.git(&["remote", "set-head", "origin", "main"]);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("a.txt", lines_with(5, 1, "main moved"));
+    repo.commit("main moved");
+    let chosen = push_scope(&repo.root, "origin", "refs/heads/feature").unwrap();
+    assert!(
+        chosen
+            .why
+            .contains("the remote's default branch `origin/main`"),
+        "{}",
+        chosen.why
+    );
+    assert_eq!(paths(&repo, &chosen.scope), ["bad.py"]);
+    // A revision that could be an option is refused before git sees it.
+    assert!(push_scope(&repo.root, "origin", "--output=/tmp/x").is_err());
+}
+
+#[test]
+fn crit_never_reviews_what_crit_wrote_unless_named() {
+    let repo = Repo::new();
+    repo.write("a.txt", lines(5));
+    repo.commit("base");
+    // What a review writes, and what an install wrote (as its ledger says).
+    // (A .gitignore that does not hide the sessions, so git shows them.)
+    repo.write(".crit/.gitignore", "*.tmp\n");
+    repo.write(".crit/sessions/20260101-1/result.json", "{}");
+    repo.write(".crit/config.yaml", "model: sonnet\n");
+    repo.write(".claude/commands/crit-review.md", "crit's command\n");
+    repo.write(".claude/settings.json", "{\"hooks\": {}}\n");
+    // SHA-256 of the text, as crit install records it.
+    let sha = |t: &str| -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(t.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let ledger = serde_json::json!({
+        "version": 1,
+        "files": [{"path": "commands/crit-review.md", "sha256": sha("crit's command\n")}],
+        "settings_sha256": sha("{\"hooks\": {}}\n"),
+    });
+    repo.write(".claude/crit-install.json", ledger.to_string());
+    repo.write("a.txt", lines_with(5, 3, "the user's change"));
+
+    // The user's files stay: the change and crit's config, which the user writes.
+    assert_eq!(
+        paths(&repo, &Scope::Uncommitted),
+        [".crit/config.yaml", "a.txt"]
+    );
+    // Nothing of them reaches the reviewer, not even as a note.
+    let change = run(&repo, &Scope::Uncommitted);
+    assert!(
+        !change.patch.contains(".crit/.gitignore"),
+        "{}",
+        change.patch
+    );
+    assert!(
+        change.notes.iter().all(|n| !n.contains(".claude")),
+        "{:?}",
+        change.notes
+    );
+    // Committed, they stay out of a diff too.
+    let base = repo.head();
+    repo.commit("all of it");
+    assert_eq!(
+        paths(&repo, &Scope::Range(format!("{base}..HEAD"))),
+        [".crit/config.yaml", "a.txt"]
+    );
+    // Named, they are reviewed; a pattern that merely reaches them is not a name.
+    let named = compute(
+        &repo.root,
+        &Scope::Files(vec![".claude/**".into()]),
+        &opts(),
+    )
+    .unwrap();
+    let mut p = named.paths();
+    p.sort();
+    assert_eq!(
+        p,
+        [
+            ".claude/commands/crit-review.md",
+            ".claude/crit-install.json",
+            ".claude/settings.json"
+        ]
+    );
+    let all = compute(&repo.root, &Scope::Files(vec!["**".into()]), &opts()).unwrap();
+    assert!(
+        !all.paths().iter().any(|p| p.starts_with(".claude/")),
+        "{:?}",
+        all.paths()
+    );
+    let within = compute(
+        &repo.root,
+        &Scope::Within(
+            Box::new(Scope::Range(format!("{base}..HEAD"))),
+            vec![".crit/**".into()],
+        ),
+        &opts(),
+    )
+    .unwrap();
+    let mut p = within.paths();
+    p.sort();
+    assert_eq!(
+        p,
+        [
+            ".crit/.gitignore",
+            ".crit/config.yaml",
+            ".crit/sessions/20260101-1/result.json"
+        ]
+    );
+    // Edited by the user since, an installed file is theirs: reviewed.
+    repo.write(".claude/commands/crit-review.md", "my own now\n");
+    assert_eq!(
+        paths(&repo, &Scope::Uncommitted),
+        [".claude/commands/crit-review.md"]
+    );
+}
