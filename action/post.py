@@ -27,7 +27,10 @@ import os
 import subprocess
 import sys
 
-from run import append_summary, env, error_annotation, render, write_output
+# The action's checkout is not ours to write in.
+sys.dont_write_bytecode = True
+
+from run import append_summary, env, error_annotation, render, write_output  # noqa: E402
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 
