@@ -273,9 +273,10 @@ pub struct ReportArgs {
     pub file: PathBuf,
 }
 
-/// Posting a result to the pull or merge request a CI job runs for: on
-/// `crit review code` and `crit report FILE` (a job without write access
-/// saves the result, a job with it posts the result).
+// Posting a result to the pull or merge request a CI job runs for: on `crit
+// review code` and `crit report FILE` (a job without write access saves the
+// result, a job with it posts the result). Not a doc comment: clap would make
+// it the about text of every command these flags join.
 #[derive(Debug, Args, Clone, Default)]
 pub struct PostArgs {
     /// Post the result to the pull request (GitHub Actions) or merge request (GitLab CI) this job runs for: findings as inline comments with suggestions, one summary edited on every run. The result is written first; a failed post exits 3.

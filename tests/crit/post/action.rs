@@ -10,23 +10,10 @@ use crit_testkit::{Access, FakeServer, GithubConfig, GithubServer};
 use serde_json::json;
 
 use super::*;
+use crate::support::python;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `python3`, or `None` with a notice (a failure under CI, which has it).
-fn python() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join("python3"))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "python3 is missing");
-        eprintln!("skipping: python3 is not installed");
-    }
-    found
 }
 
 /// One step's runner files: the event, `GITHUB_OUTPUT`, the job summary.

@@ -1,10 +1,20 @@
 //! `crit review code --post github` in a pull request's workflow.
 
-use crit_testkit::{Access, FakeServer, Fault, GithubConfig, TokenSeen};
+use crit_testkit::{Access, FakeServer, Fault, GithubConfig, GithubServer, TokenSeen};
 use serde_json::Value;
 
 use super::*;
 use crate::support::{json_out, stderr};
+
+/// `crit review code … --post github EXTRA…` in the pull request's workflow.
+fn post(pr: &Pr, model: &FakeServer, s: &GithubServer, extra: &[&str]) -> Output {
+    pr.github_crit(model, s)
+        .args(REVIEW)
+        .args(["--post", "github"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
 
 #[test]
 fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summary() {
@@ -20,12 +30,7 @@ fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summary() 
         unchanged,
     ]));
     let s = pr.github(GithubConfig::default());
-    let out = pr
-        .github_crit(&model, &s)
-        .args(REVIEW)
-        .args(["--post", "github", "--fail-on", "p1"])
-        .output()
-        .unwrap();
+    let out = post(&pr, &model, &s, &["--fail-on", "p1"]);
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -114,12 +119,7 @@ fn a_second_run_posts_nothing_new_and_edits_the_summary() {
     let s = pr.github(GithubConfig::default());
     for _ in 0..2 {
         model.push(answer(vec![unwrap_finding(), magic_finding()]));
-        let out = pr
-            .github_crit(&model, &s)
-            .args(REVIEW)
-            .args(["--post", "github"])
-            .output()
-            .unwrap();
+        let out = post(&pr, &model, &s, &[]);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     }
     let first_run = 6;
@@ -144,12 +144,7 @@ fn after_the_fix_the_old_comment_is_marked_resolved() {
     let model = FakeServer::start_blocking();
     let s = pr.github(GithubConfig::default());
     model.push(answer(vec![unwrap_finding(), magic_finding()]));
-    let out = pr
-        .github_crit(&model, &s)
-        .args(REVIEW)
-        .args(["--post", "github"])
-        .output()
-        .unwrap();
+    let out = post(&pr, &model, &s, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let unwrap_id = s.review_comments(7)[0]["id"].clone();
 
@@ -157,12 +152,7 @@ fn after_the_fix_the_old_comment_is_marked_resolved() {
     s.push(7, &head, pr.files());
     model.push(answer(vec![magic_finding()]));
     let before = s.requests().len();
-    let out = pr
-        .github_crit(&model, &s)
-        .args(REVIEW)
-        .args(["--post", "github"])
-        .output()
-        .unwrap();
+    let out = post(&pr, &model, &s, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let run = &s.requests()[before..];
     assert!(
@@ -196,12 +186,7 @@ fn a_review_that_could_not_finish_resolves_nothing() {
     let model = FakeServer::start_blocking();
     let s = pr.github(GithubConfig::default());
     model.push(answer(vec![unwrap_finding()]));
-    let out = pr
-        .github_crit(&model, &s)
-        .args(REVIEW)
-        .args(["--post", "github"])
-        .output()
-        .unwrap();
+    let out = post(&pr, &model, &s, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let head = pr.fix();
     s.push(7, &head, pr.files());
@@ -211,12 +196,7 @@ fn a_review_that_could_not_finish_resolves_nothing() {
         "overloaded_error",
         "Overloaded",
     ));
-    let out = pr
-        .github_crit(&model, &s)
-        .args(REVIEW)
-        .args(["--post", "github"])
-        .output()
-        .unwrap();
+    let out = post(&pr, &model, &s, &[]);
     assert_eq!(out.status.code(), Some(3), "{}", show(&out));
     assert_eq!(json_out(&out)["verdict"], "ERROR", "{}", show(&out));
     let comment = body(&s.review_comments(7)[0]).to_string();
@@ -240,12 +220,7 @@ fn max_comments_keeps_the_most_severe_and_lists_the_rest() {
         super::finding(13, 13, 3, "[P3] Name the branch"),
         unwrap_finding(),
     ]));
-    let out = pr
-        .github_crit(&model, &s)
-        .args(REVIEW)
-        .args(["--post", "github", "--max-comments", "1"])
-        .output()
-        .unwrap();
+    let out = post(&pr, &model, &s, &["--max-comments", "1"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let comments = s.review_comments(7);
     assert_eq!(comments.len(), 1);
@@ -279,12 +254,7 @@ fn a_secondary_rate_limit_is_waited_out_as_retry_after_says() {
     let s = pr.github(GithubConfig::default());
     s.fail(Fault::rate_limit(1).on("POST", "/pulls/7/reviews"));
     model.push(answer(vec![unwrap_finding()]));
-    let out = pr
-        .github_crit(&model, &s)
-        .args(REVIEW)
-        .args(["--post", "github", "-v"])
-        .output()
-        .unwrap();
+    let out = post(&pr, &model, &s, &["-v"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let reviews: Vec<(String, u16)> = s
         .requests()
@@ -375,12 +345,7 @@ fn without_a_pull_request_to_post_to_nothing_runs() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(stderr(&out).contains("not about a pull request"));
-    let out = pr
-        .github_crit(&model, &s)
-        .args(REVIEW)
-        .args(["--post", "github", "--gitlab-token-env", "X"])
-        .output()
-        .unwrap();
+    let out = post(&pr, &model, &s, &["--gitlab-token-env", "X"]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(model.model_requests().is_empty(), "no review was spent");
     assert!(s.requests().is_empty());

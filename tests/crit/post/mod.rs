@@ -19,7 +19,7 @@ use crit_testkit::{
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use crate::support::{self, git, init_repo, write};
+use crate::support::{self, git, init_repo, show, write};
 
 /// `src/lib.rs` on `main`.
 const BASE_LIB: &str = "pub struct Config;
@@ -264,15 +264,6 @@ pub fn answer(findings: Vec<Value>) -> Reply {
         false => Reply::json(doc),
     };
     reply.usage(1000, 200, 0, 0)
-}
-
-pub fn show(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// `METHOD path` of each request.
