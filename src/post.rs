@@ -7,6 +7,7 @@
 use anyhow::anyhow;
 use crit_core::ReviewResult;
 use crit_core::redact::Redactor;
+use crit_core::shard::{self, ShardSet};
 use crit_llm::Env;
 use crit_post::{
     GithubContext, GithubPoster, GitlabContext, GitlabPoster, PostError, PostOptions, PostReport,
@@ -96,6 +97,11 @@ impl Poster {
     /// stderr (unless `quiet`). A failure is exit 3 (a signal's code when
     /// one stopped it), its message saying the result is kept.
     pub fn post(&self, result: &ReviewResult, quiet: bool) -> Result<(), CliError> {
+        if let Some(shards) = partial_shards(result) {
+            return Err(CliError::usage(anyhow!(
+                "this result reviews shard {shards} of the change only; its summary would stand for the whole pull request, so post the shards merged: `crit report merge SHARD.json… --out merged.json`, then `crit report merged.json --post …`"
+            )));
+        }
         let stop = runner::Stop::new();
         let outcome = runner::block_on(&stop, |cancel| async move {
             cancel.run_until_cancelled(self.send(result)).await
@@ -167,6 +173,15 @@ impl Poster {
         }
         line
     }
+}
+
+/// The shards `result` covers, when it is not all of them.
+fn partial_shards(result: &ReviewResult) -> Option<String> {
+    let value = result.inputs.get(shard::INPUT_KEY)?;
+    let complete = value
+        .parse::<ShardSet>()
+        .is_ok_and(|s| s.missing().is_empty());
+    (!complete).then(|| printable(value))
 }
 
 /// `--pull-request N`, else `CRIT_PULL_REQUEST`: GitHub only.

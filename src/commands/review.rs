@@ -117,6 +117,11 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     project.set_explicit(crate::backend::explicit(&common)?);
     // Where to post is settled before the review spends anything.
     let poster = Poster::from_args(&code.post, &env)?;
+    if let (Some(_), Some(shard)) = (&poster, code.shard) {
+        return Err(CliError::usage(anyhow!(
+            "--post with --shard {shard} would post one part of the review as if it were all of it; save each shard's result, fold them with `crit report merge`, and post the merged result with `crit report merged.json --post …`"
+        )));
+    }
     run_review(
         common,
         template,

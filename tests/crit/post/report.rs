@@ -3,7 +3,7 @@
 //! `crit report RESULT.json --post …`.
 
 use crit_testkit::{FakeServer, GithubConfig, GitlabConfig};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 use crate::support::stderr;
@@ -167,4 +167,46 @@ fn a_saved_result_is_posted_to_a_merge_request() {
     assert_eq!(notes.len(), 3, "two inline, one summary");
     assert!(body(&notes[0]).contains(&format!("```suggestion:-0+1\n{SUGGESTION}```")));
     assert!(stderr(&out).contains("posted to GitLab merge request !3"));
+}
+
+#[test]
+fn a_shard_is_not_posted_alone() {
+    let pr = Pr::new();
+    let model = FakeServer::start_blocking();
+    let saved = review_job(&pr, &model);
+    let s = pr.github(GithubConfig::default());
+    let mut result: Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();
+    let post = |result: &Value| {
+        std::fs::write(&saved, result.to_string()).unwrap();
+        support::crit(pr.runner.path(), &model, None)
+            .env("GITHUB_EVENT_PATH", pr.event())
+            .env("GITHUB_REPOSITORY", "octo-org/hello-world")
+            .env("GITHUB_API_URL", s.url())
+            .env("GITHUB_TOKEN", GithubConfig::default().token)
+            .args(["report"])
+            .arg(&saved)
+            .args(["--post", "github", "--json"])
+            .output()
+            .unwrap()
+    };
+    result["inputs"]["shard"] = json!("2/4");
+    let out = post(&result);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(stderr(&out).contains("crit report merge"), "{}", show(&out));
+    assert!(s.requests().is_empty());
+    // The merged shards are the whole review.
+    result["inputs"]["shard"] = json!("1,2,3,4/4");
+    let out = post(&result);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(s.issue_comments(7).len(), 1);
+    // And a review of one shard does not post.
+    let out = pr
+        .github_crit(&model, &s)
+        .args(REVIEW)
+        .args(["--post", "github", "--shard", "1/2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(stderr(&out).contains("crit report merge"));
+    assert_eq!(model.model_requests().len(), 1, "only the first review ran");
 }
