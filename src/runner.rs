@@ -30,7 +30,7 @@ pub fn init_logging(common: &CommonArgs) {
         (false, _) => "debug",
     };
     let filter = std::env::var("CRIT_LOG").unwrap_or_else(|_| {
-        format!("warn,crit={level},crit_project={level},crit_review={level},crit_agent={level},crit_llm={level},crit_checks={level}")
+        format!("warn,crit={level},crit_project={level},crit_review={level},crit_agent={level},crit_llm={level},crit_checks={level},crit_post={level}")
     });
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
