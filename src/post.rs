@@ -95,15 +95,19 @@ impl Poster {
 
     /// Posts `result`, which is already written, and says what was done on
     /// stderr (unless `quiet`). A failure is exit 3 (a signal's code when
-    /// one stopped it), its message saying the result is kept.
-    pub fn post(&self, result: &ReviewResult, quiet: bool) -> Result<(), CliError> {
+    /// `stop` was tripped), its message saying the result is kept.
+    pub fn post(
+        &self,
+        result: &ReviewResult,
+        quiet: bool,
+        stop: &runner::Stop,
+    ) -> Result<(), CliError> {
         if let Some(shards) = partial_shards(result) {
             return Err(CliError::usage(anyhow!(
                 "this result reviews shard {shards} of the change only; its summary would stand for the whole pull request, so post the shards merged: `crit report merge SHARD.json… --out merged.json`, then `crit report merged.json --post …`"
             )));
         }
-        let stop = runner::Stop::new();
-        let outcome = runner::block_on(&stop, |cancel| async move {
+        let outcome = runner::block_on(stop, |cancel| async move {
             cancel.run_until_cancelled(self.send(result)).await
         })?;
         let report = match outcome {

@@ -8,7 +8,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use anyhow::anyhow;
 use crit_core::{ReviewResult, Verdict};
@@ -97,6 +97,9 @@ impl Signal {
 pub struct Stop {
     pub cancel: CancellationToken,
     received: Arc<AtomicU8>,
+    /// Its signal thread is running (a second one would take one signal
+    /// for two).
+    listening: Arc<AtomicBool>,
 }
 
 impl Stop {
@@ -144,6 +147,9 @@ impl Stop {
     /// are in place when this returns; no signal is ever left to its default
     /// action, which would end crit without saving anything.
     pub fn listen(&self) -> Result<(), CliError> {
+        if self.listening.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
         let failed =
             |e: std::io::Error| CliError::could_not_run(anyhow!("installing signal handlers: {e}"));
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -237,7 +243,7 @@ pub fn finish_and_post(
     warn(common, &result);
     let code = exit_code(&result, stop, gated)?;
     if let Some(poster) = poster.filter(|_| stop.signal().is_none()) {
-        poster.post(&result, common.quiet)?;
+        poster.post(&result, common.quiet, stop)?;
     }
     Ok(code)
 }

@@ -27,7 +27,7 @@ pub fn run(common: &CommonArgs, args: &ReportArgs, post: &PostArgs) -> Result<Co
     // the fork-safe pattern has no checkout of the change (the poster checks
     // each against the pull request's diff).
     if let Some(poster) = &poster {
-        poster.post(&result, common.quiet)?;
+        poster.post(&result, common.quiet, &crate::runner::Stop::new())?;
     }
     Ok(code)
 }
