@@ -107,7 +107,8 @@ def main():
     rdjson = os.path.join(out_dir, "crit.rdjson")
     render(crit, result, "sarif", sarif)
     render(crit, result, "rdjson", rdjson)
-    if env("INPUT_ANNOTATIONS", "true").lower() == "true":
+    # `auto`: the posting step prints them when the review is not posted.
+    if env("INPUT_ANNOTATIONS", "auto").lower() == "true":
         sys.stdout.write(render(crit, result, "github"))
         sys.stdout.flush()
     append_summary(render(crit, result, "markdown"))

@@ -264,6 +264,8 @@ pub struct ReportCommand {
     pub action: Option<ReportAction>,
     #[command(flatten)]
     pub single: Option<ReportArgs>,
+    #[command(flatten)]
+    pub post: PostArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -285,6 +287,44 @@ pub struct MergeArgs {
 pub struct ReportArgs {
     /// A ReviewResult JSON file, as written by `--format json`; `-` reads stdin.
     pub file: PathBuf,
+}
+
+// Posting a result to the pull or merge request a CI job runs for: on `crit
+// review code` and `crit report FILE` (a job without write access saves the
+// result, a job with it posts the result). Not a doc comment: clap would make
+// it the about text of every command these flags join.
+#[derive(Debug, Args, Clone, Default)]
+pub struct PostArgs {
+    /// Post the result to the pull request (GitHub Actions) or merge request (GitLab CI) this job runs for: findings as inline comments with suggestions, one summary edited on every run. The result is written first; a failed post exits 3.
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_name = "FORGE",
+        help_heading = "Posting"
+    )]
+    pub post: Option<ForgeArg>,
+    /// Keep at most N inline comments open, the most severe first; the rest are listed in the summary.
+    #[arg(long, value_name = "N", requires = "post", help_heading = "Posting")]
+    pub max_comments: Option<usize>,
+    /// The environment variable holding the GitHub token [default: GITHUB_TOKEN].
+    #[arg(long, value_name = "NAME", requires = "post", help_heading = "Posting")]
+    pub github_token_env: Option<String>,
+    /// The environment variable holding the GitLab token [default: GITLAB_TOKEN].
+    #[arg(long, value_name = "NAME", requires = "post", help_heading = "Posting")]
+    pub gitlab_token_env: Option<String>,
+    /// GitHub: the pull request to post to, when the workflow's event does not name one (a `workflow_run` job posting a saved result) [env CRIT_PULL_REQUEST].
+    #[arg(long, value_name = "N", requires = "post", help_heading = "Posting")]
+    pub pull_request: Option<u64>,
+}
+
+/// Where `--post` posts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ForgeArg {
+    /// A GitHub pull request, from the GitHub Actions environment
+    Github,
+    /// A GitLab merge request, from the GitLab CI environment
+    Gitlab,
 }
 
 #[derive(Debug, Args)]

@@ -53,6 +53,14 @@ impl CliError {
         }
     }
 
+    /// An error with another exit code (a signal's).
+    pub fn with_code(code: Code, error: impl Into<anyhow::Error>) -> Self {
+        CliError {
+            code,
+            error: error.into(),
+        }
+    }
+
     pub fn code(&self) -> Code {
         self.code
     }

@@ -8,7 +8,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use anyhow::anyhow;
 use crit_core::{ReviewResult, Verdict};
@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
 use crate::output::{self, OutputPlan};
+use crate::post::Poster;
 
 /// Sends `tracing` events to stderr: warnings by default, info with `-v`,
 /// debug (full prompts and answers) with `-vv`, errors only with `-q`.
@@ -29,15 +30,33 @@ pub fn init_logging(common: &CommonArgs) {
         (false, _) => "debug",
     };
     let filter = std::env::var("CRIT_LOG").unwrap_or_else(|_| {
-        format!("warn,crit={level},crit_project={level},crit_review={level},crit_agent={level},crit_llm={level},crit_checks={level}")
+        format!("warn,crit={level},crit_project={level},crit_review={level},crit_agent={level},crit_llm={level},crit_checks={level},crit_post={level}")
     });
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_ansi(output::stderr_color(common.color))
-        .with_writer(std::io::stderr)
+        .with_writer(|| RedactedStderr)
         .with_target(false)
         .without_time()
         .try_init();
+}
+
+/// stderr for logs, with every secret crit knows of redacted: `-vv` logs
+/// whole prompts and answers, which can quote a key or a token. The
+/// formatter hands over each event in one write.
+struct RedactedStderr;
+
+impl std::io::Write for RedactedStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let clean = crit_core::redact::Redactor::process().redact_str(&text);
+        std::io::stderr().lock().write_all(clean.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }
 
 /// The signals that stop a review.
@@ -78,6 +97,9 @@ impl Signal {
 pub struct Stop {
     pub cancel: CancellationToken,
     received: Arc<AtomicU8>,
+    /// Its signal thread is running (a second one would take one signal
+    /// for two).
+    listening: Arc<AtomicBool>,
 }
 
 impl Stop {
@@ -125,6 +147,9 @@ impl Stop {
     /// are in place when this returns; no signal is ever left to its default
     /// action, which would end crit without saving anything.
     pub fn listen(&self) -> Result<(), CliError> {
+        if self.listening.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
         let failed =
             |e: std::io::Error| CliError::could_not_run(anyhow!("installing signal handlers: {e}"));
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -199,16 +224,28 @@ fn on_signal(stop: &Stop, signal: Signal) {
 /// Writes `result` out and returns the exit code: the signal's when one
 /// stopped the review, 3 when the review could not run at all, else the
 /// gate's answer when one was asked for, else 0.
-pub fn finish(
+pub fn finish(common: &CommonArgs, result: ReviewResult, stop: &Stop) -> Result<Code, CliError> {
+    finish_and_post(common, result, stop, None)
+}
+
+/// [`finish`], then the written result is posted with `poster` (unless a
+/// signal stopped the review: the user asked crit to stop). A failed post
+/// is exit 3, whatever the gate said.
+pub fn finish_and_post(
     common: &CommonArgs,
     mut result: ReviewResult,
     stop: &Stop,
+    poster: Option<&Poster>,
 ) -> Result<Code, CliError> {
     let plan = OutputPlan::from_common(common)?;
     let gated = output::apply_gate(common, &mut result);
     plan.emit(&result)?;
     warn(common, &result);
-    exit_code(&result, stop, gated)
+    let code = exit_code(&result, stop, gated)?;
+    if let Some(poster) = poster.filter(|_| stop.signal().is_none()) {
+        poster.post(&result, common.quiet, stop)?;
+    }
+    Ok(code)
 }
 
 /// The result's warnings on stderr, once each (unless `-q`).

@@ -28,7 +28,7 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Doctor => doctor::run(&cli.common),
         Command::Report(r) => match (r.action, r.single) {
             (Some(ReportAction::Merge(m)), _) => report_merge::run(&cli.common, &m),
-            (None, Some(args)) => report::run(&cli.common, &args),
+            (None, Some(args)) => report::run(&cli.common, &args, &r.post),
             (None, None) => Err(CliError::usage(anyhow!(
                 "name a result: crit report FILE, or crit report merge FILE..."
             ))),

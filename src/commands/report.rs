@@ -7,33 +7,41 @@ use crit_core::ReviewResult;
 use crit_core::files::{InputLimits, read_capped, read_capped_from};
 use crit_core::result::RESULT_SCHEMA_VERSION;
 
-use crate::cli::{CommonArgs, ReportArgs};
+use crit_llm::Env;
+
+use crate::cli::{CommonArgs, PostArgs, ReportArgs};
 use crate::exit::{CliError, Code};
 use crate::output::{self, OutputPlan};
+use crate::post::Poster;
 
-pub fn run(common: &CommonArgs, args: &ReportArgs) -> Result<Code, CliError> {
+pub fn run(common: &CommonArgs, args: &ReportArgs, post: &PostArgs) -> Result<Code, CliError> {
     let plan = OutputPlan::from_common(common)?;
-    let (name, text) = read_input(args)?;
+    crate::runner::init_logging(common);
+    let poster = Poster::from_args(post, &Env::from_process())?;
+    let (name, text) = read_input(&args.file)?;
     let mut result = parse(&name, &text)?;
     result.fill_missing_ids();
     let code = output::apply_gate(common, &mut result);
     plan.emit(&result)?;
+    // Suggestions are not checked against files here: the posting job of
+    // the fork-safe pattern has no checkout of the change (the poster checks
+    // each against the pull request's diff).
+    if let Some(poster) = &poster {
+        poster.post(&result, common.quiet, &crate::runner::Stop::new())?;
+    }
     Ok(code)
 }
 
 /// The file (or stdin), at most the input limit of it: `crit report /dev/zero`
 /// stops there with an error naming the file and the limit.
-pub(super) fn read_input(args: &ReportArgs) -> Result<(String, String), CliError> {
+pub(super) fn read_input(file: &Path) -> Result<(String, String), CliError> {
     let limits = InputLimits::default();
-    let (name, bytes) = if args.file.as_os_str() == "-" {
+    let (name, bytes) = if file.as_os_str() == "-" {
         let name = "<stdin>".to_string();
         let bytes = read_capped_from(std::io::stdin().lock(), Path::new(&name), limits);
         (name, bytes)
     } else {
-        (
-            args.file.display().to_string(),
-            read_capped(&args.file, limits),
-        )
+        (file.display().to_string(), read_capped(file, limits))
     };
     let bytes = bytes.map_err(|e| CliError::usage(anyhow!("{e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {

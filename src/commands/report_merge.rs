@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use crit_core::merge::{self, Part};
 
 use super::report::{parse, read_input};
-use crate::cli::{CommonArgs, MergeArgs, ReportArgs};
+use crate::cli::{CommonArgs, MergeArgs};
 use crate::exit::{CliError, Code};
 use crate::output::{self, OutputPlan};
 
@@ -19,7 +19,7 @@ pub fn run(common: &CommonArgs, args: &MergeArgs) -> Result<Code, CliError> {
                 "crit report merge reads files; save each result with --out FILE first"
             )));
         }
-        let (name, text) = read_input(&ReportArgs { file: file.clone() })?;
+        let (name, text) = read_input(file)?;
         let mut result = parse(&name, &text)?;
         result.fill_missing_ids();
         parts.push(Part { name, result });

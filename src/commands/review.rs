@@ -14,10 +14,12 @@ use crit_review::template::{Registry, Template};
 
 use crate::cli::{CommonArgs, ReviewArgs};
 use crate::exit::{CliError, Code};
+use crate::post::Poster;
 
 mod code_flags;
 mod interactive;
 mod running;
+mod suggestions;
 
 use code_flags::{CodeFlags, is_code};
 use running::run_review;
@@ -113,7 +115,34 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     };
     let common = common.overlay(later);
     project.set_explicit(crate::backend::explicit(&common)?);
-    run_review(common, template, given, code, checks, &project)
+    // Where to post is settled before the review spends anything.
+    let poster = Poster::from_args(&code.post, &env)?;
+    if let (Some(_), Some(shard)) = (&poster, code.shard) {
+        return Err(CliError::usage(anyhow!(
+            "--post with --shard {shard} would post one part of the review as if it were all of it; save each shard's result, fold them with `crit report merge`, and post the merged result with `crit report merged.json --post …`"
+        )));
+    }
+    run_review(
+        common,
+        template,
+        given,
+        code,
+        checks,
+        &project,
+        Posting {
+            env: &env,
+            poster: poster.as_ref(),
+        },
+    )
+}
+
+/// What happens to a code review's result besides being written.
+#[derive(Debug, Clone, Copy)]
+pub struct Posting<'a> {
+    /// The environment crit started with.
+    pub env: &'a Env,
+    /// `--post`: where to post it.
+    pub poster: Option<&'a Poster>,
 }
 const POSITIONAL: &str = "crit-positional-input";
 const VERIFY: &str = "verify";

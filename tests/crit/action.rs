@@ -19,7 +19,7 @@ use std::process::{Command, Output};
 
 use crit_testkit::{FakeServer, Reply};
 use serde_json::{Value, json};
-use support::{git, init_repo, write};
+use support::{git, init_repo, python, show, write};
 use tempfile::TempDir;
 
 fn root() -> PathBuf {
@@ -28,20 +28,6 @@ fn root() -> PathBuf {
 
 fn crit_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_crit"))
-}
-
-/// `python3`, or `None` with a notice (a failure under CI, which has it).
-fn python() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join("python3"))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "python3 is missing");
-        eprintln!("skipping: python3 is not installed");
-    }
-    found
 }
 
 /// `main` has `src/app.py`; the pull request's branch reads input with eval.
@@ -173,15 +159,6 @@ impl Runner {
 fn event(base: &str, head: &str) -> Value {
     json!({"action": "synchronize", "number": 7, "pull_request": {
         "number": 7, "base": {"ref": "main", "sha": base}, "head": {"ref": "feature", "sha": head}}})
-}
-
-fn show(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 #[test]

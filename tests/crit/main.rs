@@ -35,6 +35,7 @@ mod plan_gate;
 mod plan_hook;
 mod plan_panel;
 mod plan_pty;
+mod post;
 mod pre_commit;
 mod prompt_claude_real;
 mod prompt_cli;

@@ -51,12 +51,7 @@ impl GithubContext {
             "GITHUB_EVENT_PATH",
             "crit reads the pull request from the event file GitHub Actions writes; run it in a workflow on a pull request",
         )?;
-        let event =
-            crit_core::files::read_to_string(Path::new(path)).map_err(|e| ContextError::Event {
-                path: path.to_string(),
-                reason: e.to_string(),
-            })?;
-        Self::from_event(env, token_var, &event)
+        Self::from_event(env, token_var, &read_event(path)?)
     }
 
     /// [`GithubContext::from_env`] with the event's JSON given.
@@ -65,11 +60,35 @@ impl GithubContext {
         token_var: Option<&str>,
         event: &str,
     ) -> Result<Self, ContextError> {
-        let event: Value = serde_json::from_str(event).map_err(|e| ContextError::Event {
-            path: env.get("GITHUB_EVENT_PATH").unwrap_or("").to_string(),
-            reason: format!("not JSON: {e}"),
-        })?;
+        let event = parse_event(env, event)?;
         let (number, head_sha) = pull_of(&event)?;
+        Self::build(env, token_var, number, head_sha)
+    }
+
+    /// The context for pull request `number`, whatever the event names: the
+    /// job that posts a saved result in the fork-safe pattern runs on a
+    /// `workflow_run` event, which names no pull request from a fork. The
+    /// head commit is the event's when it is about this pull request, the
+    /// reviewed run's (`workflow_run.head_sha`) on a `workflow_run` event,
+    /// else the poster asks the API.
+    pub fn for_pull_request(
+        env: &Env,
+        token_var: Option<&str>,
+        number: u64,
+    ) -> Result<Self, ContextError> {
+        let head_sha = match env.non_empty("GITHUB_EVENT_PATH") {
+            None => None,
+            Some(path) => head_for(&parse_event(env, &read_event(path)?)?, number),
+        };
+        Self::build(env, token_var, number, head_sha)
+    }
+
+    fn build(
+        env: &Env,
+        token_var: Option<&str>,
+        number: u64,
+        head_sha: Option<String>,
+    ) -> Result<Self, ContextError> {
         let repository = required(
             env,
             "GITHUB_REPOSITORY",
@@ -205,6 +224,40 @@ fn graphql_from_api(api: &str) -> String {
     }
 }
 
+fn read_event(path: &str) -> Result<String, ContextError> {
+    crit_core::files::read_to_string(Path::new(path)).map_err(|e| ContextError::Event {
+        path: path.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+fn parse_event(env: &Env, event: &str) -> Result<Value, ContextError> {
+    serde_json::from_str(event).map_err(|e| ContextError::Event {
+        path: env.get("GITHUB_EVENT_PATH").unwrap_or("").to_string(),
+        reason: format!("not JSON: {e}"),
+    })
+}
+
+/// A commit id as an event gives it.
+fn sha_at(v: &Value, pointer: &str) -> Option<String> {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .filter(|s| s.len() >= 7 && s.len() <= 64 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(str::to_string)
+}
+
+/// The head commit `event` gives for pull request `number`: its own on a
+/// pull request event about it, the reviewed run's on a `workflow_run`.
+fn head_for(event: &Value, number: u64) -> Option<String> {
+    if let Some(run) = event.get("workflow_run").filter(|r| r.is_object()) {
+        return sha_at(run, "/head_sha");
+    }
+    match pull_of(event) {
+        Ok((n, head)) if n == number => head,
+        _ => None,
+    }
+}
+
 /// The pull request's number and head commit from an event: a
 /// `pull_request`/`pull_request_target` event, or a comment on one.
 fn pull_of(event: &Value) -> Result<(u64, Option<String>), ContextError> {
@@ -214,12 +267,7 @@ fn pull_of(event: &Value) -> Result<(u64, Option<String>), ContextError> {
             .or_else(|| event.get("number"))
             .and_then(Value::as_u64)
             .ok_or(ContextError::NotAPullRequest)?;
-        let head = pr
-            .pointer("/head/sha")
-            .and_then(Value::as_str)
-            .filter(|s| s.len() >= 7 && s.bytes().all(|b| b.is_ascii_hexdigit()))
-            .map(str::to_string);
-        return Ok((number, head));
+        return Ok((number, sha_at(pr, "/head/sha")));
     }
     let issue = event.get("issue").ok_or(ContextError::NotAPullRequest)?;
     if issue.get("pull_request").is_none_or(Value::is_null) {
@@ -316,6 +364,39 @@ mod tests {
             None,
         );
         assert!(matches!(missing_file, Err(ContextError::Event { .. })));
+    }
+
+    #[test]
+    fn a_pull_request_named_by_the_caller() {
+        // The fork-safe posting job: a workflow_run event, the number from the review's artifact.
+        let run = r#"{"action":"completed","workflow_run":{"event":"pull_request","head_sha":"89abcdef89abcdef89abcdef89abcdef89abcdef","pull_requests":[]}}"#;
+        let dir = std::env::temp_dir().join(format!("crit-post-ctx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("event.json");
+        std::fs::write(&path, run).unwrap();
+        let e = env().with("GITHUB_EVENT_PATH", path.display().to_string());
+        let ctx = GithubContext::for_pull_request(&e, None, 12).unwrap();
+        assert_eq!(ctx.number, 12);
+        assert_eq!(
+            ctx.head_sha.as_deref(),
+            Some("89abcdef89abcdef89abcdef89abcdef89abcdef")
+        );
+        assert!(matches!(
+            GithubContext::from_env(&e, None),
+            Err(ContextError::NotAPullRequest)
+        ));
+        // A pull request event about another pull request lends no head.
+        std::fs::write(&path, PR_EVENT).unwrap();
+        let other = GithubContext::for_pull_request(&e, None, 8).unwrap();
+        assert_eq!((other.number, other.head_sha), (8, None));
+        let same = GithubContext::for_pull_request(&e, None, 7).unwrap();
+        assert!(same.head_sha.is_some());
+        // No event file: the poster asks the API for the head.
+        let mut none = env();
+        none.remove("GITHUB_EVENT_PATH");
+        let ctx = GithubContext::for_pull_request(&none, None, 3).unwrap();
+        assert_eq!((ctx.number, ctx.head_sha), (3, None));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -107,7 +107,7 @@ impl GithubPoster {
             .and_then(|c| c.get("id").and_then(Value::as_u64));
 
         let mut plan = plan(result, &diffs, earlier, self.options.max_comments);
-        let mut notes = Vec::new();
+        let mut notes = crate::summary::left_open_note(plan.left_open);
         let mut posted = 0;
         if !plan.new.is_empty() {
             let comments: Vec<Value> = plan
@@ -308,6 +308,7 @@ impl GithubPoster {
                         key,
                         resolved,
                         body: body.to_string(),
+                        path: c.get("path").and_then(Value::as_str).map(str::to_string),
                         handle: c.get("id")?.as_u64()?,
                     }),
                     Marker::Summary => None,

@@ -97,7 +97,7 @@ impl GitlabPoster {
             .map(|(path, (_, d))| (path.clone(), d.clone()))
             .collect();
         let mut plan = plan(result, &hunks, earlier, self.options.max_comments);
-        let mut notes = Vec::new();
+        let mut notes = crate::summary::left_open_note(plan.left_open);
         let mut posted = 0;
         let mut refused = Vec::new();
         for inline in &plan.new {
@@ -307,6 +307,10 @@ impl GitlabPoster {
                     key,
                     resolved,
                     body: body.to_string(),
+                    path: first
+                        .pointer("/position/new_path")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
                     handle: thread,
                 }),
                 _ => {}

@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crit_core::{Finding, ReviewResult, Severity};
+use crit_core::shard::{self, ShardSet};
+use crit_core::{Finding, ReviewResult, Severity, Verdict};
 
 use crate::diff::{Anchor, FileDiff};
 
@@ -44,6 +45,8 @@ pub(crate) struct Earlier<H> {
     pub key: String,
     pub resolved: bool,
     pub body: String,
+    /// The file it is on, as the forge names it.
+    pub path: Option<String>,
     pub handle: H,
 }
 
@@ -62,6 +65,10 @@ pub(crate) struct Plan<'r, H> {
     pub kept: usize,
     /// Earlier comments whose findings are gone.
     pub resolve: Vec<Earlier<H>>,
+    /// Earlier comments whose findings this run did not report, left open
+    /// because it cannot vouch they are gone (it did not finish, did not
+    /// see their file, or cut them at a cap).
+    pub left_open: usize,
     pub elsewhere: Vec<(&'r Finding, Elsewhere)>,
 }
 
@@ -116,6 +123,7 @@ pub(crate) fn plan<'r, H>(
         new: Vec::new(),
         kept: 0,
         resolve: Vec::new(),
+        left_open: 0,
         elsewhere: Vec::new(),
     };
     let mut candidates = Vec::new();
@@ -143,14 +151,62 @@ pub(crate) fn plan<'r, H>(
         }
     }
     let reported: std::collections::HashSet<&str> = keys.iter().map(String::as_str).collect();
-    plan.resolve = open.into_values().collect();
-    plan.resolve.extend(
+    let gone = open.into_values().chain(
         extra
             .into_iter()
             .filter(|e| !reported.contains(e.key.as_str())),
     );
+    for e in gone {
+        if vouches_gone(result, &e) {
+            plan.resolve.push(e);
+        } else {
+            plan.left_open += 1;
+        }
+    }
     plan.resolve.sort_by(|a, b| a.key.cmp(&b.key));
     plan
+}
+
+/// Whether `result` shows that the finding of earlier comment `e` is gone,
+/// not merely unreported: the review finished and its answer was read
+/// (PASS, CONCERNS or FAIL), it saw all of the comment's file (or, when the
+/// file left the change, the whole change rather than a shard of it), and
+/// did not cut the finding at a cap. Anything less leaves the comment open.
+fn vouches_gone<H>(result: &ReviewResult, e: &Earlier<H>) -> bool {
+    let finished = matches!(
+        result.verdict,
+        Verdict::Pass | Verdict::Concerns | Verdict::Fail
+    ) && !result.fatal_error
+        && result.parse_error.is_none();
+    let capped = result.dismissed.iter().any(|d| {
+        d.cause == "over_cap"
+            && (e.key == d.finding.id
+                || e.key
+                    .strip_prefix(d.finding.id.as_str())
+                    .is_some_and(|rest| rest.starts_with('-')))
+    });
+    finished && !capped && saw_file(result, e.path.as_deref())
+}
+
+/// Whether the review saw all of `path` (always, when it does not say what
+/// it saw).
+fn saw_file(result: &ReviewResult, path: Option<&str>) -> bool {
+    let (Some(coverage), Some(path)) = (&result.coverage, path) else {
+        return true;
+    };
+    let path = path.trim_start_matches("./");
+    if coverage.left_out.iter().any(|l| l.path == path) {
+        return false;
+    }
+    match coverage.files.iter().find(|f| f.path == path) {
+        Some(f) => f.hunks_shown + f.hunks_cached >= f.hunks,
+        None => match result.inputs.get(shard::INPUT_KEY) {
+            None => true,
+            Some(set) => set
+                .parse::<ShardSet>()
+                .is_ok_and(|s| s.missing().is_empty()),
+        },
+    }
 }
 
 /// Where `f` can be commented on, or why it cannot.
@@ -217,18 +273,21 @@ mod tests {
                 key: posted_key,
                 resolved: false,
                 body: String::new(),
+                path: None,
                 handle: 1,
             },
             Earlier {
                 key: "gone".into(),
                 resolved: false,
                 body: String::new(),
+                path: None,
                 handle: 2,
             },
             Earlier {
                 key: "gone-earlier".into(),
                 resolved: true,
                 body: String::new(),
+                path: None,
                 handle: 3,
             },
         ];
@@ -264,9 +323,76 @@ mod tests {
             key: r.findings[0].id.clone(),
             resolved: true,
             body: String::new(),
+            path: None,
             handle: 1,
         }];
         let p = plan(&r, &diffs(), earlier, None);
         assert_eq!((p.new.len(), p.kept, p.resolve.len()), (1, 0, 0));
+    }
+
+    fn gone(path: &str) -> Earlier<i32> {
+        Earlier {
+            key: "gone".into(),
+            resolved: false,
+            body: String::new(),
+            path: Some(path.into()),
+            handle: 1,
+        }
+    }
+
+    fn coverage(path: &str, hunks: u32, shown: u32) -> crit_core::Coverage {
+        crit_core::Coverage {
+            complete: hunks == shown,
+            files: vec![crit_core::FileCoverage {
+                path: path.into(),
+                hunks,
+                hunks_shown: shown,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn only_a_review_that_saw_the_file_resolves_its_comments() {
+        let resolves = |r: &ReviewResult, path: &str| {
+            let p = plan(r, &diffs(), vec![gone(path)], None);
+            assert_eq!(p.resolve.len() + p.left_open, 1);
+            p.resolve.len() == 1
+        };
+        let mut r = ReviewResult::new("code", Verdict::Pass);
+        assert!(resolves(&r, "src/a.rs"));
+        for v in [Verdict::Incomplete, Verdict::Unknown, Verdict::Error] {
+            let r = ReviewResult::new("code", v);
+            assert!(!resolves(&r, "src/a.rs"), "{v:?}");
+        }
+        let mut fatal = r.clone();
+        fatal.fatal_error = true;
+        assert!(!resolves(&fatal, "src/a.rs"));
+        let mut unread = r.clone();
+        unread.parse_error = Some("no JSON".into());
+        assert!(!resolves(&unread, "src/a.rs"));
+        // A partial review (allowed) that did not show the file's hunks.
+        r.coverage = Some(coverage("src/a.rs", 3, 1));
+        assert!(!resolves(&r, "src/a.rs"));
+        r.coverage = Some(coverage("src/a.rs", 3, 3));
+        assert!(resolves(&r, "src/a.rs"));
+        // A file that left the change: the whole change vouches, a shard does not.
+        assert!(resolves(&r, "src/gone.rs"));
+        r.inputs.insert("shard".into(), "2/4".into());
+        assert!(!resolves(&r, "src/gone.rs"));
+        assert!(resolves(&r, "src/a.rs"), "the shard saw this file");
+        r.inputs.insert("shard".into(), "1,2,3,4/4".into());
+        assert!(resolves(&r, "src/gone.rs"));
+        // Cut at --max-findings: still there, only not reported.
+        let mut capped = ReviewResult::new("code", Verdict::Fail);
+        let mut f = finding("capped", Severity::P3, "src/a.rs", 2);
+        f.id = "gone".into();
+        capped.dismissed.push(crit_core::Dismissed {
+            finding: f,
+            cause: "over_cap".into(),
+            reason: "over --max-findings".into(),
+        });
+        assert!(!resolves(&capped, "src/a.rs"));
     }
 }

@@ -91,6 +91,16 @@ pub(crate) fn body(markers: &Markers, result: &ReviewResult, o: &Outcome<'_>) ->
     out
 }
 
+/// The note for earlier comments a run left open (none for zero).
+pub(crate) fn left_open_note(n: usize) -> Vec<String> {
+    match n {
+        0 => Vec::new(),
+        n => vec![format!(
+            "{n} earlier comment(s) stay open: this run did not report their findings, but it did not finish, did not see all of their file, or cut them at a cap, so it cannot say they are fixed."
+        )],
+    }
+}
+
 fn title(r: &ReviewResult) -> String {
     let mark = match r.verdict {
         Verdict::Pass => "✅",

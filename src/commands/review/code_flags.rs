@@ -1,15 +1,16 @@
 //! The flags only code reviews take, beyond the template's inputs (`--diff`,
-//! `--files`): commits, uncommitted changes, the author's notes, and the noise
-//! controls pipelines need.
+//! `--files`): commits, uncommitted changes, the author's notes, the noise
+//! controls pipelines need, and posting to the pull request.
 
 use std::path::PathBuf;
 
 use anyhow::anyhow;
-use clap::{Arg, ArgAction, ArgMatches};
+use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
 use crit_core::shard::Shard;
 use crit_project::scope::FilterMode;
 use crit_review::template::{Builder, PromptSource, Template};
 
+use crate::cli::PostArgs;
 use crate::exit::CliError;
 
 const COMMIT: &str = "commit";
@@ -29,7 +30,7 @@ pub fn is_code(template: &Template) -> bool {
 
 pub fn augment(cmd: clap::Command) -> clap::Command {
     let heading = "Code review";
-    cmd.arg(
+    PostArgs::augment_args(cmd).arg(
         Arg::new(COMMIT)
             .long(COMMIT)
             .value_name("SHA")
@@ -111,6 +112,7 @@ pub struct CodeFlags {
     pub max_chunks: Option<usize>,
     pub allow_partial: bool,
     pub no_cache: bool,
+    pub post: PostArgs,
 }
 
 impl CodeFlags {
@@ -138,6 +140,7 @@ impl CodeFlags {
             max_chunks: m.get_one::<usize>(MAX_CHUNKS).copied(),
             allow_partial: m.get_flag(ALLOW_PARTIAL),
             no_cache: m.get_flag(NO_CACHE),
+            post: PostArgs::from_arg_matches(m).map_err(|e| CliError::usage(anyhow!("{e}")))?,
         })
     }
 }

@@ -32,6 +32,7 @@ pub fn run_review(
     mut code: CodeFlags,
     checks: super::Checks,
     project: &Project,
+    posting: super::Posting<'_>,
 ) -> Result<Code, CliError> {
     runner::init_logging(&common);
     let rules = project.rules();
@@ -88,7 +89,8 @@ pub fn run_review(
         );
     }
     if let Some(argv) = command {
-        return run_command(&common, &settings, argv, &given, &code, &root, rules);
+        let (result, stop) = run_command(&settings, argv, &given, &code, &root, rules)?;
+        return conclude(&common, result, &stop, &root, scope.as_ref(), posting);
     }
     // No backend is not the end: an empty change passes without one, and
     // anything else is an ERROR result that still reaches stdout.
@@ -114,6 +116,9 @@ pub fn run_review(
     opts.verify = checks.verify;
     opts.consensus = checks.consensus;
     opts.log = !common.no_log;
+    if let Some(poster) = posting.poster {
+        poster.teach(&opts.redactor);
+    }
     opts.rules = Some(Arc::clone(rules));
     opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
     if !common.quiet {
@@ -128,6 +133,11 @@ pub fn run_review(
         cwd: project.cwd().to_path_buf(),
     };
     if checks.interactive {
+        if posting.poster.is_some() {
+            return Err(CliError::usage(anyhow!(
+                "--post does not go with --interactive: post the saved result with `crit report RESULT.json --post …`"
+            )));
+        }
         let built = built.map_err(|why| CliError::could_not_run(anyhow!("{why}")))?;
         return super::interactive::run(&common, &built, &req, opts);
     }
@@ -142,7 +152,14 @@ pub fn run_review(
         true => as_agent_sdk(result),
         false => result,
     };
-    let code = runner::finish(&common, result, &stop)?;
+    let code = conclude(
+        &common,
+        result,
+        &stop,
+        &req.root,
+        req.scope.as_ref(),
+        posting,
+    )?;
     // No usable backend is the user's to fix (exit 2), though the ERROR
     // result still went to stdout for scripts that read it.
     Ok(match code {
@@ -224,17 +241,32 @@ fn branch_scope(
     Ok(())
 }
 
-/// `reviewer: command` in the config (or mala.yaml's `reviewer_type:
-/// cerberus`): an external reviewer program.
-fn run_command(
+/// The review's result checked (suggestions), written and posted.
+fn conclude(
     common: &CommonArgs,
+    mut result: ReviewResult,
+    stop: &runner::Stop,
+    root: &Path,
+    scope: Option<&Scope>,
+    posting: super::Posting<'_>,
+) -> Result<Code, CliError> {
+    if let Some(scope) = scope {
+        super::suggestions::check(&mut result, root, scope, posting.env);
+    }
+    runner::finish_and_post(common, result, stop, posting.poster)
+}
+
+/// `reviewer: command` in the config (or mala.yaml's `reviewer_type:
+/// cerberus`): an external reviewer program. Its result, gated, and how it
+/// was stopped.
+fn run_command(
     settings: &Settings,
     argv: Vec<String>,
     given: &BTreeMap<String, String>,
     code: &CodeFlags,
     root: &Path,
     rules: &ProjectRules,
-) -> Result<Code, CliError> {
+) -> Result<(ReviewResult, runner::Stop), CliError> {
     if code.uncommitted || given.contains_key("files") {
         return Err(CliError::usage(anyhow!(
             "the command reviewer takes --diff RANGE or --commit SHA; --uncommitted and --files need `reviewer: agent`"
@@ -266,7 +298,7 @@ fn run_command(
         async move { reviewer.review(&req).await }
     })?;
     result.apply_gate(fail_on);
-    runner::finish(common, result, &stop)
+    Ok((result, stop))
 }
 
 /// The settings' limits; the template's own apply under these.

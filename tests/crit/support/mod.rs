@@ -4,7 +4,7 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
@@ -142,6 +142,30 @@ pub fn arch_project() -> tempfile::TempDir {
     write(dir.path(), "notes.md", "# Slice\n\nDrop the users table.\n");
     write(dir.path(), "hld.md", "# HLD\n\nNever lose data.\n");
     dir
+}
+
+/// `python3`, or `None` with a notice (a failure under CI, which has it).
+pub fn python() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("python3"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "python3 is missing");
+        eprintln!("skipping: python3 is not installed");
+    }
+    found
+}
+
+/// Exit status, stdout and stderr, for an assertion's message.
+pub fn show(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 pub fn stderr(o: &Output) -> String {

@@ -8,6 +8,8 @@
 //! reviewer could not review all of the work), and per finding `evidence` (the
 //! lines quoted from the file) and `convention` (the project rule quoted).
 //! Both are optional here, so the original contract's answers still parse.
+//! A finding's optional `suggestion` (the replacement text for its lines) is
+//! read verbatim; it is checked against the file before it is offered.
 //!
 //! Also accepted, because models and tools really emit them:
 //! - Cerberus/`review-gate`: `consensus_verdict` and `aggregated_findings`;
@@ -247,6 +249,12 @@ fn parse_finding(
         .with_location(loc);
     finding.evidence = optional_text(f, "evidence");
     finding.convention = optional_text(f, "convention");
+    // Verbatim: its indentation is part of the replacement lines.
+    finding.suggestion = f
+        .get("suggestion")
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .map(str::to_string);
     if let Some(c) = f
         .get("confidence_score")
         .or_else(|| f.get("confidence"))

@@ -354,3 +354,21 @@ fn top_level_array_is_not_the_contract() {
         r#"UNKNOWN passed=false parse_error=Some("missing field: findings")"#,
     );
 }
+
+#[test]
+fn a_suggestion_is_kept_verbatim() {
+    let r = parse(
+        r#"{"verdict":"FAIL","findings":[
+            {"file_path":"src/a.rs","line_start":3,"line_end":4,"priority":1,"title":"[P1] unwrap","body":"b",
+             "suggestion":"    let n = v?;\n    let p = n.parse()?;\n"},
+            {"file_path":"src/a.rs","line_start":9,"line_end":9,"priority":2,"title":"[P2] blank","body":"b","suggestion":"  \n"},
+            {"file_path":"src/a.rs","line_start":9,"line_end":9,"priority":2,"title":"[P2] not text","body":"b","suggestion":["x"]}]}"#,
+    );
+    assert_eq!(r.parse_error, None);
+    assert_eq!(
+        r.findings[0].suggestion.as_deref(),
+        Some("    let n = v?;\n    let p = n.parse()?;\n")
+    );
+    assert_eq!(r.findings[1].suggestion, None);
+    assert_eq!(r.findings[2].suggestion, None);
+}

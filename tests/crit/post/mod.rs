@@ -1,0 +1,279 @@
+//! `--post github|gitlab` through the binary: a real repository with a pull
+//! request's change, crit-testkit's fake model server for the review, and
+//! its stand-in GitHub and GitLab APIs for posting, with the environment
+//! GitHub Actions and GitLab CI set.
+
+mod action;
+mod github;
+mod gitlab;
+mod report;
+mod secrets;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crit_testkit::{
+    ChangedFile, FakeServer, GithubConfig, GithubServer, GitlabConfig, GitlabServer,
+    MergeRequestSpec, PullSpec, Reply,
+};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::support::{self, git, init_repo, show, write};
+
+/// `src/lib.rs` on `main`.
+const BASE_LIB: &str = "pub struct Config;
+
+impl Config {
+    pub fn get(&self, _key: &str) -> Option<String> {
+        None
+    }
+
+    pub fn port(&self) -> u16 {
+        let v = self.get(\"port\");
+        8080
+    }
+}
+";
+
+/// The pull request's version: lines 10-13 are new.
+const HEAD_LIB: &str = "pub struct Config;
+
+impl Config {
+    pub fn get(&self, _key: &str) -> Option<String> {
+        None
+    }
+
+    pub fn port(&self) -> u16 {
+        let v = self.get(\"port\");
+        let n = v.unwrap();
+        let p: u16 = n.parse().unwrap();
+        let fallback = 8080;
+        if p == 0 { fallback } else { p }
+    }
+}
+";
+
+/// After the fix: the unwraps are gone.
+const FIXED_LIB: &str = "pub struct Config;
+
+impl Config {
+    pub fn get(&self, _key: &str) -> Option<String> {
+        None
+    }
+
+    pub fn port(&self) -> u16 {
+        let v = self.get(\"port\");
+        let n = v.unwrap_or_default();
+        let p: u16 = n.parse().unwrap_or(0);
+        let fallback = 8080;
+        if p == 0 { fallback } else { p }
+    }
+}
+";
+
+/// The suggestion for lines 10-11.
+pub const SUGGESTION: &str =
+    "        let n = v.unwrap_or_default();\n        let p: u16 = n.parse().unwrap_or(0);\n";
+
+/// A repository whose branch `feature` is a pull request against `main`.
+pub struct Pr {
+    pub dir: TempDir,
+    pub base: String,
+    pub head: String,
+    /// Where the runner's files go: the event, the result, …
+    pub runner: TempDir,
+}
+
+impl Pr {
+    pub fn new() -> Pr {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        init_repo(d);
+        write(d, "src/lib.rs", BASE_LIB);
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-q", "-m", "base"]);
+        let base = rev(d, "HEAD");
+        git(d, &["checkout", "-q", "-b", "feature"]);
+        write(d, "src/lib.rs", HEAD_LIB);
+        git(d, &["commit", "-q", "-am", "read the port"]);
+        let head = rev(d, "HEAD");
+        Pr {
+            dir,
+            base,
+            head,
+            runner: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Commits the fix; the new head.
+    pub fn fix(&mut self) -> String {
+        self.commit("src/lib.rs", FIXED_LIB)
+    }
+
+    /// Commits `text` as `rel` on the branch; the new head.
+    pub fn commit(&mut self, rel: &str, text: &str) -> String {
+        write(self.path(), rel, text);
+        git(self.path(), &["add", "-A"]);
+        git(self.path(), &["commit", "-q", "-m", "more"]);
+        self.head = rev(self.path(), "HEAD");
+        self.head.clone()
+    }
+
+    /// The change as the forge lists it: `src/lib.rs` with its hunks.
+    pub fn files(&self) -> Vec<ChangedFile> {
+        let out = Command::new("git")
+            .args([
+                "diff",
+                "--no-color",
+                &self.base,
+                &self.head,
+                "--",
+                "src/lib.rs",
+            ])
+            .current_dir(self.path())
+            .output()
+            .unwrap();
+        let diff = String::from_utf8(out.stdout).unwrap();
+        let hunks = &diff[diff.find("@@").unwrap()..];
+        vec![ChangedFile::modified(
+            "src/lib.rs",
+            hunks.trim_end_matches('\n'),
+        )]
+    }
+
+    /// A `pull_request` event for pull request 7 at the current head.
+    pub fn event(&self) -> PathBuf {
+        let event = json!({"action": "synchronize", "number": 7, "pull_request": {
+            "number": 7,
+            "base": {"ref": "main", "sha": self.base},
+            "head": {"ref": "feature", "sha": self.head}}});
+        let path = self.runner.path().join("event.json");
+        std::fs::write(&path, event.to_string()).unwrap();
+        path
+    }
+
+    /// `crit` in GitHub Actions on this pull request, the model at `model`
+    /// and the API at `forge`.
+    pub fn github_crit(&self, model: &FakeServer, forge: &GithubServer) -> assert_cmd::Command {
+        let mut c = support::crit(self.path(), model, None);
+        c.env("CI", "true")
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", "pull_request")
+            .env("GITHUB_EVENT_PATH", self.event())
+            .env("GITHUB_REPOSITORY", "octo-org/hello-world")
+            .env("GITHUB_BASE_REF", "main")
+            .env("GITHUB_API_URL", forge.url())
+            .env("GITHUB_TOKEN", GithubConfig::default().token);
+        c
+    }
+
+    /// `crit` in a GitLab merge request pipeline (merge request 3).
+    pub fn gitlab_crit(&self, model: &FakeServer, forge: &GitlabServer) -> assert_cmd::Command {
+        let mut c = support::crit(self.path(), model, None);
+        c.env("CI", "true")
+            .env("GITLAB_CI", "true")
+            .env("CI_PIPELINE_SOURCE", "merge_request_event")
+            .env("CI_MERGE_REQUEST_DIFF_BASE_SHA", &self.base)
+            .env("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main")
+            .env("CI_API_V4_URL", forge.api_url())
+            .env("CI_PROJECT_ID", "4242")
+            .env("CI_MERGE_REQUEST_IID", "3")
+            .env("GITLAB_TOKEN", GitlabConfig::default().token);
+        c
+    }
+
+    /// The GitHub stand-in serving pull request 7 of this change.
+    pub fn github(&self, cfg: GithubConfig) -> GithubServer {
+        let s = GithubServer::start(cfg);
+        s.add_pull(PullSpec {
+            number: 7,
+            title: "Read the port from the config".into(),
+            body: Some("Reads the port.".into()),
+            head_sha: self.head.clone(),
+            base_sha: self.base.clone(),
+            files: self.files(),
+        });
+        s
+    }
+
+    /// The GitLab stand-in serving merge request 3 of this change.
+    pub fn gitlab(&self, cfg: GitlabConfig) -> GitlabServer {
+        let s = GitlabServer::start(cfg);
+        s.add_merge_request(MergeRequestSpec {
+            iid: 3,
+            title: "Read the port from the config".into(),
+            description: "Reads the port.".into(),
+            base_sha: self.base.clone(),
+            start_sha: self.base.clone(),
+            head_sha: self.head.clone(),
+            files: self.files(),
+        });
+        s
+    }
+}
+
+fn rev(d: &Path, r: &str) -> String {
+    let out = Command::new("git")
+        .args(["rev-parse", r])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// The review's flags in every run: one model request per review.
+pub const REVIEW: [&str; 6] = ["review", "code", "--verify", "off", "--no-cache", "--json"];
+
+pub fn finding(start: u32, end: u32, priority: u8, title: &str) -> Value {
+    json!({"file_path": "src/lib.rs", "line_start": start, "line_end": end,
+        "priority": priority, "title": title, "body": "Why it matters."})
+}
+
+/// The unchecked unwraps (lines 10-11), with a suggestion.
+pub fn unwrap_finding() -> Value {
+    let mut f = finding(10, 11, 1, "[P1] Unchecked unwrap on user input");
+    f["suggestion"] = json!(SUGGESTION);
+    f
+}
+
+/// The magic number on line 12.
+pub fn magic_finding() -> Value {
+    finding(12, 12, 2, "[P2] Magic number")
+}
+
+/// Lines 4-6: not in the diff.
+pub fn outside_finding() -> Value {
+    finding(4, 6, 2, "[P2] get ignores its key")
+}
+
+/// The reviewer's answer. A finding with a suggestion comes as a text
+/// answer: the structured-output schema crit sends models does not offer
+/// `suggestion` yet, while the findings contract's parser reads it (from
+/// text answers and from `reviewer: command` programs).
+pub fn answer(findings: Vec<Value>) -> Reply {
+    let verdict = if findings.is_empty() { "PASS" } else { "FAIL" };
+    let doc =
+        json!({"verdict": verdict, "summary": "The port parsing panics.", "findings": findings});
+    let reply = match findings.iter().any(|f| f.get("suggestion").is_some()) {
+        true => Reply::text(format!("```json\n{doc}\n```")),
+        false => Reply::json(doc),
+    };
+    reply.usage(1000, 200, 0, 0)
+}
+
+/// `METHOD path` of each request.
+pub fn calls(requests: &[crit_testkit::ForgeRequest]) -> Vec<String> {
+    requests
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect()
+}
+
+pub fn body(v: &Value) -> &str {
+    v["body"].as_str().unwrap()
+}
