@@ -31,6 +31,9 @@ pub struct Session {
     id: String,
     /// The transcript's file name in `dir`.
     transcript: &'static str,
+    /// The project the review ran in, when the session was made for one:
+    /// the audit line names it and where its findings point.
+    root: Option<PathBuf>,
 }
 
 impl Session {
@@ -45,7 +48,9 @@ impl Session {
         let crit_dir = project_root.join(".crit");
         std::fs::create_dir_all(&crit_dir).map_err(SessionError::io("create", &crit_dir))?;
         ensure_gitignore(&crit_dir)?;
-        Session::create_in(&crit_dir.join("sessions"), meta, now)
+        let mut session = Session::create_in(&crit_dir.join("sessions"), meta, now)?;
+        session.root = Some(project_root.to_path_buf());
+        Ok(session)
     }
 
     /// A new session under `sessions` (a configured log directory, such as
@@ -107,6 +112,11 @@ impl Session {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The project root it was created for ([`Session::create`]).
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
     }
 
     /// The random part of the directory name.
@@ -226,6 +236,7 @@ fn entries(dir: &Path) -> Result<Vec<Session>, SessionError> {
             dir: entry.path(),
             id: id.to_string(),
             transcript: TRANSCRIPT,
+            root: None,
         };
         found.push(((stamp.to_string(), written, name), session));
     }
@@ -256,6 +267,7 @@ fn create_unique_dir(sessions: &Path, now: SystemTime) -> Result<Session, Sessio
                     dir,
                     id,
                     transcript: TRANSCRIPT,
+                    root: None,
                 });
             }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => last_err = Some((dir, e)),
