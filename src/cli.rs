@@ -175,15 +175,15 @@ pub enum BenchAction {
     /// borrows the clone's objects, so keep the clones. A pull request whose clone or
     /// head is missing is skipped, saying what to fetch.
     Import(BenchImportArgs),
-    /// Precision from your own history, with no model: findings whose flagged lines changed since (likely acted on) against those left as they were or suppressed, per reviewer, rule and severity.
+    /// Precision from this project's history, with no model: findings whose flagged lines changed since (likely acted on) against those left as they were or suppressed, per reviewer, rule and severity.
     Mine(BenchMineArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct BenchImportArgs {
-    /// The benchmark's format.
-    #[arg(value_enum)]
-    pub format: BenchFormat,
+    /// The benchmark whose files these are.
+    #[arg(value_enum, value_name = "BENCHMARK")]
+    pub benchmark: BenchFormat,
     /// A checkout of the benchmark, or its `golden_comments` directory.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,

@@ -72,7 +72,7 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
             &["json", "out", "timeout", "max_turns", "max_budget_usd"],
         ],
         "bench import" => &[&["json"]],
-        "bench mine" => &[&["json", "out"]],
+        "bench mine" => &[&["cwd", "json", "out"]],
         _ => return None,
     };
     Some(groups.iter().flat_map(|g| g.iter().copied()).collect())

@@ -94,7 +94,7 @@ fn measure(common: &CommonArgs, args: &BenchArgs, dir: &Path) -> Result<Code, Cl
         async move { bench::run_bench(backend, corpus, configured, judge, opts).await }
     })?;
     let text = match common.json {
-        true => json(&report)?,
+        true => json(serde_json::to_value(&report))?,
         false => bench::terminal(&report),
     };
     emit(common, &text)?;
@@ -164,7 +164,7 @@ fn import(common: &CommonArgs, args: &BenchImportArgs) -> Result<Code, CliError>
     };
     let done = bench::import::import_martian(&req).map_err(CliError::usage)?;
     let text = match common.json {
-        true => json(&done)?,
+        true => json(serde_json::to_value(&done))?,
         false => {
             let mut t = format!(
                 "{} case{} written to {}\n",
@@ -205,17 +205,24 @@ fn mine(common: &CommonArgs, args: &BenchMineArgs) -> Result<Code, CliError> {
             "cannot tell where the audit log is: set XDG_STATE_HOME or HOME"
         ))
     })?;
-    let mined = bench::mine::mine(&audit, &period, &env);
+    let dir = common.cwd.clone().unwrap_or_else(|| ".".into());
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| CliError::usage(anyhow!("{}: {e}", dir.display())))?;
+    let root = crit_project::paths::project_root(&dir);
+    let mined = bench::mine::mine(&audit, &period, &root, &env);
     let text = match common.json {
-        true => json(&mined)?,
+        true => json(serde_json::to_value(&mined))?,
         false => bench::mine::terminal(&mined),
     };
     emit(common, &text)?;
     Ok(Code::Ok)
 }
 
-fn json(v: &impl serde::Serialize) -> Result<String, CliError> {
-    let text = serde_json::to_string_pretty(v)
+/// A report as a JSON document, safe to print.
+fn json(v: Result<serde_json::Value, serde_json::Error>) -> Result<String, CliError> {
+    let text = v
+        .and_then(|v| serde_json::to_string_pretty(&v))
         .map_err(|e| CliError::could_not_run(anyhow!("writing JSON: {e}")))?;
     Ok(crit_core::printable::json_document(text) + "\n")
 }

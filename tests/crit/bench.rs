@@ -62,7 +62,7 @@ fn findings(file: &str, titles: &[&str]) -> Reply {
                    "title": t, "body": format!("Because {t}.")})
         })
         .collect();
-    let verdict = if f.is_empty() { "PASS" } else { "CONCERNS" };
+    let verdict = if f.is_empty() { "PASS" } else { "NEEDS_WORK" };
     Reply::json(json!({"verdict": verdict, "summary": "s", "findings": f}))
 }
 
@@ -134,16 +134,18 @@ fn scores_a_corpus_with_one_to_one_matching_and_empty_sides() {
         &[],
     );
     let server = FakeServer::start_blocking();
-    server.push(Step::when_contains("MARK-ALPHA").reply(findings(
-        "page.py",
-        &[
+    let reviewers = || {
+        let alpha = [
             "negative slice of items",
             "unchecked page size",
             "stray comment",
-        ],
-    )));
-    server.push(Step::when_contains("MARK-BETA").reply(findings("retry.py", &[])));
-    server.push(Step::when_contains("MARK-GAMMA").reply(findings("noop.py", &["magic number"])));
+        ];
+        server.push(Step::when_contains("MARK-ALPHA").reply(findings("page.py", &alpha)));
+        server.push(Step::when_contains("MARK-BETA").reply(findings("retry.py", &[])));
+        server
+            .push(Step::when_contains("MARK-GAMMA").reply(findings("noop.py", &["magic number"])));
+    };
+    reviewers();
     // The first finding matches both comments, most confidently the first;
     // the second matches the first only. One-to-one keeps both pairs.
     judge(&server, G1, "negative slice of items", true, 0.9);
@@ -237,6 +239,7 @@ fn scores_a_corpus_with_one_to_one_matching_and_empty_sides() {
     assert!(c["review"]["usage"]["input_tokens"].as_u64().unwrap() > 0);
     assert!(c["judge"]["cost_usd"].as_f64().is_some());
     // For people: the same numbers in a table, the judge's answers now cached.
+    reviewers();
     let out = bench(d, &server, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
     assert_eq!(
@@ -696,9 +699,11 @@ fn three_findings() -> Reply {
         json!({"file_path": "app.py", "line_start": line, "line_end": line, "priority": 2,
                "title": title, "body": "b"})
     };
-    Reply::json(json!({"verdict": "CONCERNS", "summary": "s", "findings": [
-        at(2, "fix-me-a"), at(4, "leave-me-b"), at(6, "suppress-me-c")
-    ]}))
+    Reply::json(
+        json!({"verdict": "NEEDS_WORK", "summary": "s", "findings": [
+            at(2, "fix-me-a"), at(4, "leave-me-b"), at(6, "suppress-me-c")
+        ]}),
+    )
 }
 
 #[test]

@@ -119,7 +119,7 @@ fn a_subcommand_lists_and_takes_only_the_options_it_uses() {
         ("plan", &["--max-turns"]),
         ("prompt", &["--max-turns", "--max-budget-usd"]),
         ("bench", &["--fail-on", "--exit-code", "--no-log"]),
-        ("bench mine", &["--provider", "--cwd", "--model"]),
+        ("bench mine", &["--provider", "--model", "--rules-from"]),
     ];
     for (path, flags) in unused {
         let text = help(path);

@@ -30,8 +30,8 @@ pub struct ReviewLine {
     pub rules: BTreeMap<String, usize>,
     #[serde(default)]
     pub fingerprints: Vec<String>,
-    /// The project root the review ran in (lines written since crit
-    /// recorded it).
+    /// A hash of the project root the review ran in (lines written since
+    /// crit recorded it).
     #[serde(default)]
     pub repo: Option<String>,
     /// Where its findings pointed.

@@ -1,11 +1,11 @@
 //! The benchmark's published report shape, and the audit line it mines:
-//! where each finding pointed, in hashes and paths only.
+//! where each finding pointed, in hashes and line numbers only.
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crit_core::{Finding, Location, ReviewResult, Severity, Verdict};
-use crit_review::session::{self, Session, SessionMeta, lines_hash};
+use crit_review::session::{self, Session, SessionMeta, lines_hash, path_hash};
 
 /// `schemas/bench-report.schema.json` is generated from the report's types.
 /// Regenerate with `CRIT_UPDATE_SCHEMAS=1 cargo test -p crit-review bench_report_schema`.
@@ -75,16 +75,18 @@ fn a_saved_review_records_where_its_findings_pointed_and_no_text() {
         assert!(!text.contains(secret), "{secret} in {text}");
     }
     let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
-    assert_eq!(
-        line["repo"],
-        project.path().canonicalize().unwrap().display().to_string()
+    let root = project.path().canonicalize().unwrap().display().to_string();
+    assert_eq!(line["repo"], path_hash(&root).as_str());
+    assert!(
+        !text.contains("src/db.rs") && !text.contains(&root),
+        "no path: {text}"
     );
     let f = &line["flagged"][0];
     assert_eq!(f["fp"], r.findings[0].id.as_str());
     assert_eq!(f["reviewer"], "security");
     assert_eq!(f["rule"], "hardcoded-secret");
     assert_eq!(f["severity"], "P1");
-    assert_eq!(f["path"], "src/db.rs");
+    assert_eq!(f["file"], path_hash("src/db.rs").as_str());
     assert_eq!(f["lines"], serde_json::json!([2, 2]));
     assert_eq!(
         f["hash"],

@@ -5,10 +5,11 @@
 //! (names from a check's configuration) and finding fingerprints (hashes) are
 //! kept so `crit stats` can say which problems come back; a rule id that does
 //! not look like an identifier is left out, since a model may have written it.
-//! A review saved in a project also names the project (`repo`) and where each
-//! finding pointed (`flagged`: fingerprint, reviewer, rule, severity, file,
-//! lines and a hash of those lines), so `crit bench mine` can tell later
-//! whether the flagged lines changed.
+//! A review saved in a project also records a hash of the project's root
+//! (`repo`) and where each finding pointed (`flagged`: fingerprint, reviewer,
+//! rule, severity, a hash of the file's path, the lines and a hash of those
+//! lines), so `crit bench mine` can tell later whether the flagged lines
+//! changed.
 //!
 //! Concurrent crit processes append to the same file. Each line is written
 //! with one `write` on a file opened with `O_APPEND`, under an exclusive
@@ -48,7 +49,7 @@ struct AuditLine<'a> {
     fingerprints: Vec<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     session: Option<&'a str>,
-    /// The project root the review ran in.
+    /// A hash of the project root the review ran in ([`super::path_hash`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     repo: Option<String>,
     /// Where its findings pointed (see [`super::flagged`]).
@@ -92,7 +93,7 @@ pub fn append_audit(
 }
 
 /// [`append_audit`] for a review that ran in the project at `root`: the line
-/// also names the project and where the findings pointed in it.
+/// also records (as hashes) the project and where the findings pointed in it.
 pub fn append_audit_at(
     state_dir_env: impl Fn(&str) -> Option<String>,
     result: &ReviewResult,
@@ -106,7 +107,7 @@ pub fn append_audit_at(
     if let Some(root) = root {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         line.flagged = super::flagged::flagged(result, Some(&root));
-        line.repo = Some(root.display().to_string());
+        line.repo = Some(super::flagged::path_hash(&root.display().to_string()));
     }
     append_line(&dir, &line, secs)
 }
@@ -224,7 +225,7 @@ pub(crate) fn is_identifier(s: &str) -> bool {
 /// 64-bit FNV-1a, the same function as crit-core's fingerprints (whose hasher is
 /// private there). Enough to tell whether two runs reviewed the same input; it
 /// is not a secrecy measure, as short inputs such as paths can be guessed.
-fn fnv1a_64(bytes: &[u8]) -> u64 {
+pub(super) fn fnv1a_64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

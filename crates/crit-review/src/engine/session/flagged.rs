@@ -1,12 +1,12 @@
 //! Where a review's findings pointed, for the audit line: per finding its
-//! fingerprint, reviewer, rule, severity, file, lines and a hash of those
-//! lines as they were, so `crit bench mine` can later tell whether the lines
-//! were changed (the finding was likely acted on) or left as they were.
-//! Hashes and paths only, never finding or code text. A path is recorded
-//! only when it names a regular file of the project (reached without a
-//! symlink): a model wrote the finding's path, and anything else it wrote
-//! stays out of the log. Findings suppressed by the team are recorded by
-//! fingerprint, with the cause.
+//! fingerprint, reviewer, rule, severity, a hash of its file's path, its
+//! lines and a hash of those lines as they were, so `crit bench mine` can
+//! later tell whether the lines were changed (the finding was likely acted
+//! on) or left as they were. Hashes and line numbers only: never a path,
+//! finding or code text (the log's rule). A file is recorded only when it is
+//! a regular file of the project (reached without a symlink), so what a model
+//! wrote as a path never decides what is read. Findings suppressed by the
+//! team are recorded by fingerprint, with the cause.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,9 +33,9 @@ pub struct Flagged {
     pub rule: Option<String>,
     /// `P0` … `P3`, `info`.
     pub severity: String,
-    /// The file, from the project root.
+    /// [`path_hash`] of the file's path from the project root.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+    pub file: Option<String>,
     /// First and last line (1-based, inclusive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<[u32; 2]>,
@@ -77,7 +77,7 @@ fn entry(f: &Finding, dismissed: Option<&str>) -> Option<Flagged> {
             .to_string(),
         rule: f.rule_id.clone().filter(|r| super::audit::is_identifier(r)),
         severity: f.severity.code().to_string(),
-        path: None,
+        file: None,
         lines: None,
         hash: None,
         dismissed: dismissed.map(str::to_string),
@@ -110,7 +110,7 @@ fn locate(
         Some(text.lines().map(str::to_string).collect())
     });
     let Some(lines) = lines else { return };
-    entry.path = Some(path);
+    entry.file = Some(path_hash(&path));
     let (Some(start), Some(end)) = (loc.start_line(), loc.end_line()) else {
         return;
     };
@@ -127,20 +127,14 @@ fn locate(
 /// digits of 64-bit FNV-1a (not a secrecy measure: short lines can be
 /// guessed; it only tells whether the same lines are still there).
 pub fn lines_hash<S: AsRef<str>>(lines: &[S]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (i, l) in lines.iter().enumerate() {
-        if i > 0 {
-            h = step(h, b'\n');
-        }
-        for b in l.as_ref().trim_end().bytes() {
-            h = step(h, b);
-        }
-    }
-    format!("{h:016x}")
+    let joined: Vec<&str> = lines.iter().map(|l| l.as_ref().trim_end()).collect();
+    path_hash(&joined.join("\n"))
 }
 
-fn step(h: u64, b: u8) -> u64 {
-    (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+/// The hash of a path (or any text) as the audit log records hashes: 16 hex
+/// digits of 64-bit FNV-1a, as its hashed inputs.
+pub fn path_hash(text: &str) -> String {
+    format!("{:016x}", super::audit::fnv1a_64(text.as_bytes()))
 }
 
 #[cfg(test)]
@@ -172,20 +166,26 @@ mod tests {
         });
         let got = flagged(&r, Some(dir.path()));
         assert_eq!(got.len(), 5, "{got:?}");
-        assert_eq!(got[0].path.as_deref(), Some("a.rs"));
+        assert_eq!(got[0].file, Some(path_hash("a.rs")));
         assert_eq!(got[0].lines, Some([2, 3]));
         assert_eq!(
             got[0].hash.as_deref(),
             Some(lines_hash(&["two", "three"]).as_str())
         );
-        assert_eq!((got[1].path.as_ref(), got[2].path.as_ref()), (None, None));
+        assert_eq!((got[1].file.as_ref(), got[2].file.as_ref()), (None, None));
         // A range past the end of the file: the file, no lines.
         assert_eq!(
-            (got[3].path.as_deref(), got[3].hash.as_ref()),
-            (Some("a.rs"), None)
+            (got[3].file.clone(), got[3].hash.as_ref()),
+            (Some(path_hash("a.rs")), None)
         );
         assert_eq!(got[4].dismissed.as_deref(), Some("suppressed"));
-        assert_eq!(flagged(&r, None)[0].path, None);
+        assert_eq!(flagged(&r, None)[0].file, None);
+    }
+
+    #[test]
+    fn path_hashes_are_the_audit_logs_fnv() {
+        // The FNV-1a 64 specification's value for "a".
+        assert_eq!(path_hash("a"), "af63dc4c8601ec8c");
     }
 
     #[test]

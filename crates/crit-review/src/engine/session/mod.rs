@@ -28,7 +28,7 @@ use crit_core::Verdict;
 use serde::{Deserialize, Serialize};
 
 pub use audit::{append_audit, append_audit_at, append_gate, audit_dir};
-pub use flagged::{Flagged, lines_hash};
+pub use flagged::{Flagged, lines_hash, path_hash};
 pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
 pub use store::{RELDO_TRANSCRIPT, Session, list};
 

@@ -81,7 +81,10 @@ impl Session {
     /// either, or `latest`.
     pub fn open(project_root: &Path, query: &str) -> Result<Session, SessionError> {
         let dir = sessions_dir(project_root);
-        let entries = entries(&dir)?;
+        let mut entries = entries(&dir)?;
+        for s in &mut entries {
+            s.root = Some(project_root.to_path_buf());
+        }
         let not_found = || SessionError::NotFound {
             query: query.to_string(),
             dir: dir.clone(),

@@ -1,7 +1,8 @@
 //! `crit bench mine [--since 90d]`: review quality from the user's own
-//! history, with no model. The audit log says where each finding pointed
-//! (file, lines, a hash of those lines); git and the working tree say what
-//! those lines are now. A finding is
+//! history in one project, with no model. The audit log says where each
+//! finding pointed (hashes of the project and the file's path, the lines, a
+//! hash of those lines); git and the working tree say what those lines are
+//! now. A finding is
 //!
 //! - `acted_on` when its lines are no longer there as they were (changed,
 //!   moved and changed, or deleted with their file): likely fixed;
@@ -9,13 +10,12 @@
 //!   working tree;
 //! - `suppressed` when a later review dismissed it by the team's suppressions;
 //! - `unknown` when crit cannot tell (a line written before crit recorded
-//!   locations, a repository that is gone, a file it cannot read).
+//!   locations, a finding without lines, a file it cannot read).
 //!
 //! precision (a proxy) = acted_on / (acted_on + dismissed + suppressed), per
-//! reviewer, rule and severity. A finding reported by several reviews of one
-//! repository (the Stop gate's rounds) counts once, where it was first
-//! reported. Recent findings may not have been acted on yet: choose the
-//! period accordingly.
+//! reviewer, rule and severity. A finding reported by several reviews (the
+//! Stop gate's rounds) counts once, where it was first reported. Recent
+//! findings may not have been acted on yet: choose the period accordingly.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -25,12 +25,14 @@ use crit_os::git::{Git, GitOptions};
 use crit_os::write::Root;
 use serde::Serialize;
 
-use crate::engine::session::{Flagged, lines_hash};
+use crate::engine::session::{Flagged, lines_hash, path_hash};
 use crate::stats::days::{self, Period};
 use crate::stats::read::{self as audit, Line, Sources};
 
 /// Files compared, at most this big.
 const MAX_FILE: usize = 4 * 1024 * 1024;
+/// The project's file listing, at most this big.
+const MAX_LISTING: usize = 64 * 1024 * 1024;
 
 /// What happened to one finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,45 +93,47 @@ pub struct Mined {
     pub skipped_lines: usize,
 }
 
-/// Mines the audit log in `audit_dir` over `period`.
-pub fn mine(audit_dir: &Path, period: &Period, env: &Env) -> Mined {
+/// Mines the audit log in `audit_dir` over `period` for the project at
+/// `root`.
+pub fn mine(audit_dir: &Path, period: &Period, root: &Path, env: &Env) -> Mined {
     let sources = Sources {
         audit: Some(audit_dir.to_path_buf()),
         plugin_logs: None,
     };
     let reading = audit::read(&sources, period);
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let here = path_hash(&root.display().to_string());
     let mut reviews = 0;
-    let mut first: Vec<(Option<String>, Flagged)> = Vec::new();
-    let mut seen: BTreeSet<(Option<String>, String)> = BTreeSet::new();
-    let mut suppressed: BTreeSet<(Option<String>, String)> = BTreeSet::new();
+    let mut first: Vec<Flagged> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut suppressed: BTreeSet<String> = BTreeSet::new();
     for line in &reading.lines {
         let Line::Review(r) = line else { continue };
-        if r.flagged.is_empty() {
+        if r.flagged.is_empty() || r.repo.as_deref() != Some(here.as_str()) {
             continue;
         }
         reviews += 1;
         for f in &r.flagged {
-            let key = (r.repo.clone(), f.fp.clone());
             match f.dismissed.as_deref() {
                 Some("suppressed") => {
-                    suppressed.insert(key);
+                    suppressed.insert(f.fp.clone());
                 }
                 Some(_) => {}
                 None => {
-                    if seen.insert(key) {
-                        first.push((r.repo.clone(), f.clone()));
+                    if seen.insert(f.fp.clone()) {
+                        first.push(f.clone());
                     }
                 }
             }
         }
     }
-    let mut repos = Repos::new(env);
+    let mut project = Now::new(&root, env);
     let mut overall = Outcomes::default();
     let mut by: [BTreeMap<String, Outcomes>; 3] = Default::default();
-    for (repo, f) in &first {
-        let outcome = match suppressed.contains(&(repo.clone(), f.fp.clone())) {
+    for f in &first {
+        let outcome = match suppressed.contains(&f.fp) {
             true => Outcome::Suppressed,
-            false => repos.classify(repo.as_deref(), f),
+            false => project.classify(f),
         };
         overall.add(outcome);
         let reviewer = match f.reviewer.as_str() {
@@ -160,12 +164,15 @@ pub fn mine(audit_dir: &Path, period: &Period, env: &Env) -> Mined {
     }
 }
 
-/// The repositories looked at, and the files read from them, once each.
-struct Repos<'a> {
-    env: &'a Env,
-    git: HashMap<PathBuf, Option<Git>>,
-    /// (repo, path) → the file at HEAD and in the working tree, as lines.
-    files: HashMap<(PathBuf, String), Versions>,
+/// The project as it is now: its files by path hash, and their text at
+/// HEAD and in the working tree, read once each.
+struct Now {
+    root: PathBuf,
+    git: Option<Git>,
+    /// Path hash → path, of every file at HEAD, in the index or untracked
+    /// (`None`: git could not list them).
+    paths: Option<HashMap<String, String>>,
+    files: HashMap<String, Versions>,
 }
 
 #[derive(Clone)]
@@ -175,26 +182,35 @@ struct Versions {
     texts: Vec<Vec<String>>,
 }
 
-impl<'a> Repos<'a> {
-    fn new(env: &'a Env) -> Self {
-        Repos {
-            env,
-            git: HashMap::new(),
+impl Now {
+    fn new(root: &Path, env: &Env) -> Self {
+        let git = Git::open(root, env, GitOptions::default()).ok();
+        let paths = git.as_ref().and_then(listed);
+        Now {
+            root: root.to_path_buf(),
+            git,
+            paths,
             files: HashMap::new(),
         }
     }
 
-    fn classify(&mut self, repo: Option<&str>, f: &Flagged) -> Outcome {
-        let (Some(repo), Some(path), Some([start, end]), Some(hash)) =
-            (repo, f.path.as_deref(), f.lines, f.hash.as_deref())
+    fn classify(&mut self, f: &Flagged) -> Outcome {
+        let (Some(file), Some([start, end]), Some(hash)) =
+            (f.file.as_deref(), f.lines, f.hash.as_deref())
         else {
             return Outcome::Unknown;
         };
-        let repo = PathBuf::from(repo);
-        if !repo.is_dir() || !safe_path(path) || end < start {
+        let Some(paths) = &self.paths else {
+            return Outcome::Unknown;
+        };
+        // Gone from HEAD, the index and the working tree: its lines went with it.
+        let Some(path) = paths.get(file).cloned() else {
+            return Outcome::ActedOn;
+        };
+        if !safe_path(&path) || end < start {
             return Outcome::Unknown;
         }
-        let v = self.versions(&repo, path);
+        let v = self.versions(&path);
         let n = (end - start + 1) as usize;
         let there = v
             .texts
@@ -207,24 +223,18 @@ impl<'a> Repos<'a> {
         }
     }
 
-    fn versions(&mut self, repo: &Path, path: &str) -> Versions {
-        let key = (repo.to_path_buf(), path.to_string());
-        if let Some(v) = self.files.get(&key) {
+    fn versions(&mut self, path: &str) -> Versions {
+        if let Some(v) = self.files.get(path) {
             return v.clone();
         }
-        let env = self.env;
-        let git = self
-            .git
-            .entry(repo.to_path_buf())
-            .or_insert_with(|| Git::open(repo, env, GitOptions::default()).ok());
         let mut v = Versions {
-            unreadable: git.is_none(),
+            unreadable: false,
             texts: Vec::new(),
         };
-        if let Some(git) = git {
+        if let Some(git) = &self.git {
             match git.run(&["show", &format!("HEAD:./{path}")], MAX_FILE) {
                 Ok(out) if out.success() && !out.overflowed => v.texts.push(lines(&out.stdout)),
-                // Not at HEAD (or no HEAD): absent, which says nothing more.
+                // Not at HEAD: absent, which says nothing more.
                 Ok(out) if !out.overflowed => {}
                 _ => v.unreadable = true,
             }
@@ -232,14 +242,47 @@ impl<'a> Repos<'a> {
         let limits = crit_os::read::InputLimits {
             max_bytes: MAX_FILE as u64,
         };
-        match Root::open(repo).map(|r| r.read(path, limits)) {
+        match Root::open(&self.root).map(|r| r.read(path, limits)) {
             Ok(Ok(bytes)) => v.texts.push(lines(&bytes)),
             Ok(Err(e)) if e.is_not_found() => {}
             _ => v.unreadable = true,
         }
-        self.files.insert(key, v.clone());
+        self.files.insert(path.to_string(), v.clone());
         v
     }
+}
+
+/// Every file of the project at HEAD, in the index or untracked (not
+/// ignored), by path hash; paths from the project root.
+fn listed(git: &Git) -> Option<HashMap<String, String>> {
+    let mut out = HashMap::new();
+    let runs: [&[&str]; 2] = [
+        &[
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ],
+        &["ls-tree", "-r", "-z", "--name-only", "HEAD"],
+    ];
+    let mut any = false;
+    for args in runs {
+        let Ok(o) = git.run(args, MAX_LISTING) else {
+            continue;
+        };
+        if !o.success() || o.overflowed {
+            continue;
+        }
+        any = true;
+        for p in String::from_utf8_lossy(&o.stdout)
+            .split('\0')
+            .filter(|p| !p.is_empty())
+        {
+            out.insert(path_hash(p), p.to_string());
+        }
+    }
+    any.then_some(out)
 }
 
 fn lines(bytes: &[u8]) -> Vec<String> {
