@@ -136,6 +136,92 @@ pub enum Command {
     Statusline,
     /// The history in the audit logs: reviews per kind and outcome, gate failures, findings, acceptance, cost per day.
     Stats(StatsArgs),
+    /// Measure review quality: precision, recall and F1 on labeled pull requests, judged by a model as the Martian Code Review Bench does; or `crit bench mine` on your own history, with no model.
+    ///
+    /// A corpus is a directory `cases/NAME/`, each holding `repo/` (a git repository
+    /// with both commits, checked out at the head), `case.json` (`{"base": REF,
+    /// "head": REF}`) and `golden.json` (the benchmark's per-pull-request object:
+    /// `pr_title`, `url`, `comments[{comment, severity}]`). crit reviews each case's
+    /// base..head as `crit review code` would, then asks a judge model, once per
+    /// (golden comment, finding) pair, whether they identify the same underlying
+    /// issue. A finding matches at most one golden comment and a golden comment at
+    /// most one finding (the most pairs possible; each comment, in corpus order,
+    /// tries its findings from the judge's highest confidence down). The judge's
+    /// answers are cached. A case whose review did not finish, or whose judge could
+    /// not decide a pair, is INCOMPLETE: in no score, and the exit code is 3.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub action: Option<BenchAction>,
+    /// The corpus: a directory holding `cases/NAME/{repo/, case.json, golden.json}`.
+    #[arg(value_name = "CORPUS")]
+    pub corpus: Option<PathBuf>,
+    /// A configuration to compare (YAML: name, model, verify, verify_model, consensus, filter, max_findings, template, allow_partial); repeat it to compare several side by side [default: the review's own settings].
+    #[arg(long = "config", value_name = "FILE")]
+    pub configs: Vec<PathBuf>,
+    /// The judge's model [default: `models.judge` in the config, env CRIT_JUDGE_MODEL, else the strongest model compared: the highest list price per output token in crit's model table].
+    #[arg(long, value_name = "MODEL")]
+    pub judge_model: Option<String>,
+    /// Cases reviewed at once.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub jobs: usize,
+    /// Judge requests at once, across every case.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub judge_jobs: usize,
+    /// Ask the judge again rather than reuse its cached answers.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchAction {
+    /// Make a corpus of the Martian Code Review Bench: its golden comments and your clones of its pull requests.
+    ///
+    /// DIR is a checkout of the benchmark (its `golden_comments/*.json`). For a pull
+    /// request https://github.com/OWNER/REPO/pull/N the clone is `REPOS/OWNER/REPO` or
+    /// `REPOS/REPO`, with the pull request's head fetched as `refs/pull/N/head`
+    /// (`git fetch origin '+refs/pull/*/head:refs/pull/*/head'`). Each case's `repo/`
+    /// borrows the clone's objects, so keep the clones. A pull request whose clone or
+    /// head is missing is skipped, saying what to fetch.
+    Import(BenchImportArgs),
+    /// Precision from this project's history, with no model: findings whose flagged lines changed since (likely acted on) against those left as they were or suppressed, per reviewer, rule and severity.
+    Mine(BenchMineArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchImportArgs {
+    /// The benchmark whose files these are.
+    #[arg(value_enum, value_name = "BENCHMARK")]
+    pub benchmark: BenchFormat,
+    /// A checkout of the benchmark, or its `golden_comments` directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Where the pull requests' repositories are cloned.
+    #[arg(long, value_name = "DIR")]
+    pub repos: PathBuf,
+    /// The corpus to write (created if missing).
+    #[arg(long, value_name = "DIR", default_value = "corpus")]
+    pub corpus: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    /// The Martian Code Review Bench (golden_comments/*.json)
+    Martian,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchMineArgs {
+    /// The period: days (`90d`), weeks (`12w`), hours (`24h`), or a date (`2026-02-01`).
+    #[arg(long, value_name = "PERIOD", default_value = "90d")]
+    pub since: String,
+    /// The last day of the period (`2026-02-24`) [default: today, UTC].
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
 }
 
 /// Where Claude Code's settings are changed.

@@ -66,6 +66,13 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
             &["timeout", "no_log"],
         ],
         "completions" | "man" => &[],
+        "bench" => &[
+            &BACKEND,
+            &PROJECT,
+            &["json", "out", "timeout", "max_turns", "max_budget_usd"],
+        ],
+        "bench import" => &[&["json"]],
+        "bench mine" => &[&["cwd", "json", "out"]],
         _ => return None,
     };
     Some(groups.iter().flat_map(|g| g.iter().copied()).collect())

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod bench;
 mod claude_code;
 mod completions;
 mod config;
@@ -53,5 +54,6 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
             Ok(Code::Ok)
         }
         Command::Stats(args) => stats::run(&cli.common, &args),
+        Command::Bench(args) => bench::run(&cli.common, args),
     }
 }

@@ -29,6 +29,9 @@ const SUBCOMMANDS: &[&str] = &[
     "uninstall",
     "statusline",
     "stats",
+    "bench",
+    "bench import",
+    "bench mine",
 ];
 
 /// Words from crit's own design notes that mean nothing to a user.
@@ -115,6 +118,8 @@ fn a_subcommand_lists_and_takes_only_the_options_it_uses() {
         ("config", &["--max-turns", "--out", "--exit-code"]),
         ("plan", &["--max-turns"]),
         ("prompt", &["--max-turns", "--max-budget-usd"]),
+        ("bench", &["--fail-on", "--exit-code", "--no-log"]),
+        ("bench mine", &["--provider", "--model", "--rules-from"]),
     ];
     for (path, flags) in unused {
         let text = help(path);

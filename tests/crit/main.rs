@@ -6,6 +6,7 @@
 mod support;
 
 mod action;
+mod bench;
 mod bounds;
 mod ci_base;
 mod ci_formats;

@@ -4,7 +4,9 @@
 //! cache) and the review kinds over it, each in its own module: `template`
 //! (review templates, and code review as the `code` template over a change),
 //! `code` (mala's code reviewers for pipelines), `prompt` (prompt review),
-//! `plan` (the plan's persona panel), `orchestrate` (`crit run`). Which
+//! `plan` (the plan's persona panel), `orchestrate` (`crit run`), `bench`
+//! (review quality measured on labeled pull requests and on the user's own
+//! history). Which
 //! project, whose rules and which settings are `crit_project`'s.
 //!
 //! The public API is what this file exports: the kinds' modules, the panel's
@@ -20,7 +22,7 @@ pub mod stats;
 
 pub use engine::prompts::{OutputSpec, PREAMBLE};
 pub use engine::{panel, session};
-pub use kinds::{code, orchestrate, plan, prompt, template};
+pub use kinds::{bench, code, orchestrate, plan, prompt, template};
 
 /// Running a template review — code review is the `code` template over a
 /// change — from start to finish.

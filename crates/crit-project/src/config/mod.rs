@@ -60,6 +60,8 @@ pub struct Models {
     pub review: Option<Sourced<String>>,
     /// The model of the second look at findings.
     pub verify: Option<Sourced<String>>,
+    /// The model of `crit bench`'s judge.
+    pub judge: Option<Sourced<String>>,
 }
 
 /// The merged configuration.
@@ -109,6 +111,7 @@ struct RawConfig {
 struct RawModels {
     review: Option<Spanned<String>>,
     verify: Option<Spanned<String>>,
+    judge: Option<Spanned<String>>,
 }
 
 /// mala's reviewer spells the timeout `review.timeout`.
@@ -315,6 +318,7 @@ impl Config {
             models: Models {
                 review: models.review.map(|s| setting(file, &s, s.value.clone())),
                 verify: models.verify.map(|s| setting(file, &s, s.value.clone())),
+                judge: models.judge.map(|s| setting(file, &s, s.value.clone())),
             },
             base_url: raw.base_url.map(|s| setting(file, &s, s.value.clone())),
             cassettes: raw
@@ -360,6 +364,9 @@ impl Config {
         }
         if later.models.verify.is_some() {
             self.models.verify = later.models.verify;
+        }
+        if later.models.judge.is_some() {
+            self.models.judge = later.models.judge;
         }
     }
 }

@@ -31,15 +31,19 @@ pub enum Kind {
     Prompt,
     /// `crit plan`: the plan's persona panel.
     Plan,
+    /// `crit bench`: the judge that compares a benchmark's findings with its
+    /// golden comments (its `model` is the judge's).
+    Bench,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::Code,
         Kind::Template,
         Kind::Run,
         Kind::Prompt,
         Kind::Plan,
+        Kind::Bench,
     ];
 
     /// As `crit config` names it.
@@ -50,6 +54,7 @@ impl Kind {
             Kind::Run => "run",
             Kind::Prompt => "prompt",
             Kind::Plan => "plan",
+            Kind::Bench => "bench judge",
         }
     }
 
@@ -59,7 +64,7 @@ impl Kind {
     fn default_model(self) -> Option<&'static str> {
         match self {
             Kind::Code | Kind::Run => Some("sonnet"),
-            Kind::Template | Kind::Prompt | Kind::Plan => None,
+            Kind::Template | Kind::Prompt | Kind::Plan | Kind::Bench => None,
         }
     }
 
@@ -68,10 +73,14 @@ impl Kind {
         match self {
             // mala's `agent_sdk_review_timeout` default.
             Kind::Code => Some(600),
-            Kind::Template | Kind::Run | Kind::Prompt | Kind::Plan => None,
+            Kind::Template | Kind::Run | Kind::Prompt | Kind::Plan | Kind::Bench => None,
         }
     }
 }
+
+/// What `crit config` says of a judge model nothing names: `crit bench`
+/// picks the strongest model of the configurations it compares.
+const JUDGE_DEFAULT: &str = "(the strongest model the benchmark compares)";
 
 /// Choices made explicitly, each labelled (`--model`, `model=` of a Python
 /// call, …). They win over everything else.
@@ -165,7 +174,9 @@ impl Settings {
             )],
             Err(e) => vec![row("provider", "(unusable)", e.to_string())],
         };
-        let model = if self.model.value.is_empty() {
+        let model = if self.model.value.is_empty() && self.kind == Kind::Bench {
+            JUDGE_DEFAULT.to_string()
+        } else if self.model.value.is_empty() {
             "(the backend's default)".to_string()
         } else {
             let id = crit_llm::pricing::resolve_alias(&self.model.value);

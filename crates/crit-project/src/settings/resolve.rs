@@ -24,7 +24,10 @@ pub(crate) fn resolve(
 ) -> Settings {
     let mala = mala.filter(|_| kind == Kind::Code);
     let backend = select(explicit, file, env);
-    let model = review_model(kind, explicit, file, mala, backend.as_ref().ok(), env);
+    let model = match kind {
+        Kind::Bench => judge_model(file, env),
+        _ => review_model(kind, explicit, file, mala, backend.as_ref().ok(), env),
+    };
     let backend = backend.map(|mut s| {
         // The request, the rows and the session all name the kind's model.
         if !model.value.is_empty() {
@@ -139,6 +142,17 @@ fn review_model(
         }
     }
     backend_default.unwrap_or_else(|| Sourced::new(String::new(), Source::Default))
+}
+
+/// `crit bench`'s judge: `CRIT_JUDGE_MODEL`, else `models.judge`, else
+/// empty (the benchmark picks the strongest model it compares; its
+/// `--judge-model` flag is applied by the command). `--model` is the
+/// reviewers', never the judge's.
+fn judge_model(file: &Config, env: &Env) -> Sourced<String> {
+    env.non_empty("CRIT_JUDGE_MODEL")
+        .map(|m| Sourced::new(m.to_string(), Source::Env("CRIT_JUDGE_MODEL".into())))
+        .or_else(|| file.models.judge.clone())
+        .unwrap_or_else(|| Sourced::new(String::new(), Source::Default))
 }
 
 fn reviewer(file: &Config, mala: Option<&MalaConfig>) -> Sourced<Reviewer> {

@@ -1,8 +1,10 @@
 //! The review kinds, each in its own tree over the engine: template reviews
 //! (and code review, the `code` template over a change), mala's code
-//! reviewers for pipelines, prompt review, the plan's persona panel, and an
-//! orchestrator delegating to sub-agents (`crit run`).
+//! reviewers for pipelines, prompt review, the plan's persona panel, an
+//! orchestrator delegating to sub-agents (`crit run`), and the benchmark
+//! that measures code review against labeled pull requests (`crit bench`).
 
+pub mod bench;
 pub mod code;
 pub mod orchestrate;
 pub mod plan;

@@ -30,6 +30,13 @@ pub struct ReviewLine {
     pub rules: BTreeMap<String, usize>,
     #[serde(default)]
     pub fingerprints: Vec<String>,
+    /// A hash of the project root the review ran in (lines written since
+    /// crit recorded it).
+    #[serde(default)]
+    pub repo: Option<String>,
+    /// Where its findings pointed.
+    #[serde(default)]
+    pub flagged: Vec<crate::engine::session::Flagged>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

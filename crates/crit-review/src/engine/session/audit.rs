@@ -5,12 +5,18 @@
 //! (names from a check's configuration) and finding fingerprints (hashes) are
 //! kept so `crit stats` can say which problems come back; a rule id that does
 //! not look like an identifier is left out, since a model may have written it.
+//! A review saved in a project also records a hash of the project's root
+//! (`repo`) and where each finding pointed (`flagged`: fingerprint, reviewer,
+//! rule, severity, a hash of the file's path, the lines and a hash of those
+//! lines), so `crit bench mine` can tell later whether the flagged lines
+//! changed.
 //!
 //! Concurrent crit processes append to the same file. Each line is written
 //! with one `write` on a file opened with `O_APPEND`, under an exclusive
 //! advisory lock (`File::lock`): `O_APPEND` alone keeps lines whole on local
-//! file systems for writes this small (a line is a few hundred bytes, below
-//! `PIPE_BUF`), and the lock covers file systems where it does not.
+//! file systems for small writes (most lines are a few hundred bytes, below
+//! `PIPE_BUF`), and the lock covers file systems where it does not and the
+//! lines of reviews with many findings, which run to a few kilobytes.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +48,12 @@ struct AuditLine<'a> {
     fingerprints: Vec<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     session: Option<&'a str>,
+    /// A hash of the project root the review ran in ([`super::path_hash`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repo: Option<String>,
+    /// Where its findings pointed (see [`super::flagged`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    flagged: Vec<super::flagged::Flagged>,
     /// Input name to a hash of its value (see [`fnv1a_64`]).
     inputs: BTreeMap<&'a str, String>,
 }
@@ -76,9 +88,27 @@ pub fn append_audit(
     session_id: Option<&str>,
     now: SystemTime,
 ) -> Result<PathBuf, SessionError> {
+    append_audit_at(state_dir_env, result, session_id, None, now)
+}
+
+/// [`append_audit`] for a review that ran in the project at `root`: the line
+/// also records (as hashes) the project and where the findings pointed in it.
+pub fn append_audit_at(
+    state_dir_env: impl Fn(&str) -> Option<String>,
+    result: &ReviewResult,
+    session_id: Option<&str>,
+    root: Option<&Path>,
+    now: SystemTime,
+) -> Result<PathBuf, SessionError> {
     let dir = audit_dir(state_dir_env).ok_or(SessionError::NoStateDir)?;
     let secs = timestamp::unix_secs(now);
-    append_line(&dir, &audit_line(result, session_id, secs), secs)
+    let mut line = audit_line(result, session_id, secs);
+    if let Some(root) = root {
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        line.flagged = super::flagged::flagged(result, Some(&root));
+        line.repo = Some(super::flagged::path_hash(&root.display().to_string()));
+    }
+    append_line(&dir, &line, secs)
 }
 
 /// One line for a gate's decision that no review stands behind (Claude
@@ -175,6 +205,8 @@ fn audit_line<'a>(result: &'a ReviewResult, session: Option<&'a str>, secs: u64)
             .filter(|id| id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()))
             .collect(),
         session,
+        repo: None,
+        flagged: Vec::new(),
         inputs: result
             .inputs
             .iter()
@@ -185,7 +217,7 @@ fn audit_line<'a>(result: &'a ReviewResult, session: Option<&'a str>, secs: u64)
 
 /// A rule id as configurations write them (`no_eval`, `SEC-001`,
 /// `python/eval`): short, no spaces, nothing that could be prose or code.
-fn is_identifier(s: &str) -> bool {
+pub(crate) fn is_identifier(s: &str) -> bool {
     (1..=64).contains(&s.len())
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b':'))
@@ -194,7 +226,7 @@ fn is_identifier(s: &str) -> bool {
 /// 64-bit FNV-1a, the same function as crit-core's fingerprints (whose hasher is
 /// private there). Enough to tell whether two runs reviewed the same input; it
 /// is not a secrecy measure, as short inputs such as paths can be guessed.
-fn fnv1a_64(bytes: &[u8]) -> u64 {
+pub(super) fn fnv1a_64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

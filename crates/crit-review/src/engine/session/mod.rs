@@ -17,6 +17,7 @@
 //! `$XDG_STATE_HOME/crit/audit/`: counts, tokens, cost, hashes — never text.
 
 mod audit;
+mod flagged;
 mod redact;
 mod store;
 
@@ -27,7 +28,8 @@ use crit_core::Verdict;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use audit::append_confined;
-pub use audit::{append_audit, append_gate, audit_dir};
+pub use audit::{append_audit, append_audit_at, append_gate, audit_dir};
+pub use flagged::{Flagged, lines_hash, path_hash};
 pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
 pub use store::{RELDO_TRANSCRIPT, Session, list};
 
@@ -71,7 +73,7 @@ pub fn save_with(
     if let Err(e) = session.write_result_with(result, extra) {
         tracing::error!("could not save the review's result: {e}");
     }
-    if let Err(e) = append_audit(env, result, Some(session.id()), now) {
+    if let Err(e) = append_audit_at(env, result, Some(session.id()), session.project_root(), now) {
         tracing::error!("could not append to the audit log: {e}");
     }
 }

@@ -39,6 +39,9 @@ pub struct Session {
     transcript: &'static str,
     /// The directory, opened when crit created it: writes go beneath it.
     root: Option<Arc<Root>>,
+    /// The project the review ran in, when the session was made for one:
+    /// the audit line names it and where its findings point.
+    project: Option<PathBuf>,
 }
 
 impl PartialEq for Session {
@@ -64,7 +67,9 @@ impl Session {
         let sessions = project
             .subdir(".crit/sessions", Some(0o700))
             .map_err(fs_error("create"))?;
-        Session::create_under(sessions, meta, now)
+        let mut session = Session::create_under(sessions, meta, now)?;
+        session.project = Some(project_root.to_path_buf());
+        Ok(session)
     }
 
     /// A new session under `sessions` (a configured log directory, such as
@@ -102,7 +107,10 @@ impl Session {
     /// either, or `latest`.
     pub fn open(project_root: &Path, query: &str) -> Result<Session, SessionError> {
         let dir = sessions_dir(project_root);
-        let entries = entries(&dir)?;
+        let mut entries = entries(&dir)?;
+        for s in &mut entries {
+            s.project = Some(project_root.to_path_buf());
+        }
         let not_found = || SessionError::NotFound {
             query: query.to_string(),
             dir: dir.clone(),
@@ -133,6 +141,11 @@ impl Session {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The project root it was created for ([`Session::create`]).
+    pub fn project_root(&self) -> Option<&Path> {
+        self.project.as_deref()
     }
 
     /// The random part of the directory name.
@@ -289,6 +302,7 @@ fn entries(dir: &Path) -> Result<Vec<Session>, SessionError> {
             id: id.to_string(),
             transcript: TRANSCRIPT,
             root: None,
+            project: None,
         };
         found.push(((stamp.to_string(), written, name), session));
     }
@@ -323,6 +337,7 @@ fn create_unique_dir(sessions: &Root, now: SystemTime) -> Result<Session, Sessio
             id,
             transcript: TRANSCRIPT,
             root: Some(Arc::new(root)),
+            project: None,
         });
     }
     Err(SessionError::io("create", sessions.path())(

@@ -1,0 +1,405 @@
+//! A benchmark run: for each configuration, every case's code review of
+//! `base..head` (cases in parallel, at most `jobs` at once), then the judge on
+//! every (golden comment, finding) pair, one-to-one matching and the scores.
+//! Configurations run one after another, so the judge's cache filled by the
+//! first serves the pairs the others share.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crit_core::{Finding, ReviewResult, Severity, Verdict};
+use crit_llm::Backend;
+use crit_project::Settings;
+use crit_project::scope::Scope;
+use crit_project::trust::ProjectRules;
+use futures_util::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use super::config::BenchConfig;
+use super::corpus::{Case, Corpus};
+use super::judge::{Asked, Judge};
+use super::matching::{Candidate, one_to_one};
+use super::report::{
+    BENCH_SCHEMA_VERSION, BenchReport, CaseReport, CaseStatus, ConfigReport, ConfigSettings,
+    JudgeInfo, JudgeSpend, Match, Spend,
+};
+use super::score::{ByLevel, Level, Score};
+use crate::engine::panel::PanelEnv;
+use crate::kinds::template::{Limits, ReviewOptions, ReviewRequest, Template, run_template};
+
+/// Why a case's own repository decides nothing gated about its review.
+const UNTRUSTED: &str = "a benchmark case's repository is someone else's code";
+
+/// One configuration, ready to run.
+#[derive(Debug, Clone)]
+pub struct Configured {
+    pub config: BenchConfig,
+    pub template: Template,
+    /// The review's options; each case sets its own rules and cancellation.
+    pub options: ReviewOptions,
+}
+
+impl Configured {
+    /// `config` over the code review's `settings` (flags, environment and
+    /// config files as `crit review code` would use them).
+    pub fn new(config: BenchConfig, template: Template, settings: &Settings) -> Configured {
+        let mut o = ReviewOptions::new(settings.request_model());
+        o.model_override = config.model.clone();
+        o.limits = Limits {
+            max_turns: settings.max_turns.as_ref().map(|s| s.value),
+            timeout_secs: settings.timeout.as_ref().map(|s| s.value),
+            max_budget_usd: settings.max_budget_usd.as_ref().map(|s| s.value),
+            max_tokens: None,
+        };
+        o.verify_model = config
+            .verify_model
+            .clone()
+            .unwrap_or_else(|| settings.verify_model.value.clone());
+        o.verify = config.verify;
+        o.consensus = config.consensus;
+        o.filter = config.filter;
+        o.max_findings = config.max_findings;
+        o.allow_partial = config.allow_partial;
+        // A benchmark measures what a review finds now: no findings of an
+        // earlier run, no session, no audit line.
+        o.hunk_cache = None;
+        o.log = false;
+        Configured {
+            config,
+            template,
+            options: o,
+        }
+    }
+
+    /// The reviewers' model as requests name it (empty: the backend's).
+    pub fn model(&self) -> String {
+        let m = self
+            .options
+            .model_override
+            .clone()
+            .unwrap_or_else(|| self.options.default_model.clone());
+        crit_llm::pricing::resolve_alias(&m)
+    }
+
+    fn settings(&self) -> ConfigSettings {
+        let c = &self.config;
+        ConfigSettings {
+            model: self.model(),
+            verify: c.verify.map(|v| v.to_string()),
+            verify_model: crit_llm::pricing::resolve_alias(&self.options.verify_model),
+            consensus: c.consensus.map(|v| v.to_string()),
+            filter: c.filter.map(|v| v.to_string()),
+            max_findings: c.max_findings,
+            template: self.template.name.clone(),
+            allow_partial: c.allow_partial,
+        }
+    }
+}
+
+/// What a benchmark run reports as it goes.
+pub trait BenchProgress: Send + Sync {
+    fn case_done(&self, config: &str, case: &CaseReport);
+}
+
+/// How to run.
+#[derive(Clone, Default)]
+pub struct BenchOptions {
+    /// Cases reviewed at once (at least 1).
+    pub jobs: usize,
+    /// Where the judge's model choice came from, for the report.
+    pub judge_source: String,
+    pub cancel: CancellationToken,
+    pub progress: Option<Arc<dyn BenchProgress>>,
+}
+
+impl std::fmt::Debug for BenchOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BenchOptions")
+            .field("jobs", &self.jobs)
+            .field("judge_source", &self.judge_source)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs every configuration over `corpus`.
+pub async fn run_bench(
+    backend: &Backend,
+    corpus: &Corpus,
+    configs: &[Configured],
+    judge: &Judge,
+    opts: &BenchOptions,
+) -> BenchReport {
+    let mut configurations = Vec::new();
+    for c in configs {
+        configurations.push(run_config(backend, corpus, c, judge, opts).await);
+    }
+    BenchReport {
+        schema_version: BENCH_SCHEMA_VERSION,
+        corpus: corpus.dir.display().to_string(),
+        cases: corpus.cases.len(),
+        judge: JudgeInfo {
+            model: crit_llm::pricing::resolve_alias(&judge.model),
+            source: opts.judge_source.clone(),
+            prompt_version: judge.version.clone(),
+        },
+        configurations,
+    }
+}
+
+async fn run_config(
+    backend: &Backend,
+    corpus: &Corpus,
+    c: &Configured,
+    judge: &Judge,
+    opts: &BenchOptions,
+) -> ConfigReport {
+    let started = Instant::now();
+    let cases: Vec<(CaseReport, ByLevel)> = futures_util::stream::iter(&corpus.cases)
+        .map(|case| async move {
+            let done = run_case(backend, case, c, judge, opts).await;
+            if let Some(p) = &opts.progress {
+                p.case_done(&c.config.name, &done.0);
+            }
+            done
+        })
+        .buffered(opts.jobs.max(1))
+        .collect()
+        .await;
+    let mut overall = Score::default();
+    let mut levels = ByLevel::default();
+    let (mut review, mut judged) = (Spend::default(), JudgeSpend::default());
+    for (case, lv) in &cases {
+        if let Some(s) = case.score {
+            overall = overall.plus(s);
+            levels.add(lv);
+        }
+        review = add_spend(review, case.review);
+        judged = add_judge(judged, case.judge);
+    }
+    let complete = cases
+        .iter()
+        .filter(|(c, _)| c.status == CaseStatus::Complete)
+        .count();
+    ConfigReport {
+        name: c.config.name.clone(),
+        file: c.config.file.clone(),
+        settings: c.settings(),
+        overall,
+        by_severity: levels.scores(),
+        cases_complete: complete,
+        cases_incomplete: cases.len() - complete,
+        review,
+        judge: judged,
+        duration_ms: millis(started),
+        cases: cases.into_iter().map(|(c, _)| c).collect(),
+    }
+}
+
+async fn run_case(
+    backend: &Backend,
+    case: &Case,
+    c: &Configured,
+    judge: &Judge,
+    opts: &BenchOptions,
+) -> (CaseReport, ByLevel) {
+    let mut report = CaseReport {
+        name: case.name.clone(),
+        url: case
+            .spec
+            .url
+            .clone()
+            .or_else(|| Some(case.golden.url.clone()).filter(|u| !u.is_empty())),
+        language: case.spec.language.clone(),
+        status: CaseStatus::Incomplete,
+        reason: None,
+        verdict: None,
+        golden: case.golden.comments.len(),
+        findings: 0,
+        score: None,
+        by_severity: Vec::new(),
+        matches: Vec::new(),
+        review: Spend::default(),
+        judge: JudgeSpend::default(),
+    };
+    let result = match review(backend, case, c, opts).await {
+        Ok(r) => r,
+        Err(why) => {
+            report.reason = Some(why);
+            return (report, ByLevel::default());
+        }
+    };
+    report.verdict = Some(result.verdict);
+    report.review = Spend {
+        usage: result.usage,
+        cost_usd: result.cost_usd,
+        duration_ms: result.duration_ms,
+    };
+    if let Some(why) = unfinished(&result) {
+        report.reason = Some(why);
+        return (report, ByLevel::default());
+    }
+    let findings: Vec<&Finding> = result.findings.iter().filter(|f| judged(f)).collect();
+    report.findings = findings.len();
+    let env = PanelEnv {
+        root: case.repo.clone(),
+        cancel: opts.cancel.clone(),
+        ..PanelEnv::default()
+    };
+    let asks = case
+        .golden
+        .comments
+        .iter()
+        .enumerate()
+        .flat_map(|(g, golden)| {
+            let env = &env;
+            findings
+                .iter()
+                .enumerate()
+                .map(move |(f, finding)| async move {
+                    let asked = judge
+                        .ask(backend, env, &case.golden.pr_title, golden, finding)
+                        .await;
+                    (g, f, asked)
+                })
+        });
+    let answers: Vec<(usize, usize, Asked)> = futures_util::future::join_all(asks).await;
+    let mut candidates = Vec::new();
+    let mut failures = Vec::new();
+    for (g, f, a) in &answers {
+        report.judge.pairs += 1;
+        report.judge.cached += usize::from(a.cached);
+        report.judge.usage += a.usage;
+        report.judge.cost_usd = crit_core::usage::add_cost(report.judge.cost_usd, a.cost_usd);
+        match &a.judgement {
+            Ok(j) if j.matched => candidates.push(Candidate {
+                golden: *g,
+                finding: *f,
+                confidence: j.confidence,
+            }),
+            Ok(_) => {}
+            Err(e) => failures.push(e.clone()),
+        }
+    }
+    report.judge.failed = failures.len();
+    if let Some(first) = failures.first() {
+        report.reason = Some(format!(
+            "the judge could not decide {} of {} pairs ({first}); the case counts neither as matched nor as missed",
+            failures.len(),
+            answers.len()
+        ));
+        return (report, ByLevel::default());
+    }
+    let kept = one_to_one(&candidates, case.golden.comments.len(), findings.len());
+    let mut levels = ByLevel::default();
+    for (g, golden) in case.golden.comments.iter().enumerate() {
+        match kept.iter().any(|k| k.golden == g) {
+            true => levels.tp(Level::of_golden(&golden.severity)),
+            false => levels.fn_(Level::of_golden(&golden.severity)),
+        }
+    }
+    for (f, finding) in findings.iter().enumerate() {
+        if !kept.iter().any(|k| k.finding == f) {
+            levels.fp(Level::of_finding(finding.severity));
+        }
+    }
+    report.matches = kept
+        .iter()
+        .map(|k| Match {
+            golden: k.golden,
+            finding: findings[k.finding].id.clone(),
+            confidence: k.confidence,
+        })
+        .collect();
+    report.score = Some(Score::new(
+        kept.len(),
+        findings.len() - kept.len(),
+        case.golden.comments.len() - kept.len(),
+    ));
+    report.by_severity = levels.scores();
+    report.status = CaseStatus::Complete;
+    (report, levels)
+}
+
+/// The code review of the case's change, with nothing of the case's own
+/// repository trusted.
+async fn review(
+    backend: &Backend,
+    case: &Case,
+    c: &Configured,
+    opts: &BenchOptions,
+) -> Result<ReviewResult, String> {
+    let root = case
+        .repo
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", case.repo.display()))?;
+    let scope =
+        Scope::from_options(Some(&case.range()), &[], false, &[]).map_err(|e| e.to_string())?;
+    let req = ReviewRequest {
+        template: c.template.clone(),
+        inputs: BTreeMap::new(),
+        scope: Some(scope),
+        context_file: None,
+        root: root.clone(),
+        cwd: root.clone(),
+    };
+    let mut o = c.options.clone();
+    o.rules = Some(Arc::new(ProjectRules::untrusted(&root, UNTRUSTED)));
+    o.cancel = opts.cancel.clone();
+    run_template(backend, &req, &o)
+        .await
+        .map_err(|e| format!("the review could not start: {e}"))
+}
+
+/// Why a review's findings cannot be scored: it did not finish.
+fn unfinished(r: &ReviewResult) -> Option<String> {
+    let done = !matches!(
+        r.verdict,
+        Verdict::Unknown | Verdict::Error | Verdict::Incomplete
+    ) && !r.fatal_error
+        && r.parse_error.is_none();
+    if done {
+        return None;
+    }
+    let detail = r
+        .parse_error
+        .clone()
+        .or_else(|| r.summary.lines().next().map(str::to_string))
+        .unwrap_or_default();
+    Some(format!(
+        "the review ended {}{}",
+        r.verdict.as_str(),
+        match detail.trim() {
+            "" => String::new(),
+            d => format!(": {d}"),
+        }
+    ))
+}
+
+/// A finding the judge compares: a comment on the change, not one of crit's
+/// own notes (a secret it hid) or a positive `info` note.
+fn judged(f: &Finding) -> bool {
+    f.reviewer != "crit" && f.severity != Severity::Info
+}
+
+fn add_spend(a: Spend, b: Spend) -> Spend {
+    Spend {
+        usage: a.usage + b.usage,
+        cost_usd: crit_core::usage::add_cost(a.cost_usd, b.cost_usd),
+        duration_ms: a.duration_ms + b.duration_ms,
+    }
+}
+
+fn add_judge(a: JudgeSpend, b: JudgeSpend) -> JudgeSpend {
+    JudgeSpend {
+        usage: a.usage + b.usage,
+        cost_usd: crit_core::usage::add_cost(a.cost_usd, b.cost_usd),
+        pairs: a.pairs + b.pairs,
+        cached: a.cached + b.cached,
+        failed: a.failed + b.failed,
+    }
+}
+
+fn millis(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,95 @@
+//! The benchmark's published report shape, and the audit line it mines:
+//! where each finding pointed, in hashes and line numbers only.
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use crit_core::{Finding, Location, ReviewResult, Severity, Verdict};
+use crit_review::session::{self, Session, SessionMeta, lines_hash, path_hash};
+
+/// `schemas/bench-report.schema.json` is generated from the report's types.
+/// Regenerate with `CRIT_UPDATE_SCHEMAS=1 cargo test -p crit-review bench_report_schema`.
+#[test]
+fn bench_report_schema_is_current() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../schemas/bench-report.schema.json");
+    let mut text = serde_json::to_string_pretty(&crit_review::bench::schema()).unwrap();
+    text.push('\n');
+    if std::env::var_os("CRIT_UPDATE_SCHEMAS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == text,
+        "{} differs from the schema generated from the Rust types; if the change is intended, run \
+         CRIT_UPDATE_SCHEMAS=1 cargo test -p crit-review bench_report_schema and commit the result",
+        path.display()
+    );
+}
+
+#[test]
+fn a_saved_review_records_where_its_findings_pointed_and_no_text() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join("src")).unwrap();
+    std::fs::write(
+        project.path().join("src/db.rs"),
+        "fn a() {}\nlet password = \"SECRET-CODE-TEXT\";\nfn b() {}\n",
+    )
+    .unwrap();
+    let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_770_000_000);
+    let meta = SessionMeta {
+        review: "code".into(),
+        ..SessionMeta::default()
+    };
+    let s = Session::create(project.path(), &meta, now).unwrap();
+    let mut r = ReviewResult::new("code", Verdict::Fail);
+    r.findings.push(
+        Finding::new("FINDING-TITLE-TEXT", Severity::P1, "security")
+            .with_location(Location::lines("src/db.rs", 2, 2))
+            .with_body("FINDING-BODY-TEXT")
+            .with_rule("hardcoded-secret"),
+    );
+    let state_path = state.path().to_path_buf();
+    session::save(
+        &s,
+        &r,
+        None,
+        move |k| (k == "XDG_STATE_HOME").then(|| state_path.display().to_string()),
+        now,
+    );
+    let dir = state.path().join("crit/audit");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(file).unwrap();
+    for secret in [
+        "FINDING-TITLE-TEXT",
+        "FINDING-BODY-TEXT",
+        "SECRET-CODE-TEXT",
+    ] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    let root = project.path().canonicalize().unwrap().display().to_string();
+    assert_eq!(line["repo"], path_hash(&root).as_str());
+    assert!(
+        !text.contains("src/db.rs") && !text.contains(&root),
+        "no path: {text}"
+    );
+    let f = &line["flagged"][0];
+    assert_eq!(f["fp"], r.findings[0].id.as_str());
+    assert_eq!(f["reviewer"], "security");
+    assert_eq!(f["rule"], "hardcoded-secret");
+    assert_eq!(f["severity"], "P1");
+    assert_eq!(f["file"], path_hash("src/db.rs").as_str());
+    assert_eq!(f["lines"], serde_json::json!([2, 2]));
+    assert_eq!(
+        f["hash"],
+        lines_hash(&["let password = \"SECRET-CODE-TEXT\";"]).as_str()
+    );
+}
