@@ -392,6 +392,7 @@ mod tests {
             finding: f,
             cause: "over_cap".into(),
             reason: "over --max-findings".into(),
+            proof: String::new(),
         });
         assert!(!resolves(&capped, "src/a.rs"));
     }

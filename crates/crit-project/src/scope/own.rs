@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
+use crit_os::seal::sha256_hex as hex;
 
 use super::files::{Selector, normalize};
 use super::{Change, shard};
@@ -101,13 +101,6 @@ fn read(path: &Path) -> Option<Vec<u8>> {
         return None;
     }
     std::fs::read(path).ok()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// Whether one of `globs` names `path` itself: it matches and spells out

@@ -172,13 +172,7 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.write(".claude/commands/crit-review.md", "crit's command\n");
     repo.write(".claude/settings.json", "{\"hooks\": {}}\n");
     // SHA-256 of the text, as crit install records it.
-    let sha = |t: &str| -> String {
-        use sha2::Digest;
-        sha2::Sha256::digest(t.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    };
+    let sha = |t: &str| crit_os::seal::sha256_hex(t.as_bytes());
     let ledger = serde_json::json!({
         "version": 1,
         "files": [{"path": "commands/crit-review.md", "sha256": sha("crit's command\n")}],

@@ -163,6 +163,7 @@ mod tests {
             finding: at("a.rs", 1, 1),
             cause: "suppressed".into(),
             reason: "team".into(),
+            proof: String::new(),
         });
         let got = flagged(&r, Some(dir.path()));
         assert_eq!(got.len(), 5, "{got:?}");
