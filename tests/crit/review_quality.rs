@@ -95,20 +95,22 @@ fn a_second_review_after_a_fix_sends_only_the_changed_hunks_and_returns_the_rest
     let dir = repo();
     let d = dir.path();
     let server = FakeServer::start_blocking();
+    // A passing review with minor findings: only a part that passed is
+    // stored (one with a blocking word never is: see below).
     server.push(answer(
-        "NEEDS_WORK",
+        "PASS",
         vec![
             finding(
                 "src/a.py",
                 5,
-                2,
+                3,
                 "eval of input",
                 "x = eval(input())  # A-CHANGE",
             ),
             finding(
                 "src/b.py",
                 5,
-                2,
+                3,
                 "file never closed",
                 "y = open(p).read()  # B-CHANGE",
             ),
@@ -191,6 +193,44 @@ fn a_second_review_after_a_fix_sends_only_the_changed_hunks_and_returns_the_rest
         sent.contains("A-CHANGE") && sent.contains("B-FIXED"),
         "{sent}"
     );
+}
+
+#[test]
+fn a_part_that_did_not_pass_is_never_stored() {
+    let dir = repo();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    let blocking = || {
+        answer(
+            "NEEDS_WORK",
+            vec![finding(
+                "src/a.py",
+                5,
+                1,
+                "eval of input",
+                "x = eval(input())  # A-CHANGE",
+            )],
+        )
+    };
+    server.push(blocking());
+    let (first, _) = review(d, &server, &["--verify", "off"]);
+    assert_eq!(first["coverage"]["hunks_cached"], 0);
+    // The same change again: every hunk goes to the model, none from cache.
+    server.push(blocking());
+    let (second, out) = review(d, &server, &["--verify", "off"]);
+    assert_eq!(
+        server.model_requests().len(),
+        2,
+        "{}",
+        support::stderr(&out)
+    );
+    let sent = user_text(&server, 1);
+    assert!(
+        sent.contains("A-CHANGE") && sent.contains("B-CHANGE"),
+        "{sent}"
+    );
+    assert_eq!(second["coverage"]["hunks_cached"], 0);
+    assert!(second["findings"][0].get("cached").is_none());
 }
 
 /// `files` files of `lines` lines each, every line unique (`f<i> l<j>`), all
@@ -378,10 +418,12 @@ fn verification_refutes_downgrades_and_confirms_and_fail_on_p0_relaxes_a_fail_on
     let server = FakeServer::start_blocking();
     server.push(reviewer());
     server.push(Step::when_contains("REFUTE-ME").reply(Reply::json(
-        json!({"outcome": "refuted", "reason": "input() here is the operator's own console"}),
+        json!({"outcome": "refuted", "reason": "input() here is the operator's own console",
+            "disproof": {"file_path": "src/a.py", "quote": "x = eval(input())  # A-CHANGE"}}),
     )));
     server.push(Step::when_contains("DOWNGRADE-ME").reply(Reply::json(
-        json!({"outcome": "downgraded", "priority": 2, "reason": "a short-lived script"}),
+        json!({"outcome": "downgraded", "priority": 2, "reason": "a short-lived script",
+            "disproof": {"file_path": "src/b.py", "quote": "y = open(p).read()  # B-CHANGE"}}),
     )));
     server.push(Step::when_contains("CONFIRM-ME").reply(Reply::json(
         json!({"outcome": "confirmed", "reason": "real"}),

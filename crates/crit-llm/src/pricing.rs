@@ -103,6 +103,23 @@ pub fn cache_min_tokens(model: &str) -> u64 {
         .unwrap_or(table().default_cache_min_tokens)
 }
 
+/// The prefix below which a cache breakpoint on `model` surely caches
+/// nothing: the table's figure, else the lowest known minimum. A mark that
+/// may hit costs one of four slots at most; one that cannot, a slot for
+/// nothing, so only a known minimum rules a mark out.
+pub fn breakpoint_min_tokens(model: &str) -> u64 {
+    lookup(model)
+        .and_then(|m| m.cache_min_tokens)
+        .unwrap_or_else(|| {
+            table()
+                .models
+                .values()
+                .filter_map(|m| m.cache_min_tokens)
+                .min()
+                .unwrap_or(0)
+        })
+}
+
 /// What `usage` cost on `model`. An unknown model costs 0 with `priced:
 /// false`; the review says so once (its cost is then `null`), not every call.
 pub fn cost(model: &str, usage: &Usage) -> Cost {
@@ -170,6 +187,10 @@ mod tests {
         // Unpublished (the 5.5 models) and unknown models: the highest known.
         assert_eq!(cache_min_tokens("opus"), table().default_cache_min_tokens);
         assert_eq!(cache_min_tokens("llama3.1:8b"), 4096);
+        // A breakpoint is left out only below a minimum the table knows.
+        assert_eq!(breakpoint_min_tokens("claude-haiku-4-5"), 4096);
+        assert_eq!(breakpoint_min_tokens("sonnet"), 512);
+        assert_eq!(breakpoint_min_tokens("llama3.1:8b"), 512);
         for (id, m) in &table().models {
             if let Some(n) = m.cache_min_tokens {
                 assert!((512..=4096).contains(&n), "{id}: {n}");

@@ -126,7 +126,8 @@ fn the_token_is_in_nothing_crit_prints_or_writes() {
     assert!(
         posted
             .iter()
-            .any(|b| b.contains("The job's token is [redacted]"))
+            .any(|b| b.contains("The job's token is [REDACTED:forge-token]")),
+        "{posted:#?}"
     );
     let wire = String::from_utf8_lossy(&s.raw_connections().concat()).into_owned();
     let header = format!("authorization: Bearer {TOKEN}\r\n");

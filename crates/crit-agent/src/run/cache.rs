@@ -11,10 +11,10 @@
 //! where the previous request ended.
 //!
 //! A breakpoint is kept only where the prefix before it reaches the model's
-//! cacheable minimum: one below it caches nothing, costs a slot, and on some
-//! models is refused. At most four are allowed: over that, the tools' goes
-//! first (the system prompt's covers them), then the earliest; the
-//! conversation's last one stays.
+//! cacheable minimum (the lowest known one when the model's is not known):
+//! one below it caches nothing and costs one of the four slots. At most four
+//! are allowed: over that, the tools' goes first (the system prompt's covers
+//! them), then the earliest; the conversation's last one stays.
 
 use crit_llm::{Message, ModelRequest};
 

@@ -448,7 +448,7 @@ impl<'a> Run<'a> {
         super::cache::place_breakpoints(
             &mut req,
             self.spec.cache_conversation,
-            crit_llm::pricing::cache_min_tokens(&self.spec.model),
+            crit_llm::pricing::breakpoint_min_tokens(&self.spec.model),
         );
         let call_cancel = cancel.child_token();
         // Dropping the call (deadline or cancel) drops the HTTP request or kills the

@@ -11,8 +11,10 @@
 //! timeout that kills git's whole process group.
 //!
 //! Attributes never come from the change under review. Every run gets
-//! `--attr-source=<the empty tree>` (git 2.40 and later: `.gitattributes`
-//! files in the work tree, the index and every revision are ignored),
+//! `GIT_ATTR_SOURCE=<the empty tree>` (git 2.40 and later: `.gitattributes`
+//! files in the work tree, the index and every revision are ignored; an
+//! older git ignores the variable, and `--text --no-textconv` still shows
+//! every file as text),
 //! `GIT_ATTR_NOSYSTEM=1`, and `-c core.attributesFile=` `/dev/null` or the
 //! trusted file the caller names ([`Attributes`]). What is left is the
 //! repository's own `$GIT_DIR/info/attributes`, which no checkout or patch
@@ -186,9 +188,11 @@ impl Git {
         extra.extend([
             "-c".to_string(),
             format!("core.attributesFile={attributes_file}"),
-            format!("--attr-source={empty_tree}"),
         ]);
         git.extra = extra;
+        // The environment form, not `--attr-source`: a git older than 2.40
+        // ignores the variable instead of refusing to run.
+        git.env.push(("GIT_ATTR_SOURCE".into(), empty_tree.into()));
         Ok(git)
     }
 

@@ -1,6 +1,6 @@
 //! The scope's git: crit-os's hardened runner ([`crit_os::git::Git`]) with
 //! its failures in the scope's words. Attributes never come from the change
-//! under review (`--attr-source` is the empty tree, `core.attributesFile` off
+//! under review (`GIT_ATTR_SOURCE` is the empty tree, `core.attributesFile` off
 //! or a trusted file), every diff runs `--no-ext-diff --no-textconv`, and
 //! [`Git::diff`] shows every file as text: what git would call binary
 //! (`-diff`, `binary`, a NUL byte) is crit's to judge from the bytes.
