@@ -33,6 +33,7 @@ mod plan_first_run;
 mod plan_gate;
 mod plan_hook;
 mod plan_panel;
+mod plan_panel_rules;
 mod plan_pty;
 mod pre_commit;
 mod prompt_claude_real;

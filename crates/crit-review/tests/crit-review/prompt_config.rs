@@ -448,10 +448,6 @@ fn mode_picks_the_backend() {
         c.notes
     );
     assert!(c.notes[0].len() < 160, "{}", c.notes[0]);
-    let l = {
-        s.user("{}");
-        s.load(&[]).unwrap()
-    };
     // ...unless it is off.
     s.user(r#"{"api_fallback": false}"#);
     let l = s.load(&[]).unwrap();
