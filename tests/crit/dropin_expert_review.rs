@@ -338,6 +338,7 @@ fn auto_select_runs_without_context_yaml_and_writes_the_panel_back() {
                   {"name": "Claude", "domain": "anti-pattern detection", "focus": ["CLAUDE.md violations"]}],
         "reason": "A software change."}))));
     server.push(Step::when_contains("You are Barbara Liskov").reply(panel_pass()));
+    server.push(Step::when_contains("You are Donald Knuth").reply(panel_pass()));
     server.push(Step::when_contains("You are Claude").reply(panel_pass()));
     let out = with_backend(
         &h,
@@ -346,8 +347,9 @@ fn auto_select_runs_without_context_yaml_and_writes_the_panel_back() {
     );
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
+    // The software table's pair: AUTO-SELECT's one reviewer is completed.
     assert!(
-        text.contains("Reviewer: Barbara Liskov, Claude\n"),
+        text.contains("Reviewer: Barbara Liskov, Donald Knuth, Claude\n"),
         "{text}"
     );
     let context = h.read(".claude/plans/cache.context.yaml");
@@ -355,6 +357,7 @@ fn auto_select_runs_without_context_yaml_and_writes_the_panel_back() {
     assert!(context.contains("Barbara Liskov"), "{context}");
     // The next run keeps the chosen panel: no second AUTO-SELECT.
     server.push(Step::when_contains("You are Barbara Liskov").reply(panel_pass()));
+    server.push(Step::when_contains("You are Donald Knuth").reply(panel_pass()));
     server.push(Step::when_contains("You are Claude").reply(panel_pass()));
     let before = server.model_requests().len();
     let out = with_backend(

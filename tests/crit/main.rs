@@ -35,6 +35,7 @@ mod plan_first_run;
 mod plan_gate;
 mod plan_hook;
 mod plan_panel;
+mod plan_panel_rules;
 mod plan_pty;
 mod post;
 mod pre_commit;

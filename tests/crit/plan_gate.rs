@@ -310,15 +310,10 @@ fn markers_crit_did_not_write_do_not_pass() {
 
 #[test]
 fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
+    // (A state carrying no seal at all, expert-review's own, is untrusted
+    // rather than an error: plan_panel_rules has it.)
     type Tamper = fn(&Home, &Path);
     let variants: Vec<(&str, Tamper)> = vec![
-        ("the original tool's state with an approval", |h, _| {
-            fs::write(
-                h.plans().join("my-plan.state.yaml"),
-                "edits: 0\nretries: {}\nhistory: []\napproved:\n  - no_eval  # User approved this check.id\n",
-            )
-            .unwrap();
-        }),
         ("an approval appended to crit's sealed state", |h, p| {
             // A first run writes a sealed state (the plan is rejected-pending).
             let o = h.crit(&["plan", p.to_str().unwrap()]);

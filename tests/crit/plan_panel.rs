@@ -112,6 +112,8 @@ fn one_blocking_finding_rejects_and_no_marker_is_written() {
         text.contains("[Dr. Ada Cache] P1 [P1] Invalidation misses writes"),
         "{text}"
     );
+    // Each member's summary, in its own voice.
+    assert!(text.contains("[As Dr. Ada Cache]: Stale reads."), "{text}");
     let markers = std::fs::read_dir(dir.path())
         .unwrap()
         .filter(|e| {
@@ -141,11 +143,16 @@ fn auto_select_picks_the_panel_with_a_cheap_model() {
                   {"name": "Claude", "domain": "anti-pattern detection", "focus": ["CLAUDE.md violations"]}],
         "reason": "A caching change needs a test plan."}))));
     server.push(Step::when_contains("You are Kent Beck").reply(pass()));
+    server.push(Step::when_contains("You are Donald Knuth").reply(pass()));
     server.push(Step::when_contains("You are Claude").reply(pass()));
     let out = run(dir.path(), &server);
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("Reviewer: Kent Beck, Claude\n"), "{text}");
+    // Never a panel of one reviewer: the software table completes it.
+    assert!(
+        text.contains("Reviewer: Kent Beck, Donald Knuth, Claude\n"),
+        "{text}"
+    );
     assert!(
         text.contains("AUTO-SELECT picked the panel: A caching change needs a test plan."),
         "{text}"

@@ -57,9 +57,37 @@ impl AnswerBook {
     }
 }
 
+impl AnswerBook {
+    /// Answers under an id no check has, matched to the one check whose id
+    /// ends with `_{id}` (the rows of the user's own `~/.claude/CLAUDE.md`
+    /// are `user_anti_pattern_N`, so `anti_pattern_N` without a project row
+    /// of that name means the user's). One note per answer matched.
+    pub fn resolve(&mut self, known: &[String]) -> Vec<String> {
+        let mut notes = Vec::new();
+        for (id, _, used) in &mut self.answers {
+            if *used || known.iter().any(|k| k == id) {
+                continue;
+            }
+            let suffix = format!("_{id}");
+            let matching: Vec<&String> = known.iter().filter(|k| k.ends_with(&suffix)).collect();
+            if let [only] = matching[..] {
+                notes.push(format!(
+                    "--answer {id}=…: no check is named {id}; it was taken as the answer to {only}, the one check whose name ends so"
+                ));
+                *id = only.clone();
+            }
+        }
+        notes
+    }
+}
+
 impl Asker for AnswerBook {
     fn ask(&mut self, question: &Question) -> Option<Answer> {
         self.take(&question.check_id)
+    }
+
+    fn resolve_ids(&mut self, known: &[String]) -> Vec<String> {
+        self.resolve(known)
     }
 }
 
@@ -119,6 +147,10 @@ impl<R: BufRead, W: Write> Asker for PromptAsker<R, W> {
             None
         })
     }
+
+    fn resolve_ids(&mut self, known: &[String]) -> Vec<String> {
+        self.book.resolve(known)
+    }
 }
 
 #[cfg(test)]
@@ -171,6 +203,33 @@ mod tests {
         // Only the first `=` splits: replacement text may contain more.
         let mut b = AnswerBook::parse(&["k=a = b".into()]).unwrap();
         assert_eq!(b.take("k"), Some(Answer::Replace("a = b".into())));
+    }
+
+    #[test]
+    fn an_answer_names_the_one_check_whose_id_ends_with_it() {
+        let known = ["anti_pattern_2", "user_anti_pattern_1", "no_eval"].map(String::from);
+        let mut b = AnswerBook::parse(&[
+            "anti_pattern_1=approve".into(),
+            "anti_pattern_2=abort".into(),
+            "eval=approve".into(),
+        ])
+        .unwrap();
+        let notes = b.resolve(&known);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].contains("taken as the answer to user_anti_pattern_1"),
+            "{notes:?}"
+        );
+        assert_eq!(b.take("user_anti_pattern_1"), Some(Answer::Approve));
+        // An exact id stays the answer to its own check.
+        assert_eq!(b.take("anti_pattern_2"), Some(Answer::Abort));
+        // `eval` matches `no_eval` only: taken for it.
+        assert_eq!(b.take("no_eval"), Some(Answer::Approve));
+        // Two candidates: neither is guessed.
+        let known = ["user_anti_pattern_1", "x_anti_pattern_1"].map(String::from);
+        let mut b = AnswerBook::parse(&["anti_pattern_1=approve".into()]).unwrap();
+        assert!(b.resolve(&known).is_empty());
+        assert_eq!(b.unused(), ["anti_pattern_1"]);
     }
 
     #[test]

@@ -85,6 +85,13 @@ impl Answer {
 /// with the question pending.
 pub trait Asker {
     fn ask(&mut self, question: &Question) -> Option<Answer>;
+
+    /// The checks this run has, by id: answers given under another name
+    /// (`anti_pattern_1` for the only `user_anti_pattern_1`) are matched to
+    /// theirs, each said in the returned notes.
+    fn resolve_ids(&mut self, _known: &[String]) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Why a run ended INCOMPLETE.

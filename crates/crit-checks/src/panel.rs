@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crit_core::ReviewResult;
+use crit_core::{ReviewResult, Verdict};
 
 use crate::state::{Persona, Reviewers};
 
@@ -37,12 +37,29 @@ pub enum PanelVote {
         /// AUTO-SELECT chose `panel`: it is written back to the plan's
         /// context file, as expert-review does, so the next run keeps it.
         auto_selected: bool,
+        /// Each member's own verdict and summary, in panel order: what the
+        /// persona said, shown in its voice.
+        summaries: Vec<MemberSummary>,
     },
+}
+
+/// What one member of the panel concluded, in its own words.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MemberSummary {
+    pub name: String,
+    pub verdict: Verdict,
+    pub summary: String,
 }
 
 /// The panel of a plan review.
 pub trait Panel {
     fn review(&mut self, request: &PanelRequest<'_>) -> PanelVote;
+
+    /// Why this panel cannot run at all (no model backend), known before
+    /// anything is asked; `None` for a panel that can.
+    fn unavailable(&self) -> Option<String> {
+        None
+    }
 }
 
 /// No panel: the reason goes in the output.
@@ -52,5 +69,9 @@ pub struct NoPanel(pub String);
 impl Panel for NoPanel {
     fn review(&mut self, _request: &PanelRequest<'_>) -> PanelVote {
         PanelVote::NotRun(self.0.clone())
+    }
+
+    fn unavailable(&self) -> Option<String> {
+        Some(self.0.clone())
     }
 }

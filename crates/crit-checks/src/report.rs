@@ -191,6 +191,11 @@ impl Report {
                 "Panel: did not run ({why}); the deterministic checks alone decided."
             );
         }
+        if self.result.is_ok()
+            && let Some(why) = &self.panel_waiting
+        {
+            let _ = writeln!(out, "Panel: not asked yet ({why}).");
+        }
         out
     }
 
@@ -269,7 +274,14 @@ impl Report {
     }
 
     fn write_panel_notes(&self, out: &mut String) {
-        if let Some(PanelVote::Ran { notes, .. }) = &self.panel {
+        if let Some(PanelVote::Ran {
+            notes, summaries, ..
+        }) = &self.panel
+        {
+            // Each member's own conclusion, in its voice.
+            for m in summaries.iter().filter(|m| !m.summary.trim().is_empty()) {
+                let _ = writeln!(out, "[As {}]: {}", m.name, m.summary.trim());
+            }
             for n in notes {
                 let _ = writeln!(out, "Panel: {n}");
             }
@@ -377,8 +389,11 @@ impl Report {
             "warnings": self.warnings,
             "panel": match (&self.panel_not_run, &self.panel) {
                 (Some(why), _) => json!({"ran": false, "reason": why}),
-                (None, Some(PanelVote::Ran { panel, approved, notes, .. })) => json!({"ran": true, "approved": approved, "members": panel.iter().map(|p| &p.name).collect::<Vec<_>>(), "notes": notes}),
-                (None, _) => json!({"ran": false}),
+                (None, Some(PanelVote::Ran { panel, approved, notes, summaries, .. })) => json!({"ran": true, "approved": approved, "members": panel.iter().map(|p| &p.name).collect::<Vec<_>>(), "summaries": summaries, "notes": notes}),
+                (None, _) => match &self.panel_waiting {
+                    Some(why) => json!({"ran": false, "waiting": why}),
+                    None => json!({"ran": false}),
+                },
             },
             "marker": self.paths.as_ref().map(|p| p.marker.display().to_string()),
         })

@@ -65,6 +65,9 @@ pub struct Report {
     /// Warnings for the output (malformed state.yaml reset, redundant persona, …).
     pub warnings: Vec<String>,
     pub panel_not_run: Option<String>,
+    /// A panel that could run but was not asked: the checks stopped first
+    /// (a question, REJECTED, a limit). It reviews once they approve.
+    pub panel_waiting: Option<String>,
     /// What the LLM panel decided, when it ran.
     pub panel: Option<PanelVote>,
     pub duration_ms: u64,
@@ -95,7 +98,10 @@ pub fn review_with_panel(
         checks_total: 0,
         result: Err(CheckError::EmptyPlan),
         warnings: Vec::new(),
-        panel_not_run: options.panel_not_run.clone(),
+        // Said only of a panel that cannot run: one that can is asked once
+        // the checks approve, or said to be waiting for them.
+        panel_not_run: panel.unavailable(),
+        panel_waiting: None,
         panel: None,
         duration_ms: 0,
     };
@@ -130,6 +136,8 @@ fn setup_and_run(
         paths: &paths,
         seal: &seal,
     };
+    let ids: Vec<String> = setup.checks.checks().iter().map(|c| c.id.clone()).collect();
+    report.warnings.extend(asker.resolve_ids(&ids));
     let run = machine::run(
         &setup.checks,
         setup.plan.clone(),
@@ -140,6 +148,15 @@ fn setup_and_run(
         asker,
     )?;
     if run.outcome != Outcome::Approved {
+        if report.panel_not_run.is_none() {
+            report.panel_waiting = Some(
+                match run.outcome {
+                    Outcome::Rejected { .. } => "the checks rejected the plan",
+                    _ => "the checks have not approved the plan yet; it reviews once they do",
+                }
+                .into(),
+            );
+        }
         return Ok(run);
     }
     // The plan as the checks left it (fixes applied), for the panel to read.
@@ -280,7 +297,18 @@ fn load(
     // one edited outside crit is refused)
     let state = match sources::read_confined(&paths.dir, &paths.state) {
         Ok(Some(text)) => {
-            let (state, warning) = seal.read(&paths.state, &text)?;
+            let (state, warning) = match seal.read(&paths.state, &text) {
+                Ok(read) => read,
+                // One crit did not write (expert-review's own): untrusted,
+                // its approvals ignored and its counts kept as a floor.
+                Err(CheckError::StateEdited { .. })
+                    if write && crate::state_file::StateSeal::unsealed(&text) =>
+                {
+                    let (state, warning) = seal.floor(&paths.state, &text);
+                    (state, Some(warning))
+                }
+                Err(e) => return Err(e),
+            };
             if let Some(w) = warning {
                 warnings.push(w);
                 if write {

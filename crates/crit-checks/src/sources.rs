@@ -161,6 +161,10 @@ pub fn load(
 /// The project root: context.yaml's `project_root`, else the git root of the
 /// session directory, else its parent (SETUP step 5).
 pub fn project_root(session: &Path, from_context: Option<&Path>, home: Option<&Path>) -> PathBuf {
+    // `crit plan plan.md` without git: the directory is `.`, whose parent as
+    // written is nothing at all; as the OS finds it, a real directory.
+    let absolute = std::path::absolute(session).unwrap_or_else(|_| session.to_path_buf());
+    let session = absolute.as_path();
     if let Some(p) = from_context {
         // A relative project_root is read from the session directory, not the caller's cwd.
         return session.join(expand_home(p, home));

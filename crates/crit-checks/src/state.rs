@@ -213,14 +213,19 @@ impl Reviewers {
             .filter(|s| !s.is_empty());
         match (plural, single) {
             (Some(panel), single) => {
-                let warning = single.map(|_| "context.yaml has both reviewer_personas and reviewer_persona; reviewer_personas takes precedence and reviewer_persona is redundant".to_string());
+                let mut warnings: Vec<String> = single.map(|_| "context.yaml has both reviewer_personas and reviewer_persona; reviewer_personas takes precedence and reviewer_persona is redundant".to_string()).into_iter().collect();
+                // "Claude must always be included", a hand-written panel too.
+                let (panel, added) = crate::panel_rules::with_claude(panel.clone());
+                if added {
+                    warnings.push("context.yaml's reviewer_personas has no Claude; Claude joins the panel for anti-pattern detection, as expert-review requires".into());
+                }
                 (
                     Reviewers {
-                        panel: panel.clone(),
+                        panel,
                         single: false,
                         defaulted: false,
                     },
-                    warning,
+                    (!warnings.is_empty()).then(|| warnings.join("; ")),
                 )
             }
             (None, Some(name)) => (

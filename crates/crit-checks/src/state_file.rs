@@ -69,6 +69,43 @@ impl<'a> StateSeal<'a> {
     }
 }
 
+impl StateSeal<'_> {
+    /// Whether `text` carries no seal at all: a state crit never wrote, not
+    /// one of crit's edited since (that one stays refused).
+    pub fn unsealed(text: &str) -> bool {
+        split_seal(text).is_none()
+    }
+
+    /// A state file crit did not write (expert-review's own, or one edited
+    /// since): untrusted. Its approvals are ignored; its counts (edits,
+    /// retries) and history are kept, as a floor — they can only make the
+    /// review stricter. The warning says so.
+    pub fn floor(&self, path: &Path, text: &str) -> (State, String) {
+        let (mut state, reset) = State::parse_or_reset(path, text);
+        if let Some(w) = reset {
+            return (state, w);
+        }
+        let ignored = std::mem::take(&mut state.approved);
+        let approvals = match ignored.is_empty() {
+            true => "it approves nothing".to_string(),
+            false => format!("its approvals ({}) are ignored", ignored.join(", ")),
+        };
+        let counts = match state.retries.is_empty() {
+            true => format!("{} edits", state.edits),
+            false => format!(
+                "{} edits, retries of {}",
+                state.edits,
+                state.retries.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+        };
+        let warning = format!(
+            "{} was not written by `crit plan` (it carries no seal of crit's), so it is not trusted: {approvals}, and its counts ({counts}) are kept as a floor; it is written again, sealed",
+            path.display()
+        );
+        (state, warning)
+    }
+}
+
 /// The text before the seal line, and the seal; `None` when the last line is
 /// not a seal.
 fn split_seal(text: &str) -> Option<(&str, &str)> {
@@ -126,6 +163,20 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         let err = StateSeal::new(&key, other.path()).read(&path, &text);
         assert!(matches!(err, Err(CheckError::StateEdited { .. })));
+        // Only a state with no seal at all is read as untrusted; one of
+        // crit's, edited, stays refused above.
+        assert!(!StateSeal::unsealed(&text));
+        assert!(StateSeal::unsealed(&edits[3]));
+        // Untrusted, a state keeps its counts as a floor and loses its approvals.
+        let (floor, warning) = seal.floor(&path, &edits[3]);
+        assert_eq!(floor.edits, 2);
+        assert!(floor.approved.is_empty());
+        assert_eq!(floor.history, state.history);
+        assert!(
+            warning.contains("approvals (no_eval) are ignored"),
+            "{warning}"
+        );
+        assert!(warning.contains("kept as a floor"), "{warning}");
         // A default state claims nothing; a malformed one resets (expert-review's behaviour).
         assert_eq!(seal.read(&path, "edits: 0\n").unwrap().0, State::default());
         let (s, w) = seal.read(&path, "edits: [\n").unwrap();

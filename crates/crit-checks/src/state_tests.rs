@@ -107,3 +107,13 @@ fn awkward_ids_round_trip() {
     assert!(warn.is_none(), "{warn:?}");
     assert_eq!(again, s);
 }
+
+#[test]
+fn a_hand_written_panel_without_claude_gains_claude() {
+    // "Claude must always be included", a panel written by hand too.
+    let noether_witten = "reviewer_personas:\n  - name: \"Dr. Emmy Noether\"\n    domain: \"symmetry and invariant theory\"\n  - name: \"Prof. Edward Witten\"\n    domain: \"mathematical physics\"\n";
+    let (r, w) = Reviewers::from_context(&Context::parse(Path::new("c"), noether_witten).unwrap());
+    assert_eq!(r.display(), "Dr. Emmy Noether, Prof. Edward Witten, Claude");
+    assert!(w.unwrap().contains("Claude joins the panel"));
+    assert!(!r.defaulted);
+}

@@ -2,15 +2,18 @@
 //! reviews the plan as an LLM reviewer with its domain and focus, all of them
 //! concurrently, and all must approve. When context.yaml names no panel,
 //! AUTO-SELECT asks a cheap model to pick one and falls back to expert-review's
-//! default panel on any failure. crit-checks decides when to ask (after the
-//! deterministic checks approve, before the marker is written).
+//! default panel on any failure; the pick is completed by the document's panel
+//! rules (crit-checks's `panel_rules`: never one reviewer, a physicist and a
+//! mathematician on a physics project, Claude always). crit-checks decides
+//! when to ask (after the deterministic checks approve, before the marker is
+//! written).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crit_agent::RunLimits;
-use crit_checks::{Panel, PanelRequest, PanelVote, Persona};
+use crit_checks::{MemberSummary, Panel, PanelRequest, PanelVote, Persona, panel_rules};
 use crit_core::contract::Contract;
 use crit_llm::Backend;
 use serde_json::{Value, json};
@@ -98,17 +101,34 @@ impl LlmPanel {
         // One budget for AUTO-SELECT and the personas together.
         let spend = Arc::new(crit_agent::SpendMeter::default());
         let personas = if req.reviewers.defaulted {
+            // The document's panel rules decide who must sit on the panel:
+            // the plan's words and paths pick the table row.
+            let physics =
+                panel_rules::is_physics(self.home.as_deref(), &[req.plan_path, req.project_root]);
+            let context = format!(
+                "{}\n{}\n{}",
+                req.plan_path.display(),
+                req.project_root.display(),
+                req.plan
+            );
             match self.auto_select(req, &spend).await {
                 Ok((picked, why)) => {
                     notes.push(format!("AUTO-SELECT picked the panel: {why}"));
+                    let (panel, added) = panel_rules::complete(picked, &context, physics);
+                    if !added.is_empty() {
+                        notes.push(format!(
+                            "AUTO-SELECT's pick was completed by the panel rules: {} joined",
+                            added.join(", ")
+                        ));
+                    }
                     auto_selected = true;
-                    picked
+                    panel
                 }
                 Err(e) => {
                     notes.push(format!(
                         "AUTO-SELECT failed ({e}); the default panel reviewed"
                     ));
-                    req.reviewers.panel.clone()
+                    panel_rules::fallback(req.reviewers.panel.clone(), &context, physics)
                 }
             }
         } else {
@@ -123,6 +143,15 @@ impl LlmPanel {
         let env = self.env(req, spend);
         let runs = panel::run_panel(&self.backend, &plans, &env).await;
         let result = panel::aggregate("plan", &runs);
+        let summaries = personas
+            .iter()
+            .zip(&runs)
+            .map(|(p, r)| MemberSummary {
+                name: p.name.clone(),
+                verdict: panel::effective_verdict(r),
+                summary: r.summary.trim().to_string(),
+            })
+            .collect();
         // All must approve, and a member that could not answer is no approval.
         PanelVote::Ran {
             panel: personas,
@@ -130,14 +159,18 @@ impl LlmPanel {
             result: Box::new(result),
             notes,
             auto_selected,
+            summaries,
         }
     }
 
     /// Reviewers read the plan's directory and the project.
     fn env(&self, req: &PanelRequest<'_>, spend: Arc<crit_agent::SpendMeter>) -> PanelEnv {
-        let root = req
-            .plan_path
+        // `crit plan plan.md`: the plan's directory as the OS finds it, not
+        // the empty parent of a bare file name.
+        let plan = std::path::absolute(req.plan_path).unwrap_or_else(|_| req.plan_path.into());
+        let root = plan
             .parent()
+            .filter(|p| !p.as_os_str().is_empty())
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         let add_dirs = [req.project_root.to_path_buf()]
             .into_iter()
@@ -258,13 +291,6 @@ impl LlmPanel {
         panel.retain(|p| !p.name.trim().is_empty());
         if panel.is_empty() {
             return Err("it picked nobody".into());
-        }
-        if !panel.iter().any(|p| p.name == "Claude") {
-            panel.push(Persona {
-                name: "Claude".into(),
-                domain: "anti-pattern detection".into(),
-                focus: vec!["CLAUDE.md violations".into()],
-            });
         }
         let why = answer["reason"].as_str().unwrap_or("").trim().to_string();
         Ok((panel, why))
