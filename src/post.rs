@@ -10,7 +10,8 @@ use crit_core::redact::Redactor;
 use crit_core::shard::{self, ShardSet};
 use crit_llm::Env;
 use crit_post::{
-    GithubContext, GithubPoster, GitlabContext, GitlabPoster, PostError, PostOptions, PostReport,
+    DescribeReport, GithubContext, GithubPoster, GitlabContext, GitlabPoster, PostError,
+    PostOptions, PostReport,
 };
 
 use crate::cli::{ForgeArg, PostArgs};
@@ -138,6 +139,67 @@ impl Poster {
             st.waits
         );
         Ok(())
+    }
+
+    /// Writes `section` into the part of the pull or merge request's
+    /// description crit owns, leaving the author's text alone, and says so.
+    pub fn describe(
+        &self,
+        section: &str,
+        quiet: bool,
+        stop: &runner::Stop,
+    ) -> Result<(), CliError> {
+        let outcome = runner::block_on(stop, |cancel| async move {
+            cancel
+                .run_until_cancelled(self.send_description(section))
+                .await
+        })?;
+        let report = match outcome {
+            Some(Ok(report)) => report,
+            Some(Err(e)) => return Err(failed(&e)),
+            None => {
+                let signal = stop.signal().map_or("a signal", runner::Signal::name);
+                return Err(CliError::with_code(
+                    stop.signal()
+                        .map_or(Code::CouldNotRun, runner::Signal::code),
+                    anyhow!("{signal} stopped the post"),
+                ));
+            }
+        };
+        if !quiet {
+            let done = match report.changed {
+                true => "wrote",
+                false => "left as it was (the same text)",
+            };
+            eprintln!(
+                "crit: {done} crit's section of the description of {}",
+                self.place()
+            );
+        }
+        Ok(())
+    }
+
+    async fn send_description(&self, section: &str) -> Result<DescribeReport, PostError> {
+        match &self.target {
+            Target::Github(ctx) => {
+                GithubPoster::new(ctx.clone(), self.options.clone())?
+                    .describe(section)
+                    .await
+            }
+            Target::Gitlab(ctx) => {
+                GitlabPoster::new(ctx.clone(), self.options.clone())?
+                    .describe(section)
+                    .await
+            }
+        }
+    }
+
+    /// The pull or merge request, in words.
+    fn place(&self) -> String {
+        match &self.target {
+            Target::Github(c) => format!("GitHub pull request #{}", c.number),
+            Target::Gitlab(c) => format!("GitLab merge request !{}", c.iid),
+        }
     }
 
     async fn send(&self, result: &ReviewResult) -> Result<PostReport, PostError> {

@@ -17,6 +17,7 @@ use crate::exit::{CliError, Code};
 use crate::post::Poster;
 
 mod code_flags;
+mod describe;
 mod interactive;
 mod running;
 mod suggestions;

@@ -3,7 +3,8 @@
 //! logs and the audit line, redaction of what reviewers are sent, the per-hunk
 //! cache) and the review kinds over it, each in its own module: `template`
 //! (review templates, and code review as the `code` template over a change),
-//! `code` (mala's code reviewers for pipelines), `prompt` (prompt review),
+//! `code` (mala's code reviewers for pipelines), `describe` (a pull request's
+//! description written from its change), `prompt` (prompt review),
 //! `plan` (the plan's persona panel), `orchestrate` (`crit run`), `bench`
 //! (review quality measured on labeled pull requests and on the user's own
 //! history). Which
@@ -22,7 +23,7 @@ pub mod stats;
 
 pub use engine::prompts::{OutputSpec, PREAMBLE};
 pub use engine::{panel, session};
-pub use kinds::{bench, code, orchestrate, plan, prompt, template};
+pub use kinds::{bench, code, describe, orchestrate, plan, prompt, template};
 
 /// Running a template review — code review is the `code` template over a
 /// change — from start to finish.

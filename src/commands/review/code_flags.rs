@@ -22,6 +22,7 @@ const SHARD: &str = "shard";
 const MAX_CHUNKS: &str = "max-chunks";
 const ALLOW_PARTIAL: &str = "allow-partial";
 const NO_CACHE: &str = "no-cache";
+const DESCRIBE: &str = "describe";
 
 /// Whether `template` reviews code (the built-in `code` builder).
 pub fn is_code(template: &Template) -> bool {
@@ -98,6 +99,13 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
             .help("Review every hunk again, instead of taking the findings of hunks reviewed before (unchanged since) from the cache")
             .help_heading(heading),
     )
+    .arg(
+        Arg::new(DESCRIBE)
+            .long(DESCRIBE)
+            .action(ArgAction::SetTrue)
+            .help("Write the change's pull-request description (a title, a summary, a walkthrough per file, the risks) instead of reviewing it; with --post, into the section of the description crit owns, the author's text left alone")
+            .help_heading(heading),
+    )
 }
 
 /// What the code flags asked for.
@@ -112,6 +120,8 @@ pub struct CodeFlags {
     pub max_chunks: Option<usize>,
     pub allow_partial: bool,
     pub no_cache: bool,
+    /// `--describe`: a description instead of a review.
+    pub describe: bool,
     pub post: PostArgs,
 }
 
@@ -140,6 +150,7 @@ impl CodeFlags {
             max_chunks: m.get_one::<usize>(MAX_CHUNKS).copied(),
             allow_partial: m.get_flag(ALLOW_PARTIAL),
             no_cache: m.get_flag(NO_CACHE),
+            describe: m.get_flag(DESCRIBE),
             post: PostArgs::from_arg_matches(m).map_err(|e| CliError::usage(anyhow!("{e}")))?,
         })
     }

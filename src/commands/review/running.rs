@@ -61,6 +61,9 @@ pub fn run_review(
         ),
         false => None,
     };
+    if let Some(scope) = scope.as_ref().filter(|_| code.describe) {
+        return super::describe::run(&common, &settings, scope, project, posting);
+    }
     // A bad output flag is refused before anything runs.
     output::OutputPlan::from_common(&common)?;
     let command = match (&settings.reviewer.value, is_code(template)) {

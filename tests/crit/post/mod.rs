@@ -4,6 +4,7 @@
 //! GitHub Actions and GitLab CI set.
 
 mod action;
+mod describe;
 mod github;
 mod gitlab;
 mod report;
