@@ -350,3 +350,62 @@ fn without_a_pull_request_to_post_to_nothing_runs() {
     assert!(model.model_requests().is_empty(), "no review was spent");
     assert!(s.requests().is_empty());
 }
+
+#[test]
+fn a_twenty_finding_review_is_six_requests_whatever_the_count() {
+    let pr = Pr::new();
+    let model = FakeServer::start_blocking();
+    // Twenty findings on the four new lines, five on each.
+    let problems = [
+        "overflow",
+        "panic",
+        "leak",
+        "race",
+        "deadlock",
+        "injection",
+        "traversal",
+        "timeout",
+        "retry",
+        "encoding",
+        "locale",
+        "rounding",
+        "truncation",
+        "sign",
+        "null",
+        "cache",
+        "logging",
+        "naming",
+        "units",
+        "ordering",
+    ];
+    let findings: Vec<Value> = (0..20u32)
+        .map(|i| {
+            let title = format!("[P2] Possible {} here", problems[i as usize]);
+            super::finding(10 + i % 4, 10 + i % 4, 2, &title)
+        })
+        .collect();
+    model.push(answer(findings));
+    let s = pr.github(GithubConfig::default());
+    let out = post(&pr, &model, &s, &[]);
+    assert_eq!(out.status.code(), Some(0), "P2s pass: {}", show(&out));
+    let result = crate::support::json_out(&out);
+    assert_eq!(result["findings"].as_array().unwrap().len(), 20, "{result}");
+    assert_eq!(s.review_comments(7).len(), 20, "every finding inline");
+    // Batched: one review carries every comment, one summary; the rest are reads.
+    assert_eq!(
+        calls(&s.requests()),
+        [
+            "GET /user",
+            "GET /repos/octo-org/hello-world/pulls/7/files",
+            "GET /repos/octo-org/hello-world/pulls/7/comments",
+            "GET /repos/octo-org/hello-world/issues/7/comments",
+            "POST /repos/octo-org/hello-world/pulls/7/reviews",
+            "POST /repos/octo-org/hello-world/issues/7/comments",
+        ]
+    );
+    let bytes: usize = s.raw_connections().iter().map(Vec::len).sum();
+    eprintln!(
+        "a 20-finding review: {} requests, {bytes} bytes sent to the API",
+        s.requests().len()
+    );
+}
