@@ -95,7 +95,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let quiet = common.quiet;
     for w in &loaded.warnings {
         if !quiet {
-            eprintln!("crit: {w}");
+            eprintln!("crit: {}", crate::output::printable(w));
         }
     }
     let requests: Vec<PromptRequest> = inputs
@@ -373,7 +373,7 @@ fn finish_gate(
                 .map_or(String::new(), |s| format!(", worst {s}"));
             eprintln!(
                 "{}: {} finding{}{worst}, {} change{} proposed{}",
-                r.source.as_deref().unwrap_or("<prompt>"),
+                crate::output::printable_line(r.source.as_deref().unwrap_or("<prompt>")),
                 r.findings.len(),
                 if r.findings.len() == 1 { "" } else { "s" },
                 r.changes.len(),

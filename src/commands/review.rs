@@ -288,9 +288,9 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
     for t in registry.list() {
         out.push_str(&format!(
             "  {:<width$}  {:<8}  {}\n",
-            t.name,
+            crate::output::printable_line(&t.name),
             t.origin.as_str(),
-            crate::output::printable(&t.description)
+            crate::output::printable_line(&t.description)
         ));
     }
     let broken: Vec<_> = registry.broken().collect();
@@ -299,9 +299,9 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
         for b in broken {
             out.push_str(&format!(
                 "  {:<width$}  {:<8}  error: {}\n",
-                b.name,
+                crate::output::printable_line(&b.name),
                 b.origin.as_str(),
-                crate::output::printable(&b.error)
+                crate::output::printable_line(&b.error)
             ));
         }
     }
@@ -320,10 +320,10 @@ fn print_prompts(
             .map_err(CliError::usage)?;
         out.push_str(&format!(
             "=== {} · system ===\n{}\n\n=== {} · user ===\n{}\n",
-            reviewer.name,
-            parts.system.trim_end(),
-            reviewer.name,
-            parts.user.trim_end()
+            crate::output::printable_line(&reviewer.name),
+            crate::output::printable(parts.system.trim_end()),
+            crate::output::printable_line(&reviewer.name),
+            crate::output::printable(parts.user.trim_end())
         ));
     }
     print!("{out}");
