@@ -169,6 +169,13 @@ pub fn printable_line(text: &str) -> String {
     Printable::line(&Redactor::process().redact_str(text), Dest::Terminal).into_string()
 }
 
+/// A setting's value as the user decides on it (`crit trust`, `crit
+/// config`): secrets redacted, on one line, every control character (line
+/// breaks and tabs too) shown as `<U+XXXX>`.
+pub fn printable_value(text: &str) -> String {
+    Printable::exact_line(&Redactor::process().redact_str(text), Dest::Terminal).into_string()
+}
+
 /// How stderr is read: a CI job's log (when `CI` is set and stderr is not a
 /// terminal), where each line is escaped as GitHub's runner reads workflow
 /// commands back; else a terminal.

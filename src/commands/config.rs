@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::backend;
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
-use crate::output::{json_printable, printable_line};
+use crate::output::{json_printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     crate::runner::init_logging(common);
@@ -42,7 +42,7 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
         .max()
         .unwrap_or(0);
     let vwidth = all
-        .map(|r| printable_line(&r.value).chars().count())
+        .map(|r| printable_value(&r.value).chars().count())
         .max()
         .unwrap_or(0)
         .min(40);
@@ -68,7 +68,7 @@ fn line(r: &SelectionRow, width: usize, vwidth: usize) -> String {
     format!(
         "  {:<width$}  {:<vwidth$}  ({})\n",
         printable_line(&r.key),
-        printable_line(&r.value),
+        printable_value(&r.value),
         printable_line(&r.source)
     )
 }

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::backend;
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
-use crate::output::{json_printable, printable, printable_line};
+use crate::output::{json_printable, printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     crate::runner::init_logging(common);
@@ -90,7 +90,7 @@ fn describe(
         out.push_str(&format!(
             "{:<width$}  {}  ({})\n",
             r.key,
-            printable_line(&r.value),
+            printable_value(&r.value),
             printable_line(&r.source)
         ));
     }

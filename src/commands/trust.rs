@@ -9,7 +9,7 @@ use crit_project::trust::{self, Gated, TrustStore};
 
 use crate::cli::{CommonArgs, TrustArgs};
 use crate::exit::{CliError, Code};
-use crate::output::{json_printable, printable, printable_line};
+use crate::output::{json_printable, printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
     let env = Env::from_process();
@@ -158,8 +158,8 @@ fn print_settings(common: &CommonArgs, settings: &[Gated], trusted: &dyn Fn(&Gat
             (
                 printable_line(&s.at()),
                 mark,
-                printable_line(&s.key),
-                printable_line(&s.value),
+                printable_value(&s.key),
+                printable_value(&s.value),
             )
         })
         .collect();
