@@ -321,6 +321,14 @@ const DB_PASSWORD: &str = "Zx9wQlongdbpass77";
 /// In a git-ignored `.env` a reviewer reads: learned when its tool masks it.
 const ENV_TOKEN: &str = "tok4Rr9longenvvalue";
 
+/// Settings named like secrets that are none: the reviewer must see them
+/// (a change that weakens password hashing is the finding).
+const NOT_SECRETS: &str = "PASSWORD_HASHER = 'django.contrib.auth.hashers.MD5PasswordHasher'\nCOOKIE_DOMAIN = '.example.com'\nCREDENTIALS_DIRECTORY = '/run/credentials/app.service'\n";
+
+/// In a file's name and in a commit subject: prompt text, not file text.
+const NAMED_KEY: &str = "sk_live_0123456789abcdefWXYZ";
+const SUBJECT_TOKEN: &str = "ghp_9876543210abcdefghijABCDEFGHIJ";
+
 /// Every file under `dir` (but `.git` and `skip`), with its text.
 fn files_under(dir: &Path, skip: &[&str]) -> Vec<(std::path::PathBuf, String)> {
     let mut found = Vec::new();
@@ -360,11 +368,14 @@ fn a_secret_the_model_echoes_is_hidden_everywhere_crit_writes() {
     write(
         d,
         "settings.py",
-        &format!("DEBUG = False\nDB_PASSWORD = \"{DB_PASSWORD}\"\n"),
+        &format!("DEBUG = False\nDB_PASSWORD = \"{DB_PASSWORD}\"\n{NOT_SECRETS}"),
     );
     write(d, ".env", &format!("API_TOKEN={ENV_TOKEN}\n"));
+    // A file name and a commit subject hold secrets too.
+    write(d, &format!("deploy/{NAMED_KEY}.txt"), "rotate me\n");
     git(d, &["add", "-A"]);
-    git(d, &["commit", "-q", "-m", "configure the database"]);
+    let subject = format!("configure the database, github token {SUBJECT_TOKEN}");
+    git(d, &["commit", "-q", "-m", &subject]);
     let record = tempfile::tempdir().unwrap();
 
     let server = FakeServer::start_blocking();
@@ -401,6 +412,9 @@ fn a_secret_the_model_echoes_is_hidden_everywhere_crit_writes() {
             "--record",
         ])
         .arg(record.path())
+        // The working directory is no secret: paths crit prints keep it.
+        .env("PWD", d)
+        .env("OLDPWD", d.join(".home"))
         .output()
         .unwrap();
     let result = json_out(&out);
@@ -420,7 +434,7 @@ fn a_secret_the_model_echoes_is_hidden_everywhere_crit_writes() {
     );
 
     let leaks = |what: &str, text: &str| {
-        for secret in [DB_PASSWORD, ENV_TOKEN] {
+        for secret in [DB_PASSWORD, ENV_TOKEN, NAMED_KEY, SUBJECT_TOKEN] {
             assert!(
                 !text.contains(secret),
                 "{secret} leaked into {what}:\n{text}"
@@ -429,7 +443,22 @@ fn a_secret_the_model_echoes_is_hidden_everywhere_crit_writes() {
     };
     leaks("stdout", &String::from_utf8_lossy(&out.stdout));
     leaks("stderr", &String::from_utf8_lossy(&out.stderr));
-    let written = files_under(d, &["settings.py", ".env"]);
+    let requests = server.model_requests();
+    let first = requests[0].body.to_string();
+    assert!(
+        first.contains("configure the database, github token [REDACTED:"),
+        "{first}"
+    );
+    assert!(first.contains("deploy/[REDACTED:"), "{first}");
+    for line in NOT_SECRETS.lines() {
+        assert!(first.contains(line), "{line} hidden: {first}");
+    }
+    let session_path = result["session_log_path"].as_str().unwrap();
+    assert!(
+        session_path.starts_with(&d.display().to_string()) && !session_path.contains("REDACTED"),
+        "{session_path}"
+    );
+    let written = files_under(d, &["settings.py", ".env", "deploy"]);
     let session = Path::new(result["session_log_path"].as_str().unwrap());
     for name in ["result.json", "session.json", "transcript.jsonl"] {
         assert!(
