@@ -266,6 +266,38 @@ fn progress_lines_stay_one_inert_line_each() {
     }
 }
 
+/// `-vv` logs whole prompts and answers on stderr: the model's words in them
+/// are as inert as anywhere else.
+#[test]
+fn verbose_logs_quote_a_model_inert() {
+    let dir = repo();
+    let server = FakeServer::start_blocking();
+    // An answer in prose around the JSON: logged whole.
+    let answer = json!({"verdict": "FAIL", "summary": evil("summary"), "findings": []});
+    server.push(Step::reply(Reply::text(format!(
+        "{}\n{answer}",
+        evil("prose")
+    ))));
+    let out = support::crit(dir.path(), &server, None)
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--diff",
+            "main..HEAD",
+            "--json",
+            "-vv",
+        ])
+        .env("CI", "true")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("forged"), "the answer is logged:\n{err}");
+    assert_inert("-vv stderr", &err, 0, false);
+}
+
 /// A saved result whose reviewer names, rule ids and suggestions were
 /// written by a repository (a result file is as hostile as the change),
 /// through `crit report` in every format.
