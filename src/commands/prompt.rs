@@ -407,8 +407,9 @@ fn append_audit(review: &PromptReview, lookup: &dyn Fn(&str) -> Option<String>) 
 }
 
 fn pretty(review: &PromptReview) -> Result<String, CliError> {
+    // The prompt and the panel's words, safe to print.
     serde_json::to_string_pretty(review)
-        .map(|s| s + "\n")
+        .map(|s| crit_core::printable::json_document(s) + "\n")
         .map_err(|e| CliError::could_not_run(anyhow!("writing the review as JSON: {e}")))
 }
 

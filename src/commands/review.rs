@@ -274,7 +274,7 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
         }));
         println!(
             "{}",
-            serde_json::to_string_pretty(&items).unwrap_or_default()
+            crate::output::json_printable(&serde_json::Value::from(items))
         );
         return Ok(Code::Ok);
     }
