@@ -104,6 +104,11 @@ fn script(server: &FakeServer) {
 }
 
 fn review(d: &Path, server: &FakeServer, format: &str, env: &[(&str, &str)]) -> Output {
+    review_with(d, server, &["--format", format], env)
+}
+
+/// `crit review code` of the change, with `args` and `env` added.
+fn review_with(d: &Path, server: &FakeServer, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut c = support::crit(d, server, None);
     c.args([
         "review",
@@ -113,9 +118,8 @@ fn review(d: &Path, server: &FakeServer, format: &str, env: &[(&str, &str)]) -> 
         "--no-cache",
         "--diff",
         "main..HEAD",
-        "--format",
-        format,
-    ]);
+    ])
+    .args(args);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -278,21 +282,7 @@ fn verbose_logs_quote_a_model_inert() {
         "{}\n{answer}",
         evil("prose")
     ))));
-    let out = support::crit(dir.path(), &server, None)
-        .args([
-            "review",
-            "code",
-            "--verify",
-            "off",
-            "--no-cache",
-            "--diff",
-            "main..HEAD",
-            "--json",
-            "-vv",
-        ])
-        .env("CI", "true")
-        .output()
-        .unwrap();
+    let out = review_with(dir.path(), &server, &["--json", "-vv"], &[("CI", "true")]);
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("forged"), "the answer is logged:\n{err}");
     assert_inert("-vv stderr", &err, 0, false);
