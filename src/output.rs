@@ -4,6 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
+use crit_core::printable::{Dest, Printable};
 use crit_core::redact::Redactor;
 use crit_core::render::compat::Compat;
 use crit_core::render::{self, Format, RenderOptions};
@@ -159,6 +160,47 @@ fn redacted(result: &ReviewResult) -> Option<ReviewResult> {
 /// secrets redacted, control characters removed.
 pub fn printable(text: &str) -> String {
     sanitize(&Redactor::process().redact_str(text)).into_owned()
+}
+
+/// A name, path or value from a model, a repository or a config file, shown
+/// inline: [`printable`] on one line, so it cannot start a line of its own
+/// (a table row, a workflow command).
+pub fn printable_line(text: &str) -> String {
+    Printable::line(&Redactor::process().redact_str(text), Dest::Terminal).into_string()
+}
+
+/// A setting's value as the user decides on it (`crit trust`, `crit
+/// config`): secrets redacted, on one line, every control character (line
+/// breaks and tabs too) shown as `<U+XXXX>`.
+pub fn printable_value(text: &str) -> String {
+    Printable::exact_line(&Redactor::process().redact_str(text), Dest::Terminal).into_string()
+}
+
+/// How stderr is read: a CI job's log (when `CI` is set and stderr is not a
+/// terminal), where each line is escaped as GitHub's runner reads workflow
+/// commands back; else a terminal.
+pub fn stderr_dest() -> Dest {
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    if ci && !std::io::stderr().is_terminal() {
+        Dest::CiLog
+    } else {
+        Dest::Terminal
+    }
+}
+
+/// One line for stderr holding model, repository or config text (a progress
+/// event, a warning): secrets redacted, on one line, escaped for
+/// [`stderr_dest`].
+pub fn stderr_line(text: &str) -> String {
+    Printable::line(&Redactor::process().redact_str(text), stderr_dest()).into_string()
+}
+
+/// A JSON document crit prints that holds model, repository or config text:
+/// secrets redacted, then [`crit_core::printable::json_document`].
+pub fn json_printable(value: &serde_json::Value) -> String {
+    let mut value = value.clone();
+    Redactor::process().redact_json(&mut value);
+    crit_core::printable::json_document(serde_json::to_string_pretty(&value).unwrap_or_default())
 }
 
 /// Apply the gate asked for on the command line, if any, and return the exit code.

@@ -1,6 +1,7 @@
 //! The progress display on stderr while reviewers work: which reviewer, which
 //! turn, what it is doing, tokens and cost so far. One line per event, so it
-//! reads the same in a terminal, a CI log, or a file.
+//! reads the same in a terminal, a CI log, or a file; a model's tool name
+//! cannot break the line or start a workflow command in a CI log.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -27,11 +28,12 @@ impl StderrProgress {
     fn line(&self, text: &str) {
         let _guard = self.out.lock().unwrap_or_else(|p| p.into_inner());
         let secs = self.started.elapsed().as_secs_f64();
-        // Reviewer and tool names can come from a model or a config file.
+        // Reviewer and tool names, notes: a model or a config file chose
+        // them, and this line may be a CI job's log. One line, escaped.
         let _ = writeln!(
             std::io::stderr().lock(),
             "[{secs:>6.1}s] {}",
-            crit_core::terminal::sanitize(text)
+            crate::output::stderr_line(text)
         );
     }
 }

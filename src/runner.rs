@@ -50,13 +50,49 @@ impl std::io::Write for RedactedStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
         let clean = crit_core::redact::Redactor::process().redact_str(&text);
-        std::io::stderr().lock().write_all(clean.as_bytes())?;
+        std::io::stderr()
+            .lock()
+            .write_all(printable_log(&clean).as_bytes())?;
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         std::io::stderr().flush()
     }
+}
+
+/// A log event as printed: it quotes prompts and answers, so everything but
+/// the formatter's own colours (SGR sequences) is terminal-printable text,
+/// and no line of it can start a workflow command in a CI log.
+fn printable_log(event: &str) -> String {
+    use crit_core::{Dest, Printable};
+    let mut out = String::with_capacity(event.len());
+    let mut rest = event;
+    while let Some(at) = rest.find('\x1b') {
+        let tail = &rest[at + 1..];
+        let sgr = tail.strip_prefix('[').and_then(|t| {
+            let params = t
+                .bytes()
+                .take_while(|b| b.is_ascii_digit() || *b == b';')
+                .count();
+            (t.as_bytes().get(params) == Some(&b'm')).then_some(params + 3)
+        });
+        match sgr {
+            Some(len) => {
+                out.push_str(Printable::new(&rest[..at], Dest::Terminal).as_str());
+                out.push_str(&rest[at..at + len]);
+                rest = &rest[at + len..];
+            }
+            None => {
+                // Not a colour: shown as text with what follows.
+                let next = tail.find('\x1b').map_or(rest.len(), |n| at + 1 + n);
+                out.push_str(Printable::new(&rest[..next], Dest::Terminal).as_str());
+                rest = &rest[next..];
+            }
+        }
+    }
+    out.push_str(Printable::new(rest, Dest::Terminal).as_str());
+    out
 }
 
 /// The signals that stop a review.
@@ -268,4 +304,19 @@ pub fn exit_code(result: &ReviewResult, stop: &Stop, gated: Code) -> Result<Code
         return Ok(Code::CouldNotRun);
     }
     Ok(gated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable_log;
+
+    #[test]
+    fn a_log_event_keeps_its_colours_and_nothing_else() {
+        let event = "\x1b[2mDEBUG\x1b[0m answer: ok\x1b]0;t\x07\n::error::x \x1b[2J\u{202E}\n";
+        assert_eq!(
+            printable_log(event),
+            "\x1b[2mDEBUG\x1b[0m answer: ok<U+001B>]0;t<U+0007>\n<U+003A>:error::x <U+001B>[2J<U+202E>\n"
+        );
+        assert_eq!(printable_log("plain\n"), "plain\n");
+    }
 }

@@ -35,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
     for dest in [Dest::Terminal, Dest::CiLog, Dest::Markdown, Dest::Xml] {
         check(Printable::new(&text, dest).as_str(), dest, true);
         check(Printable::line(&text, dest).as_str(), dest, false);
+        check(Printable::exact_line(&text, dest).as_str(), dest, false);
     }
     let block = Printable::code_block(&text, "text");
     for line in block.as_str().split('\n') {

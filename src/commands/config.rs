@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::backend;
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
-use crate::output::printable;
+use crate::output::{json_printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     crate::runner::init_logging(common);
@@ -32,13 +32,17 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
             "kinds": kinds.iter().map(|(k, rows)| json!({"kind": k.name(), "settings": rows})).collect::<Vec<_>>(),
             "rules": rules,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        println!("{}", json_printable(&doc));
         return Ok(Code::Ok);
     }
     let all = kinds.iter().flat_map(|(_, r)| r).chain(&rules);
-    let width = all.clone().map(|r| r.key.len()).max().unwrap_or(0);
+    let width = all
+        .clone()
+        .map(|r| printable_line(&r.key).chars().count())
+        .max()
+        .unwrap_or(0);
     let vwidth = all
-        .map(|r| printable(&r.value).chars().count())
+        .map(|r| printable_value(&r.value).chars().count())
         .max()
         .unwrap_or(0)
         .min(40);
@@ -58,14 +62,14 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     Ok(Code::Ok)
 }
 
-/// `  key  value  (source)`, every part as printable text (a project file
-/// may hold anything).
+/// `  key  value  (source)`, every part as printable text on the row's one
+/// line (a project file may hold anything: escape sequences, line breaks).
 fn line(r: &SelectionRow, width: usize, vwidth: usize) -> String {
     format!(
         "  {:<width$}  {:<vwidth$}  ({})\n",
-        printable(&r.key),
-        printable(&r.value),
-        printable(&r.source)
+        printable_line(&r.key),
+        printable_value(&r.value),
+        printable_line(&r.source)
     )
 }
 

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::backend;
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
-use crate::output::printable;
+use crate::output::{json_printable, printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     crate::runner::init_logging(common);
@@ -54,7 +54,7 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
             .collect::<serde_json::Map<_, _>>()
             .into();
         doc["sandbox"] = sandbox_json(&sandbox);
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        println!("{}", json_printable(&doc));
     } else {
         print!("{}", describe(&selection, &models, &result, &sandbox));
     }
@@ -90,8 +90,8 @@ fn describe(
         out.push_str(&format!(
             "{:<width$}  {}  ({})\n",
             r.key,
-            printable(&r.value),
-            printable(&r.source)
+            printable_value(&r.value),
+            printable_line(&r.source)
         ));
     }
     for (kind, m) in models {
@@ -102,9 +102,9 @@ fn describe(
         out.push_str(&format!(
             "{:<width$}  {} for {}  ({})\n",
             "model",
-            printable(&model),
+            printable_line(&model),
             kind.name(),
-            printable(&m.source.to_string())
+            printable_line(&m.source.to_string())
         ));
     }
     out.push('\n');
@@ -115,10 +115,12 @@ fn describe(
                 "{:<width$}  ok in {} ms · {} model · {} in / {} out tokens · ${:.6}{}\n",
                 "request",
                 report.latency.as_millis(),
+                // The server names its model: as much the endpoint's text
+                // as the reply.
                 if report.model.is_empty() {
-                    "?"
+                    "?".to_string()
                 } else {
-                    report.model.as_str()
+                    printable_line(&report.model)
                 },
                 u.total_input(),
                 u.output_tokens,
@@ -129,7 +131,11 @@ fn describe(
                     " (no price known for this model)"
                 },
             ));
-            out.push_str(&format!("{:<width$}  {}\n", "reply", report.reply.trim()));
+            out.push_str(&format!(
+                "{:<width$}  {}\n",
+                "reply",
+                printable_line(&report.reply)
+            ));
             // Caching only engages past the model's minimum; reviews report
             // their cache reads and writes in every result's usage.
             let model = if report.model.is_empty() {
@@ -138,15 +144,21 @@ fn describe(
                 report.model.clone()
             };
             out.push_str(&format!(
-                "{:<width$}  prefixes from {} tokens are cached on {model}; this request read {} and wrote {} cached tokens\n",
+                "{:<width$}  prefixes from {} tokens are cached on {}; this request read {} and wrote {} cached tokens\n",
                 "cache",
                 crit_llm::pricing::cache_min_tokens(&model),
+                printable_line(&model),
                 u.cache_read_tokens,
                 u.cache_write_tokens,
             ));
         }
         Err(e) => {
-            out.push_str(&format!("{:<width$}  failed: {e}\n", "request"));
+            // The error may quote the endpoint's answer.
+            out.push_str(&format!(
+                "{:<width$}  failed: {}\n",
+                "request",
+                printable(&e.to_string())
+            ));
             out.push_str(&format!("{:<width$}  {}\n", "diagnosis", e.hint()));
         }
     }

@@ -78,7 +78,10 @@ fn prompt_submit(common: &CommonArgs) -> Result<Code, CliError> {
     let input = match claude_code::read_stdin() {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("crit: {e}; the prompt proceeds unreviewed");
+            eprintln!(
+                "crit: {}; the prompt proceeds unreviewed",
+                crate::output::printable(&e.to_string())
+            );
             return Ok(Code::Ok);
         }
     };

@@ -67,11 +67,22 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         let now = std::time::SystemTime::now();
         match crit_review::session::append_audit(|k| std::env::var(k).ok(), &result, None, now) {
             Ok(_) | Err(crit_review::session::SessionError::NoStateDir) => {}
-            Err(e) => eprintln!("crit: could not append to the audit log: {e}"),
+            Err(e) => eprintln!(
+                "crit: could not append to the audit log: {}",
+                output::printable(&e.to_string())
+            ),
         }
     }
     if plain_text {
-        write_text(output.dest.as_deref(), &report.render_text())?;
+        // Expert-review's text block quotes the plan and the panel's words.
+        let text = report.render_text();
+        let text = match output.dest {
+            None => output::printable(&text),
+            Some(_) => crit_core::redact::Redactor::process()
+                .redact_str(&text)
+                .into_owned(),
+        };
+        write_text(output.dest.as_deref(), &text)?;
     } else {
         output.emit(&result)?;
     }
@@ -132,7 +143,7 @@ fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
         ),
     };
     if !common.quiet {
-        println!("{line}");
+        println!("{}", output::printable(&line));
     }
     Ok(code)
 }

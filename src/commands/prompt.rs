@@ -95,7 +95,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let quiet = common.quiet;
     for w in &loaded.warnings {
         if !quiet {
-            eprintln!("crit: {w}");
+            eprintln!("crit: {}", crate::output::printable(w));
         }
     }
     let requests: Vec<PromptRequest> = inputs
@@ -373,7 +373,7 @@ fn finish_gate(
                 .map_or(String::new(), |s| format!(", worst {s}"));
             eprintln!(
                 "{}: {} finding{}{worst}, {} change{} proposed{}",
-                r.source.as_deref().unwrap_or("<prompt>"),
+                crate::output::printable_line(r.source.as_deref().unwrap_or("<prompt>")),
                 r.findings.len(),
                 if r.findings.len() == 1 { "" } else { "s" },
                 r.changes.len(),
@@ -407,8 +407,9 @@ fn append_audit(review: &PromptReview, lookup: &dyn Fn(&str) -> Option<String>) 
 }
 
 fn pretty(review: &PromptReview) -> Result<String, CliError> {
+    // The prompt and the panel's words, safe to print.
     serde_json::to_string_pretty(review)
-        .map(|s| s + "\n")
+        .map(|s| crit_core::printable::json_document(s) + "\n")
         .map_err(|e| CliError::could_not_run(anyhow!("writing the review as JSON: {e}")))
 }
 

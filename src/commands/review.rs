@@ -275,7 +275,7 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
         }));
         println!(
             "{}",
-            serde_json::to_string_pretty(&items).unwrap_or_default()
+            crate::output::json_printable(&serde_json::Value::from(items))
         );
         return Ok(Code::Ok);
     }
@@ -289,9 +289,9 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
     for t in registry.list() {
         out.push_str(&format!(
             "  {:<width$}  {:<8}  {}\n",
-            t.name,
+            crate::output::printable_line(&t.name),
             t.origin.as_str(),
-            crate::output::printable(&t.description)
+            crate::output::printable_line(&t.description)
         ));
     }
     let broken: Vec<_> = registry.broken().collect();
@@ -300,9 +300,9 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
         for b in broken {
             out.push_str(&format!(
                 "  {:<width$}  {:<8}  error: {}\n",
-                b.name,
+                crate::output::printable_line(&b.name),
                 b.origin.as_str(),
-                crate::output::printable(&b.error)
+                crate::output::printable_line(&b.error)
             ));
         }
     }
@@ -321,10 +321,10 @@ fn print_prompts(
             .map_err(CliError::usage)?;
         out.push_str(&format!(
             "=== {} · system ===\n{}\n\n=== {} · user ===\n{}\n",
-            reviewer.name,
-            parts.system.trim_end(),
-            reviewer.name,
-            parts.user.trim_end()
+            crate::output::printable_line(&reviewer.name),
+            crate::output::printable(parts.system.trim_end()),
+            crate::output::printable_line(&reviewer.name),
+            crate::output::printable(parts.user.trim_end())
         ));
     }
     print!("{out}");

@@ -25,10 +25,7 @@ pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         // Reldo's `--json` reports an error as `{"error": …}` on stdout.
         Err(e) if common.compat == Some(CompatArg::Reldo) => {
             let json = serde_json::json!({ "error": e.message() });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&json).unwrap_or_default()
-            );
+            println!("{}", output::json_printable(&json));
             Err(e)
         }
         other => other,

@@ -29,6 +29,7 @@ pub fn run(common: &CommonArgs, args: &StatsArgs) -> Result<Code, CliError> {
     let json = common.json || common.format == Some(FormatArg::Json);
     let text = if json {
         serde_json::to_string_pretty(&computed)
+            .map(crit_core::printable::json_document)
             .map_err(|e| CliError::could_not_run(anyhow!("writing the stats as JSON: {e}")))?
             + "\n"
     } else {

@@ -9,6 +9,7 @@ use crit_project::trust::{self, Gated, TrustStore};
 
 use crate::cli::{CommonArgs, TrustArgs};
 use crate::exit::{CliError, Code};
+use crate::output::{json_printable, printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
     let env = Env::from_process();
@@ -29,7 +30,7 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
             } else {
                 "Nothing was trusted in"
             },
-            root.display()
+            printable_line(&root.display().to_string())
         );
         return Ok(Code::Ok);
     }
@@ -39,7 +40,8 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
     }
     for problem in &survey.unreadable {
         eprintln!(
-            "crit: warning: {problem}; its settings cannot be listed, so they stay untrusted"
+            "crit: warning: {}; its settings cannot be listed, so they stay untrusted",
+            printable(problem)
         );
     }
     let trusted = store.get(&root).map_err(CliError::usage)?;
@@ -51,19 +53,25 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
     if args.show {
         print_settings(common, &survey.settings, &is_trusted);
         if !common.json {
-            println!("Trust store: {}", store.path().display());
+            println!(
+                "Trust store: {}",
+                printable_line(&store.path().display().to_string())
+            );
         }
         return Ok(Code::Ok);
     }
     if survey.settings.is_empty() {
         println!(
             "{} has no settings that run programs, move credentials or relax the gate; nothing to trust.",
-            root.display()
+            printable_line(&root.display().to_string())
         );
         return Ok(Code::Ok);
     }
     if !common.json {
-        println!("Trusting these settings of {}:", root.display());
+        println!(
+            "Trusting these settings of {}:",
+            printable_line(&root.display().to_string())
+        );
     }
     print_settings(common, &survey.settings, &|_| true);
     store
@@ -72,7 +80,7 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
     if !common.json {
         println!(
             "Recorded in {}. A changed or new setting is ignored until you run `crit trust` again.",
-            store.path().display()
+            printable_line(&store.path().display().to_string())
         );
     }
     if let Some(ci) = trust::ci::detect(&lookup) {
@@ -108,8 +116,8 @@ fn add_run_config(
             .map_err(|e| CliError::usage(anyhow!("{e}")))?;
         eprintln!(
             "crit: {} is outside {}: it is your own file and `crit run --config` honours it without trust",
-            path.display(),
-            root.display()
+            printable_line(&path.display().to_string()),
+            printable_line(&root.display().to_string())
         );
         return Ok(());
     }
@@ -137,15 +145,26 @@ fn print_settings(common: &CommonArgs, settings: &[Gated], trusted: &dyn Fn(&Gat
                 })
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&items).unwrap_or_default()
-        );
+        println!("{}", json_printable(&serde_json::Value::from(items)));
         return;
     }
-    let width = settings.iter().map(|s| s.at().len()).max().unwrap_or(0);
-    for s in settings {
-        let mark = if trusted(s) { "trusted" } else { "not trusted" };
-        println!("  {:<width$}  {:<11}  {}: {}", s.at(), mark, s.key, s.value);
+    // The user decides on what they see: a value's escape sequences and
+    // reordering characters are shown, never obeyed, and each setting stays
+    // on its own line.
+    let rows: Vec<(String, &str, String, String)> = settings
+        .iter()
+        .map(|s| {
+            let mark = if trusted(s) { "trusted" } else { "not trusted" };
+            (
+                printable_line(&s.at()),
+                mark,
+                printable_value(&s.key),
+                printable_value(&s.value),
+            )
+        })
+        .collect();
+    let width = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+    for (at, mark, key, value) in rows {
+        println!("  {at:<width$}  {mark:<11}  {key}: {value}");
     }
 }

@@ -27,6 +27,7 @@ mod dropin_templates;
 mod fail_closed;
 mod help;
 mod hostile_files;
+mod hostile_output;
 mod install_claude;
 mod output_schema;
 mod own_files;

@@ -315,3 +315,218 @@ fn the_terminal_never_gets_a_models_escape_sequences() {
         assert!(!err.contains("\x1b]") && !err.contains("\x07"), "{err:?}");
     }
 }
+
+/// In the change: found by its name, learned by the review's redactor.
+const DB_PASSWORD: &str = "Zx9wQlongdbpass77";
+/// In a git-ignored `.env` a reviewer reads: learned when its tool masks it.
+const ENV_TOKEN: &str = "tok4Rr9longenvvalue";
+
+/// Settings named like secrets that are none: the reviewer must see them
+/// (a change that weakens password hashing is the finding).
+const NOT_SECRETS: &str = "PASSWORD_HASHER = 'django.contrib.auth.hashers.MD5PasswordHasher'\nCOOKIE_DOMAIN = '.example.com'\nCREDENTIALS_DIRECTORY = '/run/credentials/app.service'\n";
+
+/// In a file's name and in a commit subject: prompt text, not file text.
+const NAMED_KEY: &str = "sk_live_0123456789abcdefWXYZ";
+const SUBJECT_TOKEN: &str = "ghp_9876543210abcdefghijABCDEFGHIJ";
+
+/// Every file under `dir` (but `.git` and `skip`), with its text.
+fn files_under(dir: &Path, skip: &[&str]) -> Vec<(std::path::PathBuf, String)> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            if rel == ".git" || skip.contains(&rel.as_str()) {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                found.push((p, String::from_utf8_lossy(&bytes).into_owned()));
+            }
+        }
+    }
+    found
+}
+
+/// A model that echoes secret values in its own words, where no detector
+/// would know them for secrets ("the password X is weak"): the values the
+/// review found in its inputs are hidden in everything crit wrote (stdout,
+/// stderr, result.json, the session directory, the transcript, the audit
+/// log, the cassettes `--record` wrote).
+#[test]
+fn a_secret_the_model_echoes_is_hidden_everywhere_crit_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init_repo(d);
+    write(d, ".gitignore", ".env\n");
+    write(d, "settings.py", "DEBUG = False\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    git(d, &["checkout", "-q", "-b", "work"]);
+    write(
+        d,
+        "settings.py",
+        &format!("DEBUG = False\nDB_PASSWORD = \"{DB_PASSWORD}\"\n{NOT_SECRETS}"),
+    );
+    write(d, ".env", &format!("API_TOKEN={ENV_TOKEN}\n"));
+    // A file name and a commit subject hold secrets too.
+    write(d, &format!("deploy/{NAMED_KEY}.txt"), "rotate me\n");
+    git(d, &["add", "-A"]);
+    let subject = format!("configure the database, github token {SUBJECT_TOKEN}");
+    git(d, &["commit", "-q", "-m", &subject]);
+    let record = tempfile::tempdir().unwrap();
+
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::tool_use(
+        "Read",
+        json!({"file_path": ".env"}),
+    )));
+    let echo = format!("the password {DB_PASSWORD} and the token {ENV_TOKEN} are weak");
+    server.push(Step::reply(
+        Reply::text(format!("Thinking aloud: {echo}.\n")).then_text(
+            json!({
+                "verdict": "FAIL",
+                "summary": format!("Summary: {echo}."),
+                "findings": [{
+                    "file_path": "settings.py", "line_start": 2, "line_end": 2, "priority": 1,
+                    "title": format!("Weak {DB_PASSWORD}"),
+                    "body": format!("Body: {echo}.")
+                }]
+            })
+            .to_string(),
+        ),
+    ));
+    let out = support::crit(d, &server, None)
+        .args([
+            "review",
+            "code",
+            "--verify",
+            "off",
+            "--no-cache",
+            "--diff",
+            "main..HEAD",
+            "--format",
+            "json",
+            "--record",
+        ])
+        .arg(record.path())
+        // The working directory is no secret: paths crit prints keep it.
+        .env("PWD", d)
+        .env("OLDPWD", d.join(".home"))
+        .output()
+        .unwrap();
+    let result = json_out(&out);
+    assert_eq!(result["verdict"], "FAIL", "{result}");
+    // The model's words are kept, the values hidden.
+    let title = result["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["title"].as_str().unwrap().starts_with("Weak "))
+        .unwrap_or_else(|| panic!("{result}"));
+    // Hidden by what the review learned where each was found.
+    let body = title["body"].as_str().unwrap();
+    assert!(
+        body.contains("password [REDACTED:password] and the token [REDACTED:env-value] are weak"),
+        "{title}"
+    );
+
+    let leaks = |what: &str, text: &str| {
+        for secret in [DB_PASSWORD, ENV_TOKEN, NAMED_KEY, SUBJECT_TOKEN] {
+            assert!(
+                !text.contains(secret),
+                "{secret} leaked into {what}:\n{text}"
+            );
+        }
+    };
+    leaks("stdout", &String::from_utf8_lossy(&out.stdout));
+    leaks("stderr", &String::from_utf8_lossy(&out.stderr));
+    let requests = server.model_requests();
+    let first = requests[0].body.to_string();
+    assert!(
+        first.contains("configure the database, github token [REDACTED:"),
+        "{first}"
+    );
+    assert!(first.contains("deploy/[REDACTED:"), "{first}");
+    for line in NOT_SECRETS.lines() {
+        assert!(first.contains(line), "{line} hidden: {first}");
+    }
+    let session_path = result["session_log_path"].as_str().unwrap();
+    assert!(
+        session_path.starts_with(&d.display().to_string()) && !session_path.contains("REDACTED"),
+        "{session_path}"
+    );
+    let written = files_under(d, &["settings.py", ".env", "deploy"]);
+    let session = Path::new(result["session_log_path"].as_str().unwrap());
+    for name in ["result.json", "session.json", "transcript.jsonl"] {
+        assert!(
+            written.iter().any(|(p, _)| p == &session.join(name)),
+            "{name} not written: {written:?}"
+        );
+    }
+    assert!(
+        written.iter().any(|(p, _)| p.starts_with(d.join(".state"))),
+        "nothing in the state directory (the audit log)"
+    );
+    for (path, text) in &written {
+        leaks(&path.display().to_string(), text);
+    }
+    let cassettes = files_under(record.path(), &[]);
+    assert!(!cassettes.is_empty(), "--record wrote nothing");
+    for (path, text) in &cassettes {
+        leaks(&path.display().to_string(), text);
+    }
+    // The model was never sent either value.
+    for r in server.model_requests() {
+        leaks("a request", &r.body.to_string());
+    }
+}
+
+/// `crit run`, `crit plan` and the other kinds learn as the code review
+/// does: a token a reviewer's tool found in a git-ignored `.env` and the
+/// model echoed is hidden in what crit printed and wrote.
+#[test]
+fn every_kind_hides_what_its_tools_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init_repo(d);
+    write(d, ".gitignore", ".env\n");
+    write(d, "notes.md", "# Plan\n\nShip it.\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    write(d, ".env", &format!("API_TOKEN={ENV_TOKEN}\n"));
+    let echo = format!("The token {ENV_TOKEN} is weak.");
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::tool_use(
+        "Read",
+        json!({"file_path": ".env"}),
+    )));
+    server.push(Step::reply(Reply::json(
+        json!({"verdict": "FAIL", "summary": echo, "findings": [{
+            "file_path": ".env", "line_start": 1, "line_end": 1, "priority": 1,
+            "title": echo, "body": echo}]}),
+    )));
+    let out = support::crit(d, &server, None)
+        .args(["run", "Review the project", "--json"])
+        .output()
+        .unwrap();
+    let result = json_out(&out);
+    assert_eq!(server.model_requests().len(), 2, "{result}");
+    let leaks = |what: &str, text: &str| {
+        assert!(!text.contains(ENV_TOKEN), "leaked into {what}:\n{text}");
+    };
+    assert!(
+        result["summary"]
+            .as_str()
+            .unwrap()
+            .contains("[REDACTED:env-value]"),
+        "{result}"
+    );
+    leaks("stdout", &String::from_utf8_lossy(&out.stdout));
+    leaks("stderr", &String::from_utf8_lossy(&out.stderr));
+    for (path, text) in files_under(d, &[".env"]) {
+        leaks(&path.display().to_string(), &text);
+    }
+}

@@ -36,6 +36,9 @@ pub fn line(status: Option<&Status>, now: u64) -> Option<String> {
         return None;
     }
     if let Some(why) = &s.failed {
+        // Why a review could not run may quote an endpoint or a file: one
+        // line in the status bar, no escape sequence of its own.
+        let why = crit_core::Printable::line(why, crit_core::Dest::Terminal);
         return Some(format!("Review skipped | {why}"));
     }
     Some(format!(
@@ -160,6 +163,16 @@ mod tests {
             Some("Review complete | 1 finding")
         );
         assert_eq!(line(None, 0), None);
+    }
+
+    #[test]
+    fn a_hostile_reason_is_one_inert_line() {
+        let mut s = st(false, 1, 0, 100);
+        s.failed = Some("bad\x1b]0;t\x07 key\n::error::x \u{202E}".into());
+        assert_eq!(
+            line(Some(&s), 101).as_deref(),
+            Some("Review skipped | bad<U+001B>]0;t<U+0007> key ::error::x <U+202E>")
+        );
     }
 
     #[test]

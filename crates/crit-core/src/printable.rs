@@ -73,6 +73,25 @@ impl Printable {
         Printable::new(&folded, dest)
     }
 
+    /// `raw` on one line exactly as written: line breaks and tabs shown as
+    /// `<U+XXXX>` like every other control, nothing folded or trimmed; then
+    /// escaped for `dest`. For a value the user decides on (a setting on the
+    /// trust screen), where a hidden line break matters as much as an escape
+    /// sequence.
+    pub fn exact_line(raw: &str, dest: Dest) -> Printable {
+        if !raw.contains(['\n', '\t']) {
+            return Printable::new(raw, dest);
+        }
+        let mut shown = String::with_capacity(raw.len() + 16);
+        for c in raw.chars() {
+            match c {
+                '\n' | '\t' => push_visible(&mut shown, c),
+                c => shown.push(c),
+            }
+        }
+        Printable::new(&shown, dest)
+    }
+
     /// `raw` as a Markdown fenced code block, shown exactly as written
     /// (controls and hidden characters made visible, no line starting a
     /// workflow command); `info` is crit's own info string (`suggestion`,

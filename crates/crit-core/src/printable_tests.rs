@@ -207,6 +207,22 @@ fn one_line_folds_whitespace() {
     );
 }
 
+#[test]
+fn an_exact_line_shows_line_breaks_and_tabs() {
+    assert_eq!(
+        Printable::exact_line("a\n::add-mask::x\t\r\x1b[2K  b", Dest::Terminal).as_str(),
+        "a<U+000A>::add-mask::x<U+0009><U+000D><U+001B>[2K  b"
+    );
+    assert_eq!(
+        Printable::exact_line("::x\n", Dest::CiLog).as_str(),
+        "%3A:x<U+000A>"
+    );
+    assert_eq!(
+        Printable::exact_line("plain", Dest::Terminal).as_str(),
+        "plain"
+    );
+}
+
 /// Text with everything a hostile writer reaches for, mixed with plain text.
 fn hostile_text() -> impl Strategy<Value = String> {
     let pieces = prop_oneof![
@@ -240,6 +256,9 @@ proptest! {
             let line = Printable::line(&raw, dest);
             prop_assert!(!line.as_str().contains('\n'));
             prop_assert_eq!(violation(line.as_str(), dest), None, "{:?} line from {:?}", dest, raw);
+            let exact = Printable::exact_line(&raw, dest);
+            prop_assert!(!exact.as_str().contains('\n'));
+            prop_assert_eq!(violation(exact.as_str(), dest), None, "{:?} exact line from {:?}", dest, raw);
         }
         let block = Printable::code_block(&raw, "text");
         let s = block.as_str();

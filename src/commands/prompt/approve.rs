@@ -28,7 +28,7 @@ pub fn ask(refined: &str) -> Decision {
                     eprintln!("crit: the edited prompt is empty; answer again");
                 }
                 Ok(text) => return Decision::Edit(text),
-                Err(e) => eprintln!("crit: {e}"),
+                Err(e) => eprintln!("crit: {}", crate::output::printable(&e.to_string())),
             },
             _ => eprintln!("Answer yes, no or edit."),
         }

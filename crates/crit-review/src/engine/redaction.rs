@@ -14,7 +14,7 @@
 //! The redactor itself (what a secret looks like) is crit-core's; this module
 //! knows where review inputs come from.
 
-use crit_agent::redaction::ToolRedaction;
+use crit_agent::redaction::{ToolRedaction, ToolRedactor};
 use crit_core::redact::{Options, Redactor};
 use crit_core::{Finding, Location, Severity};
 
@@ -116,6 +116,15 @@ impl Removed {
             hid_code: None,
         }
     }
+}
+
+/// The tools' redactor for a review: it shares what it learns with the
+/// process's redactor, which every writer of the review uses (the result,
+/// the session, the transcript, cassettes, the terminal), so a secret a tool
+/// found (a git-ignored `.env` a reviewer read) stays hidden wherever the
+/// model repeats it.
+pub(crate) fn tools_redactor() -> ToolRedactor {
+    ToolRedactor::new(Redactor::process().clone())
 }
 
 /// Each (path, line, kind) once: the same secret can reach reviewers through

@@ -72,7 +72,7 @@ pub struct SharedPrompt {
 }
 
 /// What every reviewer of a panel shares.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct PanelEnv {
     /// The project root: file tools are confined to it (plus `add_dirs`).
     pub root: PathBuf,
@@ -92,6 +92,24 @@ pub struct PanelEnv {
     /// Removes secrets from every reviewer's tool results, and records them
     /// for the review's info findings (one record for the whole panel).
     pub redaction: ToolRedactor,
+}
+
+impl Default for PanelEnv {
+    fn default() -> Self {
+        PanelEnv {
+            root: PathBuf::new(),
+            add_dirs: Vec::new(),
+            project_context: String::new(),
+            hooks: Hooks::default(),
+            mcp: Vec::new(),
+            transcript: None,
+            progress: None,
+            cancel: CancellationToken::new(),
+            spend: Arc::default(),
+            // What the tools find, the review's writers hide.
+            redaction: crate::engine::redaction::tools_redactor(),
+        }
+    }
 }
 
 impl std::fmt::Debug for PanelEnv {

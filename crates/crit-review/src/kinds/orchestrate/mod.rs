@@ -216,7 +216,7 @@ impl Crit {
             progress: self.progress.clone(),
             cancel: self.cancel.clone(),
             spend: Default::default(),
-            redaction: Default::default(),
+            redaction: crate::engine::redaction::tools_redactor(),
         };
         let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
         let mut result = panel::aggregate("run", &runs);

@@ -191,7 +191,7 @@ impl LlmPanel {
             progress: self.progress.clone(),
             cancel: self.cancel.clone(),
             spend,
-            redaction: Default::default(),
+            redaction: crate::engine::redaction::tools_redactor(),
             ..PanelEnv::default()
         }
     }
@@ -275,7 +275,7 @@ impl LlmPanel {
             root: req.project_root.to_path_buf(),
             cancel: self.cancel.clone(),
             spend: spend.clone(),
-            redaction: Default::default(),
+            redaction: crate::engine::redaction::tools_redactor(),
             ..PanelEnv::default()
         };
         let run = panel::run_panel(&self.backend, std::slice::from_ref(&plan), &env)
