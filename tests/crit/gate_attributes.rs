@@ -13,7 +13,8 @@ use support::{git, json_out};
 
 use crit_testkit::FakeServer;
 
-const BACKDOOR: &str = "pub fn check(token: &str) -> bool { token == \"letmein-7f3a\" || verify(token) }";
+const BACKDOOR: &str =
+    "pub fn check(token: &str) -> bool { token == \"letmein-7f3a\" || verify(token) }";
 
 fn app(extra: &str) -> Vec<u8> {
     format!("pub fn main() {{}}\n{BACKDOOR}\n{extra}").into_bytes()
@@ -34,7 +35,10 @@ fn row(name: &'static str, attrs: &'static str) -> Row {
     Row {
         name,
         base: vec![],
-        change: vec![(".gitattributes", attrs.as_bytes().to_vec()), ("src/app.rs", app(""))],
+        change: vec![
+            (".gitattributes", attrs.as_bytes().to_vec()),
+            ("src/app.rs", app("")),
+        ],
         config: vec![],
         git_dir: vec![],
     }
@@ -52,24 +56,42 @@ fn attribute_rows() -> Vec<Row> {
         row("binary on *.rs", "*.rs binary\n"),
         row("diff=x with no driver configured", "*.rs diff=x\n"),
         row("linguist-generated", "*.rs linguist-generated\n"),
-        row("linguist-generated=true and -diff", "*.rs linguist-generated=true -diff\n"),
+        row(
+            "linguist-generated=true and -diff",
+            "*.rs linguist-generated=true -diff\n",
+        ),
         row("export-ignore", "*.rs export-ignore\n"),
         row("eol=crlf", "*.rs eol=crlf\n"),
         row("-text", "*.rs -text\n"),
-        row("a macro that unsets diff", "[attr]hide -diff -merge -text\n*.rs hide\n"),
-        row("-diff on everything, itself included", "* -diff\n.gitattributes -diff\n"),
-        row("whitespace and diff=binary", "*.rs whitespace=-trailing diff=binary\n"),
+        row(
+            "a macro that unsets diff",
+            "[attr]hide -diff -merge -text\n*.rs hide\n",
+        ),
+        row(
+            "-diff on everything, itself included",
+            "* -diff\n.gitattributes -diff\n",
+        ),
+        row(
+            "whitespace and diff=binary",
+            "*.rs whitespace=-trailing diff=binary\n",
+        ),
     ];
     rows.push(Row {
         name: "nested .gitattributes in src/",
         base: vec![],
-        change: vec![("src/.gitattributes", b"*.rs -diff\n".to_vec()), ("src/app.rs", app(""))],
+        change: vec![
+            ("src/.gitattributes", b"*.rs -diff\n".to_vec()),
+            ("src/app.rs", app("")),
+        ],
         config: vec![],
         git_dir: vec![],
     });
     rows.push(Row {
         name: ".gitattributes already in the base",
-        base: vec![(".gitattributes", b"*.rs -diff\n".to_vec()), ("src/app.rs", b"pub fn main() {}\n".to_vec())],
+        base: vec![
+            (".gitattributes", b"*.rs -diff\n".to_vec()),
+            ("src/app.rs", b"pub fn main() {}\n".to_vec()),
+        ],
         change: vec![("src/app.rs", app(""))],
         config: vec![],
         git_dir: vec![],
@@ -91,14 +113,20 @@ fn attribute_rows() -> Vec<Row> {
     rows.push(Row {
         name: "diff=x with a textconv in .git/config that prints nothing",
         base: vec![],
-        change: vec![(".gitattributes", b"*.rs diff=x\n".to_vec()), ("src/app.rs", app(""))],
+        change: vec![
+            (".gitattributes", b"*.rs diff=x\n".to_vec()),
+            ("src/app.rs", app("")),
+        ],
         config: vec![("diff.x.textconv", "sh -c true")],
         git_dir: vec![],
     });
     rows.push(Row {
         name: "diff=x with diff.x.binary in .git/config",
         base: vec![],
-        change: vec![(".gitattributes", b"*.rs diff=x\n".to_vec()), ("src/app.rs", app(""))],
+        change: vec![
+            (".gitattributes", b"*.rs diff=x\n".to_vec()),
+            ("src/app.rs", app("")),
+        ],
         config: vec![("diff.x.binary", "true")],
         git_dir: vec![],
     });
@@ -119,7 +147,10 @@ fn attribute_rows() -> Vec<Row> {
     rows.push(Row {
         name: "diff.relative set to another directory",
         base: vec![],
-        change: vec![("src/app.rs", app("")), ("docs/readme.md", b"# docs\n".to_vec())],
+        change: vec![
+            ("src/app.rs", app("")),
+            ("docs/readme.md", b"# docs\n".to_vec()),
+        ],
         config: vec![("diff.relative", "true")],
         git_dir: vec![],
     });
@@ -143,7 +174,11 @@ fn attributes_and_git_config_hide_no_added_line() {
         gate::passes(&server, 4);
         let (out, r) = gate::gated(d, &server, &[]);
         let name = row.name;
-        assert!(!server.model_requests().is_empty(), "{name}: no model request\n{}", support::show(&out));
+        assert!(
+            !server.model_requests().is_empty(),
+            "{name}: no model request\n{}",
+            support::show(&out)
+        );
         assert_eq!(gate::unseen(d, &server), Vec::<String>::new(), "{name}");
         assert!(gate::sent(&server).contains(BACKDOOR), "{name}");
         assert_eq!(r["passed"], true, "{name}: {r:#}");
@@ -182,7 +217,12 @@ const PNG: &[u8] = &[
 ];
 
 #[allow(clippy::type_complexity)]
-fn content_rows() -> Vec<(&'static str, Vec<(&'static str, Vec<u8>)>, Vec<(&'static str, Vec<u8>)>, Expect)> {
+fn content_rows() -> Vec<(
+    &'static str,
+    Vec<(&'static str, Vec<u8>)>,
+    Vec<(&'static str, Vec<u8>)>,
+    Expect,
+)> {
     let long = "// padding line for the first eight thousand bytes\n".repeat(200);
     let mut late_nul = long.clone().into_bytes();
     late_nul.extend_from_slice(b"\0\n");
@@ -224,20 +264,37 @@ fn nul_bytes_encodings_and_images_are_read_or_reported() {
             Expect::Reviewed => {
                 assert!(!binary, "{name}: called binary\n{r:#}");
                 assert_eq!(r["passed"], true, "{name}: {r:#}");
-                assert!(gate::sent(&server).contains("letmein-7f3a") || !change.iter().any(|(p, _)| p.ends_with(".rs")), "{name}");
+                assert!(
+                    gate::sent(&server).contains("letmein-7f3a")
+                        || !change.iter().any(|(p, _)| p.ends_with(".rs")),
+                    "{name}"
+                );
             }
             Expect::Reported => {
                 assert!(binary, "{name}: no binary finding\n{r:#}");
                 assert_eq!(r["passed"], false, "{name}: {r:#}");
                 assert_eq!(out.status.code(), Some(1), "{name}");
-                assert!(gate::gap_causes(&r).iter().any(|c| c == "binary"), "{name}: {r:#}");
+                assert!(
+                    gate::gap_causes(&r).iter().any(|c| c == "binary"),
+                    "{name}: {r:#}"
+                );
                 assert_eq!(r["coverage"]["complete"], false, "{name}");
                 // With --allow-partial the user accepts it: the finding is a note.
                 let server2 = FakeServer::start_blocking();
                 gate::passes(&server2, 4);
                 let (out2, r2) = gate::gated(d, &server2, &["--allow-partial"]);
-                assert_eq!(r2["passed"], true, "{name} (allow partial): {}", support::show(&out2));
-                let f = r2["findings"].as_array().unwrap().iter().find(|f| f["rule_id"] == "crit/binary-content").unwrap();
+                assert_eq!(
+                    r2["passed"],
+                    true,
+                    "{name} (allow partial): {}",
+                    support::show(&out2)
+                );
+                let f = r2["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|f| f["rule_id"] == "crit/binary-content")
+                    .unwrap();
                 assert_eq!(f["severity"], "info", "{name}");
             }
         }
@@ -254,7 +311,16 @@ fn binary_only_changes_say_what_no_one_read() {
     let server = FakeServer::start_blocking();
     gate::passes(&server, 2);
     let out = support::crit(d, &server, None)
-        .args(["review", "code", "--diff", "main..HEAD", "--no-log", "--exit-code", "--color", "never"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "main..HEAD",
+            "--no-log",
+            "--exit-code",
+            "--color",
+            "never",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", support::show(&out));
@@ -265,7 +331,13 @@ fn binary_only_changes_say_what_no_one_read() {
     assert_eq!(r["coverage"]["hunks_reviewed"], 0, "{r:#}");
 
     // Deleted: nothing added, nothing unread.
-    let dir = gate::change_repo(&files(&[("img/a.png", PNG.to_vec()), ("src/a.rs", b"fn a() {}\n".to_vec())]), &[("img/a.png", None), ("src/a.rs", Some(b"fn a() { b() }\n"))]);
+    let dir = gate::change_repo(
+        &files(&[
+            ("img/a.png", PNG.to_vec()),
+            ("src/a.rs", b"fn a() {}\n".to_vec()),
+        ]),
+        &[("img/a.png", None), ("src/a.rs", Some(b"fn a() { b() }\n"))],
+    );
     let server = FakeServer::start_blocking();
     gate::passes(&server, 2);
     let (out, r) = gate::gated(dir.path(), &server, &[]);

@@ -46,7 +46,10 @@ fn rows() -> Vec<Row> {
         Row {
             name: "an unterminated key header in a comment, the backdoor in the next file",
             files: vec![
-                ("a_fixture.py", "# -----BEGIN RSA PRIVATE KEY----- test fixture header\nx = 1\n".into()),
+                (
+                    "a_fixture.py",
+                    "# -----BEGIN RSA PRIVATE KEY----- test fixture header\nx = 1\n".into(),
+                ),
                 ("b_views.py", next.clone()),
             ],
             seen_or_held: vec!["x = 1"],
@@ -55,21 +58,35 @@ fn rows() -> Vec<Row> {
         },
         Row {
             name: "an unterminated key header, the backdoor below it in the same file",
-            files: vec![("a.py", format!("# -----BEGIN RSA PRIVATE KEY-----\n{NEXT}\n"))],
+            files: vec![(
+                "a.py",
+                format!("# -----BEGIN RSA PRIVATE KEY-----\n{NEXT}\n"),
+            )],
             seen_or_held: vec![NEXT],
             always_seen: vec![],
             never_sent: vec![],
         },
         Row {
             name: "a whole key, code after its END line",
-            files: vec![("a.py", format!("KEY = '''\n{}'''\n{NEXT}\n", pem(&[KEY_BODY, KEY_BODY2], true)))],
+            files: vec![(
+                "a.py",
+                format!(
+                    "KEY = '''\n{}'''\n{NEXT}\n",
+                    pem(&[KEY_BODY, KEY_BODY2], true)
+                ),
+            )],
             seen_or_held: vec![],
             always_seen: vec![NEXT],
             never_sent: vec![KEY_BODY, KEY_BODY2],
         },
         Row {
             name: "a key inside a one-line string, code after it on the line",
-            files: vec![("a.py", format!("K = \"-----BEGIN RSA PRIVATE KEY-----\\n{KEY_BODY}\\n-----END RSA PRIVATE KEY-----\"; {EXEC}\n"))],
+            files: vec![(
+                "a.py",
+                format!(
+                    "K = \"-----BEGIN RSA PRIVATE KEY-----\\n{KEY_BODY}\\n-----END RSA PRIVATE KEY-----\"; {EXEC}\n"
+                ),
+            )],
             seen_or_held: vec![EXEC],
             always_seen: vec![],
             never_sent: vec![KEY_BODY],
@@ -87,12 +104,38 @@ fn rows() -> Vec<Row> {
         Row {
             name: "a key header as the last line of a file, the next file starts with the backdoor",
             files: vec![
-                ("a.py", "ok = True\n-----BEGIN OPENSSH PRIVATE KEY-----\n".into()),
+                (
+                    "a.py",
+                    "ok = True\n-----BEGIN OPENSSH PRIVATE KEY-----\n".into(),
+                ),
                 ("b.py", next.clone()),
             ],
             seen_or_held: vec!["ok = True"],
             always_seen: vec![NEXT],
             never_sent: vec![],
+        },
+        Row {
+            name: "a key with no END line: its body, then code",
+            files: vec![(
+                "a.py",
+                format!("{}{NEXT}\n", pem(&[KEY_BODY, KEY_BODY2], false)),
+            )],
+            seen_or_held: vec![NEXT],
+            always_seen: vec![],
+            never_sent: vec![KEY_BODY],
+        },
+        Row {
+            name: "code inside a key block, before its END line",
+            files: vec![(
+                "a.py",
+                format!(
+                    "{}{NEXT}\n-----END RSA PRIVATE KEY-----\n",
+                    pem(&[KEY_BODY, KEY_BODY2], false)
+                ),
+            )],
+            seen_or_held: vec![NEXT],
+            always_seen: vec![],
+            never_sent: vec![KEY_BODY],
         },
         Row {
             name: "a URL password that swallows code",
@@ -103,14 +146,20 @@ fn rows() -> Vec<Row> {
         },
         Row {
             name: "a URL password that swallows a condition",
-            files: vec![("a.py", "allowed = \"http://a:\" if user.is_admin or True else \"@h\"\n".into())],
+            files: vec![(
+                "a.py",
+                "allowed = \"http://a:\" if user.is_admin or True else \"@h\"\n".into(),
+            )],
             seen_or_held: vec!["user.is_admin or True"],
             always_seen: vec![],
             never_sent: vec![],
         },
         Row {
             name: "a real URL password, code after it on the line",
-            files: vec![("a.py", format!("DB = \"postgres://app:S3cr3tPassw0rd@db:5432/app\"; {EXEC}\n"))],
+            files: vec![(
+                "a.py",
+                format!("DB = \"postgres://app:S3cr3tPassw0rd@db:5432/app\"; {EXEC}\n"),
+            )],
             seen_or_held: vec![EXEC],
             always_seen: vec![],
             never_sent: vec!["S3cr3tPassw0rd"],
@@ -124,7 +173,10 @@ fn rows() -> Vec<Row> {
         },
         Row {
             name: "a GitHub token in a string, code after it",
-            files: vec![("a.js", format!("const t = '{GH}'; require('child_process').execSync(process.argv[2]);\n"))],
+            files: vec![(
+                "a.js",
+                format!("const t = '{GH}'; require('child_process').execSync(process.argv[2]);\n"),
+            )],
             seen_or_held: vec!["require('child_process').execSync(process.argv[2])"],
             always_seen: vec![],
             never_sent: vec![GH],
@@ -168,13 +220,23 @@ fn redaction_hides_secrets_never_the_code_around_them() {
         let (out, r) = gate::gated(d, &server, &["--verify", "off"]);
         let name = row.name;
         let text = gate::sent(&server);
-        assert!(!server.model_requests().is_empty(), "{name}: {}", support::show(&out));
+        assert!(
+            !server.model_requests().is_empty(),
+            "{name}: {}",
+            support::show(&out)
+        );
         for code in &row.always_seen {
-            assert!(text.contains(code), "{name}: the model never saw {code:?}\n{text}");
+            assert!(
+                text.contains(code),
+                "{name}: the model never saw {code:?}\n{text}"
+            );
         }
         for code in &row.seen_or_held {
             if !text.contains(code) {
-                assert_eq!(r["passed"], false, "{name}: {code:?} unseen, yet passed\n{r:#}");
+                assert_eq!(
+                    r["passed"], false,
+                    "{name}: {code:?} unseen, yet passed\n{r:#}"
+                );
                 assert_eq!(out.status.code(), Some(1), "{name}");
                 assert!(
                     gate::gap_causes(&r).iter().any(|c| c == "redacted"),
@@ -185,11 +247,15 @@ fn redaction_hides_secrets_never_the_code_around_them() {
         }
         for secret in &row.never_sent {
             assert!(!text.contains(secret), "{name}: {secret} was sent");
-            assert!(!String::from_utf8_lossy(&out.stdout).contains(secret), "{name}: {secret} printed");
+            assert!(
+                !String::from_utf8_lossy(&out.stdout).contains(secret),
+                "{name}: {secret} printed"
+            );
         }
         // Every redaction is said, at its file.
         assert!(
-            row.never_sent.is_empty() || gate::rules(&r).iter().any(|x| x == "crit/secret-redacted"),
+            row.never_sent.is_empty()
+                || gate::rules(&r).iter().any(|x| x == "crit/secret-redacted"),
             "{name}: no note of the redaction\n{r:#}"
         );
     }
@@ -198,21 +264,26 @@ fn redaction_hides_secrets_never_the_code_around_them() {
 /// `--allow-partial` accepts what redaction hid; the coverage still says it.
 #[test]
 fn allow_partial_accepts_a_redaction_gap_and_still_lists_it() {
-    let text = format!("u=\"http://a:\";{EXEC};\"@\"\n");
+    let text = format!("{}{NEXT}\n", pem(&[KEY_BODY, KEY_BODY2], false));
     let dir = gate::change_repo(&[], &[("a.py", Some(text.as_bytes()))]);
     let d = dir.path();
     let server = FakeServer::start_blocking();
     gate::passes(&server, 4);
     let (out, r) = gate::gated(d, &server, &["--verify", "off"]);
-    if gate::sent(&server).contains(EXEC) {
-        return;
-    }
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(1), "{}", support::show(&out));
+    assert_eq!(r["verdict"], "INCOMPLETE", "{r:#}");
+    assert!(
+        gate::gap_causes(&r).iter().any(|c| c == "redacted"),
+        "{r:#}"
+    );
     let server = FakeServer::start_blocking();
     gate::passes(&server, 4);
     let (out, r2) = gate::gated(d, &server, &["--verify", "off", "--allow-partial"]);
     assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
     assert_eq!(r2["coverage"]["complete"], false);
     assert_eq!(r2["coverage"]["partial_allowed"], true);
-    assert!(gate::gap_causes(&r2).iter().any(|c| c == "redacted"), "{r:#}");
+    assert!(
+        gate::gap_causes(&r2).iter().any(|c| c == "redacted"),
+        "{r2:#}"
+    );
 }

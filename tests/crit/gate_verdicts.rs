@@ -28,19 +28,101 @@ const F: &str = "src/api/users.rs";
 
 fn rows() -> Vec<Row> {
     vec![
-        Row { name: "FAIL with no findings, default gate", reply: answer("FAIL", "The handler leaks every user's data.", vec![]), flags: &[], exit: 1, verdict: "FAIL" },
-        Row { name: "FAIL with no findings, --fail-on p0", reply: answer("FAIL", "The handler leaks every user's data.", vec![]), flags: &["--fail-on", "p0"], exit: 1, verdict: "FAIL" },
-        Row { name: "FAIL with no findings, --fail-on p3", reply: answer("FAIL", "Broken.", vec![]), flags: &["--fail-on", "p3"], exit: 1, verdict: "FAIL" },
-        Row { name: "FAIL with only a P3 nit", reply: answer("FAIL", "Broken.", vec![finding(F, 2, 3, "a name")]), flags: &[], exit: 1, verdict: "FAIL" },
-        Row { name: "FAIL with only a P2", reply: answer("FAIL", "Broken.", vec![finding(F, 2, 2, "no test")]), flags: &[], exit: 1, verdict: "FAIL" },
-        Row { name: "NEEDS_WORK (CONCERNS) with no findings, --fail-on concerns", reply: answer("NEEDS_WORK", "Not sure about the audit call.", vec![]), flags: &["--fail-on", "concerns"], exit: 1, verdict: "CONCERNS" },
-        Row { name: "NEEDS_WORK (CONCERNS) with no findings, default gate", reply: answer("NEEDS_WORK", "Not sure about the audit call.", vec![]), flags: &[], exit: 0, verdict: "CONCERNS" },
-        Row { name: "PASS with a P0 finding", reply: answer("PASS", "Fine.", vec![finding(F, 2, 0, "panics on a missing user")]), flags: &[], exit: 1, verdict: "FAIL" },
-        Row { name: "PASS with a P1 finding, --fail-on p0", reply: answer("PASS", "Fine.", vec![finding(F, 2, 1, "panics")]), flags: &["--fail-on", "p0"], exit: 0, verdict: "FAIL" },
-        Row { name: "PASS with a P2 finding, --fail-on p2", reply: answer("PASS", "Fine.", vec![finding(F, 2, 2, "no test")]), flags: &["--fail-on", "p2"], exit: 1, verdict: "CONCERNS" },
-        Row { name: "PASS with a P2 finding, --fail-on concerns", reply: answer("PASS", "Fine.", vec![finding(F, 2, 2, "no test")]), flags: &["--fail-on", "concerns"], exit: 1, verdict: "CONCERNS" },
-        Row { name: "an unknown verdict word", reply: answer("MAYBE", "Hmm.", vec![]), flags: &[], exit: 1, verdict: "UNKNOWN" },
-        Row { name: "prose instead of the contract", reply: Reply::text("LGTM, ship it."), flags: &[], exit: 1, verdict: "UNKNOWN" },
+        Row {
+            name: "FAIL with no findings, default gate",
+            reply: answer("FAIL", "The handler leaks every user's data.", vec![]),
+            flags: &[],
+            exit: 1,
+            verdict: "FAIL",
+        },
+        Row {
+            name: "FAIL with no findings, --fail-on p0",
+            reply: answer("FAIL", "The handler leaks every user's data.", vec![]),
+            flags: &["--fail-on", "p0"],
+            exit: 1,
+            verdict: "FAIL",
+        },
+        Row {
+            name: "FAIL with no findings, --fail-on p3",
+            reply: answer("FAIL", "Broken.", vec![]),
+            flags: &["--fail-on", "p3"],
+            exit: 1,
+            verdict: "FAIL",
+        },
+        Row {
+            name: "FAIL with only a P3 nit",
+            reply: answer("FAIL", "Broken.", vec![finding(F, 2, 3, "a name")]),
+            flags: &[],
+            exit: 1,
+            verdict: "FAIL",
+        },
+        Row {
+            name: "FAIL with only a P2",
+            reply: answer("FAIL", "Broken.", vec![finding(F, 2, 2, "no test")]),
+            flags: &[],
+            exit: 1,
+            verdict: "FAIL",
+        },
+        Row {
+            name: "NEEDS_WORK (CONCERNS) with no findings, --fail-on concerns",
+            reply: answer("NEEDS_WORK", "Not sure about the audit call.", vec![]),
+            flags: &["--fail-on", "concerns"],
+            exit: 1,
+            verdict: "CONCERNS",
+        },
+        Row {
+            name: "NEEDS_WORK (CONCERNS) with no findings, default gate",
+            reply: answer("NEEDS_WORK", "Not sure about the audit call.", vec![]),
+            flags: &[],
+            exit: 0,
+            verdict: "CONCERNS",
+        },
+        Row {
+            name: "PASS with a P0 finding",
+            reply: answer(
+                "PASS",
+                "Fine.",
+                vec![finding(F, 2, 0, "panics on a missing user")],
+            ),
+            flags: &[],
+            exit: 1,
+            verdict: "FAIL",
+        },
+        Row {
+            name: "PASS with a P1 finding, --fail-on p0",
+            reply: answer("PASS", "Fine.", vec![finding(F, 2, 1, "panics")]),
+            flags: &["--fail-on", "p0"],
+            exit: 0,
+            verdict: "FAIL",
+        },
+        Row {
+            name: "PASS with a P2 finding, --fail-on p2",
+            reply: answer("PASS", "Fine.", vec![finding(F, 2, 2, "no test")]),
+            flags: &["--fail-on", "p2"],
+            exit: 1,
+            verdict: "CONCERNS",
+        },
+        Row {
+            name: "PASS with a P2 finding, --fail-on concerns",
+            reply: answer("PASS", "Fine.", vec![finding(F, 2, 2, "no test")]),
+            flags: &["--fail-on", "concerns"],
+            exit: 1,
+            verdict: "CONCERNS",
+        },
+        Row {
+            name: "an unknown verdict word",
+            reply: answer("MAYBE", "Hmm.", vec![]),
+            flags: &[],
+            exit: 1,
+            verdict: "UNKNOWN",
+        },
+        Row {
+            name: "prose instead of the contract",
+            reply: Reply::text("LGTM, ship it."),
+            flags: &[],
+            exit: 1,
+            verdict: "UNKNOWN",
+        },
     ]
 }
 
@@ -58,18 +140,43 @@ fn a_verdict_is_never_lowered_below_the_reviewers_word_or_its_findings() {
             server.push(Reply::text("LGTM, ship it."));
         }
         let out = support::crit(d, &server, None)
-            .args(["review", "code", "--diff", "HEAD~1..HEAD", "--json", "--no-log", "--exit-code", "--verify", "off"])
+            .args([
+                "review",
+                "code",
+                "--diff",
+                "HEAD~1..HEAD",
+                "--json",
+                "--no-log",
+                "--exit-code",
+                "--verify",
+                "off",
+            ])
             .args(row.flags)
             .output()
             .unwrap();
         let name = row.name;
         let r = json_out(&out);
-        assert_eq!(out.status.code(), Some(row.exit), "{name}: {}", support::show(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(row.exit),
+            "{name}: {}",
+            support::show(&out)
+        );
         assert_eq!(r["verdict"], row.verdict, "{name}: {r:#}");
         assert_eq!(r["passed"], row.exit == 0, "{name}");
-        if row.verdict == "FAIL" && r["findings"].as_array().unwrap().iter().all(|f| f["severity"] != "P0" && f["severity"] != "P1") {
+        if row.verdict == "FAIL"
+            && r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["severity"] != "P0" && f["severity"] != "P1")
+        {
             // The summary is the reason a pipeline reads.
-            assert!(r["summary"].as_str().unwrap().contains("Broken") || r["summary"].as_str().unwrap().contains("leaks"), "{name}: {r:#}");
+            assert!(
+                r["summary"].as_str().unwrap().contains("Broken")
+                    || r["summary"].as_str().unwrap().contains("leaks"),
+                "{name}: {r:#}"
+            );
         }
     }
 }
@@ -79,9 +186,21 @@ fn the_markdown_formats_verdict_fails_the_gate() {
     let cases = [
         ("## Summary\nFAIL\n\nThe design is broken.", &[][..], 1),
         ("## Summary\n**FAIL**\n\nThe design loses data.", &[][..], 1),
-        ("## Summary\nVerdict: FAIL\n\nThe design is broken.", &[][..], 1),
-        ("## Summary\nCONCERNS\n\nThe design is vague.", &["--fail-on", "concerns"][..], 1),
-        ("## Summary\nPASS\n\nThe design holds.\n\n### [FAIL] Drops the users table\nData is lost.", &[][..], 1),
+        (
+            "## Summary\nVerdict: FAIL\n\nThe design is broken.",
+            &[][..],
+            1,
+        ),
+        (
+            "## Summary\nCONCERNS\n\nThe design is vague.",
+            &["--fail-on", "concerns"][..],
+            1,
+        ),
+        (
+            "## Summary\nPASS\n\nThe design holds.\n\n### [FAIL] Drops the users table\nData is lost.",
+            &[][..],
+            1,
+        ),
     ];
     for (text, flags, exit) in cases {
         let dir = support::arch_project();
@@ -95,7 +214,12 @@ fn the_markdown_formats_verdict_fails_the_gate() {
             .args(flags)
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(exit), "{text:?}: {}", support::show(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(exit),
+            "{text:?}: {}",
+            support::show(&out)
+        );
         assert_eq!(json_out(&out)["passed"], false, "{text:?}");
     }
 }
@@ -103,10 +227,30 @@ fn the_markdown_formats_verdict_fails_the_gate() {
 #[test]
 fn compat_mala_passes_only_a_pass() {
     let cases: Vec<(&str, Reply, bool)> = vec![
-        ("NEEDS_WORK with a P2", answer("NEEDS_WORK", "Add a test.", vec![finding(F, 2, 2, "no test")]), false),
-        ("NEEDS_WORK with no findings", answer("NEEDS_WORK", "Add a test.", vec![]), false),
-        ("PASS with a P2", answer("PASS", "Fine.", vec![finding(F, 2, 2, "no test")]), false),
-        ("FAIL with no findings", answer("FAIL", "Broken.", vec![]), false),
+        (
+            "NEEDS_WORK with a P2",
+            answer(
+                "NEEDS_WORK",
+                "Add a test.",
+                vec![finding(F, 2, 2, "no test")],
+            ),
+            false,
+        ),
+        (
+            "NEEDS_WORK with no findings",
+            answer("NEEDS_WORK", "Add a test.", vec![]),
+            false,
+        ),
+        (
+            "PASS with a P2",
+            answer("PASS", "Fine.", vec![finding(F, 2, 2, "no test")]),
+            false,
+        ),
+        (
+            "FAIL with no findings",
+            answer("FAIL", "Broken.", vec![]),
+            false,
+        ),
         ("an unknown word", answer("MAYBE", "Hmm.", vec![]), false),
         ("PASS, nothing found", answer("PASS", "Fine.", vec![]), true),
     ];
@@ -115,7 +259,17 @@ fn compat_mala_passes_only_a_pass() {
         let server = FakeServer::start_blocking();
         server.push(reply);
         let out = support::crit(dir.path(), &server, None)
-            .args(["review", "code", "--diff", "HEAD~1..HEAD", "--compat", "mala", "--no-log", "--verify", "off"])
+            .args([
+                "review",
+                "code",
+                "--diff",
+                "HEAD~1..HEAD",
+                "--compat",
+                "mala",
+                "--no-log",
+                "--verify",
+                "off",
+            ])
             .output()
             .unwrap();
         let r = json_out(&out);

@@ -27,6 +27,7 @@ mod dropin_templates;
 mod fail_closed;
 mod gate_attributes;
 mod gate_cache;
+mod gate_evidence;
 mod gate_redaction;
 mod gate_verdicts;
 mod help;

@@ -53,7 +53,14 @@ pub fn put(d: &Path, files: &[File<'_>]) {
 pub fn review(d: &Path, server: &FakeServer, extra: &[&str]) -> Output {
     crit(d, server, None)
         .env("XDG_CACHE_HOME", d.join(".cache"))
-        .args(["review", "code", "--diff", "main..HEAD", "--json", "--no-log"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "main..HEAD",
+            "--json",
+            "--no-log",
+        ])
         .args(extra)
         .output()
         .unwrap()
@@ -128,7 +135,11 @@ pub fn added_lines(d: &Path) -> Vec<String> {
         .env("HOME", d)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
@@ -165,7 +176,10 @@ pub fn assert_seen_or_held(name: &str, d: &Path, server: &FakeServer, out: &Outp
         );
         assert_eq!(out.status.code(), Some(0), "{name}: {}", super::show(out));
     } else if !missing.is_empty() {
-        let left_out = r["coverage"]["left_out"].as_array().cloned().unwrap_or_default();
+        let left_out = r["coverage"]["left_out"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
         assert!(
             !left_out.is_empty() || r["fatal_error"] == true,
             "{name}: lines unseen and no coverage gap: {missing:?}\n{r:#}"
@@ -203,7 +217,14 @@ pub fn review_in(d: &Path, home: &Path, server: &FakeServer, extra: &[&str]) -> 
     crit(d, server, None)
         .env("XDG_CACHE_HOME", home.join("cache"))
         .env("XDG_STATE_HOME", home.join("state"))
-        .args(["review", "code", "--diff", "main..HEAD", "--json", "--no-log"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "main..HEAD",
+            "--json",
+            "--no-log",
+        ])
         .args(extra)
         .output()
         .unwrap()
