@@ -277,3 +277,64 @@ fn compat_mala_passes_only_a_pass() {
     }
     let _ = gate::gap_causes;
 }
+
+/// A review whose reviewer read nothing it finished never says it
+/// reviewed a hunk: the coverage line says what reached no one.
+#[test]
+fn a_review_that_saw_nothing_never_says_it_reviewed_a_hunk() {
+    let rows: Vec<(&str, Vec<Reply>)> = vec![
+        (
+            "the server fails",
+            (0..6)
+                .map(|_| Reply::api_error(500, "api_error", "boom"))
+                .collect(),
+        ),
+        (
+            "answers crit cannot read",
+            (0..6).map(|_| Reply::text("Fine, I guess.")).collect(),
+        ),
+    ];
+    for (name, replies) in rows {
+        let dir = review_repo::repo();
+        let server = FakeServer::start_blocking();
+        server.push_all(replies);
+        let out = support::crit(dir.path(), &server, None)
+            .args([
+                "review",
+                "code",
+                "--diff",
+                "HEAD~1..HEAD",
+                "--no-log",
+                "--color",
+                "never",
+                "--exit-code",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            matches!(out.status.code(), Some(1 | 3)),
+            "{name}: {}",
+            support::show(&out)
+        );
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            support::stderr(&out)
+        );
+        assert!(!text.contains("1 hunk reviewed"), "{name}: {text}");
+        let r = json_out(
+            &support::crit(dir.path(), &server, None)
+                .args([
+                    "review",
+                    "code",
+                    "--diff",
+                    "HEAD~1..HEAD",
+                    "--no-log",
+                    "--json",
+                ])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(r["coverage"]["hunks_reviewed"], 0, "{name}: {r:#}");
+    }
+}
