@@ -685,3 +685,36 @@ fn rounds_cannot_be_walked_out_of() {
         assert!(first.contains("eval of user input"));
     }
 }
+
+/// What the agent commits between stops is reviewed at the next stop, as
+/// if it were still uncommitted: committing is no way past the gate.
+#[test]
+fn committed_work_is_reviewed_at_the_next_stop() {
+    let dir = repo(EVAL);
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    server.push(Step::when_contains("return eval(input())").reply(p0()));
+    blocked(&stop(d, &server, &event(Some("s"), false), &[]));
+    // The fix, committed: reviewed (against where the gate blocked), passes.
+    write(
+        d,
+        "src/app.py",
+        "import ast\ndef main():\n    return ast.literal_eval(input())\n",
+    );
+    git(d, &["commit", "-q", "-am", "fix"]);
+    server.push(Step::when_contains("literal_eval").reply(pass()));
+    let out = stop(d, &server, &event(Some("s"), true), &[]);
+    assert_eq!(decision(&out), None, "{}", support::stderr(&out));
+    assert_eq!(server.model_requests().len(), 2);
+    // A later turn: the agent commits a backdoor and stops with a clean tree.
+    write(
+        d,
+        "src/app.py",
+        "def main():\n    return eval(input()) or 1\n",
+    );
+    git(d, &["commit", "-q", "-am", "shortcut"]);
+    server.push(Step::when_contains("eval(input()) or 1").reply(p0()));
+    let reason = blocked(&stop(d, &server, &event(Some("s"), false), &[]));
+    assert!(reason.contains("eval of user input"), "{reason}");
+    assert_eq!(server.model_requests().len(), 3);
+}

@@ -124,6 +124,21 @@ fn compute_naming(
             let change = commits(&Repo::open(root, opts, scope)?, revs)?;
             Ok(finish(root, change, opts, named))
         }
+        Scope::Since(rev) => {
+            check_rev(rev, "--since")?;
+            let repo = Repo::open(root, opts, scope)?;
+            let base = repo.resolve(rev)?;
+            let description = format!(
+                "committed and uncommitted changes (staged, unstaged and untracked files) since {}",
+                short(&base)
+            );
+            let mut change = repo.diff(&[&base], description, Some(base.clone()))?;
+            if let Some(head) = &repo.head {
+                change.commits = repo.subjects(&base, head).unwrap_or_default();
+            }
+            untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            Ok(finish(root, change, opts, named))
+        }
         Scope::Uncommitted => {
             let repo = Repo::open(root, opts, scope)?;
             let (base, against) = match &repo.head {

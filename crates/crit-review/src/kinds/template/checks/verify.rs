@@ -466,7 +466,7 @@ mod tests {
         let id = f.id.clone();
         apply(
             &mut f,
-            Proven::Downgraded(Severity::P0, "worse".into()),
+            Proven::Downgraded(Severity::P0, "worse".into(), "proof".into()),
             "v".into(),
         );
         assert_eq!(f.severity, Severity::P1);
@@ -476,7 +476,7 @@ mod tests {
         );
         apply(
             &mut f,
-            Proven::Downgraded(Severity::P3, "minor".into()),
+            Proven::Downgraded(Severity::P3, "minor".into(), "proof".into()),
             "v".into(),
         );
         assert_eq!(f.severity, Severity::P3);
