@@ -28,6 +28,7 @@ mod fail_closed;
 mod gate_attributes;
 mod gate_cache;
 mod gate_evidence;
+mod gate_parts;
 mod gate_redaction;
 mod gate_verdicts;
 mod help;
