@@ -14,7 +14,6 @@ use std::path::Path;
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
 use support::gate;
-use support::json_out;
 
 const SINK: &str = "let query = format!(\"SELECT * FROM users WHERE name = '{}'\", name);";
 
@@ -79,7 +78,8 @@ fn assert_kept_p0(name: &str, out: &std::process::Output, r: &Value) {
 fn a_true_blocker_is_never_dropped_on_weak_evidence() {
     let abs = |d: &Path| d.join("src/auth.rs").display().to_string();
     type PathFor = Box<dyn Fn(&Path) -> String>;
-    let rows: Vec<(&str, &[u8], bool, PathFor, u32, String)> = vec![
+    type Row = (&'static str, &'static [u8], bool, PathFor, u32, String);
+    let rows: Vec<Row> = vec![
         (
             "a b/ prefix",
             b"",
@@ -450,4 +450,75 @@ fn the_verifier_refutes_or_lowers_with_the_code_that_shows_it() {
         dis["proof"].as_str().unwrap().contains("// line 1"),
         "{dis:#}"
     );
+}
+
+/// Suppressions relax the gate, so a suppressions file the project's rules
+/// do not allow (untrusted, as the change wrote it) removes nothing; a
+/// trusted one moves the finding to `dismissed` with the entry as proof.
+#[test]
+fn only_trusted_suppressions_remove_a_finding() {
+    let entries: Vec<(&str, String)> = vec![
+        (
+            "a title wildcard",
+            "  - title: \"*\"\n    reason: noise\n    author: agent\n".into(),
+        ),
+        (
+            "the exact title",
+            "  - title: \"SQL built from user input\"\n    reason: fine\n    author: agent\n"
+                .into(),
+        ),
+        (
+            "a regular expression",
+            "  - title: \"/.*/\"\n    reason: fine\n    author: agent\n".into(),
+        ),
+        (
+            "a path glob over everything",
+            "  - title: \"*\"\n    path: \"**\"\n    reason: fine\n    author: agent\n".into(),
+        ),
+        (
+            "a tagged title",
+            "  - title: \"[P0] SQL*\"\n    reason: fine\n    author: agent\n".into(),
+        ),
+        (
+            "an entry that never expires",
+            "  - title: \"SQL*\"\n    reason: fine\n    author: agent\n    expires: 2999-01-01\n"
+                .into(),
+        ),
+    ];
+    for (name, entry) in &entries {
+        for committed in [false, true] {
+            let dir = repo(b"", false);
+            let d = dir.path();
+            let text = format!("suppressions:\n{entry}");
+            support::write(d, ".crit/suppressions.yaml", &text);
+            if committed {
+                support::git(d, &["add", ".crit/suppressions.yaml"]);
+                support::git(d, &["commit", "-q", "-m", "quiet"]);
+            }
+            let server = FakeServer::start_blocking();
+            server.push(fail(p0("src/auth.rs", 12, SINK)));
+            let (out, r) = run(d, &server, &[]);
+            assert_kept_p0(&format!("{name} (committed: {committed})"), &out, &r);
+        }
+    }
+    // Trusted, the same entry applies, and says so.
+    let dir = repo(b"", false);
+    let d = dir.path();
+    support::write(
+        d,
+        ".crit/suppressions.yaml",
+        "suppressions:\n  - title: \"SQL built from user input\"\n    reason: tracked elsewhere\n    author: alice\n",
+    );
+    let server = FakeServer::start_blocking();
+    let trust = support::crit(d, &server, None)
+        .arg("trust")
+        .output()
+        .unwrap();
+    assert!(trust.status.success(), "{}", support::show(&trust));
+    server.push(fail(p0("src/auth.rs", 12, SINK)));
+    let (out, r) = run(d, &server, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
+    let dis = &r["dismissed"][0];
+    assert_eq!(dis["cause"], "suppressed", "{r:#}");
+    assert!(!dis["proof"].as_str().unwrap().is_empty());
 }

@@ -32,7 +32,13 @@ fn what_no_reviewer_received_holds_the_gate() {
             s.push(Reply::api_error(500, "api_error", "boom"));
         }
     };
-    let rows: Vec<(&str, Vec<(&str, Vec<u8>)>, Vec<&str>, Setup)> = vec![
+    type Row = (
+        &'static str,
+        Vec<(&'static str, Vec<u8>)>,
+        Vec<&'static str>,
+        Setup,
+    );
+    let rows: Vec<Row> = vec![
         (
             "two big files, --max-chunks 1",
             vec![

@@ -94,7 +94,7 @@ fn rows() -> Vec<Row> {
         Row {
             name: "a key's BEGIN in one file and END in the next",
             files: vec![
-                ("a.py", format!("{}", pem(&[KEY_BODY], false))),
+                ("a.py", pem(&[KEY_BODY], false)),
                 ("b.py", format!("{NEXT}\n-----END RSA PRIVATE KEY-----\n")),
             ],
             seen_or_held: vec![],
