@@ -524,3 +524,98 @@ fn sha256_of(bytes: &[u8]) -> String {
     let o = child.wait_with_output().unwrap();
     String::from_utf8(o.stdout).unwrap()[..64].to_string()
 }
+
+/// More ways to leave plan mode with another plan than the approved one:
+/// each is denied, with the reason.
+#[test]
+fn plan_substitution_is_denied() {
+    let home = Home::new();
+    let approved = "# Plan\n\nParse with JSON.parse.\n";
+    let other_approved = "# Other plan\n\nRename the module.\n";
+    let plan = home.plan("my-plan", approved);
+    let other = home.plan("other-plan", other_approved);
+    home.approve(&plan);
+    home.approve(&other);
+    let unapproved = home.plan("draft", "# Draft\n\nDrop the users table.\n");
+    let p = plan.display().to_string();
+    let o = other.display().to_string();
+    let u = unapproved.display().to_string();
+    let rows: Vec<(&str, Value, &str)> = vec![
+        (
+            "no path, the newest approved plan's text",
+            json!({"plan": other_approved}),
+            "names no plan file",
+        ),
+        (
+            "no path, an unknown text",
+            json!({"plan": "# Evil\n"}),
+            "names no plan file",
+        ),
+        (
+            "one approved plan's path, another approved plan's text",
+            json!({"planFilePath": p, "plan": other_approved}),
+            "is not the text of the approved",
+        ),
+        (
+            "an unapproved plan's path, the approved text",
+            json!({"planFilePath": u, "plan": approved}),
+            "has not been approved",
+        ),
+        (
+            "a zero-width space in the text",
+            json!({"planFilePath": p, "plan": "# Plan\n\nParse with JSON.\u{200b}parse.\n"}),
+            "is not the text of the approved",
+        ),
+        (
+            "a right-to-left override in the text",
+            json!({"planFilePath": p, "plan": "# Plan\n\nParse with \u{202e}JSON.parse.\n"}),
+            "is not the text of the approved",
+        ),
+        (
+            "a homoglyph (Cyrillic a)",
+            json!({"planFilePath": p, "plan": "# Plan\n\nP\u{0430}rse with JSON.parse.\n"}),
+            "is not the text of the approved",
+        ),
+        (
+            "a BOM before the text and more after",
+            json!({"planFilePath": p, "plan": "\u{feff}# Plan\n\nParse with JSON.parse.\nThen eval(x).\n"}),
+            "is not the text of the approved",
+        ),
+        (
+            "the text as a number",
+            json!({"planFilePath": p, "plan": 7}),
+            "carries no plan text",
+        ),
+        (
+            "the text as an object",
+            json!({"planFilePath": p, "plan": {"text": approved}}),
+            "carries no plan text",
+        ),
+        (
+            "a path outside the plan directories",
+            json!({"planFilePath": "/etc/hostname", "plan": approved}),
+            "is not inside the plan directories",
+        ),
+        (
+            "a traversal out of the plan directory",
+            json!({"planFilePath": format!("{}/../../x.md", home.plans().display()), "plan": approved}),
+            "is not inside the plan directories",
+        ),
+    ];
+    assert!(rows.len() >= 10);
+    for (name, input, why) in rows {
+        let reason = home
+            .hook(&[], input)
+            .unwrap_or_else(|| panic!("{name}: allowed"));
+        assert!(reason.contains(why), "{name}: {reason}");
+    }
+    // Each approved plan with its own text passes.
+    assert_eq!(
+        home.hook(&[], json!({"planFilePath": p, "plan": approved})),
+        None
+    );
+    assert_eq!(
+        home.hook(&[], json!({"planFilePath": o, "plan": other_approved})),
+        None
+    );
+}

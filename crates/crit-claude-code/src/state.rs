@@ -200,6 +200,11 @@ pub struct StopState {
     /// change stopping again is sent back with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked: Option<String>,
+    /// HEAD when the gate last decided: a later stop reviews what was
+    /// committed since too, so committing a change does not walk it past
+    /// the gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
 }
 
 #[cfg(test)]
@@ -239,6 +244,7 @@ mod tests {
             rounds: 1,
             at: 7,
             blocked: None,
+            head: None,
         })
         .unwrap();
         assert_eq!(s.stop().unwrap().rounds, 1);

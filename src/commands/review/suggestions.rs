@@ -35,7 +35,9 @@ enum NewSide {
 
 fn new_side(scope: &Scope) -> NewSide {
     match scope {
-        Scope::Survey | Scope::Files(_) | Scope::Diff(_) | Scope::Uncommitted => NewSide::WorkTree,
+        Scope::Survey | Scope::Files(_) | Scope::Diff(_) | Scope::Uncommitted | Scope::Since(_) => {
+            NewSide::WorkTree
+        }
         Scope::Range(r) => {
             let right = r
                 .split_once("...")

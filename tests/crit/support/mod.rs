@@ -221,4 +221,5 @@ pub fn crit_run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) ->
         .unwrap()
 }
 
+pub mod gate;
 pub mod review_repo;

@@ -115,17 +115,6 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     if !root.join(".git").exists() {
         return Gate::Pass;
     }
-    let change = match scope::compute(&root, &Scope::Uncommitted, &ScopeOptions::default()) {
-        Ok(c) => c,
-        Err(e) if event.stop_hook_active => {
-            return Gate::LetGo(format!("the change could not be read: {e}"));
-        }
-        Err(e) => return fail(None, 0, format!("the change could not be read: {e}")),
-    };
-    if change.is_empty() {
-        return Gate::Pass;
-    }
-    let fingerprint = gate::fingerprint(&change);
     // A subagent's stops are counted apart from the main agent's.
     let key = match (&event.session_id, &event.agent_id) {
         (Some(s), Some(a)) => Some(format!("{s}-{a}")),
@@ -134,6 +123,39 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     };
     let session = key.and_then(|k| SessionState::of(&lookup, &k));
     let remembered = session.as_ref().and_then(SessionState::stop);
+    let uncommitted = scope::compute(&root, &Scope::Uncommitted, &ScopeOptions::default());
+    let head_now = uncommitted.as_ref().ok().and_then(|c| c.base.clone());
+    // HEAD moved since the gate last decided: what was committed since then
+    // is reviewed with what is not committed yet.
+    let since = match (
+        &uncommitted,
+        remembered.as_ref().and_then(|s| s.head.clone()),
+    ) {
+        (Ok(c), Some(h)) if c.base.as_deref() != Some(h.as_str()) => Some(h),
+        _ => None,
+    };
+    let (scope, computed) = match &since {
+        Some(h) => {
+            let s = Scope::Since(h.clone());
+            let c = scope::compute(&root, &s, &ScopeOptions::default());
+            (s, c)
+        }
+        None => (Scope::Uncommitted, uncommitted),
+    };
+    let change = match computed {
+        Ok(c) => c,
+        Err(e) if event.stop_hook_active => {
+            return Gate::LetGo(format!("the change could not be read: {e}"));
+        }
+        Err(e) => return fail(None, 0, None, format!("the change could not be read: {e}")),
+    };
+    // Where the next stop measures commits from: HEAD once a review passed,
+    // else where this one did.
+    let from = since.clone().or_else(|| head_now.clone());
+    if change.is_empty() {
+        return Gate::Pass;
+    }
+    let fingerprint = gate::fingerprint(&change);
     // Without a session there is no memory: only `stop_hook_active` stops a loop.
     if session.is_none() && event.stop_hook_active {
         return Gate::LetGo("Claude Code gave no session id to count the gate's rounds by".into());
@@ -147,7 +169,8 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
         Before::Passed => return Gate::Pass,
         Before::LetGo(why) => return Gate::LetGo(why),
         Before::Again { reason, rounds } => {
-            remember(session.as_ref(), &fingerprint, rounds + 1, Some(&reason));
+            let at = Memory::new(&fingerprint, rounds + 1, from.as_deref());
+            remember(session.as_ref(), at, Some(&reason));
             return Gate::Block(reason);
         }
         Before::Review { rounds } => rounds,
@@ -155,7 +178,7 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     let live = session
         .clone()
         .map(|s| LiveStatus::begin(s, Subject::Changes, None));
-    let reviewed = review(hook, &cwd, &root, cancel);
+    let reviewed = review(hook, &cwd, &root, scope, cancel);
     if let Some(l) = &live {
         match &reviewed {
             Ok((r, _)) => l.finish(r.reviewers.len(), r.findings.len(), None),
@@ -164,36 +187,62 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     }
     let (result, fail_on) = match reviewed {
         Ok(r) => r,
-        Err(why) => return fail(session.as_ref(), rounds, why),
+        Err(why) => return fail(session.as_ref(), rounds, from.as_deref(), why),
     };
     if result.fatal_error || result.parse_error.is_some() || result.verdict.is_inconclusive() {
-        return fail(session.as_ref(), rounds, inconclusive(&result));
+        return fail(
+            session.as_ref(),
+            rounds,
+            from.as_deref(),
+            inconclusive(&result),
+        );
     }
     if fail_on.passes(&result) {
-        remember(session.as_ref(), &fingerprint, rounds, None);
+        let at = Memory::new(&fingerprint, rounds, head_now.as_deref());
+        remember(session.as_ref(), at, None);
         return Gate::Pass;
     }
     let reason = gate::reason(&result, fail_on);
-    remember(session.as_ref(), &fingerprint, rounds + 1, Some(&reason));
+    let at = Memory::new(&fingerprint, rounds + 1, from.as_deref());
+    remember(session.as_ref(), at, Some(&reason));
     Gate::Block(reason)
 }
 
 /// A review that could not decide holds the gate shut: the agent goes back
 /// (the next stop reviews again), until the round limit lets it go.
-fn fail(session: Option<&SessionState>, rounds: u32, why: String) -> Gate {
-    remember(session, "", rounds + 1, None);
+fn fail(session: Option<&SessionState>, rounds: u32, from: Option<&str>, why: String) -> Gate {
+    remember(session, Memory::new("", rounds + 1, from), None);
     Gate::Block(format!(
         "crit could not finish reviewing the uncommitted changes ({why}). The review gate holds until a review passes: stop again to retry, or ask the user to check crit's setup with `crit doctor`."
     ))
 }
 
-fn remember(session: Option<&SessionState>, fingerprint: &str, rounds: u32, blocked: Option<&str>) {
+/// What the next stop starts from: the change's fingerprint, the rounds,
+/// and the commit later commits are measured from.
+struct Memory<'a> {
+    fingerprint: &'a str,
+    rounds: u32,
+    head: Option<&'a str>,
+}
+
+impl<'a> Memory<'a> {
+    fn new(fingerprint: &'a str, rounds: u32, head: Option<&'a str>) -> Self {
+        Memory {
+            fingerprint,
+            rounds,
+            head,
+        }
+    }
+}
+
+fn remember(session: Option<&SessionState>, at: Memory<'_>, blocked: Option<&str>) {
     let Some(s) = session else { return };
     let state = StopState {
-        fingerprint: fingerprint.to_string(),
-        rounds,
+        fingerprint: at.fingerprint.to_string(),
+        rounds: at.rounds,
         at: crit_core::timestamp::unix_secs(SystemTime::now()),
         blocked: blocked.map(str::to_string),
+        head: at.head.map(str::to_string),
     };
     if let Err(e) = s.set_stop(&state) {
         tracing::warn!("the review gate's state: {e}");
@@ -232,6 +281,7 @@ fn review(
     hook: &HookEnv,
     cwd: &std::path::Path,
     root: &std::path::Path,
+    scope: Scope,
     cancel: CancellationToken,
 ) -> Result<(ReviewResult, FailOn), String> {
     let lookup = hook.lookup();
@@ -280,7 +330,7 @@ fn review(
     let req = ReviewRequest {
         template,
         inputs: BTreeMap::new(),
-        scope: Some(Scope::Uncommitted),
+        scope: Some(scope),
         context_file: None,
         root: root.to_path_buf(),
         cwd: cwd.to_path_buf(),

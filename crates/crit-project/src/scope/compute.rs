@@ -124,6 +124,21 @@ fn compute_naming(
             let change = commits(&Repo::open(root, opts, scope)?, revs)?;
             Ok(finish(root, change, opts, named))
         }
+        Scope::Since(rev) => {
+            check_rev(rev, "--since")?;
+            let repo = Repo::open(root, opts, scope)?;
+            let base = repo.resolve(rev)?;
+            let description = format!(
+                "committed and uncommitted changes (staged, unstaged and untracked files) since {}",
+                short(&base)
+            );
+            let mut change = repo.diff(&[&base], description, Some(base.clone()))?;
+            if let Some(head) = &repo.head {
+                change.commits = repo.subjects(&base, head).unwrap_or_default();
+            }
+            untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            Ok(finish(root, change, opts, named))
+        }
         Scope::Uncommitted => {
             let repo = Repo::open(root, opts, scope)?;
             let (base, against) = match &repo.head {
@@ -496,7 +511,7 @@ fn attach_hunks(files: &mut [ChangedFile], text: &str, sections: &[PatchSection]
     if aligned {
         for (f, s) in files.iter_mut().zip(sections) {
             f.hunks = s.hunks.clone();
-            f.binary |= binary(s);
+            judge_binary(f, binary(s));
         }
         return;
     }
@@ -505,7 +520,31 @@ fn attach_hunks(files: &mut [ChangedFile], text: &str, sections: &[PatchSection]
         let h = header(s);
         if let Some(f) = files.iter_mut().find(|f| expected(f) == h) {
             f.hunks = s.hunks.clone();
-            f.binary |= binary(s);
+            judge_binary(f, binary(s));
         }
+    }
+}
+
+/// crit's reading of a section decides whether its file is binary, not
+/// git's count: an attribute crit cannot switch off (`-diff` in
+/// `.git/info/attributes`) makes `--numstat` say `-` for a file whose text
+/// the patch shows. Such a file is text, counted from its hunks.
+fn judge_binary(f: &mut ChangedFile, section_binary: bool) {
+    if section_binary {
+        f.binary = true;
+        return;
+    }
+    if f.binary && !f.hunks.is_empty() {
+        f.binary = false;
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        f.additions = f.hunks.iter().map(|h| count(h.added.len())).sum();
+        f.deletions = f
+            .hunks
+            .iter()
+            .map(|h| {
+                let context = h.new_lines.saturating_sub(count(h.added.len()));
+                h.old_lines.saturating_sub(context)
+            })
+            .sum();
     }
 }

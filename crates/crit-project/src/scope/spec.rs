@@ -17,6 +17,10 @@ pub enum Scope {
     Commits(Vec<String>),
     /// `--uncommitted`: staged, unstaged and untracked files against HEAD.
     Uncommitted,
+    /// Staged, unstaged and untracked files against a commit HEAD may have
+    /// moved on from: what was committed since it and what is not committed
+    /// yet, together (the Stop gate after the agent committed).
+    Since(String),
     /// `--files GLOB`...: tracked files matching; no patch, the reviewer reads them.
     Files(Vec<String>),
     /// A change (`--diff`, `--commit`, `--uncommitted`) with `--files`: only
@@ -96,6 +100,7 @@ impl Scope {
                 format!("{word} {}", shas.join(", "))
             }
             Scope::Uncommitted => "uncommitted changes".to_string(),
+            Scope::Since(r) => format!("changes since {}", short(r)),
             Scope::Files(f) => format!("files {}", f.join(", ")),
             Scope::Within(change, f) => format!("{} in {}", change.describe(), f.join(", ")),
         }

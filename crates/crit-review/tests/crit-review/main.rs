@@ -9,6 +9,7 @@ mod support_code;
 mod bench;
 mod cli_schema;
 mod code_reviewer;
+mod gate_property;
 mod orchestrate;
 mod panel;
 mod prompt_config;

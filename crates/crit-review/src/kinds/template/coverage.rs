@@ -72,7 +72,11 @@ pub(super) fn build(
             match &outcome.skipped {
                 Some((cause, why)) => gaps.push(left(&f.path, mine.len(), lines, *cause, why)),
                 None => {
-                    fc.hunks_shown += count(mine.len());
+                    // Reviewed means a reviewer finished it: one that failed
+                    // read nothing a result can stand on.
+                    if !outcome.done.is_empty() {
+                        fc.hunks_shown += count(mine.len());
+                    }
                     match outcome.failed.is_empty() {
                         true => received += lines,
                         false => {

@@ -253,6 +253,7 @@ async fn run(
                 | Scope::Range(_)
                 | Scope::Commits(_)
                 | Scope::Uncommitted
+                | Scope::Since(_)
                 | Scope::Within(..)
         )
     );

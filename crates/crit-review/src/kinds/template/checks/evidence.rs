@@ -127,6 +127,16 @@ pub(crate) fn check(
                 }
                 kept.push(f);
             }
+            // The quote is code the change adds or removes, in another of its
+            // files: the reviewer named the wrong file, not code that is not
+            // there. No proof the finding is wrong: kept, said.
+            Found::NotThere(_) if in_whole_diff(src.patch, &evidence) => {
+                f.body = format!(
+                    "{}\n\n_crit: the quoted code is not in `{path}` but elsewhere in the change._",
+                    f.body.trim_end()
+                );
+                kept.push(f);
+            }
             Found::NotThere(proof) => {
                 let reason = format!(
                     "the code it quotes as evidence is not in {path}: “{}”",
@@ -187,6 +197,24 @@ pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
          without white space",
         lines.len()
     ))
+}
+
+/// Whether any file's section of the change's diff holds `quote`.
+fn in_whole_diff(patch: &str, quote: &str) -> bool {
+    let pieces = pieces(quote);
+    let mut text = String::new();
+    for l in patch.lines() {
+        if l.starts_with("diff --git ")
+            || l.starts_with("@@")
+            || l.starts_with("+++")
+            || l.starts_with("---")
+        {
+            continue;
+        }
+        text.push_str(l.get(1..).unwrap_or_default());
+        text.push('\n');
+    }
+    !pieces.is_empty() && in_order(&compact(&text), &pieces)
 }
 
 /// A finding located at a path the project does not have as written, but

@@ -183,7 +183,30 @@ pub(crate) async fn run(
                     refuted.push((*i, reason, proof, by));
                     "refuted with the code that disproves it: dismissed".to_string()
                 }
-                other => apply(&mut findings[*i], other, by),
+                other => {
+                    let before = findings[*i].clone();
+                    let proof = match &other {
+                        Proven::Downgraded(_, _, proof) => proof.clone(),
+                        _ => String::new(),
+                    };
+                    let did = apply(&mut findings[*i], other, by.clone());
+                    // A lowered finding is listed in `dismissed` as reported,
+                    // with its proof: every finding a check took from the
+                    // gate is there.
+                    if findings[*i].severity != before.severity {
+                        dismissed.push(Dismissed {
+                            reason: format!(
+                                "lowered from {} to {} on a second look by {by}",
+                                before.severity.code(),
+                                findings[*i].severity.code()
+                            ),
+                            finding: before,
+                            cause: "lowered".into(),
+                            proof,
+                        });
+                    }
+                    did
+                }
             },
             None => {
                 failed += 1;
@@ -238,7 +261,8 @@ struct Disproof {
 /// A decision once its disproof was checked.
 enum Proven {
     Confirmed(String),
-    Downgraded(Severity, String),
+    /// Lowered, with the proof.
+    Downgraded(Severity, String, String),
     Refuted(String, String),
     /// Refuted or lowered without code crit found: kept, marked.
     Disputed(String, String),
@@ -300,7 +324,7 @@ fn proven(d: Decision, src: &Sources<'_>) -> Proven {
             Err(why) => Proven::Disputed(r, why),
         },
         Decision::Downgraded(s, r, proof) => match check(&proof) {
-            Ok(_) => Proven::Downgraded(s, r),
+            Ok(p) => Proven::Downgraded(s, r, p),
             Err(why) => Proven::Disputed(r, why),
         },
     }
@@ -310,13 +334,13 @@ fn proven(d: Decision, src: &Sources<'_>) -> Proven {
 fn apply(f: &mut Finding, d: Proven, by: String) -> String {
     let (outcome, reason, reported, did) = match d {
         // Only ever lower: a verifier does not make a finding more severe.
-        Proven::Downgraded(s, reason) if s > f.severity => {
+        Proven::Downgraded(s, reason, _) if s > f.severity => {
             let was = f.severity;
             f.severity = s;
             let did = format!("lowered from {} to {}", was.code(), s.code());
             (VerificationOutcome::Downgraded, reason, Some(was), did)
         }
-        Proven::Downgraded(_, reason) | Proven::Confirmed(reason) => (
+        Proven::Downgraded(_, reason, _) | Proven::Confirmed(reason) => (
             VerificationOutcome::Confirmed,
             reason,
             None,
@@ -442,7 +466,7 @@ mod tests {
         let id = f.id.clone();
         apply(
             &mut f,
-            Proven::Downgraded(Severity::P0, "worse".into()),
+            Proven::Downgraded(Severity::P0, "worse".into(), "proof".into()),
             "v".into(),
         );
         assert_eq!(f.severity, Severity::P1);
@@ -452,7 +476,7 @@ mod tests {
         );
         apply(
             &mut f,
-            Proven::Downgraded(Severity::P3, "minor".into()),
+            Proven::Downgraded(Severity::P3, "minor".into(), "proof".into()),
             "v".into(),
         );
         assert_eq!(f.severity, Severity::P3);
