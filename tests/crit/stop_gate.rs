@@ -301,11 +301,13 @@ fn it_fails_closed_when_the_review_cannot_decide() {
         let told = told_user(&run(true));
         assert!(told.contains("without a passing review"), "{name}: {told}");
     }
-    // Not an event: nothing to count rounds by; the user is told.
+    // Not an event: still reviewed (here the review cannot run, so the gate
+    // holds), and stderr says the session's state was not read.
     let dir = repo(EVAL);
     let server = FakeServer::start_blocking();
     let out = stop(dir.path(), &server, "not json", &[]);
-    assert!(told_user(&out).contains("not a Stop event"));
+    assert!(blocked(&out).contains("could not finish reviewing"));
+    assert!(crate::support::stderr(&out).contains("not a Stop event"));
 }
 
 #[test]
@@ -717,4 +719,27 @@ fn committed_work_is_reviewed_at_the_next_stop() {
     let reason = blocked(&stop(d, &server, &event(Some("s"), false), &[]));
     assert!(reason.contains("eval of user input"), "{reason}");
     assert_eq!(server.model_requests().len(), 3);
+}
+
+#[test]
+fn an_event_it_cannot_read_is_still_reviewed() {
+    let dir = repo(EVAL);
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    for _ in 0..4 {
+        server.push(p0());
+    }
+    // A field of the wrong type costs only that field; input that is not an
+    // event at all still gets its review: either way the failing change is
+    // sent back, never let through.
+    for input in [
+        r#"{"session_id": "s", "cwd": 7, "hook_event_name": "Stop", "stop_hook_active": "no"}"#,
+        r#"{"session_id": 12, "hook_event_name": ["Stop"]}"#,
+        "not json at all",
+        "[1, 2]",
+    ] {
+        let out = stop(d, &server, input, &[]);
+        let reason = blocked(&out);
+        assert!(reason.contains("eval"), "{input}: {reason}");
+    }
 }

@@ -29,6 +29,30 @@ pub struct HookInput {
     pub agent_id: Option<String>,
 }
 
+impl HookInput {
+    /// The event's fields, each taken when it has its documented type and
+    /// left out otherwise: one odd field (a number where a path was) never
+    /// costs the rest. Only input that is not a JSON object is an error.
+    pub fn parse(input: &[u8]) -> Result<HookInput, serde_json::Error> {
+        let value: serde_json::Value = serde_json::from_slice(input)?;
+        let Some(fields) = value.as_object() else {
+            return Err(serde::de::Error::custom("the event is not a JSON object"));
+        };
+        let text = |k: &str| fields.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        Ok(HookInput {
+            session_id: text("session_id"),
+            cwd: text("cwd"),
+            hook_event_name: text("hook_event_name"),
+            prompt: text("prompt"),
+            stop_hook_active: fields
+                .get("stop_hook_active")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
+            agent_id: text("agent_id"),
+        })
+    }
+}
+
 /// What the `UserPromptSubmit` hook does with a prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PromptAction {

@@ -13,7 +13,7 @@ use crate::status;
 
 /// The line to show for the status-line JSON `input`, if any.
 pub fn line(input: &[u8], env: &Env) -> Option<String> {
-    let id = serde_json::from_slice::<HookInput>(input)
+    let id = HookInput::parse(input)
         .ok()
         .and_then(|i| i.session_id)
         .or_else(|| env.get("CLAUDE_CODE_SESSION_ID").map(str::to_string))

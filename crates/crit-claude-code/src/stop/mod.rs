@@ -58,15 +58,29 @@ pub fn run(
     max_rounds: u32,
     cancel: CancellationToken,
 ) -> HookOutput {
-    let gate = match serde_json::from_slice::<HookInput>(input) {
-        Ok(event) => decide(&event, hook, max_rounds, cancel),
-        Err(e) => Gate::LetGo(format!(
-            "the hook's input is not a {event_name} event ({}:{}): {e}",
+    // Input that is not an event still gets its review (the gate fails
+    // closed): only the session's memory is lost, and that is said.
+    let mut notes = Vec::new();
+    let event = HookInput::parse(input).unwrap_or_else(|e| {
+        notes.push(format!(
+            "crit: the hook's input is not a {event_name} event ({}:{}): {e}; reviewing the project without the session's state",
             e.line(),
             e.column()
-        )),
-    };
+        ));
+        HookInput::default()
+    });
+    let gate = decide(&event, hook, max_rounds, cancel);
     let redactor = crit_core::redact::Redactor::from_env(hook.env.iter());
+    let mut out = answer(gate, hook, &redactor);
+    if !hook.quiet {
+        out.stderr
+            .extend(notes.iter().map(|n| redactor.redact_str(n).into_owned()));
+    }
+    out
+}
+
+/// The hook's answer for `gate`.
+fn answer(gate: Gate, hook: &HookEnv, redactor: &crit_core::redact::Redactor) -> HookOutput {
     match gate {
         Gate::Pass => HookOutput::default(),
         Gate::Block(reason) => HookOutput::json(json!({
