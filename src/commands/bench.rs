@@ -2,20 +2,20 @@
 //! corpus; `crit bench import martian DIR`: a corpus from the public
 //! benchmark; `crit bench mine [--since 90d]`: precision from the audit log.
 //! Settings come from `crit_project` (the code review's for the reviews,
-//! `Kind::Bench` for the judge); the work is `crit_review::bench`'s.
+//! `Kind::Bench` for the judge); the work is `crit_bench`'s.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use anyhow::anyhow;
+use crit_bench::stats::{Period, days};
+use crit_bench::{
+    self as bench, BenchConfig, BenchOptions, BenchProgress, CaseReport, CaseStatus, Configured,
+    Corpus, Judge, JudgeCache,
+};
 use crit_llm::{Env, Source, Sourced};
 use crit_project::Kind;
-use crit_review::bench::{
-    self, BenchConfig, BenchOptions, BenchProgress, CaseReport, CaseStatus, Configured, Corpus,
-    Judge, JudgeCache,
-};
-use crit_review::stats::{Period, days};
 use crit_review::template::{Builder, PromptSource, Registry};
 
 use crate::backend;

@@ -32,7 +32,7 @@ pub use crit_project::config::reldo::{
 mod mcp_access;
 
 use crate::engine::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
-use crate::engine::prompts::{OutputSpec, contract_instructions};
+use crate::engine::prompts::{OutputSpec, PromptError, contract_instructions};
 use crate::engine::redaction::Removed;
 use crate::engine::session::{self, Session, SessionMeta};
 use crit_core::redact::Redactor;
@@ -59,7 +59,7 @@ pub enum RunError {
     #[error(transparent)]
     AgentDefs(#[from] crit_project::agent_defs::AgentDefError),
     #[error("the output contract: {0}")]
-    Contract(String),
+    Contract(#[source] PromptError),
 }
 
 /// A configured orchestrator. Cheap to build; [`Crit::review`] does the work.

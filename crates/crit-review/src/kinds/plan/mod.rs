@@ -16,7 +16,7 @@ use crit_llm::Backend;
 use serde_json::{Value, json};
 
 use crate::engine::panel::{self, PanelEnv, Progress, ReviewerPlan};
-use crate::engine::prompts::{OutputSpec, contract_instructions, render_prompt};
+use crate::engine::prompts::{OutputSpec, PromptError, contract_instructions, render_prompt};
 use crit_project::context::{self, ContextOptions, UnderReview};
 
 const PERSONA: &str = include_str!("../../../prompts/plan/persona.md");
@@ -25,6 +25,21 @@ const AUTO_SELECT: &str = include_str!("../../../prompts/plan/auto_select.md");
 const SELECT_MODEL: &str = "haiku";
 /// How much of the plan AUTO-SELECT sees.
 const SELECT_LINES: usize = 200;
+
+/// Why AUTO-SELECT picked no panel (the default panel reviews instead).
+#[derive(Debug, thiserror::Error)]
+enum SelectError {
+    #[error("its prompt did not render: {0}")]
+    Prompt(#[from] PromptError),
+    #[error("no answer")]
+    NoAnswer,
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("the answer's panel: {0}")]
+    Panel(#[source] serde_json::Error),
+    #[error("it picked nobody")]
+    Nobody,
+}
 
 /// A panel on a model backend.
 pub struct LlmPanel {
@@ -114,7 +129,7 @@ impl LlmPanel {
         } else {
             req.reviewers.panel.clone()
         };
-        let plans: Result<Vec<ReviewerPlan>, String> =
+        let plans: Result<Vec<ReviewerPlan>, PromptError> =
             personas.iter().map(|p| self.persona_plan(p, req)).collect();
         let plans = match plans {
             Ok(p) => p,
@@ -163,7 +178,11 @@ impl LlmPanel {
         }
     }
 
-    fn persona_plan(&self, p: &Persona, req: &PanelRequest<'_>) -> Result<ReviewerPlan, String> {
+    fn persona_plan(
+        &self,
+        p: &Persona,
+        req: &PanelRequest<'_>,
+    ) -> Result<ReviewerPlan, PromptError> {
         let output = OutputSpec::Contract(Contract::FindingsJson);
         let system = render_prompt(
             PERSONA,
@@ -205,7 +224,7 @@ impl LlmPanel {
         &self,
         req: &PanelRequest<'_>,
         spend: &Arc<crit_agent::SpendMeter>,
-    ) -> Result<(Vec<Persona>, String), String> {
+    ) -> Result<(Vec<Persona>, String), SelectError> {
         let catalogue = self
             .home
             .as_ref()
@@ -249,15 +268,16 @@ impl LlmPanel {
             .await
             .into_iter()
             .next()
-            .ok_or("no answer")?;
-        let answer = run
-            .structured
-            .ok_or_else(|| run.parse_error.unwrap_or_else(|| "no answer".into()))?;
-        let mut panel: Vec<Persona> = serde_json::from_value(answer["panel"].clone())
-            .map_err(|e| format!("the answer's panel: {e}"))?;
+            .ok_or(SelectError::NoAnswer)?;
+        let answer = run.structured.ok_or(match run.parse_error {
+            Some(why) => SelectError::Unreadable(why),
+            None => SelectError::NoAnswer,
+        })?;
+        let mut panel: Vec<Persona> =
+            serde_json::from_value(answer["panel"].clone()).map_err(SelectError::Panel)?;
         panel.retain(|p| !p.name.trim().is_empty());
         if panel.is_empty() {
-            return Err("it picked nobody".into());
+            return Err(SelectError::Nobody);
         }
         if !panel.iter().any(|p| p.name == "Claude") {
             panel.push(Persona {

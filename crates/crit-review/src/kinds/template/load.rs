@@ -310,7 +310,8 @@ impl Validator<'_> {
             true => t.value.clone(),
             false => super::format::to_minijinja(&t.value, names).map_err(|m| self.err(t, m))?,
         };
-        crate::engine::prompts::check_template(&text, names).map_err(|m| self.err(t, m))?;
+        crate::engine::prompts::check_template(&text, names)
+            .map_err(|m| self.err(t, m.to_string()))?;
         Ok(text)
     }
 

@@ -23,8 +23,8 @@ use crit_project::scope::FilterMode;
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
-use crate::engine::panel::Consensus;
-use crate::kinds::template::VerifyMode;
+use crit_review::panel::Consensus;
+use crit_review::template::VerifyMode;
 
 /// One configuration of the comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -16,17 +16,17 @@ use crit_project::trust::ProjectRules;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::config::BenchConfig;
-use super::corpus::{Case, Corpus};
-use super::judge::{Asked, Judge};
-use super::matching::{Candidate, one_to_one};
-use super::report::{
+use crate::config::BenchConfig;
+use crate::corpus::{Case, Corpus};
+use crate::judge::{Asked, Judge};
+use crate::matching::{Candidate, one_to_one};
+use crate::report::{
     BENCH_SCHEMA_VERSION, BenchReport, CaseReport, CaseStatus, ConfigReport, ConfigSettings,
     JudgeInfo, JudgeSpend, Match, Spend,
 };
-use super::score::{ByLevel, Level, Score};
-use crate::engine::panel::PanelEnv;
-use crate::kinds::template::{Limits, ReviewOptions, ReviewRequest, Template, run_template};
+use crate::score::{ByLevel, Level, Score};
+use crit_review::panel::PanelEnv;
+use crit_review::template::{Limits, ReviewOptions, ReviewRequest, Template, run_template};
 
 /// Why a case's own repository decides nothing gated about its review.
 const UNTRUSTED: &str = "a benchmark case's repository is someone else's code";

@@ -15,12 +15,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::cache::JudgeCache;
-use super::corpus::GoldenComment;
-use crate::engine::panel::{self, PanelEnv, ReviewerPlan, SharedPrompt};
-use crate::engine::prompts::{OutputSpec, render_prompt};
+use crate::cache::JudgeCache;
+use crate::corpus::GoldenComment;
+use crit_review::panel::{self, PanelEnv, ReviewerPlan, SharedPrompt};
+use crit_review::{OutputSpec, PromptError, render_prompt};
 
-const PROMPT: &str = include_str!("../../../prompts/bench_judge.md");
+const PROMPT: &str = include_str!("../prompts/bench_judge.md");
 /// The judge's name in transcripts and progress.
 pub const JUDGE: &str = "judge";
 
@@ -49,7 +49,7 @@ pub(crate) fn schema() -> Value {
 }
 
 /// The judge's system prompt.
-pub(crate) fn system() -> Result<String, String> {
+pub(crate) fn system() -> Result<String, PromptError> {
     let schema = serde_json::to_string_pretty(&schema()).unwrap_or_default();
     render_prompt(PROMPT, minijinja::context! { schema => schema })
 }
@@ -172,7 +172,7 @@ pub struct Asked {
 
 impl Judge {
     /// A judge on `model` with at most `jobs` requests at once.
-    pub fn new(model: &str, cache: Option<JudgeCache>, jobs: usize) -> Result<Judge, String> {
+    pub fn new(model: &str, cache: Option<JudgeCache>, jobs: usize) -> Result<Judge, PromptError> {
         let system = system()?;
         Ok(Judge {
             model: model.to_string(),

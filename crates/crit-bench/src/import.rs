@@ -20,7 +20,7 @@ use crit_os::git::{Git, GitOptions};
 use crit_os::write::Root;
 use serde_json::Value;
 
-use super::corpus::{CASES_DIR, CaseSpec, Golden};
+use crate::corpus::{CASES_DIR, CaseSpec, Golden};
 
 /// Where the benchmark keeps its golden comments.
 pub const GOLDEN_DIR: &str = "golden_comments";
