@@ -102,7 +102,11 @@ impl BenchConfig {
             None => None,
         };
         let consensus = match &raw.consensus {
-            Some(c) => Some(c.value.parse::<Consensus>().map_err(|e| word(c, e))?),
+            Some(c) => Some(
+                c.value
+                    .parse::<Consensus>()
+                    .map_err(|e| word(c, e.to_string()))?,
+            ),
             None => None,
         };
         let filter = match &raw.filter {

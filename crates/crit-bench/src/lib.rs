@@ -36,7 +36,7 @@ use std::path::PathBuf;
 pub use cache::JudgeCache;
 pub use config::{BenchConfig, distinct_names};
 pub use corpus::{CASES_DIR, Case, CaseSpec, Corpus, Golden, GoldenComment};
-pub use judge::{JUDGE, Judge, Judgement, strongest};
+pub use judge::{Asked, JUDGE, Judge, Judgement, Undecided, strongest};
 pub use matching::{Candidate, one_to_one};
 pub use render::terminal;
 pub use report::{

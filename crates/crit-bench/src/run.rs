@@ -225,7 +225,7 @@ async fn run_case(
     let result = match review(backend, case, c, opts).await {
         Ok(r) => r,
         Err(why) => {
-            report.reason = Some(why);
+            report.reason = Some(why.to_string());
             return (report, ByLevel::default());
         }
     };
@@ -328,13 +328,15 @@ async fn review(
     case: &Case,
     c: &Configured,
     opts: &BenchOptions,
-) -> Result<ReviewResult, String> {
+) -> Result<ReviewResult, CaseFailed> {
     let root = case
         .repo
         .canonicalize()
-        .map_err(|e| format!("{}: {e}", case.repo.display()))?;
-    let scope =
-        Scope::from_options(Some(&case.range()), &[], false, &[]).map_err(|e| e.to_string())?;
+        .map_err(|source| CaseFailed::Repo {
+            path: case.repo.clone(),
+            source,
+        })?;
+    let scope = Scope::from_options(Some(&case.range()), &[], false, &[])?;
     let req = ReviewRequest {
         template: c.template.clone(),
         inputs: BTreeMap::new(),
@@ -346,9 +348,21 @@ async fn review(
     let mut o = c.options.clone();
     o.rules = Some(Arc::new(ProjectRules::untrusted(&root, UNTRUSTED)));
     o.cancel = opts.cancel.clone();
-    run_template(backend, &req, &o)
-        .await
-        .map_err(|e| format!("the review could not start: {e}"))
+    Ok(run_template(backend, &req, &o).await?)
+}
+
+/// Why a case's review did not run (the case is INCOMPLETE).
+#[derive(Debug, thiserror::Error)]
+enum CaseFailed {
+    #[error("{}: {source}", path.display())]
+    Repo {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Scope(#[from] crit_project::scope::ScopeError),
+    #[error("the review could not start: {0}")]
+    Review(#[from] crit_review::review::ReviewError),
 }
 
 /// Why a review's findings cannot be scored: it did not finish.

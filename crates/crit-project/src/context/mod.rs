@@ -272,10 +272,10 @@ fn rule_entries(
         };
         let rule = match Rule::parse(&path, &text) {
             Ok(rule) => rule,
-            Err(reason) => {
+            Err(e) => {
                 omitted.push(Omitted {
                     path,
-                    reason,
+                    reason: e.to_string(),
                     cause: OmitCause::Invalid,
                 });
                 continue;

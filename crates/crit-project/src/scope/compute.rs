@@ -433,7 +433,7 @@ impl Repo {
                 "the list of changed files is larger than {cap} bytes"
             )));
         }
-        let mut files = parse_listing(listing).map_err(bad)?;
+        let mut files = parse_listing(listing).map_err(|e| bad(e.to_string()))?;
         let text = binary::patch_text(patch);
         let sections = parse_patch(&text);
         attach_hunks(&mut files, &text, &sections);

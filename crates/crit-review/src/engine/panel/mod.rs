@@ -28,9 +28,9 @@ use crate::engine::prompts::OutputSpec;
 
 pub(crate) use aggregate::distinct as distinct_findings;
 pub use aggregate::{aggregate, effective_verdict, merge_parts, unpriced};
-pub use consensus::Consensus;
 pub(crate) use consensus::apply as apply_consensus;
-pub use follow_up::FollowUp;
+pub use consensus::{Consensus, UnknownConsensus};
+pub use follow_up::{FollowUp, FollowUpError};
 pub use progress::{NoProgress, Progress, ProgressEvent};
 pub use transcript::SharedTranscript;
 

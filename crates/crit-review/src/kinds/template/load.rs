@@ -153,7 +153,9 @@ impl Validator<'_> {
             reviewers: Vec::new(),
             limits: Limits::default(),
             consensus: match raw.consensus {
-                Some(c) => Some(c.value.parse().map_err(|e: String| self.err(&c, e))?),
+                Some(c) => Some(c.value.parse().map_err(
+                    |e: crate::engine::panel::UnknownConsensus| self.err(&c, e.to_string()),
+                )?),
                 None => None,
             },
             verify: match raw.verify {
