@@ -209,7 +209,7 @@ fn mine(common: &CommonArgs, args: &BenchMineArgs) -> Result<Code, CliError> {
     let dir = dir
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("{}: {e}", dir.display())))?;
-    let root = crit_project::paths::project_root(&dir);
+    let root = crit_project::paths::project_root_in(&dir, env.get("HOME").map(Path::new));
     let mined = bench::mine::mine(&audit, &period, &root, &env);
     let text = match common.json {
         true => json(serde_json::to_value(&mined))?,

@@ -34,7 +34,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     let target = in_cwd(common, target);
     let output = OutputPlan::from_common(common)?;
     let book = AnswerBook::parse(&args.answer).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let options = Options::default();
+    let options = Options::from_env(&crit_os::env::Env::from_process());
     // Signals stop the LLM panel (its reviewers' processes included); the
     // checks' own writes are atomic and finish first.
     let stop = runner::Stop::new();
@@ -98,8 +98,9 @@ fn exit_code(common: &CommonArgs, report: &Report, result: &mut crit_core::Revie
 
 fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
     let target = in_cwd(common, path);
-    let (paths, freshness) = crit_checks::verify(&target, &Options::default())
-        .map_err(|e| CliError::usage(anyhow!(e)))?;
+    let options = Options::from_env(&crit_os::env::Env::from_process());
+    let (paths, freshness) =
+        crit_checks::verify(&target, &options).map_err(|e| CliError::usage(anyhow!(e)))?;
     let (code, line) = match freshness {
         Freshness::Fresh => (
             Code::Ok,

@@ -118,7 +118,9 @@ fn plan_review(
 /// and a backend is configured, as `crit plan` does.
 async fn run_plan(p: PlanReview, cancel: CancellationToken) -> bridge::Answer {
     tokio::task::spawn_blocking(move || {
-        let options = Options::default();
+        // Python is a front end: the environment is read here, at its edge.
+        let env = crit_os::env::Env::from_process();
+        let options = Options::from_env(&env);
         let mut book = p.book;
         let mut panel: Box<dyn Panel> = match p.panel {
             true => llm_panel(options.home.clone(), cancel),

@@ -200,6 +200,7 @@ async fn via_loop(
         Ok(mut cx) => {
             cx.redaction = env.redaction.clone();
             cx.with_cancel(env.cancel.child_token())
+                .with_env(std::sync::Arc::clone(&env.tool_env))
         }
         Err(e) => {
             return failed(format!(
