@@ -50,7 +50,9 @@ pub struct LlmPanel {
     progress: Option<Arc<dyn Progress>>,
     cancel: tokio_util::sync::CancellationToken,
     max_budget_usd: Option<f64>,
-    runtime: tokio::runtime::Runtime,
+    /// The caller's runtime: the panel's reviewers run on it while
+    /// [`Panel::review`] (synchronous, as crit-checks calls it) waits.
+    runtime: tokio::runtime::Handle,
 }
 
 impl std::fmt::Debug for LlmPanel {
@@ -65,12 +67,15 @@ impl std::fmt::Debug for LlmPanel {
 
 impl LlmPanel {
     /// `home` locates `~/.claude/reviewers.yaml`, AUTO-SELECT's catalogue.
+    /// `runtime` is the caller's (a multi-threaded one: the panel waits on it
+    /// from a thread outside it, such as a `spawn_blocking` one).
     pub fn new(
         backend: Backend,
         default_model: impl Into<String>,
         home: Option<PathBuf>,
-    ) -> std::io::Result<Self> {
-        Ok(LlmPanel {
+        runtime: tokio::runtime::Handle,
+    ) -> Self {
+        LlmPanel {
             backend,
             default_model: default_model.into(),
             home,
@@ -78,10 +83,8 @@ impl LlmPanel {
             progress: None,
             cancel: Default::default(),
             max_budget_usd: None,
-            runtime: tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?,
-        })
+            runtime,
+        }
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
