@@ -233,7 +233,7 @@ impl Repo {
             (true, [top, prefix, head, ..]) => (*top, *prefix, Some(head.to_string())),
             // The repository was found (its top printed); HEAD was not.
             (false, [top, prefix, ..]) if Path::new(top).is_absolute() => (*top, *prefix, None),
-            _ if out.stderr.contains("not a git repository") => {
+            _ if !git.in_repository() => {
                 return Err(ScopeError::NotARepository {
                     root: root.to_path_buf(),
                     scope: scope.describe(),
