@@ -14,6 +14,9 @@ mod runner;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // The front end reads the environment; the libraries' writers redact the
+    // secret-named variables' values from what it held at start.
+    crit_core::redact::Redactor::init_process(crit_os::env::Env::from_process().iter());
     let cli = match cli::parse() {
         Ok(cli) => cli,
         Err(e) => {

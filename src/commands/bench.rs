@@ -2,20 +2,20 @@
 //! corpus; `crit bench import martian DIR`: a corpus from the public
 //! benchmark; `crit bench mine [--since 90d]`: precision from the audit log.
 //! Settings come from `crit_project` (the code review's for the reviews,
-//! `Kind::Bench` for the judge); the work is `crit_review::bench`'s.
+//! `Kind::Bench` for the judge); the work is `crit_bench`'s.
 
 use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use anyhow::anyhow;
+use crit_bench::stats::{Period, days};
+use crit_bench::{
+    self as bench, BenchConfig, BenchOptions, BenchProgress, CaseReport, CaseStatus, Configured,
+    Corpus, Judge, JudgeCache,
+};
 use crit_llm::{Env, Source, Sourced};
 use crit_project::Kind;
-use crit_review::bench::{
-    self, BenchConfig, BenchOptions, BenchProgress, CaseReport, CaseStatus, Configured, Corpus,
-    Judge, JudgeCache,
-};
-use crit_review::stats::{Period, days};
 use crit_review::template::{Builder, PromptSource, Registry};
 
 use crate::backend;
@@ -209,7 +209,7 @@ fn mine(common: &CommonArgs, args: &BenchMineArgs) -> Result<Code, CliError> {
     let dir = dir
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("{}: {e}", dir.display())))?;
-    let root = crit_project::paths::project_root(&dir);
+    let root = crit_project::paths::project_root_in(&dir, env.get("HOME").map(Path::new));
     let mined = bench::mine::mine(&audit, &period, &root, &env);
     let text = match common.json {
         true => json(serde_json::to_value(&mined))?,

@@ -101,7 +101,7 @@ fn rules_rows(project: &Project) -> Vec<SelectionRow> {
                     c.ci.name()
                 ),
             ),
-            Err(why) => row("base", "(not found)", &why),
+            Err(why) => row("base", "(not found)", &why.to_string()),
         });
     }
     for asked in rules.asked().into_iter().filter(|a| !a.allowed) {

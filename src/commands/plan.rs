@@ -34,12 +34,19 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     let target = in_cwd(common, target);
     let output = OutputPlan::from_common(common)?;
     let book = AnswerBook::parse(&args.answer).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let options = Options::default();
+    let options = Options::from_env(&crit_os::env::Env::from_process());
     // Signals stop the LLM panel (its reviewers' processes included); the
     // checks' own writes are atomic and finish first.
     let stop = runner::Stop::new();
     stop.listen()?;
-    let mut panel = panel_for(common, options.home.clone(), &stop);
+    // The panel's reviewers run here; the checks call the panel synchronously
+    // from this thread.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
+    let mut panel = panel_for(common, options.home.clone(), &stop, runtime.handle());
 
     let before = files::Before::take(&target, options.home.as_deref());
     let interactive =
@@ -53,6 +60,9 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         let report = review_with_panel(&target, &options, &mut book, panel.as_mut());
         (report, book.unused())
     };
+    drop(panel);
+    // The reviewers are done; nothing left on the runtime is waited for.
+    runtime.shutdown_background();
     for id in unused {
         report.warnings.push(format!(
             "--answer {id}=…: no question about this check was asked"
@@ -109,8 +119,9 @@ fn exit_code(common: &CommonArgs, report: &Report, result: &mut crit_core::Revie
 
 fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
     let target = in_cwd(common, path);
-    let (paths, freshness) = crit_checks::verify(&target, &Options::default())
-        .map_err(|e| CliError::usage(anyhow!(e)))?;
+    let options = Options::from_env(&crit_os::env::Env::from_process());
+    let (paths, freshness) =
+        crit_checks::verify(&target, &options).map_err(|e| CliError::usage(anyhow!(e)))?;
     let (code, line) = match freshness {
         Freshness::Fresh => (
             Code::Ok,
@@ -160,7 +171,12 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
 
 /// The LLM panel when a model backend is configured; otherwise none, with
 /// the reason the output gives.
-fn panel_for(common: &CommonArgs, home: Option<PathBuf>, stop: &runner::Stop) -> Box<dyn Panel> {
+fn panel_for(
+    common: &CommonArgs,
+    home: Option<PathBuf>,
+    stop: &runner::Stop,
+    runtime: &tokio::runtime::Handle,
+) -> Box<dyn Panel> {
     let env = Env::from_process();
     let found = backend::project(common, &env)
         .and_then(|project| backend::settings(&project, Kind::Plan))
@@ -181,21 +197,16 @@ fn panel_for(common: &CommonArgs, home: Option<PathBuf>, stop: &runner::Stop) ->
         Ok(b) => b,
         Err(e) => return Box::new(NoPanel(format!("the backend could not start: {e}"))),
     };
-    match LlmPanel::new(built, settings.request_model(), home) {
-        Ok(panel) => {
-            let mut panel = panel
-                .with_cancel(stop.cancel.clone())
-                .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value));
-            if let Some(t) = &settings.timeout {
-                panel = panel.with_timeout(std::time::Duration::from_secs(t.value));
-            }
-            if !common.quiet {
-                panel = panel.with_progress(std::sync::Arc::new(StderrProgress::new()));
-            }
-            Box::new(panel)
-        }
-        Err(e) => Box::new(NoPanel(format!("the async runtime did not start: {e}"))),
+    let mut panel = LlmPanel::new(built, settings.request_model(), home, runtime.clone())
+        .with_cancel(stop.cancel.clone())
+        .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value));
+    if let Some(t) = &settings.timeout {
+        panel = panel.with_timeout(std::time::Duration::from_secs(t.value));
     }
+    if !common.quiet {
+        panel = panel.with_progress(std::sync::Arc::new(StderrProgress::new()));
+    }
+    Box::new(panel)
 }
 
 fn write_text(dest: Option<&Path>, text: &str) -> Result<(), CliError> {

@@ -81,7 +81,9 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     // A prompt of the user's is answered as Reldo's are: text on a terminal.
     // crit's own orchestrator answers in findings, shown as every review's are.
     let users_prompt = config.prompt.is_some();
-    let mut crit = Crit::new(config)
+    let handed_down = env.clone();
+    let env_lookup = Arc::new(move |k: &str| handed_down.get(k).map(str::to_string));
+    let mut crit = Crit::new(config, env_lookup)
         .with_backend(built, settings.request_model())
         .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value))
         .verbose(common.verbose > 0);

@@ -4,7 +4,7 @@
 use std::time::SystemTime;
 
 use anyhow::anyhow;
-use crit_review::stats::{self, Period, Sources, days};
+use crit_bench::stats::{self, Period, Sources, days};
 
 use crate::cli::{CommonArgs, FormatArg, StatsArgs};
 use crate::exit::{CliError, Code};

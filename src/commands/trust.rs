@@ -15,7 +15,8 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
     let env = Env::from_process();
     let lookup = |k: &str| env.get(k).map(str::to_string);
     let dir = common.cwd.clone().unwrap_or_else(|| ".".into());
-    let root = crit_project::paths::project_root(&dir);
+    let root =
+        crit_project::paths::project_root_in(&dir, env.get("HOME").map(std::path::Path::new));
     let store = TrustStore::standard(&lookup).ok_or_else(|| {
         CliError::usage(anyhow!(
             "there is nowhere to keep the trust store: set HOME or XDG_STATE_HOME"

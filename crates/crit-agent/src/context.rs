@@ -48,6 +48,9 @@ pub struct ToolContext {
     pub(crate) bash: Arc<OnceCell<BashSession>>,
     /// Removes secrets from every tool result before the model sees it.
     pub redaction: ToolRedactor,
+    /// The environment the front end read at its edge: the Bash tool's
+    /// programs start from its `PATH` and `LANG` (nothing else of it).
+    pub env: Arc<crit_os::env::Env>,
 }
 
 impl ToolContext {
@@ -60,7 +63,14 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             bash: Arc::new(OnceCell::new()),
             redaction: ToolRedactor::default(),
+            env: Arc::default(),
         })
+    }
+
+    /// The environment the Bash tool's programs start from.
+    pub fn with_env(mut self, env: Arc<crit_os::env::Env>) -> Self {
+        self.env = env;
+        self
     }
 
     pub fn with_limits(mut self, limits: Limits) -> Self {

@@ -30,14 +30,27 @@ pub struct Options {
     pub panel_not_run: Option<String>,
 }
 
+/// No home and no state directory: approvals cannot be sealed. A front end
+/// uses [`Options::from_env`].
 impl Default for Options {
     fn default() -> Self {
-        let env = |k: &str| std::env::var(k).ok();
         Options {
-            home: std::env::var_os("HOME").map(PathBuf::from),
-            state_dir: state_dir(env),
+            home: None,
+            state_dir: None,
             limits: Limits::default(),
             panel_not_run: Some("no model backend configured".into()),
+        }
+    }
+}
+
+impl Options {
+    /// The user's home and crit's state directory from the environment the
+    /// front end read.
+    pub fn from_env(env: &crit_os::Env) -> Self {
+        Options {
+            home: env.get("HOME").map(PathBuf::from),
+            state_dir: crit_os::dirs::state_dir(env),
+            ..Options::default()
         }
     }
 }

@@ -25,11 +25,18 @@ pub struct PlanGate {
     pub plan_dirs: Vec<PathBuf>,
 }
 
+/// The hook's input is not the JSON Claude Code sends.
+#[derive(Debug, thiserror::Error)]
+#[error("hook input is not JSON ({}:{}): {source}", source.line(), source.column())]
+pub struct BadInput {
+    #[source]
+    pub source: serde_json::Error,
+}
+
 /// The hook's answer to one PreToolUse event. Bad input is an error: the
 /// binary exits 2 on it, and Claude Code then blocks the tool (fail closed).
-pub fn run(input: &[u8], gate: &PlanGate, env: &Env) -> Result<HookOutput, String> {
-    let event: Value = serde_json::from_slice(input)
-        .map_err(|e| format!("hook input is not JSON ({}:{}): {e}", e.line(), e.column()))?;
+pub fn run(input: &[u8], gate: &PlanGate, env: &Env) -> Result<HookOutput, BadInput> {
+    let event: Value = serde_json::from_slice(input).map_err(|source| BadInput { source })?;
     if event.get("tool_name").and_then(Value::as_str) != Some("ExitPlanMode") {
         return Ok(HookOutput::default());
     }

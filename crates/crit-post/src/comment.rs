@@ -61,17 +61,28 @@ pub(crate) fn inline_body(markers: &Markers, inline: &Inline<'_>, forge: Forge) 
     out
 }
 
+/// Why a suggestion is left out of a comment.
+#[derive(Debug, thiserror::Error)]
+enum NotOffered {
+    #[error("not all of its lines are in the diff")]
+    OutsideDiff,
+    #[error(transparent)]
+    Replacement(#[from] SuggestionError),
+    #[error("a line of it reads as a GitLab quick action")]
+    QuickAction,
+}
+
 /// Whether the suggestion may be offered on this comment, and why not.
-fn offered(text: &str, inline: &Inline<'_>, forge: Forge) -> Result<(), String> {
+fn offered(text: &str, inline: &Inline<'_>, forge: Forge) -> Result<(), NotOffered> {
     if !inline.anchor.whole {
-        return Err("not all of its lines are in the diff".into());
+        return Err(NotOffered::OutsideDiff);
     }
     let current: Vec<&str> = inline.anchor.current.iter().map(String::as_str).collect();
-    suggestion::check_replacement(text, &current).map_err(|e: SuggestionError| e.to_string())?;
+    suggestion::check_replacement(text, &current)?;
     // GitLab runs a quick action on any line of a note that starts with
     // `/word`; a suggestion's lines are the model's, so none may.
     if forge == Forge::Gitlab && text.lines().any(quick_action) {
-        return Err("a line of it reads as a GitLab quick action".into());
+        return Err(NotOffered::QuickAction);
     }
     Ok(())
 }

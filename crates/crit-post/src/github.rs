@@ -318,7 +318,7 @@ impl GithubPoster {
     }
 
     /// Resolves the review threads of these comments; `Err` says why not.
-    async fn resolve_threads(&mut self, comment_ids: &[u64]) -> Result<usize, String> {
+    async fn resolve_threads(&mut self, comment_ids: &[u64]) -> Result<usize, ThreadsError> {
         let url = self.ctx.graphql_url.clone();
         let mut threads = Vec::new();
         let mut cursor = Value::Null;
@@ -331,8 +331,7 @@ impl GithubPoster {
                     &json!({"query": THREADS_QUERY, "variables": vars}),
                     "list the review threads",
                 )
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
             let page = answer
                 .pointer("/data/repository/pullRequest/reviewThreads")
                 .filter(|p| p.is_object())
@@ -373,8 +372,7 @@ impl GithubPoster {
             let answer = self
                 .api
                 .post_to(&url, &body, "resolve a review thread")
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
             if answer
                 .pointer("/data/resolveReviewThread/thread")
                 .is_none_or(Value::is_null)
@@ -387,16 +385,27 @@ impl GithubPoster {
     }
 }
 
+/// Why resolved comments' review threads stay open.
+#[derive(Debug, thiserror::Error)]
+enum ThreadsError {
+    #[error(transparent)]
+    Post(#[from] PostError),
+    /// GraphQL's refusal (status 200 with `errors`), in GitHub's words.
+    #[error(
+        "GitHub did not let crit resolve them ({words}); the token needs `pull-requests: write`"
+    )]
+    Refused { words: String },
+}
+
 /// GraphQL's reason for a refusal (status 200 with `errors`).
-fn graphql_error(api: &Api, answer: &Value) -> String {
+fn graphql_error(api: &Api, answer: &Value) -> ThreadsError {
     let message = answer
         .pointer("/errors/0/message")
         .and_then(Value::as_str)
         .unwrap_or("GitHub's answer had no data");
-    let words = api.words(message);
-    format!(
-        "GitHub did not let crit resolve them ({words}); the token needs `pull-requests: write`"
-    )
+    ThreadsError::Refused {
+        words: api.words(message),
+    }
 }
 
 fn author(c: &Value) -> &str {

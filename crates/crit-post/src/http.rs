@@ -234,7 +234,7 @@ impl Api {
             };
             let text = match text {
                 Ok(t) => t,
-                Err(message) => return Err(self.protocol(action, &message)),
+                Err(e) => return Err(self.protocol(action, &e.to_string())),
             };
             if status.is_success() {
                 let value = if text.trim().is_empty() {
@@ -316,22 +316,22 @@ impl Api {
         self.last_write = Some(self.pacer.now());
     }
 
-    async fn read(&mut self, mut resp: reqwest::Response) -> Result<String, String> {
+    async fn read(&mut self, mut resp: reqwest::Response) -> Result<String, ReadError> {
         let mut kept = Vec::new();
         loop {
             match resp.chunk().await {
                 Ok(Some(chunk)) => {
                     self.stats.bytes_received += chunk.len() as u64;
                     if kept.len() + chunk.len() > MAX_ANSWER {
-                        return Err(format!("the answer is larger than {MAX_ANSWER} bytes"));
+                        return Err(ReadError::TooLarge);
                     }
                     kept.extend_from_slice(&chunk);
                 }
                 Ok(None) => break,
-                Err(e) => return Err(format!("reading the answer failed: {}", describe(&e))),
+                Err(e) => return Err(ReadError::Failed(describe(&e))),
             }
         }
-        String::from_utf8(kept).map_err(|_| "the answer is not UTF-8".to_string())
+        String::from_utf8(kept).map_err(|_| ReadError::NotUtf8)
     }
 
     /// The forge's own words about a failure: `message` (and GitHub's
@@ -353,6 +353,17 @@ impl Api {
         };
         server_words(&words, self.token.expose())
     }
+}
+
+/// Why an answer's body could not be read.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    #[error("the answer is larger than {MAX_ANSWER} bytes")]
+    TooLarge,
+    #[error("reading the answer failed: {0}")]
+    Failed(String),
+    #[error("the answer is not UTF-8")]
+    NotUtf8,
 }
 
 /// The `rel="next"` URL of a `Link` header.

@@ -53,12 +53,8 @@ pub fn user_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 /// taking it as the root would open `~/.ssh` to the reviewer's tools. A
 /// directory whose nearest repository is the home (or above it) is its own
 /// root; the home itself is a project only when crit runs in it.
-pub fn project_root(dir: &Path) -> PathBuf {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    project_root_in(dir, home.as_deref())
-}
-
-/// [`project_root`] with the home directory given.
+///
+/// `home` is the user's home as the front end read it (`HOME`).
 pub fn project_root_in(dir: &Path, home: Option<&Path>) -> PathBuf {
     let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let dir = canon(dir);

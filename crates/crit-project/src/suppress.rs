@@ -312,9 +312,29 @@ fn invalid(file: &str, loc: &serde_saphyr::Location, message: String) -> Suppres
 fn located<T>(
     file: &str,
     field: &Spanned<String>,
-    check: impl FnOnce(&str) -> Result<T, String>,
+    check: impl FnOnce(&str) -> Result<T, FieldError>,
 ) -> Result<T, SuppressError> {
-    check(field.value.trim()).map_err(|m| invalid(file, &field.referenced, m))
+    check(field.value.trim()).map_err(|m| invalid(file, &field.referenced, m.to_string()))
+}
+
+/// What is wrong with one field of an entry, and what to write instead.
+#[derive(Debug, thiserror::Error)]
+enum FieldError {
+    #[error(
+        "`{0}` is not a finding fingerprint: expected 16 hex digits, the `id` crit prints for each finding"
+    )]
+    Fingerprint(String),
+    #[error("invalid path glob `{value}`: {source}")]
+    Glob {
+        value: String,
+        source: globset::Error,
+    },
+    #[error("`{0}` is not a date: write expires as YYYY-MM-DD, e.g. 2027-03-01")]
+    Date(String),
+    #[error("`title` is empty: give a pattern such as \"Missing docstring*\"")]
+    EmptyTitle,
+    #[error("invalid regex `{pattern}`: {why}")]
+    Regex { pattern: String, why: String },
 }
 
 const MISSING_MATCHER: &str =
@@ -323,38 +343,37 @@ const PATH_WITH_FINGERPRINT: &str =
     "`path` narrows a `title` pattern; a fingerprint already includes the finding's path";
 
 /// A finding id as crit prints it: 16 hex digits, compared in lower case.
-fn fingerprint(value: &str) -> Result<String, String> {
+fn fingerprint(value: &str) -> Result<String, FieldError> {
     let v = value.to_ascii_lowercase();
     if v.len() == 16 && v.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(v)
     } else {
-        Err(format!(
-            "`{value}` is not a finding fingerprint: expected 16 hex digits, the `id` crit prints for each finding"
-        ))
+        Err(FieldError::Fingerprint(value.into()))
     }
 }
 
 /// `src/legacy/**`: `*` stays within one directory, `**` crosses them.
-fn path_glob(value: &str) -> Result<GlobMatcher, String> {
+fn path_glob(value: &str) -> Result<GlobMatcher, FieldError> {
     GlobBuilder::new(value)
         .literal_separator(true)
         .build()
         .map(|g| g.compile_matcher())
-        .map_err(|e| format!("invalid path glob `{value}`: {e}"))
+        .map_err(|source| FieldError::Glob {
+            value: value.into(),
+            source,
+        })
 }
 
-fn date(value: &str) -> Result<String, String> {
-    valid_date(value).ok_or_else(|| {
-        format!("`{value}` is not a date: write expires as YYYY-MM-DD, e.g. 2027-03-01")
-    })
+fn date(value: &str) -> Result<String, FieldError> {
+    valid_date(value).ok_or_else(|| FieldError::Date(value.into()))
 }
 
 /// `/…/` is a regex as written; anything else is a whole-title, case-insensitive
 /// pattern where `*` matches any text.
-fn title_pattern(pattern: &str) -> Result<Regex, String> {
+fn title_pattern(pattern: &str) -> Result<Regex, FieldError> {
     let p = pattern.trim();
     if p.is_empty() {
-        return Err("`title` is empty: give a pattern such as \"Missing docstring*\"".into());
+        return Err(FieldError::EmptyTitle);
     }
     let source = match p.strip_prefix('/').and_then(|r| r.strip_suffix('/')) {
         Some(re) if !re.is_empty() => re.to_string(),
@@ -364,6 +383,7 @@ fn title_pattern(pattern: &str) -> Result<Regex, String> {
         }
     };
     Regex::new(&source).map_err(|e| {
+        // The regex crate's message spans lines; its `error:` line says why.
         let text = e.to_string();
         let why = text
             .lines()
@@ -371,7 +391,10 @@ fn title_pattern(pattern: &str) -> Result<Regex, String> {
             .or_else(|| text.lines().next())
             .unwrap_or("invalid")
             .to_string();
-        format!("invalid regex `{p}`: {why}")
+        FieldError::Regex {
+            pattern: p.into(),
+            why,
+        }
     })
 }
 

@@ -83,8 +83,20 @@ struct PyHook {
     caller: Option<Arc<CallerLoop>>,
 }
 
+/// What a hook raised, as Python prints it: taken while the GIL is held, so
+/// reporting it later never waits for the GIL on a runtime thread.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Raised(String);
+
+impl Raised {
+    fn from(e: PyErr) -> Raised {
+        Raised(e.to_string())
+    }
+}
+
 /// A hook's answer (its JSON), or what it raised.
-type Answered = Result<String, String>;
+type Answered = Result<String, Raised>;
 
 /// What calling the adapter gave: the answer, or one to wait for.
 enum Called {
@@ -103,7 +115,7 @@ impl Reply {
     #[pyo3(signature = (answer, error=None))]
     fn __call__(&self, answer: Option<String>, error: Option<Bound<'_, PyAny>>) {
         let answered = match error {
-            Some(e) => Err(PyErr::from_value(e).to_string()),
+            Some(e) => Err(Raised::from(PyErr::from_value(e))),
             None => Ok(answer.unwrap_or_else(|| "{}".into())),
         };
         let tx = self.tx.lock().ok().and_then(|mut tx| tx.take());
@@ -127,7 +139,7 @@ impl PyHook {
                 Some(l) => on_loop(py, &l, &spec, json),
                 // A blocking review has no running loop: the hook runs on
                 // this thread, an `async def` hook on a loop of its own.
-                None => Called::Answer(here(py, &spec, json).map_err(|e| e.to_string())),
+                None => Called::Answer(here(py, &spec, json).map_err(Raised::from)),
             })
         });
         let answer = tokio::select! {
@@ -197,7 +209,7 @@ fn on_loop(py: Python<'_>, caller: &CallerLoop, spec: &HookSpec, json: String) -
     })();
     match scheduled {
         Ok(()) => Called::Pending(rx),
-        Err(e) => Called::Answer(Err(e.to_string())),
+        Err(e) => Called::Answer(Err(Raised::from(e))),
     }
 }
 

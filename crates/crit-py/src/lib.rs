@@ -22,6 +22,12 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _crit(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Python is a front end: the environment at import is what the writers'
+    // redactor learns secret values from.
+    crit_core::redact::Redactor::init_process(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+    );
     errors::register(m)?;
     m.add_class::<run::NativeCrit>()?;
     m.add_class::<code::NativeCodeReviewer>()?;

@@ -118,7 +118,9 @@ fn plan_review(
 /// and a backend is configured, as `crit plan` does.
 async fn run_plan(p: PlanReview, cancel: CancellationToken) -> bridge::Answer {
     tokio::task::spawn_blocking(move || {
-        let options = Options::default();
+        // Python is a front end: the environment is read here, at its edge.
+        let env = crit_os::env::Env::from_process();
+        let options = Options::from_env(&env);
         let mut book = p.book;
         let mut panel: Box<dyn Panel> = match p.panel {
             true => llm_panel(options.home.clone(), cancel),
@@ -159,9 +161,13 @@ fn llm_panel(home: Option<PathBuf>, cancel: CancellationToken) -> Box<dyn Panel>
         Ok(b) => b,
         Err(why) => return Box::new(NoPanel(format!("no model backend: {why}"))),
     };
-    match LlmPanel::new(backend, model, home) {
-        Ok(panel) => Box::new(panel.with_cancel(cancel)),
-        Err(e) => Box::new(NoPanel(format!("the async runtime did not start: {e}"))),
+    // Called on one of the bindings' runtime's blocking threads: the panel
+    // runs its reviewers on that runtime.
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => Box::new(LlmPanel::new(backend, model, home, runtime).with_cancel(cancel)),
+        Err(e) => Box::new(NoPanel(format!(
+            "no async runtime to run the panel on: {e}"
+        ))),
     }
 }
 

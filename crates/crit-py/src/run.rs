@@ -98,7 +98,8 @@ impl NativeCrit {
     fn crit(&self, caller: Option<Arc<bridge::CallerLoop>>) -> PyResult<Crit> {
         let project = crate::project::Project::open(&self.config.cwd, None)?;
         let settings = project.settings(crit_project::Kind::Run)?;
-        let crit = Crit::new(self.config.clone())
+        // Python is a front end: the process environment is read here, at its edge.
+        let crit = Crit::new(self.config.clone(), Arc::new(env))
             .with_settings(&settings)
             .map_err(errors::backend)?
             .with_hooks(hooks::for_review(&self.hooks, caller))

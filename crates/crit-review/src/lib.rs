@@ -4,26 +4,25 @@
 //! cache) and the review kinds over it, each in its own module: `template`
 //! (review templates, and code review as the `code` template over a change),
 //! `code` (mala's code reviewers for pipelines), `describe` (a pull request's
-//! description written from its change), `prompt` (prompt review),
-//! `plan` (the plan's persona panel), `orchestrate` (`crit run`), `bench`
-//! (review quality measured on labeled pull requests and on the user's own
-//! history). Which
-//! project, whose rules and which settings are `crit_project`'s.
+//! description written from its change), `prompt` (prompt review), `plan`
+//! (the plan's persona panel), `orchestrate` (`crit run`). Which project,
+//! whose rules and which settings are `crit_project`'s; what the audit logs
+//! say (`crit stats`) and the benchmark (`crit bench`) are `crit_bench`'s,
+//! over this API.
 //!
 //! The public API is what this file exports: the kinds' modules, the panel's
 //! progress events, sessions and the audit log, `review` to run a template
-//! or code review, the history in the audit logs (`stats`), and `starter`
-//! (`crit init`).
+//! or code review, `render_prompt` (a prompt with crit's partials), and
+//! `starter` (`crit init`).
 #![warn(unreachable_pub)]
 
 mod engine;
 mod kinds;
 pub mod starter;
-pub mod stats;
 
-pub use engine::prompts::{OutputSpec, PREAMBLE};
+pub use engine::prompts::{OutputSpec, PREAMBLE, PromptError, render_prompt};
 pub use engine::{panel, session};
-pub use kinds::{bench, code, describe, orchestrate, plan, prompt, template};
+pub use kinds::{code, describe, orchestrate, plan, prompt, template};
 
 /// Running a template review — code review is the `code` template over a
 /// change — from start to finish.

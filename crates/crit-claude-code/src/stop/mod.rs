@@ -201,7 +201,7 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     }
     let (result, fail_on) = match reviewed {
         Ok(r) => r,
-        Err(why) => return fail(session.as_ref(), rounds, from.as_deref(), why),
+        Err(why) => return fail(session.as_ref(), rounds, from.as_deref(), why.to_string()),
     };
     if result.fatal_error || result.parse_error.is_some() || result.verdict.is_inconclusive() {
         return fail(
@@ -289,6 +289,29 @@ fn record_let_go(hook: &HookEnv, why: &str) {
     }
 }
 
+/// Why the gate's review could not run.
+#[derive(Debug, thiserror::Error)]
+enum ReviewFailed {
+    #[error(transparent)]
+    Rules(#[from] crit_project::trust::TrustError),
+    #[error(transparent)]
+    Project(#[from] crit_project::ProjectError),
+    #[error(
+        "the configured reviewer is an external command, which reviews commits, not uncommitted changes"
+    )]
+    CommandReviewer,
+    #[error(transparent)]
+    Template(#[from] crit_review::template::TemplateError),
+    #[error(transparent)]
+    Backend(#[from] crit_llm::LlmError),
+    #[error("starting the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    #[error(transparent)]
+    Review(#[from] crit_review::review::ReviewError),
+    #[error("stopped by a signal at Claude Code's hook deadline")]
+    Stopped,
+}
+
 /// `crit review code --uncommitted`, in process, with the settings that
 /// command would use, read as committed.
 fn review(
@@ -297,29 +320,24 @@ fn review(
     root: &std::path::Path,
     scope: Scope,
     cancel: CancellationToken,
-) -> Result<(ReviewResult, FailOn), String> {
+) -> Result<(ReviewResult, FailOn), ReviewFailed> {
     let lookup = hook.lookup();
-    let rules = ProjectRules::committed(root, &lookup).map_err(|e| e.to_string())?;
+    let rules = ProjectRules::committed(root, &lookup)?;
     let project = Project::with_rules(
         cwd.to_path_buf(),
         root.to_path_buf(),
         Arc::new(rules),
         hook.explicit.clone(),
         hook.env.clone(),
-    )
-    .map_err(|e| e.to_string())?;
-    let settings = project.settings(Kind::Code).map_err(|e| e.to_string())?;
+    )?;
+    let settings = project.settings(Kind::Code)?;
     project.rules().release_warnings();
     if let Reviewer::Command(_) = settings.reviewer.value {
-        return Err(
-            "the configured reviewer is an external command, which reviews commits, not uncommitted changes"
-                .into(),
-        );
+        return Err(ReviewFailed::CommandReviewer);
     }
-    let registry = Registry::load_with(&project.template_dirs(), project.rules())
-        .map_err(|e| e.to_string())?;
-    let template = registry.get("code").map_err(|e| e.to_string())?.clone();
-    let built = settings.build_backend().map_err(|e| e.to_string())?;
+    let registry = Registry::load_with(&project.template_dirs(), project.rules())?;
+    let template = registry.get("code")?.clone();
+    let built = settings.build_backend()?;
     let fail_on = settings.fail_on.value;
     let mut opts = ReviewOptions::new(settings.request_model());
     opts.fail_on = fail_on;
@@ -353,13 +371,11 @@ fn review(
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| format!("starting the async runtime: {e}"))?;
-    let result = runtime
-        .block_on(run_template(&built, &req, &opts))
-        .map_err(|e| e.to_string());
+        .map_err(ReviewFailed::Runtime)?;
+    let result = runtime.block_on(run_template(&built, &req, &opts));
     runtime.shutdown_background();
     if opts.cancel.is_cancelled() {
-        return Err("stopped by a signal at Claude Code's hook deadline".into());
+        return Err(ReviewFailed::Stopped);
     }
     Ok((result?, fail_on))
 }

@@ -102,6 +102,9 @@ impl Hit {
     }
 }
 
+/// [`Redactor::process`], set once.
+static PROCESS: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
+
 /// The detectors, plus the exact secret values this redactor knows.
 ///
 /// Clones share what they know: a value one clone learns (on any thread) is
@@ -156,13 +159,25 @@ impl Redactor {
         }
     }
 
-    /// The redactor for this process: built-in detectors plus this process's
-    /// secret-named environment variables, read once. For writers that have no
-    /// configuration passed to them (session files, cassettes, outputs).
+    /// The redactor for this process, for writers that have no configuration
+    /// passed to them (session files, cassettes, outputs): the one the front
+    /// end set with [`Redactor::init_process`] from the environment it read,
+    /// else the built-in detectors alone.
     pub fn process() -> &'static Redactor {
-        static PROCESS: std::sync::LazyLock<Redactor> =
-            std::sync::LazyLock::new(|| Redactor::from_env(std::env::vars()));
-        &PROCESS
+        PROCESS.get_or_init(|| Redactor::from_env(std::iter::empty::<(&str, &str)>()))
+    }
+
+    /// Sets [`Redactor::process`]: the built-in detectors plus the values of
+    /// the secret-named variables of `vars`, the environment the front end
+    /// read at its edge. Only the first call (before any use) sets it; the
+    /// answer says whether this one did.
+    pub fn init_process<I, K, V>(vars: I) -> bool
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        PROCESS.set(Redactor::from_env(vars)).is_ok()
     }
 
     /// The built-in detectors plus the values of the environment's secret-named

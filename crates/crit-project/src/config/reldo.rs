@@ -297,7 +297,7 @@ impl RunConfig {
                 .unwrap_or(&p);
             if let Some(text) = reader
                 .prompt_file("prompt", raw, &p)
-                .map_err(|m| invalid("prompt", m))?
+                .map_err(|m| invalid("prompt", m.to_string()))?
             {
                 config.prompt = Some(text);
             }
@@ -449,7 +449,12 @@ impl Reader<'_> {
     }
 
     /// A prompt given as a file (read, if the rules allow) or as text.
-    fn prompt_file(&self, key: &str, raw: &str, expanded: &str) -> Result<Option<String>, String> {
+    fn prompt_file(
+        &self,
+        key: &str,
+        raw: &str,
+        expanded: &str,
+    ) -> Result<Option<String>, PromptFileError> {
         resolve_prompt(expanded, self.cwd, |path| {
             if self.gate.refuses_outside(path, key, raw) {
                 return Err(None);
@@ -550,7 +555,7 @@ impl Reader<'_> {
         let prompt_key = format!("{key}.prompt");
         let Some(system_prompt) = self
             .prompt_file(&prompt_key, written_prompt, &raw.prompt)
-            .map_err(|m| self.invalid(&key, m))?
+            .map_err(|m| self.invalid(&key, m.to_string()))?
         else {
             return Ok(None);
         };
@@ -644,6 +649,22 @@ fn map_str<'a>(doc: &'a Value, key: &str) -> Option<Result<&'a str, ()>> {
     }
 }
 
+/// Why a prompt that names a file has no text.
+#[derive(Debug, thiserror::Error)]
+enum PromptFileError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: crate::trust::TrustError,
+    },
+    #[error(
+        "prompt file {} does not exist (paths are relative to cwd, {})",
+        path.display(),
+        cwd.display()
+    )]
+    Missing { path: PathBuf, cwd: PathBuf },
+}
+
 /// A prompt is a file when it names one (one line, ending in `.md`/`.txt`, or
 /// an existing file); otherwise it is the prompt itself. `read` gives a
 /// file's text (`Ok(None)`: no such file), or refuses it: `Err(None)` when
@@ -651,8 +672,8 @@ fn map_str<'a>(doc: &'a Value, key: &str) -> Option<Result<&'a str, ()>> {
 fn resolve_prompt(
     p: &str,
     cwd: &Path,
-    read: impl Fn(&Path) -> Result<Option<String>, Option<String>>,
-) -> Result<Option<String>, String> {
+    read: impl Fn(&Path) -> Result<Option<String>, Option<crate::trust::TrustError>>,
+) -> Result<Option<String>, PromptFileError> {
     let one_line = !p.trim().contains('\n');
     let path = cwd.join(p.trim());
     let looks_like_file = one_line && (p.trim().ends_with(".md") || p.trim().ends_with(".txt"));
@@ -661,15 +682,14 @@ fn resolve_prompt(
             Ok(Some(text)) => return Ok(Some(text)),
             Ok(None) => {}
             Err(None) => return Ok(None),
-            Err(Some(e)) => return Err(format!("cannot read {}: {e}", path.display())),
+            Err(Some(source)) => return Err(PromptFileError::Read { path, source }),
         }
     }
     if looks_like_file {
-        return Err(format!(
-            "prompt file {} does not exist (paths are relative to cwd, {})",
-            path.display(),
-            cwd.display()
-        ));
+        return Err(PromptFileError::Missing {
+            path,
+            cwd: cwd.to_path_buf(),
+        });
     }
     Ok(Some(p.to_string()))
 }

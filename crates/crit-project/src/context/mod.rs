@@ -7,7 +7,7 @@
 //! (in that order); then `.claude/rules/**/*.md` at the root, sorted by path. A
 //! rule with `paths:` (or Cursor's `globs:`) frontmatter applies only when a file
 //! under review matches one of its globs. The root is the repository root
-//! ([`project_root`]); nothing above it is read, and symlinks that lead out of it
+//! ([`project_root_in`]); nothing above it is read, and symlinks that lead out of it
 //! are skipped. The result renders as one block for the cached shared prefix of the
 //! system prompt: the same inputs give the same bytes. How the block is fitted
 //! into its token budget is described in `budget.rs`.
@@ -24,7 +24,7 @@ use budget::Entry;
 use rules::Rule;
 use walk::Read;
 
-pub use crate::paths::project_root;
+pub use crate::paths::project_root_in;
 
 /// The default token budget of the context block.
 pub const DEFAULT_TOKEN_BUDGET: usize = 16_000;
@@ -272,10 +272,10 @@ fn rule_entries(
         };
         let rule = match Rule::parse(&path, &text) {
             Ok(rule) => rule,
-            Err(reason) => {
+            Err(e) => {
                 omitted.push(Omitted {
                     path,
-                    reason,
+                    reason: e.to_string(),
                     cause: OmitCause::Invalid,
                 });
                 continue;

@@ -29,10 +29,25 @@ struct RawRule {
     always_apply: Option<bool>,
 }
 
+/// A rule file that cannot be used: where, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}:{line}:{column}: {message}")]
+pub(super) struct RuleError {
+    pub(super) path: String,
+    pub(super) line: u64,
+    pub(super) column: u64,
+    pub(super) message: String,
+}
+
 impl Rule {
-    /// Parse a rule file. `Err` is a reason for people, `path:line:column: …`.
-    pub(super) fn parse(path: &str, text: &str) -> Result<Rule, String> {
-        let at = |line: u64, column: u64, msg: &str| format!("{path}:{line}:{column}: {msg}");
+    /// Parse a rule file.
+    pub(super) fn parse(path: &str, text: &str) -> Result<Rule, RuleError> {
+        let at = |line: u64, column: u64, msg: &str| RuleError {
+            path: path.to_string(),
+            line,
+            column,
+            message: msg.to_string(),
+        };
         let fm = frontmatter::split(text).map_err(|e| at(e.line, e.column, &e.message))?;
         let Some(fm) = fm else {
             return Ok(Rule::always(text));
@@ -213,13 +228,19 @@ mod tests {
     #[test]
     fn bad_frontmatter_names_the_line() {
         let e = Rule::parse("r.md", "---\ntitle: x\npaths: 3\n---\nb").unwrap_err();
+        assert_eq!((e.path.as_str(), e.line, e.column), ("r.md", 3, 8));
+        let e = e.to_string();
         assert!(e.starts_with("r.md:3:8: expected a list of globs"), "{e}");
-        let e = Rule::parse("r.md", "---\npaths: [\"src/[\"]\n---\nb").unwrap_err();
+        let e = Rule::parse("r.md", "---\npaths: [\"src/[\"]\n---\nb")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("r.md:2:") && e.contains("invalid glob `src/[`"),
             "{e}"
         );
-        let e = Rule::parse("r.md", "---\npaths: [a\n---\nb").unwrap_err();
+        let e = Rule::parse("r.md", "---\npaths: [a\n---\nb")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("r.md:") && e.contains("invalid frontmatter"),
             "{e}"

@@ -43,7 +43,7 @@ pub fn branch_scope(root: &Path) -> Result<Chosen, ScopeError> {
         }
         Err(e) => return Err(e),
     };
-    if out.stderr.contains("not a git repository") {
+    if !git.in_repository() {
         return Ok(survey(format!(
             "`{}` is not in a git repository",
             root.display()

@@ -248,7 +248,7 @@ impl Repo {
             (true, [top, prefix, head, ..]) => (*top, *prefix, Some(head.to_string())),
             // The repository was found (its top printed); HEAD was not.
             (false, [top, prefix, ..]) if Path::new(top).is_absolute() => (*top, *prefix, None),
-            _ if out.stderr.contains("not a git repository") => {
+            _ if !git.in_repository() => {
                 return Err(ScopeError::NotARepository {
                     root: root.to_path_buf(),
                     scope: scope.describe(),
@@ -448,7 +448,7 @@ impl Repo {
                 "the list of changed files is larger than {cap} bytes"
             )));
         }
-        let mut files = parse_listing(listing).map_err(bad)?;
+        let mut files = parse_listing(listing).map_err(|e| bad(e.to_string()))?;
         let text = binary::patch_text(patch);
         let sections = parse_patch(&text);
         attach_hunks(&mut files, &text, &sections);

@@ -45,6 +45,12 @@ impl Git {
         Git { inner }
     }
 
+    /// Whether a repository contains the directory, as crit's own discovery
+    /// found it (never read from git's messages, which are translated).
+    pub fn in_repository(&self) -> bool {
+        matches!(&self.inner, Ok(g) if g.layout().is_some())
+    }
+
     /// Runs `git <hardening> args`, keeping up to `cap` bytes of stdout.
     /// Errors only when git cannot be started or is killed.
     pub fn run(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {

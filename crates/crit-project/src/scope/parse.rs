@@ -18,9 +18,26 @@ pub struct PatchSection {
     pub hunks: Vec<Hunk>,
 }
 
+/// What was malformed in git's listing (the token, as git wrote it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum ListingError {
+    #[error("unexpected entry `{0}`")]
+    Entry(String),
+    #[error("a count without a file: `{0}`")]
+    CountWithoutFile(String),
+    #[error("bad count in `{0}`")]
+    Count(String),
+    #[error("unexpected raw entry `:{0}`")]
+    Raw(String),
+    #[error("raw entry `:{0}` has no path")]
+    NoPath(String),
+    #[error("raw entry `:{0}` has no new path")]
+    NoNewPath(String),
+}
+
 /// Files of a `git diff --raw --numstat -z` listing, in git's order. Hunks are
 /// empty; `Err` says what was malformed.
-pub(super) fn parse_listing(bytes: &[u8]) -> Result<Vec<ChangedFile>, String> {
+pub(super) fn parse_listing(bytes: &[u8]) -> Result<Vec<ChangedFile>, ListingError> {
     let mut tokens = bytes
         .split(|b| *b == 0)
         .map(|t| String::from_utf8_lossy(t).into_owned());
@@ -38,7 +55,7 @@ pub(super) fn parse_listing(bytes: &[u8]) -> Result<Vec<ChangedFile>, String> {
         let mut parts = tok.splitn(3, '\t');
         let (add, del, path) = (parts.next(), parts.next(), parts.next());
         let (Some(add), Some(del), Some(path)) = (add, del, path) else {
-            return Err(format!("unexpected entry `{tok}`"));
+            return Err(ListingError::Entry(tok));
         };
         if path.is_empty() {
             tokens.next();
@@ -46,25 +63,29 @@ pub(super) fn parse_listing(bytes: &[u8]) -> Result<Vec<ChangedFile>, String> {
         }
         let file = files
             .get_mut(counted)
-            .ok_or_else(|| format!("a count without a file: `{tok}`"))?;
+            .ok_or_else(|| ListingError::CountWithoutFile(tok.clone()))?;
         counted += 1;
         if add == "-" && del == "-" {
             file.binary = true;
         } else {
-            file.additions = add.parse().map_err(|_| format!("bad count in `{tok}`"))?;
-            file.deletions = del.parse().map_err(|_| format!("bad count in `{tok}`"))?;
+            let bad = |_| ListingError::Count(tok.clone());
+            file.additions = add.parse().map_err(bad)?;
+            file.deletions = del.parse().map_err(bad)?;
         }
     }
     Ok(files)
 }
 
 /// `OLDMODE NEWMODE OLDSHA NEWSHA STATUS[SCORE]` then one or two paths.
-fn raw_entry(raw: &str, tokens: &mut impl Iterator<Item = String>) -> Result<ChangedFile, String> {
+fn raw_entry(
+    raw: &str,
+    tokens: &mut impl Iterator<Item = String>,
+) -> Result<ChangedFile, ListingError> {
     let letter = raw
         .rsplit(' ')
         .next()
         .and_then(|s| s.chars().next())
-        .ok_or_else(|| format!("unexpected raw entry `:{raw}`"))?;
+        .ok_or_else(|| ListingError::Raw(raw.into()))?;
     let status = match letter {
         'A' => FileStatus::Added,
         'D' => FileStatus::Deleted,
@@ -76,12 +97,12 @@ fn raw_entry(raw: &str, tokens: &mut impl Iterator<Item = String>) -> Result<Cha
     let first = tokens
         .next()
         .filter(|t| !t.is_empty())
-        .ok_or_else(|| format!("raw entry `:{raw}` has no path"))?;
+        .ok_or_else(|| ListingError::NoPath(raw.into()))?;
     let (path, old_path) = if matches!(status, FileStatus::Renamed | FileStatus::Copied) {
         let new = tokens
             .next()
             .filter(|t| !t.is_empty())
-            .ok_or_else(|| format!("raw entry `:{raw}` has no new path"))?;
+            .ok_or_else(|| ListingError::NoNewPath(raw.into()))?;
         (new, Some(first))
     } else {
         (first, None)

@@ -35,7 +35,7 @@ impl Revision {
             &["rev-parse", "--verify", "-q", "--end-of-options", &spec],
             SMALL,
         )?;
-        if out.stderr.contains("not a git repository") {
+        if !git.in_repository() {
             return Err(ScopeError::NotARepository {
                 root: root.to_path_buf(),
                 scope: format!("the rules at `{rev}`"),

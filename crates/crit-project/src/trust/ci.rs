@@ -190,13 +190,45 @@ fn short(sha: &str) -> String {
     sha.chars().take(7).collect()
 }
 
+/// Why the base of a change cannot be used, said so the pipeline's author
+/// can fix it. `name` is the base as the CI named it, `from` where it came
+/// from (a variable, or the branch's upstream).
+#[derive(Debug, thiserror::Error)]
+pub enum BaseError {
+    #[error("the base of the change (`{name}`, from {from}): {source}")]
+    Unresolved {
+        name: String,
+        from: String,
+        source: crate::scope::ScopeError,
+    },
+    #[error(
+        "this is a shallow clone, so the history between HEAD and the base of the change (`{name}`, from {from}) is not in it: {fix}"
+    )]
+    ShallowHistory {
+        name: String,
+        from: String,
+        fix: &'static str,
+    },
+    #[error("the base of the change (`{name}`, from {from}) shares no history with HEAD")]
+    Unrelated { name: String, from: String },
+    #[error(
+        "this is a shallow clone, so the base of the change (`{name}`, from {from}) is not in it: {fix}"
+    )]
+    ShallowMissing {
+        name: String,
+        from: String,
+        fix: &'static str,
+    },
+    #[error(
+        "the base of the change (`{name}`, from {from}) is not in this clone: fetch it first (`git fetch origin {name}`)"
+    )]
+    NotFetched { name: String, from: String },
+}
+
 /// The base `base` names, found in the repository at `root`, or why it
-/// cannot be used, said so the pipeline's author can fix it.
-pub fn locate(root: &Path, ci: Ci, base: &BaseRef) -> Result<Base, String> {
-    let what = format!(
-        "the base of the change (`{}`, from {})",
-        base.name, base.var
-    );
+/// cannot be used.
+pub fn locate(root: &Path, ci: Ci, base: &BaseRef) -> Result<Base, BaseError> {
+    let (name, from) = (base.name.clone(), base.var.clone());
     let mut found = None;
     for candidate in &base.candidates {
         match Revision::resolve(root, candidate) {
@@ -205,36 +237,30 @@ pub fn locate(root: &Path, ci: Ci, base: &BaseRef) -> Result<Base, String> {
                 break;
             }
             Ok(None) => {}
-            Err(e) => return Err(format!("{what}: {e}")),
+            Err(source) => {
+                return Err(BaseError::Unresolved { name, from, source });
+            }
         }
     }
     let shallow = || revision::is_shallow(root);
+    let fix = ci.full_history();
     match found {
         Some(revision) if revision.meets_head().unwrap_or(false) => Ok(Base {
             revision,
-            name: base.name.clone(),
-            from: base.var.clone(),
+            name,
+            from,
         }),
-        Some(_) if shallow() => Err(format!(
-            "this is a shallow clone, so the history between HEAD and {what} is not in it: {}",
-            ci.full_history()
-        )),
-        Some(_) => Err(format!("{what} shares no history with HEAD")),
-        None if shallow() => Err(format!(
-            "this is a shallow clone, so {what} is not in it: {}",
-            ci.full_history()
-        )),
-        None => Err(format!(
-            "{what} is not in this clone: fetch it first (`git fetch origin {}`)",
-            base.name
-        )),
+        Some(_) if shallow() => Err(BaseError::ShallowHistory { name, from, fix }),
+        Some(_) => Err(BaseError::Unrelated { name, from }),
+        None if shallow() => Err(BaseError::ShallowMissing { name, from, fix }),
+        None => Err(BaseError::NotFetched { name, from }),
     }
 }
 
 /// What a code review with no scope compares against in CI: the pull/merge
 /// request's base, else the branch's upstream when HEAD has moved past it.
 /// `Ok(None)`: nothing to compare with (the review surveys the project).
-pub fn review_base(root: &Path, ci: &CiEnv) -> Result<Option<Base>, String> {
+pub fn review_base(root: &Path, ci: &CiEnv) -> Result<Option<Base>, BaseError> {
     if let Some(base) = &ci.base {
         return locate(root, ci.ci, base).map(Some);
     }

@@ -29,7 +29,7 @@ use std::sync::Mutex;
 
 use crit_os::seal::Sha256;
 
-pub use ci::{Base, Ci, CiEnv};
+pub use ci::{Base, BaseError, Ci, CiEnv};
 pub use store::{TrustStore, Trusted};
 pub use survey::{Survey, survey_with};
 

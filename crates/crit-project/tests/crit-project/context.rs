@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crit_project::context::{
     ContextError, ContextOptions, OmitCause, Omitted, ProjectContext, SectionKind, UnderReview,
-    discover, project_root,
+    discover, project_root_in,
 };
 
 /// A project in a temporary directory, built from `(path, text)` pairs.
@@ -461,7 +461,7 @@ fn the_root_is_the_git_repository_root() {
     let dir = project(&[("CLAUDE.md", "root"), ("pkg/sub/AGENTS.md", "deep")]);
     let nested = dir.path().join("pkg/sub");
     assert_eq!(
-        project_root(&nested),
+        project_root_in(&nested, None),
         nested,
         "no repository: cwd is the root"
     );
@@ -471,9 +471,9 @@ fn the_root_is_the_git_repository_root() {
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(project_root(&nested), dir.path());
+    assert_eq!(project_root_in(&nested, None), dir.path());
     let ctx = discover_in(
-        &project_root(&nested),
+        &project_root_in(&nested, None),
         "pkg/sub",
         UnderReview::Everything,
         16_000,
@@ -482,14 +482,13 @@ fn the_root_is_the_git_repository_root() {
 
     // A worktree or submodule has a `.git` file.
     std::fs::write(nested.join(".git"), "gitdir: /elsewhere\n").unwrap();
-    assert_eq!(project_root(&nested), nested);
+    assert_eq!(project_root_in(&nested, None), nested);
 }
 
 /// A home directory kept in git (dotfiles) is not the project of the
 /// directories under it: the reviewer's tools would reach `~/.ssh`.
 #[test]
 fn a_home_kept_in_git_is_never_the_root_of_a_project_below_it() {
-    use crit_project::paths::project_root_in;
     let home = tempfile::tempdir().unwrap();
     let h = home.path().canonicalize().unwrap();
     std::fs::create_dir_all(h.join(".git")).unwrap();

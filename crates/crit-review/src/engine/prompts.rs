@@ -6,6 +6,36 @@
 use crit_core::contract::Contract;
 use minijinja::{Environment, UndefinedBehavior, Value};
 
+/// Why one of crit's prompts could not be rendered or a template's prompt
+/// was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PromptError {
+    /// minijinja could not render it: its message, with the prompt's line.
+    #[error("{message}{}", line.map(|l| format!(" (prompt line {l})")).unwrap_or_default())]
+    Render {
+        message: String,
+        line: Option<usize>,
+    },
+    /// The prompt does not compile.
+    #[error("invalid prompt template: {message}{}", line.map(|l| format!(" (prompt line {l})")).unwrap_or_default())]
+    Invalid {
+        message: String,
+        line: Option<usize>,
+    },
+    /// It names a variable the template does not declare as an input.
+    #[error("prompt uses `{name}`, which is not a declared input (declared: {})", if declared.is_empty() { "none".to_string() } else { declared.join(", ") })]
+    UndeclaredInput { name: String, declared: Vec<String> },
+}
+
+impl PromptError {
+    fn render(e: &minijinja::Error) -> PromptError {
+        PromptError::Render {
+            message: e.to_string(),
+            line: e.line(),
+        }
+    }
+}
+
 /// What a reviewer must answer in.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutputSpec {
@@ -48,13 +78,13 @@ pub const PREAMBLE: &str = include_str!("../../prompts/preamble.md");
 
 /// The "Your answer" section for an output contract: what a system prompt
 /// ends with so the reviewer answers in a form crit can read.
-pub(crate) fn contract_instructions(output: &OutputSpec) -> Result<String, String> {
+pub(crate) fn contract_instructions(output: &OutputSpec) -> Result<String, PromptError> {
     environment()
         .render_str(
             contract_partial(output),
             minijinja::context! { schema => schema_text(output) },
         )
-        .map_err(|e| describe(&e))
+        .map_err(|e| PromptError::render(&e))
 }
 
 /// A system prompt followed by its answer contract's instructions (none for
@@ -74,22 +104,25 @@ pub(crate) fn carries_own_format(system: &str, output: &OutputSpec) -> bool {
 }
 
 /// Renders one of crit's own prompt files with the shared partials
-/// (`crit/rubric.md`, …) available.
-pub(crate) fn render_prompt(text: &str, ctx: Value) -> Result<String, String> {
+/// (`crit/rubric.md`, the answer contracts, …) available.
+pub fn render_prompt(text: &str, ctx: Value) -> Result<String, PromptError> {
     environment()
         .render_str(text, ctx)
         .map(|s| tidy(&s))
-        .map_err(|e| describe(&e))
+        .map_err(|e| PromptError::render(&e))
 }
 
 /// Validate a prompt template at load time: it compiles, and every variable it
 /// uses is a declared input (or crit's `inputs`/`scope`).
-pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), String> {
+pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), PromptError> {
     let env = environment();
     let source = python_placeholders(text, inputs);
     let tmpl = env
         .template_from_str(&source)
-        .map_err(|e| format!("invalid prompt template: {}", describe(&e)))?;
+        .map_err(|e| PromptError::Invalid {
+            message: e.to_string(),
+            line: e.line(),
+        })?;
     let mut unknown: Vec<String> = tmpl
         .undeclared_variables(false)
         .into_iter()
@@ -98,14 +131,10 @@ pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), String> 
     unknown.sort();
     match unknown.first() {
         None => Ok(()),
-        Some(v) => Err(format!(
-            "prompt uses `{v}`, which is not a declared input (declared: {})",
-            if inputs.is_empty() {
-                "none".to_string()
-            } else {
-                inputs.join(", ")
-            }
-        )),
+        Some(v) => Err(PromptError::UndeclaredInput {
+            name: v.clone(),
+            declared: inputs.iter().map(|i| i.to_string()).collect(),
+        }),
     }
 }
 
@@ -226,15 +255,21 @@ mod tests {
     #[test]
     fn check_rejects_undeclared_and_broken() {
         assert!(check_template("Review {input}", &["input"]).is_ok());
+        let e = check_template("Review {{ doc }}", &["input"]).unwrap_err();
         assert_eq!(
-            check_template("Review {{ doc }}", &["input"]).unwrap_err(),
+            e,
+            PromptError::UndeclaredInput {
+                name: "doc".into(),
+                declared: vec!["input".into()]
+            }
+        );
+        assert_eq!(
+            e.to_string(),
             "prompt uses `doc`, which is not a declared input (declared: input)"
         );
-        assert!(
-            check_template("{% if x %}", &["x"])
-                .unwrap_err()
-                .starts_with("invalid prompt template")
-        );
+        let e = check_template("{% if x %}", &["x"]).unwrap_err();
+        assert!(matches!(e, PromptError::Invalid { .. }), "{e:?}");
+        assert!(e.to_string().starts_with("invalid prompt template"));
     }
 
     #[test]

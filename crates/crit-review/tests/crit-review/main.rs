@@ -6,9 +6,9 @@ mod prompt_support;
 mod scope_support;
 mod support_code;
 
-mod bench;
 mod cli_schema;
 mod code_reviewer;
+mod flagged;
 mod gate_property;
 mod orchestrate;
 mod panel;

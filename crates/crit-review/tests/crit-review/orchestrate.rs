@@ -109,11 +109,12 @@ fn reldo_project(extra: &str) -> TempDir {
 fn crit_for(dir: &Path, server: &FakeServer) -> Crit {
     let state = dir.join(".state");
     let config = RunConfig::load(&dir.join(".claude/reldo.json"), dir, &|_| None).unwrap();
-    Crit::new(config)
-        .with_backend(backend(server), "claude-sonnet-5-5")
-        .with_env(Arc::new(move |k| {
-            (k == "XDG_STATE_HOME").then(|| state.display().to_string())
-        }))
+    let env = Arc::new(move |k: &str| match k {
+        "XDG_STATE_HOME" => Some(state.display().to_string()),
+        "PATH" => std::env::var("PATH").ok(),
+        _ => None,
+    });
+    Crit::new(config, env).with_backend(backend(server), "claude-sonnet-5-5")
 }
 
 fn task(kind: &str, prompt: &str) -> (&'static str, serde_json::Value) {

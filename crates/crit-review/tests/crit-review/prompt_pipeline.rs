@@ -319,11 +319,14 @@ async fn a_slow_reviewer_is_left_behind_at_the_deadline() {
 #[tokio::test]
 async fn no_backend_fails_open() {
     let dir = project(&[]);
-    let opts = PromptOptions::new(PromptConfig::default(), Err("no API key".into()), Mode::Api);
+    let no_key = crit_llm::LlmError::Config {
+        message: "no API key".into(),
+    };
+    let opts = PromptOptions::new(PromptConfig::default(), Err(no_key), Mode::Api);
     let r = review(&request(dir.path(), VAGUE), &opts).await;
     assert_eq!(r.status, Status::FailedOpen);
     assert!(
-        r.warnings[0].contains("no model backend: no API key"),
+        r.warnings[0].contains("no model backend: configuration error: no API key"),
         "{:?}",
         r.warnings
     );

@@ -8,6 +8,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crit_os::env::Env;
+
 use crate::confine::Roots;
 use crate::context::ToolContext;
 use crate::git_hardening::{CONFIG_QUERY, GIT_ENV, HARDENING, RepoConfig};
@@ -68,7 +70,7 @@ pub(crate) struct GitSetup {
 impl BashSession {
     pub(crate) async fn start(cx: &ToolContext) -> BashSession {
         let layout = git_layout::discover(cx.root());
-        let rules = rules(&cx.roots, layout.as_ref().ok());
+        let rules = rules(&cx.roots, layout.as_ref().ok(), &cx.env);
         let sandbox = match tokio::task::spawn_blocking(move || Sandbox::start(rules)).await {
             Ok(Ok(s)) => {
                 tracing::info!(status = %s.status(), "tool sandbox");
@@ -88,7 +90,7 @@ impl BashSession {
 
 /// The project roots and the repository read-only, the system directories and
 /// the allowed programs executable, nothing else.
-fn rules(roots: &Roots, layout: Option<&GitLayout>) -> SandboxRules {
+fn rules(roots: &Roots, layout: Option<&GitLayout>, env: &Env) -> SandboxRules {
     let mut rules = SandboxRules::system();
     for r in roots.all() {
         rules = rules.read(r);
@@ -96,7 +98,7 @@ fn rules(roots: &Roots, layout: Option<&GitLayout>) -> SandboxRules {
     if let Some(l) = layout {
         rules = rules.read(l.readable_dir());
     }
-    let path = child_path(roots, std::env::var_os("PATH"));
+    let path = child_path(roots, env.get("PATH"));
     for program in ALLOWED_PROGRAMS {
         let found = std::env::split_paths(&path)
             .map(|d| d.join(program))
@@ -134,7 +136,7 @@ async fn git_setup(
             program: "git",
             args: &argv,
             cwd: cx.root(),
-            env: child_env(&cx.roots, std::env::var_os("PATH")),
+            env: child_env(&cx.roots, &cx.env),
             clear_env: true,
             stdin: None,
             timeout: QUERY_TIMEOUT,
@@ -182,10 +184,10 @@ const MODEL_OVERRIDES: &[(&str, &str)] = &[
 /// a repo cannot plant its own `git`), LANG, and git's: no user or system
 /// config at all (`GIT_CONFIG_GLOBAL=/dev/null`), plus [`GIT_ENV`]. No HOME:
 /// nothing the tools run should look there.
-pub(super) fn child_env(roots: &Roots, path: Option<OsString>) -> Vec<(OsString, OsString)> {
-    let mut env = vec![(OsString::from("PATH"), child_path(roots, path))];
-    if let Some(v) = std::env::var_os("LANG") {
-        env.push(("LANG".into(), v));
+pub(super) fn child_env(roots: &Roots, from: &Env) -> Vec<(OsString, OsString)> {
+    let mut env = vec![(OsString::from("PATH"), child_path(roots, from.get("PATH")))];
+    if let Some(v) = from.get("LANG") {
+        env.push(("LANG".into(), v.into()));
     }
     env.push(("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()));
     for (k, v) in GIT_ENV {
@@ -194,8 +196,8 @@ pub(super) fn child_env(roots: &Roots, path: Option<OsString>) -> Vec<(OsString,
     env
 }
 
-fn child_path(roots: &Roots, path: Option<OsString>) -> OsString {
-    let path = path.unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+fn child_path(roots: &Roots, path: Option<&str>) -> OsString {
+    let path = path.unwrap_or("/usr/local/bin:/usr/bin:/bin");
     let safe: Vec<PathBuf> = std::env::split_paths(&path)
         .filter(|p| p.is_absolute() && !roots.all().any(|r| p.starts_with(r)))
         .collect();
@@ -219,7 +221,10 @@ mod tests {
             "/bin".into(),
         ])
         .unwrap();
-        let env = child_env(&roots, Some(path));
+        let from = Env::new()
+            .with("PATH", path.to_string_lossy())
+            .with("LANG", "C.UTF-8");
+        let env = child_env(&roots, &from);
         let (_, path) = env.iter().find(|(k, _)| k == "PATH").unwrap();
         assert_eq!(path, "/usr/bin:/bin");
         let keys: Vec<_> = env
@@ -235,6 +240,8 @@ mod tests {
             env.iter()
                 .any(|(k, v)| k == "GIT_CONFIG_GLOBAL" && v == "/dev/null")
         );
+        // LANG comes from the environment handed down, not this process's.
+        assert!(env.iter().any(|(k, v)| k == "LANG" && v == "C.UTF-8"));
         assert!(
             env.iter()
                 .any(|(k, v)| k == "GIT_LITERAL_PATHSPECS" && v == "1")

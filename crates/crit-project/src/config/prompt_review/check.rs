@@ -145,25 +145,44 @@ pub(super) fn admit(
     Ok(value)
 }
 
+/// Why a reviewer's `prompt_file` was not read.
+#[derive(Debug, thiserror::Error)]
+enum PromptFileError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{file} is not a file inside the project; a project's files may only name prompt files inside it"
+    )]
+    Outside { file: String },
+    #[error(transparent)]
+    Rules(#[from] crate::trust::TrustError),
+}
+
 /// The text of the prompt file `file` names in `layer`.
-fn read_prompt_file(file: &str, layer: &Layer, rules: &ProjectRules) -> Result<String, String> {
+fn read_prompt_file(
+    file: &str,
+    layer: &Layer,
+    rules: &ProjectRules,
+) -> Result<String, PromptFileError> {
     match &layer.place {
         Place::User { dir } => {
             let path = dir.join(file);
-            std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))
+            std::fs::read_to_string(&path).map_err(|source| PromptFileError::Io { path, source })
         }
         Place::Project { rel: config_file } => {
             let dir = config_file.rsplit_once('/').map_or("", |(d, _)| d);
-            let outside = || {
-                format!(
-                    "{file} is not a file inside the project; a project's files may only name prompt files inside it"
-                )
-            };
+            let outside = || PromptFileError::Outside { file: file.into() };
             let rel = inside(dir, file).ok_or_else(outside)?;
             // In the working tree a symlink could still lead out.
             if matches!(rules.source(), Source::WorkTree) {
-                let root = std::fs::canonicalize(rules.root()).map_err(|e| e.to_string())?;
+                let root =
+                    std::fs::canonicalize(rules.root()).map_err(|source| PromptFileError::Io {
+                        path: rules.root().to_path_buf(),
+                        source,
+                    })?;
                 let real = std::fs::canonicalize(root.join(&rel)).map_err(|_| outside())?;
                 if !real.starts_with(&root) || !real.is_file() {
                     return Err(outside());
@@ -172,7 +191,7 @@ fn read_prompt_file(file: &str, layer: &Layer, rules: &ProjectRules) -> Result<S
             match rules.read(&rel) {
                 Ok(Some(f)) => Ok(f.text),
                 Ok(None) => Err(outside()),
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(e.into()),
             }
         }
     }

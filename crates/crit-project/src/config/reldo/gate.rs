@@ -8,7 +8,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::trust::{Gated, ProjectRules, Source};
+use crate::trust::{Gated, ProjectRules, Source, TrustError};
 
 /// The questions one config file asks of its project's rules.
 pub(super) struct Gate<'a> {
@@ -59,7 +59,7 @@ impl Gate<'_> {
 
     /// A prompt file's text from where the rules read the project (at a
     /// commit, the commit's file). `None`: read it from disk.
-    pub fn read_prompt(&self, path: &Path) -> Option<Result<Option<String>, String>> {
+    pub fn read_prompt(&self, path: &Path) -> Option<Result<Option<String>, TrustError>> {
         let rules = self.rules?;
         let Source::Revision(_) = rules.source() else {
             return None;
@@ -69,12 +69,7 @@ impl Gate<'_> {
             .ok()?
             .to_string_lossy()
             .replace('\\', "/");
-        Some(
-            rules
-                .read(&rel)
-                .map(|f| f.map(|f| f.text))
-                .map_err(|e| e.to_string()),
-        )
+        Some(rules.read(&rel).map(|f| f.map(|f| f.text)))
     }
 }
 

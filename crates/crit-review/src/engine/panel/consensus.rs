@@ -43,16 +43,23 @@ impl fmt::Display for Consensus {
     }
 }
 
+/// A consensus mode crit does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown consensus `{given}`: use any, majority or all")]
+pub struct UnknownConsensus {
+    pub given: String,
+}
+
 impl FromStr for Consensus {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownConsensus;
+    fn from_str(s: &str) -> Result<Self, UnknownConsensus> {
         match s.trim().to_ascii_lowercase().as_str() {
             "any" => Ok(Consensus::Any),
             "majority" => Ok(Consensus::Majority),
             "all" => Ok(Consensus::All),
-            other => Err(format!(
-                "unknown consensus `{other}`: use any, majority or all"
-            )),
+            other => Err(UnknownConsensus {
+                given: other.to_string(),
+            }),
         }
     }
 }

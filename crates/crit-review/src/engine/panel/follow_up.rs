@@ -40,7 +40,7 @@ impl FollowUp {
     }
 
     /// Asks one question; the answer joins the conversation.
-    pub async fn ask(&mut self, question: &str) -> Result<String, String> {
+    pub async fn ask(&mut self, question: &str) -> Result<String, FollowUpError> {
         let prompt = self.prompt(question);
         let (answer, usage, cost) =
             super::one::converse(&self.backend, &self.plan, &self.env, prompt).await?;
@@ -68,4 +68,23 @@ impl FollowUp {
         p.push_str(&format!("\n<question>\n{question}\n</question>\n"));
         p
     }
+}
+
+/// Why a follow-up question got no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum FollowUpError {
+    /// A limit (time, turns, budget) ended it; the limit's words.
+    #[error("the answer was cut short: {0}")]
+    CutShort(String),
+    #[error("cancelled")]
+    Cancelled,
+    /// The model refused; what it said, shortened.
+    #[error("{0}")]
+    Refused(String),
+    /// The run failed; the backend's own error when it was the backend.
+    #[error("{message}")]
+    Failed {
+        message: String,
+        error: Option<crit_llm::LlmError>,
+    },
 }

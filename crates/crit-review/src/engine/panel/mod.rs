@@ -28,9 +28,9 @@ use crate::engine::prompts::OutputSpec;
 
 pub(crate) use aggregate::distinct as distinct_findings;
 pub use aggregate::{aggregate, effective_verdict, merge_parts, unpriced};
-pub use consensus::Consensus;
 pub(crate) use consensus::apply as apply_consensus;
-pub use follow_up::FollowUp;
+pub use consensus::{Consensus, UnknownConsensus};
+pub use follow_up::{FollowUp, FollowUpError};
 pub use progress::{NoProgress, Progress, ProgressEvent};
 pub use transcript::SharedTranscript;
 
@@ -92,6 +92,19 @@ pub struct PanelEnv {
     /// Removes secrets from every reviewer's tool results, and records them
     /// for the review's info findings (one record for the whole panel).
     pub redaction: ToolRedactor,
+    /// The environment the front end read: the Bash tool's programs start
+    /// from its `PATH` and `LANG` ([`tool_env`]).
+    pub tool_env: Arc<crit_os::env::Env>,
+}
+
+/// What of an environment lookup reaches the tools' programs: `PATH` and
+/// `LANG`, nothing else.
+pub fn tool_env(lookup: &dyn Fn(&str) -> Option<String>) -> Arc<crit_os::env::Env> {
+    Arc::new(crit_os::env::Env::from_pairs(
+        ["PATH", "LANG"]
+            .into_iter()
+            .filter_map(|k| lookup(k).map(|v| (k, v))),
+    ))
 }
 
 impl Default for PanelEnv {

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::progress::ProgressEvent;
 use super::read::read_answer;
 use super::transcript::ReviewerSink;
-use super::{PanelEnv, ReviewerPlan, ReviewerRun};
+use super::{FollowUpError, PanelEnv, ReviewerPlan, ReviewerRun};
 use crate::engine::prompts::OutputSpec;
 
 /// How a run ended, whichever backend ran it.
@@ -200,6 +200,7 @@ async fn via_loop(
         Ok(mut cx) => {
             cx.redaction = env.redaction.clone();
             cx.with_cancel(env.cancel.child_token())
+                .with_env(std::sync::Arc::clone(&env.tool_env))
         }
         Err(e) => {
             return failed(format!(
@@ -575,7 +576,7 @@ pub(super) async fn converse(
     plan: &ReviewerPlan,
     env: &PanelEnv,
     prompt: String,
-) -> Result<(String, Usage, f64), String> {
+) -> Result<(String, Usage, f64), FollowUpError> {
     let mut plan = plan.clone();
     plan.user = prompt;
     // The markdown contract has no schema: the answer is read as text.
@@ -587,11 +588,14 @@ pub(super) async fn converse(
     };
     match answer.ending {
         Ending::Completed => Ok((answer.text, answer.usage, answer.cost_usd)),
-        Ending::Limit { detail, .. } => Err(format!("the answer was cut short: {detail}")),
-        Ending::Cancelled => Err("cancelled".into()),
-        Ending::Refused(said) => Err(refusal_message(&said)),
-        Ending::NoValidOutput(m) | Ending::Ambiguous(m) => Err(m),
-        Ending::Failed { message, .. } => Err(message),
+        Ending::Limit { detail, .. } => Err(FollowUpError::CutShort(detail)),
+        Ending::Cancelled => Err(FollowUpError::Cancelled),
+        Ending::Refused(said) => Err(FollowUpError::Refused(refusal_message(&said))),
+        Ending::NoValidOutput(message) | Ending::Ambiguous(message) => Err(FollowUpError::Failed {
+            message,
+            error: None,
+        }),
+        Ending::Failed { message, error } => Err(FollowUpError::Failed { message, error }),
     }
 }
 

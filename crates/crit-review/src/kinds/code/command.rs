@@ -28,7 +28,7 @@ use crit_project::trust::ProjectRules;
 const STDOUT_CAP: usize = 4 * 1024 * 1024;
 const STDERR_CAP: usize = 64 * 1024;
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CommandReviewer {
     argv: Vec<String>,
     root: PathBuf,
@@ -37,8 +37,23 @@ pub struct CommandReviewer {
     max_findings: Option<usize>,
     fail_on: FailOn,
     /// The suppressions the project's rules allow; `None` reads them from
-    /// the rules found for `root` in this process's environment.
+    /// the rules found for `root` in `env`.
     suppressions: Option<Suppressions>,
+    /// The environment the front end read (CI variables, the trust store's
+    /// place); none by default, and then no project file is trusted.
+    env: crit_project::paths::EnvLookup,
+}
+
+impl std::fmt::Debug for CommandReviewer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CommandReviewer")
+            .field("argv", &self.argv)
+            .field("root", &self.root)
+            .field("filter", &self.filter)
+            .field("max_findings", &self.max_findings)
+            .field("fail_on", &self.fail_on)
+            .finish_non_exhaustive()
+    }
 }
 
 impl CommandReviewer {
@@ -53,7 +68,15 @@ impl CommandReviewer {
             max_findings: None,
             fail_on: FailOn::default(),
             suppressions: None,
+            env: std::sync::Arc::new(|_| None),
         }
+    }
+
+    /// The environment the front end read, for finding the project's rules
+    /// when no suppressions are given.
+    pub fn with_env(mut self, env: crit_project::paths::EnvLookup) -> Self {
+        self.env = env;
+        self
     }
 
     /// The suppressions to apply, as the caller's trust decision allows them
@@ -113,8 +136,7 @@ impl CommandReviewer {
         // and reviewing without it would bring dismissed findings back.
         let suppressions = match self.suppressions.clone().map_or_else(
             || {
-                let env = |k: &str| std::env::var(k).ok();
-                ProjectRules::discover(&self.root, &env, None)
+                ProjectRules::discover(&self.root, self.env.as_ref(), None)
                     .map_err(|e| e.to_string())
                     .and_then(|rules| Suppressions::load_with(&rules).map_err(|e| e.to_string()))
             },

@@ -9,7 +9,11 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), crit_review::orchestrate::RunError> {
-//! let crit = crit_review::orchestrate::Crit::from_config(".claude/reldo.json")?;
+//! // The front end reads the environment once and hands it down.
+//! let env = crit_os::env::Env::from_process();
+//! let lookup = std::sync::Arc::new(move |k: &str| env.get(k).map(str::to_string));
+//! let cwd = std::env::current_dir().unwrap_or_default();
+//! let crit = crit_review::orchestrate::Crit::from_config(".claude/reldo.json", &cwd, lookup)?;
 //! let result = crit.review("Review src/auth.rs: added token refresh").await?;
 //! println!("{} {}", result.verdict, result.usage.total());
 //! # Ok(()) }
@@ -32,7 +36,7 @@ pub use crit_project::config::reldo::{
 mod mcp_access;
 
 use crate::engine::panel::{self, PanelEnv, Progress, ReviewerPlan, SharedTranscript};
-use crate::engine::prompts::{OutputSpec, contract_instructions};
+use crate::engine::prompts::{OutputSpec, PromptError, contract_instructions};
 use crate::engine::redaction::Removed;
 use crate::engine::session::{self, Session, SessionMeta};
 use crit_core::redact::Redactor;
@@ -59,7 +63,7 @@ pub enum RunError {
     #[error(transparent)]
     AgentDefs(#[from] crit_project::agent_defs::AgentDefError),
     #[error("the output contract: {0}")]
-    Contract(String),
+    Contract(#[source] PromptError),
 }
 
 /// A configured orchestrator. Cheap to build; [`Crit::review`] does the work.
@@ -85,25 +89,27 @@ impl std::fmt::Debug for Crit {
 }
 
 impl Crit {
-    /// Loads a config file (JSON or YAML; Reldo's format), relative to the
-    /// current directory.
-    pub fn from_config(path: impl AsRef<Path>) -> Result<Crit, RunError> {
-        let cwd = std::env::current_dir().map_err(|source| RunConfigError::Io {
-            path: PathBuf::from("."),
-            source,
-        })?;
-        let config = RunConfig::load(path.as_ref(), &cwd, &|k| std::env::var(k).ok())?;
-        Ok(Crit::new(config))
+    /// Loads a config file (JSON or YAML; Reldo's format), relative to
+    /// `cwd`; `env` is the environment the front end read (`XDG_*`, `HOME`,
+    /// `CRIT_*`, and `PATH`/`LANG` for the tools' programs).
+    pub fn from_config(
+        path: impl AsRef<Path>,
+        cwd: &Path,
+        env: crit_project::paths::EnvLookup,
+    ) -> Result<Crit, RunError> {
+        let config = RunConfig::load(path.as_ref(), cwd, env.as_ref())?;
+        Ok(Crit::new(config, env))
     }
 
-    pub fn new(config: RunConfig) -> Crit {
+    /// The orchestrator for `config`; `env` as for [`Crit::from_config`].
+    pub fn new(config: RunConfig, env: crit_project::paths::EnvLookup) -> Crit {
         Crit {
             config,
             backend: None,
             hooks: Hooks::default(),
             progress: None,
             cancel: CancellationToken::new(),
-            env: Arc::new(|k| std::env::var(k).ok()),
+            env,
             verbose: false,
             max_budget_usd: None,
         }
@@ -149,12 +155,6 @@ impl Crit {
         self
     }
 
-    /// Environment lookups (`XDG_*`, `HOME`, `CRIT_*`); tests pass their own.
-    pub fn with_env(mut self, env: crit_project::paths::EnvLookup) -> Self {
-        self.env = env;
-        self
-    }
-
     /// `--verbose`: keep the full transcript in the session (FR7).
     pub fn verbose(mut self, on: bool) -> Self {
         self.verbose = on;
@@ -178,7 +178,8 @@ impl Crit {
         let started = Instant::now();
         let now = SystemTime::now();
         let cfg = &self.config;
-        let root = crit_project::paths::project_root(&cfg.cwd);
+        let home = (self.env)("HOME").map(PathBuf::from);
+        let root = crit_project::paths::project_root_in(&cfg.cwd, home.as_deref());
         let (backend, default_model) = match &self.backend {
             Some((b, m)) => (b.clone(), m.clone()),
             None => return Err(RunError::Backend(LlmError::NoBackend)),
@@ -217,6 +218,7 @@ impl Crit {
             cancel: self.cancel.clone(),
             spend: Default::default(),
             redaction: crate::engine::redaction::tools_redactor(),
+            tool_env: panel::tool_env(self.env.as_ref()),
         };
         let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
         let mut result = panel::aggregate("run", &runs);

@@ -19,7 +19,7 @@ use crit_llm::Backend;
 use serde_json::{Value, json};
 
 use crate::engine::panel::{self, PanelEnv, Progress, ReviewerPlan};
-use crate::engine::prompts::{OutputSpec, contract_instructions, render_prompt};
+use crate::engine::prompts::{OutputSpec, PromptError, contract_instructions, render_prompt};
 use crit_project::context::{self, ContextOptions, UnderReview};
 
 const PERSONA: &str = include_str!("../../../prompts/plan/persona.md");
@@ -28,6 +28,21 @@ const AUTO_SELECT: &str = include_str!("../../../prompts/plan/auto_select.md");
 const SELECT_MODEL: &str = "haiku";
 /// How much of the plan AUTO-SELECT sees.
 const SELECT_LINES: usize = 200;
+
+/// Why AUTO-SELECT picked no panel (the default panel reviews instead).
+#[derive(Debug, thiserror::Error)]
+enum SelectError {
+    #[error("its prompt did not render: {0}")]
+    Prompt(#[from] PromptError),
+    #[error("no answer")]
+    NoAnswer,
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("the answer's panel: {0}")]
+    Panel(#[source] serde_json::Error),
+    #[error("it picked nobody")]
+    Nobody,
+}
 
 /// A panel on a model backend.
 pub struct LlmPanel {
@@ -38,7 +53,9 @@ pub struct LlmPanel {
     progress: Option<Arc<dyn Progress>>,
     cancel: tokio_util::sync::CancellationToken,
     max_budget_usd: Option<f64>,
-    runtime: tokio::runtime::Runtime,
+    /// The caller's runtime: the panel's reviewers run on it while
+    /// [`Panel::review`] (synchronous, as crit-checks calls it) waits.
+    runtime: tokio::runtime::Handle,
 }
 
 impl std::fmt::Debug for LlmPanel {
@@ -53,12 +70,15 @@ impl std::fmt::Debug for LlmPanel {
 
 impl LlmPanel {
     /// `home` locates `~/.claude/reviewers.yaml`, AUTO-SELECT's catalogue.
+    /// `runtime` is the caller's (a multi-threaded one: the panel waits on it
+    /// from a thread outside it, such as a `spawn_blocking` one).
     pub fn new(
         backend: Backend,
         default_model: impl Into<String>,
         home: Option<PathBuf>,
-    ) -> std::io::Result<Self> {
-        Ok(LlmPanel {
+        runtime: tokio::runtime::Handle,
+    ) -> Self {
+        LlmPanel {
             backend,
             default_model: default_model.into(),
             home,
@@ -66,10 +86,8 @@ impl LlmPanel {
             progress: None,
             cancel: Default::default(),
             max_budget_usd: None,
-            runtime: tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?,
-        })
+            runtime,
+        }
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -134,7 +152,7 @@ impl LlmPanel {
         } else {
             req.reviewers.panel.clone()
         };
-        let plans: Result<Vec<ReviewerPlan>, String> =
+        let plans: Result<Vec<ReviewerPlan>, PromptError> =
             personas.iter().map(|p| self.persona_plan(p, req)).collect();
         let plans = match plans {
             Ok(p) => p,
@@ -196,7 +214,11 @@ impl LlmPanel {
         }
     }
 
-    fn persona_plan(&self, p: &Persona, req: &PanelRequest<'_>) -> Result<ReviewerPlan, String> {
+    fn persona_plan(
+        &self,
+        p: &Persona,
+        req: &PanelRequest<'_>,
+    ) -> Result<ReviewerPlan, PromptError> {
         let output = OutputSpec::Contract(Contract::FindingsJson);
         let system = render_prompt(
             PERSONA,
@@ -238,7 +260,7 @@ impl LlmPanel {
         &self,
         req: &PanelRequest<'_>,
         spend: &Arc<crit_agent::SpendMeter>,
-    ) -> Result<(Vec<Persona>, String), String> {
+    ) -> Result<(Vec<Persona>, String), SelectError> {
         let catalogue = self
             .home
             .as_ref()
@@ -282,15 +304,16 @@ impl LlmPanel {
             .await
             .into_iter()
             .next()
-            .ok_or("no answer")?;
-        let answer = run
-            .structured
-            .ok_or_else(|| run.parse_error.unwrap_or_else(|| "no answer".into()))?;
-        let mut panel: Vec<Persona> = serde_json::from_value(answer["panel"].clone())
-            .map_err(|e| format!("the answer's panel: {e}"))?;
+            .ok_or(SelectError::NoAnswer)?;
+        let answer = run.structured.ok_or(match run.parse_error {
+            Some(why) => SelectError::Unreadable(why),
+            None => SelectError::NoAnswer,
+        })?;
+        let mut panel: Vec<Persona> =
+            serde_json::from_value(answer["panel"].clone()).map_err(SelectError::Panel)?;
         panel.retain(|p| !p.name.trim().is_empty());
         if panel.is_empty() {
-            return Err("it picked nobody".into());
+            return Err(SelectError::Nobody);
         }
         let why = answer["reason"].as_str().unwrap_or("").trim().to_string();
         Ok((panel, why))

@@ -173,7 +173,7 @@ pub fn options(
             let budget = std::time::Duration::from_millis(loaded.config.budget.timeout_ms);
             let retry = &mut choice.selection.retry;
             retry.max_retry_after = retry.max_retry_after.min(budget);
-            let built = choice.selection.build().map_err(|e| e.to_string());
+            let built = choice.selection.build();
             let mut o = PromptOptions::new(loaded.config.clone(), built, choice.mode);
             o.backend_label = choice.selection.provider.value.to_string();
             o.reviewer_model = choice.reviewer_model;
@@ -181,11 +181,7 @@ pub fn options(
             o.notes = choice.notes;
             o
         }
-        Err(e) => PromptOptions::new(
-            loaded.config.clone(),
-            Err(e.to_string()),
-            loaded.config.mode,
-        ),
+        Err(e) => PromptOptions::new(loaded.config.clone(), Err(e), loaded.config.mode),
     };
     if cache {
         let lookup = |k: &str| env.get(k).map(str::to_string);

@@ -159,19 +159,32 @@ pub fn schema(rules: &Rules) -> Value {
     })
 }
 
+/// Why an answer is not a reviewer's critique.
+#[derive(Debug, thiserror::Error)]
+pub enum Malformed {
+    #[error(transparent)]
+    Schema(#[from] crit_agent::structured::SchemaError),
+    /// Not valid against the reviewer's schema (the reasons, one per line).
+    #[error(transparent)]
+    Mismatch(#[from] crit_agent::SchemaMismatch),
+    #[error("not a critique: {0}")]
+    NotACritique(#[source] serde_json::Error),
+    #[error("says no_issues but lists {findings} finding(s)")]
+    NoIssuesWithFindings { findings: usize },
+}
+
 /// Reads an answer as `rules.reviewer`'s critique: valid against its schema, its
 /// own role, and not claiming `no_issues` while listing findings. Anything else
-/// is malformed, with the reasons (one per line).
-pub fn check(answer: &Value, rules: &Rules) -> Result<Critique, String> {
-    let validator = crit_agent::StructuredOutput::new(schema(rules)).map_err(|e| e.to_string())?;
-    validator.validate(answer).map_err(|e| e.to_string())?;
+/// is malformed.
+pub fn check(answer: &Value, rules: &Rules) -> Result<Critique, Malformed> {
+    let validator = crit_agent::StructuredOutput::new(schema(rules))?;
+    validator.validate(answer)?;
     let critique: Critique =
-        serde_json::from_value(answer.clone()).map_err(|e| format!("not a critique: {e}"))?;
+        serde_json::from_value(answer.clone()).map_err(Malformed::NotACritique)?;
     if critique.no_issues && !critique.findings.is_empty() {
-        return Err(format!(
-            "says no_issues but lists {} finding(s)",
-            critique.findings.len()
-        ));
+        return Err(Malformed::NoIssuesWithFindings {
+            findings: critique.findings.len(),
+        });
     }
     Ok(critique)
 }
@@ -222,6 +235,11 @@ mod tests {
     fn no_issues_with_findings_is_malformed() {
         let v = json!({"reviewer_role":"security","severity_max":"major","confidence":0.9,"no_issues":true,
             "findings":[{"id":"SEC-1","severity":"major","confidence":0.9,"issue":"i","evidence":"e","suggested_ops":[]}]});
-        assert!(check(&v, &rules()).unwrap_err().contains("no_issues"));
+        let e = check(&v, &rules()).unwrap_err();
+        assert!(
+            matches!(e, Malformed::NoIssuesWithFindings { findings: 1 }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("no_issues"));
     }
 }

@@ -23,6 +23,23 @@ pub struct PromptFile {
     pub text: String,
 }
 
+/// A `--file` pattern that names no prompt file to review.
+#[derive(Debug, thiserror::Error)]
+pub enum ExpandError {
+    #[error("--file {pattern}: {source}")]
+    Glob {
+        pattern: String,
+        source: globset::Error,
+    },
+    #[error("--file {pattern}: no file matches")]
+    NoMatch { pattern: String },
+    #[error("--file {path}: cannot read: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
 fn is_glob(p: &str) -> bool {
     p.contains(['*', '?', '[', '{'])
 }
@@ -31,7 +48,7 @@ fn is_glob(p: &str) -> bool {
 /// `*` stays within a directory and `**` crosses them; .gitignore respected,
 /// `.git` skipped) or a plain path. Sorted, each once. A glob that matches
 /// nothing, or a file that cannot be read, is an error.
-pub fn expand(cwd: &Path, patterns: &[String]) -> Result<Vec<PromptFile>, String> {
+pub fn expand(cwd: &Path, patterns: &[String]) -> Result<Vec<PromptFile>, ExpandError> {
     let mut paths: Vec<String> = Vec::new();
     for p in patterns {
         if !is_glob(p) {
@@ -41,7 +58,10 @@ pub fn expand(cwd: &Path, patterns: &[String]) -> Result<Vec<PromptFile>, String
         let glob = GlobBuilder::new(p.trim_start_matches("./"))
             .literal_separator(true)
             .build()
-            .map_err(|e| format!("--file {p}: {e}"))?
+            .map_err(|source| ExpandError::Glob {
+                pattern: p.clone(),
+                source,
+            })?
             .compile_matcher();
         let mut found: Vec<String> = ignore::WalkBuilder::new(cwd)
             .hidden(false)
@@ -61,7 +81,7 @@ pub fn expand(cwd: &Path, patterns: &[String]) -> Result<Vec<PromptFile>, String
             })
             .collect();
         if found.is_empty() {
-            return Err(format!("--file {p}: no file matches"));
+            return Err(ExpandError::NoMatch { pattern: p.clone() });
         }
         paths.append(&mut found);
     }
@@ -71,8 +91,10 @@ pub fn expand(cwd: &Path, patterns: &[String]) -> Result<Vec<PromptFile>, String
         .into_iter()
         .map(|path| {
             let full = cwd.join(&path);
-            let text = std::fs::read_to_string(&full)
-                .map_err(|e| format!("--file {path}: cannot read: {e}"))?;
+            let text = match std::fs::read_to_string(&full) {
+                Ok(t) => t,
+                Err(source) => return Err(ExpandError::Read { path, source }),
+            };
             Ok(PromptFile { path, text })
         })
         .collect()

@@ -12,7 +12,7 @@ use super::render;
 use super::result::PromptReview;
 use super::run::PromptOptions;
 use crate::engine::panel::{self, PanelEnv, ReviewerPlan};
-use crate::engine::prompts::{OutputSpec, contract_instructions, render_prompt};
+use crate::engine::prompts::{OutputSpec, PromptError, contract_instructions, render_prompt};
 
 const EDITOR: &str = include_str!("../../../prompts/prompt_review/editor.md");
 
@@ -34,7 +34,7 @@ pub fn plan(
     model: &str,
     timeout: Duration,
     max_retries: u32,
-) -> Result<ReviewerPlan, String> {
+) -> Result<ReviewerPlan, PromptError> {
     let edits: Vec<minijinja::Value> = review
         .changes
         .iter()
@@ -103,7 +103,7 @@ pub(super) async fn rephrase(
         opts.config.editor.max_retries,
     ) {
         Ok(p) => p,
-        Err(e) => return fallback(review, e),
+        Err(e) => return fallback(review, e.to_string()),
     };
     let runs = panel::run_panel(backend, std::slice::from_ref(&plan), env).await;
     let Some(run) = runs.into_iter().next() else {

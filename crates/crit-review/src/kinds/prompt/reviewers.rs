@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::critique::{self, OpKind, Rules, Severity};
 use crate::engine::panel::ReviewerPlan;
-use crate::engine::prompts::{OutputSpec, contract_instructions, render_prompt};
+use crate::engine::prompts::{OutputSpec, PromptError, contract_instructions, render_prompt};
 use crit_agent::RunLimits;
 use crit_project::config::prompt_review::ReviewerConfig;
 
@@ -214,18 +214,43 @@ pub fn specialists_for(stack: &[String]) -> Vec<String> {
     out.into_iter().map(str::to_string).collect()
 }
 
+/// Why a configured reviewer cannot take part.
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewerError {
+    #[error("cannot read its prompt file {path}: {source}")]
+    PromptFile {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("`{name}` is not a built-in reviewer and names no prompt_file")]
+    Unknown { name: String },
+    #[error("`{name}` may use no op or no severity")]
+    NothingAllowed { name: String },
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+}
+
 /// The reviewer `name` as configured: a built-in (its prompt file replaced
 /// when `prompt_file` is set), or one of the user's (which needs a prompt file).
-pub fn resolve(name: &str, cfg: &ReviewerConfig, stack: &[String]) -> Result<Reviewer, String> {
+pub fn resolve(
+    name: &str,
+    cfg: &ReviewerConfig,
+    stack: &[String],
+) -> Result<Reviewer, ReviewerError> {
     let builtin = BUILTINS.iter().find(|b| b.name == name);
     // Settings files have read `prompt_file` into `prompt` already; a
     // library caller may give either.
     let custom_focus = match (&cfg.prompt, &cfg.prompt_file) {
         (Some(text), _) => Some(text.clone()),
-        (None, Some(path)) => Some(
-            std::fs::read_to_string(path)
-                .map_err(|e| format!("cannot read its prompt file {path}: {e}"))?,
-        ),
+        (None, Some(path)) => {
+            Some(
+                std::fs::read_to_string(path).map_err(|source| ReviewerError::PromptFile {
+                    path: path.clone(),
+                    source,
+                })?,
+            )
+        }
         (None, None) => None,
     };
     let (mut rules, id_prefix, focus) = match (builtin, custom_focus) {
@@ -251,9 +276,7 @@ pub fn resolve(name: &str, cfg: &ReviewerConfig, stack: &[String]) -> Result<Rev
             focus,
         ),
         (None, None) => {
-            return Err(format!(
-                "`{name}` is not a built-in reviewer and names no prompt_file"
-            ));
+            return Err(ReviewerError::Unknown { name: name.into() });
         }
     };
     if let Some(ops) = &cfg.ops {
@@ -263,7 +286,7 @@ pub fn resolve(name: &str, cfg: &ReviewerConfig, stack: &[String]) -> Result<Rev
         rules.severities = s.clone();
     }
     if rules.ops.is_empty() || rules.severities.is_empty() {
-        return Err(format!("`{name}` may use no op or no severity"));
+        return Err(ReviewerError::NothingAllowed { name: name.into() });
     }
     Ok(Reviewer {
         name: name.to_string(),
@@ -282,7 +305,7 @@ pub fn resolve(name: &str, cfg: &ReviewerConfig, stack: &[String]) -> Result<Rev
 impl Reviewer {
     /// The system prompt: the shared frame with this reviewer's area, its stack
     /// notes, its ops and severities, then the answer contract with its schema.
-    pub fn system_prompt(&self) -> Result<String, String> {
+    pub fn system_prompt(&self) -> Result<String, PromptError> {
         let specialists: Vec<&str> = self
             .specialists
             .iter()
@@ -323,7 +346,7 @@ impl Reviewer {
         prompt: &str,
         model: &str,
         timeout: Duration,
-    ) -> Result<ReviewerPlan, String> {
+    ) -> Result<ReviewerPlan, PromptError> {
         Ok(ReviewerPlan {
             name: self.name.clone(),
             model: model.to_string(),
@@ -387,6 +410,10 @@ mod tests {
     #[test]
     fn a_custom_reviewer_needs_a_prompt_file() {
         let e = resolve("perf", &ReviewerConfig::default(), &[]).unwrap_err();
-        assert!(e.contains("names no prompt_file"), "{e}");
+        assert!(
+            matches!(&e, ReviewerError::Unknown { name } if name == "perf"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("names no prompt_file"), "{e}");
     }
 }

@@ -44,7 +44,7 @@ pub struct PromptRequest {
 pub struct PromptOptions {
     pub config: PromptConfig,
     /// The backend, or why there is none (the review then fails open).
-    pub backend: Result<Backend, String>,
+    pub backend: Result<Backend, crit_llm::LlmError>,
     /// Names the backend in the cache key (`anthropic`, `claude-code`).
     pub backend_label: String,
     pub mode: Mode,
@@ -71,7 +71,11 @@ impl std::fmt::Debug for PromptOptions {
 
 impl PromptOptions {
     /// Options for `config` on `backend`, with the models the config names.
-    pub fn new(config: PromptConfig, backend: Result<Backend, String>, mode: Mode) -> Self {
+    pub fn new(
+        config: PromptConfig,
+        backend: Result<Backend, crit_llm::LlmError>,
+        mode: Mode,
+    ) -> Self {
         PromptOptions {
             reviewer_model: config.models.reviewer.clone(),
             editor_model: config.models.editor.clone(),
@@ -202,6 +206,7 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
         }
         let planned = reviewers::resolve(&s.name, &rcfg, &ctx.stack)
             .and_then(|r| Ok((r.plan(&req.prompt, &opts.reviewer_model, deadline)?, r)));
+        // The report carries the reason as text: it is what the user reads.
         match planned {
             Ok((plan, r)) => {
                 report.specialists = r.specialists.clone();
@@ -210,7 +215,7 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
             }
             Err(e) => {
                 report.state = ReviewerState::Failed;
-                report.why = e;
+                report.why = e.to_string();
             }
         }
         review.reviewers.push(report);

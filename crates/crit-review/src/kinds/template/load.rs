@@ -153,7 +153,9 @@ impl Validator<'_> {
             reviewers: Vec::new(),
             limits: Limits::default(),
             consensus: match raw.consensus {
-                Some(c) => Some(c.value.parse().map_err(|e: String| self.err(&c, e))?),
+                Some(c) => Some(c.value.parse().map_err(
+                    |e: crate::engine::panel::UnknownConsensus| self.err(&c, e.to_string()),
+                )?),
                 None => None,
             },
             verify: match raw.verify {
@@ -310,7 +312,8 @@ impl Validator<'_> {
             true => t.value.clone(),
             false => super::format::to_minijinja(&t.value, names).map_err(|m| self.err(t, m))?,
         };
-        crate::engine::prompts::check_template(&text, names).map_err(|m| self.err(t, m))?;
+        crate::engine::prompts::check_template(&text, names)
+            .map_err(|m| self.err(t, m.to_string()))?;
         Ok(text)
     }
 

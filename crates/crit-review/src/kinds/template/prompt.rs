@@ -56,7 +56,7 @@ impl Template {
             .map_err(|e| fail(describe(&e)))?;
         let contract = match carries_own_format(&system, &reviewer.output) {
             true => String::new(),
-            false => contract_instructions(&reviewer.output).map_err(fail)?,
+            false => contract_instructions(&reviewer.output).map_err(|e| fail(e.to_string()))?,
         };
         let user_template = match (&reviewer.prompt, &self.prompt) {
             (Some(own), _) => python_placeholders(own, &names),

@@ -326,6 +326,7 @@ async fn run(
                 cancel: opts.cancel.clone(),
                 spend: Default::default(),
                 redaction: ToolRedactor::new(opts.redactor.clone()),
+                tool_env: crate::engine::panel::tool_env(opts.env.as_ref()),
             };
             let job = Job {
                 backend,

@@ -7,6 +7,25 @@ use super::text::{find_folded, find_quoted, normalize, words};
 use super::{Applied, Change, Dropped, Proposal};
 use crate::kinds::prompt::critique::{OpKind, Target};
 
+/// Why a proposal was not applied (said in the review's `dropped` list).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum NotApplied {
+    #[error("already in the prompt")]
+    AlreadyThere,
+    #[error("it names no text of the prompt to replace")]
+    NoTarget,
+    #[error("\"{0}\" is not in the prompt")]
+    NotInPrompt(String),
+    #[error("\"{0}\" does not occur in the prompt")]
+    DoesNotOccur(String),
+    #[error("it is the whole prompt")]
+    WholePrompt,
+    #[error("the prompt already has sections of its own")]
+    HasSections,
+    #[error("the prompt is empty")]
+    Empty,
+}
+
 /// The sections additions go under, in the order they are appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Section {
@@ -77,9 +96,9 @@ impl Draft {
         self.seen = None;
     }
 
-    fn add(&mut self, section: Section, text: &str) -> Result<Change, String> {
+    fn add(&mut self, section: Section, text: &str) -> Result<Change, NotApplied> {
         if self.has(text) {
-            return Err("already in the prompt".into());
+            return Err(NotApplied::AlreadyThere);
         }
         if let Some(seen) = &mut self.seen {
             seen.push(normalize(text));
@@ -120,7 +139,10 @@ pub(super) fn apply(
                 proposal: p,
                 change,
             }),
-            Err(why) => dropped.push(Dropped { proposal: p, why }),
+            Err(why) => dropped.push(Dropped {
+                proposal: p,
+                why: why.to_string(),
+            }),
         }
     }
     let text = assemble(prompt, &draft);
@@ -130,10 +152,10 @@ pub(super) fn apply(
 /// The op's `original` (else its evidence) replaced where the prompt has it;
 /// evidence whose words the prompt has, but not as one phrase, clarified;
 /// anything else is not the prompt's and is not applied.
-fn replace(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
+fn replace(draft: &mut Draft, p: &Proposal) -> Result<Change, NotApplied> {
     let target = p.original.as_deref().unwrap_or(&p.evidence);
     if target.trim().is_empty() {
-        return Err("it names no text of the prompt to replace".into());
+        return Err(NotApplied::NoTarget);
     }
     let found = find_quoted(&draft.body, target).or_else(|| find_folded(&draft.body, target));
     if let Some((s, e)) = found {
@@ -147,7 +169,7 @@ fn replace(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
     let said = words(&draft.body);
     let asked = words(target);
     if p.original.is_some() || asked.is_empty() || !asked.iter().all(|w| said.contains(w)) {
-        return Err(format!("\"{target}\" is not in the prompt"));
+        return Err(NotApplied::NotInPrompt(target.to_string()));
     }
     let text = format!("\"{}\" means: {}", p.evidence, p.value);
     match draft.add(Section::Clarifications, &text)? {
@@ -164,12 +186,12 @@ fn replace(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
 /// of its words or more), so nothing is left of it ("Also so we can debug."
 /// was the rest of the constraint, not another one); a word or two of a
 /// longer sentence go alone.
-fn remove(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
+fn remove(draft: &mut Draft, p: &Proposal) -> Result<Change, NotApplied> {
     let found = [p.value.as_str(), p.evidence.as_str()]
         .into_iter()
         .find_map(|t| find_quoted(&draft.body, t).or_else(|| find_folded(&draft.body, t)));
     let Some((s, e)) = found else {
-        return Err(format!("\"{}\" does not occur in the prompt", p.value));
+        return Err(NotApplied::DoesNotOccur(p.value.clone()));
     };
     let (cs, ce) = constraint(&draft.body, s, e);
     let part = words(&draft.body[s..e]).len();
@@ -181,7 +203,7 @@ fn remove(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
     };
     let whole = draft.body[s..e].trim();
     if draft.body.trim() == whole {
-        return Err("it is the whole prompt".into());
+        return Err(NotApplied::WholePrompt);
     }
     // As the constraint reads: without the comma or list marker before it.
     let text = whole.trim_start_matches([',', ';', ' ']);
@@ -195,7 +217,7 @@ fn remove(draft: &mut Draft, p: &Proposal) -> Result<Change, String> {
     Ok(Change::Removed { text })
 }
 
-fn restructure(draft: &mut Draft) -> Result<Change, String> {
+fn restructure(draft: &mut Draft) -> Result<Change, NotApplied> {
     let (body, sections) = super::restructure::restructure(&draft.body)?;
     let end = draft.body.len();
     draft.set_body(0, end, &body);

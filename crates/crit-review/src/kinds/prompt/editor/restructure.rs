@@ -4,6 +4,8 @@
 //! under `## Task`. Every word is kept; code blocks move whole. A prompt that
 //! already has sections of its own is left as its author structured it.
 
+use super::apply::NotApplied;
+
 /// Words that make a sentence a requirement.
 const REQUIRING: [&[&str]; 14] = [
     &["must"],
@@ -23,9 +25,9 @@ const REQUIRING: [&[&str]; 14] = [
 ];
 
 /// The restructured text and the sections it has, or why it is left alone.
-pub(super) fn restructure(body: &str) -> Result<(String, Vec<String>), String> {
+pub(super) fn restructure(body: &str) -> Result<(String, Vec<String>), NotApplied> {
     if body.lines().any(super::apply::is_heading) {
-        return Err("the prompt already has sections of its own".into());
+        return Err(NotApplied::HasSections);
     }
     let mut task: Vec<String> = Vec::new();
     let mut constraints: Vec<String> = Vec::new();
@@ -65,7 +67,7 @@ pub(super) fn restructure(body: &str) -> Result<(String, Vec<String>), String> {
         task.pop();
     }
     if task.is_empty() && constraints.is_empty() {
-        return Err("the prompt is empty".into());
+        return Err(NotApplied::Empty);
     }
     let mut out = String::new();
     let mut sections = Vec::new();

@@ -25,9 +25,9 @@ use crit_os::git::{Git, GitOptions};
 use crit_os::write::Root;
 use serde::Serialize;
 
-use crate::engine::session::{Flagged, lines_hash, path_hash};
 use crate::stats::days::{self, Period};
 use crate::stats::read::{self as audit, Line, Sources};
+use crit_review::session::{Flagged, lines_hash, path_hash};
 
 /// Files compared, at most this big.
 const MAX_FILE: usize = 4 * 1024 * 1024;

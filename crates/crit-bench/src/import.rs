@@ -20,7 +20,7 @@ use crit_os::git::{Git, GitOptions};
 use crit_os::write::Root;
 use serde_json::Value;
 
-use super::corpus::{CASES_DIR, CaseSpec, Golden};
+use crate::corpus::{CASES_DIR, CaseSpec, Golden};
 
 /// Where the benchmark keeps its golden comments.
 pub const GOLDEN_DIR: &str = "golden_comments";
@@ -82,7 +82,10 @@ pub fn import_martian(req: &ImportRequest) -> Result<Imported, ImportError> {
                 .to_string();
             match import_one(req, &out, &pr, &url) {
                 Ok(name) => done.cases.push(name),
-                Err(reason) => done.skipped.push(Skipped { url, reason }),
+                Err(e) => done.skipped.push(Skipped {
+                    url,
+                    reason: e.to_string(),
+                }),
             }
         }
     }
@@ -153,26 +156,64 @@ fn pull_requests(file: &Path) -> Result<Vec<Value>, ImportError> {
     Ok(prs)
 }
 
+/// Why one pull request was not imported (it is listed as skipped).
+#[derive(Debug, thiserror::Error)]
+enum NotImported {
+    #[error("`{0}` is not a pull request address (…/OWNER/REPO/pull/N)")]
+    Address(String),
+    #[error("cases/{0} is already in the corpus; left as it is")]
+    Exists(String),
+    #[error("no clone of {owner}/{repo} in {} (clone it as {owner}/{repo} or {repo})", repos.display())]
+    NoClone {
+        owner: String,
+        repo: String,
+        repos: PathBuf,
+    },
+    #[error(
+        "{} has no head of pull request {number}: fetch it with `git -C {} fetch origin pull/{number}/head:refs/pull/{number}/head`",
+        clone.display(),
+        clone.display()
+    )]
+    NoHead { clone: PathBuf, number: String },
+    #[error(
+        "{}: no default branch (origin/HEAD, main or master) to find the base from",
+        clone.display()
+    )]
+    NoDefaultBranch { clone: PathBuf },
+    #[error("pull request {number}'s head is already in {branch}: its base cannot be told")]
+    HeadInBase { number: String, branch: String },
+    #[error("{} is not a git repository", clone.display())]
+    NotARepository { clone: PathBuf },
+    #[error(transparent)]
+    Fs(#[from] crit_os::write::FsError),
+    #[error(transparent)]
+    Git(#[from] crit_os::git::GitError),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
 /// One pull request into `cases/NAME`, or why not.
-fn import_one(req: &ImportRequest, out: &Root, pr: &Value, url: &str) -> Result<String, String> {
-    let (owner, repo, number) = parse_url(url)
-        .ok_or_else(|| format!("`{url}` is not a pull request address (…/OWNER/REPO/pull/N)"))?;
+fn import_one(
+    req: &ImportRequest,
+    out: &Root,
+    pr: &Value,
+    url: &str,
+) -> Result<String, NotImported> {
+    let (owner, repo, number) =
+        parse_url(url).ok_or_else(|| NotImported::Address(url.to_string()))?;
     let name = case_name(&format!("{repo}-{number}"));
-    if out.exists(&name).map_err(|e| e.to_string())? {
-        return Err(format!(
-            "cases/{name} is already in the corpus; left as it is"
-        ));
+    if out.exists(&name)? {
+        return Err(NotImported::Exists(name));
     }
     let clone = [req.repos.join(&owner).join(&repo), req.repos.join(&repo)]
         .into_iter()
         .find(|p| p.join(".git").exists())
-        .ok_or_else(|| {
-            format!(
-                "no clone of {owner}/{repo} in {} (clone it as {owner}/{repo} or {repo})",
-                req.repos.display()
-            )
+        .ok_or_else(|| NotImported::NoClone {
+            owner: owner.clone(),
+            repo: repo.clone(),
+            repos: req.repos.clone(),
         })?;
-    let src = Git::open(&clone, &req.env, GitOptions::default()).map_err(|e| e.to_string())?;
+    let src = Git::open(&clone, &req.env, GitOptions::default())?;
     let head = [
         format!("refs/pull/{number}/head"),
         format!("refs/remotes/origin/pull/{number}/head"),
@@ -180,29 +221,26 @@ fn import_one(req: &ImportRequest, out: &Root, pr: &Value, url: &str) -> Result<
     ]
     .iter()
     .find_map(|r| commit(&src, r))
-    .ok_or_else(|| {
-        format!(
-            "{} has no head of pull request {number}: fetch it with `git -C {} fetch origin pull/{number}/head:refs/pull/{number}/head`",
-            clone.display(),
-            clone.display()
-        )
+    .ok_or_else(|| NotImported::NoHead {
+        clone: clone.clone(),
+        number: number.to_string(),
     })?;
-    let (branch, base) = base_of(&src, &head).ok_or_else(|| {
-        format!(
-            "{}: no default branch (origin/HEAD, main or master) to find the base from",
-            clone.display()
-        )
+    let (branch, base) = base_of(&src, &head).ok_or_else(|| NotImported::NoDefaultBranch {
+        clone: clone.clone(),
     })?;
     if base == head {
-        return Err(format!(
-            "pull request {number}'s head is already in {branch}: its base cannot be told"
-        ));
+        return Err(NotImported::HeadInBase {
+            number: number.to_string(),
+            branch,
+        });
     }
     let objects = src
         .layout()
         .map(|l| l.common_dir.join("objects"))
-        .ok_or_else(|| format!("{} is not a git repository", clone.display()))?;
-    let case = out.subdir(&name, Some(0o755)).map_err(|e| e.to_string())?;
+        .ok_or_else(|| NotImported::NotARepository {
+            clone: clone.clone(),
+        })?;
+    let case = out.subdir(&name, Some(0o755))?;
     let made = make_repo(&case, &objects, &base, &head, &req.env).and_then(|()| {
         let spec = CaseSpec {
             base,
@@ -229,32 +267,34 @@ fn import_one(req: &ImportRequest, out: &Root, pr: &Value, url: &str) -> Result<
 }
 
 /// `repo/` at `head`, borrowing the clone's objects.
-fn make_repo(case: &Root, objects: &Path, base: &str, head: &str, env: &Env) -> Result<(), String> {
+fn make_repo(
+    case: &Root,
+    objects: &Path,
+    base: &str,
+    head: &str,
+    env: &Env,
+) -> Result<(), NotImported> {
     // A git directory git's discovery accepts as this repository's own
     // (never an enclosing one), then `git init` fills in the rest.
-    case.write_atomic(Path::new("repo/.git/HEAD"), b"ref: refs/heads/main\n")
-        .map_err(|e| e.to_string())?;
+    case.write_atomic(Path::new("repo/.git/HEAD"), b"ref: refs/heads/main\n")?;
     let alternates = format!("{}\n", objects.display());
     case.write_atomic(
         Path::new("repo/.git/objects/info/alternates"),
         alternates.as_bytes(),
-    )
-    .map_err(|e| e.to_string())?;
-    let git =
-        Git::open(&case.join("repo"), env, GitOptions::default()).map_err(|e| e.to_string())?;
-    let run = |args: &[&str]| git.ok(args, 64 * 1024).map(drop).map_err(|e| e.to_string());
+    )?;
+    let git = Git::open(&case.join("repo"), env, GitOptions::default())?;
+    let run = |args: &[&str]| git.ok(args, 64 * 1024).map(drop);
     run(&["init", "--quiet"])?;
     // Both commits stay reachable here whatever happens to the clone's refs.
     run(&["update-ref", "refs/heads/bench-base", base])?;
     run(&["update-ref", "refs/heads/bench-head", head])?;
-    run(&["checkout", "--quiet", "--detach", head])
+    Ok(run(&["checkout", "--quiet", "--detach", head])?)
 }
 
-fn write_json(case: &Root, name: &str, v: &Value) -> Result<(), String> {
-    let mut text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+fn write_json(case: &Root, name: &str, v: &Value) -> Result<(), NotImported> {
+    let mut text = serde_json::to_string_pretty(v)?;
     text.push('\n');
-    case.write_atomic(Path::new(name), text.as_bytes())
-        .map_err(|e| e.to_string())
+    Ok(case.write_atomic(Path::new(name), text.as_bytes())?)
 }
 
 /// The full id of `rev` as a commit, if it is one.

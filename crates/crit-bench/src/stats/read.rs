@@ -36,7 +36,7 @@ pub struct ReviewLine {
     pub repo: Option<String>,
     /// Where its findings pointed.
     #[serde(default)]
-    pub flagged: Vec<crate::engine::session::Flagged>,
+    pub flagged: Vec<crit_review::session::Flagged>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -130,7 +130,7 @@ impl Sources {
     /// The standard places, from `HOME` and `XDG_STATE_HOME`.
     pub fn standard(env: &dyn Fn(&str) -> Option<String>) -> Sources {
         Sources {
-            audit: crate::engine::session::audit_dir(env),
+            audit: crit_review::session::audit_dir(env),
             plugin_logs: env("HOME")
                 .filter(|h| !h.is_empty())
                 .map(|h| PathBuf::from(h).join(".claude/plugins/prompt-review/logs")),

@@ -5,8 +5,8 @@
 
 use crit_core::{Dest, Printable};
 
-use super::report::{BenchReport, CaseStatus, ConfigReport, JudgeSpend, Spend};
-use super::score::Score;
+use crate::report::{BenchReport, CaseStatus, ConfigReport, JudgeSpend, Spend};
+use crate::score::Score;
 
 /// The whole report as a terminal table.
 pub fn terminal(r: &BenchReport) -> String {

@@ -15,12 +15,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::cache::JudgeCache;
-use super::corpus::GoldenComment;
-use crate::engine::panel::{self, PanelEnv, ReviewerPlan, SharedPrompt};
-use crate::engine::prompts::{OutputSpec, render_prompt};
+use crate::cache::JudgeCache;
+use crate::corpus::GoldenComment;
+use crit_review::panel::{self, PanelEnv, ReviewerPlan, SharedPrompt};
+use crit_review::{OutputSpec, PromptError, render_prompt};
 
-const PROMPT: &str = include_str!("../../../prompts/bench_judge.md");
+const PROMPT: &str = include_str!("../prompts/bench_judge.md");
 /// The judge's name in transcripts and progress.
 pub const JUDGE: &str = "judge";
 
@@ -49,7 +49,7 @@ pub(crate) fn schema() -> Value {
 }
 
 /// The judge's system prompt.
-pub(crate) fn system() -> Result<String, String> {
+pub(crate) fn system() -> Result<String, PromptError> {
     let schema = serde_json::to_string_pretty(&schema()).unwrap_or_default();
     render_prompt(PROMPT, minijinja::context! { schema => schema })
 }
@@ -164,7 +164,7 @@ impl std::fmt::Debug for Judge {
 /// One pair's outcome and what asking cost.
 #[derive(Debug, Clone)]
 pub struct Asked {
-    pub judgement: Result<Judgement, String>,
+    pub judgement: Result<Judgement, Undecided>,
     pub cached: bool,
     pub usage: crit_core::Usage,
     pub cost_usd: Option<f64>,
@@ -172,7 +172,7 @@ pub struct Asked {
 
 impl Judge {
     /// A judge on `model` with at most `jobs` requests at once.
-    pub fn new(model: &str, cache: Option<JudgeCache>, jobs: usize) -> Result<Judge, String> {
+    pub fn new(model: &str, cache: Option<JudgeCache>, jobs: usize) -> Result<Judge, PromptError> {
         let system = system()?;
         Ok(Judge {
             model: model.to_string(),
@@ -208,22 +208,25 @@ impl Judge {
             };
         }
         let Ok(_permit) = self.in_flight.acquire().await else {
-            return failed("the judge's request queue was closed");
+            return failed(Undecided::QueueClosed);
         };
         if env.cancel.is_cancelled() {
-            return failed("stopped before the judge was asked");
+            return failed(Undecided::Stopped);
         }
         let plans = [plan(&self.model, &self.system, user.clone())];
         let Some(run) = panel::run_panel(backend, &plans, env).await.pop() else {
-            return failed("the judge did not run");
+            return failed(Undecided::DidNotRun);
         };
-        let judgement = read(run.structured.as_ref()).ok_or_else(|| {
-            run.failure
-                .as_ref()
-                .map(|e| e.to_string())
-                .or_else(|| run.parse_error.clone())
+        let judgement = read(run.structured.as_ref()).ok_or_else(|| match &run.failure {
+            Some(e) => Undecided::Failed(e.clone()),
+            None => match run
+                .parse_error
+                .clone()
                 .or_else(|| run.outcome.error.clone())
-                .unwrap_or_else(|| "the judge's answer lacks reasoning, match or confidence".into())
+            {
+                Some(why) => Undecided::Unreadable(why),
+                None => Undecided::Incomplete,
+            },
         });
         if let (Ok(j), Some(c)) = (&judgement, &self.cache) {
             c.store(&key, &user, j);
@@ -237,9 +240,27 @@ impl Judge {
     }
 }
 
-fn failed(why: &str) -> Asked {
+/// Why the judge could not decide a pair (the case is INCOMPLETE).
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Undecided {
+    #[error("the judge's request queue was closed")]
+    QueueClosed,
+    #[error("stopped before the judge was asked")]
+    Stopped,
+    #[error("the judge did not run")]
+    DidNotRun,
+    #[error(transparent)]
+    Failed(crit_llm::LlmError),
+    /// What the panel said about an answer it could not read.
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("the judge's answer lacks reasoning, match or confidence")]
+    Incomplete,
+}
+
+fn failed(why: Undecided) -> Asked {
     Asked {
-        judgement: Err(why.to_string()),
+        judgement: Err(why),
         cached: false,
         usage: Default::default(),
         cost_usd: Some(0.0),

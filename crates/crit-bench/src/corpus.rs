@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::BenchError;
+use crate::BenchError;
 
 /// The directory of cases inside a corpus.
 pub const CASES_DIR: &str = "cases";

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crit_core::{Usage, Verdict};
 
-use super::score::{LevelScore, Score};
+use crate::score::{LevelScore, Score};
 
 /// Version of the report's shape. Bump on a breaking change.
 pub const BENCH_SCHEMA_VERSION: u32 = 1;

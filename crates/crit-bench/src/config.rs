@@ -23,8 +23,8 @@ use crit_project::scope::FilterMode;
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
-use crate::engine::panel::Consensus;
-use crate::kinds::template::VerifyMode;
+use crit_review::panel::Consensus;
+use crit_review::template::VerifyMode;
 
 /// One configuration of the comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -102,7 +102,11 @@ impl BenchConfig {
             None => None,
         };
         let consensus = match &raw.consensus {
-            Some(c) => Some(c.value.parse::<Consensus>().map_err(|e| word(c, e))?),
+            Some(c) => Some(
+                c.value
+                    .parse::<Consensus>()
+                    .map_err(|e| word(c, e.to_string()))?,
+            ),
             None => None,
         };
         let filter = match &raw.filter {

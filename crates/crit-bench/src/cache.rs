@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crit_os::seal::{Sha256, hex};
 use crit_os::write::{Root, WriteOptions};
 
-use super::judge::Judgement;
+use crate::judge::Judgement;
 
 const MAGIC: &[u8; 8] = b"CRITJDG1";
 /// Entries are a few hundred bytes; anything bigger is not one of them.

@@ -1,6 +1,8 @@
-//! Review quality, measured (`crit bench`), the way the Martian Code Review
-//! Bench measures review tools: a labeled corpus of pull requests with
-//! golden comments, crit's code review of each, and an LLM judge deciding for
+//! What crit's reviews are worth, measured. `stats` is `crit stats`: the
+//! history of every review kind, read from the audit logs. The rest is
+//! review quality (`crit bench`), the way the Martian Code Review Bench
+//! measures review tools: a labeled corpus of pull requests with golden
+//! comments, crit's code review of each, and an LLM judge deciding for
 //! each (golden comment, finding) pair whether they identify the same
 //! underlying issue; then precision, recall and F1 overall, per severity and
 //! per case, for several configurations side by side. `import` turns the
@@ -10,6 +12,11 @@
 //! A case whose review did not finish, or whose judge could not decide a
 //! pair, is INCOMPLETE: it is in no score, never counted as matched or
 //! missed.
+//!
+//! Built over `crit_review`'s public API: each case is reviewed with
+//! `crit_review::review::run_template`, the judge runs on its panel, and
+//! `mine` reads the audit lines its sessions write.
+#![warn(unreachable_pub)]
 
 mod cache;
 mod config;
@@ -22,13 +29,14 @@ mod render;
 mod report;
 mod run;
 mod score;
+pub mod stats;
 
 use std::path::PathBuf;
 
 pub use cache::JudgeCache;
 pub use config::{BenchConfig, distinct_names};
 pub use corpus::{CASES_DIR, Case, CaseSpec, Corpus, Golden, GoldenComment};
-pub use judge::{JUDGE, Judge, Judgement, strongest};
+pub use judge::{Asked, JUDGE, Judge, Judgement, Undecided, strongest};
 pub use matching::{Candidate, one_to_one};
 pub use render::terminal;
 pub use report::{
@@ -49,7 +57,7 @@ pub enum BenchError {
     #[error(transparent)]
     Config(#[from] crit_project::FileError),
     #[error(transparent)]
-    Template(#[from] crate::kinds::template::TemplateError),
+    Template(#[from] crit_review::template::TemplateError),
     #[error("the judge's prompt: {0}")]
-    Judge(String),
+    Judge(#[from] crit_review::PromptError),
 }

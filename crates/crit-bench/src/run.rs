@@ -16,17 +16,17 @@ use crit_project::trust::ProjectRules;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::config::BenchConfig;
-use super::corpus::{Case, Corpus};
-use super::judge::{Asked, Judge};
-use super::matching::{Candidate, one_to_one};
-use super::report::{
+use crate::config::BenchConfig;
+use crate::corpus::{Case, Corpus};
+use crate::judge::{Asked, Judge};
+use crate::matching::{Candidate, one_to_one};
+use crate::report::{
     BENCH_SCHEMA_VERSION, BenchReport, CaseReport, CaseStatus, ConfigReport, ConfigSettings,
     JudgeInfo, JudgeSpend, Match, Spend,
 };
-use super::score::{ByLevel, Level, Score};
-use crate::engine::panel::PanelEnv;
-use crate::kinds::template::{Limits, ReviewOptions, ReviewRequest, Template, run_template};
+use crate::score::{ByLevel, Level, Score};
+use crit_review::panel::PanelEnv;
+use crit_review::template::{Limits, ReviewOptions, ReviewRequest, Template, run_template};
 
 /// Why a case's own repository decides nothing gated about its review.
 const UNTRUSTED: &str = "a benchmark case's repository is someone else's code";
@@ -225,7 +225,7 @@ async fn run_case(
     let result = match review(backend, case, c, opts).await {
         Ok(r) => r,
         Err(why) => {
-            report.reason = Some(why);
+            report.reason = Some(why.to_string());
             return (report, ByLevel::default());
         }
     };
@@ -328,13 +328,15 @@ async fn review(
     case: &Case,
     c: &Configured,
     opts: &BenchOptions,
-) -> Result<ReviewResult, String> {
+) -> Result<ReviewResult, CaseFailed> {
     let root = case
         .repo
         .canonicalize()
-        .map_err(|e| format!("{}: {e}", case.repo.display()))?;
-    let scope =
-        Scope::from_options(Some(&case.range()), &[], false, &[]).map_err(|e| e.to_string())?;
+        .map_err(|source| CaseFailed::Repo {
+            path: case.repo.clone(),
+            source,
+        })?;
+    let scope = Scope::from_options(Some(&case.range()), &[], false, &[])?;
     let req = ReviewRequest {
         template: c.template.clone(),
         inputs: BTreeMap::new(),
@@ -346,9 +348,21 @@ async fn review(
     let mut o = c.options.clone();
     o.rules = Some(Arc::new(ProjectRules::untrusted(&root, UNTRUSTED)));
     o.cancel = opts.cancel.clone();
-    run_template(backend, &req, &o)
-        .await
-        .map_err(|e| format!("the review could not start: {e}"))
+    Ok(run_template(backend, &req, &o).await?)
+}
+
+/// Why a case's review did not run (the case is INCOMPLETE).
+#[derive(Debug, thiserror::Error)]
+enum CaseFailed {
+    #[error("{}: {source}", path.display())]
+    Repo {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Scope(#[from] crit_project::scope::ScopeError),
+    #[error("the review could not start: {0}")]
+    Review(#[from] crit_review::review::ReviewError),
 }
 
 /// Why a review's findings cannot be scored: it did not finish.

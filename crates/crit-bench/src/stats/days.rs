@@ -22,13 +22,9 @@ impl Period {
 
     /// `since` as `7d`, `2w`, `24h` (whole days, rounded up) or a date; up to
     /// and including `until`.
-    pub fn parse(since: &str, until: u64) -> Result<Period, String> {
+    pub fn parse(since: &str, until: u64) -> Result<Period, PeriodError> {
         let s = since.trim();
-        let bad = || {
-            format!(
-                "--since {s}: expected a number of days (7d), weeks (2w) or hours (24h), or a date (2026-02-01)"
-            )
-        };
+        let bad = || PeriodError::Since(s.to_string());
         let first = if let Some(day) = parse_date(s) {
             day
         } else {
@@ -46,13 +42,27 @@ impl Period {
             until.saturating_sub(days - 1)
         };
         if first > until {
-            return Err(format!("--since {s} is after --until {}", date(until)));
+            return Err(PeriodError::AfterUntil {
+                since: s.to_string(),
+                until: date(until),
+            });
         }
         Ok(Period {
             since: first,
             until,
         })
     }
+}
+
+/// A `--since` that names no period.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PeriodError {
+    #[error(
+        "--since {0}: expected a number of days (7d), weeks (2w) or hours (24h), or a date (2026-02-01)"
+    )]
+    Since(String),
+    #[error("--since {since} is after --until {until}")]
+    AfterUntil { since: String, until: String },
 }
 
 /// The day of a Unix time.

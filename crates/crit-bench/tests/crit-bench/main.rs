@@ -1,0 +1,4 @@
+//! crit-bench's tests, over its public API.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod report_schema;
