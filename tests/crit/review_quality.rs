@@ -435,15 +435,28 @@ fn verification_refutes_downgrades_and_confirms_and_fail_on_p0_relaxes_a_fail_on
         "{}",
         support::stderr(&out)
     );
+    // The refuted finding is gone, the lowered one is listed as reported:
+    // both with the verifier's proof.
     let dismissed = r["dismissed"].as_array().unwrap();
-    assert_eq!(titles(&r["dismissed"]), ["REFUTE-ME eval"], "{r}");
-    assert_eq!(dismissed[0]["cause"], "not_confirmed");
+    let cause = |title: &str| {
+        dismissed
+            .iter()
+            .find(|d| d["finding"]["title"] == title)
+            .unwrap_or_else(|| panic!("{title} not in dismissed: {r}"))
+    };
+    assert_eq!(dismissed.len(), 2, "{r}");
+    let refuted = cause("REFUTE-ME eval");
+    assert_eq!(refuted["cause"], "not_confirmed");
     assert!(
-        dismissed[0]["reason"]
+        refuted["reason"]
             .as_str()
             .unwrap()
             .contains("operator's own console")
     );
+    assert!(refuted["proof"].as_str().unwrap().contains("src/a.py"));
+    let lowered = cause("DOWNGRADE-ME open");
+    assert_eq!(lowered["cause"], "lowered");
+    assert_eq!(lowered["finding"]["severity"], "P1");
     let kept = r["findings"].as_array().unwrap();
     let down = kept
         .iter()

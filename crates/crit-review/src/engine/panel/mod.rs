@@ -121,6 +121,7 @@ impl Default for PanelEnv {
             spend: Arc::default(),
             // What the tools find, the review's writers hide.
             redaction: crate::engine::redaction::tools_redactor(),
+            tool_env: Arc::default(),
         }
     }
 }

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::panel::{self, PanelEnv, ReviewerPlan};
-use crate::engine::prompts::{OutputSpec, contract_instructions, render_prompt};
+use crate::engine::prompts::{OutputSpec, PromptError, contract_instructions, render_prompt};
 use crate::engine::redaction::{redact_change, redact_str};
 
 const SYSTEM: &str = include_str!("../../../prompts/describe.md");
@@ -66,7 +66,7 @@ pub struct Described {
 #[derive(Debug, thiserror::Error)]
 pub enum DescribeError {
     #[error("crit's description prompt does not render: {0}")]
-    Prompt(String),
+    Prompt(#[from] PromptError),
     #[error("the model wrote no description: {0}")]
     NoAnswer(String),
     #[error("the model's description is not in the asked form: {0}")]
@@ -152,10 +152,9 @@ fn plan(req: &mut DescribeRequest) -> Result<ReviewerPlan, DescribeError> {
             truncated => change.truncated,
             patch => &change.patch,
         },
-    )
-    .map_err(DescribeError::Prompt)?;
+    )?;
     let output = OutputSpec::Schema(schema());
-    let contract = contract_instructions(&output).map_err(DescribeError::Prompt)?;
+    let contract = contract_instructions(&output)?;
     Ok(ReviewerPlan {
         name: "describe".into(),
         model: req.model.clone(),
