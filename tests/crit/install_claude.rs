@@ -102,7 +102,7 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     let first = run(d, &["install", "claude-code", "--project"]);
     assert_eq!(
         stdout(&first),
-        ".claude/settings.json: added UserPromptSubmit hook, Stop hook, status line\n\
+        ".claude/settings.json: added UserPromptSubmit hook, Stop hook, PreToolUse hook, status line\n\
          wrote .claude/commands/prompt-review.md\n\
          wrote .claude/commands/crit-review.md\n"
     );
@@ -163,7 +163,7 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     let out = run(d, &["uninstall", "claude-code"]);
     assert_eq!(
         stdout(&out),
-        ".claude/settings.json: removed UserPromptSubmit hook, Stop hook, status line\n\
+        ".claude/settings.json: removed UserPromptSubmit hook, Stop hook, PreToolUse hook, status line\n\
          removed .claude/commands/prompt-review.md\n\
          removed .claude/commands/crit-review.md\n"
     );
@@ -208,8 +208,9 @@ fn what_the_user_had_or_changed_stays() {
     let out = run(d, &["install", "claude-code"]);
     assert_eq!(
         stdout(&out),
-        ".claude/settings.json: added Stop hook\n\
+        ".claude/settings.json: added Stop hook, PreToolUse hook\n\
          wrote .claude/commands/crit-review.md\n\
+         .claude/settings.json has a status line of its own; crit left it. To show crit's gate in it, have your command run `crit statusline` with the same input on stdin and print its line beside yours\n\
          .claude/commands/prompt-review.md exists and is not crit's; left as it is\n"
     );
     let v: Value = serde_json::from_str(&read(d, ".claude/settings.json")).unwrap();

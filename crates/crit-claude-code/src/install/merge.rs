@@ -23,6 +23,8 @@ pub struct HookSpec {
     pub command: String,
     /// Seconds Claude Code waits before it cancels the hook (and goes on).
     pub timeout: u64,
+    /// The tools a tool event's hook runs for (a regex on the tool name).
+    pub matcher: Option<&'static str>,
 }
 
 /// The hooks for `crit` (the program's name or path); `SubagentStop` only
@@ -35,13 +37,24 @@ pub fn hooks(crit: &str, subagent_stop: bool) -> Vec<HookSpec> {
             event: "UserPromptSubmit",
             command: format!("{crit} hook claude-code UserPromptSubmit"),
             timeout: 60,
+            matcher: None,
         },
         // A code review of the uncommitted changes; the hook's own deadline
-        // (`--timeout`, 300 s by default) ends it first, failing open.
+        // (`--timeout`, 300 s by default) ends it first, and a review that
+        // cannot decide holds the gate.
         HookSpec {
             event: "Stop",
             command: format!("{crit} hook claude-code Stop"),
             timeout: 360,
+            matcher: None,
+        },
+        // The plan gate: leaving plan mode waits for `crit plan` to approve
+        // the plan.
+        HookSpec {
+            event: "PreToolUse",
+            command: format!("{crit} hook claude-code PreToolUse"),
+            timeout: 60,
+            matcher: Some("ExitPlanMode"),
         },
     ];
     if subagent_stop {
@@ -49,6 +62,7 @@ pub fn hooks(crit: &str, subagent_stop: bool) -> Vec<HookSpec> {
             event: "SubagentStop",
             command: format!("{crit} hook claude-code SubagentStop"),
             timeout: 360,
+            matcher: None,
         });
     }
     v
@@ -74,14 +88,19 @@ pub fn hooks_object(specs: &[HookSpec]) -> Json {
 }
 
 fn group(s: &HookSpec) -> Json {
-    Json::Object(vec![(
+    let mut fields = Vec::new();
+    if let Some(m) = s.matcher {
+        fields.push(("matcher".into(), Json::str(m)));
+    }
+    fields.push((
         "hooks".into(),
         Json::Array(vec![Json::Object(vec![
             ("type".into(), Json::str("command")),
             ("command".into(), Json::str(s.command.clone())),
             ("timeout".into(), Json::Number(s.timeout.into())),
         ])]),
-    )])
+    ));
+    Json::Object(fields)
 }
 
 /// What crit added to one settings file.

@@ -241,6 +241,11 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
 
     let mut files = Vec::new();
     let mut notes = Vec::new();
+    if doc.get("statusLine").is_some() && ledger.status_line.is_none() {
+        notes.push(format!(
+            "{label} has a status line of its own; crit left it. To show crit's gate in it, have your command run `{CRIT} statusline` with the same input on stdin and print its line beside yours"
+        ));
+    }
     if !dir.exists() && !ledger.created.iter().any(|c| c == "dir:.") {
         ledger.created.push("dir:.".into());
     }
