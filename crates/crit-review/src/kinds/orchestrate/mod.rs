@@ -217,6 +217,7 @@ impl Crit {
             cancel: self.cancel.clone(),
             spend: Default::default(),
             redaction: Default::default(),
+            panel_start: Default::default(),
         };
         let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
         let mut result = panel::aggregate("run", &runs);

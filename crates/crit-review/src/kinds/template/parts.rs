@@ -1,7 +1,8 @@
 //! Running the parts of a split change: each part is the same panel with the
 //! same instructions and conventions over its own piece of the diff. Parts
 //! run side by side (a few at a time), after the first part's first request
-//! has written the shared prefix to the prompt cache; a part that would start
+//! has written the shared prefix to the prompt cache when the others can
+//! read it (else all at once); a part that would start
 //! after the review's budget is spent is not sent, and says so.
 
 use std::sync::Arc;
@@ -27,7 +28,11 @@ pub(super) async fn run(
 ) -> Vec<(Vec<ReviewerRun>, PartOutcome)> {
     let warmed = CancellationToken::new();
     let gate = Arc::new(Semaphore::new(CONCURRENT_PARTS));
-    let hold = backend.agent.is_none() && parts.len() > 1;
+    let hold = parts.len() > 1
+        && parts
+            .first()
+            .and_then(|p| p.first())
+            .is_some_and(|first| panel::parts_wait(backend, first, env));
     let runs = parts.iter().enumerate().map(|(i, plans)| {
         let (warmed, gate) = (warmed.clone(), gate.clone());
         async move {
