@@ -21,6 +21,9 @@ use crit_project::scope::{Change, ChangedFile};
 pub struct PartLimits {
     /// Bytes of numbered diff per part.
     pub part_bytes: usize,
+    /// At most this many parts (`--max-chunks`). By default as many as the
+    /// change needs: the review's budget stops parts once it is spent (and
+    /// the coverage says so), and git's diff output has its own cap.
     pub max_parts: usize,
 }
 
@@ -28,7 +31,7 @@ impl Default for PartLimits {
     fn default() -> Self {
         PartLimits {
             part_bytes: 200_000,
-            max_parts: 32,
+            max_parts: usize::MAX,
         }
     }
 }
