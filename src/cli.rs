@@ -509,7 +509,13 @@ pub struct CommonArgs {
     #[arg(long, num_args = 1..=2, value_names = ["MODE", "PATH"], conflicts_with_all = ["format", "json"], help_heading = "Output")]
     pub output: Option<Vec<String>>,
     /// Print the original tool's JSON instead of crit's, for scripts written against it.
-    #[arg(long, value_enum, ignore_case = true, conflicts_with = "format", help_heading = "Output")]
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        conflicts_with = "format",
+        help_heading = "Output"
+    )]
     pub compat: Option<CompatArg>,
     /// Write the result to PATH instead of stdout.
     #[arg(long, value_name = "PATH", help_heading = "Output")]

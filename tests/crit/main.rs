@@ -38,6 +38,7 @@ mod plan_panel;
 mod plan_pty;
 mod post;
 mod pre_commit;
+mod print_prompt;
 mod prompt_claude_real;
 mod prompt_cli;
 mod prompt_hook;

@@ -260,11 +260,15 @@ fn a_review_most_reviewers_missed_is_not_called_clean() {
 
     // What Claude is told after a `!!!` review in API mode says the same.
     for label in ["Domain SME", "Security", "Clarity"] {
-        server.push(
-            Step::when_contains(who(label)).reply(Reply::api_error(400, "invalid_request_error", "bad")),
-        );
+        server.push(Step::when_contains(who(label)).reply(Reply::api_error(
+            400,
+            "invalid_request_error",
+            "bad",
+        )));
     }
-    server.push(Step::when_contains(who("Testing")).reply(Reply::json(critique("testing", json!([])))));
+    server.push(
+        Step::when_contains(who("Testing")).reply(Reply::json(critique("testing", json!([])))),
+    );
     let out = crit(dir.path(), &server, None)
         .env("PROMPT_REVIEW_MODE", "api")
         .args(["hook", "claude-code", "UserPromptSubmit"])
@@ -272,9 +276,14 @@ fn a_review_most_reviewers_missed_is_not_called_clean() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let context = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    let context = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
     assert!(!context.contains("proposes no changes"), "{context}");
-    assert!(context.contains("but not fully: Only 1 of 4 reviewers answered"), "{context}");
+    assert!(
+        context.contains("but not fully: Only 1 of 4 reviewers answered"),
+        "{context}"
+    );
 }
 
 #[test]

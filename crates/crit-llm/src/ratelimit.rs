@@ -75,9 +75,18 @@ pub fn parse(headers: &HeaderMap) -> Headroom {
     let first = |names: &[&str]| names.iter().find_map(|n| num(n));
     // The tightest token limit: the one with the smallest share left.
     let tokens = [
-        ("anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-limit"),
-        ("anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-limit"),
-        ("anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-limit"),
+        (
+            "anthropic-ratelimit-tokens-remaining",
+            "anthropic-ratelimit-tokens-limit",
+        ),
+        (
+            "anthropic-ratelimit-input-tokens-remaining",
+            "anthropic-ratelimit-input-tokens-limit",
+        ),
+        (
+            "anthropic-ratelimit-output-tokens-remaining",
+            "anthropic-ratelimit-output-tokens-limit",
+        ),
         ("x-ratelimit-remaining-tokens", "x-ratelimit-limit-tokens"),
     ]
     .iter()
@@ -131,14 +140,20 @@ mod tests {
             ("anthropic-ratelimit-output-tokens-remaining", "900"),
         ]));
         assert_eq!(a.requests_remaining, Some(40));
-        assert_eq!((a.tokens_remaining, a.tokens_limit), (Some(100), Some(1000)));
+        assert_eq!(
+            (a.tokens_remaining, a.tokens_limit),
+            (Some(100), Some(1000))
+        );
         assert_eq!(a.free_share(), Some(0.1));
         let o = parse(&headers(&[
             ("x-ratelimit-limit-requests", "10"),
             ("x-ratelimit-remaining-requests", "1"),
             ("x-ratelimit-remaining-tokens", "junk"),
         ]));
-        assert_eq!((o.requests_remaining, o.requests_limit), (Some(1), Some(10)));
+        assert_eq!(
+            (o.requests_remaining, o.requests_limit),
+            (Some(1), Some(10))
+        );
         assert_eq!(o.tokens_remaining, None);
         assert_eq!(parse(&HeaderMap::new()).free_share(), None);
     }

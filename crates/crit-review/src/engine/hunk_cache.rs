@@ -224,8 +224,10 @@ impl Hunks {
         let _lock = root.lock(LOCK)?;
         let mut all = self.cache.read();
         all.extend(self.added);
-        let mut kept: Vec<([u8; 32], Entry)> =
-            all.into_iter().filter(|(_, e)| e.written >= oldest).collect();
+        let mut kept: Vec<([u8; 32], Entry)> = all
+            .into_iter()
+            .filter(|(_, e)| e.written >= oldest)
+            .collect();
         // Newest first, so what is over the size is the oldest.
         kept.sort_by(|a, b| b.1.written.cmp(&a.1.written).then(a.0.cmp(&b.0)));
         let mut out = Vec::from(FILE_MAGIC.as_slice());
@@ -415,9 +417,15 @@ mod tests {
         assert_eq!(seen.load(&keys[0]).unwrap()[0].finding.title, "A");
         assert_eq!(seen.load(&keys[499]).unwrap()[0].finding.title, "B");
         // A review that adds nothing writes nothing.
-        let before = std::fs::metadata(cache.dir.join(FILE)).unwrap().modified().unwrap();
+        let before = std::fs::metadata(cache.dir.join(FILE))
+            .unwrap()
+            .modified()
+            .unwrap();
         cache.open(now).commit();
-        let after = std::fs::metadata(cache.dir.join(FILE)).unwrap().modified().unwrap();
+        let after = std::fs::metadata(cache.dir.join(FILE))
+            .unwrap()
+            .modified()
+            .unwrap();
         assert_eq!(before, after);
     }
 

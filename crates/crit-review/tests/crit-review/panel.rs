@@ -152,7 +152,8 @@ async fn the_project_context_is_the_cached_end_of_the_system_prompt() {
     // where the prefix before it reaches the model's minimum.
     let mut env = env(dir.path());
     let min = crit_llm::pricing::cache_min_tokens(&crit_llm::pricing::resolve_alias("sonnet"));
-    env.project_context.push_str(&"\nEvery error names the file it came from.".repeat(min as usize / 8));
+    env.project_context
+        .push_str(&"\nEvery error names the file it came from.".repeat(min as usize / 8));
     run_panel(&backend(&server), &[plan("one", findings())], &env).await;
     let req = &server.model_requests()[0];
     let system = req.body["system"].as_array().unwrap();
@@ -404,7 +405,10 @@ async fn a_reviewer_waits_for_the_first_ones_cache_write_only_when_it_can_read_i
     // A prefix under the model's minimum is never cached: no wait.
     assert!(
         ran_side_by_side(
-            [sharing("a", "sonnet", "+ x\n"), sharing("b", "sonnet", "+ x\n")],
+            [
+                sharing("a", "sonnet", "+ x\n"),
+                sharing("b", "sonnet", "+ x\n")
+            ],
             PanelStart::Auto
         )
         .await,
@@ -414,7 +418,11 @@ async fn a_reviewer_waits_for_the_first_ones_cache_write_only_when_it_can_read_i
     let mut other_tools = sharing("b", "sonnet", &long);
     other_tools.tools = vec!["Read".into()];
     assert!(
-        ran_side_by_side([sharing("a", "sonnet", &long), other_tools], PanelStart::Auto).await,
+        ran_side_by_side(
+            [sharing("a", "sonnet", &long), other_tools],
+            PanelStart::Auto
+        )
+        .await,
         "a reviewer with other tools waited for nothing"
     );
 }

@@ -21,8 +21,8 @@ use std::sync::Arc;
 use crit_agent::redaction::ToolRedactor;
 use crit_agent::{Hooks, McpServer, RunLimits, SpendMeter, SubAgentDef, SubAgentOutcome};
 use crit_core::{Finding, ReviewerOutcome};
-pub use crit_project::PanelStart;
 use crit_llm::Backend;
+pub use crit_project::PanelStart;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 

@@ -71,7 +71,9 @@ pub(super) fn prefix_tokens(plan: &ReviewerPlan, env: &PanelEnv) -> u64 {
         .map(|tools| {
             tools
                 .tools()
-                .map(|t| t.name().len() + t.description().len() + t.input_schema().to_string().len())
+                .map(|t| {
+                    t.name().len() + t.description().len() + t.input_schema().to_string().len()
+                })
                 .sum()
         })
         .unwrap_or(0);

@@ -225,7 +225,11 @@ fn pack(work: &Work, todo: &[usize], budget: usize) -> Vec<Vec<usize>> {
     for f in &work.files {
         let mut run: Vec<usize> = Vec::new();
         let mut size = f.header.len();
-        for &u in f.units.iter().filter(|u| pending.get(**u).copied().unwrap_or(false)) {
+        for &u in f
+            .units
+            .iter()
+            .filter(|u| pending.get(**u).copied().unwrap_or(false))
+        {
             let bytes = numbered_len(&work.units[u].hunk);
             if !run.is_empty() && size + bytes > budget {
                 let id = pieces.len();
