@@ -69,6 +69,7 @@ fn critiques() -> Vec<Critique> {
                             op,
                             target: Target::Constraints,
                             value,
+                            original: None,
                         }],
                     }
                 })

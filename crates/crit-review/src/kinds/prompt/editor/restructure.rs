@@ -24,7 +24,7 @@ const REQUIRING: [&[&str]; 14] = [
 
 /// The restructured text and the sections it has, or why it is left alone.
 pub(super) fn restructure(body: &str) -> Result<(String, Vec<String>), String> {
-    if body.lines().any(|l| super::apply::is_heading(l)) {
+    if body.lines().any(super::apply::is_heading) {
         return Err("the prompt already has sections of its own".into());
     }
     let mut task: Vec<String> = Vec::new();

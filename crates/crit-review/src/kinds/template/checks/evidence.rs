@@ -167,7 +167,7 @@ pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
         Err(_) if diff_has => return Found::There(Vec::new()),
         Err(why) => return Found::Unchecked(why),
     };
-    let lines: Vec<String> = text.lines().map(|l| compact(l)).collect();
+    let lines: Vec<String> = text.lines().map(compact).collect();
     let at = find_all(&lines, &quote_lines(quote));
     if !at.is_empty() {
         return Found::There(at);
