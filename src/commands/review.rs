@@ -19,6 +19,7 @@ use crate::post::Poster;
 mod code_flags;
 mod describe;
 mod interactive;
+mod print_prompt;
 mod running;
 mod suggestions;
 
@@ -101,10 +102,6 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         }
     }
     let inputs = template.resolve_inputs(&given).map_err(CliError::usage)?;
-    if matches.get_flag(PRINT_PROMPT) {
-        print_prompts(template, &inputs)?;
-        return Ok(Code::Ok);
-    }
     template
         .check_files(&inputs, &root)
         .map_err(CliError::usage)?;
@@ -113,6 +110,7 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         verify: matches.get_one::<VerifyMode>(VERIFY).copied(),
         consensus: matches.get_one::<Consensus>(CONSENSUS).copied(),
         interactive: matches.get_flag(INTERACTIVE),
+        print_prompt: matches.get_flag(PRINT_PROMPT),
     };
     let common = common.overlay(later);
     project.set_explicit(crate::backend::explicit(&common)?);
@@ -156,6 +154,8 @@ pub struct Checks {
     pub verify: Option<VerifyMode>,
     pub consensus: Option<Consensus>,
     pub interactive: bool,
+    /// `--print-prompt`: print each request instead of sending it.
+    pub print_prompt: bool,
 }
 const PRINT_PROMPT: &str = "print-prompt";
 const INTERACTIVE: &str = "interactive";
@@ -238,7 +238,7 @@ fn template_args(cmd: clap::Command, template: &Template) -> clap::Command {
         Arg::new(PRINT_PROMPT)
             .long(PRINT_PROMPT)
             .action(ArgAction::SetTrue)
-            .help("Print the system and user prompts crit would send, then exit"),
+            .help("Print each request crit would send (system prompt, every message, tools by name), per reviewer and part, without sending any; with --json, as JSON"),
     )
     .arg(
         Arg::new(INTERACTIVE)
@@ -308,27 +308,6 @@ fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {
     }
     print!("{out}");
     Ok(Code::Ok)
-}
-
-fn print_prompts(
-    template: &Template,
-    inputs: &crit_review::template::Inputs,
-) -> Result<(), CliError> {
-    let mut out = String::new();
-    for reviewer in template.panel() {
-        let parts = template
-            .render(&reviewer, inputs, &BTreeMap::new())
-            .map_err(CliError::usage)?;
-        out.push_str(&format!(
-            "=== {} · system ===\n{}\n\n=== {} · user ===\n{}\n",
-            crate::output::printable_line(&reviewer.name),
-            crate::output::printable(parts.system.trim_end()),
-            crate::output::printable_line(&reviewer.name),
-            crate::output::printable(parts.user.trim_end())
-        ));
-    }
-    print!("{out}");
-    Ok(())
 }
 
 /// A flag given after the template name (`--cwd DIR`, `--rules-from=REF`),

@@ -150,3 +150,42 @@ fn no_backend_is_shown_not_fatal() {
         .success()
         .stdout(predicate::str::is_match(r"provider +\(none\)").unwrap());
 }
+
+#[test]
+fn panel_start_shows_with_its_origin_and_a_project_cannot_make_every_reviewer_pay() {
+    let dir = TempDir::new().unwrap();
+    let code = |doc: &serde_json::Value| doc["kinds"][0]["settings"].clone();
+    assert_eq!(
+        row(&code(&config_json(&dir)), "panel_start"),
+        ("auto".to_string(), "default".to_string())
+    );
+    write(&dir, "xdg/crit/config.yaml", "panel_start: warm-first\n");
+    let (value, source) = row(&code(&config_json(&dir)), "panel_start");
+    assert_eq!(value, "warm-first");
+    assert!(source.ends_with("xdg/crit/config.yaml:1"), "{source}");
+    // `together` writes the shared prefix once per reviewer: from an
+    // untrusted project it is ignored.
+    write(&dir, ".crit/config.yaml", "panel_start: together\n");
+    let doc = config_json(&dir);
+    assert_eq!(row(&code(&doc), "panel_start").0, "warm-first");
+    assert_eq!(row(&doc["rules"], "panel_start").0, "together (ignored)");
+    let out = crit(&dir)
+        .args(["config", "--json"])
+        .env("CRIT_PANEL_START", "together")
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        row(&code(&doc), "panel_start"),
+        ("together".to_string(), "env CRIT_PANEL_START".to_string())
+    );
+    // A word crit does not know names the file, line and the words it takes.
+    write(&dir, "xdg/crit/config.yaml", "panel_start: sometimes\n");
+    crit(&dir)
+        .args(["config", "--json"])
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("panel_start").and(predicate::str::contains("warm-first")),
+        );
+}

@@ -46,6 +46,7 @@ mod plan_panel_rules;
 mod plan_pty;
 mod post;
 mod pre_commit;
+mod print_prompt;
 mod prompt_claude_real;
 mod prompt_cli;
 mod prompt_hook;

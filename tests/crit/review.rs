@@ -73,12 +73,9 @@ fn project_template_overrides_built_in_and_user() {
         .args(["review", "arch", "notes.md", "--print-prompt"])
         .assert()
         .success()
-        .stdout(predicate::str::contains(
-            "=== arch · system ===\nBe brief.\n\n## Your answer",
-        ))
-        .stdout(predicate::str::contains(
-            "=== arch · user ===\nCheck notes.md\n",
-        ));
+        .stdout(predicate::str::contains("=== request 1 of 1 · model"))
+        .stdout(predicate::str::contains("Be brief.\n\n## Your answer"))
+        .stdout(predicate::str::contains("Check notes.md\n"));
     let out = crit(&dir)
         .args(["review", "list", "--json"])
         .output()
@@ -97,6 +94,9 @@ fn project_template_overrides_built_in_and_user() {
 #[test]
 fn inputs_are_flags_and_the_first_is_positional() {
     let dir = TempDir::new().unwrap();
+    // The requests printed are the review's own: its files exist.
+    std::fs::write(dir.path().join("slice.md"), "# Slice\n").unwrap();
+    std::fs::write(dir.path().join("hld.md"), "# HLD\n").unwrap();
     for args in [
         vec![
             "review",
@@ -128,17 +128,40 @@ fn inputs_are_flags_and_the_first_is_positional() {
             .args(&args)
             .assert()
             .success()
-            .stdout(predicate::str::contains(
-                "**Input document:** slice.md\n**Architecture document:** hld.md",
-            ));
+            // With --json the requests are JSON: the newline is escaped.
+            .stdout(
+                predicate::str::contains(
+                    "**Input document:** slice.md\n**Architecture document:** hld.md",
+                )
+                .or(predicate::str::contains(
+                    "**Input document:** slice.md\\n**Architecture document:** hld.md",
+                )),
+            );
     }
+    // A code review's request holds its change: a repository with one.
+    let git = |args: &[&str]| {
+        let st = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+    git(&["add", "a.py"]);
+    git(&["commit", "-q", "-m", "a"]);
+    std::fs::write(dir.path().join("a.py"), "x = 2\n").unwrap();
     crit(&dir)
         .args(["review", "code", "--diff", "main", "--print-prompt"])
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "Review the changes between `main` and the working tree.",
-        ));
+            "The change under review: changes since merge base",
+        ))
+        .stdout(predicate::str::contains("+ x = 2"));
     crit(&dir)
         .args(["review", "arch", "--help"])
         .assert()

@@ -579,6 +579,16 @@ fn a_reviewer_that_reports_incomplete_fails_the_gate() {
 fn a_panel_shares_a_byte_identical_cached_prefix_and_the_conversation_carries_a_breakpoint() {
     let dir = repo();
     let d = dir.path();
+    // Conventions long enough that the shared prefix caches on the model:
+    // a breakpoint goes only where the prefix before it reaches the
+    // model's minimum.
+    let min = crit_llm::pricing::cache_min_tokens(&crit_llm::pricing::resolve_alias("sonnet"));
+    let rule = "- Errors name the file and line they came from.\n";
+    write(
+        d,
+        "CLAUDE.md",
+        &format!("# Conventions\n{}", rule.repeat(min as usize / 8)),
+    );
     write(
         d,
         ".crit/templates/pair.yaml",
@@ -587,6 +597,7 @@ description: Two reviewers of a change
 prompt_builder: code
 system_prompt: You review code changes.
 allowed_tools: [Read, Grep]
+setting_sources: [project]
 inputs:
   optional:
     - name: diff
@@ -624,7 +635,17 @@ reviewers:
     assert_eq!(a["tools"].to_string(), b["tools"].to_string());
     assert_eq!(a["system"].to_string(), b["system"].to_string());
     let system = a["system"].as_array().unwrap();
-    assert!(system.last().unwrap().get("cache_control").is_some());
+    assert!(
+        system.last().unwrap().get("cache_control").is_some(),
+        "{:?}",
+        system
+            .iter()
+            .map(|b| (
+                b["text"].as_str().unwrap().len(),
+                b.get("cache_control").is_some()
+            ))
+            .collect::<Vec<_>>()
+    );
     let (wa, wb) = (
         &a["messages"][0]["content"][0],
         &b["messages"][0]["content"][0],

@@ -361,11 +361,38 @@ reviewers:
     assert_eq!(result["verdict"], "PASS", "{result}");
     let reqs = server.model_requests();
     assert_eq!(reqs.len(), 2, "security and api run; docs is skipped");
-    // The second member starts once the first one's request has written the
-    // prefix they share to the prompt cache, not after its whole review.
+    // Their shared prefix is under the model's cacheable minimum: nothing
+    // to read from the prompt cache, so both start at once.
+    assert!(
+        reqs[0].overlaps(&reqs[1]),
+        "the second reviewer waited for a prefix too short to cache"
+    );
+    // CRIT_PANEL_START=warm-first: the second member starts once the first
+    // one's request has been answered, not after its whole review.
+    for _ in 0..2 {
+        server.push(Step::reply(
+            Reply::json(json!({"verdict": "PASS", "summary": "ok", "findings": []}))
+                .delay(std::time::Duration::from_millis(300)),
+        ));
+    }
+    let out = crit(d, &server)
+        .env("CRIT_PANEL_START", "warm-first")
+        .args([
+            "review",
+            "duo",
+            "--verify",
+            "off",
+            "src/api/users.rs",
+            "--json",
+            "--no-log",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(json_out(&out)["verdict"], "PASS");
+    let reqs = &server.model_requests()[2..];
     assert!(
         reqs[1].received_at >= reqs[0].responded_at,
-        "the second reviewer did not wait for the shared prefix to be cached"
+        "warm-first: the second reviewer did not wait for the first answer"
     );
     let docs = result["reviewers"]
         .as_array()

@@ -42,6 +42,7 @@ pub mod process_group {
     pub use crit_os::process::{GroupGuard, kill_all};
 }
 pub mod protocol;
+pub mod ratelimit;
 pub mod replay;
 pub mod retry;
 pub mod secret;
@@ -60,6 +61,7 @@ pub use error::LlmError;
 pub use model::{Agent, EventStream, Model, collect};
 pub use openai::{OpenAi, OpenAiConfig};
 pub use protocol::*;
+pub use ratelimit::{Headroom, RateGauge};
 pub use replay::{Recorder, Replay};
 pub use retry::RetryPolicy;
 pub use secret::Secret;

@@ -21,6 +21,12 @@ pub trait Model: Send + Sync {
 
     fn capabilities(&self) -> Capabilities;
 
+    /// What the provider's rate-limit headers said last (`None`: a backend
+    /// that has none).
+    fn headroom(&self) -> Option<crate::ratelimit::Headroom> {
+        None
+    }
+
     /// Sends `req`; errors that happen before the first event (HTTP status, auth,
     /// retries exhausted) come back here, later ones inside the stream.
     fn stream<'a>(

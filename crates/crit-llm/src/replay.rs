@@ -148,6 +148,10 @@ impl Model for Recorder {
         self.inner.capabilities()
     }
 
+    fn headroom(&self) -> Option<crate::ratelimit::Headroom> {
+        self.inner.headroom()
+    }
+
     fn stream<'a>(
         &'a self,
         req: &'a ModelRequest,

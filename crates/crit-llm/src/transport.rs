@@ -85,6 +85,8 @@ pub struct HttpTransport {
     pub policy: RetryPolicy,
     pub timeouts: Timeouts,
     pub limits: ResponseLimits,
+    /// The rate-limit headers of every response this transport received.
+    pub gauge: std::sync::Arc<crate::ratelimit::RateGauge>,
 }
 
 impl HttpTransport {
@@ -118,6 +120,7 @@ impl HttpTransport {
             policy,
             timeouts,
             limits: ResponseLimits::default(),
+            gauge: Default::default(),
         })
     }
     /// Sends `call` (retrying as the policy says) and streams decoded events. An
@@ -141,6 +144,7 @@ impl HttpTransport {
             deadline: self.timeouts.deadline.map(|d| Instant::now() + d),
             cancel,
             tx,
+            gauge: self.gauge.clone(),
         };
         tokio::spawn(run.run(call, make_decoder));
         let first = rx.recv().await;
@@ -165,6 +169,7 @@ struct Run {
     deadline: Option<Instant>,
     cancel: CancellationToken,
     tx: Tx,
+    gauge: std::sync::Arc<crate::ratelimit::RateGauge>,
 }
 
 /// How one attempt ended.
@@ -294,6 +299,7 @@ impl Run {
             Ok(Ok(r)) => r,
         };
         let status = resp.status().as_u16();
+        self.gauge.observe(status, resp.headers());
         if !resp.status().is_success() {
             return self.failed_status(status, resp).await;
         }

@@ -69,6 +69,7 @@ impl Project {
     pub fn options(&self, settings: &Settings, log: bool) -> ReviewOptions {
         let mut opts = ReviewOptions::new(settings.request_model());
         opts.fail_on = settings.fail_on.value;
+        opts.panel_start = settings.panel_start.value;
         opts.model_override = self.model.clone();
         opts.limits = Limits {
             max_turns: settings.max_turns.as_ref().map(|s| s.value),

@@ -82,7 +82,7 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
             .long(MAX_CHUNKS)
             .value_name("N")
             .value_parser(clap::value_parser!(usize))
-            .help("A change too big for one request is split into parts reviewed side by side: at most N of them [default: 32]; what is left over is listed in the coverage and the review is INCOMPLETE")
+            .help("A change too big for one request is split into parts reviewed side by side: at most N of them [default: as many as the change needs, until the budget is spent]; what is left over is listed in the coverage and the review is INCOMPLETE")
             .help_heading(heading),
     )
     .arg(

@@ -18,6 +18,7 @@ use crit_review::review::{HunkCache, ReviewOptions, ReviewRequest, run_template_
 use crit_review::template::{Limits, Template};
 
 use super::code_flags::{CodeFlags, is_code};
+use super::print_prompt::{self, Printer};
 use crate::backend;
 use crate::cli::{CommonArgs, CompatArg};
 use crate::exit::{CliError, Code};
@@ -91,6 +92,11 @@ pub fn run_review(
             output::printable(&what)
         );
     }
+    if command.is_some() && checks.print_prompt {
+        return Err(CliError::usage(anyhow!(
+            "--print-prompt shows the requests of crit's own reviewers; this project reviews with an external command, which builds its own"
+        )));
+    }
     if let Some(argv) = command {
         let (result, stop) = run_command(&settings, argv, &given, &code, &root, rules)?;
         return conclude(&common, result, &stop, &root, scope.as_ref(), posting);
@@ -98,7 +104,8 @@ pub fn run_review(
     // No backend is not the end: an empty change passes without one, and
     // anything else is an ERROR result that still reaches stdout.
     let built = settings.build_backend().map_err(|e| e.to_string());
-    if let Err(why) = &built {
+    // --print-prompt sends nothing: it needs no backend.
+    if let (Err(why), false) = (&built, checks.print_prompt) {
         eprintln!("crit: {}", output::printable(why));
     }
     let mut opts = ReviewOptions::new(settings.request_model());
@@ -118,6 +125,7 @@ pub fn run_review(
     }
     opts.verify = checks.verify;
     opts.consensus = checks.consensus;
+    opts.panel_start = settings.panel_start.value;
     opts.log = !common.no_log;
     if let Some(poster) = posting.poster {
         poster.teach(&opts.redactor);
@@ -135,6 +143,9 @@ pub fn run_review(
         root,
         cwd: project.cwd().to_path_buf(),
     };
+    if checks.print_prompt {
+        return print_requests(&common, built.as_ref().ok(), &req, opts);
+    }
     if checks.interactive {
         if posting.poster.is_some() {
             return Err(CliError::usage(anyhow!(
@@ -169,6 +180,36 @@ pub fn run_review(
         Code::CouldNotRun if built.is_err() => Code::Usage,
         code => code,
     })
+}
+
+/// `--print-prompt`: the review run against a model that prints each
+/// request instead of sending it.
+fn print_requests(
+    common: &CommonArgs,
+    built: Option<&crit_llm::Backend>,
+    req: &ReviewRequest,
+    mut opts: ReviewOptions,
+) -> Result<Code, CliError> {
+    let printer = Printer::for_backend(built);
+    let backend = printer.backend();
+    opts.log = false;
+    opts.progress = None;
+    let stop = runner::Stop::new();
+    runner::block_on(&stop, |cancel| {
+        opts.cancel = cancel;
+        let (backend, opts) = (&backend, &opts);
+        async move { run_template_or(Ok(backend), req, opts).await }
+    })?
+    .map_err(CliError::usage)?;
+    let reqs = printer.requests();
+    match common.json {
+        true => println!(
+            "{}",
+            serde_json::to_string_pretty(&print_prompt::to_json(&reqs)).unwrap_or_default()
+        ),
+        false => print!("{}", output::printable(&print_prompt::to_text(&reqs))),
+    }
+    Ok(Code::Ok)
 }
 
 /// The agent reviewer's findings as mala's contract names their reviewer:

@@ -341,6 +341,7 @@ fn review(
     let fail_on = settings.fail_on.value;
     let mut opts = ReviewOptions::new(settings.request_model());
     opts.fail_on = fail_on;
+    opts.panel_start = settings.panel_start.value;
     opts.model_override = hook.explicit.model.as_ref().map(|m| m.value.clone());
     opts.limits.max_turns = settings.max_turns.as_ref().map(|s| s.value);
     opts.limits.max_budget_usd = settings.max_budget_usd.as_ref().map(|s| s.value);

@@ -136,6 +136,10 @@ impl Model for Anthropic {
         Capabilities::HTTP_MODEL
     }
 
+    fn headroom(&self) -> Option<crate::ratelimit::Headroom> {
+        Some(self.transport.gauge.headroom())
+    }
+
     fn stream<'a>(
         &'a self,
         req: &'a ModelRequest,

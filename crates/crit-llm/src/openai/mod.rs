@@ -113,6 +113,10 @@ impl Model for OpenAi {
         Capabilities::HTTP_MODEL
     }
 
+    fn headroom(&self) -> Option<crate::ratelimit::Headroom> {
+        Some(self.transport.gauge.headroom())
+    }
+
     fn stream<'a>(
         &'a self,
         req: &'a ModelRequest,

@@ -11,8 +11,9 @@
 //! Code CLI runs outside crit's sandbox and redaction), `reviewer: command`
 //! and `command` (a program crit runs), `cassettes` (recorded answers instead
 //! of a model), the limits (`timeout`, `max_turns`, `max_budget_usd`) and a
-//! `fail_on` laxer than the default (`p0`, `never`). The rest (models, a
-//! stricter gate) is honoured from the project as is.
+//! `fail_on` laxer than the default (`p0`, `never`), and `panel_start:
+//! together` (every reviewer writes the shared prefix to the prompt cache).
+//! The rest (models, a stricter gate) is honoured from the project as is.
 
 pub mod mala;
 pub mod prompt_review;
@@ -26,6 +27,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::error::FileError;
+use crate::settings::PanelStart;
 use crate::trust::{Gated, ProjectRules};
 
 /// The tools a reviewer may be given (templates, Reldo's agents). MCP tools
@@ -86,6 +88,8 @@ pub struct Config {
     /// The project file's `templates_dir`, from the project root (never
     /// outside the project).
     pub project_templates_dir: Option<Sourced<String>>,
+    /// When a panel's later reviewers start (`panel_start`).
+    pub panel_start: Option<Sourced<PanelStart>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -103,6 +107,7 @@ struct RawConfig {
     max_turns: Option<Spanned<u32>>,
     max_budget_usd: Option<Spanned<f64>>,
     templates_dir: Option<Spanned<String>>,
+    panel_start: Option<Spanned<String>>,
     review: Option<RawReview>,
 }
 
@@ -225,6 +230,9 @@ impl Config {
         ask(&mut self.fail_on, rules, file, "fail_on", |v| {
             matches!(v, FailOn::P0 | FailOn::Never).then(|| fail_on_word(*v).to_string())
         });
+        ask(&mut self.panel_start, rules, file, "panel_start", |v| {
+            (*v == PanelStart::Together).then(|| v.word().to_string())
+        });
         self
     }
 
@@ -308,6 +316,13 @@ impl Config {
             }
             None => None,
         };
+        let panel_start = match &raw.panel_start {
+            Some(p) => {
+                word(p, &PanelStart::WORDS, "panel_start")?;
+                PanelStart::parse(&p.value).map(|v| setting(file, p, v))
+            }
+            None => None,
+        };
         let models = raw.models.unwrap_or_default();
         Ok(Config {
             provider,
@@ -337,6 +352,7 @@ impl Config {
                 .templates_dir
                 .map(|s| setting(file, &s, PathBuf::from(&s.value))),
             project_templates_dir: None,
+            panel_start,
         })
     }
 
@@ -357,7 +373,8 @@ impl Config {
             max_turns,
             max_budget_usd,
             templates_dir,
-            project_templates_dir
+            project_templates_dir,
+            panel_start
         );
         if later.models.review.is_some() {
             self.models.review = later.models.review;

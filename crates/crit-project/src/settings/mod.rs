@@ -78,6 +78,45 @@ impl Kind {
     }
 }
 
+/// When a panel's later reviewers start (`panel_start` in config.yaml,
+/// `CRIT_PANEL_START`). Reviewers that share a prompt prefix can have the
+/// first one write it to the prompt cache and the others read it (cheaper,
+/// one model turn slower), or all start at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PanelStart {
+    /// The others wait for the first reviewer's first answer only when they
+    /// can read what it cached: the same model and provider, and a shared
+    /// prefix at or above that model's cacheable minimum.
+    #[default]
+    Auto,
+    /// Every reviewer starts at once.
+    Together,
+    /// Reviewers sharing the first one's prefix always wait for it.
+    WarmFirst,
+}
+
+impl PanelStart {
+    /// The words config files and `CRIT_PANEL_START` take.
+    pub const WORDS: [&'static str; 3] = ["auto", "together", "warm-first"];
+
+    pub fn parse(word: &str) -> Option<PanelStart> {
+        match word {
+            "auto" => Some(PanelStart::Auto),
+            "together" => Some(PanelStart::Together),
+            "warm-first" => Some(PanelStart::WarmFirst),
+            _ => None,
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            PanelStart::Auto => "auto",
+            PanelStart::Together => "together",
+            PanelStart::WarmFirst => "warm-first",
+        }
+    }
+}
+
 /// What `crit config` says of a judge model nothing names: `crit bench`
 /// picks the strongest model of the configurations it compares.
 const JUDGE_DEFAULT: &str = "(the strongest model the benchmark compares)";
@@ -159,6 +198,8 @@ pub struct Settings {
     /// (`working tree` / trusted with `crit trust`, `main` / the pull
     /// request's base, `HEAD` / the last commit).
     pub rules: (String, String),
+    /// When a panel's later reviewers start.
+    pub panel_start: Sourced<PanelStart>,
 }
 
 impl Settings {
@@ -227,6 +268,13 @@ impl Settings {
                 "max_budget_usd",
                 &format!("{:.2}", b.value),
                 b.source.to_string(),
+            ));
+        }
+        if self.kind != Kind::Bench {
+            rows.push(row(
+                "panel_start",
+                self.panel_start.value.word(),
+                self.panel_start.source.to_string(),
             ));
         }
         rows.push(row("rules", &self.rules.0, self.rules.1.clone()));

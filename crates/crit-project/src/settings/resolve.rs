@@ -4,7 +4,7 @@
 use crit_core::FailOn;
 use crit_llm::{BackendConfig, Env, LlmError, Provider, Selection, Source, Sourced};
 
-use super::{Explicit, Kind, Reviewer, Settings, TemplateDirs};
+use super::{Explicit, Kind, PanelStart, Reviewer, Settings, TemplateDirs};
 use crate::config::mala::{MalaConfig, ReviewerType};
 use crate::config::{Config, ReviewerKind};
 
@@ -74,7 +74,25 @@ pub(crate) fn resolve(
             .unwrap_or_else(|| Sourced::new(FailOn::default(), Source::Default)),
         templates,
         rules,
+        panel_start: panel_start(file, env),
     }
+}
+
+/// `CRIT_PANEL_START`, else `panel_start`, else `auto`. A variable set to
+/// something else is said once and ignored.
+fn panel_start(file: &Config, env: &Env) -> Sourced<PanelStart> {
+    if let Some(word) = env.non_empty("CRIT_PANEL_START") {
+        match PanelStart::parse(word) {
+            Some(v) => return Sourced::new(v, Source::Env("CRIT_PANEL_START".into())),
+            None => tracing::warn!(
+                "CRIT_PANEL_START={word} is not one of {}; ignored",
+                PanelStart::WORDS.join(", ")
+            ),
+        }
+    }
+    file.panel_start
+        .clone()
+        .unwrap_or_else(|| Sourced::new(PanelStart::Auto, Source::Default))
 }
 
 /// The model backend: explicit choices, then `CRIT_*` variables (crit-llm

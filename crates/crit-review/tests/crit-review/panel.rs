@@ -8,7 +8,9 @@ use crit_agent::RunLimits;
 use crit_core::contract::Contract;
 use crit_core::{ReviewerStatus, Severity, Verdict};
 use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, Backend, RetryPolicy, Secret};
-use crit_review::panel::{PanelEnv, Progress, ProgressEvent, ReviewerPlan, aggregate, run_panel};
+use crit_review::panel::{
+    PanelEnv, PanelStart, Progress, ProgressEvent, ReviewerPlan, aggregate, run_panel,
+};
 use crit_review::template::OutputSpec;
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::json;
@@ -146,12 +148,13 @@ async fn the_project_context_is_the_cached_end_of_the_system_prompt() {
         json!({"verdict": "PASS", "summary": "", "findings": []}),
     ));
     let dir = project();
-    run_panel(
-        &backend(&server),
-        &[plan("one", findings())],
-        &env(dir.path()),
-    )
-    .await;
+    // Conventions long enough to cache on the model: a breakpoint goes only
+    // where the prefix before it reaches the model's minimum.
+    let mut env = env(dir.path());
+    let min = crit_llm::pricing::cache_min_tokens(&crit_llm::pricing::resolve_alias("sonnet"));
+    env.project_context
+        .push_str(&"\nEvery error names the file it came from.".repeat(min as usize / 8));
+    run_panel(&backend(&server), &[plan("one", findings())], &env).await;
     let req = &server.model_requests()[0];
     let system = req.body["system"].as_array().unwrap();
     assert_eq!(system.len(), 2);
@@ -333,4 +336,134 @@ async fn a_caller_schema_lands_in_structured_output_and_passed_decides() {
     assert_eq!(result.verdict, Verdict::Fail);
     assert_eq!(result.structured_output.as_ref().unwrap()["issues"][1], "b");
     assert_eq!(result.summary, "Two problems.");
+}
+
+/// A plan sharing `work` with the rest of its panel, on `model`.
+fn sharing(name: &str, model: &str, work: &str) -> ReviewerPlan {
+    let mut p = plan(name, findings());
+    p.model = model.into();
+    p.shared = Some(crit_review::panel::SharedPrompt {
+        system: "You review code changes.".into(),
+        work: work.into(),
+    });
+    p
+}
+
+/// Two reviewers' requests, each answered after a delay; whether the
+/// second was sent while the first was still unanswered.
+async fn ran_side_by_side(plans: [ReviewerPlan; 2], start: PanelStart) -> bool {
+    let server = FakeServer::start().await;
+    for _ in 0..2 {
+        server.push(
+            Reply::json(json!({"verdict": "PASS", "summary": "Fine.", "findings": []}))
+                .delay(Duration::from_millis(300)),
+        );
+    }
+    let dir = project();
+    let mut env = env(dir.path());
+    env.panel_start = start;
+    let runs = run_panel(&backend(&server), &plans, &env).await;
+    assert!(runs.iter().all(|r| r.outcome.verdict == Verdict::Pass));
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 2);
+    reqs[0].overlaps(&reqs[1])
+}
+
+/// Work long enough that the shared prefix is over every model's cacheable
+/// minimum, and work far under any.
+fn long_work() -> String {
+    let min = ["sonnet", "haiku", "opus"]
+        .iter()
+        .map(|m| crit_llm::pricing::cache_min_tokens(&crit_llm::pricing::resolve_alias(m)))
+        .max()
+        .unwrap();
+    "+ let x = 1; // a line of the change under review\n".repeat((min as usize * 4) / 40 + 10)
+}
+
+#[tokio::test]
+async fn a_reviewer_waits_for_the_first_ones_cache_write_only_when_it_can_read_it() {
+    let long = long_work();
+    // Same model, same prefix over the model's minimum: the second reads
+    // what the first wrote, so it waits for it.
+    assert!(
+        !ran_side_by_side(
+            [sharing("a", "sonnet", &long), sharing("b", "sonnet", &long)],
+            PanelStart::Auto
+        )
+        .await,
+        "the second reviewer did not wait for a prefix it could read"
+    );
+    // Another model reads nothing the first wrote: both start at once.
+    assert!(
+        ran_side_by_side(
+            [sharing("a", "sonnet", &long), sharing("b", "haiku", &long)],
+            PanelStart::Auto
+        )
+        .await,
+        "a reviewer on another model waited for nothing"
+    );
+    // A prefix under the model's minimum is never cached: no wait.
+    assert!(
+        ran_side_by_side(
+            [
+                sharing("a", "sonnet", "+ x\n"),
+                sharing("b", "sonnet", "+ x\n")
+            ],
+            PanelStart::Auto
+        )
+        .await,
+        "a reviewer waited for a prefix too short to cache"
+    );
+    // Other tools: the request's prefix differs from its first byte.
+    let mut other_tools = sharing("b", "sonnet", &long);
+    other_tools.tools = vec!["Read".into()];
+    assert!(
+        ran_side_by_side(
+            [sharing("a", "sonnet", &long), other_tools],
+            PanelStart::Auto
+        )
+        .await,
+        "a reviewer with other tools waited for nothing"
+    );
+}
+
+#[tokio::test]
+async fn the_panel_start_setting_forces_either_way() {
+    let long = long_work();
+    assert!(
+        ran_side_by_side(
+            [sharing("a", "sonnet", &long), sharing("b", "sonnet", &long)],
+            PanelStart::Together
+        )
+        .await,
+        "`together` still held the second reviewer back"
+    );
+    assert!(
+        !ran_side_by_side(
+            [sharing("a", "sonnet", &long), sharing("b", "haiku", &long)],
+            PanelStart::WarmFirst
+        )
+        .await,
+        "`warm-first` did not hold the second reviewer back"
+    );
+}
+
+#[tokio::test]
+async fn a_prefix_under_the_models_cache_minimum_carries_no_breakpoint() {
+    let server = FakeServer::start().await;
+    server.push(Reply::json(
+        json!({"verdict": "PASS", "summary": "", "findings": []}),
+    ));
+    let dir = project();
+    run_panel(
+        &backend(&server),
+        &[plan("one", findings())],
+        &env(dir.path()),
+    )
+    .await;
+    let body = server.model_requests()[0].body.to_string();
+    assert!(
+        !body.contains("cache_control"),
+        "a breakpoint that can never hit: {body}"
+    );
 }

@@ -12,6 +12,7 @@ mod follow_up;
 mod one;
 mod progress;
 mod read;
+mod start;
 mod transcript;
 
 use std::path::PathBuf;
@@ -21,6 +22,7 @@ use crit_agent::redaction::ToolRedactor;
 use crit_agent::{Hooks, McpServer, RunLimits, SpendMeter, SubAgentDef, SubAgentOutcome};
 use crit_core::{Finding, ReviewerOutcome};
 use crit_llm::Backend;
+pub use crit_project::PanelStart;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -32,6 +34,7 @@ pub(crate) use consensus::apply as apply_consensus;
 pub use consensus::{Consensus, UnknownConsensus};
 pub use follow_up::{FollowUp, FollowUpError};
 pub use progress::{NoProgress, Progress, ProgressEvent};
+pub(crate) use start::parts_wait;
 pub use transcript::SharedTranscript;
 
 /// A reviewer's deadline when nothing sets one (mala's reviewer's 600 s).
@@ -95,6 +98,9 @@ pub struct PanelEnv {
     /// The environment the front end read: the Bash tool's programs start
     /// from its `PATH` and `LANG` ([`tool_env`]).
     pub tool_env: Arc<crit_os::env::Env>,
+    /// When the later reviewers start: with the first, or once its first
+    /// answer has put the shared prefix in the prompt cache.
+    pub panel_start: PanelStart,
 }
 
 /// What of an environment lookup reaches the tools' programs: `PATH` and
@@ -122,6 +128,7 @@ impl Default for PanelEnv {
             // What the tools find, the review's writers hide.
             redaction: crate::engine::redaction::tools_redactor(),
             tool_env: Arc::default(),
+            panel_start: PanelStart::default(),
         }
     }
 }
@@ -163,10 +170,12 @@ pub struct ReviewerRun {
 /// Runs every plan concurrently: with N reviewers against a model of latency L
 /// the panel takes about L, not N·L. Results come back in plan order.
 ///
-/// Plans that share a prompt prefix (on crit's own loop) start once the
-/// first of them has had its first answer: its request wrote the shared
-/// prefix to the prompt cache, so the others read it instead of each paying
-/// to write it (the panel takes L plus one turn, and writes its prefix once).
+/// A plan that can read the first plan's prompt-cache write (on crit's own
+/// loop: the same shared prefix, tools, model and provider, and that prefix
+/// at or above the model's cacheable minimum) starts once the first has had
+/// its first answer, so it reads the prefix instead of paying to write it
+/// again (the panel takes L plus one turn). Any other starts at once: waiting
+/// would buy nothing. `env.panel_start` forces either way.
 pub async fn run_panel(
     backend: &Backend,
     plans: &[ReviewerPlan],
@@ -184,20 +193,29 @@ pub async fn run_panel_warming(
     env: &PanelEnv,
     warmed: &CancellationToken,
 ) -> Vec<ReviewerRun> {
-    let hold = backend.agent.is_none() && plans.first().is_some_and(|p| p.shared.is_some());
-    let runs = plans.iter().enumerate().map(|(i, plan)| async move {
-        if i == 0 {
-            let _done = warmed.clone().drop_guard();
-            return one::run_reviewer(backend, plan, env, Some(warmed)).await;
-        }
-        if hold && plan.shared.is_some() {
-            // Shares a prefix with the first: wait for its cache write.
-            tokio::select! {
-                () = warmed.cancelled() => {}
-                () = env.cancel.cancelled() => {}
+    let waits: Vec<bool> = match plans.first() {
+        Some(lead) => plans
+            .iter()
+            .enumerate()
+            .map(|(i, p)| i > 0 && start::waits_for(backend, lead, p, env))
+            .collect(),
+        None => Vec::new(),
+    };
+    let runs = plans.iter().enumerate().map(|(i, plan)| {
+        let wait = waits.get(i).copied().unwrap_or(false);
+        async move {
+            if i == 0 {
+                let _done = warmed.clone().drop_guard();
+                return one::run_reviewer(backend, plan, env, Some(warmed)).await;
             }
+            if wait {
+                tokio::select! {
+                    () = warmed.cancelled() => {}
+                    () = env.cancel.cancelled() => {}
+                }
+            }
+            one::run_reviewer(backend, plan, env, None).await
         }
-        one::run_reviewer(backend, plan, env, None).await
     });
     futures_util::future::join_all(runs).await
 }

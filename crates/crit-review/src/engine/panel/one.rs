@@ -132,7 +132,7 @@ pub(super) async fn run_reviewer(
 /// The system prompt as blocks: the panel's shared system prompt (or, for a
 /// plan that shares none, the reviewer's own), then the project's
 /// conventions; the last block ends the cached prefix.
-fn system_blocks(plan: &ReviewerPlan, env: &PanelEnv) -> Vec<SystemBlock> {
+pub(super) fn system_blocks(plan: &ReviewerPlan, env: &PanelEnv) -> Vec<SystemBlock> {
     let own = match &plan.shared {
         Some(shared) => shared.system.clone(),
         None => plan.system.clone(),
@@ -149,7 +149,7 @@ fn system_blocks(plan: &ReviewerPlan, env: &PanelEnv) -> Vec<SystemBlock> {
 
 /// The first message: the shared work (its own cached block, when there is
 /// one), then the reviewer's own instructions and request.
-fn first_message(plan: &ReviewerPlan) -> (String, String) {
+pub(super) fn first_message(plan: &ReviewerPlan) -> (String, String) {
     match &plan.shared {
         Some(shared) => {
             let own = [plan.system.trim(), plan.user.trim()]
@@ -178,7 +178,7 @@ fn with_review_rules(mut def: crit_agent::SubAgentDef) -> crit_agent::SubAgentDe
 }
 
 /// The JSON Schema the answer must match, when the contract has one.
-fn answer_schema(output: &OutputSpec) -> Option<Value> {
+pub(super) fn answer_schema(output: &OutputSpec) -> Option<Value> {
     match output {
         OutputSpec::Contract(Contract::FindingsJson) => {
             Some(crit_core::schema::findings_contract())
@@ -186,6 +186,24 @@ fn answer_schema(output: &OutputSpec) -> Option<Value> {
         OutputSpec::Contract(Contract::Markdown | Contract::StatusLine) => None,
         OutputSpec::Schema(s) => Some(s.clone()),
     }
+}
+
+/// The tools `plan` is given on crit's loop (`Task` is added by the loop).
+pub(super) fn tools_of(
+    plan: &ReviewerPlan,
+    env: &PanelEnv,
+) -> Result<ToolRegistry, crit_agent::RegistryError> {
+    let mut available = ToolRegistry::builtin();
+    for server in &env.mcp {
+        server.add_to(&mut available);
+    }
+    let wanted: Vec<&str> = plan
+        .tools
+        .iter()
+        .map(String::as_str)
+        .filter(|t| *t != crit_agent::subagent::TASK_TOOL)
+        .collect();
+    available.select(&wanted)
 }
 
 async fn via_loop(
@@ -209,17 +227,7 @@ async fn via_loop(
             ));
         }
     };
-    let mut available = ToolRegistry::builtin();
-    for server in &env.mcp {
-        server.add_to(&mut available);
-    }
-    let wanted: Vec<&str> = plan
-        .tools
-        .iter()
-        .map(String::as_str)
-        .filter(|t| *t != crit_agent::subagent::TASK_TOOL)
-        .collect();
-    let tools = match available.select(&wanted) {
+    let tools = match tools_of(plan, env) {
         Ok(t) => t,
         Err(e) => return failed(e.to_string()),
     };

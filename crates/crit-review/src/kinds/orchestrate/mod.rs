@@ -219,6 +219,7 @@ impl Crit {
             spend: Default::default(),
             redaction: crate::engine::redaction::tools_redactor(),
             tool_env: panel::tool_env(self.env.as_ref()),
+            panel_start: Default::default(),
         };
         let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
         let mut result = panel::aggregate("run", &runs);

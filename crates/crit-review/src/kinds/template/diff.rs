@@ -46,8 +46,10 @@ pub(super) async fn review(
     let opts = job.opts;
     let change = diff.change;
     let base = opts.hunk_cache.as_ref().map(|_| cache_base(job, &extra));
-    let cache = opts.hunk_cache.as_ref().zip(base.as_deref());
-    let work = work::plan(change, diff.raw_patch, cache, opts.parts, job.now);
+    // Read once here, written once at the end: never a file per hunk.
+    let hunks = opts.hunk_cache.as_ref().map(|c| c.open(job.now));
+    let cache = hunks.as_ref().zip(base.as_deref());
+    let work = work::plan(change, diff.raw_patch, cache, opts.parts);
     let count = work.parts.len();
     let mut part_plans = Vec::with_capacity(count);
     let mut skipped = Vec::new();
@@ -98,7 +100,7 @@ pub(super) async fn review(
         false => nothing_sent(job, &work, &outcomes),
     };
     post::check(job, &mut result, Some(change)).await;
-    if let Some((cache, _)) = cache {
+    if let Some(mut cache) = hunks {
         for (i, units) in work.parts.iter().enumerate() {
             let mine = |id: &String| origins.iter().any(|(o, p)| o == id && *p == i);
             let reusable = outcomes
@@ -114,7 +116,7 @@ pub(super) async fn review(
                     .filter(|f| mine(&f.id))
                     .cloned()
                     .collect();
-                if work.store(cache, units, &findings).is_none() {
+                if work.store(&mut cache, units, &findings).is_none() {
                     tracing::debug!(
                         part = i + 1,
                         "part not cached: a finding or a hunk it cannot hold"
@@ -122,7 +124,7 @@ pub(super) async fn review(
                 }
             }
         }
-        cache.prune(job.now);
+        cache.commit();
     }
     let cached: Vec<Finding> = work
         .cached

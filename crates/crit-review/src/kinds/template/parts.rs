@@ -1,22 +1,19 @@
 //! Running the parts of a split change: each part is the same panel with the
 //! same instructions and conventions over its own piece of the diff. Parts
-//! run side by side (a few at a time), after the first part's first request
-//! has written the shared prefix to the prompt cache; a part that would start
+//! run side by side, as many at a time as the provider's rate limits allow
+//! (see the engine's pace), after the first part's first request
+//! has written the shared prefix to the prompt cache when the others can
+//! read it (else all at once); a part that would start
 //! after the review's budget is spent is not sent, and says so.
-
-use std::sync::Arc;
 
 use crit_agent::RunLimits;
 use crit_core::{LeftOutCause, ReviewerStatus};
 use crit_llm::Backend;
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::coverage::PartOutcome;
+use crate::engine::pace::{self, Pace};
 use crate::engine::panel::{self, PanelEnv, ReviewerPlan, ReviewerRun};
-
-/// Parts sent at the same time.
-pub(super) const CONCURRENT_PARTS: usize = 4;
 
 /// Runs each part's plans; returns, per part, its runs and how it went.
 pub(super) async fn run(
@@ -26,10 +23,14 @@ pub(super) async fn run(
     limits: RunLimits,
 ) -> Vec<(Vec<ReviewerRun>, PartOutcome)> {
     let warmed = CancellationToken::new();
-    let gate = Arc::new(Semaphore::new(CONCURRENT_PARTS));
-    let hold = backend.agent.is_none() && parts.len() > 1;
+    let pace = Pace::new(pace::START);
+    let hold = parts.len() > 1
+        && parts
+            .first()
+            .and_then(|p| p.first())
+            .is_some_and(|first| panel::parts_wait(backend, first, env));
     let runs = parts.iter().enumerate().map(|(i, plans)| {
-        let (warmed, gate) = (warmed.clone(), gate.clone());
+        let (warmed, pace) = (warmed.clone(), pace.clone());
         async move {
             if i > 0 && hold {
                 tokio::select! {
@@ -37,30 +38,37 @@ pub(super) async fn run(
                     () = env.cancel.cancelled() => {}
                 }
             }
-            let _permit = gate.acquire_owned().await;
-            if let Some(why) = spent(env, &limits) {
+            let slot = pace.slot().await;
+            let not_sent = match spent(env, &limits) {
+                Some(why) => Some(skipped(LeftOutCause::Budget, why)),
+                None if env.cancel.is_cancelled() => Some(skipped(
+                    LeftOutCause::ReviewerFailed,
+                    "the review was cancelled".into(),
+                )),
+                None => None,
+            };
+            if let Some(outcome) = not_sent {
                 warmed.cancel();
-                return (Vec::new(), skipped(LeftOutCause::Budget, why));
-            }
-            if env.cancel.is_cancelled() {
-                warmed.cancel();
-                return (
-                    Vec::new(),
-                    skipped(
-                        LeftOutCause::ReviewerFailed,
-                        "the review was cancelled".into(),
-                    ),
-                );
+                if let Some(slot) = slot {
+                    pace.done(slot, None);
+                }
+                return (Vec::new(), outcome);
             }
             let runs = match i {
                 0 => panel::run_panel_warming(backend, plans, env, &warmed).await,
                 _ => panel::run_panel(backend, plans, env).await,
             };
+            if let Some(slot) = slot {
+                pace.done(slot, backend.model.headroom());
+            }
             let outcome = outcome(&runs);
             (runs, outcome)
         }
     });
-    futures_util::future::join_all(runs).await
+    let ran = futures_util::future::join_all(runs).await;
+    let (limit, peak) = pace.stats();
+    tracing::debug!(parts = parts.len(), peak, limit, "parts in flight");
+    ran
 }
 
 /// Why a part may not start: the budget is spent.

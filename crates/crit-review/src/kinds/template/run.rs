@@ -103,6 +103,8 @@ pub struct ReviewOptions {
     /// How many of a panel must report a finding (`--consensus`); `None`: the
     /// template's `consensus:`, else every finding counts.
     pub consensus: Option<panel::Consensus>,
+    /// When a panel's later reviewers start (`panel_start`).
+    pub panel_start: crit_project::PanelStart,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -121,6 +123,7 @@ impl std::fmt::Debug for ReviewOptions {
             .field("hunk_cache", &self.hunk_cache)
             .field("verify", &self.verify)
             .field("consensus", &self.consensus)
+            .field("panel_start", &self.panel_start)
             .finish_non_exhaustive()
     }
 }
@@ -150,6 +153,7 @@ impl ReviewOptions {
             verify: None,
             verify_model: String::new(),
             consensus: None,
+            panel_start: Default::default(),
         }
     }
 }
@@ -327,6 +331,7 @@ async fn run(
                 spend: Default::default(),
                 redaction: ToolRedactor::new(opts.redactor.clone()),
                 tool_env: crate::engine::panel::tool_env(opts.env.as_ref()),
+                panel_start: opts.panel_start,
             };
             let job = Job {
                 backend,

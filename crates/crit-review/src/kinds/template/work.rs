@@ -8,12 +8,10 @@
 //! cache key, and whether redaction or screening touched it: such a hunk's
 //! part is never stored.
 
-use std::time::SystemTime;
-
 use crit_core::{Finding, Location};
 
 use super::checks::screening::{self, Screened};
-use crate::engine::hunk_cache::{self, HunkCache, Stored};
+use crate::engine::hunk_cache::{self, Hunks, Stored};
 use crit_project::scope::chunk::{self, Piece};
 use crit_project::scope::units::{self, HunkText};
 use crit_project::scope::{Change, ChangedFile};
@@ -23,6 +21,9 @@ use crit_project::scope::{Change, ChangedFile};
 pub struct PartLimits {
     /// Bytes of numbered diff per part.
     pub part_bytes: usize,
+    /// At most this many parts (`--max-chunks`). By default as many as the
+    /// change needs: the review's budget stops parts once it is spent (and
+    /// the coverage says so), and git's diff output has its own cap.
     pub max_parts: usize,
 }
 
@@ -30,7 +31,7 @@ impl Default for PartLimits {
     fn default() -> Self {
         PartLimits {
             part_bytes: 200_000,
-            max_parts: 32,
+            max_parts: usize::MAX,
         }
     }
 }
@@ -74,14 +75,13 @@ pub(super) struct Work {
 }
 
 /// Cuts `change` into the work of its review. `raw_patch`: the change's
-/// patch before redaction, for the cache keys. `cache`: the hunk cache and
-/// the base of this review's keys.
+/// patch before redaction, for the cache keys. `cache`: the hunk cache as
+/// this review read it and the base of this review's keys.
 pub(super) fn plan(
     change: &Change,
     raw_patch: &str,
-    cache: Option<(&HunkCache, &str)>,
+    cache: Option<(&Hunks, &str)>,
     limits: PartLimits,
-    now: SystemTime,
 ) -> Work {
     let mut work = Work::default();
     let mut raw_change = change.clone();
@@ -188,7 +188,7 @@ pub(super) fn plan(
     for (id, u) in work.units.iter().enumerate() {
         let path = &work.files[u.file].path;
         let hit = match (cache, &u.key) {
-            (Some((c, _)), Some(k)) => c.load(k, now),
+            (Some((c, _)), Some(k)) => c.load(k),
             _ => None,
         };
         // An entry holds findings of its own file only; anything else in it
@@ -215,11 +215,21 @@ pub(super) fn plan(
 /// Pieces of at most `budget` bytes: a file's units to review together,
 /// split at hunk boundaries when the file alone is too big.
 fn pack(work: &Work, todo: &[usize], budget: usize) -> Vec<Vec<usize>> {
+    let mut pending = vec![false; work.units.len()];
+    for &u in todo {
+        if let Some(p) = pending.get_mut(u) {
+            *p = true;
+        }
+    }
     let mut pieces: Vec<(Piece, Vec<usize>)> = Vec::new();
     for f in &work.files {
         let mut run: Vec<usize> = Vec::new();
         let mut size = f.header.len();
-        for &u in f.units.iter().filter(|u| todo.contains(u)) {
+        for &u in f
+            .units
+            .iter()
+            .filter(|u| pending.get(**u).copied().unwrap_or(false))
+        {
             let bytes = numbered_len(&work.units[u].hunk);
             if !run.is_empty() && size + bytes > budget {
                 let id = pieces.len();
@@ -314,7 +324,7 @@ impl Work {
     /// (the next review sends it again).
     pub(super) fn store(
         &self,
-        cache: &HunkCache,
+        cache: &mut Hunks,
         part: &[usize],
         findings: &[Finding],
     ) -> Option<()> {
