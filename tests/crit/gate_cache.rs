@@ -390,7 +390,7 @@ fn entries_are_owner_only() {
     let entries = cache_entries(home.path());
     assert!(!entries.is_empty());
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode(&home.path().join("cache/crit/hunks-v2")), 0o700);
+    assert_eq!(mode(&home.path().join("cache/crit/hunks-v3")), 0o700);
     for e in &entries {
         assert_eq!(mode(e), 0o600, "{}", e.display());
         let bytes = std::fs::read(e).unwrap();

@@ -203,10 +203,7 @@ fn print_requests(
     .map_err(CliError::usage)?;
     let reqs = printer.requests();
     match common.json {
-        true => println!(
-            "{}",
-            serde_json::to_string_pretty(&print_prompt::to_json(&reqs)).unwrap_or_default()
-        ),
+        true => println!("{}", output::json_printable(&print_prompt::to_json(&reqs))),
         false => print!("{}", output::printable(&print_prompt::to_text(&reqs))),
     }
     Ok(Code::Ok)

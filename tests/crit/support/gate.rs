@@ -232,10 +232,10 @@ pub fn review_in(d: &Path, home: &Path, server: &FakeServer, extra: &[&str]) -> 
 
 /// The hunk cache's entries under `home`.
 pub fn cache_entries(home: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(rd) = std::fs::read_dir(home.join("cache/crit/hunks-v2")) else {
-        return Vec::new();
-    };
-    let mut v: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    v.sort();
-    v
+    // One store file holds every entry, sealed one by one.
+    let store = home.join("cache/crit/hunks-v3/hunks.bin");
+    match store.exists() {
+        true => vec![store],
+        false => Vec::new(),
+    }
 }

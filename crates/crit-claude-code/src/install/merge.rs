@@ -381,7 +381,15 @@ mod tests {
             &mut ledger,
         )
         .unwrap();
-        assert_eq!(added, ["UserPromptSubmit hook", "Stop hook", "status line"]);
+        assert_eq!(
+            added,
+            [
+                "UserPromptSubmit hook",
+                "Stop hook",
+                "PreToolUse hook",
+                "status line"
+            ]
+        );
         let once = text(&doc);
         assert!(once.contains("say done"), "{once}");
         // Idempotent.
@@ -396,7 +404,7 @@ mod tests {
         assert!(again.is_empty());
         assert_eq!(text(&doc), once);
         let removed = unmerge(&mut doc, &ledger);
-        assert_eq!(removed.len(), 3, "{removed:?}");
+        assert_eq!(removed.len(), 4, "{removed:?}");
         assert_eq!(text(&doc), before);
     }
 
@@ -417,7 +425,7 @@ mod tests {
             &mut ledger,
         )
         .unwrap();
-        assert_eq!(added, ["UserPromptSubmit hook"]);
+        assert_eq!(added, ["UserPromptSubmit hook", "PreToolUse hook"]);
         assert!(ledger.status_line.is_none());
         unmerge(&mut doc, &ledger);
         assert_eq!(text(&doc), before);

@@ -455,12 +455,11 @@ async fn a_prefix_under_the_models_cache_minimum_carries_no_breakpoint() {
         json!({"verdict": "PASS", "summary": "", "findings": []}),
     ));
     let dir = project();
-    run_panel(
-        &backend(&server),
-        &[plan("one", findings())],
-        &env(dir.path()),
-    )
-    .await;
+    // A model whose minimum the table knows (4,096 tokens), above this
+    // whole request.
+    let mut one = plan("one", findings());
+    one.model = "claude-haiku-4-5".into();
+    run_panel(&backend(&server), &[one], &env(dir.path())).await;
     let body = server.model_requests()[0].body.to_string();
     assert!(
         !body.contains("cache_control"),
