@@ -4,6 +4,7 @@ CommandReviewer override) from Python."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import subprocess
@@ -113,14 +114,18 @@ def test_r3_the_code_template_and_the_diff_and_context_are_sent(
     server.push({"json": findings_answer("PASS", [])})
     run(AgentReviewer(repo)(diff_range="main..HEAD", context_file=ctx))
     [req] = server.requests()
-    printed = subprocess.run(
-        ["crit", "review", "code", "--diff", "main..HEAD", "--print-prompt"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    template_system = printed.split("· system ===\n", 1)[1].split("\n\n=== ", 1)[0]
+    # The CLI prints the requests its code review would send: the same
+    # system prompt went to the model from mala's reviewer.
+    printed = json.loads(
+        subprocess.run(
+            ["crit", "review", "code", "--diff", "main..HEAD", "--print-prompt", "--json"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    template_system = printed[0]["system"][0]
     assert template_system.strip() and template_system.strip() in system_text(req)
     sent = user_text(req)
     assert "+     audit(id)" in sent, "the diff"
