@@ -6,6 +6,7 @@
 mod support;
 
 mod action;
+mod action_workflows;
 mod bench;
 mod bounds;
 mod ci_base;
@@ -70,4 +71,5 @@ mod stop_gate;
 mod symlinks;
 mod test_deps;
 mod trust_ci;
+mod trust_command;
 mod trust_local;

@@ -98,7 +98,11 @@ impl BenchConfig {
             FileError::at(&file, s.referenced.line(), s.referenced.column(), e)
         };
         let verify = match &raw.verify {
-            Some(v) => Some(v.value.parse::<VerifyMode>().map_err(|e| word(v, e))?),
+            Some(v) => Some(
+                v.value
+                    .parse::<VerifyMode>()
+                    .map_err(|e| word(v, e.to_string()))?,
+            ),
             None => None,
         };
         let consensus = match &raw.consensus {

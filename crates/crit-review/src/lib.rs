@@ -29,7 +29,7 @@ pub use kinds::{code, describe, orchestrate, plan, prompt, template};
 pub mod review {
     pub use crate::engine::hunk_cache::HunkCache;
     pub use crate::kinds::template::{
-        Finish, PartLimits, ReviewError, ReviewOptions, ReviewRequest, VerifyMode, VerifySettings,
-        run_template, run_template_or, run_template_with_follow_up,
+        Finish, PartLimits, ReviewError, ReviewOptions, ReviewRequest, UnknownVerifyMode,
+        VerifyMode, VerifySettings, run_template, run_template_or, run_template_with_follow_up,
     };
 }

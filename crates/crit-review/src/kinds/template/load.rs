@@ -159,7 +159,11 @@ impl Validator<'_> {
                 None => None,
             },
             verify: match raw.verify {
-                Some(v) => Some(v.value.parse().map_err(|e: String| self.err(&v, e))?),
+                Some(v) => Some(
+                    v.value
+                        .parse::<super::VerifyMode>()
+                        .map_err(|e| self.err(&v, e.to_string()))?,
+                ),
                 None => None,
             },
             origin,

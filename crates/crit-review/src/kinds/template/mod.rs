@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 pub use crate::engine::prompts::OutputSpec;
 pub use checks::finish::Finish;
-pub use checks::verify::{VerifyMode, VerifySettings};
+pub use checks::verify::{UnknownVerifyMode, VerifyMode, VerifySettings};
 pub use error::TemplateError;
 pub use load::{KNOWN_TOOLS, parse_template};
 pub use prompt::{Inputs, PromptParts};

@@ -169,13 +169,13 @@ pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
     let diff_has = resolved.as_deref().is_some_and(in_diff) || in_diff(path);
     let file = match resolved.as_deref() {
         Some(rel) => read(src.root, rel),
-        None => Err("no such file in the project".to_string()),
+        None => Err(Unreadable::Unknown),
     };
     let text = match file {
         Ok(text) => text,
         // A deleted file, or one that cannot be read: the diff holds it.
         Err(_) if diff_has => return Found::There(Vec::new()),
-        Err(why) => return Found::Unchecked(why),
+        Err(why) => return Found::Unchecked(why.to_string()),
     };
     let lines: Vec<String> = text.lines().map(compact).collect();
     let at = find_all(&lines, &quote_lines(quote));
@@ -274,26 +274,43 @@ pub(crate) fn resolve(src: &Sources<'_>, path: &str) -> Option<String> {
     }
 }
 
+/// Why a quoted file could not be read for the check.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error("the project root cannot be read: {0}")]
+    Root(std::io::Error),
+    #[error("no such file in the project")]
+    Unknown,
+    #[error("`{0}` does not exist in the project (deleted, or never there)")]
+    Missing(String),
+    #[error("`{0}` leads outside the project")]
+    Outside(String),
+    #[error("`{0}` is not a regular file")]
+    NotAFile(String),
+    #[error("`{0}` cannot be read: {1}")]
+    Io(String, crit_core::files::ReadError),
+    #[error("`{0}` is not a text file")]
+    Binary(String),
+}
+
 /// The file at `rel` under `root`, decoded lossily, when it is a regular
 /// text file inside the root; else why not.
-fn read(root: &Path, rel: &str) -> Result<String, String> {
-    let root = root
-        .canonicalize()
-        .map_err(|e| format!("the project root cannot be read: {e}"))?;
+fn read(root: &Path, rel: &str) -> Result<String, Unreadable> {
+    let root = root.canonicalize().map_err(Unreadable::Root)?;
     let full = root
         .join(rel)
         .canonicalize()
-        .map_err(|_| format!("`{rel}` does not exist in the project (deleted, or never there)"))?;
+        .map_err(|_| Unreadable::Missing(rel.to_string()))?;
     if !full.starts_with(&root) {
-        return Err(format!("`{rel}` leads outside the project"));
+        return Err(Unreadable::Outside(rel.to_string()));
     }
     if !full.is_file() {
-        return Err(format!("`{rel}` is not a regular file"));
+        return Err(Unreadable::NotAFile(rel.to_string()));
     }
     let bytes = crit_core::files::read_capped(&full, Default::default())
-        .map_err(|e| format!("`{rel}` cannot be read: {e}"))?;
+        .map_err(|e| Unreadable::Io(rel.to_string(), e))?;
     if crit_project::scope::binary::looks_binary(&bytes) {
-        return Err(format!("`{rel}` is not a text file"));
+        return Err(Unreadable::Binary(rel.to_string()));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

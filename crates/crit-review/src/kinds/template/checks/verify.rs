@@ -72,16 +72,23 @@ impl fmt::Display for VerifyMode {
     }
 }
 
+/// A verification mode crit does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown verification mode `{given}`: use off, blocking or all")]
+pub struct UnknownVerifyMode {
+    pub given: String,
+}
+
 impl FromStr for VerifyMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownVerifyMode;
+    fn from_str(s: &str) -> Result<Self, UnknownVerifyMode> {
         match s.trim().to_ascii_lowercase().as_str() {
             "off" | "none" | "false" => Ok(VerifyMode::Off),
             "blocking" | "on" | "true" => Ok(VerifyMode::Blocking),
             "all" => Ok(VerifyMode::All),
-            other => Err(format!(
-                "unknown verification mode `{other}`: use off, blocking or all"
-            )),
+            other => Err(UnknownVerifyMode {
+                given: other.to_string(),
+            }),
         }
     }
 }
