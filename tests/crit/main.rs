@@ -32,6 +32,7 @@ mod gate_evidence;
 mod gate_parts;
 mod gate_redaction;
 mod gate_verdicts;
+mod git_calls;
 mod help;
 mod hostile_files;
 mod hostile_output;

@@ -61,6 +61,10 @@ const EMPTY_TREE_SHA256: &str = "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b
 
 /// Bytes of stderr kept: enough for git's message.
 const STDERR_CAP: usize = 16 * 1024;
+/// Bytes kept of the config listing [`CONFIG_QUERY`] asks for.
+const CONFIG_CAP: usize = 256 * 1024;
+/// Bytes kept of [`Git::open_locating`]'s answer: paths and object names.
+const LOCATE_CAP: usize = 64 * 1024;
 
 /// Where git's attributes come from (never from the reviewed tree).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -147,6 +151,50 @@ impl Git {
     /// repository git is still pointed at `dir/.git`, so every command fails
     /// with git's own "not a git repository".
     pub fn open(dir: &Path, env: &Env, opts: GitOptions) -> Result<Git, GitError> {
+        let git = Git::unconfigured(dir, env, &opts)?;
+        let out = git.run(CONFIG_QUERY, CONFIG_CAP)?;
+        Ok(git.configured(&out, &opts))
+    }
+
+    /// [`Git::open`], and beside its config read (two processes at once) one
+    /// `git rev-parse --show-toplevel --show-prefix HEAD^{commit}
+    /// --end-of-options REV^{commit}… --`: where the repository is, its HEAD
+    /// and the commits `revs` name, a line each (the command fails at the
+    /// first it cannot resolve, an unborn HEAD included, after printing what
+    /// came before). rev-parse reads no file of the work tree, so it needs
+    /// none of the repository-specific neutralising the config read finds.
+    /// `revs` must not start with `-`.
+    pub fn open_locating(
+        dir: &Path,
+        env: &Env,
+        opts: GitOptions,
+        revs: &[&str],
+    ) -> Result<(Git, GitOutput), GitError> {
+        let git = Git::unconfigured(dir, env, &opts)?;
+        let specs: Vec<String> = revs.iter().map(|r| format!("{r}^{{commit}}")).collect();
+        let mut args = vec![
+            "rev-parse",
+            "--show-toplevel",
+            "--show-prefix",
+            "HEAD^{commit}",
+            "--end-of-options",
+        ];
+        args.extend(specs.iter().map(String::as_str));
+        args.push("--");
+        let (config, located) = std::thread::scope(|s| {
+            let config = s.spawn(|| git.run(CONFIG_QUERY, CONFIG_CAP));
+            let located = git.run(&args, LOCATE_CAP);
+            (config.join(), located)
+        });
+        let config = config.map_err(|_| GitError::Unavailable {
+            reason: "the thread reading git's config stopped".into(),
+        })??;
+        Ok((git.configured(&config, &opts), located?))
+    }
+
+    /// The runner before the repository's config is read: the fixed
+    /// hardening only.
+    fn unconfigured(dir: &Path, env: &Env, opts: &GitOptions) -> Result<Git, GitError> {
         let (layout, repo) = match layout::discover(dir) {
             Ok(layout) => {
                 let args = layout.args().into();
@@ -162,7 +210,7 @@ impl Git {
             Err(e) => return Err(e.into()),
         };
         let child_env = child_env(dir, env);
-        let mut git = Git {
+        Ok(Git {
             cwd: dir.to_path_buf(),
             timeout: opts.timeout,
             layout,
@@ -171,16 +219,18 @@ impl Git {
             extra: Vec::new(),
             program: find_git(&child_env),
             env: child_env,
-        };
-        // `git config --get-regexp` exits 1 when nothing matches; outside a
-        // repository it fails and there is nothing to neutralise.
-        let out = git.run(CONFIG_QUERY, 256 * 1024)?;
+        })
+    }
+
+    /// The runner with the repository's config (`out`, the answer to
+    /// [`CONFIG_QUERY`]) neutralised. `git config --get-regexp` exits 1 when
+    /// nothing matches; outside a repository it fails and there is nothing
+    /// to neutralise.
+    fn configured(self, out: &GitOutput, opts: &GitOptions) -> Git {
+        let mut git = self;
         git.config = RepoConfig::parse(&out.text());
         let mut extra = git.config.overrides();
-        let empty_tree = match git.config.object_format() {
-            "sha256" => EMPTY_TREE_SHA256,
-            _ => EMPTY_TREE_SHA1,
-        };
+        let empty_tree = git.empty_tree();
         let attributes_file = match &opts.attributes {
             Attributes::None => "/dev/null".to_string(),
             Attributes::File(p) => p.display().to_string(),
@@ -193,7 +243,17 @@ impl Git {
         // The environment form, not `--attr-source`: a git older than 2.40
         // ignores the variable instead of refusing to run.
         git.env.push(("GIT_ATTR_SOURCE".into(), empty_tree.into()));
-        Ok(git)
+        git
+    }
+
+    /// The empty tree's id in the repository's object format (SHA-1 unless
+    /// its config says `extensions.objectFormat=sha256`): the base of a root
+    /// commit, known without running git.
+    pub fn empty_tree(&self) -> &'static str {
+        match self.config.object_format() {
+            "sha256" => EMPTY_TREE_SHA256,
+            _ => EMPTY_TREE_SHA1,
+        }
     }
 
     /// Where the repository is (`None` outside any).

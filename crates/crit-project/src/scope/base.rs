@@ -131,13 +131,13 @@ pub fn push_scope(root: &Path, remote: &str, local: &str) -> Result<Chosen, Scop
             });
         }
     }
-    let empty = git.ok(&["hash-object", "-t", "tree", "--stdin"], SMALL)?;
+    let empty = git.empty_tree()?;
     Ok(Chosen {
         why: format!(
             "every commit of `{shown}` is new to `{remote}`: reviewing everything {} holds",
             short(&sha)
         ),
-        scope: Scope::Range(format!("{}..{sha}", empty.text().trim())),
+        scope: Scope::Range(format!("{empty}..{sha}")),
     })
 }
 

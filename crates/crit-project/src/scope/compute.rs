@@ -83,25 +83,34 @@ fn compute_naming(
         Scope::Diff(rev) => {
             // The enum is public: check here too, not only in `from_options`.
             check_rev(rev, "--diff")?;
-            let repo = Repo::open(root, opts, scope)?;
+            // REF resolved up front for when it has no upstream.
+            let repo = Repo::open(root, opts, scope, &[rev])?;
             let head = repo.head_or(|| format!("`--diff {rev}`"))?;
             let (name, sha) = repo.preferred_base(rev)?;
             let base = repo.merge_base(&sha, &head, &name, "HEAD")?;
             let description = format!("changes since merge base {} with {name}", short(&base));
-            let mut change = repo.diff(&[&base], description, Some(base.clone()))?;
-            change.commits = repo.subjects(&base, &head)?;
+            let (commits, change) = beside(
+                || repo.subjects(&base, &head),
+                || repo.diff(&[&base], description, Some(base.clone())),
+            );
+            let mut change = change?;
+            change.commits = commits?;
             Ok(finish(root, change, opts, named))
         }
         Scope::Range(range) => {
-            let repo = Repo::open(root, opts, scope)?;
             let (a, b, symmetric) = split_range(range)?;
+            let repo = Repo::open(root, opts, scope, &[&b, &a])?;
             let b_sha = repo.resolve(&b)?;
             let empty = repo.empty_tree()?;
             // From the empty tree: everything B holds (a push of a new history).
             if !symmetric && a == empty {
                 let description = format!("everything {b} ({}) holds", short(&b_sha));
-                let mut change = repo.diff(&[&empty, &b_sha], description, None)?;
-                change.commits = repo.log_subjects(&b_sha)?;
+                let (commits, change) = beside(
+                    || repo.log_subjects(&b_sha),
+                    || repo.diff(&[&empty, &b_sha], description, None),
+                );
+                let mut change = change?;
+                change.commits = commits?;
                 return Ok(finish(root, change, opts, named));
             }
             let a_sha = repo.resolve(&a)?;
@@ -116,31 +125,41 @@ fn compute_naming(
                 let text = format!("{range} ({}..{})", short(&a_sha), short(&b_sha));
                 (a_sha, text)
             };
-            let mut change = repo.diff(&[&base, &b_sha], description, Some(base.clone()))?;
-            change.commits = repo.subjects(&base, &b_sha)?;
+            let (commits, change) = beside(
+                || repo.subjects(&base, &b_sha),
+                || repo.diff(&[&base, &b_sha], description, Some(base.clone())),
+            );
+            let mut change = change?;
+            change.commits = commits?;
             Ok(finish(root, change, opts, named))
         }
         Scope::Commits(revs) => {
-            let change = commits(&Repo::open(root, opts, scope)?, revs)?;
+            let names: Vec<&str> = revs.iter().map(String::as_str).collect();
+            let change = commits(&Repo::open(root, opts, scope, &names)?, revs)?;
             Ok(finish(root, change, opts, named))
         }
         Scope::Since(rev) => {
             check_rev(rev, "--since")?;
-            let repo = Repo::open(root, opts, scope)?;
+            let repo = Repo::open(root, opts, scope, &[rev])?;
             let base = repo.resolve(rev)?;
             let description = format!(
                 "committed and uncommitted changes (staged, unstaged and untracked files) since {}",
                 short(&base)
             );
-            let mut change = repo.diff(&[&base], description, Some(base.clone()))?;
-            if let Some(head) = &repo.head {
-                change.commits = repo.subjects(&base, head).unwrap_or_default();
-            }
+            let (commits, change) = beside(
+                || match &repo.head {
+                    Some(head) => repo.subjects(&base, head),
+                    None => Ok(Vec::new()),
+                },
+                || repo.diff(&[&base], description, Some(base.clone())),
+            );
+            let mut change = change?;
+            change.commits = commits.unwrap_or_default();
             untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(root, change, opts, named))
         }
         Scope::Uncommitted => {
-            let repo = Repo::open(root, opts, scope)?;
+            let repo = Repo::open(root, opts, scope, &[])?;
             let (base, against) = match &repo.head {
                 Some(h) => (h.clone(), format!("against HEAD {}", short(h))),
                 None => (
@@ -222,32 +241,33 @@ pub(super) struct Repo {
     pub top: PathBuf,
     pub prefix: String,
     pub head: Option<String>,
+    /// Revisions resolved when the repository was opened, and their commits.
+    resolved: Vec<(String, String)>,
     pub opts: ScopeOptions,
 }
 
 impl Repo {
     /// Opens the repository at `root` (its filter drivers and attribute
-    /// files neutralised, see [`Git::new`]).
-    pub fn open(root: &Path, opts: &ScopeOptions, scope: &Scope) -> Result<Repo, ScopeError> {
-        let git = Git::new(root, opts.timeout);
-        // One run: where the repository is and HEAD; an unborn HEAD fails
-        // the run but still prints the first two.
-        let out = git.run(
-            &[
-                "rev-parse",
-                "--show-toplevel",
-                "--show-prefix",
-                "HEAD^{commit}",
-                "--",
-            ],
-            SMALL,
-        )?;
+    /// files neutralised, see [`Git::new`]), resolving `revs` (checked not
+    /// to look like options) in the same git run, for [`Repo::resolve`].
+    pub fn open(
+        root: &Path,
+        opts: &ScopeOptions,
+        scope: &Scope,
+        revs: &[&str],
+    ) -> Result<Repo, ScopeError> {
+        // One run, beside the config read: where the repository is, HEAD and
+        // `revs`; a failure (an unborn HEAD, an unknown rev) still prints
+        // what came before it.
+        let (git, out) = Git::new_locating(root, opts.timeout, revs);
+        let out = out?;
         let text = out.text();
         let lines: Vec<&str> = text.lines().collect();
-        let (top, prefix, head) = match (out.success(), lines.as_slice()) {
-            (true, [top, prefix, head, ..]) => (*top, *prefix, Some(head.to_string())),
-            // The repository was found (its top printed); HEAD was not.
-            (false, [top, prefix, ..]) if Path::new(top).is_absolute() => (*top, *prefix, None),
+        let (top, prefix, head) = match lines.as_slice() {
+            [top, prefix, rest @ ..] if Path::new(top).is_absolute() => {
+                let head = rest.first().filter(|h| is_object_id(h));
+                (*top, *prefix, head.map(|h| h.to_string()))
+            }
             _ if !git.in_repository() => {
                 return Err(ScopeError::NotARepository {
                     root: root.to_path_buf(),
@@ -260,6 +280,18 @@ impl Repo {
                     message: out.stderr.trim().to_string(),
                 });
             }
+        };
+        // Each rev's commit follows HEAD and `--end-of-options`; anything
+        // else (a failed run) leaves them to `resolve`, which says why.
+        // git stops at the first rev it cannot resolve: those before it
+        // are still known.
+        let resolved = match lines.get(3..) {
+            Some([marker, shas @ ..]) if *marker == "--end-of-options" && head.is_some() => revs
+                .iter()
+                .zip(shas.iter().take_while(|s| is_object_id(s)))
+                .map(|(r, s)| (r.to_string(), s.to_string()))
+                .collect(),
+            _ => Vec::new(),
         };
         let (top, prefix) = (PathBuf::from(top), prefix.to_string());
         let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
@@ -274,6 +306,7 @@ impl Repo {
             top,
             prefix,
             head,
+            resolved,
             opts: opts.clone(),
         })
     }
@@ -286,6 +319,9 @@ impl Repo {
 
     /// The commit `rev` names; `rev` was checked not to look like an option.
     pub fn resolve(&self, rev: &str) -> Result<String, ScopeError> {
+        if let Some((_, sha)) = self.resolved.iter().find(|(r, _)| r == rev) {
+            return Ok(sha.clone());
+        }
         let spec = format!("{rev}^{{commit}}");
         let out = self.git.run(
             &["rev-parse", "--verify", "-q", "--end-of-options", &spec],
@@ -403,10 +439,7 @@ impl Repo {
 
     /// The empty tree's id in this repository's hash (the base of a root commit).
     pub fn empty_tree(&self) -> Result<String, ScopeError> {
-        let out = self
-            .git
-            .ok(&["hash-object", "-t", "tree", "--stdin"], SMALL)?;
-        Ok(out.text().trim().to_string())
+        self.git.empty_tree()
     }
 
     /// `git diff REVS --`: one tree-ish compares with the working tree, two
@@ -482,6 +515,29 @@ fn finish(root: &Path, mut change: Change, opts: &ScopeOptions, named: &[String]
         change.truncated = true;
     }
     change
+}
+
+/// `a` on a thread of its own while `b` runs here: two independent git
+/// commands at once instead of one after the other.
+fn beside<A: Send, B>(
+    a: impl FnOnce() -> Result<A, ScopeError> + Send,
+    b: impl FnOnce() -> B,
+) -> (Result<A, ScopeError>, B) {
+    std::thread::scope(|s| {
+        let a = s.spawn(a);
+        let b = b();
+        let a = a.join().unwrap_or_else(|_| {
+            Err(ScopeError::GitUnavailable {
+                reason: "the thread running git stopped".into(),
+            })
+        });
+        (a, b)
+    })
+}
+
+/// A full object name, as `rev-parse` prints one (SHA-1 or SHA-256).
+fn is_object_id(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The n-th patch section is the n-th listed file (same diff, same order).

@@ -38,11 +38,35 @@ impl Git {
             timeout,
             ..GitOptions::default()
         };
-        let inner = os::Git::open(cwd, &child_env(), opts).map_err(|e| match e {
-            GitError::Unavailable { reason } => Broken::Unavailable(reason),
-            other => Broken::Other(other.to_string()),
-        });
+        let inner = os::Git::open(cwd, &child_env(), opts).map_err(Broken::from);
         Git { inner }
+    }
+
+    /// [`Git::new`], locating the repository and resolving `revs` in the
+    /// same breath (see [`os::Git::open_locating`]): the runner, and the
+    /// answer of that `rev-parse` when it could run.
+    pub fn new_locating(
+        cwd: &Path,
+        timeout: Duration,
+        revs: &[&str],
+    ) -> (Self, Result<GitOutput, ScopeError>) {
+        let opts = GitOptions {
+            timeout,
+            ..GitOptions::default()
+        };
+        match os::Git::open_locating(cwd, &child_env(), opts, revs) {
+            Ok((git, out)) => (Git { inner: Ok(git) }, Ok(out)),
+            Err(e) => {
+                let broken = Broken::from(e);
+                let err = broken.error(&["rev-parse", "--show-toplevel"]);
+                (Git { inner: Err(broken) }, Err(err))
+            }
+        }
+    }
+
+    /// The empty tree's id in this repository's object format.
+    pub fn empty_tree(&self) -> Result<String, ScopeError> {
+        Ok(self.git(&["hash-object"])?.empty_tree().to_string())
     }
 
     /// Whether a repository contains the directory, as crit's own discovery
@@ -69,7 +93,23 @@ impl Git {
     }
 
     fn git(&self, args: &[&str]) -> Result<&os::Git, ScopeError> {
-        self.inner.as_ref().map_err(|b| match b {
+        self.inner.as_ref().map_err(|b| b.error(args))
+    }
+}
+
+impl From<GitError> for Broken {
+    fn from(e: GitError) -> Self {
+        match e {
+            GitError::Unavailable { reason } => Broken::Unavailable(reason),
+            other => Broken::Other(other.to_string()),
+        }
+    }
+}
+
+impl Broken {
+    /// Why the command `args` cannot run.
+    fn error(&self, args: &[&str]) -> ScopeError {
+        match self {
             Broken::Unavailable(reason) => ScopeError::GitUnavailable {
                 reason: reason.clone(),
             },
@@ -77,7 +117,7 @@ impl Git {
                 command: format!("git {}", args.join(" ")),
                 message: message.clone(),
             },
-        })
+        }
     }
 }
 

@@ -51,11 +51,8 @@ impl Revision {
     /// file, for a repository with no commit yet.
     pub fn empty(root: &Path) -> Result<Revision, ScopeError> {
         let git = Git::new(root, TIMEOUT);
-        let out = git.ok(&["hash-object", "-t", "tree", "/dev/null"], SMALL)?;
-        Ok(Revision {
-            git,
-            sha: out.text().trim().to_string(),
-        })
+        let sha = git.empty_tree()?;
+        Ok(Revision { git, sha })
     }
 
     /// The first seven hex digits, for people.
