@@ -221,6 +221,21 @@ fn an_incremental_review_costs_less_than_the_first() {
     assert_eq!(second["coverage"]["hunks_cached"], 1);
     assert!(second_bytes < first_bytes);
     assert!(total(&u[1]) < total(&u[0]));
+    // What the cache saved: the cached hunk's share of the first review's
+    // cost, reported beside what the second one spent.
+    let first_cost = first["cost_usd"].as_f64().unwrap();
+    let saved = second["coverage"]["cached_cost_usd"].as_f64().unwrap();
+    println!("saved by the hunk cache: {saved} of the first review's {first_cost}");
+    assert!(saved > 0.0 && saved < first_cost, "{saved} of {first_cost}");
+    assert!(first["coverage"].get("cached_cost_usd").is_none());
+    // Nothing new: no model call, and the whole of what was saved is said.
+    let out = crit(d, &server, None)
+        .args(["review", "code", "--diff", "main..HEAD", "--no-log"])
+        .output()
+        .unwrap();
+    assert_eq!(server.model_requests().len(), 2, "{}", support::show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("saved by the hunk cache"), "{text}");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The coverage of one code review.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Coverage {
     /// Every added line of the change reached every reviewer that was to see
     /// it (or came from the cache of an earlier review of the same text).
@@ -37,6 +37,12 @@ pub struct Coverage {
     /// Added lines whose findings came from an earlier review of the same text.
     #[serde(default)]
     pub lines_cached: u32,
+    /// What reviewing the cached hunks cost when they were reviewed (each
+    /// hunk's share of its part's cost, with prompt-cache pricing): what
+    /// this review did not spend again. `null` when unknown (a model with
+    /// no price, or entries an older crit wrote).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_cost_usd: Option<f64>,
     /// Every file of the change, in the change's order.
     #[serde(default)]
     pub files: Vec<FileCoverage>,

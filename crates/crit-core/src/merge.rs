@@ -130,7 +130,7 @@ fn merged_coverage(results: &[&ReviewResult]) -> Option<crate::Coverage> {
         partial_allowed: all.iter().all(|c| c.partial_allowed),
         ..crate::Coverage::default()
     };
-    for part in all {
+    for part in &all {
         c.chunks += part.chunks;
         c.hunks_cached += part.hunks_cached;
         c.hunks_reviewed += part.hunks_reviewed;
@@ -139,6 +139,15 @@ fn merged_coverage(results: &[&ReviewResult]) -> Option<crate::Coverage> {
         c.lines_cached += part.lines_cached;
         c.files.extend(part.files.iter().cloned());
         c.left_out.extend(part.left_out.iter().cloned());
+    }
+    // Unknown when any result with cached hunks does not know its share.
+    let saved: Vec<Option<f64>> = all
+        .iter()
+        .filter(|c| c.hunks_cached > 0)
+        .map(|c| c.cached_cost_usd)
+        .collect();
+    if !saved.is_empty() {
+        c.cached_cost_usd = saved.into_iter().try_fold(0.0, |s, x| Some(s + x?));
     }
     c.settle();
     Some(c)

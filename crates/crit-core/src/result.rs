@@ -144,6 +144,15 @@ pub struct ReviewResult {
 }
 
 impl ReviewResult {
+    /// What the hunks taken from the cache cost when they were reviewed,
+    /// when known and more than nothing.
+    pub fn cache_saved_usd(&self) -> Option<f64> {
+        self.coverage
+            .as_ref()
+            .and_then(|c| c.cached_cost_usd)
+            .filter(|c| *c > 0.0)
+    }
+
     /// An empty result for `review` with the given verdict; `passed` follows the
     /// default gate.
     pub fn new(review: impl Into<String>, verdict: Verdict) -> Self {

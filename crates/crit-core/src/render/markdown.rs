@@ -82,6 +82,9 @@ pub(super) fn render(result: &ReviewResult) -> String {
         None => footer.push("cost unknown".into()),
         _ => {}
     }
+    if let Some(saved) = result.cache_saved_usd() {
+        footer.push(format!("${saved:.4} saved by the hunk cache"));
+    }
     footer.push(if result.passed {
         "gate passed".into()
     } else {

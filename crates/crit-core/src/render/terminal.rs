@@ -235,6 +235,9 @@ fn summary_line(result: &ReviewResult, p: &Painter) -> String {
         None => parts.push("cost unknown".to_string()),
         _ => {}
     }
+    if let Some(saved) = result.cache_saved_usd() {
+        parts.push(format!("${saved:.4} saved by the hunk cache"));
+    }
     if result.duration_ms > 0 {
         parts.push(format!("{:.1}s", result.duration_ms as f64 / 1000.0));
     }

@@ -1,5 +1,5 @@
 //! The checked-in schemas under `schemas/` are generated from the Rust types.
-//! Regenerate with `CRIT_UPDATE_SCHEMAS=1 cargo test -p crit-core --test schema_drift`.
+//! Regenerate with `CRIT_UPDATE_SCHEMAS=1 cargo test -p crit-core --test crit-core schema_drift`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,7 +19,7 @@ fn check(file: &str, generated: serde_json::Value) {
     assert!(
         on_disk == text,
         "{} differs from the schema generated from the Rust types; if the change is intended, run \
-         CRIT_UPDATE_SCHEMAS=1 cargo test -p crit-core --test schema_drift and commit the result",
+         CRIT_UPDATE_SCHEMAS=1 cargo test -p crit-core --test crit-core schema_drift and commit the result",
         path.display()
     );
 }

@@ -88,12 +88,24 @@ pub(crate) struct Stored {
     pub end: Option<i64>,
 }
 
-/// What an entry seals: when it was written (so its age cannot be forged)
-/// and the hunk's findings.
+/// What an entry seals: when it was written (so its age cannot be forged),
+/// the hunk's findings, and its share of what its review cost.
 #[derive(Serialize, Deserialize)]
 struct Sealed {
     written: u64,
     findings: Vec<Stored>,
+    #[serde(default)]
+    cost_usd: Option<f64>,
+}
+
+/// A hunk found in the cache.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Hit {
+    pub findings: Vec<Stored>,
+    /// The hunk's share of what its review cost (its part's cost split by
+    /// the size of the part's hunks); `None` when unknown (a model with no
+    /// price).
+    pub cost_usd: Option<f64>,
 }
 
 /// One sealed entry as the file frames it. `written` here only orders
@@ -171,17 +183,21 @@ impl HunkCache {
 impl Hunks {
     /// The findings stored for `key`, when a fresh entry opens under the
     /// user's key.
-    pub(crate) fn load(&self, key: &str) -> Option<Vec<Stored>> {
+    pub(crate) fn load(&self, key: &str) -> Option<Hit> {
         let id = entry_id(key)?;
         let entry = self.added.get(&id).or_else(|| self.entries.get(&id))?;
         let plain = crit_os::seal::open_box(MAGIC, &entry.sealed, &self.cache.entry_key(key)?)?;
         let sealed: Sealed = serde_json::from_slice(&plain).ok()?;
         let age = secs(self.now).saturating_sub(sealed.written);
-        (age <= TTL.as_secs()).then_some(sealed.findings)
+        (age <= TTL.as_secs()).then_some(Hit {
+            findings: sealed.findings,
+            cost_usd: sealed.cost_usd,
+        })
     }
 
-    /// Adds `findings` for `key`, written by [`Hunks::commit`].
-    pub(crate) fn store(&mut self, key: &str, findings: &[Stored]) {
+    /// Adds `findings` for `key`, and the hunk's share of what reviewing it
+    /// cost, written by [`Hunks::commit`].
+    pub(crate) fn store(&mut self, key: &str, findings: &[Stored], cost_usd: Option<f64>) {
         let (Some(id), Some(k)) = (entry_id(key), self.cache.entry_key(key)) else {
             return;
         };
@@ -189,6 +205,7 @@ impl Hunks {
         let plain = match serde_json::to_vec(&Sealed {
             written,
             findings: findings.to_vec(),
+            cost_usd,
         }) {
             Ok(p) => p,
             Err(e) => {
@@ -353,9 +370,15 @@ mod tests {
         let now = SystemTime::now();
         let mut first = cache.open(now);
         assert!(first.load(&k).is_none());
-        first.store(&k, &stored);
+        first.store(&k, &stored, Some(0.25));
         first.commit();
-        assert_eq!(cache.open(now).load(&k), Some(stored));
+        assert_eq!(
+            cache.open(now).load(&k),
+            Some(Hit {
+                findings: stored,
+                cost_usd: Some(0.25)
+            })
+        );
         let file = cache.dir.join(FILE);
         let raw_bytes = std::fs::read(&file).unwrap();
         assert!(!raw_bytes.windows(13).any(|w| w == b"SECRET_MARKER"));
@@ -397,10 +420,10 @@ mod tests {
         let mut one_review = cache.open(now);
         let mut other = cache.open(now);
         for k in &keys[..300] {
-            one_review.store(k, &one("A", "a"));
+            one_review.store(k, &one("A", "a"), None);
         }
         for k in &keys[300..] {
-            other.store(k, &one("B", "a"));
+            other.store(k, &one("B", "a"), None);
         }
         // Nothing is written before the review ends.
         assert!(!cache.dir.join(FILE).exists());
@@ -414,8 +437,11 @@ mod tests {
         assert_eq!(names, vec![FILE.to_string()]);
         let seen = cache.open(now);
         assert!(keys.iter().all(|k| seen.load(k).is_some()));
-        assert_eq!(seen.load(&keys[0]).unwrap()[0].finding.title, "A");
-        assert_eq!(seen.load(&keys[499]).unwrap()[0].finding.title, "B");
+        assert_eq!(seen.load(&keys[0]).unwrap().findings[0].finding.title, "A");
+        assert_eq!(
+            seen.load(&keys[499]).unwrap().findings[0].finding.title,
+            "B"
+        );
         // A review that adds nothing writes nothing.
         let before = std::fs::metadata(cache.dir.join(FILE))
             .unwrap()
@@ -437,7 +463,7 @@ mod tests {
         let (ka, kb) = (key(&b, "a", "+a\n"), key(&b, "b", "+b\n"));
         let now = SystemTime::now();
         let mut h = cache.open(now);
-        h.store(&ka, &one("A", "a"));
+        h.store(&ka, &one("A", "a"), None);
         h.commit();
         // The entry of `a` framed under the id of `b`: it does not open.
         let mut bytes = std::fs::read(cache.dir.join(FILE)).unwrap();
@@ -450,7 +476,7 @@ mod tests {
         // A flipped byte in the body, and a truncated file, are misses too.
         std::fs::remove_file(cache.dir.join(FILE)).unwrap();
         let mut h = cache.open(now);
-        h.store(&ka, &one("A", "a"));
+        h.store(&ka, &one("A", "a"), None);
         h.commit();
         let mut bytes = std::fs::read(cache.dir.join(FILE)).unwrap();
         let last = bytes.len() - 1;
@@ -476,7 +502,7 @@ mod tests {
                 end: None,
             }];
             let mut h = cache.open(start + Duration::from_secs(i));
-            h.store(&key(&b, "a", &format!("+line {i}\n")), &stored);
+            h.store(&key(&b, "a", &format!("+line {i}\n")), &stored, None);
             h.commit();
         }
         let total: u64 = std::fs::read_dir(&cache.dir)

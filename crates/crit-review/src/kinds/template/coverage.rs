@@ -35,6 +35,7 @@ pub(super) fn build(
     let mut c = Coverage {
         chunks: count(work.parts.len()),
         hunks_cached: count(work.cached.len()),
+        cached_cost_usd: work.cached_cost_usd.filter(|_| !work.cached.is_empty()),
         ..Coverage::default()
     };
     let cached: Vec<usize> = work.cached.iter().map(|(u, _)| *u).collect();

@@ -69,7 +69,14 @@ pub(super) async fn review(
     let mut part_runs: Vec<Vec<ReviewerRun>> = Vec::with_capacity(count);
     // Every reviewer of the part finished and said PASS in its own words.
     let mut said_pass: Vec<bool> = Vec::with_capacity(count);
+    // What each part's reviewers cost, for the cache to remember.
+    let mut part_costs: Vec<Option<f64>> = Vec::with_capacity(count);
     for (i, (runs, outcome)) in ran.into_iter().enumerate() {
+        part_costs.push(
+            runs.iter()
+                .map(|r| r.outcome.cost_usd)
+                .try_fold(0.0, |sum, c| Some(sum + c?)),
+        );
         for f in runs.iter().flat_map(|r| r.findings.iter()) {
             origins.push((f.id.clone(), i));
         }
@@ -116,7 +123,8 @@ pub(super) async fn review(
                     .filter(|f| mine(&f.id))
                     .cloned()
                     .collect();
-                if work.store(&mut cache, units, &findings).is_none() {
+                let cost = part_costs.get(i).copied().flatten();
+                if work.store(&mut cache, units, &findings, cost).is_none() {
                     tracing::debug!(
                         part = i + 1,
                         "part not cached: a finding or a hunk it cannot hold"

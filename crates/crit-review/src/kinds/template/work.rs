@@ -67,6 +67,9 @@ pub(super) struct Work {
     pub units: Vec<Unit>,
     /// Units served from the cache, with their findings (lines rebased).
     pub cached: Vec<(usize, Vec<Finding>)>,
+    /// What reviewing the cached units cost when they were reviewed: what
+    /// this review did not spend. `None` when a unit's cost is unknown.
+    pub cached_cost_usd: Option<f64>,
     /// Units to review, part by part.
     pub parts: Vec<Vec<usize>>,
     /// Parts over `max_parts`: left out.
@@ -193,12 +196,18 @@ pub(super) fn plan(
         };
         // An entry holds findings of its own file only; anything else in it
         // is not one crit wrote for this hunk.
-        match hit.filter(|stored| stored.iter().all(|s| s.path == *path)) {
-            Some(stored) => {
-                let findings = stored
+        match hit.filter(|hit| hit.findings.iter().all(|s| s.path == *path)) {
+            Some(hit) => {
+                let findings = hit
+                    .findings
                     .into_iter()
                     .map(|s| restore(s, &u.hunk, path))
                     .collect();
+                work.cached_cost_usd = if work.cached.is_empty() {
+                    hit.cost_usd
+                } else {
+                    crit_core::usage::add_cost(work.cached_cost_usd, hit.cost_usd)
+                };
                 work.cached.push((id, findings));
             }
             None => todo.push(id),
@@ -321,12 +330,14 @@ impl Work {
     /// finding cannot be held that way (another file, no line, no location)
     /// or a unit of the part was touched by redaction or screening: that
     /// part's review is not reused. A unit without a key is never stored
-    /// (the next review sends it again).
+    /// (the next review sends it again). Each unit carries its share of
+    /// `cost_usd`, what the part's review cost, by its size.
     pub(super) fn store(
         &self,
         cache: &mut Hunks,
         part: &[usize],
         findings: &[Finding],
+        cost_usd: Option<f64>,
     ) -> Option<()> {
         if part.iter().any(|u| self.units[*u].tainted) {
             return None;
@@ -341,9 +352,12 @@ impl Work {
             slot.1
                 .push(relative(f, &unit.hunk, &self.files[unit.file].path));
         }
+        let size = |u: usize| self.units[u].hunk.text.len().max(1) as f64;
+        let total: f64 = part.iter().map(|u| size(*u)).sum();
         for (u, stored) in per_unit {
             if let Some(key) = &self.units[u].key {
-                cache.store(key, &stored);
+                let share = cost_usd.map(|c| c * size(u) / total);
+                cache.store(key, &stored, share);
             }
         }
         Some(())
