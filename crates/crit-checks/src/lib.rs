@@ -31,6 +31,7 @@ pub mod approval;
 pub mod ask;
 pub mod check;
 pub mod error;
+pub mod findings_view;
 pub mod fix;
 pub mod machine;
 pub mod matcher;

@@ -48,7 +48,8 @@ pub struct Question {
     /// 1-based line of the first hit in plan.md, and that line's text.
     pub line: u32,
     pub line_text: String,
-    /// `[As {persona}]: Pattern '{pattern}' found. {reason}` plus context.
+    /// `[Checks for {persona}]: Pattern '{pattern}' found. {reason}` plus
+    /// context: the checks' words, in no persona's voice (no model wrote them).
     pub text: String,
     /// Expert-review's header and option labels.
     pub header: &'static str,
@@ -289,7 +290,8 @@ pub fn unresolved(checks: &CheckSet, plan: &str, state: &State) -> Vec<Unresolve
         .collect()
 }
 
-/// Expert-review's question, voiced by `persona`, with the line it is about.
+/// Expert-review's question for `persona`, with the line it is about. The
+/// checks ask it, not a model: it says so rather than speak as the persona.
 fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> Question {
     let lines = Lines::new(plan);
     let first = hits[0].start;
@@ -297,7 +299,7 @@ fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> 
     let line_text = plan[lines.range(plan, lines.index_of(first))]
         .trim()
         .to_string();
-    let mut text = format!("[As {persona}]: Pattern '{}' found.", check.pattern);
+    let mut text = format!("[Checks for {persona}]: Pattern '{}' found.", check.pattern);
     let reason = check.reason.trim();
     if !reason.is_empty() {
         text.push(' ');
