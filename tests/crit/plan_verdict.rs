@@ -94,7 +94,7 @@ fn a_panel_rejection_lists_each_finding_with_why_and_the_edit() {
     let o = review(dir.path(), &server, &[]);
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{text}");
-    let head = "REJECTED\nReviewer: Donald Knuth, Barbara Liskov, Claude\nChecks: 2 passed\nReason: the review panel did not approve (rejected by Barbara Liskov)\nEdits: 2\n  - L3: : any → : unknown (no_any_type)\n  - L4: removed sentence with 'console.log' (no_console_log)\n";
+    let head = "REJECTED\nReviewer: Donald Knuth, Barbara Liskov, Claude\nChecks: 2 passed\nReason: the review panel did not approve (rejected by Barbara Liskov)\nEdits: 2\n  - L3: : any → : unknown (no_any_type)\n      was: \"1. Parse the payload into `data: any` and validate it.\"\n      now: \"1. Parse the payload into `data: unknown` and validate it.\"\n  - L4: removed sentence with 'console.log' (no_console_log)\n      was: \"2. Log each request with console.log for now. Keep the handler small.\"\n      now: \"2. Keep the handler small.\"\n";
     assert!(text.starts_with(head), "{text}");
     // The blocking finding: severity, title, why, and the edit it proposes
     // against the plan's own line (the panel edits nothing itself).
@@ -174,8 +174,14 @@ fn json_carries_findings_with_their_edits_notes_and_summaries() {
     );
     assert_eq!(findings[1]["blocking"], false);
     assert_eq!(findings[1]["body"], KNUTH_NOTE);
-    // The checks' edits, as state.yaml records them.
+    // The checks' edits, as state.yaml records them, and the text each changed.
     assert_eq!(s["history"][0]["fix"], ": any → : unknown");
+    assert_eq!(
+        s["edits_made"][1],
+        json!({"applied": true, "line": 4, "fix": "removed sentence with 'console.log'",
+            "before": "2. Log each request with console.log for now. Keep the handler small.",
+            "after": "2. Keep the handler small."})
+    );
     let summaries = &s["panel"]["summaries"];
     assert_eq!(summaries[1]["name"], "Barbara Liskov");
     assert_eq!(summaries[1]["verdict"], "FAIL");

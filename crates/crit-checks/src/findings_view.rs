@@ -8,6 +8,7 @@ use std::path::Path;
 use crit_core::{FailOn, Finding, Severity};
 use serde::Serialize;
 
+use crate::change::Change;
 use crate::machine::{Outcome, Run};
 use crate::panel::PanelVote;
 use crate::state::HistoryEntry;
@@ -49,15 +50,24 @@ pub struct EditView {
 }
 
 impl EditView {
-    fn applied(h: &HistoryEntry) -> Self {
+    /// A check's fix, with the text it changed when this run made it.
+    pub fn applied(h: &HistoryEntry, change: Option<&Change>) -> Self {
         EditView {
             applied: true,
             line: Some(h.line),
             fix: Some(h.fix.clone()),
-            before: None,
-            after: None,
+            before: change.map(|c| c.before.clone()),
+            after: change.map(|c| c.after.clone()),
         }
     }
+}
+
+/// The edits in `state.history`, each with what it changed when `run` made it.
+pub fn applied_edits(run: &Run) -> impl Iterator<Item = (usize, EditView)> + '_ {
+    run.state.history.iter().enumerate().map(|(i, h)| {
+        let change = run.changes.iter().find(|c| c.history_index == i);
+        (i, EditView::applied(h, change))
+    })
 }
 
 /// The findings of `run` and of the panel's `vote`, blocking ones first, each
@@ -79,12 +89,9 @@ pub fn views(run: &Run, vote: Option<&PanelVote>, plan: &Path) -> Vec<FindingVie
             body: reason.clone(),
             location: Some(format!("L{line}")),
             blocking: true,
-            edits: run
-                .state
-                .history
-                .iter()
-                .filter(|h| &h.check == check)
-                .map(EditView::applied)
+            edits: applied_edits(run)
+                .filter(|(i, _)| &run.state.history[*i].check == check)
+                .map(|(_, e)| e)
                 .collect(),
         });
     }

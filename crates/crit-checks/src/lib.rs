@@ -29,6 +29,7 @@
 
 pub mod approval;
 pub mod ask;
+pub mod change;
 pub mod check;
 pub mod error;
 pub mod findings_view;

@@ -5,6 +5,7 @@
 
 use std::ops::Range;
 
+use crate::change::Change;
 use crate::check::Check;
 use crate::error::CheckError;
 use crate::fix;
@@ -148,6 +149,9 @@ pub struct Run {
     pub plan: String,
     pub unresolved: Vec<Unresolved>,
     pub steps: Vec<Step>,
+    /// What each edit of this run changed in the plan's text (earlier runs'
+    /// edits are in `state.history` only).
+    pub changes: Vec<Change>,
 }
 
 /// Drive CHECKING / FIXING / ASKING until a verdict.
@@ -161,6 +165,7 @@ pub fn run(
     asker: &mut dyn Asker,
 ) -> Result<Run, CheckError> {
     let mut steps = Vec::new();
+    let mut changes = Vec::new();
     // Edits are reported at their line in the plan as this run found it.
     let mut origins = LineOrigins::new(&plan);
     let outcome = loop {
@@ -205,6 +210,7 @@ pub fn run(
                     line: origins.original(edit.line),
                 });
                 origins.follow(&plan, &edit.text);
+                changes.extend(Change::between(state.history.len() - 1, &plan, &edit.text));
                 store.save_state(&state)?;
                 plan = edit.text;
                 store.save_plan(&plan)?;
@@ -246,6 +252,7 @@ pub fn run(
                             line: origins.original(edit.line),
                         });
                         origins.follow(&plan, &edit.text);
+                        changes.extend(Change::between(state.history.len() - 1, &plan, &edit.text));
                         store.save_state(&state)?;
                         plan = edit.text;
                         store.save_plan(&plan)?;
@@ -268,6 +275,7 @@ pub fn run(
         plan,
         unresolved,
         steps,
+        changes,
     })
 }
 

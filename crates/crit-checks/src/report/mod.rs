@@ -193,6 +193,11 @@ impl Report {
             "checks": self.checks_total,
             "edits": state.map_or(0, |s| s.edits),
             "history": state.map(|s| &s.history),
+            // The same edits, with the text each changed when this run made it.
+            "edits_made": match &self.result {
+                Ok(run) => findings_view::applied_edits(run).map(|(_, e)| e).collect(),
+                Err(_) => Vec::new(),
+            },
             "approved": state.map(|s| &s.approved),
             "unresolved": unresolved,
             // Blocking findings and non-blocking notes, each with why and the

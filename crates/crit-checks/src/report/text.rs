@@ -12,7 +12,7 @@ use std::fmt::Write;
 use crit_core::printable::{Dest, Printable};
 
 use super::{Report, shell_word};
-use crate::findings_view::{EditView, FindingView};
+use crate::findings_view::{EditView, FindingView, applied_edits};
 use crate::machine::{Incomplete, Outcome, Run};
 use crate::panel::PanelVote;
 
@@ -263,9 +263,11 @@ impl Report {
     }
 }
 
-/// The edits made, as expert-review lists them: `  - L{line}: {fix} ({check})`.
+/// The edits made, as expert-review lists them: `  - L{line}: {fix} ({check})`;
+/// under the ones this run made, the text they changed.
 fn write_history(out: &mut String, run: &Run) {
-    for h in &run.state.history {
+    for (i, edit) in applied_edits(run) {
+        let h = &run.state.history[i];
         let _ = writeln!(
             out,
             "  - L{}: {} ({})",
@@ -273,6 +275,23 @@ fn write_history(out: &mut String, run: &Run) {
             said(&h.fix),
             said(&h.check)
         );
+        write_before_after(out, &edit);
+    }
+}
+
+/// `was:` / `now:` lines for an edit whose text is known.
+fn write_before_after(out: &mut String, e: &EditView) {
+    if let (Some(before), Some(after)) = (&e.before, &e.after) {
+        let _ = writeln!(out, "      was: {}", quoted(before));
+        let _ = writeln!(out, "      now: {}", quoted(after));
+    }
+}
+
+/// Plan text on one line, quoted; nothing at all is said as much.
+fn quoted(s: &str) -> String {
+    match s.trim() {
+        "" => "(nothing)".into(),
+        s => format!("\"{}\"", said(s)),
     }
 }
 
@@ -295,6 +314,7 @@ fn write_finding(out: &mut String, v: &FindingView) {
         let _ = writeln!(out, "      Edit: none made or proposed");
     }
     for e in &v.edits {
+        // An applied edit's text is under `Edits:` already.
         let _ = writeln!(out, "      Edit: {}", edit_text(e));
     }
 }
@@ -304,11 +324,11 @@ fn edit_text(e: &EditView) -> String {
     match (e.applied, &e.fix, &e.before, &e.after) {
         (true, Some(fix), _, _) => format!("applied{at}: {}", said(fix)),
         (_, _, Some(before), Some(after)) => format!(
-            "none made; proposed{at}: \"{}\" → \"{}\"",
-            said(before),
-            said(after)
+            "none made; proposed{at}: {} → {}",
+            quoted(before),
+            quoted(after)
         ),
-        (_, _, None, Some(after)) => format!("none made; proposed{at}: \"{}\"", said(after)),
+        (_, _, None, Some(after)) => format!("none made; proposed{at}: {}", quoted(after)),
         _ => "none made or proposed".into(),
     }
 }
