@@ -46,6 +46,7 @@ mod plan_hook;
 mod plan_panel;
 mod plan_panel_rules;
 mod plan_pty;
+mod plan_verdict;
 mod post;
 mod pre_commit;
 mod print_prompt;

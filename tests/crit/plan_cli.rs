@@ -90,7 +90,7 @@ Reviewer: Senior security engineer (checks only; no model reviewed the plan)
 Reason: awaiting answer
 Edits: 2
 Unresolved: [judgment]
-Question (judgment, line 7): [As Senior security engineer]: Pattern 'ambiguous thing' found. Requires human judgment. It appears on line 7: \"The ambiguous thing stays for now.\".
+Question (judgment, line 7): [Checks for Senior security engineer]: Pattern 'ambiguous thing' found. Requires human judgment. It appears on line 7: \"The ambiguous thing stays for now.\".
 Answer with: crit plan session://s1 --answer judgment=approve|abort|TEXT (TEXT replaces line 7)
 Panel: did not run (no model backend configured); the deterministic checks alone decided.
 "
@@ -231,9 +231,37 @@ fn reject_if_persists() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stdout(&o),
-        "REJECTED\nReviewer: Senior security engineer (checks only; no model reviewed the plan)\nCheck: no_eval\nReason: Pattern 'eval' reappeared after fix (reject_if_persists)\nEdits before rejection: 1\nThe fix for 'eval' did not hold: it is still on line 1 of the plan. Dynamic code. A violation that survives its fix cannot be accepted.\nPanel: did not run (no model backend configured); the deterministic checks alone decided.\n"
+        "REJECTED\nReviewer: Senior security engineer (checks only; no model reviewed the plan)\nCheck: no_eval\nReason: Pattern 'eval' reappeared after fix (reject_if_persists)\nEdits before rejection: 1\n  - L1: eval → evaluate (no_eval)\n      was: \"Use eval.\"\n      now: \"Use evaluate.\"\nFindings: 1 blocking\n  - [checks] P1 Pattern 'eval' reappeared after fix (no_eval) (L1)\n      Why: Dynamic code\n      Edit: applied at L1: eval → evaluate\nThe fix for 'eval' did not hold: it is still on line 1 of the plan. Dynamic code. A violation that survives its fix cannot be accepted.\nPanel: did not run (no model backend configured); the deterministic checks alone decided.\n"
     );
     assert_eq!(s.read("plan.md"), "Use evaluate.\n");
+}
+
+#[test]
+fn reject_if_persists_in_json_and_markdown() {
+    // The finding, why, and the edit that did not hold, in every format.
+    let checks = "checks:\n  - id: no_eval\n    pattern: \"eval\"\n    fix: {action: replace, with: \"evaluate\"}\n    reason: \"Dynamic code\"\n    reject_if_persists: true\n";
+    let s = Session::new("Use eval.\n", Some(CONTEXT), Some(checks));
+    let o = s.crit(&["plan", "session://s1", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["structured_output"]["findings"][0];
+    assert_eq!(f["severity"], "P1");
+    assert_eq!(f["title"], "Pattern 'eval' reappeared after fix (no_eval)");
+    assert_eq!(f["body"], "Dynamic code");
+    assert_eq!(
+        f["edits"],
+        serde_json::json!([{"applied": true, "line": 1, "fix": "eval → evaluate",
+            "before": "Use eval.", "after": "Use evaluate."}])
+    );
+    let s = Session::new("Use eval.\n", Some(CONTEXT), Some(checks));
+    let md = stdout(&s.crit(&["plan", "session://s1", "--format", "markdown"]));
+    assert!(md.contains("> Findings: 1 blocking\n"), "{md}");
+    assert!(md.contains("Why: Dynamic code\n"), "{md}");
+    assert!(
+        md.contains("Edit: applied at L1: eval → evaluate\n"),
+        "{md}"
+    );
+    assert!(md.contains("was: \"Use eval.\"\n"), "{md}");
 }
 
 #[test]
@@ -430,7 +458,7 @@ fn claude_md_table_checks_are_asked_not_fixed() {
     )
     .unwrap();
     let out = stdout(&s.crit(&["plan", "session://s1"]));
-    assert!(out.contains("Question (anti_pattern_2, line 1): [As Senior security engineer]: Pattern 'SELECT *' found. Performance issue — specify columns explicitly."), "{out}");
+    assert!(out.contains("Question (anti_pattern_2, line 1): [Checks for Senior security engineer]: Pattern 'SELECT *' found. Performance issue — specify columns explicitly."), "{out}");
     let o = s.crit(&[
         "plan",
         "session://s1",

@@ -27,7 +27,7 @@ fn session(context: Option<&str>) -> tempfile::TempDir {
     dir
 }
 
-fn crit(dir: &Path, server: &FakeServer) -> Command {
+pub(super) fn crit(dir: &Path, server: &FakeServer) -> Command {
     let mut c = Command::cargo_bin("crit").unwrap();
     c.env_clear()
         .env("PATH", "/nonexistent")
@@ -108,8 +108,9 @@ fn one_blocking_finding_rejects_and_no_marker_is_written() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.starts_with("REJECTED\n"), "{text}");
     assert!(text.contains("the review panel did not approve"), "{text}");
+    // The title once, without the tag its severity already says.
     assert!(
-        text.contains("[Dr. Ada Cache] P1 [P1] Invalidation misses writes"),
+        text.contains("  - [Dr. Ada Cache] P1 Invalidation misses writes from other services (L4)\n      Why: ProfileStore is also written by the billing service; its writes never invalidate.\n"),
         "{text}"
     );
     // Each member's summary, in its own voice.

@@ -67,7 +67,7 @@ fn interactive_approve_under_a_pty() {
     );
     let (tmp, dir) = session("Use eval() on the ambiguous thing.\n");
     let (code, transcript) = under_pty(tmp.path(), &dir, "1\n");
-    assert!(transcript.contains("Review: [As Performance architect]: Pattern 'ambiguous thing' found. Requires human judgment."), "{transcript}");
+    assert!(transcript.contains("Review: [Checks for Performance architect]: Pattern 'ambiguous thing' found. Requires human judgment."), "{transcript}");
     assert!(
         transcript.contains("1) Approve this instance — Mark this check as approved for this plan"),
         "{transcript}"

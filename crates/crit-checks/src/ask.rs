@@ -166,7 +166,7 @@ mod tests {
             persona: "P".into(),
             line: 1,
             line_text: "eval(x)".into(),
-            text: "[As P]: Pattern 'eval(' found. r".into(),
+            text: "[Checks for P]: Pattern 'eval(' found. r".into(),
             header: "Review",
             options: [
                 AnswerOption {
@@ -249,7 +249,7 @@ mod tests {
             assert_eq!(a.ask(&q("x")), want, "{input:?}");
             let shown = String::from_utf8(out).unwrap();
             assert!(
-                shown.contains("Review: [As P]: Pattern 'eval(' found. r"),
+                shown.contains("Review: [Checks for P]: Pattern 'eval(' found. r"),
                 "{shown}"
             );
             assert!(shown.contains("1) Approve this instance"), "{shown}");

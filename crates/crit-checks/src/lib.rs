@@ -29,8 +29,10 @@
 
 pub mod approval;
 pub mod ask;
+pub mod change;
 pub mod check;
 pub mod error;
+pub mod findings_view;
 pub mod fix;
 pub mod machine;
 pub mod matcher;

@@ -5,6 +5,7 @@
 
 use std::ops::Range;
 
+use crate::change::Change;
 use crate::check::Check;
 use crate::error::CheckError;
 use crate::fix;
@@ -48,7 +49,8 @@ pub struct Question {
     /// 1-based line of the first hit in plan.md, and that line's text.
     pub line: u32,
     pub line_text: String,
-    /// `[As {persona}]: Pattern '{pattern}' found. {reason}` plus context.
+    /// `[Checks for {persona}]: Pattern '{pattern}' found. {reason}` plus
+    /// context: the checks' words, in no persona's voice (no model wrote them).
     pub text: String,
     /// Expert-review's header and option labels.
     pub header: &'static str,
@@ -147,6 +149,9 @@ pub struct Run {
     pub plan: String,
     pub unresolved: Vec<Unresolved>,
     pub steps: Vec<Step>,
+    /// What each edit of this run changed in the plan's text (earlier runs'
+    /// edits are in `state.history` only).
+    pub changes: Vec<Change>,
 }
 
 /// Drive CHECKING / FIXING / ASKING until a verdict.
@@ -160,6 +165,7 @@ pub fn run(
     asker: &mut dyn Asker,
 ) -> Result<Run, CheckError> {
     let mut steps = Vec::new();
+    let mut changes = Vec::new();
     // Edits are reported at their line in the plan as this run found it.
     let mut origins = LineOrigins::new(&plan);
     let outcome = loop {
@@ -204,6 +210,7 @@ pub fn run(
                     line: origins.original(edit.line),
                 });
                 origins.follow(&plan, &edit.text);
+                changes.extend(Change::between(state.history.len() - 1, &plan, &edit.text));
                 store.save_state(&state)?;
                 plan = edit.text;
                 store.save_plan(&plan)?;
@@ -245,6 +252,7 @@ pub fn run(
                             line: origins.original(edit.line),
                         });
                         origins.follow(&plan, &edit.text);
+                        changes.extend(Change::between(state.history.len() - 1, &plan, &edit.text));
                         store.save_state(&state)?;
                         plan = edit.text;
                         store.save_plan(&plan)?;
@@ -267,6 +275,7 @@ pub fn run(
         plan,
         unresolved,
         steps,
+        changes,
     })
 }
 
@@ -289,7 +298,8 @@ pub fn unresolved(checks: &CheckSet, plan: &str, state: &State) -> Vec<Unresolve
         .collect()
 }
 
-/// Expert-review's question, voiced by `persona`, with the line it is about.
+/// Expert-review's question for `persona`, with the line it is about. The
+/// checks ask it, not a model: it says so rather than speak as the persona.
 fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> Question {
     let lines = Lines::new(plan);
     let first = hits[0].start;
@@ -297,7 +307,7 @@ fn question(check: &Check, plan: &str, hits: &[Range<usize>], persona: &str) -> 
     let line_text = plan[lines.range(plan, lines.index_of(first))]
         .trim()
         .to_string();
-    let mut text = format!("[As {persona}]: Pattern '{}' found.", check.pattern);
+    let mut text = format!("[Checks for {persona}]: Pattern '{}' found.", check.pattern);
     let reason = check.reason.trim();
     if !reason.is_empty() {
         text.push(' ');

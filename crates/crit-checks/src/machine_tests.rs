@@ -139,7 +139,7 @@ fn no_fix_goes_to_asking() {
     };
     assert_eq!(
         q.text,
-        "[As Senior security engineer]: Pattern 'ambiguous thing' found. judge is bad. It appears on line 1: \"an ambiguous thing\"."
+        "[Checks for Senior security engineer]: Pattern 'ambiguous thing' found. judge is bad. It appears on line 1: \"an ambiguous thing\"."
     );
     assert_eq!(q.options[0].label, "Approve this instance");
     assert_eq!(q.options[1].label, "Abort review");

@@ -1,17 +1,20 @@
 //! Output: expert-review's text blocks (first line the verdict word) and the same
 //! result as crit's `ReviewResult` for `--format`.
 
-use std::collections::BTreeMap;
-use std::fmt::Write;
+mod text;
 
+use std::collections::BTreeMap;
+
+use crit_core::printable::{Dest, Printable};
 use crit_core::scale::plan_verdict;
 use crit_core::{
     Finding, Location, ReviewResult, ReviewerOutcome, ReviewerStatus, Severity, Verdict,
 };
 use serde_json::json;
 
+use crate::findings_view::{self, FindingView};
 use crate::machine::{Incomplete, Outcome, Run};
-use crate::panel::PanelVote;
+use crate::panel::{MemberSummary, PanelVote};
 use crate::review::Report;
 
 /// The review kind recorded in `ReviewResult::review`.
@@ -70,243 +73,47 @@ impl Report {
     /// Who reviewed: the panel that ran (AUTO-SELECT's pick, when it chose),
     /// else context.yaml's reviewers, said to be their checks only: no model
     /// spoke for them.
+    /// Names come from context.yaml or a model: one escaped line.
     fn persona(&self) -> String {
+        let line = |s: &str| Printable::line(s, Dest::Terminal).into_string();
         if let Some(PanelVote::Ran { panel, .. }) = &self.panel {
-            return panel
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
+            return line(
+                &panel
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
         }
         let named = self
             .reviewers
             .as_ref()
             .map_or_else(|| "Reviewer".to_string(), |r| r.display());
-        format!("{named} (checks only; no model reviewed the plan)")
+        format!("{} (checks only; no model reviewed the plan)", line(&named))
     }
 
-    fn panel_ran(&self) -> bool {
-        matches!(self.panel, Some(PanelVote::Ran { .. }))
+    /// Each member's verdict and words, when the panel ran.
+    pub fn summaries(&self) -> &[MemberSummary] {
+        match &self.panel {
+            Some(PanelVote::Ran { summaries, .. }) => summaries,
+            _ => &[],
+        }
     }
 
-    fn voice(&self) -> &str {
-        self.reviewers
+    /// The findings the verdict rests on, each with why and its edit: a
+    /// rejecting check's, and every panel member's, blocking ones first.
+    pub fn finding_views(&self, run: &Run) -> Vec<FindingView> {
+        let plan = self
+            .paths
             .as_ref()
-            .map_or("Reviewer", |r| r.check_voice())
+            .map_or_else(|| std::path::PathBuf::from("plan.md"), |p| p.plan.clone());
+        findings_view::views(run, self.panel.as_ref(), &plan)
     }
 
     fn plan_display(&self) -> String {
         self.paths
             .as_ref()
             .map_or_else(|| self.target.clone(), |p| p.plan.display().to_string())
-    }
-
-    /// Expert-review's output block, then warnings and the panel note.
-    pub fn render_text(&self) -> String {
-        let mut out = String::new();
-        let persona = self.persona();
-        match &self.result {
-            Err(e) => {
-                let _ = writeln!(out, "ERROR\nReason: {e}");
-            }
-            Ok(run) => match &run.outcome {
-                Outcome::Approved if self.panel_error().is_some() => {
-                    self.write_panel_error(&mut out);
-                }
-                Outcome::Approved if self.panel_rejected().is_some() => {
-                    self.write_panel_rejection(&mut out, run);
-                }
-                Outcome::Approved => {
-                    let _ = writeln!(
-                        out,
-                        "APPROVED\nReviewer: {persona}\nChecks: {} passed\nEdits: {}",
-                        self.checks_total, run.state.edits
-                    );
-                    for h in &run.state.history {
-                        let _ = writeln!(out, "  - L{}: {} ({})", h.line, h.fix, h.check);
-                    }
-                    let _ = writeln!(out, "{}", self.approved_summary(run));
-                    self.write_panel_approval(&mut out);
-                }
-                Outcome::Rejected {
-                    check,
-                    pattern,
-                    reason,
-                    line,
-                } => {
-                    let _ = writeln!(
-                        out,
-                        "REJECTED\nReviewer: {persona}\nCheck: {check}\nReason: Pattern '{pattern}' reappeared after fix (reject_if_persists)\nEdits before rejection: {}",
-                        run.state.edits
-                    );
-                    let why = match reason.trim() {
-                        "" => String::new(),
-                        r if r.ends_with(['.', '!', '?']) => format!(" {r}"),
-                        r => format!(" {r}."),
-                    };
-                    let _ = writeln!(
-                        out,
-                        "The fix for '{pattern}' did not hold: it is still on line {line} of the plan.{why} A violation that survives its fix cannot be accepted."
-                    );
-                }
-                Outcome::Incomplete(why) => {
-                    let reason = match why {
-                        Incomplete::EditLimit => "edits >= 10",
-                        Incomplete::UserAborted => "user aborted",
-                        Incomplete::AwaitingAnswer(_) => "awaiting answer",
-                    };
-                    let ids: Vec<&str> =
-                        run.unresolved.iter().map(|u| u.check_id.as_str()).collect();
-                    let _ = writeln!(
-                        out,
-                        "INCOMPLETE\nReviewer: {persona}\nReason: {reason}\nEdits: {}\nUnresolved: [{}]",
-                        run.state.edits,
-                        ids.join(", ")
-                    );
-                    if let Incomplete::AwaitingAnswer(q) = why {
-                        let _ = writeln!(
-                            out,
-                            "Question ({}, line {}): {}",
-                            q.check_id, q.line, q.text
-                        );
-                        let _ = writeln!(
-                            out,
-                            "Answer with: crit plan {} --answer {}=approve|abort|TEXT (TEXT replaces line {})",
-                            shell_word(&self.target),
-                            q.check_id,
-                            q.line
-                        );
-                    }
-                }
-            },
-        }
-        for w in &self.warnings {
-            let _ = writeln!(out, "Warning: {w}");
-        }
-        if self.result.is_ok()
-            && let Some(why) = &self.panel_not_run
-        {
-            let _ = writeln!(
-                out,
-                "Panel: did not run ({why}); the deterministic checks alone decided."
-            );
-        }
-        if self.result.is_ok()
-            && let Some(why) = &self.panel_waiting
-        {
-            let _ = writeln!(out, "Panel: not asked yet ({why}).");
-        }
-        out
-    }
-
-    /// REJECTED by the panel: the checks passed, a member found blocking problems.
-    fn write_panel_rejection(&self, out: &mut String, run: &Run) {
-        let Some(result) = self.panel_rejected() else {
-            return;
-        };
-        let _ = writeln!(
-            out,
-            "REJECTED\nReviewer: {}\nChecks: {} passed\nReason: the review panel did not approve\nEdits: {}",
-            self.persona(),
-            self.checks_total,
-            run.state.edits
-        );
-        for f in result.sorted_findings() {
-            let at = f
-                .location
-                .as_ref()
-                .and_then(|l| l.start_line())
-                .map_or(String::new(), |l| format!(" (L{l})"));
-            let _ = writeln!(out, "  - [{}] {} {}{at}", f.reviewer, f.severity, f.title);
-        }
-        // A member that could not review is no approval: say which, and why.
-        for r in result.reviewers.iter().filter(|r| r.error.is_some()) {
-            let _ = writeln!(
-                out,
-                "  - [{}] did not review: {}",
-                r.name,
-                r.error.as_deref().unwrap_or_default()
-            );
-        }
-        self.write_panel_notes(out);
-    }
-
-    /// ERROR from the panel: the checks passed, the panel could not answer.
-    fn write_panel_error(&self, out: &mut String) {
-        let Some(result) = self.panel_error() else {
-            return;
-        };
-        let why: Vec<String> = result
-            .reviewers
-            .iter()
-            .filter_map(|r| Some(format!("{} ({})", r.name, r.error.as_deref()?)))
-            .collect();
-        let why = match why.is_empty() {
-            true => result
-                .parse_error
-                .clone()
-                .unwrap_or_else(|| "no verdict".into()),
-            false => why.join("; "),
-        };
-        let _ = writeln!(
-            out,
-            "ERROR\nReason: the review panel could not answer: {why}"
-        );
-        self.write_panel_notes(out);
-    }
-
-    /// The panel's line under APPROVED, when it ran.
-    fn write_panel_approval(&self, out: &mut String) {
-        if let Some(PanelVote::Ran { panel, result, .. }) = &self.panel {
-            let names: Vec<&str> = panel.iter().map(|p| p.name.as_str()).collect();
-            let notes = result.findings.len();
-            let _ = writeln!(
-                out,
-                "Panel: approved by {}{}",
-                names.join(", "),
-                match notes {
-                    0 => String::new(),
-                    n => format!(" ({n} non-blocking note(s))"),
-                }
-            );
-            self.write_panel_notes(out);
-        }
-    }
-
-    fn write_panel_notes(&self, out: &mut String) {
-        if let Some(PanelVote::Ran {
-            notes, summaries, ..
-        }) = &self.panel
-        {
-            // Each member's own conclusion, in its voice.
-            for m in summaries.iter().filter(|m| !m.summary.trim().is_empty()) {
-                let _ = writeln!(out, "[As {}]: {}", m.name, m.summary.trim());
-            }
-            for n in notes {
-                let _ = writeln!(out, "Panel: {n}");
-            }
-        }
-    }
-
-    fn approved_summary(&self, run: &Run) -> String {
-        let waived = if run.state.approved.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " {} approved by the user: {}.",
-                run.state.approved.len(),
-                run.state.approved.join(", ")
-            )
-        };
-        let verified = format!(
-            "Verified the plan against {} checks; none of their patterns remain.{waived}",
-            self.checks_total
-        );
-        // The persona speaks only when a model reviewed as it.
-        match self.panel_ran() {
-            true => format!("[As {}]: {verified}", self.voice()),
-            false => verified,
-        }
     }
 
     /// The same outcome as a `ReviewResult`: unresolved checks as P1 findings at
@@ -372,9 +179,13 @@ impl Report {
 
     /// The plan checker's own fields, for programs (`--json`).
     fn structured(&self) -> serde_json::Value {
-        let (state, unresolved) = match &self.result {
-            Ok(run) => (Some(&run.state), run.unresolved.clone()),
-            Err(_) => (None, Vec::new()),
+        let (state, unresolved, views) = match &self.result {
+            Ok(run) => (
+                Some(&run.state),
+                run.unresolved.clone(),
+                self.finding_views(run),
+            ),
+            Err(_) => (None, Vec::new(), Vec::new()),
         };
         json!({
             "word": self.word(),
@@ -382,8 +193,16 @@ impl Report {
             "checks": self.checks_total,
             "edits": state.map_or(0, |s| s.edits),
             "history": state.map(|s| &s.history),
+            // The same edits, with the text each changed when this run made it.
+            "edits_made": match &self.result {
+                Ok(run) => findings_view::applied_edits(run).map(|(_, e)| e).collect(),
+                Err(_) => Vec::new(),
+            },
             "approved": state.map(|s| &s.approved),
             "unresolved": unresolved,
+            // Blocking findings and non-blocking notes, each with why and the
+            // edit made (a check's fix) or proposed (a member's suggestion).
+            "findings": views,
             "pending_question": self.pending_question(),
             "reason": self.reason(),
             "warnings": self.warnings,
