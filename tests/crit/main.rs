@@ -36,6 +36,7 @@ mod help;
 mod hostile_files;
 mod hostile_output;
 mod install_claude;
+mod install_claude_agent;
 mod output_schema;
 mod own_files;
 mod plan_cli;
