@@ -296,3 +296,34 @@ fn a_hostile_ledger_removes_nothing_but_crit_s_files() {
     // Nor a rule of the user's it lists.
     assert_eq!(read(d, ".claude/settings.json"), mine);
 }
+
+/// The agent's prompt is the product: any change to it shows here. Its
+/// frontmatter has the fields Claude Code reads for an agent, and it tells
+/// the agent to run the one command the permission rule allows.
+#[test]
+fn the_expert_review_agent_s_prompt() {
+    let dir = project();
+    let d = dir.path();
+    run(d, &["install", "claude-code"]);
+    let text = read(d, ".claude/agents/expert-review.md");
+    insta::assert_snapshot!("expert_review_agent", text);
+    let front = text
+        .strip_prefix("---\n")
+        .and_then(|t| t.split_once("\n---\n"))
+        .map(|(f, _)| f)
+        .unwrap();
+    let keys: Vec<&str> = front
+        .lines()
+        .filter_map(|l| l.split_once(':').map(|(k, _)| k))
+        .collect();
+    assert_eq!(keys, ["name", "description", "tools", "model"]);
+    let fields: Value = serde_saphyr::from_str(front).unwrap();
+    assert_eq!(fields["name"], "expert-review");
+    assert_eq!(fields["tools"], "Bash");
+    let rules = settings(d)["permissions"]["allow"].to_string();
+    assert!(rules.contains("Bash(crit plan:*)"), "{rules}");
+    assert!(
+        text.contains("\n   crit plan --non-interactive --quiet 'TARGET'"),
+        "{text}"
+    );
+}
