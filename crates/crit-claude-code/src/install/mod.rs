@@ -274,7 +274,7 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     if !dir.exists() && !ledger.created.iter().any(|c| c == "dir:.") {
         ledger.created.push("dir:.".into());
     }
-    let (files, warnings) = plan_files(&place, &dir, &mut ledger)?;
+    let Planned { files, warnings } = plan_files(&place, &dir, &mut ledger)?;
     report.stderr.extend(warnings);
 
     if opts.dry_run {
@@ -329,14 +329,17 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     Ok(report)
 }
 
+/// The files install is to write, and why it leaves others.
+struct Planned {
+    /// Each path with its text.
+    files: Vec<(PathBuf, &'static str)>,
+    warnings: Vec<String>,
+}
+
 /// Which of [`FILES`] to write (a missing one, or crit's own older
 /// version, unchanged since crit wrote it), recorded in `ledger`; and a
 /// warning for each that is someone else's, which stays as it is.
-fn plan_files(
-    place: &Files,
-    dir: &Path,
-    ledger: &mut Ledger,
-) -> Result<(Vec<(PathBuf, &'static str)>, Vec<String>), InstallError> {
+fn plan_files(place: &Files, dir: &Path, ledger: &mut Ledger) -> Result<Planned, InstallError> {
     for sub in FILE_DIRS {
         let created = format!("dir:{sub}");
         if !dir.join(sub).exists() && !ledger.created.contains(&created) {
@@ -368,7 +371,7 @@ fn plan_files(
             sha256: sha256(text),
         });
     }
-    Ok((files, warnings))
+    Ok(Planned { files, warnings })
 }
 
 /// Why install left `path` (`rel` from `.claude`), and how to get crit's.
