@@ -128,7 +128,7 @@ pub enum Command {
     },
     /// Review a prompt before an agent runs it: specialist reviewers, a deterministic editor, a diff to approve.
     Prompt(PromptArgs),
-    /// Wire crit into Claude Code: the `!!!` prompt review, the review gate before the agent stops, slash commands, the status line.
+    /// Wire crit into Claude Code: the `!!!` prompt review, the review gate before the agent stops, the plan gate, slash commands, the expert-review agent, the permission rules they need, the status line.
     Install(InstallArgs),
     /// Take out of Claude Code exactly what `crit install` added.
     Uninstall(UninstallArgs),
@@ -230,10 +230,10 @@ pub struct SettingsScope {
     /// The agent to wire crit into.
     #[arg(value_enum)]
     pub agent: InstallAgent,
-    /// This project's `.claude/settings.json` and `.claude/commands/` (the default).
+    /// This project's `.claude/settings.json`, `.claude/commands/` and `.claude/agents/` (the default).
     #[arg(long, conflicts_with = "user")]
     pub project: bool,
-    /// Your `~/.claude/settings.json` and `~/.claude/commands/`: every project.
+    /// Your `~/.claude/settings.json`, `~/.claude/commands/` and `~/.claude/agents/`: every project.
     #[arg(long)]
     pub user: bool,
     /// Show what would change (a diff of settings.json, the files), change nothing.

@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use support::{git, init_repo, write};
 
 /// The pinned CLI (see `.ci/test_deps_cfg.rs`).
-fn claude_bin() -> PathBuf {
+pub(crate) fn claude_bin() -> PathBuf {
     let bin =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/claude");
     assert!(
@@ -38,7 +38,7 @@ fn claude_bin() -> PathBuf {
     bin
 }
 
-fn crit_dir() -> PathBuf {
+pub(crate) fn crit_dir() -> PathBuf {
     Path::new(env!("CARGO_BIN_EXE_crit"))
         .parent()
         .unwrap()
@@ -138,7 +138,7 @@ impl Setup {
 }
 
 /// The CLI's final `result` event.
-fn result(out: &Output) -> Value {
+pub(crate) fn result(out: &Output) -> Value {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -466,4 +466,6 @@ fn the_repository_s_plugin_loads_with_plugin_dir() {
     // Its commands are offered to the model, namespaced by the plugin.
     assert!(body.contains("crit:prompt-review"), "{body}");
     assert!(body.contains("crit:crit-review"), "{body}");
+    // And its agent, namespaced too.
+    assert!(body.contains("crit:expert-review"), "{body}");
 }

@@ -56,17 +56,27 @@ const SETTINGS: &str = r#"{
 }
 "#;
 
-fn crit(dir: &Path) -> assert_cmd::Command {
+/// What install says when it adds rules to a project's settings.
+const TRUSTED: &str = "Claude Code applies a project's permission rules once you have trusted its folder (claude asks the first time it runs there); until then `claude -p` there refuses crit's commands";
+
+/// crit in `dir`, with its own directory on PATH as after an install.
+pub(crate) fn crit(dir: &Path) -> assert_cmd::Command {
     let mut c = assert_cmd::Command::cargo_bin("crit").unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_crit")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     c.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("PATH", path)
         .env("HOME", dir.join(".home"))
         .env("XDG_STATE_HOME", dir.join(".state"))
         .current_dir(dir);
     c
 }
 
-fn run(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn run(dir: &Path, args: &[&str]) -> Output {
     let out = crit(dir).args(args).output().unwrap();
     assert!(
         out.status.success(),
@@ -77,11 +87,11 @@ fn run(dir: &Path, args: &[&str]) -> Output {
     out
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn read(dir: &Path, rel: &str) -> String {
+pub(crate) fn read(dir: &Path, rel: &str) -> String {
     std::fs::read_to_string(dir.join(rel)).unwrap()
 }
 
@@ -97,14 +107,20 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     insta::assert_snapshot!("install_dry_run", stdout(&dry));
     assert_eq!(read(d, ".claude/settings.json"), SETTINGS);
     assert!(!d.join(".claude/commands").exists());
+    assert!(!d.join(".claude/agents").exists());
     assert!(!d.join(".claude/crit-install.json").exists());
 
     let first = run(d, &["install", "claude-code", "--project"]);
     assert_eq!(
         stdout(&first),
-        ".claude/settings.json: added UserPromptSubmit hook, Stop hook, PreToolUse hook, status line\n\
-         wrote .claude/commands/prompt-review.md\n\
-         wrote .claude/commands/crit-review.md\n"
+        format!(
+            ".claude/settings.json: added UserPromptSubmit hook, Stop hook, PreToolUse hook, status line\n\
+             .claude/settings.json: allowed Skill(prompt-review), Skill(crit-review), Bash(crit plan:*)\n\
+             wrote .claude/commands/prompt-review.md\n\
+             wrote .claude/commands/crit-review.md\n\
+             wrote .claude/agents/expert-review.md\n\
+             {TRUSTED}\n"
+        )
     );
     let installed = read(d, ".claude/settings.json");
     // The file now is what the dry run showed.
@@ -136,6 +152,17 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     );
     assert_eq!(v["statusLine"]["command"], "crit statusline");
     assert_eq!(
+        v["permissions"],
+        json!({"allow": ["Bash(npm run test:*)", "Skill(prompt-review)", "Skill(crit-review)", "Bash(crit plan:*)"], "deny": []})
+    );
+    assert_eq!(
+        read(d, ".claude/agents/expert-review.md"),
+        read(
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            "claude-plugin/agents/expert-review.md"
+        )
+    );
+    assert_eq!(
         read(d, ".claude/commands/prompt-review.md"),
         read(
             Path::new(env!("CARGO_MANIFEST_DIR")),
@@ -159,16 +186,20 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     // Uninstall: exactly what was added comes out.
     let dry = run(d, &["uninstall", "claude-code", "--dry-run"]);
     assert!(stdout(&dry).contains("would remove .claude/commands/prompt-review.md"));
+    assert!(stdout(&dry).contains("would remove .claude/agents/expert-review.md"));
     assert_eq!(read(d, ".claude/settings.json"), installed);
     let out = run(d, &["uninstall", "claude-code"]);
     assert_eq!(
         stdout(&out),
         ".claude/settings.json: removed UserPromptSubmit hook, Stop hook, PreToolUse hook, status line\n\
+         .claude/settings.json: no longer allows Skill(prompt-review), Skill(crit-review), Bash(crit plan:*)\n\
          removed .claude/commands/prompt-review.md\n\
-         removed .claude/commands/crit-review.md\n"
+         removed .claude/commands/crit-review.md\n\
+         removed .claude/agents/expert-review.md\n"
     );
     assert_eq!(read(d, ".claude/settings.json"), SETTINGS);
     assert!(!d.join(".claude/commands").exists());
+    assert!(!d.join(".claude/agents").exists());
     assert!(!d.join(".claude/crit-install.json").exists());
     let again = run(d, &["uninstall", "claude-code"]);
     assert!(
@@ -208,10 +239,18 @@ fn what_the_user_had_or_changed_stays() {
     let out = run(d, &["install", "claude-code"]);
     assert_eq!(
         stdout(&out),
-        ".claude/settings.json: added Stop hook, PreToolUse hook\n\
-         wrote .claude/commands/crit-review.md\n\
-         .claude/settings.json has a status line of its own; crit left it. To show crit's gate in it, have your command run `crit statusline` with the same input on stdin and print its line beside yours\n\
-         .claude/commands/prompt-review.md exists and is not crit's; left as it is\n"
+        format!(
+            ".claude/settings.json: added Stop hook, PreToolUse hook\n\
+             .claude/settings.json: allowed Skill(prompt-review), Skill(crit-review), Bash(crit plan:*)\n\
+             wrote .claude/commands/crit-review.md\n\
+             wrote .claude/agents/expert-review.md\n\
+             .claude/settings.json has a status line of its own; crit left it. To show crit's gate in it, have your command run `crit statusline` with the same input on stdin and print its line beside yours\n\
+             {TRUSTED}\n"
+        )
+    );
+    assert_eq!(
+        support::stderr(&out),
+        "crit: .claude/commands/prompt-review.md is not crit's (crit did not write it, or it was changed since); left as it is. To install crit's, move it aside and run `crit install claude-code` again\n"
     );
     let v: Value = serde_json::from_str(&read(d, ".claude/settings.json")).unwrap();
     assert_eq!(v["hooks"]["UserPromptSubmit"].as_array().unwrap().len(), 1);
@@ -220,10 +259,10 @@ fn what_the_user_had_or_changed_stays() {
     write(d, ".claude/commands/crit-review.md", "edited\n");
     let out = run(d, &["uninstall", "claude-code"]);
     assert!(
-        stdout(&out)
+        support::stderr(&out)
             .contains(".claude/commands/crit-review.md changed since crit wrote it; left as it is"),
         "{}",
-        stdout(&out)
+        support::stderr(&out)
     );
     assert_eq!(read(d, ".claude/settings.json"), mine);
     assert_eq!(
@@ -250,9 +289,15 @@ fn a_fresh_install_is_taken_out_entirely_and_user_scope_uses_home() {
         "crit created .claude; uninstall removes it"
     );
 
-    run(d, &["install", "claude-code", "--user"]);
+    let out = run(d, &["install", "claude-code", "--user"]);
+    assert!(
+        !stdout(&out).contains("trusted its folder"),
+        "user rules apply everywhere: {}",
+        stdout(&out)
+    );
     assert!(d.join(".home/.claude/settings.json").exists());
     assert!(d.join(".home/.claude/commands/prompt-review.md").exists());
+    assert!(d.join(".home/.claude/agents/expert-review.md").exists());
     assert!(!d.join(".claude").exists());
     run(d, &["uninstall", "claude-code", "--user"]);
     assert!(!d.join(".home/.claude").exists());
@@ -271,6 +316,18 @@ fn settings_crit_does_not_understand_are_left_alone() {
             "{\"hooks\": {\"Stop\": {\"x\": 1}}}\n",
             "`hooks.Stop` is not an array",
         ),
+        (
+            "{\"permissions\": [\"Bash(crit plan:*)\"]}\n",
+            "`permissions` is not an object",
+        ),
+        (
+            "{\"permissions\": {\"allow\": \"Bash(crit plan:*)\"}}\n",
+            "`permissions.allow` is not an array",
+        ),
+        (
+            "{\"permissions\": {\"allow\": null}}\n",
+            "`permissions.allow` is not an array",
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
@@ -285,10 +342,13 @@ fn settings_crit_does_not_understand_are_left_alone() {
         );
         assert_eq!(read(d, ".claude/settings.json"), text);
         assert!(!d.join(".claude/commands").exists());
+        assert!(!d.join(".claude/agents").exists());
+        assert!(!d.join(".claude/crit-install.json").exists());
     }
 }
 
-/// The plugin in `claude-plugin/` ships what `crit install` writes.
+/// The plugin in `claude-plugin/` ships what `crit install` writes (the
+/// permission rules excepted: Claude Code takes none from a plugin).
 #[test]
 fn the_plugin_ships_the_same_hooks_and_commands() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -304,11 +364,12 @@ fn the_plugin_ships_the_same_hooks_and_commands() {
     run(d, &["install", "claude-code"]);
     let installed: Value = serde_json::from_str(&read(d, ".claude/settings.json")).unwrap();
     assert_eq!(hooks["hooks"], installed["hooks"]);
-    for name in ["prompt-review.md", "crit-review.md"] {
-        assert_eq!(
-            read(&plugin, &format!("commands/{name}")),
-            read(d, &format!(".claude/commands/{name}"))
-        );
+    for rel in [
+        "commands/prompt-review.md",
+        "commands/crit-review.md",
+        "agents/expert-review.md",
+    ] {
+        assert_eq!(read(&plugin, rel), read(d, &format!(".claude/{rel}")));
     }
     let market: Value =
         serde_json::from_str(&read(root, ".claude-plugin/marketplace.json")).unwrap();

@@ -37,6 +37,8 @@ mod help;
 mod hostile_files;
 mod hostile_output;
 mod install_claude;
+mod install_claude_agent;
+mod install_claude_real;
 mod output_schema;
 mod own_files;
 mod plan_cli;

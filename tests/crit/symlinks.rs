@@ -179,13 +179,20 @@ fn init_force_never_writes_through_a_link() {
 }
 
 /// `crit install claude-code --project` edits the project's
-/// `.claude/settings.json`, never the user's through a link.
+/// `.claude/settings.json` and writes its commands and agent there, never
+/// the user's files through a link.
 #[test]
 fn install_project_never_writes_through_a_link() {
     for (rel, to, names) in [
         (".claude/settings.json", "precious.txt", "settings.json"),
         (".claude", "dir", ".claude"),
         (".claude/commands", "dir", "commands"),
+        (".claude/agents", "dir", "agents"),
+        (
+            ".claude/agents/expert-review.md",
+            "precious.txt",
+            "expert-review.md",
+        ),
     ] {
         let s = Scene::new();
         init_repo(&s.project);

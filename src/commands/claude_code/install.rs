@@ -37,6 +37,13 @@ fn show(common: &CommonArgs, report: &Report, dry_run: bool) {
 }
 
 fn failed(e: install::InstallError) -> CliError {
+    if let install::InstallError::Fs(crit_os::write::FsError::Symlink { link, .. }) = &e {
+        // A link inside a project may be the checkout's, pointing anywhere.
+        return CliError::usage(anyhow!(
+            "{e}. If {} is yours, replace the link with the file or directory itself and run this again",
+            link.display()
+        ));
+    }
     match e {
         install::InstallError::Io { .. }
         | install::InstallError::Fs(crit_os::write::FsError::Io { .. }) => {

@@ -115,6 +115,9 @@ pub struct Ledger {
     pub created: Vec<String>,
     #[serde(default)]
     pub hooks: Vec<AddedHook>,
+    /// Rules crit added to `permissions.allow` (see [`super::permissions`]).
+    #[serde(default)]
+    pub permissions: Vec<String>,
     /// The status line crit set, as it set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_line: Option<serde_json::Value>,
@@ -259,7 +262,7 @@ pub fn merge(
     Ok(added)
 }
 
-fn note_created(ledger: &mut Ledger, path: &str) {
+pub(crate) fn note_created(ledger: &mut Ledger, path: &str) {
     if !ledger.created.iter().any(|c| c == path) {
         ledger.created.push(path.to_string());
     }

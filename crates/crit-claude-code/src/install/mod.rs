@@ -1,11 +1,13 @@
 //! `crit install claude-code [--project | --user] [--dry-run]` and
-//! `crit uninstall claude-code`: crit's hooks and status line merged into
-//! Claude Code's `settings.json`, the `/prompt-review` and `/crit-review`
-//! commands written next to it, and a ledger of exactly what was added (see
-//! [`merge`]). The command files are the ones the repository's Claude Code
-//! plugin (`claude-plugin/`) ships.
+//! `crit uninstall claude-code`: crit's hooks, status line and permission
+//! rules merged into Claude Code's `settings.json`, the `/prompt-review` and
+//! `/crit-review` commands and the expert-review agent written next to it,
+//! and a ledger of exactly what was added (see [`merge`]). The command and
+//! agent files are the ones the repository's Claude Code plugin
+//! (`claude-plugin/`) ships.
 
 pub mod merge;
+pub mod permissions;
 
 use std::path::{Path, PathBuf};
 
@@ -42,17 +44,30 @@ pub struct Report {
     pub stderr: Vec<String>,
 }
 
-/// The slash commands, as the plugin ships them.
-pub const COMMANDS: [(&str, &str); 2] = [
+/// The files install writes, from the `.claude` directory, as the plugin
+/// ships them: the slash commands and the expert-review agent (a drop-in for
+/// the original's `Task(subagent_type="expert-review", …)`).
+pub const FILES: [(&str, &str); 3] = [
     (
-        "prompt-review.md",
+        "commands/prompt-review.md",
         include_str!("../../../../claude-plugin/commands/prompt-review.md"),
     ),
     (
-        "crit-review.md",
+        "commands/crit-review.md",
         include_str!("../../../../claude-plugin/commands/crit-review.md"),
     ),
+    (
+        AGENT,
+        include_str!("../../../../claude-plugin/agents/expert-review.md"),
+    ),
 ];
+
+/// The expert-review agent's file, from the `.claude` directory.
+pub const AGENT: &str = "agents/expert-review.md";
+
+/// The directories of [`FILES`], removed by uninstall when crit created them
+/// and they are empty.
+const FILE_DIRS: [&str; 2] = ["commands", "agents"];
 
 /// How the hooks call crit.
 const CRIT: &str = "crit";
@@ -209,8 +224,8 @@ fn read_ledger(place: &Files, path: &Path) -> Result<Option<Ledger>, InstallErro
         })
 }
 
-/// Merges crit's hooks, status line and commands into the `.claude`
-/// directory `opts.dir`.
+/// Merges crit's hooks, status line, permission rules, commands and agent
+/// into the `.claude` directory `opts.dir`.
 pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     let dir = opts.dir.clone();
     let place = Files::new(opts)?;
@@ -233,45 +248,34 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
         Some(&merge::status_line(CRIT)),
         &mut ledger,
     )?;
-    let new_text = if added.is_empty() && before.is_some() {
+    let rules = permissions::merge(
+        &label,
+        &mut doc,
+        &permissions::allow_rules(CRIT),
+        &mut ledger,
+    )?;
+    let new_text = if added.is_empty() && rules.is_empty() && before.is_some() {
         old_text.clone()
     } else {
         doc.to_text(&json_doc::indent_of(&old_text))
     };
 
-    let mut files = Vec::new();
     let mut notes = Vec::new();
     if doc.get("statusLine").is_some() && ledger.status_line.is_none() {
         notes.push(format!(
             "{label} has a status line of its own; crit left it. To show crit's gate in it, have your command run `{CRIT} statusline` with the same input on stdin and print its line beside yours"
         ));
     }
+    if !rules.is_empty() && opts.confine_to.is_some() {
+        notes.push(
+            "Claude Code applies a project's permission rules once you have trusted its folder (claude asks the first time it runs there); until then `claude -p` there refuses crit's commands".to_string(),
+        );
+    }
     if !dir.exists() && !ledger.created.iter().any(|c| c == "dir:.") {
         ledger.created.push("dir:.".into());
     }
-    let commands_dir = dir.join("commands");
-    if !commands_dir.exists() && !ledger.created.iter().any(|c| c == "dir:commands") {
-        ledger.created.push("dir:commands".into());
-    }
-    for (name, text) in COMMANDS {
-        let path = commands_dir.join(name);
-        let rel = format!("commands/{name}");
-        match place.read_text(&path)? {
-            None => {
-                files.push((path, text));
-                ledger.files.retain(|f| f.path != rel);
-                ledger.files.push(AddedFile {
-                    path: rel,
-                    sha256: sha256(text),
-                });
-            }
-            Some(have) if have == text => {}
-            Some(_) => notes.push(format!(
-                "{} exists and is not crit's; left as it is",
-                shown(&path)
-            )),
-        }
-    }
+    let Planned { files, warnings } = plan_files(&place, &dir, &mut ledger)?;
+    report.stderr.extend(warnings);
 
     if opts.dry_run {
         let diff = merge::diff(&old_text, &new_text, &label);
@@ -298,14 +302,20 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     }
     let ledger_text = serde_json::to_string_pretty(&ledger).unwrap_or_default() + "\n";
     place.write(&ledger_path, &ledger_text)?;
-    if added.is_empty() {
+    if added.is_empty() && rules.is_empty() {
         report
             .stdout
             .push(format!("{label}: crit's hooks are already there"));
-    } else {
+    }
+    if !added.is_empty() {
         report
             .stdout
             .push(format!("{label}: added {}", added.join(", ")));
+    }
+    if !rules.is_empty() {
+        report
+            .stdout
+            .push(format!("{label}: allowed {}", rules.join(", ")));
     }
     for (path, _) in &files {
         report.stdout.push(format!("wrote {}", shown(path)));
@@ -317,6 +327,64 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
         ));
     }
     Ok(report)
+}
+
+/// The files install is to write, and why it leaves others.
+struct Planned {
+    /// Each path with its text.
+    files: Vec<(PathBuf, &'static str)>,
+    warnings: Vec<String>,
+}
+
+/// Which of [`FILES`] to write (a missing one, or crit's own older
+/// version, unchanged since crit wrote it), recorded in `ledger`; and a
+/// warning for each that is someone else's, which stays as it is.
+fn plan_files(place: &Files, dir: &Path, ledger: &mut Ledger) -> Result<Planned, InstallError> {
+    for sub in FILE_DIRS {
+        let created = format!("dir:{sub}");
+        if !dir.join(sub).exists() && !ledger.created.contains(&created) {
+            ledger.created.push(created);
+        }
+    }
+    let mut files = Vec::new();
+    let mut warnings = Vec::new();
+    for (rel, text) in FILES {
+        let path = dir.join(rel);
+        let recorded = ledger
+            .files
+            .iter()
+            .find(|f| f.path == rel)
+            .map(|f| f.sha256.clone());
+        match place.read_text(&path)? {
+            Some(have) if have == text => continue,
+            // Neither crit's text now nor what crit wrote before.
+            Some(have) if recorded.as_deref() != Some(sha256(&have).as_str()) => {
+                warnings.push(not_crits(&path, rel));
+                continue;
+            }
+            _ => {}
+        }
+        files.push((path, text));
+        ledger.files.retain(|f| f.path != rel);
+        ledger.files.push(AddedFile {
+            path: rel.to_string(),
+            sha256: sha256(text),
+        });
+    }
+    Ok(Planned { files, warnings })
+}
+
+/// Why install left `path` (`rel` from `.claude`), and how to get crit's.
+fn not_crits(path: &Path, rel: &str) -> String {
+    let what = if rel == AGENT {
+        " and `Task(subagent_type=\"expert-review\")` keeps running it, not `crit plan`"
+    } else {
+        ""
+    };
+    format!(
+        "crit: {} is not crit's (crit did not write it, or it was changed since){what}; left as it is. To install crit's, move it aside and run `crit install claude-code` again",
+        shown(path)
+    )
 }
 
 /// Takes out exactly what [`install`] added to `opts.dir`, as its ledger
@@ -339,20 +407,26 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     let old_text = before.clone().unwrap_or_default();
     let mut doc = merge::parse_settings(&label, &old_text)?;
     let removed = merge::unmerge(&mut doc, &ledger);
+    let rules = permissions::unmerge(&mut doc, &ledger, &permissions::allow_rules(CRIT));
     let delete_settings = before.is_some() && ledger.created_settings && doc == Json::object();
-    let new_text = if removed.is_empty() {
+    let new_text = if removed.is_empty() && rules.is_empty() {
         old_text.clone()
     } else {
         doc.to_text(&json_doc::indent_of(&old_text))
     };
     let mut gone = Vec::new();
-    let mut notes = Vec::new();
-    for f in &ledger.files {
+    // Only the files install writes: the ledger is a file in the checkout,
+    // so anyone could have listed others in it.
+    for f in ledger
+        .files
+        .iter()
+        .filter(|f| FILES.iter().any(|(rel, _)| *rel == f.path))
+    {
         let path = dir.join(&f.path);
         match place.read_text(&path)? {
             Some(text) if sha256(&text) == f.sha256 => gone.push(path),
-            Some(_) => notes.push(format!(
-                "{} changed since crit wrote it; left as it is",
+            Some(_) => report.stderr.push(format!(
+                "crit: {} changed since crit wrote it; left as it is",
                 shown(&path)
             )),
             None => {}
@@ -371,7 +445,6 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
         for p in &gone {
             report.stdout.push(format!("would remove {}", shown(p)));
         }
-        report.stdout.extend(notes);
         return Ok(report);
     }
     let gone_shown: Vec<String> = gone.iter().map(|p| shown(p)).collect();
@@ -383,15 +456,17 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     for p in &gone {
         place.remove(p)?;
     }
-    if ledger.created.iter().any(|c| c == "dir:commands") {
-        // Only when empty: anything the user put there stays.
-        place.remove_empty_dir(&dir.join("commands"));
+    for sub in FILE_DIRS {
+        if ledger.created.iter().any(|c| *c == format!("dir:{sub}")) {
+            // Only when empty: anything the user put there stays.
+            place.remove_empty_dir(&dir.join(sub));
+        }
     }
     place.remove(&ledger_path)?;
     if ledger.created.iter().any(|c| c == "dir:.") {
         place.remove_empty_dir(&dir);
     }
-    if removed.is_empty() {
+    if removed.is_empty() && rules.is_empty() {
         report
             .stdout
             .push(format!("{label}: nothing of crit's was left"));
@@ -400,14 +475,20 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
             .stdout
             .push(format!("{label}: removed (crit created it)"));
     } else {
-        report
-            .stdout
-            .push(format!("{label}: removed {}", removed.join(", ")));
+        if !removed.is_empty() {
+            report
+                .stdout
+                .push(format!("{label}: removed {}", removed.join(", ")));
+        }
+        if !rules.is_empty() {
+            report
+                .stdout
+                .push(format!("{label}: no longer allows {}", rules.join(", ")));
+        }
     }
     for p in &gone_shown {
         report.stdout.push(format!("removed {p}"));
     }
-    report.stdout.extend(notes);
     Ok(report)
 }
 
