@@ -191,6 +191,41 @@ rss=$(/usr/bin/env time -f '%M' "${logged[@]}" 2>&1 >/dev/null | tail -1)
 echo "peak RSS, with the session log: ${rss} KB"
 rss=$(/usr/bin/env time -f '%M' "${http[@]}" 2>&1 >/dev/null | tail -1)
 echo "peak RSS, over HTTP: ${rss} KB"
-# Each git call is one debug line (crit_review::scope::git).
+# Each git call is one debug line (crit-os's git runner).
 calls=$("${cmd[@]}" -vv 2>&1 >/dev/null | sed 's/\x1b\[[0-9;]*m//g' | grep -c ' git args=' || true)
 echo "git processes per review: $calls"
+
+# The same git commands alone: a `git` first on PATH logs each run crit makes
+# (its environment and arguments) as a command line; the script of those
+# lines, run one after another, is timed beside the review.
+real_git=$(command -v git)
+mkdir -p "$work/gitlog"
+cat >"$work/gitlog/git" <<WRAP
+#!/usr/bin/env bash
+{
+  printf 'env -i '
+  for v in PATH HOME XDG_CONFIG_HOME LC_ALL PAGER \$(compgen -e | grep '^GIT_'); do
+    printf '%q ' "\$v=\${!v}"
+  done
+  printf '%q ' "$real_git" "\$@"
+  printf '</dev/null >/dev/null 2>&1\n'
+} >>"$work/git-alone.sh"
+exec "$real_git" "\$@"
+WRAP
+chmod +x "$work/gitlog/git"
+: >"$work/git-alone.sh"
+PATH="$work/gitlog:$PATH" "${cmd[@]}" -q >/dev/null
+echo "git commands of one review: $(wc -l <"$work/git-alone.sh")"
+hyperfine --shell=none --warmup 5 --runs 30 --export-json "$work/git-alone.json" \
+  --command-name 'review, --no-log' "${cmd[*]}" \
+  --command-name "the review's git commands alone, one after another" "bash $work/git-alone.sh" \
+  --command-name 'bash alone (in the line above)' "bash -c true"
+python3 - "$work/git-alone.json" <<'PY'
+import json, sys
+rs = json.load(open(sys.argv[1]))["results"]
+for r in rs:
+    print(f"{r['command']}: median {r['median'] * 1000:.1f} ms")
+review, git, bash = (r["median"] for r in rs)
+print(f"git alone (less bash): {(git - bash) * 1000:.1f} ms, "
+      f"{(git - bash) / review * 100:.0f}% of the review")
+PY
