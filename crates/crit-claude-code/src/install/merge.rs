@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::json_doc::{self, Json};
+use crit_project::scope::installed;
 
 /// The ledger's file name, next to `settings.json`.
 pub const LEDGER_FILE: &str = crit_project::scope::INSTALL_LEDGER;
@@ -30,42 +31,16 @@ pub struct HookSpec {
 /// The hooks for `crit` (the program's name or path); `SubagentStop` only
 /// when asked for.
 pub fn hooks(crit: &str, subagent_stop: bool) -> Vec<HookSpec> {
-    let mut v = vec![
-        // The pipeline's own deadline (`budget.timeout_ms`, 8 s by default)
-        // ends the review well before this.
-        HookSpec {
-            event: "UserPromptSubmit",
-            command: format!("{crit} hook claude-code UserPromptSubmit"),
-            timeout: 60,
-            matcher: None,
-        },
-        // A code review of the uncommitted changes; the hook's own deadline
-        // (`--timeout`, 300 s by default) ends it first, and a review that
-        // cannot decide holds the gate.
-        HookSpec {
-            event: "Stop",
-            command: format!("{crit} hook claude-code Stop"),
-            timeout: 360,
-            matcher: None,
-        },
-        // The plan gate: leaving plan mode waits for `crit plan` to approve
-        // the plan.
-        HookSpec {
-            event: "PreToolUse",
-            command: format!("{crit} hook claude-code PreToolUse"),
-            timeout: 60,
-            matcher: Some("ExitPlanMode"),
-        },
-    ];
-    if subagent_stop {
-        v.push(HookSpec {
-            event: "SubagentStop",
-            command: format!("{crit} hook claude-code SubagentStop"),
-            timeout: 360,
-            matcher: None,
-        });
-    }
-    v
+    installed::HOOKS
+        .iter()
+        .filter(|h| subagent_stop || h.event != "SubagentStop")
+        .map(|h| HookSpec {
+            event: h.event,
+            command: installed::hook_command(crit, h.event),
+            timeout: h.timeout,
+            matcher: h.matcher,
+        })
+        .collect()
 }
 
 /// The `statusLine` value crit sets when there is none.
@@ -294,11 +269,23 @@ fn is_command(hook: &Json, command: &str) -> bool {
         .is_some_and(|c| c.trim() == command.trim())
 }
 
-/// Takes out what `ledger` lists; returns what it removed, for people.
-pub fn unmerge(doc: &mut Json, ledger: &Ledger) -> Vec<String> {
+/// Takes out what `ledger` lists of crit's own hooks (`ours`) and status
+/// line (`our_status`); returns what it removed, for people. A project's
+/// ledger is in the checkout, where anyone could list a hook or status line
+/// of the user's: only crit's are ever removed.
+pub fn unmerge(
+    doc: &mut Json,
+    ledger: &Ledger,
+    ours: &[HookSpec],
+    our_status: &Json,
+) -> Vec<String> {
     let mut removed = Vec::new();
+    let is_ours = |a: &&AddedHook| {
+        ours.iter()
+            .any(|s| s.event == a.event && s.command.trim() == a.command.trim())
+    };
     if let Some(hooks) = doc.get_mut("hooks").filter(|h| h.is_object()) {
-        for added in &ledger.hooks {
+        for added in ledger.hooks.iter().filter(is_ours) {
             let Some(groups) = hooks.get_mut(&added.event).and_then(Json::as_array_mut) else {
                 continue;
             };
@@ -318,7 +305,12 @@ pub fn unmerge(doc: &mut Json, ledger: &Ledger) -> Vec<String> {
     if hooks_created && doc.get("hooks").is_some_and(Json::is_empty_container) {
         doc.remove("hooks");
     }
-    if let Some(ours) = &ledger.status_line {
+    let our_status = serde_json::to_value(our_status).ok();
+    if let Some(ours) = ledger
+        .status_line
+        .as_ref()
+        .filter(|l| Some(*l) == our_status.as_ref())
+    {
         let now = doc
             .get("statusLine")
             .and_then(|v| serde_json::to_value(v).ok());
@@ -406,7 +398,12 @@ mod tests {
         .unwrap();
         assert!(again.is_empty());
         assert_eq!(text(&doc), once);
-        let removed = unmerge(&mut doc, &ledger);
+        let removed = unmerge(
+            &mut doc,
+            &ledger,
+            &hooks("crit", true),
+            &status_line("crit"),
+        );
         assert_eq!(removed.len(), 4, "{removed:?}");
         assert_eq!(text(&doc), before);
     }
@@ -430,7 +427,45 @@ mod tests {
         .unwrap();
         assert_eq!(added, ["UserPromptSubmit hook", "PreToolUse hook"]);
         assert!(ledger.status_line.is_none());
-        unmerge(&mut doc, &ledger);
+        unmerge(
+            &mut doc,
+            &ledger,
+            &hooks("crit", true),
+            &status_line("crit"),
+        );
+        assert_eq!(text(&doc), before);
+    }
+
+    /// A review tells crit's entries from the user's by these shapes.
+    #[test]
+    fn what_install_writes_is_what_a_review_knows_as_crits() {
+        let value = |j: &Json| serde_json::to_value(j).unwrap();
+        for (spec, hook) in hooks("crit", true).iter().zip(installed::HOOKS) {
+            assert_eq!(value(&group(spec)), installed::hook_group("crit", &hook));
+        }
+        assert_eq!(value(&status_line("crit")), installed::status_line("crit"));
+    }
+
+    #[test]
+    fn a_ledger_listing_the_users_own_hook_or_status_line_removes_neither() {
+        let original = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}, "statusLine": {"type": "command", "command": "mine"}}"#;
+        let mut doc = parse_settings("s.json", original).unwrap();
+        let before = text(&doc);
+        // What a checkout's ledger could say.
+        let ledger: Ledger = serde_json::from_value(serde_json::json!({
+            "version": 1,
+            "hooks": [{"event": "Stop", "command": "say done"}],
+            "status_line": {"type": "command", "command": "mine"},
+            "created": ["hooks", "hooks.Stop"]
+        }))
+        .unwrap();
+        let removed = unmerge(
+            &mut doc,
+            &ledger,
+            &hooks("crit", true),
+            &status_line("crit"),
+        );
+        assert!(removed.is_empty(), "{removed:?}");
         assert_eq!(text(&doc), before);
     }
 

@@ -44,33 +44,14 @@ pub struct Report {
     pub stderr: Vec<String>,
 }
 
-/// The files install writes, from the `.claude` directory, as the plugin
-/// ships them: the slash commands and the expert-review agent (a drop-in for
-/// the original's `Task(subagent_type="expert-review", …)`).
-pub const FILES: [(&str, &str); 3] = [
-    (
-        "commands/prompt-review.md",
-        include_str!("../../../../claude-plugin/commands/prompt-review.md"),
-    ),
-    (
-        "commands/crit-review.md",
-        include_str!("../../../../claude-plugin/commands/crit-review.md"),
-    ),
-    (
-        AGENT,
-        include_str!("../../../../claude-plugin/agents/expert-review.md"),
-    ),
-];
-
-/// The expert-review agent's file, from the `.claude` directory.
-pub const AGENT: &str = "agents/expert-review.md";
+pub use crit_project::scope::installed::{AGENT, FILES};
 
 /// The directories of [`FILES`], removed by uninstall when crit created them
 /// and they are empty.
 const FILE_DIRS: [&str; 2] = ["commands", "agents"];
 
 /// How the hooks call crit.
-const CRIT: &str = "crit";
+const CRIT: &str = crit_project::scope::installed::PROGRAM;
 
 /// The `.claude` directory and, for a project, its root: the user's
 /// (`--user`), else the project's at `cwd`.
@@ -406,7 +387,12 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     let before = place.read_text(&settings_path)?;
     let old_text = before.clone().unwrap_or_default();
     let mut doc = merge::parse_settings(&label, &old_text)?;
-    let removed = merge::unmerge(&mut doc, &ledger);
+    let removed = merge::unmerge(
+        &mut doc,
+        &ledger,
+        &merge::hooks(CRIT, true),
+        &merge::status_line(CRIT),
+    );
     let rules = permissions::unmerge(&mut doc, &ledger, &permissions::allow_rules(CRIT));
     let delete_settings = before.is_some() && ledger.created_settings && doc == Json::object();
     let new_text = if removed.is_empty() && rules.is_empty() {

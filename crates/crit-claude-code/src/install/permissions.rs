@@ -25,11 +25,7 @@ use super::merge::{InstallError, Ledger, note_created};
 
 /// The rules for `crit` (the program's name, as the hooks call it).
 pub fn allow_rules(crit: &str) -> Vec<String> {
-    vec![
-        "Skill(prompt-review)".to_string(),
-        "Skill(crit-review)".to_string(),
-        format!("Bash({crit} plan:*)"),
-    ]
+    crit_project::scope::installed::allow_rules(crit)
 }
 
 /// Adds each of `rules` that `permissions.allow` lacks, recording it in

@@ -14,6 +14,7 @@ mod compute;
 mod files;
 mod filter;
 mod git;
+pub mod installed;
 mod own;
 mod parse;
 pub(crate) mod revision;

@@ -1,8 +1,12 @@
 //! crit's own files, which no review looks at unless the user names them: what
 //! crit writes into a project as it reviews (`.crit/.gitignore`, the sessions
-//! under `.crit/sessions/`), and what `crit install` wrote (the files its
-//! ledger, `.claude/crit-install.json`, lists, and the ledger itself) while
-//! each is as crit wrote it: a file the user has since edited is theirs again.
+//! under `.crit/sessions/`), and what `crit install` wrote, while each is as
+//! crit wrote it: a file the user has since edited is theirs again. The
+//! install ledger (`.claude/crit-install.json`) is in the checkout, where
+//! the agent under review can write it, so it proves nothing on its own: an
+//! installed file is crit's only with exactly the text crit ships, and
+//! `settings.json` only while everything it holds beyond the change's base
+//! is crit's own hooks, rules and status line, as install writes them.
 //!
 //! Else the first review's `.crit/.gitignore` is in every later
 //! `--uncommitted` review, and the review gate's first run after an install
@@ -13,6 +17,8 @@ use std::path::Path;
 use crit_os::seal::sha256_hex as hex;
 
 use super::files::{Selector, normalize};
+use super::installed;
+use super::revision::Revision;
 use super::{Change, shard};
 
 /// Where `crit install` records what it added, in the `.claude` directory it
@@ -38,8 +44,15 @@ impl OwnFiles {
     /// ledger and the files it lists; a missing or unreadable one is simply
     /// not crit's.
     pub fn of(root: &Path) -> OwnFiles {
+        OwnFiles::against(root, None)
+    }
+
+    /// [`OwnFiles::of`] for a change from `base` (a commit): `settings.json`
+    /// is crit's when all it adds to the base's is crit's; with no base, when
+    /// it holds nothing else.
+    pub fn against(root: &Path, base: Option<&str>) -> OwnFiles {
         let mut paths: Vec<String> = WRITTEN.iter().map(|p| p.to_string()).collect();
-        paths.extend(installed(root));
+        paths.extend(installed(root, base));
         OwnFiles { paths }
     }
 
@@ -53,45 +66,58 @@ impl OwnFiles {
     }
 }
 
-/// `.claude/crit-install.json` and, of the files it lists, those still as crit
-/// wrote them: each of `files` (paths from `.claude`) whose SHA-256 is the
-/// recorded one, and `settings.json` while its SHA-256 is `settings_sha256`.
-fn installed(root: &Path) -> Vec<String> {
+/// `.claude/crit-install.json`, the files install writes while each holds
+/// exactly crit's text, and `settings.json` while it is as install last wrote
+/// it (the ledger's `settings_sha256`) and what it adds to its version at
+/// `base` is only crit's.
+fn installed(root: &Path, base: Option<&str>) -> Vec<String> {
     let dir = root.join(".claude");
-    let Some(text) = read(&dir.join(INSTALL_LEDGER)) else {
-        return Vec::new();
-    };
-    let Ok(ledger) = serde_json::from_slice::<serde_json::Value>(&text) else {
-        return Vec::new();
-    };
-    let mut recorded: Vec<(String, String)> = ledger
-        .get("files")
-        .and_then(|f| f.as_array())
-        .into_iter()
-        .flatten()
-        .filter_map(|f| {
-            let path = f.get("path")?.as_str()?;
-            let sha = f.get("sha256")?.as_str()?;
-            Some((path.to_string(), sha.to_string()))
-        })
-        .collect();
-    if let Some(sha) = ledger.get("settings_sha256").and_then(|s| s.as_str()) {
-        recorded.push(("settings.json".to_string(), sha.to_string()));
-    }
     let mut own = vec![format!(".claude/{INSTALL_LEDGER}")];
-    for (path, sha) in recorded {
-        // Only plain relative paths inside `.claude`: the ledger is a file
-        // in the checkout, so anyone could have written it.
-        let plain = !path.is_empty()
-            && !path.starts_with('/')
-            && path
-                .split('/')
-                .all(|c| !c.is_empty() && c != "." && c != "..");
-        if plain && read(&dir.join(&path)).is_some_and(|bytes| hex(&bytes) == sha) {
+    for (path, text) in installed::FILES {
+        if read(&dir.join(path)).is_some_and(|bytes| bytes == text.as_bytes()) {
             own.push(format!(".claude/{path}"));
         }
     }
+    if settings_are_crits(root, base) {
+        own.push(".claude/settings.json".into());
+    }
     own
+}
+
+fn settings_are_crits(root: &Path, base: Option<&str>) -> bool {
+    let dir = root.join(".claude");
+    let ledger = read(&dir.join(INSTALL_LEDGER))
+        .and_then(|text| serde_json::from_slice::<serde_json::Value>(&text).ok());
+    let Some(sha) = ledger
+        .as_ref()
+        .and_then(|l| l.get("settings_sha256"))
+        .and_then(|s| s.as_str())
+    else {
+        return false;
+    };
+    let Some(now) = read(&dir.join("settings.json")).filter(|b| hex(b) == sha) else {
+        return false;
+    };
+    let Ok(now) = serde_json::from_slice::<serde_json::Value>(&now) else {
+        return false;
+    };
+    let before = match base {
+        None => serde_json::json!({}),
+        Some(rev) => match Revision::resolve(root, rev)
+            .ok()
+            .flatten()
+            .map(|r| r.read(".claude/settings.json"))
+        {
+            Some(Ok(Some(text))) => match serde_json::from_str(&text) {
+                Ok(v) => v,
+                Err(_) => return false,
+            },
+            Some(Ok(None)) => serde_json::json!({}),
+            // Could not check: the file is reviewed.
+            _ => return false,
+        },
+    };
+    installed::without_crits(&now) == installed::without_crits(&before)
 }
 
 /// A regular file's bytes, up to [`CAP`]; `None` for anything else.
@@ -124,7 +150,7 @@ fn named(globs: &[String], path: &str) -> bool {
 /// user's `--files`) name. Not a note for the reviewer: the model has no use
 /// for crit's files, so they are only logged.
 pub(super) fn leave_out(root: &Path, change: &mut Change, globs: &[String]) {
-    let own = OwnFiles::of(root);
+    let own = OwnFiles::against(root, change.base.as_deref());
     let keep: Vec<bool> = change
         .files
         .iter()
@@ -171,20 +197,27 @@ mod tests {
     }
 
     #[test]
-    fn own_files_are_the_written_ones_and_what_the_ledger_lists_as_crit_wrote_it() {
+    fn own_files_are_the_written_ones_and_what_install_writes_exactly() {
         let dir = tempfile::tempdir().unwrap();
         let claude = dir.path().join(".claude");
         std::fs::create_dir_all(claude.join("commands")).unwrap();
-        std::fs::write(claude.join("commands/crit-review.md"), "crit's").unwrap();
+        let (crit_review, text) = installed::FILES[1];
+        std::fs::write(claude.join(crit_review), text).unwrap();
         std::fs::write(claude.join("commands/mine.md"), "edited").unwrap();
-        std::fs::write(claude.join("settings.json"), "{}").unwrap();
+        let crits = serde_json::json!({
+            "hooks": {"Stop": [installed::hook_group(installed::PROGRAM, &installed::HOOKS[1])]},
+            "permissions": {"allow": installed::allow_rules(installed::PROGRAM)},
+        })
+        .to_string();
+        std::fs::write(claude.join("settings.json"), &crits).unwrap();
+        // The ledger vouches for a file that is not crit's text: it counts
+        // for nothing.
         let ledger = serde_json::json!({
             "files": [
-                {"path": "commands/crit-review.md", "sha256": hex(b"crit's")},
-                {"path": "commands/mine.md", "sha256": hex(b"as crit wrote it")},
+                {"path": "commands/mine.md", "sha256": hex(b"edited")},
                 {"path": "../outside.md", "sha256": hex(b"")},
             ],
-            "settings_sha256": hex(b"{}"),
+            "settings_sha256": hex(crits.as_bytes()),
         });
         std::fs::write(claude.join(INSTALL_LEDGER), ledger.to_string()).unwrap();
         std::fs::write(dir.path().join("outside.md"), "").unwrap();
@@ -208,8 +241,20 @@ mod tests {
         ] {
             assert!(!own.contains(path), "{path}");
         }
-        // An edited settings file is the user's again.
-        std::fs::write(claude.join("settings.json"), "{\"model\": \"x\"}").unwrap();
-        assert!(!OwnFiles::of(dir.path()).contains(".claude/settings.json"));
+        // Settings that hold anything of the user's (or the agent's), even
+        // with the ledger's hash brought up to date, are reviewed.
+        for other in [
+            r#"{"model": "x"}"#.to_string(),
+            crits.replace("360", "1"),
+            crits.replace("Skill(crit-review)", "Bash(*)"),
+        ] {
+            std::fs::write(claude.join("settings.json"), &other).unwrap();
+            let ledger = serde_json::json!({"settings_sha256": hex(other.as_bytes())});
+            std::fs::write(claude.join(INSTALL_LEDGER), ledger.to_string()).unwrap();
+            assert!(
+                !OwnFiles::of(dir.path()).contains(".claude/settings.json"),
+                "{other}"
+            );
+        }
     }
 }

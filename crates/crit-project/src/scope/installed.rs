@@ -1,0 +1,190 @@
+//! What `crit install claude-code` writes into a `.claude` directory: the
+//! files the Claude Code plugin ships, the hooks, the permission rules and the
+//! status line. Install (crit-claude-code) writes these; the scope's own-file
+//! rule ([`super::OwnFiles`]) leaves out of a review only what is exactly
+//! these, never what a ledger in the checkout merely claims.
+
+use serde_json::{Value, json};
+
+/// How the hooks, the rules and the status line call crit.
+pub const PROGRAM: &str = "crit";
+
+/// The expert-review agent's file, from the `.claude` directory.
+pub const AGENT: &str = "agents/expert-review.md";
+
+/// The files install writes, from the `.claude` directory, as the plugin
+/// ships them: the slash commands and the expert-review agent (a drop-in for
+/// the original's `Task(subagent_type="expert-review", …)`).
+pub const FILES: [(&str, &str); 3] = [
+    (
+        "commands/prompt-review.md",
+        include_str!("../../../../claude-plugin/commands/prompt-review.md"),
+    ),
+    (
+        "commands/crit-review.md",
+        include_str!("../../../../claude-plugin/commands/crit-review.md"),
+    ),
+    (
+        AGENT,
+        include_str!("../../../../claude-plugin/agents/expert-review.md"),
+    ),
+];
+
+/// One hook crit adds to `settings.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hook {
+    pub event: &'static str,
+    /// Seconds Claude Code waits before it cancels the hook (and goes on).
+    pub timeout: u64,
+    /// The tools a tool event's hook runs for (a regex on the tool name).
+    pub matcher: Option<&'static str>,
+}
+
+/// crit's hooks; `SubagentStop`, last, only when the user asks for it.
+pub const HOOKS: [Hook; 4] = [
+    // The pipeline's own deadline (`budget.timeout_ms`, 8 s by default) ends
+    // the review well before this.
+    Hook {
+        event: "UserPromptSubmit",
+        timeout: 60,
+        matcher: None,
+    },
+    // A code review of the uncommitted changes; the hook's own deadline
+    // (`--timeout`, 300 s by default) ends it first, and a review that cannot
+    // decide holds the gate.
+    Hook {
+        event: "Stop",
+        timeout: 360,
+        matcher: None,
+    },
+    // The plan gate: leaving plan mode waits for `crit plan` to approve the
+    // plan.
+    Hook {
+        event: "PreToolUse",
+        timeout: 60,
+        matcher: Some("ExitPlanMode"),
+    },
+    Hook {
+        event: "SubagentStop",
+        timeout: 360,
+        matcher: None,
+    },
+];
+
+/// The command a hook for `event` runs.
+pub fn hook_command(crit: &str, event: &str) -> String {
+    format!("{crit} hook claude-code {event}")
+}
+
+/// The group install appends to `hooks.<event>`: one hook, as written.
+pub fn hook_group(crit: &str, hook: &Hook) -> Value {
+    let mut group = serde_json::Map::new();
+    if let Some(m) = hook.matcher {
+        group.insert("matcher".into(), json!(m));
+    }
+    group.insert(
+        "hooks".into(),
+        json!([{
+            "type": "command",
+            "command": hook_command(crit, hook.event),
+            "timeout": hook.timeout,
+        }]),
+    );
+    Value::Object(group)
+}
+
+/// The permission rules install adds to `permissions.allow`.
+pub fn allow_rules(crit: &str) -> Vec<String> {
+    vec![
+        "Skill(prompt-review)".to_string(),
+        "Skill(crit-review)".to_string(),
+        format!("Bash({crit} plan:*)"),
+    ]
+}
+
+/// The `statusLine` install sets when there is none.
+pub fn status_line(crit: &str) -> Value {
+    json!({"type": "command", "command": format!("{crit} statusline"), "padding": 0})
+}
+
+/// `settings` without what install adds, exactly as it adds it: its hook
+/// groups, its rules and its status line (a hook of crit's with another
+/// timeout or matcher is not crit's). What `hooks` or `permissions` holds
+/// once they are gone is kept, empty or not, so two files differ here only
+/// in what is not crit's.
+pub fn without_crits(settings: &Value) -> Value {
+    let mut v = settings.clone();
+    let groups: Vec<Value> = HOOKS.iter().map(|h| hook_group(PROGRAM, h)).collect();
+    if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
+        for list in hooks.values_mut().filter_map(Value::as_array_mut) {
+            list.retain(|g| !groups.contains(g));
+        }
+        hooks.retain(|_, list| list.as_array().is_none_or(|l| !l.is_empty()));
+    }
+    let rules = allow_rules(PROGRAM);
+    if let Some(allow) = v
+        .pointer_mut("/permissions/allow")
+        .and_then(Value::as_array_mut)
+    {
+        allow.retain(|r| !r.as_str().is_some_and(|r| rules.iter().any(|o| o == r)));
+    }
+    if v.get("statusLine") == Some(&status_line(PROGRAM))
+        && let Some(o) = v.as_object_mut()
+    {
+        o.remove("statusLine");
+    }
+    if let Some(o) = v.as_object_mut() {
+        if let Some(p) = o.get_mut("permissions").and_then(Value::as_object_mut)
+            && p.get("allow")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
+        {
+            p.remove("allow");
+        }
+        for key in ["hooks", "permissions"] {
+            if o.get(key)
+                .and_then(Value::as_object)
+                .is_some_and(|x| x.is_empty())
+            {
+                o.remove(key);
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_install_writes_exactly_is_crits() {
+        let mut all: Vec<Value> = HOOKS.iter().map(|h| hook_group(PROGRAM, h)).collect();
+        let mine = json!({"hooks": [{"type": "command", "command": "say done"}]});
+        all.push(mine.clone());
+        let settings = json!({
+            "model": "opus",
+            "hooks": {"Stop": all, "PreToolUse": [hook_group(PROGRAM, &HOOKS[2])]},
+            "permissions": {"allow": allow_rules(PROGRAM)},
+            "statusLine": status_line(PROGRAM),
+        });
+        assert_eq!(
+            without_crits(&settings),
+            json!({"model": "opus", "hooks": {"Stop": [mine]}})
+        );
+        // crit's Stop hook with a one-second timeout (which would let the
+        // agent walk past the gate) is not crit's; nor a chained command.
+        for forged in [
+            json!({"hooks": [{"type": "command", "command": "crit hook claude-code Stop", "timeout": 1}]}),
+            json!({"hooks": [{"type": "command", "command": "crit hook claude-code Stop; sh x", "timeout": 360}]}),
+        ] {
+            let s = json!({"hooks": {"Stop": [forged]}});
+            assert_eq!(without_crits(&s), s);
+        }
+        let wider = json!({"permissions": {"allow": ["Bash(*)", "Skill(prompt-review)"]}});
+        assert_eq!(
+            without_crits(&wider),
+            json!({"permissions": {"allow": ["Bash(*)"]}})
+        );
+    }
+}
