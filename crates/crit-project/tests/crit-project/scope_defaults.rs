@@ -164,18 +164,19 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     let repo = Repo::new();
     repo.write("a.txt", lines(5));
     repo.commit("base");
-    // What a review writes, and what an install wrote (as its ledger says).
+    // What a review writes, and what an install wrote (crit's own text).
     // (A .gitignore that does not hide the sessions, so git shows them.)
     repo.write(".crit/.gitignore", "*.tmp\n");
     repo.write(".crit/sessions/20260101-1/result.json", "{}");
     repo.write(".crit/config.yaml", "model: sonnet\n");
-    repo.write(".claude/commands/crit-review.md", "crit's command\n");
+    let (command, text) = crit_project::scope::installed::FILES[1];
+    repo.write(&format!(".claude/{command}"), text);
     repo.write(".claude/settings.json", "{\"hooks\": {}}\n");
     // SHA-256 of the text, as crit install records it.
     let sha = |t: &str| crit_os::seal::sha256_hex(t.as_bytes());
     let ledger = serde_json::json!({
         "version": 1,
-        "files": [{"path": "commands/crit-review.md", "sha256": sha("crit's command\n")}],
+        "files": [{"path": command, "sha256": sha(text)}],
         "settings_sha256": sha("{\"hooks\": {}}\n"),
     });
     repo.write(".claude/crit-install.json", ledger.to_string());
