@@ -128,8 +128,6 @@ fn the_first_review_after_crit_install_has_nothing_of_crits_to_review() {
     assert!(asked_last(&server).contains(".claude/settings.json"));
 }
 
-/// `main` pushed to a bare `origin` (with `origin/HEAD`), a `feature`
-
 /// The ledger is a file in the checkout: an agent under the gate that
 /// widens its own permissions, weakens crit's Stop hook or plants a file,
 /// and brings the ledger's hashes up to date, is still reviewed.
@@ -210,6 +208,8 @@ fn a_ledger_the_agent_rewrote_hides_nothing() {
         let _ = std::fs::remove_file(d.join(".claude/commands/deploy.md"));
     }
 }
+
+/// `main` pushed to a bare `origin` (with `origin/HEAD`), a `feature`
 /// branch off it with one commit.
 fn with_remote() -> (tempfile::TempDir, tempfile::TempDir) {
     let dir = repo();
