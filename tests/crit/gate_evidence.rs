@@ -17,12 +17,19 @@ use support::gate;
 
 const SINK: &str = "let query = format!(\"SELECT * FROM users WHERE name = '{}'\", name);";
 
+/// A line of code two lines above the sink.
+const GUARD: &str = "let name = name.trim();";
+
 /// `src/auth.rs` in the base; the change adds the SQL built from input at
 /// line 12 (with `extra` bytes appended to the file).
 fn repo(extra: &[u8], decoy: bool) -> tempfile::TempDir {
     let mut base = String::new();
     for n in 1..=20 {
-        base.push_str(&format!("// line {n}\n"));
+        match n {
+            // Code near the sink, for a verifier to quote.
+            10 => base.push_str(&format!("{GUARD}\n")),
+            _ => base.push_str(&format!("// line {n}\n")),
+        }
     }
     let mut lines: Vec<String> = base.lines().map(str::to_string).collect();
     lines[11] = SINK.to_string();
@@ -311,6 +318,31 @@ fn the_verifiers_word_without_proof_keeps_the_finding() {
             "disproof": {"file_path": "src/auth.rs", "quote": "   "}}))],
         ),
         (
+            "refuted, a comment far from the finding",
+            vec![verifier(json!({"outcome": "refuted", "reason": "Only a comment.",
+            "disproof": {"file_path": "src/auth.rs", "quote": "// line 1"}}))],
+        ),
+        (
+            "refuted, a comment next to the finding",
+            vec![verifier(json!({"outcome": "refuted", "reason": "Only a comment.",
+            "disproof": {"file_path": "src/auth.rs", "quote": "// line 13"}}))],
+        ),
+        (
+            "refuted, the finding's own line quoted back",
+            vec![verifier(json!({"outcome": "refuted", "reason": "It is fine as written.",
+            "disproof": {"file_path": "src/auth.rs", "quote": SINK}}))],
+        ),
+        (
+            "refuted, code from another file",
+            vec![verifier(json!({"outcome": "refuted", "reason": "Checked there.",
+            "disproof": {"file_path": "src/other.rs", "quote": "fn other() {}"}}))],
+        ),
+        (
+            "lowered to P2, a comment far from the finding",
+            vec![verifier(json!({"outcome": "downgraded", "priority": 2, "reason": "Minor.",
+            "disproof": {"file_path": "src/auth.rs", "quote": "// line 1"}}))],
+        ),
+        (
             "lowered to P3, no code quoted",
             vec![verifier(
                 json!({"outcome": "downgraded", "priority": 3, "reason": "Minor."}),
@@ -407,15 +439,15 @@ fn the_verifier_refutes_or_lowers_with_the_code_that_shows_it() {
         SINK,
     ))));
     server.push(verifier(
-        json!({"outcome": "refuted", "reason": "Line 1 is only a comment.",
-        "disproof": {"file_path": "src/auth.rs", "quote": "// line 1"}}),
+        json!({"outcome": "refuted", "reason": "The name is trimmed first.",
+        "disproof": {"file_path": "src/auth.rs", "quote": GUARD}}),
     ));
     let (out, r) = gate::gated(d, &server, &["--verify", "blocking"]);
     assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
     let dis = &r["dismissed"][0];
     assert_eq!(dis["cause"], "not_confirmed", "{r:#}");
     assert!(
-        dis["proof"].as_str().unwrap().contains("// line 1"),
+        dis["proof"].as_str().unwrap().contains(GUARD),
         "{dis:#}"
     );
     let err = support::stderr(&out);
@@ -434,7 +466,7 @@ fn the_verifier_refutes_or_lowers_with_the_code_that_shows_it() {
     ))));
     server.push(verifier(
         json!({"outcome": "downgraded", "priority": 2, "reason": "Only a test helper.",
-        "disproof": {"file_path": "src/auth.rs", "quote": "// line 1"}}),
+        "disproof": {"file_path": "src/auth.rs", "quote": GUARD}}),
     ));
     let (out, r) = gate::gated(d, &server, &["--verify", "blocking"]);
     assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
@@ -447,7 +479,7 @@ fn the_verifier_refutes_or_lowers_with_the_code_that_shows_it() {
     assert_eq!(dis["cause"], "lowered", "{r:#}");
     assert_eq!(dis["finding"]["severity"], "P0", "{dis:#}");
     assert!(
-        dis["proof"].as_str().unwrap().contains("// line 1"),
+        dis["proof"].as_str().unwrap().contains(GUARD),
         "{dis:#}"
     );
 }

@@ -419,11 +419,11 @@ fn verification_refutes_downgrades_and_confirms_and_fail_on_p0_relaxes_a_fail_on
     server.push(reviewer());
     server.push(Step::when_contains("REFUTE-ME").reply(Reply::json(
         json!({"outcome": "refuted", "reason": "input() here is the operator's own console",
-            "disproof": {"file_path": "src/a.py", "quote": "x = eval(input())  # A-CHANGE"}}),
+            "disproof": {"file_path": "src/a.py", "quote": "a line 3"}}),
     )));
     server.push(Step::when_contains("DOWNGRADE-ME").reply(Reply::json(
         json!({"outcome": "downgraded", "priority": 2, "reason": "a short-lived script",
-            "disproof": {"file_path": "src/b.py", "quote": "y = open(p).read()  # B-CHANGE"}}),
+            "disproof": {"file_path": "src/b.py", "quote": "b line 7"}}),
     )));
     server.push(Step::when_contains("CONFIRM-ME").reply(Reply::json(
         json!({"outcome": "confirmed", "reason": "real"}),

@@ -185,7 +185,7 @@ pub(crate) async fn run(
         );
         let title = findings[*i].title.clone();
         let did = match read(run.structured.as_ref()) {
-            Some(d) => match proven(d, src) {
+            Some(d) => match proven(d, src, &findings[*i]) {
                 Proven::Refuted(reason, proof) => {
                     refuted.push((*i, reason, proof, by));
                     "refuted with the code that disproves it: dismissed".to_string()
@@ -299,24 +299,63 @@ fn read(answer: Option<&Value>) -> Option<Decision> {
     }
 }
 
-/// A refutation or a lower priority stands only with a quote crit finds in
-/// the file it names (or in the change's diff).
-fn proven(d: Decision, src: &Sources<'_>) -> Proven {
+/// Lines around a finding a disproof may come from.
+const NEAR: u32 = 30;
+
+/// A refutation or a lower priority stands only with code crit finds where
+/// the finding points: in its own file, within [`NEAR`] lines of its lines
+/// and not only those lines themselves, and code rather than a comment, a
+/// brace or a lone keyword. A quote from anywhere else in the project shows
+/// only that the verifier can quote; the finding is then kept, disputed.
+fn proven(d: Decision, src: &Sources<'_>, f: &Finding) -> Proven {
     let check = |d: &Option<Disproof>| -> Result<String, String> {
         let Some(d) = d else {
             return Err("it quoted no code that shows it".into());
         };
+        if !substantive(&d.quote) {
+            return Err(format!(
+                "it quoted `{}`, which is no code that could show it (a comment, a brace or a lone word)",
+                d.quote.trim()
+            ));
+        }
+        let theirs = f.location.as_ref().map(|l| l.path().to_string());
+        let same_file = match (&theirs, evidence::resolve(src, &d.path)) {
+            (Some(t), Some(q)) => evidence::resolve(src, t).as_deref() == Some(q.as_str()),
+            _ => false,
+        };
+        if !same_file {
+            return Err(format!(
+                "it quoted `{}`, not the finding's own file",
+                d.path
+            ));
+        }
+        let lines = f
+            .location
+            .as_ref()
+            .and_then(|l| Some((l.start_line()?, l.end_line().or(l.start_line())?)));
         match evidence::locate(src, &d.path, &d.quote) {
             Found::There(at) => {
-                let lines = at
-                    .first()
-                    .map(|(s, e)| format!(" at lines {s}–{e}"))
-                    .unwrap_or_default();
-                Ok(format!(
-                    "the verifier quoted `{}` from `{}`; crit found it there{lines}",
-                    d.quote.trim(),
-                    d.path
-                ))
+                let fits = |(s, e): &(u32, u32)| match lines {
+                    Some((start, end)) => {
+                        let near = *e + NEAR >= start && *s <= end.saturating_add(NEAR);
+                        let only_its_own = *s >= start && *e <= end;
+                        near && !only_its_own
+                    }
+                    None => true,
+                };
+                match at.iter().find(|r| fits(r)) {
+                    Some((s, e)) => Ok(format!(
+                        "the verifier quoted `{}` from `{}`; crit found it there at lines {s}–{e}",
+                        d.quote.trim(),
+                        d.path
+                    )),
+                    None => Err(match lines {
+                        Some((start, end)) => format!(
+                            "the code it quoted is not within {NEAR} lines of the finding's lines {start}–{end}, or is only those lines"
+                        ),
+                        None => "crit could not find the code it quoted on lines of its own".into(),
+                    }),
+                }
             }
             Found::NotThere(why) => Err(format!("the code it quoted is not there ({why})")),
             Found::Unchecked(why) => {
@@ -335,6 +374,22 @@ fn proven(d: Decision, src: &Sources<'_>) -> Proven {
             Err(why) => Proven::Disputed(r, why),
         },
     }
+}
+
+/// Whether a quote holds a line of code: not a comment, with at least two
+/// words or numbers (`x < 10`, not `}` or `return`).
+fn substantive(quote: &str) -> bool {
+    quote.lines().any(|line| {
+        let t = line.trim();
+        let comment = ["//", "#", "/*", "* ", "*/", "--", "<!--"]
+            .iter()
+            .any(|m| t.starts_with(m));
+        let words = t
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .filter(|w| !w.is_empty())
+            .count();
+        !comment && words >= 2
+    })
 }
 
 /// Marks `f` with the decision; returns what it did, for the progress line.
@@ -437,6 +492,7 @@ fn schema() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crit_core::Location;
 
     #[test]
     fn modes_pick_their_findings() {
@@ -499,7 +555,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(
             d.path().join("a.rs"),
-            "fn check(x: u8) -> bool {\n    x < 10\n}\n",
+            "fn check(x: u8) -> bool {\n    x < 10\n}\n// x < 10 as a comment\nfn other() { let y = 1; }\n",
         )
         .unwrap();
         let files = vec!["a.rs".to_string()];
@@ -509,6 +565,9 @@ mod tests {
             files: &files,
             conventions: "",
         };
+        // The finding points at the signature, line 1.
+        let at =
+            Finding::new("x", Severity::P0, "code").with_location(Location::lines("a.rs", 1, 1));
         let answer = |extra: Value| {
             let mut v = json!({"outcome": "refuted", "reason": "it is checked"});
             if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
@@ -517,27 +576,58 @@ mod tests {
             read(Some(&v)).unwrap()
         };
         assert!(matches!(
-            proven(answer(json!({})), &src),
+            proven(answer(json!({})), &src, &at),
             Proven::Disputed(..)
         ));
         let fake =
             json!({"disproof": {"file_path": "a.rs", "quote": "if x > 200 { return false; }"}});
-        assert!(matches!(proven(answer(fake), &src), Proven::Disputed(..)));
+        assert!(matches!(
+            proven(answer(fake), &src, &at),
+            Proven::Disputed(..)
+        ));
         let outside = json!({"disproof": {"file_path": "../etc/passwd", "quote": "root"}});
         assert!(matches!(
-            proven(answer(outside), &src),
+            proven(answer(outside), &src, &at),
             Proven::Disputed(..)
         ));
         let real = json!({"disproof": {"file_path": "b/a.rs", "quote": "x < 10"}});
-        match proven(answer(real), &src) {
+        match proven(answer(real), &src, &at) {
             Proven::Refuted(_, proof) => assert!(
                 proof.contains("crit found it there at lines 2–2"),
                 "{proof}"
             ),
             _ => panic!("a quote that is there proves it"),
         }
+        // No code, a comment, a lone word, another file, or the finding's
+        // own line: none of them shows it wrong.
+        for (path, quote) in [
+            ("a.rs", "}"),
+            ("a.rs", "// x < 10 as a comment"),
+            ("a.rs", "  return  "),
+            ("a.rs", "fn check(x: u8) -> bool {"),
+        ] {
+            let d = json!({"disproof": {"file_path": path, "quote": quote}});
+            assert!(
+                matches!(proven(answer(d), &src, &at), Proven::Disputed(..)),
+                "{quote}"
+            );
+        }
+        std::fs::write(d.path().join("b.rs"), "let z = x < 10;\n").unwrap();
+        let elsewhere = json!({"disproof": {"file_path": "b.rs", "quote": "let z = x < 10;"}});
+        assert!(matches!(
+            proven(answer(elsewhere), &src, &at),
+            Proven::Disputed(..)
+        ));
+        // Far from the finding: a finding at line 40 of a longer file.
+        let far =
+            Finding::new("x", Severity::P0, "code").with_location(Location::lines("a.rs", 40, 40));
+        let real = json!({"disproof": {"file_path": "a.rs", "quote": "x < 10"}});
+        assert!(matches!(
+            proven(answer(real), &src, &far),
+            Proven::Disputed(..)
+        ));
         let mut f = Finding::new("x", Severity::P0, "code");
-        let did = apply(&mut f, proven(answer(json!({})), &src), "v".into());
+        let did = apply(&mut f, proven(answer(json!({})), &src, &at), "v".into());
         assert_eq!(f.severity, Severity::P0);
         assert_eq!(
             f.verification.as_ref().unwrap().outcome,
