@@ -319,28 +319,38 @@ fn the_verifiers_word_without_proof_keeps_the_finding() {
         ),
         (
             "refuted, a comment far from the finding",
-            vec![verifier(json!({"outcome": "refuted", "reason": "Only a comment.",
-            "disproof": {"file_path": "src/auth.rs", "quote": "// line 1"}}))],
+            vec![verifier(
+                json!({"outcome": "refuted", "reason": "Only a comment.",
+            "disproof": {"file_path": "src/auth.rs", "quote": "// line 1"}}),
+            )],
         ),
         (
             "refuted, a comment next to the finding",
-            vec![verifier(json!({"outcome": "refuted", "reason": "Only a comment.",
-            "disproof": {"file_path": "src/auth.rs", "quote": "// line 13"}}))],
+            vec![verifier(
+                json!({"outcome": "refuted", "reason": "Only a comment.",
+            "disproof": {"file_path": "src/auth.rs", "quote": "// line 13"}}),
+            )],
         ),
         (
             "refuted, the finding's own line quoted back",
-            vec![verifier(json!({"outcome": "refuted", "reason": "It is fine as written.",
-            "disproof": {"file_path": "src/auth.rs", "quote": SINK}}))],
+            vec![verifier(
+                json!({"outcome": "refuted", "reason": "It is fine as written.",
+            "disproof": {"file_path": "src/auth.rs", "quote": SINK}}),
+            )],
         ),
         (
             "refuted, code from another file",
-            vec![verifier(json!({"outcome": "refuted", "reason": "Checked there.",
-            "disproof": {"file_path": "src/other.rs", "quote": "fn other() {}"}}))],
+            vec![verifier(
+                json!({"outcome": "refuted", "reason": "Checked there.",
+            "disproof": {"file_path": "src/other.rs", "quote": "fn other() {}"}}),
+            )],
         ),
         (
             "lowered to P2, a comment far from the finding",
-            vec![verifier(json!({"outcome": "downgraded", "priority": 2, "reason": "Minor.",
-            "disproof": {"file_path": "src/auth.rs", "quote": "// line 1"}}))],
+            vec![verifier(
+                json!({"outcome": "downgraded", "priority": 2, "reason": "Minor.",
+            "disproof": {"file_path": "src/auth.rs", "quote": "// line 1"}}),
+            )],
         ),
         (
             "lowered to P3, no code quoted",
@@ -446,10 +456,7 @@ fn the_verifier_refutes_or_lowers_with_the_code_that_shows_it() {
     assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
     let dis = &r["dismissed"][0];
     assert_eq!(dis["cause"], "not_confirmed", "{r:#}");
-    assert!(
-        dis["proof"].as_str().unwrap().contains(GUARD),
-        "{dis:#}"
-    );
+    assert!(dis["proof"].as_str().unwrap().contains(GUARD), "{dis:#}");
     let err = support::stderr(&out);
     assert!(
         err.contains("refuted with the code that disproves it"),
@@ -478,10 +485,7 @@ fn the_verifier_refutes_or_lowers_with_the_code_that_shows_it() {
     let dis = &r["dismissed"][0];
     assert_eq!(dis["cause"], "lowered", "{r:#}");
     assert_eq!(dis["finding"]["severity"], "P0", "{dis:#}");
-    assert!(
-        dis["proof"].as_str().unwrap().contains(GUARD),
-        "{dis:#}"
-    );
+    assert!(dis["proof"].as_str().unwrap().contains(GUARD), "{dis:#}");
 }
 
 /// Suppressions relax the gate, so a suppressions file the project's rules
@@ -553,4 +557,39 @@ fn only_trusted_suppressions_remove_a_finding() {
     let dis = &r["dismissed"][0];
     assert_eq!(dis["cause"], "suppressed", "{r:#}");
     assert!(!dis["proof"].as_str().unwrap().is_empty());
+}
+
+/// A true blocker that cites the project's rule in its own words (or a rule
+/// the project does not have) keeps failing the gate: a misquoted rule
+/// proves the quote wrong, not the finding. It is marked, and says so.
+#[test]
+fn a_paraphrased_or_unknown_convention_keeps_a_true_blocker() {
+    for rule in [
+        "Queries use bound parameters, never string formatting.",
+        "All SQL must be parameterised.",
+        "There is no such rule in this project.",
+    ] {
+        let dir = repo(b"", false);
+        let d = dir.path();
+        support::write(
+            d,
+            "CLAUDE.md",
+            "# Conventions\n\nSQL is always built with bound parameters; formatting user input into a query is forbidden.\n",
+        );
+        let server = FakeServer::start_blocking();
+        let mut f = p0("src/auth.rs", 12, SINK);
+        f["convention"] = json!(rule);
+        server.push(fail(f));
+        let (out, r) = run(d, &server, &[]);
+        assert_kept_p0(rule, &out, &r);
+        let kept = &r["findings"][0];
+        assert_eq!(kept["verification"]["outcome"], "unchecked", "{kept:#}");
+        assert!(
+            kept["body"]
+                .as_str()
+                .unwrap()
+                .contains("not in the project's conventions"),
+            "{kept:#}"
+        );
+    }
 }

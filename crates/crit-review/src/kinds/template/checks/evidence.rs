@@ -15,8 +15,9 @@
 //!   proof (the file read, the quote that is not in it);
 //! - anything less certain (no such file, a file outside the project, binary,
 //!   not UTF-8): kept, marked `unchecked`;
-//! - a quoted convention that is not in the conventions given: dismissed,
-//!   cause `convention_not_found`.
+//! - a quoted convention that is not in the conventions given: kept,
+//!   marked `unchecked`, with a note. A rule misquoted or paraphrased proves
+//!   the quote wrong, not the finding, which stands or falls on its code.
 //!
 //! Quotes are compared with every white-space character removed (so line
 //! breaks and indentation do not matter), leading diff markers and line
@@ -70,19 +71,22 @@ pub(crate) fn check(
             && !src.conventions.is_empty()
             && !contains(src.conventions, &rule)
         {
-            dismissed.push(Dismissed {
-                reason: format!(
-                    "the convention it quotes is not in the project conventions given to reviewers: “{}”",
-                    short(&rule)
-                ),
-                proof: format!(
-                    "the conventions given to reviewers ({} bytes) hold no text matching the quoted rule",
-                    src.conventions.len()
-                ),
-                finding: f,
-                cause: "convention_not_found".into(),
-            });
-            continue;
+            f.body = format!(
+                "{}\n\n_crit: the rule it cites is not in the project's conventions as quoted: “{}”._",
+                f.body.trim_end(),
+                short(&rule)
+            );
+            if f.verification.is_none() {
+                f.verification = Some(Verification {
+                    outcome: VerificationOutcome::Unchecked,
+                    reason: format!(
+                        "the convention it cites is not in the conventions given to reviewers ({} bytes searched)",
+                        src.conventions.len()
+                    ),
+                    reported_severity: None,
+                    by: BY.into(),
+                });
+            }
         }
         let (
             Some(evidence),
@@ -535,12 +539,14 @@ mod tests {
             // No such file: unchecked.
             finding("src/missing.rs", 1, 1, "anything()"),
         ];
-        let mut convention = finding("src/a.rs", 41, 41, "conn.close()");
+        // A rule not in the conventions: the quote is wrong, not proven the
+        // finding; kept, marked, with a note.
+        let mut convention = finding("src/a.rs", 20, 20, "let v20 = compute(20);");
         convention.convention = Some("Errors are always logged.".into());
         findings.push(convention);
         let mut dismissed = Vec::new();
         check(&mut findings, &mut dismissed, &src);
-        assert_eq!(findings.len(), 7);
+        assert_eq!(findings.len(), 8);
         assert!(
             findings.iter().all(|f| f.severity == Severity::P1),
             "never lowered"
@@ -566,11 +572,17 @@ mod tests {
                 None,
                 None,
                 Some(VerificationOutcome::Unchecked),
+                Some(VerificationOutcome::Unchecked),
                 Some(VerificationOutcome::Unchecked)
             ]
         );
+        assert!(
+            findings[7]
+                .body
+                .contains("not in the project's conventions")
+        );
         let causes: Vec<&str> = dismissed.iter().map(|d| d.cause.as_str()).collect();
-        assert_eq!(causes, ["evidence_not_found", "convention_not_found"]);
+        assert_eq!(causes, ["evidence_not_found"]);
         assert!(dismissed[0].reason.contains("compute(5).unwrap()"));
         assert!(
             dismissed[0].proof.contains("read `src/a.rs` (41 lines)"),
