@@ -85,8 +85,12 @@ fn prompt_submit(common: &CommonArgs) -> Result<Code, CliError> {
             return Ok(Code::Ok);
         }
     };
-    // No setting is read, no runtime started, for a prompt without `!!!`.
+    // No setting is read, no runtime started, for a prompt without `!!!`:
+    // only the review gate's note of the commit the session starts from.
     if !crit_claude_code::event::acts_on(&input) {
+        if let Ok(hook) = claude_code::hook_env(common) {
+            crit_claude_code::prompt_submit::note_session_start(&input, &hook);
+        }
         return Ok(Code::Ok);
     }
     runner::init_logging(common);

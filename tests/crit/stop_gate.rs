@@ -743,3 +743,39 @@ fn an_event_it_cannot_read_is_still_reviewed() {
         assert!(reason.contains("eval"), "{input}: {reason}");
     }
 }
+
+/// What the agent commits before the gate has ever decided in a session is
+/// reviewed at the first stop: the session's first prompt notes HEAD (from
+/// the git directory's files, with no git process and no output), and the
+/// first stop reviews what was committed since with what is not.
+#[test]
+fn committed_before_the_first_stop_is_reviewed() {
+    let dir = repo("def main():\n    return 1\n");
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    let prompt = json!({"hook_event_name": "UserPromptSubmit", "session_id": "first",
+        "prompt": "tidy up main", "transcript_path": "/nonexistent.jsonl"});
+    let out = crit(d, &server, None)
+        .args(["hook", "claude-code", "UserPromptSubmit"])
+        .write_stdin(prompt.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(server.model_requests().is_empty());
+    // The agent commits the backdoor and stops with a clean tree.
+    write(d, "src/app.py", EVAL);
+    git(d, &["commit", "-q", "-am", "shortcut"]);
+    server.push(Step::when_contains("return eval(input())").reply(p0()));
+    let reason = blocked(&stop(d, &server, &event(Some("first"), false), &[]));
+    assert!(reason.contains("eval of user input"), "{reason}");
+    // A session that never prompted (no note) is as before: a clean tree
+    // has nothing uncommitted to review.
+    let out = stop(d, &server, &event(Some("other"), false), &[]);
+    assert_eq!(decision(&out), None, "{}", support::stderr(&out));
+    assert_eq!(server.model_requests().len(), 1);
+}

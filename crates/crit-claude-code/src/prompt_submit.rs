@@ -1,6 +1,7 @@
 //! `crit hook claude-code UserPromptSubmit`: the prompt-review plugin's `!!!`
 //! trigger. It runs on every prompt, so a prompt without the trigger exits 0
-//! with no output before any setting is read. With it:
+//! with no output before any setting is read (it only notes, once a session,
+//! the commit the review gate measures the agent's commits from). With it:
 //!
 //! - subscription mode: Claude is told to run `/prompt-review` on the prompt
 //!   without the `!!!` (the review runs on the user's Claude login);
@@ -47,6 +48,7 @@ pub fn run(
             "crit: the hook's input is not a UserPromptSubmit event (a JSON object with a string `prompt`); the prompt proceeds unreviewed",
         );
     };
+    crate::stop::mark_start(&event, hook);
     match action {
         PromptAction::Pass => HookOutput::default(),
         PromptAction::Answer(outcome) => record_answer(&event, outcome, hook),
@@ -55,6 +57,14 @@ pub fn run(
             HookOutput::default()
         }
         PromptAction::Review(stripped) => review(hook, &event, stripped, cancel, signal),
+    }
+}
+
+/// What a prompt the hook does not act on still does: note, once a session,
+/// the commit the review gate measures the agent's commits from.
+pub fn note_session_start(input: &[u8], hook: &HookEnv) {
+    if let Some((_, event)) = event::decide(input) {
+        crate::stop::mark_start(&event, hook);
     }
 }
 

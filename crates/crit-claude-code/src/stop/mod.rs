@@ -115,6 +115,37 @@ fn project_dir(hook: &HookEnv) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// Records, at a session's first prompt, the commit the gate's first stop
+/// measures commits from: without it, what the agent commits before the
+/// gate has ever decided would be out of the first review. Read from the
+/// git directory's files (no git process: this runs on every prompt); a
+/// session that already has the gate's memory is left as it is.
+pub fn mark_start(event: &HookInput, hook: &HookEnv) {
+    let lookup = hook.lookup();
+    let Some(session) = event
+        .session_id
+        .as_deref()
+        .and_then(|id| SessionState::of(&lookup, id))
+    else {
+        return;
+    };
+    if session.stop().is_some() {
+        return;
+    }
+    let Ok(cwd) = project_dir(hook).canonicalize() else {
+        return;
+    };
+    let root =
+        crit_project::paths::project_root_in(&cwd, hook.env.get("HOME").map(std::path::Path::new));
+    let Some(head) = crit_os::git::layout::discover(&root)
+        .ok()
+        .and_then(|l| l.head_commit())
+    else {
+        return;
+    };
+    remember(Some(&session), Memory::new("", 0, Some(&head)), None);
+}
+
 fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: CancellationToken) -> Gate {
     let lookup = hook.lookup();
     let dir = project_dir(hook);

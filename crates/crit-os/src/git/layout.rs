@@ -57,6 +57,61 @@ impl GitLayout {
     pub fn readable_dir(&self) -> &Path {
         &self.common_dir
     }
+
+    /// The commit HEAD names, read from the git directory's files without
+    /// running git (for a hook that runs on every prompt): `HEAD`, then the
+    /// branch it points at as a loose ref or in `packed-refs`. `None` when
+    /// it cannot be told this way (an unborn branch, the reftable format,
+    /// anything unexpected).
+    pub fn head_commit(&self) -> Option<String> {
+        let mut text = small_file(&self.git_dir.join("HEAD"))?;
+        // A symbolic ref may name another; a few steps at most.
+        for _ in 0..5 {
+            let line = text.lines().next()?.trim();
+            let Some(name) = line.strip_prefix("ref:").map(str::trim) else {
+                return is_object_id(line).then(|| line.to_string());
+            };
+            let safe = name.starts_with("refs/")
+                && name
+                    .split('/')
+                    .all(|c| !c.is_empty() && c != "." && c != "..");
+            if !safe {
+                return None;
+            }
+            text = match small_file(&self.common_dir.join(name)) {
+                Some(t) => t,
+                None => {
+                    let packed = small_file(&self.common_dir.join("packed-refs"))?;
+                    return packed.lines().find_map(|l| {
+                        let (sha, r) = l.split_once(' ')?;
+                        (r == name && is_object_id(sha)).then(|| sha.to_string())
+                    });
+                }
+            };
+        }
+        None
+    }
+}
+
+/// A regular file's text, up to 1 MiB; `None` for anything else.
+fn small_file(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = path.symlink_metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(1 << 20)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
+}
+
+/// A full object name (SHA-1 or SHA-256, hex).
+fn is_object_id(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Why there is no repository git may be pointed at.

@@ -186,3 +186,61 @@ fn output_is_capped_and_failures_are_typed() {
     let e = g.ok(&["status"], 1024).unwrap_err();
     assert!(e.to_string().contains("not a git repository"), "{e}");
 }
+
+fn rev_parse(dir: &Path, rev: &str) -> String {
+    let out = Command::new("git")
+        .args(["rev-parse", rev])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// HEAD read from the git directory's files is the commit git names, for a
+/// branch as a loose ref and packed, detached, in a linked worktree and in
+/// SHA-256; an unborn branch has none.
+#[test]
+fn head_is_read_without_git_as_git_reads_it() {
+    use crit_os::git::layout::discover;
+    let head = |dir: &Path| discover(dir).unwrap().head_commit();
+    for format in ["sha1", "sha256"] {
+        let dir = repo(format);
+        let d = dir.path();
+        assert_eq!(head(d), Some(rev_parse(d, "HEAD")), "{format}: loose");
+        fs::write(d.join("a.rs"), "fn main() { two() }\n").unwrap();
+        git(d, &["commit", "-q", "-am", "two"]);
+        git(d, &["pack-refs", "--all"]);
+        assert!(!d.join(".git/refs/heads/main").exists());
+        assert_eq!(head(d), Some(rev_parse(d, "HEAD")), "{format}: packed");
+        git(d, &["checkout", "-q", "--detach", "HEAD~1"]);
+        assert_eq!(head(d), Some(rev_parse(d, "HEAD")), "{format}: detached");
+        git(d, &["checkout", "-q", "main"]);
+        let wt = TempDir::new().unwrap();
+        let linked = wt.path().join("linked");
+        git(
+            d,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "side",
+                linked.to_str().unwrap(),
+                "HEAD~1",
+            ],
+        );
+        assert_eq!(
+            head(&linked),
+            Some(rev_parse(&linked, "HEAD")),
+            "{format}: worktree"
+        );
+        assert_ne!(head(&linked), head(d));
+    }
+    let unborn = TempDir::new().unwrap();
+    git(unborn.path(), &["init", "-q"]);
+    assert_eq!(head(unborn.path()), None);
+    // A HEAD naming a ref outside `refs/` is not followed.
+    let dir = repo("sha1");
+    fs::write(dir.path().join(".git/HEAD"), "ref: ../../../etc/passwd\n").unwrap();
+    assert_eq!(head(dir.path()), None);
+}
