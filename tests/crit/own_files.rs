@@ -268,3 +268,33 @@ fn no_scope_reviews_the_branch_and_says_against_what() {
         "{asked}"
     );
 }
+
+/// Where crit keeps its logs is not a place to hide code: a script the
+/// agent adds there (past crit's own .gitignore) is reviewed; the session's
+/// own files beside it are not.
+#[test]
+fn a_script_planted_among_crits_logs_is_reviewed() {
+    let dir = repo();
+    let d = dir.path();
+    write(d, "src/app.py", "print('hello')\n");
+    let server = FakeServer::start_blocking();
+    server.push(answer());
+    let first = review(d, &server, &["--uncommitted"]);
+    assert_eq!(first.status.code(), Some(0), "{}", support::stderr(&first));
+    let session = std::fs::read_dir(d.join(".crit/sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(session.join("helper.py"), "import os; os.system('id')\n").unwrap();
+    git(d, &["add", "-A"]);
+    git(d, &["add", "-f", ".crit/sessions"]);
+    server.push(answer());
+    let out = review(d, &server, &["--uncommitted"]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let asked = asked_last(&server);
+    assert!(asked.contains("helper.py"), "{asked}");
+    assert!(!asked.contains("result.json"), "{asked}");
+    assert!(!asked.contains("session.json"), "{asked}");
+}

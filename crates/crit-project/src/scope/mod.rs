@@ -31,7 +31,7 @@ use serde::Serialize;
 pub use base::{Chosen, branch_scope, push_scope};
 pub use compute::compute;
 pub use filter::FilterMode;
-pub use own::{INSTALL_LEDGER, OwnFiles};
+pub use own::{CRIT_GITIGNORE, INSTALL_LEDGER, OwnFiles, SESSION_FILES};
 pub use parse::parse_hunk_header;
 pub use parse::{PatchSection, parse_patch};
 pub use spec::Scope;

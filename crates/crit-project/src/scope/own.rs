@@ -25,9 +25,21 @@ use super::{Change, shard};
 /// installed into.
 pub const INSTALL_LEDGER: &str = "crit-install.json";
 
-/// What crit writes as it reviews, from the project root: a file, or a
-/// directory (ending in `/`) and everything in it.
-const WRITTEN: [&str; 2] = [".crit/.gitignore", ".crit/sessions/"];
+/// `.crit/.gitignore` as crit writes it: sessions are local logs; what else
+/// is in `.crit/` is meant to be committed.
+pub const CRIT_GITIGNORE: &str = "# Written by crit: review logs stay local.\n\
+# config.yaml, templates/ and suppressions.yaml are meant to be committed.\n\
+sessions/\n";
+
+/// The files a review writes in its session directory,
+/// `.crit/sessions/<id>/`: the session, the result, the transcript (Reldo's
+/// name for it too).
+pub const SESSION_FILES: [&str; 4] = [
+    "session.json",
+    "result.json",
+    "transcript.jsonl",
+    "transcript.log",
+];
 
 /// The largest ledger or installed file read to tell whether it is crit's.
 const CAP: u64 = 4 * 1024 * 1024;
@@ -51,18 +63,23 @@ impl OwnFiles {
     /// is crit's when all it adds to the base's is crit's; with no base, when
     /// it holds nothing else.
     pub fn against(root: &Path, base: Option<&str>) -> OwnFiles {
-        let mut paths: Vec<String> = WRITTEN.iter().map(|p| p.to_string()).collect();
-        paths.extend(installed(root, base));
+        let mut paths = installed(root, base);
+        if read(&root.join(".crit/.gitignore")).is_some_and(|b| b == CRIT_GITIGNORE.as_bytes()) {
+            paths.push(".crit/.gitignore".into());
+        }
         OwnFiles { paths }
     }
 
-    /// Whether `path` (from the project root) is one of crit's own files.
+    /// Whether `path` (from the project root) is one of crit's own files: one
+    /// found as crit wrote it, or a file a review writes in its session
+    /// directory (by name: anything else there, a script say, is reviewed).
     pub fn contains(&self, path: &str) -> bool {
         let path = normalize(path);
-        self.paths.iter().any(|own| match own.strip_suffix('/') {
-            Some(dir) => path.starts_with(own.as_str()) || path == dir,
-            None => path == own,
-        })
+        let session_file = path
+            .strip_prefix(".crit/sessions/")
+            .and_then(|rest| rest.split_once('/'))
+            .is_some_and(|(id, name)| !id.is_empty() && SESSION_FILES.contains(&name));
+        session_file || self.paths.iter().any(|own| *own == path)
     }
 }
 
@@ -221,11 +238,13 @@ mod tests {
         });
         std::fs::write(claude.join(INSTALL_LEDGER), ledger.to_string()).unwrap();
         std::fs::write(dir.path().join("outside.md"), "").unwrap();
+        std::fs::create_dir_all(dir.path().join(".crit")).unwrap();
+        std::fs::write(dir.path().join(".crit/.gitignore"), CRIT_GITIGNORE).unwrap();
         let own = OwnFiles::of(dir.path());
         for path in [
             ".crit/.gitignore",
             ".crit/sessions/20260101-x/result.json",
-            "./.crit/sessions/x",
+            "./.crit/sessions/x/transcript.jsonl",
             ".claude/crit-install.json",
             ".claude/commands/crit-review.md",
             ".claude/settings.json",
@@ -238,9 +257,15 @@ mod tests {
             ".claude/commands/mine.md",
             "outside.md",
             ".crit/sessionsx",
+            ".crit/sessions/x",
+            ".crit/sessions/x/evil.py",
+            ".crit/sessions/x/y/result.json",
+            ".crit/sessions//result.json",
         ] {
             assert!(!own.contains(path), "{path}");
         }
+        std::fs::write(dir.path().join(".crit/.gitignore"), "*.tmp\n").unwrap();
+        assert!(!OwnFiles::of(dir.path()).contains(".crit/.gitignore"));
         // Settings that hold anything of the user's (or the agent's), even
         // with the ledger's hash brought up to date, are reviewed.
         for other in [

@@ -165,9 +165,12 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.write("a.txt", lines(5));
     repo.commit("base");
     // What a review writes, and what an install wrote (crit's own text).
-    // (A .gitignore that does not hide the sessions, so git shows them.)
-    repo.write(".crit/.gitignore", "*.tmp\n");
+    // The session files are added past crit's .gitignore so git shows them;
+    // beside them, a script planted where crit keeps its logs.
+    repo.write(".crit/.gitignore", crit_project::scope::CRIT_GITIGNORE);
     repo.write(".crit/sessions/20260101-1/result.json", "{}");
+    repo.write(".crit/sessions/20260101-1/evil.py", "import os\n");
+    repo.git(&["add", "-f", ".crit/sessions"]);
     repo.write(".crit/config.yaml", "model: sonnet\n");
     let (command, text) = crit_project::scope::installed::FILES[1];
     repo.write(&format!(".claude/{command}"), text);
@@ -182,10 +185,15 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.write(".claude/crit-install.json", ledger.to_string());
     repo.write("a.txt", lines_with(5, 3, "the user's change"));
 
-    // The user's files stay: the change and crit's config, which the user writes.
+    // The user's files stay: the change and crit's config, which the user
+    // writes; and what crit never writes, wherever it is.
     assert_eq!(
         paths(&repo, &Scope::Uncommitted),
-        [".crit/config.yaml", "a.txt"]
+        [
+            ".crit/config.yaml",
+            ".crit/sessions/20260101-1/evil.py",
+            "a.txt"
+        ]
     );
     // Nothing of them reaches the reviewer, not even as a note.
     let change = run(&repo, &Scope::Uncommitted);
@@ -204,7 +212,11 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.commit("all of it");
     assert_eq!(
         paths(&repo, &Scope::Range(format!("{base}..HEAD"))),
-        [".crit/config.yaml", "a.txt"]
+        [
+            ".crit/config.yaml",
+            ".crit/sessions/20260101-1/evil.py",
+            "a.txt"
+        ]
     );
     // Named, they are reviewed; a pattern that merely reaches them is not a name.
     let named = compute(
@@ -245,9 +257,14 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
         [
             ".crit/.gitignore",
             ".crit/config.yaml",
+            ".crit/sessions/20260101-1/evil.py",
             ".crit/sessions/20260101-1/result.json"
         ]
     );
+    // A .gitignore of the user's there is theirs: reviewed.
+    repo.write(".crit/.gitignore", "*.tmp\n");
+    assert_eq!(paths(&repo, &Scope::Uncommitted), [".crit/.gitignore"]);
+    repo.git(&["checkout", "-q", "--", ".crit/.gitignore"]);
     // Edited by the user since, an installed file is theirs: reviewed.
     repo.write(".claude/commands/crit-review.md", "my own now\n");
     assert_eq!(

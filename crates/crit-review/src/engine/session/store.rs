@@ -18,17 +18,17 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{SessionError, SessionMeta, SessionSummary, redact, redact_credentials};
+use crit_project::scope::{CRIT_GITIGNORE, SESSION_FILES};
 
-const META: &str = "session.json";
-const RESULT: &str = "result.json";
-const TRANSCRIPT: &str = "transcript.jsonl";
+// The names a review's files have, which the scope knows as crit's own.
+const META: &str = SESSION_FILES[0];
+const RESULT: &str = SESSION_FILES[1];
+const TRANSCRIPT: &str = SESSION_FILES[2];
 /// Reldo's name for the transcript (`crit run`'s sessions).
-pub const RELDO_TRANSCRIPT: &str = "transcript.log";
+pub const RELDO_TRANSCRIPT: &str = SESSION_FILES[3];
 
 /// Sessions are local logs; what else is in `.crit/` is meant to be committed.
-const GITIGNORE: &str = "# Written by crit: review logs stay local.\n\
-# config.yaml, templates/ and suppressions.yaml are meant to be committed.\n\
-sessions/\n";
+const GITIGNORE: &str = CRIT_GITIGNORE;
 
 /// One review's directory under `.crit/sessions/`.
 #[derive(Debug, Clone)]
