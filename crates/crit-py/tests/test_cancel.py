@@ -7,6 +7,7 @@ from __future__ import annotations
 import _thread
 import asyncio
 import json
+import signal
 import threading
 from pathlib import Path
 from typing import List, Tuple
@@ -110,11 +111,17 @@ def test_ctrl_c_during_a_blocking_review_kills_its_processes(repo: Path, tmp_pat
         wait_for("the reviewer program", pids.exists)
         _thread.interrupt_main()
 
-    t = threading.Thread(target=interrupt)
-    t.start()
-    with pytest.raises(KeyboardInterrupt):
-        reviewer.review_sync(diff_range="main..HEAD", timeout=600)
-    t.join()
+    # Ctrl-C as a terminal delivers it, even when the suite was started in
+    # the background, where the shell makes the process ignore SIGINT.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        t = threading.Thread(target=interrupt)
+        t.start()
+        with pytest.raises(KeyboardInterrupt):
+            reviewer.review_sync(diff_range="main..HEAD", timeout=600)
+        t.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # Killed when the exception arrives: the call waited for that. The kernel
     # ends a killed process a moment later (at once, unless the machine is busy).
     assert_dying(read_pids(pids), "the reviewer program and its child")
