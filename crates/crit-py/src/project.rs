@@ -14,6 +14,8 @@ use pyo3::prelude::*;
 
 use crate::errors;
 
+/// The process environment: Python is a front end, so the module reads it
+/// here, at its edge, and hands it on as data.
 pub fn env(k: &str) -> Option<String> {
     std::env::var(k).ok()
 }

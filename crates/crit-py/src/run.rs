@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use crate::bridge;
 use crate::errors;
 use crate::hooks::{self, HookSpec, HookSpecTuple};
+use crate::project::env;
 
 /// A configured orchestrator; the Python class `crit.Crit` wraps it.
 #[pyclass(module = "crit._crit", name = "Crit", frozen)]
@@ -18,10 +19,6 @@ pub struct NativeCrit {
     hooks: Vec<Arc<HookSpec>>,
     max_budget_usd: Option<f64>,
     verbose: bool,
-}
-
-fn env(k: &str) -> Option<String> {
-    std::env::var(k).ok()
 }
 
 fn cwd() -> PyResult<PathBuf> {

@@ -23,10 +23,7 @@ use crate::json_doc::Json;
 
 use super::merge::{InstallError, Ledger, note_created};
 
-/// The rules for `crit` (the program's name, as the hooks call it).
-pub fn allow_rules(crit: &str) -> Vec<String> {
-    crit_project::scope::installed::allow_rules(crit)
-}
+pub use crit_project::scope::installed::allow_rules;
 
 /// Adds each of `rules` that `permissions.allow` lacks, recording it in
 /// `ledger`; returns the rules added. `permissions` must be an object and

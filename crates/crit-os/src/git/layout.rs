@@ -24,6 +24,8 @@
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
+use super::is_object_id;
+
 /// A repository as crit will present it to git.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitLayout {
@@ -107,11 +109,6 @@ fn small_file(path: &Path) -> Option<String> {
         .read_to_string(&mut text)
         .ok()?;
     Some(text)
-}
-
-/// A full object name (SHA-1 or SHA-256, hex).
-fn is_object_id(s: &str) -> bool {
-    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Why there is no repository git may be pointed at.

@@ -328,6 +328,11 @@ impl Git {
     }
 }
 
+/// A full object name as git prints one: SHA-1 or SHA-256, in hex.
+pub fn is_object_id(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 fn command_line(args: &[&str]) -> String {
     format!("git {}", args.join(" "))
 }

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crit_os::git::is_object_id;
+
 use super::git::Git;
 use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
@@ -533,11 +535,6 @@ fn beside<A: Send, B>(
         });
         (a, b)
     })
-}
-
-/// A full object name, as `rev-parse` prints one (SHA-1 or SHA-256).
-fn is_object_id(s: &str) -> bool {
-    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The n-th patch section is the n-th listed file (same diff, same order).

@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use crit_os::git::is_object_id;
+
 use crate::scope::revision::{self, Revision};
 
 /// The CI systems crit knows by name; any other is detected by its usual
@@ -95,7 +97,7 @@ pub fn detect(env: &dyn Fn(&str) -> Option<String>) -> Option<CiEnv> {
         });
     }
     if truthy("GITLAB_CI") {
-        let sha = set("CI_MERGE_REQUEST_DIFF_BASE_SHA").filter(|s| is_sha(s));
+        let sha = set("CI_MERGE_REQUEST_DIFF_BASE_SHA").filter(|s| is_object_id(s));
         let branch = set("CI_MERGE_REQUEST_TARGET_BRANCH_NAME");
         let base = match (sha, branch) {
             (Some(sha), branch) => Some(BaseRef {
@@ -179,11 +181,7 @@ fn event_base_sha(path: &Path) -> Option<String> {
     }
     let event: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
     let sha = event.pointer("/pull_request/base/sha")?.as_str()?;
-    is_sha(sha).then(|| sha.to_string())
-}
-
-fn is_sha(s: &str) -> bool {
-    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+    is_object_id(sha).then(|| sha.to_string())
 }
 
 fn short(sha: &str) -> String {
