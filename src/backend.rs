@@ -89,6 +89,7 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
         fail_on: common
             .fail_on
             .map(|f| Sourced::explicit(crate::output::fail_on(f), flag("--fail-on"))),
+        exit_code: common.exit_code,
         rules_from: common.rules_from.clone(),
     })
 }

@@ -12,7 +12,7 @@ use crit_core::terminal::sanitize;
 use crit_core::{FailOn, ReviewResult};
 
 use crate::cli::{ColorArg, CommonArgs, CompatArg, FailOnArg, FormatArg};
-use crate::exit::{CliError, Code};
+use crate::exit::CliError;
 
 /// The resolved output: format, destination, colors.
 #[derive(Debug)]
@@ -201,27 +201,6 @@ pub fn json_printable(value: &serde_json::Value) -> String {
     let mut value = value.clone();
     Redactor::process().redact_json(&mut value);
     crit_core::printable::json_document(serde_json::to_string_pretty(&value).unwrap_or_default())
-}
-
-/// Apply the gate asked for on the command line, if any, and return the exit code.
-/// With no gate flag the saved `passed` stands and the exit code is 0.
-pub fn apply_gate(common: &CommonArgs, result: &mut ReviewResult) -> Code {
-    let gate = match common.fail_on {
-        Some(f) => Some(fail_on(f)),
-        None if common.exit_code => Some(FailOn::default()),
-        None => None,
-    };
-    match gate {
-        Some(g) => {
-            result.apply_gate(g);
-            if result.passed {
-                Code::Ok
-            } else {
-                Code::GateFailed
-            }
-        }
-        None => Code::Ok,
-    }
 }
 
 fn write_file(path: &PathBuf, text: &str) -> anyhow::Result<()> {

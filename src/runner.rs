@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use anyhow::anyhow;
-use crit_core::{ReviewResult, Verdict};
+use crit_core::{FailOn, ReviewResult, Verdict};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::CommonArgs;
@@ -258,10 +258,17 @@ fn on_signal(stop: &Stop, signal: Signal) {
 }
 
 /// Writes `result` out and returns the exit code: the signal's when one
-/// stopped the review, 3 when the review could not run at all, else the
-/// gate's answer when one was asked for, else 0.
-pub fn finish(common: &CommonArgs, result: ReviewResult, stop: &Stop) -> Result<Code, CliError> {
-    finish_and_post(common, result, stop, None)
+/// stopped the review, 3 when the review could not run at all, else, when a
+/// gate was asked for (`gate`, from the settings), 1 unless the result
+/// `passed`, else 0. `passed` was decided once, by the library, at the
+/// settings' level: nothing here decides it again.
+pub fn finish(
+    common: &CommonArgs,
+    result: ReviewResult,
+    stop: &Stop,
+    gate: Option<FailOn>,
+) -> Result<Code, CliError> {
+    finish_and_post(common, result, stop, None, gate)
 }
 
 /// [`finish`], then the written result is posted with `poster` (unless a
@@ -269,19 +276,28 @@ pub fn finish(common: &CommonArgs, result: ReviewResult, stop: &Stop) -> Result<
 /// is exit 3, whatever the gate said.
 pub fn finish_and_post(
     common: &CommonArgs,
-    mut result: ReviewResult,
+    result: ReviewResult,
     stop: &Stop,
     poster: Option<&Poster>,
+    gate: Option<FailOn>,
 ) -> Result<Code, CliError> {
     let plan = OutputPlan::from_common(common)?;
-    let gated = output::apply_gate(common, &mut result);
     plan.emit(&result)?;
     warn(common, &result);
-    let code = exit_code(&result, stop, gated)?;
+    let code = exit_code(&result, stop, gate_code(gate, &result))?;
     if let Some(poster) = poster.filter(|_| stop.signal().is_none()) {
         poster.post(&result, common.quiet, stop)?;
     }
     Ok(code)
+}
+
+/// The gate's exit code: with a gate asked for, 1 unless the result passed;
+/// without one, 0.
+pub fn gate_code(gate: Option<FailOn>, result: &ReviewResult) -> Code {
+    match gate {
+        Some(_) if !result.passed => Code::GateFailed,
+        _ => Code::Ok,
+    }
 }
 
 /// The result's warnings on stderr, once each (unless `-q`).

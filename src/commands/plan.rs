@@ -46,7 +46,25 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
-    let mut panel = panel_for(common, options.home.clone(), &stop, runtime.handle());
+    let env = Env::from_process();
+    let settings = backend::project(common, &env).and_then(|p| backend::settings(&p, Kind::Plan));
+    // The gate asked for, at the level the settings resolve (a config that
+    // does not load leaves the flags' own).
+    let gate = match &settings {
+        Ok(s) => s.gate.map(|_| s.fail_on.value),
+        Err(_) => match (common.fail_on, common.exit_code) {
+            (Some(f), _) => Some(output::fail_on(f)),
+            (None, true) => Some(crit_core::FailOn::default()),
+            (None, false) => None,
+        },
+    };
+    let mut panel = panel_for(
+        common,
+        settings,
+        options.home.clone(),
+        &stop,
+        runtime.handle(),
+    );
 
     let before = files::Before::take(&target, options.home.as_deref());
     let interactive =
@@ -71,7 +89,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
 
     let plain_text = common.format.is_none() && !common.json && common.output.is_none();
     let mut result = report.to_review_result();
-    let code = exit_code(common, &report, &mut result);
+    let code = exit_code(gate, &report, &mut result);
     if !common.no_log {
         // The audit line `crit stats` counts; plans have no session directory.
         let now = std::time::SystemTime::now();
@@ -106,14 +124,24 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
 
 /// 0 APPROVED; 1 REJECTED or INCOMPLETE (the plan is not approved); ERROR is 2
 /// for a bad path or configuration, 3 when the review could not run. An
-/// explicit `--fail-on`/`--exit-code` gate applies on top for reviews that ran.
-fn exit_code(common: &CommonArgs, report: &Report, result: &mut crit_core::ReviewResult) -> Code {
+/// explicit `--fail-on`/`--exit-code` gate applies on top for reviews that ran:
+/// `passed` is decided here, once, at the settings' level.
+fn exit_code(
+    gate: Option<crit_core::FailOn>,
+    report: &Report,
+    result: &mut crit_core::ReviewResult,
+) -> Code {
     match &report.result {
         Err(e) if e.is_config_error() => Code::Usage,
         Err(_) => Code::CouldNotRun,
-        Ok(_) if common.fail_on.is_some() || common.exit_code => output::apply_gate(common, result),
-        Ok(_) if report.verdict() == Verdict::Pass => Code::Ok,
-        Ok(_) => Code::GateFailed,
+        Ok(_) => match gate {
+            Some(level) => {
+                result.apply_gate(level);
+                runner::gate_code(gate, result)
+            }
+            None if report.verdict() == Verdict::Pass => Code::Ok,
+            None => Code::GateFailed,
+        },
     }
 }
 
@@ -173,14 +201,12 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
 /// the reason the output gives.
 fn panel_for(
     common: &CommonArgs,
+    settings: Result<crit_project::Settings, CliError>,
     home: Option<PathBuf>,
     stop: &runner::Stop,
     runtime: &tokio::runtime::Handle,
 ) -> Box<dyn Panel> {
-    let env = Env::from_process();
-    let found = backend::project(common, &env)
-        .and_then(|project| backend::settings(&project, Kind::Plan))
-        .and_then(|settings| Ok((backend::selection_if_any(&settings)?, settings)));
+    let found = settings.and_then(|settings| Ok((backend::selection_if_any(&settings)?, settings)));
     let (selection, settings) = match found {
         Ok((Some(s), settings)) => (s, settings),
         Ok((None, _)) => {

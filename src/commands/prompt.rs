@@ -116,6 +116,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let log = !common.no_log && loaded.config.budget.log_costs;
     let stop = runner::Stop::new();
     if gate_mode {
+        let settings = backend::settings(&project, crit_project::Kind::Prompt)?;
         let reviews = runner::block_on(&stop, |cancel| {
             let mut opts = opts.clone();
             opts.cancel = cancel;
@@ -123,7 +124,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             let jobs = args.jobs;
             async move { gate::review_many(&requests, &opts, jobs).await }
         })?;
-        return finish_gate(common, reviews, log, &lookup, &stop);
+        return finish_gate(common, &settings, reviews, log, &lookup, &stop);
     }
     let Some(request) = requests.into_iter().next() else {
         return Err(CliError::usage(anyhow!("no prompt to review")));
@@ -360,6 +361,7 @@ fn finish_one(
 
 fn finish_gate(
     common: &CommonArgs,
+    settings: &crit_project::Settings,
     mut reviews: Vec<PromptReview>,
     log: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
@@ -388,12 +390,8 @@ fn finish_gate(
             append_audit(r, lookup);
         }
     }
-    let fail_on = common
-        .fail_on
-        .map(crate::output::fail_on)
-        .unwrap_or_default();
-    let result = gate::to_result(&reviews, fail_on);
-    runner::finish(common, result, stop)
+    let result = gate::to_result(&reviews, settings.fail_on.value);
+    runner::finish(common, result, stop, settings.gate)
 }
 
 fn append_audit(review: &PromptReview, lookup: &dyn Fn(&str) -> Option<String>) {

@@ -21,7 +21,8 @@ pub fn run(common: &CommonArgs, args: &ReportArgs, post: &PostArgs) -> Result<Co
     let (name, text) = read_input(&args.file)?;
     let mut result = parse(&name, &text)?;
     result.fill_missing_ids();
-    let code = output::apply_gate(common, &mut result);
+    let gate = gate_saved(common, &mut result);
+    let code = crate::runner::gate_code(gate, &result);
     plan.emit(&result)?;
     // Suggestions are not checked against files here: the posting job of
     // the fork-safe pattern has no checkout of the change (the poster checks
@@ -30,6 +31,31 @@ pub fn run(common: &CommonArgs, args: &ReportArgs, post: &PostArgs) -> Result<Co
         poster.post(&result, common.quiet, &crate::runner::Stop::new())?;
     }
     Ok(code)
+}
+
+/// The gate over a saved result, decided once here: `--fail-on` decides at
+/// its level; `--exit-code` alone adds the project's level (its config's
+/// `fail_on`, as `crit config` shows it) to what the review that saved it
+/// decided, and never passes a result that review failed. Returns the gate
+/// asked for, if any.
+pub(super) fn gate_saved(
+    common: &CommonArgs,
+    result: &mut ReviewResult,
+) -> Option<crit_core::FailOn> {
+    if let Some(f) = common.fail_on {
+        let level = output::fail_on(f);
+        result.apply_gate(level);
+        return Some(level);
+    }
+    if !common.exit_code {
+        return None;
+    }
+    let env = Env::from_process();
+    let level = crate::backend::project(common, &env)
+        .and_then(|p| crate::backend::settings(&p, crit_project::Kind::Code))
+        .map_or_else(|_| crit_core::FailOn::default(), |s| s.fail_on.value);
+    result.passed = result.passed && level.passes(result);
+    Some(level)
 }
 
 /// The file (or stdin), at most the input limit of it: `crit report /dev/zero`

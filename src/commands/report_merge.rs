@@ -8,7 +8,7 @@ use crit_core::merge::{self, Part};
 use super::report::{parse, read_input};
 use crate::cli::{CommonArgs, MergeArgs};
 use crate::exit::{CliError, Code};
-use crate::output::{self, OutputPlan};
+use crate::output::OutputPlan;
 
 pub fn run(common: &CommonArgs, args: &MergeArgs) -> Result<Code, CliError> {
     let plan = OutputPlan::from_common(common)?;
@@ -25,7 +25,8 @@ pub fn run(common: &CommonArgs, args: &MergeArgs) -> Result<Code, CliError> {
         parts.push(Part { name, result });
     }
     let mut merged = merge::merge(parts).map_err(CliError::usage)?;
-    let code = output::apply_gate(common, &mut merged);
+    let gate = super::report::gate_saved(common, &mut merged);
+    let code = crate::runner::gate_code(gate, &merged);
     plan.emit(&merged)?;
     Ok(code)
 }

@@ -86,6 +86,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     let mut crit = Crit::new(config, env_lookup)
         .with_backend(built, settings.request_model())
         .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value))
+        .with_fail_on(settings.fail_on.value)
         .verbose(common.verbose > 0);
     // Reldo's `logging.enabled` stands unless `--no-log` turns it off.
     if common.no_log {
@@ -101,13 +102,13 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     })?
     .map_err(|e| CliError::usage(anyhow!("{e}")))?;
     if plan.is_terminal() && users_prompt {
-        return finish_text(common, &plan, result, &stop);
+        return finish_text(common, &plan, result, &stop, settings.gate);
     }
     // Reldo's CLI fails on a timeout: its scripts see `{"error": …}` and a
     // failed command, gate or not.
     let reldo_error = common.compat == Some(CompatArg::Reldo)
         && crit_core::render::compat::reldo::timed_out(&result).is_some();
-    match runner::finish(common, result, &stop)? {
+    match runner::finish(common, result, &stop, settings.gate)? {
         Code::Ok | Code::GateFailed if reldo_error => Ok(Code::CouldNotRun),
         code => Ok(code),
     }
@@ -119,10 +120,11 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
 fn finish_text(
     common: &CommonArgs,
     plan: &OutputPlan,
-    mut result: ReviewResult,
+    result: ReviewResult,
     stop: &runner::Stop,
+    gate: Option<crit_core::FailOn>,
 ) -> Result<Code, CliError> {
-    let gated = output::apply_gate(common, &mut result);
+    let gated = runner::gate_code(gate, &result);
     plan.emit_text(&result.raw_output)?;
     runner::warn(common, &result);
     if !common.quiet {

@@ -29,6 +29,7 @@ mod fail_closed;
 mod gate_attributes;
 mod gate_cache;
 mod gate_evidence;
+mod gate_once;
 mod gate_parts;
 mod gate_redaction;
 mod gate_verdicts;

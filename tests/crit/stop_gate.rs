@@ -38,6 +38,23 @@ fn p0() -> Reply {
     )
 }
 
+/// The second look the gate takes at a blocking finding, as `crit review
+/// code --uncommitted` does: the finding holds.
+fn confirmed() -> Step {
+    Step::when_contains("The finding to check").reply(Reply::json(
+        json!({"outcome": "confirmed", "reason": "It runs whatever is typed."}),
+    ))
+}
+
+/// The review requests the server received, the second looks left out.
+fn reviews(server: &FakeServer) -> usize {
+    server
+        .model_requests()
+        .iter()
+        .filter(|r| !r.body.to_string().contains("The finding to check"))
+        .count()
+}
+
 fn pass() -> Reply {
     Reply::json(support::pass())
 }
@@ -73,6 +90,7 @@ fn a_failing_review_blocks_with_the_findings_then_the_fix_passes() {
     let d = dir.path();
     let server = FakeServer::start_blocking();
     server.push(Step::when_contains("eval(input())").reply(p0()));
+    server.push(confirmed());
     let out = stop(d, &server, &event(Some("s1"), false), &[]);
     let block = decision(&out).expect("no block");
     assert_eq!(block["decision"], "block");
@@ -99,7 +117,7 @@ fn a_failing_review_blocks_with_the_findings_then_the_fix_passes() {
     server.push(Step::when_contains("literal_eval").reply(pass()));
     let out = stop(d, &server, &event(Some("s1"), true), &[]);
     assert_eq!(decision(&out), None, "{}", support::stderr(&out));
-    assert_eq!(server.model_requests().len(), 2);
+    assert_eq!(reviews(&server), 2);
 }
 
 /// The message Claude Code shows the user when the gate lets the agent
@@ -123,8 +141,9 @@ fn it_fails_closed_and_never_loops() {
     let server = FakeServer::start_blocking();
     for _ in 0..10 {
         server.push(p0());
+        server.push(confirmed());
     }
-    let requests = || server.model_requests().len();
+    let requests = || reviews(&server);
     // Blocks once.
     let first = blocked(&stop(d, &server, &event(Some("s"), false), &[]));
     assert_eq!(requests(), 1);
@@ -214,7 +233,7 @@ fn nothing_to_review_passes_at_once() {
         decision(&stop(dir.path(), &server, &event(Some("s"), false), &[])),
         None
     );
-    assert_eq!(server.model_requests().len(), 1);
+    assert_eq!(reviews(&server), 1);
 }
 
 /// A way the review can fail: its name, the replies scripted, the environment, and
@@ -317,6 +336,7 @@ fn subagent_stop_is_the_same_gate_counted_per_subagent() {
     let server = FakeServer::start_blocking();
     for _ in 0..4 {
         server.push(p0());
+        server.push(confirmed());
     }
     let sub = |agent: &str, active: bool| {
         json!({"hook_event_name": "SubagentStop", "session_id": "s", "agent_id": agent,
@@ -331,7 +351,7 @@ fn subagent_stop_is_the_same_gate_counted_per_subagent() {
             .unwrap();
         assert_eq!(decision(&out).unwrap()["decision"], "block", "{agent}");
     }
-    assert_eq!(server.model_requests().len(), 2);
+    assert_eq!(reviews(&server), 2);
 }
 
 /// A program that leaves `marker` behind if anything ever runs it.
@@ -415,6 +435,7 @@ fn an_untrusted_checkout_cannot_run_programs_or_relax_the_gate() {
                 json!({"file_path": "src/app.py"}),
             )));
             server.push(p0());
+            server.push(confirmed());
             let out = stop(d, &server, &event(Some("s"), false), &[]);
             let what = format!("variant {i} (committed: {commit}): {file}");
             assert!(!marker.exists(), "{what} ran a program");
@@ -452,6 +473,7 @@ fn an_untrusted_checkout_cannot_run_programs_or_relax_the_gate() {
     init_repo(&nested);
     let server = FakeServer::start_blocking();
     server.push(p0());
+    server.push(confirmed());
     let mut e: Value = serde_json::from_str(&event(Some("s"), false)).unwrap();
     e["cwd"] = json!(nested.display().to_string());
     blocked(&stop(d, &server, &e.to_string(), &[]));
@@ -482,6 +504,7 @@ fn an_untrusted_checkout_cannot_run_programs_or_relax_the_gate() {
         json!({"file_path": "src/app.py"}),
     )));
     server.push(p0());
+    server.push(confirmed());
     let out = stop(d, &server, &event(Some("s"), false), &[]);
     assert!(decision(&out).is_some());
     assert!(marker.exists(), "the trusted hook ran");
@@ -493,6 +516,7 @@ fn the_audit_log_records_the_gates_review_without_content() {
     let d = dir.path();
     let server = FakeServer::start_blocking();
     server.push(p0());
+    server.push(confirmed());
     let out = crit(d, &server, None)
         .args(["hook", "claude-code", "Stop"])
         .write_stdin(event(Some("s"), false))
@@ -593,6 +617,7 @@ fn the_events_cwd_never_moves_the_review() {
         let d = dir.path();
         let server = FakeServer::start_blocking();
         server.push(p0());
+        server.push(confirmed());
         let mut e: Value = serde_json::from_str(&event(Some("s"), false)).unwrap();
         e["cwd"] = place(d);
         let reason = blocked(&stop(d, &server, &e.to_string(), &[]));
@@ -678,6 +703,7 @@ fn rounds_cannot_be_walked_out_of() {
         let server = FakeServer::start_blocking();
         for _ in 0..4 {
             server.push(p0());
+            server.push(confirmed());
         }
         let first = blocked(&stop(d, &server, &event(Some("s"), false), &[]));
         trick(d);
@@ -696,6 +722,7 @@ fn committed_work_is_reviewed_at_the_next_stop() {
     let d = dir.path();
     let server = FakeServer::start_blocking();
     server.push(Step::when_contains("return eval(input())").reply(p0()));
+    server.push(confirmed());
     blocked(&stop(d, &server, &event(Some("s"), false), &[]));
     // The fix, committed: reviewed (against where the gate blocked), passes.
     write(
@@ -707,7 +734,7 @@ fn committed_work_is_reviewed_at_the_next_stop() {
     server.push(Step::when_contains("literal_eval").reply(pass()));
     let out = stop(d, &server, &event(Some("s"), true), &[]);
     assert_eq!(decision(&out), None, "{}", support::stderr(&out));
-    assert_eq!(server.model_requests().len(), 2);
+    assert_eq!(reviews(&server), 2);
     // A later turn: the agent commits a backdoor and stops with a clean tree.
     write(
         d,
@@ -716,9 +743,10 @@ fn committed_work_is_reviewed_at_the_next_stop() {
     );
     git(d, &["commit", "-q", "-am", "shortcut"]);
     server.push(Step::when_contains("eval(input()) or 1").reply(p0()));
+    server.push(confirmed());
     let reason = blocked(&stop(d, &server, &event(Some("s"), false), &[]));
     assert!(reason.contains("eval of user input"), "{reason}");
-    assert_eq!(server.model_requests().len(), 3);
+    assert_eq!(reviews(&server), 3);
 }
 
 #[test]
@@ -728,6 +756,7 @@ fn an_event_it_cannot_read_is_still_reviewed() {
     let server = FakeServer::start_blocking();
     for _ in 0..4 {
         server.push(p0());
+        server.push(confirmed());
     }
     // A field of the wrong type costs only that field; input that is not an
     // event at all still gets its review: either way the failing change is
@@ -771,11 +800,12 @@ fn committed_before_the_first_stop_is_reviewed() {
     write(d, "src/app.py", EVAL);
     git(d, &["commit", "-q", "-am", "shortcut"]);
     server.push(Step::when_contains("return eval(input())").reply(p0()));
+    server.push(confirmed());
     let reason = blocked(&stop(d, &server, &event(Some("first"), false), &[]));
     assert!(reason.contains("eval of user input"), "{reason}");
     // A session that never prompted (no note) is as before: a clean tree
     // has nothing uncommitted to review.
     let out = stop(d, &server, &event(Some("other"), false), &[]);
     assert_eq!(decision(&out), None, "{}", support::stderr(&out));
-    assert_eq!(server.model_requests().len(), 1);
+    assert_eq!(reviews(&server), 1);
 }

@@ -4,12 +4,11 @@
 //! every setting is crit-project's.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use crit_llm::{Backend, Env, Sourced};
 use crit_project::{Explicit, Kind, Settings};
 use crit_review::review::ReviewOptions;
-use crit_review::template::{Limits, Registry, Template};
+use crit_review::template::{Registry, Template};
 use pyo3::prelude::*;
 
 use crate::errors;
@@ -22,20 +21,18 @@ pub fn env(k: &str) -> Option<String> {
 
 pub struct Project {
     inner: crit_project::Project,
-    /// The caller's `model=`, which every reviewer uses.
-    model: Option<String>,
 }
 
 impl Project {
     /// The project `dir` belongs to; `model` (the caller's) over the settings.
     pub fn open(dir: &Path, model: Option<String>) -> PyResult<Project> {
         let explicit = Explicit {
-            model: model.clone().map(|m| Sourced::explicit(m, "model=")),
+            model: model.map(|m| Sourced::explicit(m, "model=")),
             ..Explicit::default()
         };
         let inner = crit_project::Project::open(dir, explicit, Env::from_process())
             .map_err(errors::config)?;
-        Ok(Project { inner, model })
+        Ok(Project { inner })
     }
 
     pub fn root(&self) -> PathBuf {
@@ -69,20 +66,8 @@ impl Project {
     /// Template-review options as the command line sets them, without a
     /// progress display.
     pub fn options(&self, settings: &Settings, log: bool) -> ReviewOptions {
-        let mut opts = ReviewOptions::new(settings.request_model());
-        opts.fail_on = settings.fail_on.value;
-        opts.panel_start = settings.panel_start.value;
-        opts.model_override = self.model.clone();
-        opts.limits = Limits {
-            max_turns: settings.max_turns.as_ref().map(|s| s.value),
-            timeout_secs: settings.timeout.as_ref().map(|s| s.value),
-            max_budget_usd: settings.max_budget_usd.as_ref().map(|s| s.value),
-            max_tokens: None,
-        };
-        opts.verify_model = settings.verify_model.value.clone();
+        let mut opts = ReviewOptions::from_settings(&self.inner, settings);
         opts.log = log;
-        opts.rules = Some(Arc::clone(self.inner.rules()));
-        opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
         opts
     }
 }

@@ -71,3 +71,31 @@ def test_the_mala_reviewer_sees_what_crit_review_code_sees(server, tmp_path: Pat
     assert cli["rules"] == "working tree"
     models = [r["body"]["model"] for r in server.requests()]
     assert models == ["claude-haiku-5-5", "claude-haiku-5-5"]
+
+
+def test_a_stricter_project_gate_fails_a_p2_in_python_too(server, tmp_path: Path) -> None:
+    # `fail_on: p2` in the project's config needs no trust (it is stricter):
+    # the result's `passed` is decided at that level, as `crit review code
+    # --exit-code`, `crit report` and the Stop gate decide it.
+    d = tmp_path / "project"
+    d.mkdir()
+    init_repo(d)
+    write(d, ".crit/config.yaml", "fail_on: p2\n")
+    write(d, "src/main.py", "def div(a, b):\n    return a\n")
+    git(d, "add", "-A")
+    git(d, "commit", "-q", "-m", "base")
+    git(d, "checkout", "-q", "-b", "feature")
+    write(d, "src/main.py", "def div(a, b):\n    return a / b\n")
+    git(d, "commit", "-q", "-am", "change")
+    p2 = {
+        "file_path": "src/main.py",
+        "line_start": 2,
+        "line_end": 2,
+        "priority": 2,
+        "title": "Division by zero when b is 0",
+        "body": "Nothing checks b.",
+    }
+    server.push({"json": findings_answer("NEEDS_WORK", [p2])})
+    result = asyncio.run(AgentReviewer(d)(diff_range="main..HEAD"))
+    assert result.passed is False
+    assert [i.priority for i in result.issues] == [2]

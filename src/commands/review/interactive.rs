@@ -15,6 +15,7 @@ pub fn run(
     backend: &Backend,
     req: &ReviewRequest,
     mut opts: ReviewOptions,
+    gate: Option<crit_core::FailOn>,
 ) -> Result<Code, CliError> {
     let stop = runner::Stop::new();
     runner::block_on(&stop, |cancel| {
@@ -24,7 +25,7 @@ pub fn run(
             let (result, conversation) = run_template_with_follow_up(backend, req, &opts)
                 .await
                 .map_err(CliError::usage)?;
-            let code = runner::finish(common, result, stop)?;
+            let code = runner::finish(common, result, stop, gate)?;
             if stop.signal().is_some() {
                 return Ok(code);
             }

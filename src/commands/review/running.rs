@@ -15,7 +15,7 @@ use crit_project::trust::{ProjectRules, ci};
 use crit_project::{Kind, Project, Reviewer, Settings};
 use crit_review::code::{CodeReviewRequest, CodeReviewer, CommandReviewer};
 use crit_review::review::{HunkCache, ReviewOptions, ReviewRequest, run_template_or};
-use crit_review::template::{Limits, Template};
+use crit_review::template::Template;
 
 use super::code_flags::{CodeFlags, is_code};
 use super::print_prompt::{self, Printer};
@@ -99,7 +99,15 @@ pub fn run_review(
     }
     if let Some(argv) = command {
         let (result, stop) = run_command(&settings, argv, &given, &code, &root, rules)?;
-        return conclude(&common, result, &stop, &root, scope.as_ref(), posting);
+        return conclude(
+            &common,
+            settings.gate,
+            result,
+            &stop,
+            &root,
+            scope.as_ref(),
+            posting,
+        );
     }
     // No backend is not the end: an empty change passes without one, and
     // anything else is an ERROR result that still reaches stdout.
@@ -108,11 +116,7 @@ pub fn run_review(
     if let (Err(why), false) = (&built, checks.print_prompt) {
         eprintln!("crit: {}", output::printable(why));
     }
-    let mut opts = ReviewOptions::new(settings.request_model());
-    opts.fail_on = settings.fail_on.value;
-    opts.model_override = common.model.clone();
-    opts.limits = limits(&settings);
-    opts.verify_model = settings.verify_model.value.clone();
+    let mut opts = ReviewOptions::from_settings(project, &settings);
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
     opts.shard = code.shard;
@@ -125,13 +129,10 @@ pub fn run_review(
     }
     opts.verify = checks.verify;
     opts.consensus = checks.consensus;
-    opts.panel_start = settings.panel_start.value;
     opts.log = !common.no_log;
     if let Some(poster) = posting.poster {
         poster.teach(&opts.redactor);
     }
-    opts.rules = Some(Arc::clone(rules));
-    opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
     if !common.quiet {
         opts.progress = Some(Arc::new(StderrProgress::new()));
     }
@@ -153,7 +154,7 @@ pub fn run_review(
             )));
         }
         let built = built.map_err(|why| CliError::could_not_run(anyhow!("{why}")))?;
-        return super::interactive::run(&common, &built, &req, opts);
+        return super::interactive::run(&common, &built, &req, opts, settings.gate);
     }
     let stop = runner::Stop::new();
     let result = runner::block_on(&stop, |cancel| {
@@ -168,6 +169,7 @@ pub fn run_review(
     };
     let code = conclude(
         &common,
+        settings.gate,
         result,
         &stop,
         &req.root,
@@ -285,6 +287,7 @@ fn branch_scope(
 /// The review's result checked (suggestions), written and posted.
 fn conclude(
     common: &CommonArgs,
+    gate: Option<crit_core::FailOn>,
     mut result: ReviewResult,
     stop: &runner::Stop,
     root: &Path,
@@ -294,7 +297,7 @@ fn conclude(
     if let Some(scope) = scope {
         super::suggestions::check(&mut result, root, scope, posting.env);
     }
-    runner::finish_and_post(common, result, stop, posting.poster)
+    runner::finish_and_post(common, result, stop, posting.poster, gate)
 }
 
 /// `reviewer: command` in the config (or mala.yaml's `reviewer_type:
@@ -331,23 +334,12 @@ fn run_command(
     };
     let fail_on = settings.fail_on.value;
     let stop = runner::Stop::new();
-    let mut result = runner::block_on(&stop, |cancel| {
+    let result = runner::block_on(&stop, |cancel| {
         let reviewer = CommandReviewer::new(argv, root.to_path_buf())
             .with_noise_controls(code.filter, code.max_findings, fail_on)
             .with_suppressions(suppressions)
             .with_cancel(cancel);
         async move { reviewer.review(&req).await }
     })?;
-    result.apply_gate(fail_on);
     Ok((result, stop))
-}
-
-/// The settings' limits; the template's own apply under these.
-pub(crate) fn limits(settings: &Settings) -> Limits {
-    Limits {
-        max_turns: settings.max_turns.as_ref().map(|s| s.value),
-        timeout_secs: settings.timeout.as_ref().map(|s| s.value),
-        max_budget_usd: settings.max_budget_usd.as_ref().map(|s| s.value),
-        max_tokens: None,
-    }
 }

@@ -24,7 +24,7 @@ use crit_core::{FailOn, ReviewResult};
 use crit_project::scope::{self, Scope, ScopeOptions};
 use crit_project::trust::ProjectRules;
 use crit_project::{Kind, Project, Reviewer};
-use crit_review::review::{ReviewOptions, ReviewRequest, VerifyMode, run_template};
+use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
 use crit_review::template::Registry;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -242,7 +242,7 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
             inconclusive(&result),
         );
     }
-    if fail_on.passes(&result) {
+    if result.passed {
         let at = Memory::new(&fingerprint, rounds, head_now.as_deref());
         remember(session.as_ref(), at, None);
         return Gate::Pass;
@@ -370,26 +370,17 @@ fn review(
     let template = registry.get("code")?.clone();
     let built = settings.build_backend()?;
     let fail_on = settings.fail_on.value;
-    let mut opts = ReviewOptions::new(settings.request_model());
-    opts.fail_on = fail_on;
-    opts.panel_start = settings.panel_start.value;
-    opts.model_override = hook.explicit.model.as_ref().map(|m| m.value.clone());
-    opts.limits.max_turns = settings.max_turns.as_ref().map(|s| s.value);
-    opts.limits.max_budget_usd = settings.max_budget_usd.as_ref().map(|s| s.value);
-    // The review must end before Claude Code's deadline for the hook.
+    // The settings `crit review code --uncommitted` runs with, the second
+    // look included, so the agent and its user see the same review. Only
+    // the deadline is the hook's own: the review ends before Claude Code's.
+    let mut opts = ReviewOptions::from_settings(&project, &settings);
     opts.limits.timeout_secs = Some(
         settings
             .timeout
             .as_ref()
             .map_or(DEADLINE_SECS, |t| t.value.min(DEADLINE_SECS)),
     );
-    opts.verify_model = settings.verify_model.value.clone();
-    // No second look here: the agent the findings go back to reads the code
-    // before it acts on them, and the hook runs under Claude Code's deadline.
-    opts.verify = Some(VerifyMode::Off);
     opts.log = hook.log;
-    opts.rules = Some(Arc::clone(project.rules()));
-    opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
     opts.cancel = cancel;
     let req = ReviewRequest {
         template,

@@ -133,6 +133,9 @@ pub struct Explicit {
     pub max_turns: Option<Sourced<u32>>,
     pub max_budget_usd: Option<Sourced<f64>>,
     pub fail_on: Option<Sourced<FailOn>>,
+    /// `--exit-code`: the caller enforces the gate at the resolved `fail_on`
+    /// (a `fail_on` given explicitly asks for the gate too).
+    pub exit_code: bool,
     /// `--rules-from REF`: the revision whose project files apply.
     pub rules_from: Option<String>,
 }
@@ -192,7 +195,17 @@ pub struct Settings {
     pub timeout: Option<Sourced<u64>>,
     pub max_turns: Option<Sourced<u32>>,
     pub max_budget_usd: Option<Sourced<f64>>,
+    /// The level `passed` is decided at: explicit > the project's config (a
+    /// laxer one only when trusted) > the default. The library decides
+    /// `passed` with it, once.
     pub fail_on: Sourced<FailOn>,
+    /// The gate the caller enforces (an exit code, a hook's answer): `Some`
+    /// when one was asked for (`--fail-on`, `--exit-code`), at `fail_on`.
+    /// Front ends read `result.passed` for it and never decide again.
+    pub gate: Option<FailOn>,
+    /// A model every reviewer uses, whatever its template names (`--model`,
+    /// `model=` of a Python call).
+    pub model_override: Option<String>,
     pub templates: TemplateDirs,
     /// Whose rules judged the project files these came from, and why
     /// (`working tree` / trusted with `crit trust`, `main` / the pull

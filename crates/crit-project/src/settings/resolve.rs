@@ -52,6 +52,11 @@ pub(crate) fn resolve(
             kind.default_timeout()
                 .map(|t| Sourced::new(t, Source::Default))
         });
+    let fail_on = explicit
+        .fail_on
+        .clone()
+        .or_else(|| file.fail_on.clone())
+        .unwrap_or_else(|| Sourced::new(FailOn::default(), Source::Default));
     Settings {
         kind,
         backend,
@@ -67,11 +72,9 @@ pub(crate) fn resolve(
             .max_budget_usd
             .clone()
             .or_else(|| file.max_budget_usd.clone()),
-        fail_on: explicit
-            .fail_on
-            .clone()
-            .or_else(|| file.fail_on.clone())
-            .unwrap_or_else(|| Sourced::new(FailOn::default(), Source::Default)),
+        fail_on: fail_on.clone(),
+        gate: (explicit.exit_code || explicit.fail_on.is_some()).then_some(fail_on.value),
+        model_override: explicit.model.as_ref().map(|m| m.value.clone()),
         templates,
         rules,
         panel_start: panel_start(file, env),

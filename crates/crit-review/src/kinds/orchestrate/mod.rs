@@ -76,6 +76,7 @@ pub struct Crit {
     env: crit_project::paths::EnvLookup,
     verbose: bool,
     max_budget_usd: Option<f64>,
+    fail_on: crit_core::FailOn,
 }
 
 impl std::fmt::Debug for Crit {
@@ -112,6 +113,7 @@ impl Crit {
             env,
             verbose: false,
             max_budget_usd: None,
+            fail_on: crit_core::FailOn::default(),
         }
     }
 
@@ -120,6 +122,12 @@ impl Crit {
     /// reaches it, and the result is INCOMPLETE.
     pub fn with_max_budget_usd(mut self, usd: Option<f64>) -> Self {
         self.max_budget_usd = usd;
+        self
+    }
+
+    /// The level `passed` is decided at (the settings' `fail_on`).
+    pub fn with_fail_on(mut self, fail_on: crit_core::FailOn) -> Self {
+        self.fail_on = fail_on;
         self
     }
 
@@ -226,6 +234,8 @@ impl Crit {
         removed.extend(env.redaction.found().iter().map(Removed::from_tool));
         crate::engine::redaction::dedup(&mut removed);
         result.findings.extend(removed.iter().map(Removed::finding));
+        // Decided once, with every finding in.
+        result.apply_gate(self.fail_on);
         let subs: Vec<ReviewerOutcome> = runs
             .iter()
             .flat_map(|r| r.sub_agents.iter().map(sub_agent_outcome))

@@ -156,6 +156,35 @@ impl ReviewOptions {
             panel_start: Default::default(),
         }
     }
+
+    /// The options a project's settings give a review, the one way every
+    /// front end (the command line, the agents' hooks, Python, the bench)
+    /// makes them: the gate level, the models, the limits, the verifier's
+    /// model, when a panel starts, whose rules judge the change, the
+    /// environment and the configuration recorded in the session. What is
+    /// left (a progress display, the hunk cache, the diff filter, …) belongs
+    /// to one invocation, and the caller sets it.
+    pub fn from_settings(
+        project: &crit_project::Project,
+        settings: &crit_project::Settings,
+    ) -> Self {
+        let mut opts = ReviewOptions::new(settings.request_model());
+        opts.fail_on = settings.fail_on.value;
+        opts.model_override = settings.model_override.clone();
+        opts.limits = Limits {
+            max_turns: settings.max_turns.as_ref().map(|s| s.value),
+            timeout_secs: settings.timeout.as_ref().map(|s| s.value),
+            max_budget_usd: settings.max_budget_usd.as_ref().map(|s| s.value),
+            max_tokens: None,
+        };
+        opts.verify_model = settings.verify_model.value.clone();
+        opts.panel_start = settings.panel_start.value;
+        opts.rules = Some(Arc::clone(project.rules()));
+        let env = project.env().clone();
+        opts.env = Arc::new(move |k| env.get(k).map(str::to_string));
+        opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
+        opts
+    }
 }
 
 /// Why a review could not start. Anything that goes wrong once reviewers
