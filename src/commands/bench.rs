@@ -69,7 +69,7 @@ fn measure(common: &CommonArgs, args: &BenchArgs, dir: &Path) -> Result<Code, Cl
                 c.template
             )));
         }
-        configured.push(Configured::new(c, template.clone(), &code));
+        configured.push(Configured::new(&project, c, template.clone(), &code));
     }
     let judge_model = judge_model(args, &project, &configured)?;
     let cache = match args.no_cache {

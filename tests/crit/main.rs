@@ -75,6 +75,7 @@ mod stats;
 mod stop_gate;
 mod symlinks;
 mod test_deps;
+mod test_files;
 mod trust_ci;
 mod trust_command;
 mod trust_local;

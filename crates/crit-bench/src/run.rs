@@ -26,7 +26,7 @@ use crate::report::{
 };
 use crate::score::{ByLevel, Level, Score};
 use crit_review::panel::PanelEnv;
-use crit_review::template::{Limits, ReviewOptions, ReviewRequest, Template, run_template};
+use crit_review::template::{ReviewOptions, ReviewRequest, Template, run_template};
 
 /// Why a case's own repository decides nothing gated about its review.
 const UNTRUSTED: &str = "a benchmark case's repository is someone else's code";
@@ -43,15 +43,16 @@ pub struct Configured {
 impl Configured {
     /// `config` over the code review's `settings` (flags, environment and
     /// config files as `crit review code` would use them).
-    pub fn new(config: BenchConfig, template: Template, settings: &Settings) -> Configured {
-        let mut o = ReviewOptions::new(settings.request_model());
-        o.model_override = config.model.clone();
-        o.limits = Limits {
-            max_turns: settings.max_turns.as_ref().map(|s| s.value),
-            timeout_secs: settings.timeout.as_ref().map(|s| s.value),
-            max_budget_usd: settings.max_budget_usd.as_ref().map(|s| s.value),
-            max_tokens: None,
-        };
+    pub fn new(
+        project: &crit_project::Project,
+        config: BenchConfig,
+        template: Template,
+        settings: &Settings,
+    ) -> Configured {
+        let mut o = ReviewOptions::from_settings(project, settings);
+        if config.model.is_some() {
+            o.model_override = config.model.clone();
+        }
         o.verify_model = config
             .verify_model
             .clone()

@@ -8,42 +8,54 @@
 //! These are the user's own directories, so reaching them through a symlink
 //! is fine; open one as a [`crate::write::Root`] to write beneath it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::env::Env;
 
 /// `$XDG_CONFIG_HOME/crit`, else `~/.config/crit`: what the user configures.
 pub fn config_dir(env: &Env) -> Option<PathBuf> {
-    crit_dir(env, "XDG_CONFIG_HOME", ".config")
+    config_dir_from(&|k| env.get(k).map(str::to_string))
 }
 
 /// `$XDG_STATE_HOME/crit`, else `~/.local/state/crit`: what crit keeps for
 /// the user between runs (sessions, audit logs, the sealing key, trust).
 pub fn state_dir(env: &Env) -> Option<PathBuf> {
-    crit_dir(env, "XDG_STATE_HOME", ".local/state")
+    state_dir_from(&|k| env.get(k).map(str::to_string))
 }
 
 /// `$XDG_CACHE_HOME/crit`, else `~/.cache/crit`: what crit can recompute.
 pub fn cache_dir(env: &Env) -> Option<PathBuf> {
-    crit_dir(env, "XDG_CACHE_HOME", ".cache")
+    cache_dir_from(&|k| env.get(k).map(str::to_string))
 }
 
 /// `$HOME`, when it is an absolute path.
 pub fn home(env: &Env) -> Option<PathBuf> {
-    absolute(env, "HOME")
+    absolute(&|k| env.get(k).map(str::to_string), "HOME")
 }
 
-fn crit_dir(env: &Env, xdg: &str, under_home: &str) -> Option<PathBuf> {
-    absolute(env, xdg)
-        .or_else(|| home(env).map(|h| h.join(under_home)))
+/// [`config_dir`] for a caller that looks the environment up itself.
+pub fn config_dir_from(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    crit_dir(get, "XDG_CONFIG_HOME", ".config")
+}
+
+/// [`state_dir`] for a caller that looks the environment up itself.
+pub fn state_dir_from(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    crit_dir(get, "XDG_STATE_HOME", ".local/state")
+}
+
+/// [`cache_dir`] for a caller that looks the environment up itself.
+pub fn cache_dir_from(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    crit_dir(get, "XDG_CACHE_HOME", ".cache")
+}
+
+fn crit_dir(get: &dyn Fn(&str) -> Option<String>, xdg: &str, under_home: &str) -> Option<PathBuf> {
+    absolute(get, xdg)
+        .or_else(|| absolute(get, "HOME").map(|h| h.join(under_home)))
         .map(|base| base.join("crit"))
 }
 
-fn absolute(env: &Env, key: &str) -> Option<PathBuf> {
-    env.get(key)
-        .map(Path::new)
-        .filter(|p| p.is_absolute())
-        .map(Path::to_path_buf)
+fn absolute(get: &dyn Fn(&str) -> Option<String>, key: &str) -> Option<PathBuf> {
+    get(key).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 #[cfg(test)]

@@ -2,46 +2,23 @@
 
 use std::path::{Path, PathBuf};
 
-/// `$XDG_CONFIG_HOME/crit`, else `~/.config/crit` (XDG on macOS too, as CLI users
-/// expect). `env` is injected so tests stay hermetic.
+/// `$XDG_CONFIG_HOME/crit`, else `~/.config/crit`, by crit-os's one rule
+/// (a relative `XDG_*` or `HOME` is ignored, as the specification says).
+/// `env` is injected so tests stay hermetic.
 pub fn user_config_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    env("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            env("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".config"))
-        })
-        .map(|c| c.join("crit"))
+    crit_os::dirs::config_dir_from(&env)
 }
 
 /// `$XDG_STATE_HOME/crit`, else `~/.local/state/crit`: what crit keeps for
 /// the user across runs (the trust store, the audit log).
 pub fn user_state_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    env("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            env("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".local").join("state"))
-        })
-        .map(|s| s.join("crit"))
+    crit_os::dirs::state_dir_from(&env)
 }
 
 /// `$XDG_CACHE_HOME/crit`, else `~/.cache/crit`: what crit can recompute
 /// (reviews of prompts and hunks it has seen before).
 pub fn user_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    env("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            env("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".cache"))
-        })
-        .map(|d| d.join("crit"))
+    crit_os::dirs::cache_dir_from(env)
 }
 
 /// The project a directory belongs to: the nearest ancestor holding `.git`
@@ -73,3 +50,41 @@ pub fn project_root_in(dir: &Path, home: Option<&Path>) -> PathBuf {
 /// Environment lookups passed down instead of read from the process, so tests
 /// and library users decide where crit's files go (`XDG_*`, `HOME`).
 pub type EnvLookup = std::sync::Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_xdg_directory_is_ignored_as_the_specification_says() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let relative = env(&[
+            ("XDG_STATE_HOME", "state"),
+            ("XDG_CONFIG_HOME", "./c"),
+            ("HOME", "/h"),
+        ]);
+        assert_eq!(
+            user_state_dir(relative),
+            Some(PathBuf::from("/h/.local/state/crit"))
+        );
+        assert_eq!(
+            user_config_dir(relative),
+            Some(PathBuf::from("/h/.config/crit"))
+        );
+        let absolute = env(&[
+            ("XDG_STATE_HOME", "/s"),
+            ("XDG_CACHE_HOME", "/c"),
+            ("HOME", "/h"),
+        ]);
+        assert_eq!(user_state_dir(absolute), Some(PathBuf::from("/s/crit")));
+        assert_eq!(user_cache_dir(&absolute), Some(PathBuf::from("/c/crit")));
+        assert_eq!(user_state_dir(env(&[("HOME", "rel")])), None);
+    }
+}

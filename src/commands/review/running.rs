@@ -111,10 +111,10 @@ pub fn run_review(
     }
     // No backend is not the end: an empty change passes without one, and
     // anything else is an ERROR result that still reaches stdout.
-    let built = settings.build_backend().map_err(|e| e.to_string());
+    let built = settings.build_backend();
     // --print-prompt sends nothing: it needs no backend.
     if let (Err(why), false) = (&built, checks.print_prompt) {
-        eprintln!("crit: {}", output::printable(why));
+        eprintln!("crit: {}", output::printable(&why.to_string()));
     }
     let mut opts = ReviewOptions::from_settings(project, &settings);
     opts.filter = code.filter;
@@ -159,7 +159,7 @@ pub fn run_review(
     let stop = runner::Stop::new();
     let result = runner::block_on(&stop, |cancel| {
         opts.cancel = cancel;
-        let (built, req, opts) = (built.as_ref().map_err(Clone::clone), &req, &opts);
+        let (built, req, opts) = (built.as_ref(), &req, &opts);
         async move { run_template_or(built, req, opts).await }
     })?
     .map_err(CliError::usage)?;

@@ -226,7 +226,7 @@ pub async fn run_template(
 /// it) runs as usual; one that needs a model is ERROR with `fatal_error`,
 /// saved like any other result, so a pipeline still gets a `ReviewResult`.
 pub async fn run_template_or(
-    backend: Result<&Backend, String>,
+    backend: Result<&Backend, &crit_llm::LlmError>,
     req: &ReviewRequest,
     opts: &ReviewOptions,
 ) -> Result<ReviewResult, ReviewError> {
@@ -244,7 +244,7 @@ pub async fn run_template_with_follow_up(
 }
 
 async fn run(
-    backend: Result<&Backend, String>,
+    backend: Result<&Backend, &crit_llm::LlmError>,
     req: &ReviewRequest,
     opts: &ReviewOptions,
     follow_up: bool,
@@ -320,7 +320,7 @@ async fn run(
     let mut result = match (change.as_ref().filter(|c| is_diff && c.is_empty()), backend) {
         // Nothing changed: PASS without asking a model (mala's R1).
         (Some(c), _) => no_changes(&template.name, c),
-        (None, Err(why)) => ReviewResult::fatal(&template.name, why),
+        (None, Err(why)) => ReviewResult::fatal(&template.name, why.to_string()),
         (None, Ok(backend)) => {
             let under_review = files_under_review(change.as_ref(), &inputs.0, req);
             let project_context = match template.loads_project_context() {
