@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
-use crit_llm::{Env, LlmError, Provider as LlmProvider, Selection, Sourced};
+use crit_llm::{Env, Provider as LlmProvider, Selection, Sourced};
 use crit_project::{Explicit, Kind, Project, Settings};
 
 use crate::cli::{CommonArgs, Provider};
@@ -36,16 +36,6 @@ pub fn selection(settings: &Settings) -> Result<Selection, CliError> {
         .backend
         .clone()
         .map_err(|e| CliError::usage(anyhow!("{e}")))
-}
-
-/// [`selection`] for commands that also work without a model: no backend
-/// configured is `None`, any other problem still an error.
-pub fn selection_if_any(settings: &Settings) -> Result<Option<Selection>, CliError> {
-    match &settings.backend {
-        Ok(s) => Ok(Some(s.clone())),
-        Err(LlmError::NoBackend) => Ok(None),
-        Err(e) => Err(CliError::usage(anyhow!("{e}"))),
-    }
 }
 
 /// The common flags as explicit choices, labelled by flag.

@@ -3,16 +3,14 @@
 mod files;
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::anyhow;
-use crit_checks::{
-    AnswerBook, Freshness, NoPanel, Options, Panel, PromptAsker, Report, review_with_panel,
-};
+use crit_checks::{AnswerBook, Freshness, Options, PromptAsker, Report};
 use crit_core::Verdict;
 use crit_llm::Env;
 use crit_project::Kind;
-use crit_review::plan::LlmPanel;
+use crit_review::plan::{PanelChoice, PlanOutcome, PlanReview, review_plan};
 
 use crate::backend;
 use crate::cli::{CommonArgs, PlanAction, PlanArgs};
@@ -48,59 +46,53 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
     let env = Env::from_process();
     let settings = backend::project(common, &env).and_then(|p| backend::settings(&p, Kind::Plan));
-    // The gate asked for, at the level the settings resolve (a config that
-    // does not load leaves the flags' own).
-    let gate = match &settings {
-        Ok(s) => s.gate.map(|_| s.fail_on.value),
-        Err(_) => match (common.fail_on, common.exit_code) {
-            (Some(f), _) => Some(output::fail_on(f)),
-            (None, true) => Some(crit_core::FailOn::default()),
-            (None, false) => None,
-        },
+    let unloaded = settings
+        .as_ref()
+        .err()
+        .map(|e| format!("the backend is misconfigured: {}", e.message()));
+    let panel = match (&settings, &unloaded) {
+        (Ok(s), _) => PanelChoice::Settings(s),
+        (Err(_), why) => PanelChoice::Off(why.as_deref().unwrap_or_default()),
     };
-    let mut panel = panel_for(
-        common,
-        settings,
-        options.home.clone(),
-        &stop,
-        runtime.handle(),
-    );
-
+    let progress: Option<std::sync::Arc<dyn crit_review::panel::Progress>> = match common.quiet {
+        true => None,
+        false => Some(std::sync::Arc::new(StderrProgress::new())),
+    };
+    let req = PlanReview {
+        target: &target,
+        panel,
+        options: &options,
+        runtime: runtime.handle().clone(),
+        cancel: stop.cancel.clone(),
+        progress,
+        log: !common.no_log,
+        env: &env,
+    };
     let before = files::Before::take(&target, options.home.as_deref());
     let interactive =
         !args.non_interactive && std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let (mut report, unused) = if interactive {
+    let PlanOutcome {
+        report,
+        result,
+        audit_error,
+    } = if interactive {
         let mut asker = PromptAsker::new(book, std::io::stdin().lock(), std::io::stderr());
-        let report = review_with_panel(&target, &options, &mut asker, panel.as_mut());
-        (report, asker.book.unused())
+        review_plan(req, &mut asker)
     } else {
         let mut book = book;
-        let report = review_with_panel(&target, &options, &mut book, panel.as_mut());
-        (report, book.unused())
+        review_plan(req, &mut book)
     };
-    drop(panel);
     // The reviewers are done; nothing left on the runtime is waited for.
     runtime.shutdown_background();
-    for id in unused {
-        report.warnings.push(format!(
-            "--answer {id}=…: no question about this check was asked"
-        ));
+    if let Some(e) = audit_error {
+        eprintln!(
+            "crit: could not append to the audit log: {}",
+            output::printable(&e.to_string())
+        );
     }
-
+    let gate = settings.as_ref().ok().and_then(|s| s.gate);
+    let code = exit_code(gate, &report, &result);
     let plain_text = common.format.is_none() && !common.json && common.output.is_none();
-    let mut result = report.to_review_result();
-    let code = exit_code(gate, &report, &mut result);
-    if !common.no_log {
-        // The audit line `crit stats` counts; plans have no session directory.
-        let now = std::time::SystemTime::now();
-        match crit_review::session::append_audit(|k| std::env::var(k).ok(), &result, None, now) {
-            Ok(_) | Err(crit_review::session::SessionError::NoStateDir) => {}
-            Err(e) => eprintln!(
-                "crit: could not append to the audit log: {}",
-                output::printable(&e.to_string())
-            ),
-        }
-    }
     if plain_text {
         // Expert-review's text block quotes the plan and the panel's words.
         let text = report.render_text();
@@ -123,25 +115,20 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
 }
 
 /// 0 APPROVED; 1 REJECTED or INCOMPLETE (the plan is not approved); ERROR is 2
-/// for a bad path or configuration, 3 when the review could not run. An
-/// explicit `--fail-on`/`--exit-code` gate applies on top for reviews that ran:
-/// `passed` is decided here, once, at the settings' level.
+/// for a bad path or configuration, 3 when the review could not run. With a
+/// gate asked for (`--fail-on`, `--exit-code`), the result's `passed`, which
+/// the plan review decided at the settings' level.
 fn exit_code(
     gate: Option<crit_core::FailOn>,
     report: &Report,
-    result: &mut crit_core::ReviewResult,
+    result: &crit_core::ReviewResult,
 ) -> Code {
     match &report.result {
         Err(e) if e.is_config_error() => Code::Usage,
         Err(_) => Code::CouldNotRun,
-        Ok(_) => match gate {
-            Some(level) => {
-                result.apply_gate(level);
-                runner::gate_code(gate, result)
-            }
-            None if report.verdict() == Verdict::Pass => Code::Ok,
-            None => Code::GateFailed,
-        },
+        Ok(_) if gate.is_some() => runner::gate_code(gate, result),
+        Ok(_) if report.verdict() == Verdict::Pass => Code::Ok,
+        Ok(_) => Code::GateFailed,
     }
 }
 
@@ -195,44 +182,6 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
         }
         _ => target.to_string(),
     }
-}
-
-/// The LLM panel when a model backend is configured; otherwise none, with
-/// the reason the output gives.
-fn panel_for(
-    common: &CommonArgs,
-    settings: Result<crit_project::Settings, CliError>,
-    home: Option<PathBuf>,
-    stop: &runner::Stop,
-    runtime: &tokio::runtime::Handle,
-) -> Box<dyn Panel> {
-    let found = settings.and_then(|settings| Ok((backend::selection_if_any(&settings)?, settings)));
-    let (selection, settings) = match found {
-        Ok((Some(s), settings)) => (s, settings),
-        Ok((None, _)) => {
-            return Box::new(NoPanel("no model backend configured".into()));
-        }
-        Err(e) => {
-            return Box::new(NoPanel(format!(
-                "the backend is misconfigured: {}",
-                e.message()
-            )));
-        }
-    };
-    let built = match selection.build() {
-        Ok(b) => b,
-        Err(e) => return Box::new(NoPanel(format!("the backend could not start: {e}"))),
-    };
-    let mut panel = LlmPanel::new(built, settings.request_model(), home, runtime.clone())
-        .with_cancel(stop.cancel.clone())
-        .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value));
-    if let Some(t) = &settings.timeout {
-        panel = panel.with_timeout(std::time::Duration::from_secs(t.value));
-    }
-    if !common.quiet {
-        panel = panel.with_progress(std::sync::Arc::new(StderrProgress::new()));
-    }
-    Box::new(panel)
 }
 
 fn write_text(dest: Option<&Path>, text: &str) -> Result<(), CliError> {

@@ -173,7 +173,7 @@ fn answer_with_replacement_text_and_abort() {
     let out = stdout(&o);
     assert!(out.starts_with("INCOMPLETE\nReviewer: Senior security engineer (checks only; no model reviewed the plan)\nReason: user aborted\nEdits: 2\nUnresolved: [judgment]\n"), "{out}");
     assert!(
-        out.contains("Warning: --answer other=…: no question about this check was asked"),
+        out.contains("Warning: the answer for `other`: no question about this check was asked"),
         "{out}"
     );
 }

@@ -86,6 +86,10 @@ impl Asker for AnswerBook {
         self.take(&question.check_id)
     }
 
+    fn unused(&self) -> Vec<String> {
+        AnswerBook::unused(self)
+    }
+
     fn resolve_ids(&mut self, known: &[String]) -> Vec<String> {
         self.resolve(known)
     }
@@ -138,6 +142,10 @@ impl<R: BufRead, W: Write> PromptAsker<R, W> {
 }
 
 impl<R: BufRead, W: Write> Asker for PromptAsker<R, W> {
+    fn unused(&self) -> Vec<String> {
+        self.book.unused()
+    }
+
     fn ask(&mut self, question: &Question) -> Option<Answer> {
         if let Some(a) = self.book.take(&question.check_id) {
             return Some(a);

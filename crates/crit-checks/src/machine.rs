@@ -88,6 +88,11 @@ impl Answer {
 pub trait Asker {
     fn ask(&mut self, question: &Question) -> Option<Answer>;
 
+    /// The ids of answers given up front that no question took.
+    fn unused(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The checks this run has, by id: answers given under another name
     /// (`anti_pattern_1` for the only `user_anti_pattern_1`) are matched to
     /// theirs, each said in the returned notes.

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crit_checks::{AnswerBook, NoPanel, Options, Panel, review_with_panel};
-use crit_review::plan::LlmPanel;
+use crit_checks::{AnswerBook, Options};
+use crit_review::plan::{self as plan_kind, PanelChoice, PlanReview};
 use crit_review::review::{ReviewRequest, run_template};
 use pyo3::prelude::*;
 use tokio_util::sync::CancellationToken;
@@ -93,108 +93,117 @@ pub fn review_template_sync(
     bridge::blocking(py, move |cancel| run_review(t, cancel))
 }
 
-/// What a plan review needs.
-struct PlanReview {
+/// What a plan review needs, read while the caller waits.
+struct PlanCall {
     target: String,
     book: AnswerBook,
     panel: bool,
+    cwd: PathBuf,
+    log: bool,
 }
 
-fn plan_review(
+fn plan_call(
     path: String,
     answers: BTreeMap<String, String>,
     panel: bool,
-) -> PyResult<PlanReview> {
+    cwd: Option<PathBuf>,
+    log: bool,
+) -> PyResult<PlanCall> {
     let specs: Vec<String> = answers.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let book = AnswerBook::parse(&specs).map_err(errors::config)?;
-    Ok(PlanReview {
+    Ok(PlanCall {
         target: path,
         book,
         panel,
+        cwd: cwd.unwrap_or_else(|| PathBuf::from(".")),
+        log,
     })
 }
 
-/// The plan's checks (no model), then the persona panel when `panel` is on
-/// and a backend is configured, as `crit plan` does.
-async fn run_plan(p: PlanReview, cancel: CancellationToken) -> bridge::Answer {
+/// The plan review `crit plan` runs (crit-review's plan kind), wired for
+/// Python: answers given up front, the project at `cwd`.
+async fn run_plan(p: PlanCall, cancel: CancellationToken) -> bridge::Answer {
     tokio::task::spawn_blocking(move || {
         // Python is a front end: the environment is read here, at its edge.
         let env = crit_os::env::Env::from_process();
         let options = Options::from_env(&env);
-        let mut book = p.book;
-        let mut panel: Box<dyn Panel> = match p.panel {
-            true => llm_panel(options.home.clone(), cancel),
-            false => Box::new(NoPanel("switched off by the caller".into())),
+        // The panel runs on the bindings' runtime, from this blocking thread.
+        let runtime = tokio::runtime::Handle::try_current().map_err(errors::internal)?;
+        let project = Project::open(&p.cwd, None);
+        let settings = project
+            .as_ref()
+            .map_err(ToString::to_string)
+            .and_then(|pr| {
+                pr.settings(crit_project::Kind::Plan)
+                    .map_err(|e| e.to_string())
+            });
+        let why = match (&settings, p.panel) {
+            (_, false) => "switched off by the caller".to_string(),
+            (Err(e), true) => format!("the backend is misconfigured: {e}"),
+            (Ok(_), true) => String::new(),
         };
-        let report = review_with_panel(&p.target, &options, &mut book, panel.as_mut());
-        if let Err(e) = &report.result {
+        let panel = match (&settings, p.panel) {
+            (Ok(s), true) => PanelChoice::Settings(s),
+            _ => PanelChoice::Off(&why),
+        };
+        let target = match p.target.starts_with("session://")
+            || std::path::Path::new(&p.target).is_absolute()
+        {
+            true => p.target.clone(),
+            false => p.cwd.join(&p.target).display().to_string(),
+        };
+        let req = PlanReview {
+            target: &target,
+            panel,
+            options: &options,
+            runtime,
+            cancel,
+            progress: None,
+            log: p.log,
+            env: &env,
+        };
+        let mut book = p.book;
+        let outcome = plan_kind::review_plan(req, &mut book);
+        if let Err(e) = &outcome.report.result {
             return Err(match e.is_config_error() {
                 true => errors::config(e),
                 false => errors::PlanError::new_err(e.to_string()),
             });
         }
-        let mut result = report.to_review_result();
-        for id in book.unused() {
-            result.summary.push_str(&format!(
-                "\nanswer {id}: no question about this check was asked"
-            ));
-        }
-        serde_json::to_string(&result).map_err(errors::internal)
+        serde_json::to_string(&outcome.result).map_err(errors::internal)
     })
     .await
     .unwrap_or_else(|e| Err(errors::internal(e)))
-}
-
-fn llm_panel(home: Option<PathBuf>, cancel: CancellationToken) -> Box<dyn Panel> {
-    let project = std::env::current_dir().and_then(|d| d.canonicalize());
-    let selection = project
-        .map_err(|e| e.to_string())
-        .and_then(|d| Project::open(&d, None).map_err(|e| e.to_string()))
-        .and_then(|p| {
-            let settings = p
-                .settings(crit_project::Kind::Plan)
-                .map_err(|e| e.to_string())?;
-            let backend = p.backend(&settings).map_err(|e| e.to_string())?;
-            Ok((backend, settings.request_model()))
-        });
-    let (backend, model) = match selection {
-        Ok(b) => b,
-        Err(why) => return Box::new(NoPanel(format!("no model backend: {why}"))),
-    };
-    // Called on one of the bindings' runtime's blocking threads: the panel
-    // runs its reviewers on that runtime.
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => Box::new(LlmPanel::new(backend, model, home, runtime).with_cancel(cancel)),
-        Err(e) => Box::new(NoPanel(format!(
-            "no async runtime to run the panel on: {e}"
-        ))),
-    }
 }
 
 /// Reviews the plan at `path` (a session directory, a plan.md, or
 /// `session://ID`) with `answers` to its questions; an awaitable of the
 /// ReviewResult as JSON.
 #[pyfunction]
-#[pyo3(signature = (path, answers, panel=true))]
+#[pyo3(signature = (path, answers, panel=true, cwd=None, log=true))]
 pub fn review_plan<'py>(
     py: Python<'py>,
     path: String,
     answers: BTreeMap<String, String>,
     panel: bool,
+    cwd: Option<PathBuf>,
+    log: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let p = plan_review(path, answers, panel)?;
+    let p = plan_call(path, answers, panel, cwd, log)?;
     bridge::awaitable(py, move |cancel| run_plan(p, cancel))
 }
 
 /// [`review_plan`], blocking until done.
 #[pyfunction]
-#[pyo3(signature = (path, answers, panel=true))]
+#[pyo3(signature = (path, answers, panel=true, cwd=None, log=true))]
 pub fn review_plan_sync(
     py: Python<'_>,
     path: String,
     answers: BTreeMap<String, String>,
     panel: bool,
+    cwd: Option<PathBuf>,
+    log: bool,
 ) -> PyResult<String> {
-    let p = plan_review(path, answers, panel)?;
+    let p = plan_call(path, answers, panel, cwd, log)?;
     bridge::blocking(py, move |cancel| run_plan(p, cancel))
 }

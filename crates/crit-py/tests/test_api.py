@@ -31,7 +31,7 @@ from crit import (
     review_template_sync,
 )
 
-from conftest import findings_answer, user_text, write
+from conftest import findings_answer, git, init_repo, user_text, write
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -214,3 +214,41 @@ def test_review_plan_answers_the_plans_question(tmp_path: Path) -> None:
 def test_review_plan_reports_a_missing_plan(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
         review_plan_sync(tmp_path / "nowhere", panel=False)
+
+
+PANEL = (
+    "reviewer_personas:\n"
+    '  - name: "Dr. Ada Cache"\n'
+    '    domain: "caching"\n'
+    '    focus: ["invalidation"]\n'
+    '  - name: "Claude"\n'
+    '    domain: "anti-pattern detection"\n'
+    '    focus: ["CLAUDE.md violations"]\n'
+)
+
+
+def test_review_plan_runs_the_panel_crit_plan_runs(server, tmp_path: Path) -> None:
+    # The project at `cwd` chooses the panel's model, as `crit plan --cwd`
+    # does, and the review writes the audit line `crit stats` counts.
+    d = tmp_path / "project"
+    write(d, ".crit/config.yaml", "model: haiku\ntimeout: 40\n")
+    session = d / "plans" / "cache"
+    write(session, "plan.md", "# Plan: cache profiles\n\n1. Add a cache.\n2. Invalidate on update.\n")
+    write(session, "context.yaml", PANEL)
+    write(session, "checks.yaml", 'checks:\n  - id: no_eval\n    pattern: "eval("\n    reason: "eval runs code"\n')
+    init_repo(d)
+    git(d, "add", "-A")
+    git(d, "commit", "-q", "-m", "plan")
+    subprocess.run(["crit", "trust"], cwd=d, check=True, capture_output=True)
+    for _ in range(2):
+        server.push({"json": {"verdict": "PASS", "summary": "Sound.", "findings": []}})
+    result = review_plan_sync("plans/cache", cwd=d)
+    assert (result.verdict, result.passed) == ("PASS", True), result.summary
+    models = [r["body"]["model"] for r in server.requests()]
+    assert models == ["claude-haiku-5-5", "claude-haiku-5-5"]
+    lines = [
+        json.loads(line)
+        for f in (tmp_path / "state" / "crit" / "audit").glob("*.jsonl")
+        for line in f.read_text().splitlines()
+    ]
+    assert [l["review"] for l in lines] == ["plan"]

@@ -100,8 +100,20 @@ def review_template_sync(
     context_file: Optional[str] = None,
     log: bool = True,
 ) -> str: ...
-def review_plan(path: str, answers: Dict[str, str], panel: bool = True) -> Awaitable[str]: ...
-def review_plan_sync(path: str, answers: Dict[str, str], panel: bool = True) -> str: ...
+def review_plan(
+    path: str,
+    answers: Dict[str, str],
+    panel: bool = True,
+    cwd: Optional[str] = None,
+    log: bool = True,
+) -> Awaitable[str]: ...
+def review_plan_sync(
+    path: str,
+    answers: Dict[str, str],
+    panel: bool = True,
+    cwd: Optional[str] = None,
+    log: bool = True,
+) -> str: ...
 def review_prompt(
     text: str,
     cwd: Optional[str] = None,

@@ -72,13 +72,20 @@ async def review_plan(
     answers: Optional[Mapping[str, str]] = None,
     *,
     panel: bool = True,
+    cwd: Optional[PathArg] = None,
+    log: bool = True,
 ) -> ReviewResult:
     """Reviews a plan (a session directory, a ``plan.md``, or
     ``session://ID``): its deterministic checks fix what they can and ask
     about the rest; ``answers`` maps a check's id to ``approve``, ``abort``
     or replacement text. With ``panel`` and a model backend configured, the
-    persona panel then reviews the plan. ``verdict == "PASS"`` is APPROVED."""
-    raw = await _crit.review_plan(os.fspath(path), dict(answers or {}), panel)
+    persona panel then reviews the plan, with the settings ``crit plan`` uses
+    in the project at ``cwd`` (its timeout and budget); a relative ``path`` is
+    taken from ``cwd``. ``log`` appends the audit line ``crit stats`` counts.
+    ``verdict == "PASS"`` is APPROVED."""
+    raw = await _crit.review_plan(
+        os.fspath(path), dict(answers or {}), panel, _path(cwd), log
+    )
     return ReviewResult.from_json(raw)
 
 
@@ -87,9 +94,13 @@ def review_plan_sync(
     answers: Optional[Mapping[str, str]] = None,
     *,
     panel: bool = True,
+    cwd: Optional[PathArg] = None,
+    log: bool = True,
 ) -> ReviewResult:
     """``review_plan``, blocking; Ctrl-C stops it."""
-    raw = _crit.review_plan_sync(os.fspath(path), dict(answers or {}), panel)
+    raw = _crit.review_plan_sync(
+        os.fspath(path), dict(answers or {}), panel, _path(cwd), log
+    )
     return ReviewResult.from_json(raw)
 
 

@@ -8,6 +8,10 @@
 //! when to ask (after the deterministic checks approve, before the marker is
 //! written).
 
+mod review;
+
+pub use review::{PanelChoice, PlanOutcome, PlanReview, review_plan};
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
