@@ -2,7 +2,9 @@
 //! junit`, Jenkins, Azure Pipelines, CircleCI, test-reporter actions).
 //!
 //! One `<testsuite>` per review. Each finding is a `<testcase>` (classname
-//! `crit.<review>.<reviewer>`): a P0–P3 finding fails it, an info note passes.
+//! `crit.<review>.<reviewer>`): while the result did not pass its gate, a
+//! P0–P3 finding fails it; a result that passed fails no finding's case (the
+//! gate let them through: they are notes), and an info note always passes.
 //! One more test case stands for the review itself: it fails when the result
 //! did not pass its gate, and is an `<error>` when the review did not complete,
 //! so a broken review is never a green test run. The counts on `<testsuites>`
@@ -16,10 +18,7 @@ use crate::{Finding, ReviewResult, Severity};
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
     let findings = result.sorted_findings();
-    let failures = findings
-        .iter()
-        .filter(|f| f.severity != Severity::Info)
-        .count()
+    let failures = findings.iter().filter(|f| fails(f, result)).count()
         + usize::from(!result.passed && !inconclusive(result));
     let errors = usize::from(inconclusive(result));
     let tests = findings.len() + 1;
@@ -50,6 +49,12 @@ pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out
+}
+
+/// Whether `f`'s case fails: only what the gate failed on counts, so a
+/// passing result is a green test run.
+fn fails(f: &Finding, result: &ReviewResult) -> bool {
+    !result.passed && f.severity != Severity::Info
 }
 
 fn inconclusive(result: &ReviewResult) -> bool {
@@ -132,11 +137,7 @@ fn finding_case(f: &Finding, result: &ReviewResult, options: &RenderOptions) -> 
         let _ = writeln!(detail, "Rule: {rule}");
     }
     let _ = write!(detail, "Fingerprint: {}", f.id);
-    let element = match f.severity {
-        Severity::Info => "system-out",
-        _ => "failure",
-    };
-    if element == "failure" {
+    if fails(f, result) {
         let _ = write!(
             out,
             ">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",

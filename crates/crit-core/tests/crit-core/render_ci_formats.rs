@@ -310,6 +310,16 @@ fn junit_is_well_formed_and_its_counts_add_up() {
         check_junit(&render(&fixtures::clean(), Format::Junit, &opts())),
         [("crit arch: verdict".to_string(), None)]
     );
+    // A result whose gate let its findings through (`--fail-on never`) is a
+    // green run: its findings are notes, not failures.
+    let mut let_through = fixtures::rich();
+    let_through.apply_gate(crit_core::FailOn::Never);
+    assert!(let_through.passed);
+    let text = render(&let_through, Format::Junit, &opts());
+    let cases = check_junit(&text);
+    assert_eq!(cases.len(), 6);
+    assert!(cases.iter().all(|(_, o)| o.is_none()), "{cases:?}");
+    assert!(text.contains("failures=\"0\" errors=\"0\""), "{text}");
     let broken = check_junit(&render(&fixtures::unparseable(), Format::Junit, &opts()));
     assert_eq!(
         broken[0].1.as_deref(),
