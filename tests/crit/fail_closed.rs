@@ -311,3 +311,39 @@ fn crit_run_fails_its_gate_when_a_sub_agent_failed_though_the_lead_said_pass() {
     let out = run(dir.path(), &server, &config, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", json_out(&out));
 }
+
+#[test]
+fn no_backend_is_said_once_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    support::init_repo(d);
+    support::write(d, "app.py", "x = 1\n");
+    support::git(d, &["add", "-A"]);
+    support::git(d, &["commit", "-qm", "base"]);
+    support::write(d, "app.py", "x = eval(input())\n");
+    let server = FakeServer::start_blocking();
+    let mut both = Vec::new();
+    for extra in [&[][..], &["--json"][..]] {
+        let out = support::crit(d, &server, None)
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL")
+            // git, and no Claude Code CLI to fall back on.
+            .env("PATH", "/usr/bin:/bin")
+            .args(["review", "code", "--uncommitted", "--no-log"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", support::show(&out));
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The terminal report says it; JSON carries it for scripts and
+        // stderr says it for the person.
+        let times = text.matches("set ANTHROPIC_API_KEY").count();
+        assert!(times > 0, "{text}");
+        both.push(times);
+    }
+    assert_eq!(both, [1, 2], "terminal once; JSON and stderr once each");
+}

@@ -66,7 +66,10 @@ pub fn run_review(
         return super::describe::run(&common, &settings, scope, project, posting);
     }
     // A bad output flag is refused before anything runs.
-    output::OutputPlan::from_common(&common)?;
+    let shown = output::OutputPlan::from_common(&common)?;
+    // The terminal report on stdout says why the review could not run; said
+    // on stderr too, it would be said twice.
+    let report_says_it = shown.is_terminal() && shown.dest.is_none();
     let command = match (&settings.reviewer.value, is_code(template)) {
         (Reviewer::Command(argv), true) => Some(argv.clone()),
         _ => None,
@@ -113,7 +116,7 @@ pub fn run_review(
     // anything else is an ERROR result that still reaches stdout.
     let built = settings.build_backend();
     // --print-prompt sends nothing: it needs no backend.
-    if let (Err(why), false) = (&built, checks.print_prompt) {
+    if let (Err(why), false, false) = (&built, checks.print_prompt, report_says_it) {
         eprintln!("crit: {}", output::printable(&why.to_string()));
     }
     let mut opts = ReviewOptions::from_settings(project, &settings);
