@@ -29,6 +29,8 @@ use std::path::Path;
 
 use crit_core::{Dismissed, Finding, Location, Verification, VerificationOutcome};
 
+use super::lenient::{self, Fold};
+
 /// Lines a quote may sit away from the cited range and still count as there.
 const SLACK: u32 = 3;
 /// Who marks a finding this check could not settle.
@@ -71,22 +73,20 @@ pub(crate) fn check(
             && !src.conventions.is_empty()
             && !contains(src.conventions, &rule)
         {
-            f.body = format!(
-                "{}\n\n_crit: the rule it cites is not in the project's conventions as quoted: “{}”._",
-                f.body.trim_end(),
-                short(&rule)
+            note(
+                &mut f,
+                &format!(
+                    "the rule it cites is not in the project's conventions as quoted: “{}”",
+                    short(&rule)
+                ),
             );
-            if f.verification.is_none() {
-                f.verification = Some(Verification {
-                    outcome: VerificationOutcome::Unchecked,
-                    reason: format!(
-                        "the convention it cites is not in the conventions given to reviewers ({} bytes searched)",
-                        src.conventions.len()
-                    ),
-                    reported_severity: None,
-                    by: BY.into(),
-                });
-            }
+            mark_unchecked(
+                &mut f,
+                format!(
+                    "the convention it cites is not in the conventions given to reviewers ({} bytes searched)",
+                    src.conventions.len()
+                ),
+            );
         }
         let (
             Some(evidence),
@@ -100,74 +100,208 @@ pub(crate) fn check(
             kept.push(f);
             continue;
         };
+        let cited = line_start.map(|s| (s, line_end.unwrap_or(s).max(s)));
+        let elsewhere = format!("the quoted code is not in `{path}` but elsewhere in the change");
         match locate(src, &path, &evidence) {
-            Found::There(at) => {
-                let (start, end) = (
-                    line_start.unwrap_or(1),
-                    line_end.or(line_start).unwrap_or(u32::MAX),
-                );
-                let near = |(s, e): &(u32, u32)| {
-                    *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start
-                };
-                if line_start.is_some() && !at.is_empty() && !at.iter().any(near) {
-                    let places: Vec<String> =
-                        at.iter().take(3).map(|(s, e)| span(*s, *e)).collect();
-                    f.body = format!(
-                        "{}\n\n_crit: the quoted code is at {} of `{path}`, not at the lines reported._",
-                        f.body.trim_end(),
-                        places.join(", ")
-                    );
-                }
-                kept.push(f);
-            }
-            Found::Unchecked(why) => {
-                if f.verification.is_none() {
-                    f.verification = Some(Verification {
-                        outcome: VerificationOutcome::Unchecked,
-                        reason: format!("its quoted evidence could not be checked: {why}"),
-                        reported_severity: None,
-                        by: BY.into(),
-                    });
-                }
-                kept.push(f);
-            }
+            Found::There(at) => note_place(&mut f, &at, cited, &path),
+            Found::Unchecked(why) => mark_unchecked(
+                &mut f,
+                format!("its quoted evidence could not be checked: {why}"),
+            ),
             // The quote is code the change adds or removes, in another of its
             // files: the reviewer named the wrong file, not code that is not
             // there. No proof the finding is wrong: kept, said.
-            Found::NotThere(_) if in_whole_diff(src.patch, &evidence) => {
-                f.body = format!(
-                    "{}\n\n_crit: the quoted code is not in `{path}` but elsewhere in the change._",
-                    f.body.trim_end()
-                );
-                kept.push(f);
+            Found::NotThere(_) if in_whole_diff(src.patch, &evidence, Fold::Exact) => {
+                note(&mut f, &elsewhere);
             }
-            Found::NotThere(proof) => {
-                let reason = format!(
-                    "the code it quotes as evidence is not in {path}: “{}”",
-                    short(&evidence)
-                );
-                dismissed.push(Dismissed {
-                    finding: f,
-                    cause: "evidence_not_found".into(),
-                    reason,
-                    proof,
-                });
-            }
+            // Not there as written: read as a person reads it, and then
+            // allowing for a slip. Only a quote that is nothing like the code
+            // near its lines proves the finding wrong.
+            Found::NotThere(_) => match as_read(src, &path, &evidence, cited) {
+                AsRead::There(at) => {
+                    note(
+                        &mut f,
+                        &format!(
+                            "the quoted code matches `{path}` only with invisible characters, \
+                             spacing and look-alike letters set aside"
+                        ),
+                    );
+                    note_place(&mut f, &at, cited, &path);
+                }
+                AsRead::InChange => note(&mut f, &elsewhere),
+                AsRead::Near(lines) => {
+                    note(
+                        &mut f,
+                        &format!(
+                            "the quote does not match `{path}` exactly: it is a few characters \
+                             off the code at {lines}"
+                        ),
+                    );
+                    mark_unchecked(
+                        &mut f,
+                        format!(
+                            "its quoted evidence is not in {path} as quoted, but within a few \
+                             characters of the code at {lines}"
+                        ),
+                    );
+                }
+                AsRead::Unchecked(why) => mark_unchecked(
+                    &mut f,
+                    format!("its quoted evidence could not be checked: {why}"),
+                ),
+                AsRead::Absent(proof) => {
+                    let reason = format!(
+                        "the code it quotes as evidence is not in {path}: “{}”",
+                        short(&evidence)
+                    );
+                    dismissed.push(Dismissed {
+                        finding: f,
+                        cause: "evidence_not_found".into(),
+                        reason,
+                        proof,
+                    });
+                    continue;
+                }
+            },
         }
+        kept.push(f);
     }
     *findings = kept;
 }
 
+/// Appends crit's note to a finding's text.
+fn note(f: &mut Finding, what: &str) {
+    f.body = format!("{}\n\n_crit: {what}._", f.body.trim_end());
+}
+
+/// Marks a finding this check could not settle, unless something marked it
+/// before.
+fn mark_unchecked(f: &mut Finding, reason: String) {
+    if f.verification.is_none() {
+        f.verification = Some(Verification {
+            outcome: VerificationOutcome::Unchecked,
+            reason,
+            reported_severity: None,
+            by: BY.into(),
+        });
+    }
+}
+
+/// Says where the quote is when none of the places it was found is near the
+/// lines cited; never moves or lowers the finding (a decoy copy of a line
+/// must not carry it off).
+fn note_place(f: &mut Finding, at: &[(u32, u32)], cited: Option<(u32, u32)>, path: &str) {
+    let Some((start, end)) = cited else {
+        return;
+    };
+    let near = |(s, e): &(u32, u32)| *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start;
+    if !at.is_empty() && !at.iter().any(near) {
+        let places: Vec<String> = at.iter().take(3).map(|(s, e)| span(*s, *e)).collect();
+        note(
+            f,
+            &format!(
+                "the quoted code is at {} of `{path}`, not at the lines reported",
+                places.join(", ")
+            ),
+        );
+    }
+}
+
+/// What a quote that is not in the file as written is, read as people read.
+enum AsRead {
+    /// There once invisible characters, spacing and look-alike letters are
+    /// set aside, at these lines (as [`Found::There`]).
+    There(Vec<(u32, u32)>),
+    /// So read, in another file of the change.
+    InChange,
+    /// A near miss of the code at these lines (for people: "lines 9–45").
+    Near(String),
+    Unchecked(String),
+    /// Positive proof it is not there, for people.
+    Absent(String),
+}
+
+/// Lines on each side of the cited ones (beyond the quote's own length) a
+/// near miss may be found in.
+const NEAR_LINES: u32 = 30;
+
+/// The evidence check's closer look at a quote not in the file as written:
+/// compared as read ([`lenient::fold`]), then as a near miss of the code
+/// around the lines cited (or of the whole file when none are) and of the
+/// file's part of the diff.
+fn as_read(src: &Sources<'_>, path: &str, quote: &str, cited: Option<(u32, u32)>) -> AsRead {
+    let proof = match locate_as(src, path, quote, Fold::AsRead) {
+        Found::There(at) => return AsRead::There(at),
+        Found::Unchecked(why) => return AsRead::Unchecked(why),
+        Found::NotThere(_) if in_whole_diff(src.patch, quote, Fold::AsRead) => {
+            return AsRead::InChange;
+        }
+        Found::NotThere(proof) => proof,
+    };
+    let folded = lenient::fold(quote);
+    let pieces: Vec<Vec<char>> = pieces(&folded).iter().map(|p| p.chars().collect()).collect();
+    let text = match resolve(src, path).map(|rel| read(src.root, &rel)) {
+        Some(Ok(text)) => lenient::fold(&text),
+        Some(Err(why)) => return AsRead::Unchecked(why.to_string()),
+        None => return AsRead::Unchecked(Unreadable::Unknown.to_string()),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let reach = NEAR_LINES.saturating_add(line_no(quote_lines(&folded).len()));
+    let (from, to) = match cited {
+        Some((s, e)) => (s.saturating_sub(reach).max(1), e.saturating_add(reach)),
+        None => (1, u32::MAX),
+    };
+    let to = to.min(line_no(lines.len())).max(from);
+    let window: Vec<char> = lines
+        .iter()
+        .skip(from as usize - 1)
+        .take((to - from + 1) as usize)
+        .flat_map(|l| compact(l).chars().collect::<Vec<_>>())
+        .collect();
+    let diff: Vec<char> = resolve(src, path)
+        .map(|rel| compact(&lenient::fold(&diff_text(src.patch, &rel))))
+        .unwrap_or_default()
+        .chars()
+        .collect();
+    let mut budget = lenient::BUDGET;
+    for (place, w) in [(span(from, to), &window), ("its part of the diff".into(), &diff)] {
+        match lenient::near_in_order(w, &pieces, &mut budget) {
+            Ok(true) => return AsRead::Near(place),
+            Ok(false) => {}
+            Err(lenient::Spent) => {
+                return AsRead::Unchecked(
+                    "the quote is not there as written, and too long to compare with the code \
+                     near it allowing for slips"
+                        .into(),
+                );
+            }
+        }
+    }
+    AsRead::Absent(format!(
+        "{proof}; nor is any code at {} of it or in its part of the diff within a few \
+         characters of it (one edit in ten)",
+        span(from, to)
+    ))
+}
+
 /// Where `quote` is in the file at `path` (as a reviewer named it) or in the
-/// diff; see [`Found`].
+/// diff, compared as written; see [`Found`]. This is what may prove code is
+/// there (the verifier's disproof).
 pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
+    locate_as(src, path, quote, Fold::Exact)
+}
+
+/// [`locate`], with quote, file and diff compared as `fold` makes them.
+fn locate_as(src: &Sources<'_>, path: &str, quote: &str, fold: Fold) -> Found {
+    let quote = fold.apply(quote);
+    let quote = quote.as_ref();
     let pieces = pieces(quote);
     if pieces.is_empty() {
         return Found::Unchecked("the quote is empty".into());
     }
     let resolved = resolve(src, path);
     let in_diff = |p: &str| {
-        let diff = compact(&diff_text(src.patch, p));
+        let diff = compact(&fold.apply(&diff_text(src.patch, p)));
         !diff.is_empty() && in_order(&diff, &pieces)
     };
     let diff_has = resolved.as_deref().is_some_and(in_diff) || in_diff(path);
@@ -176,7 +310,7 @@ pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
         None => Err(Unreadable::Unknown),
     };
     let text = match file {
-        Ok(text) => text,
+        Ok(text) => fold.apply(&text).into_owned(),
         // A deleted file, or one that cannot be read: the diff holds it.
         Err(_) if diff_has => return Found::There(Vec::new()),
         Err(why) => return Found::Unchecked(why.to_string()),
@@ -198,14 +332,18 @@ pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
     }
     Found::NotThere(format!(
         "read `{rel}` ({} lines) and the change's diff: neither holds the quote, compared \
-         without white space",
-        lines.len()
+         without white space{}",
+        lines.len(),
+        match fold {
+            Fold::Exact => "",
+            Fold::AsRead => " or invisible characters, look-alike letters read as Latin ones",
+        }
     ))
 }
 
 /// Whether any file's section of the change's diff holds `quote`.
-fn in_whole_diff(patch: &str, quote: &str) -> bool {
-    let pieces = pieces(quote);
+fn in_whole_diff(patch: &str, quote: &str, fold: Fold) -> bool {
+    let pieces = pieces(&fold.apply(quote));
     let mut text = String::new();
     for l in patch.lines() {
         if l.starts_with("diff --git ")
@@ -218,7 +356,7 @@ fn in_whole_diff(patch: &str, quote: &str) -> bool {
         text.push_str(l.get(1..).unwrap_or_default());
         text.push('\n');
     }
-    !pieces.is_empty() && in_order(&compact(&text), &pieces)
+    !pieces.is_empty() && in_order(&compact(&fold.apply(&text)), &pieces)
 }
 
 /// A finding located at a path the project does not have as written, but

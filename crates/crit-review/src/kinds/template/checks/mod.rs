@@ -4,6 +4,7 @@
 
 pub(crate) mod evidence;
 pub(crate) mod finish;
+pub(crate) mod lenient;
 pub(crate) mod post;
 pub(crate) mod screening;
 pub(crate) mod verify;
