@@ -12,8 +12,6 @@
 
 use std::borrow::Cow;
 
-use unicode_general_category::{GeneralCategory, get_general_category};
-
 /// How quote and file text are compared (white space never matters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Fold {
@@ -55,18 +53,39 @@ pub(crate) fn fold(text: &str) -> String {
     out
 }
 
-/// A character that shows nothing: a format character (Unicode's `Cf`, which
-/// holds the zero-width, bidi and tag characters, the BOM and the soft
-/// hyphen), one crit's screening names as hidden, a variation selector, the
-/// combining grapheme joiner or a Hangul filler.
+/// A character that shows nothing: a format character (Unicode's `Cf`, all
+/// of it as of Unicode 15: the zero-width, bidi and tag characters, the BOM,
+/// the soft hyphen), one crit's screening names as hidden, a variation
+/// selector, the combining grapheme joiner or a Hangul filler.
 fn invisible(c: char) -> bool {
-    get_general_category(c) == GeneralCategory::Format
-        || crit_core::screen::hidden_name(c).is_some()
-        || matches!(c,
-            '\u{034F}'
-            | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{E0100}'..='\u{E01EF}')
+    !c.is_ascii()
+        && (crit_core::screen::hidden_name(c).is_some()
+            || matches!(c,
+                '\u{00AD}'
+                | '\u{0600}'..='\u{0605}'
+                | '\u{061C}'
+                | '\u{06DD}'
+                | '\u{070F}'
+                | '\u{0890}'..='\u{0891}'
+                | '\u{08E2}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{110BD}'
+                | '\u{110CD}'
+                | '\u{13430}'..='\u{1343F}'
+                | '\u{1BCA0}'..='\u{1BCA3}'
+                | '\u{1D173}'..='\u{1D17A}'
+                | '\u{E0001}'
+                | '\u{E0020}'..='\u{E007F}'
+                | '\u{034F}'
+                | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}'
+                | '\u{FE00}'..='\u{FE0F}'
+                | '\u{E0100}'..='\u{E01EF}'))
 }
 
 /// The ASCII character `c` looks like, or `c`.

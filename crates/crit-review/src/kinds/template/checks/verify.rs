@@ -605,6 +605,11 @@ mod tests {
             ("a.rs", "// x < 10 as a comment"),
             ("a.rs", "  return  "),
             ("a.rs", "fn check(x: u8) -> bool {"),
+            // Read as a person would, or a slip away: other code to a compiler.
+            ("a.rs", "\u{0445} < 10"),
+            ("a.rs", "x\u{200B} < 10"),
+            ("a.rs", "x < 100"),
+            ("a.rs", "x <= 10"),
         ] {
             let d = json!({"disproof": {"file_path": path, "quote": quote}});
             assert!(
