@@ -10,9 +10,16 @@
 //! - the quote is in the file (anywhere) or in the change's diff: kept; when
 //!   it is not near the cited lines, a note says where it is — never lowered,
 //!   never moved (a decoy copy of a line must not carry a finding off);
+//! - the quote is there only read as a person reads it (invisible characters
+//!   set aside, look-alike letters as Latin ones: [`lenient::fold`]): kept,
+//!   with a note;
+//! - the quote is a slip away (one edit in ten) from the code near the lines
+//!   it cites, or from the file's part of the diff: a near miss, kept, marked
+//!   `unchecked`, with a note. A typo proves the quote wrong, not the finding;
 //! - the path is a readable text file inside the project and the quote is in
-//!   neither it nor the diff: dismissed, cause `evidence_not_found`, with the
-//!   proof (the file read, the quote that is not in it);
+//!   neither it nor the diff, even so read, nor near: dismissed, cause
+//!   `evidence_not_found`, with the proof (the file read, the quote that is
+//!   not in it);
 //! - anything less certain (no such file, a file outside the project, binary,
 //!   not UTF-8): kept, marked `unchecked`;
 //! - a quoted convention that is not in the conventions given: kept,
@@ -23,7 +30,9 @@
 //! breaks and indentation do not matter), leading diff markers and line
 //! numbers stripped from each quoted line, `…` or `...` lines skipping, and
 //! `[REDACTED:…]` markers and hidden characters (`[U+202E]`) standing for
-//! what reviewers were shown instead of the file's bytes.
+//! what reviewers were shown instead of the file's bytes. [`locate`] compares
+//! only so, as written: the verifier's disproof removes a finding, so a
+//! look-alike letter, an invisible character or a slip never counts there.
 
 use std::path::Path;
 
