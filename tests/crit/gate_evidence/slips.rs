@@ -99,11 +99,7 @@ fn invisible_characters_and_slips_keep_a_true_blocker() {
             SINK.into(),
             SINK.replacen("let", "ｌｅｔ", 1),
         ),
-        (
-            "`//` for `/`",
-            division.into(),
-            "return a // b;".into(),
-        ),
+        ("`//` for `/`", division.into(), "return a // b;".into()),
         (
             "a dropped character",
             SINK.into(),
@@ -160,7 +156,10 @@ fn a_quote_nothing_like_the_code_is_still_dismissed() {
             "a call the code does not make",
             GUARD.replacen(";", ".unwrap();", 1),
         ),
-        ("look-alike letters of other code", "\u{0435}val(request.body)".into()),
+        (
+            "look-alike letters of other code",
+            "\u{0435}val(request.body)".into(),
+        ),
         (
             "other code with invisible characters",
             "ev\u{200B}al(request\u{00AD}.body)".into(),

@@ -39,6 +39,10 @@ use std::path::Path;
 use crit_core::{Dismissed, Finding, Location, Verification, VerificationOutcome};
 
 use super::lenient::{self, Fold};
+use super::quote::{
+    compact, contains, diff_text, find_all, in_order, in_whole_diff, line_no, pieces, quote_lines,
+    span,
+};
 
 /// Lines a quote may sit away from the cited range and still count as there.
 const SLACK: u32 = 3;
@@ -203,7 +207,8 @@ fn note_place(f: &mut Finding, at: &[(u32, u32)], cited: Option<(u32, u32)>, pat
     let Some((start, end)) = cited else {
         return;
     };
-    let near = |(s, e): &(u32, u32)| *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start;
+    let near =
+        |(s, e): &(u32, u32)| *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start;
     if !at.is_empty() && !at.iter().any(near) {
         let places: Vec<String> = at.iter().take(3).map(|(s, e)| span(*s, *e)).collect();
         note(
@@ -248,7 +253,10 @@ fn as_read(src: &Sources<'_>, path: &str, quote: &str, cited: Option<(u32, u32)>
         Found::NotThere(proof) => proof,
     };
     let folded = lenient::fold(quote);
-    let pieces: Vec<Vec<char>> = pieces(&folded).iter().map(|p| p.chars().collect()).collect();
+    let pieces: Vec<Vec<char>> = pieces(&folded)
+        .iter()
+        .map(|p| p.chars().collect())
+        .collect();
     let text = match resolve(src, path).map(|rel| read(src.root, &rel)) {
         Some(Ok(text)) => lenient::fold(&text),
         Some(Err(why)) => return AsRead::Unchecked(why.to_string()),
@@ -273,7 +281,10 @@ fn as_read(src: &Sources<'_>, path: &str, quote: &str, cited: Option<(u32, u32)>
         .chars()
         .collect();
     let mut budget = lenient::BUDGET;
-    for (place, w) in [(span(from, to), &window), ("its part of the diff".into(), &diff)] {
+    for (place, w) in [
+        (span(from, to), &window),
+        ("its part of the diff".into(), &diff),
+    ] {
         match lenient::near_in_order(w, &pieces, &mut budget) {
             Ok(true) => return AsRead::Near(place),
             Ok(false) => {}
@@ -348,24 +359,6 @@ fn locate_as(src: &Sources<'_>, path: &str, quote: &str, fold: Fold) -> Found {
             Fold::AsRead => " or invisible characters, look-alike letters read as Latin ones",
         }
     ))
-}
-
-/// Whether any file's section of the change's diff holds `quote`.
-fn in_whole_diff(patch: &str, quote: &str, fold: Fold) -> bool {
-    let pieces = pieces(&fold.apply(quote));
-    let mut text = String::new();
-    for l in patch.lines() {
-        if l.starts_with("diff --git ")
-            || l.starts_with("@@")
-            || l.starts_with("+++")
-            || l.starts_with("---")
-        {
-            continue;
-        }
-        text.push_str(l.get(1..).unwrap_or_default());
-        text.push('\n');
-    }
-    !pieces.is_empty() && in_order(&compact(&fold.apply(&text)), &pieces)
 }
 
 /// A finding located at a path the project does not have as written, but
@@ -464,142 +457,6 @@ fn read(root: &Path, rel: &str) -> Result<String, Unreadable> {
         return Err(Unreadable::Binary(rel.to_string()));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// A line as compared: every white-space character removed.
-fn compact(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// Whether `text` holds the quote `needle` (compared as [`pieces`]).
-fn contains(text: &str, needle: &str) -> bool {
-    let pieces = pieces(needle);
-    !pieces.is_empty() && in_order(&compact(text), &pieces)
-}
-
-/// The quote as compacted pieces that must appear in order: cut at `…`
-/// lines and at the markers reviewers saw in place of the file's own bytes
-/// (`[REDACTED:kind]`, `[U+202E]`).
-fn pieces(quote: &str) -> Vec<String> {
-    static MARKER: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\[REDACTED:[a-z0-9\-]+\]|\[U\+[0-9A-F]{4,6}\]|…|\.\.\.").ok()
-    });
-    let joined = quote_lines(quote).join("");
-    let Some(marker) = MARKER.as_ref() else {
-        return vec![joined];
-    };
-    marker
-        .split(&joined)
-        .map(str::to_string)
-        .filter(|p| !p.is_empty())
-        .collect()
-}
-
-/// Whether every piece is in `text`, each after the one before.
-fn in_order(text: &str, pieces: &[String]) -> bool {
-    let mut at = 0;
-    for p in pieces {
-        match text.get(at..).and_then(|rest| rest.find(p.as_str())) {
-            Some(i) => at += i + p.len(),
-            None => return false,
-        }
-    }
-    true
-}
-
-/// The quote's lines, without the line numbers and diff markers a model may
-/// copy from the prompt's diff (`  41 + code`), a Read result (`41\tcode`)
-/// or git (`+code`), blank lines dropped; `…` marks a gap. Stripping only
-/// shortens a line, and lines match by containment, so it never makes a
-/// quote that is there look missing.
-fn quote_lines(quote: &str) -> Vec<String> {
-    static NUMBERED: std::sync::LazyLock<Option<regex::Regex>> =
-        std::sync::LazyLock::new(|| regex::Regex::new(r"^\s*\d+(?: [+ -] |\t|: |\| )").ok());
-    quote
-        .lines()
-        .map(|l| {
-            let t = match NUMBERED.as_ref().and_then(|re| re.find(l)) {
-                Some(m) => &l[m.end()..],
-                None => l,
-            };
-            let t = t.trim_start();
-            let t = t.strip_prefix(['+', '-']).unwrap_or(t);
-            compact(t)
-        })
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-/// The text of the diff sections of `path` (without their markers).
-fn diff_text(patch: &str, path: &str) -> String {
-    let mut out = String::new();
-    let mut mine = false;
-    for l in patch.lines() {
-        if let Some(rest) = l.strip_prefix("diff --git ") {
-            mine = rest.ends_with(&format!(" b/{path}")) || rest.contains(&format!("/{path} "));
-            continue;
-        }
-        if mine && !l.starts_with("@@") && !l.starts_with("+++") && !l.starts_with("---") {
-            out.push_str(l.get(1..).unwrap_or_default());
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// Every place (1-based first and last line) where `quote` matches: each
-/// quote line is contained in its file line (a quote may be part of a long
-/// line), consecutive, except that a `…` line skips up to 50 lines.
-fn find_all(lines: &[String], quote: &[String]) -> Vec<(u32, u32)> {
-    let pieces: Vec<&[String]> = quote
-        .split(|l| l == "…" || l == "..." || l == "[…]")
-        .filter(|p| !p.is_empty())
-        .collect();
-    let Some(first) = pieces.first() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for start in 0..lines.len() {
-        let Some(mut end) = run_at(lines, start, first) else {
-            continue;
-        };
-        let mut ok = true;
-        for piece in &pieces[1..] {
-            match (end..(end + 50).min(lines.len())).find_map(|s| run_at(lines, s, piece)) {
-                Some(e) => end = e,
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok {
-            out.push((line_no(start + 1), line_no(end)));
-        }
-    }
-    out
-}
-
-/// Where a run of `piece` lines starting at `start` ends (exclusive).
-fn run_at(lines: &[String], start: usize, piece: &[String]) -> Option<usize> {
-    let end = start + piece.len();
-    (end <= lines.len()
-        && lines[start..end]
-            .iter()
-            .zip(piece)
-            .all(|(l, q)| l.contains(q.as_str())))
-    .then_some(end)
-}
-
-fn line_no(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-fn span(s: u32, e: u32) -> String {
-    match s == e {
-        true => format!("line {s}"),
-        false => format!("lines {s}–{e}"),
-    }
 }
 
 fn short(text: &str) -> String {

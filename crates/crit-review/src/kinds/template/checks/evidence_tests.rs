@@ -2,8 +2,8 @@ use super::*;
 use crit_core::Severity;
 
 fn finding(path: &str, start: u32, end: u32, evidence: &str) -> Finding {
-    let mut f = Finding::new("Leak", Severity::P1, "code")
-        .with_location(Location::lines(path, start, end));
+    let mut f =
+        Finding::new("Leak", Severity::P1, "code").with_location(Location::lines(path, start, end));
     f.evidence = Some(evidence.to_string());
     f
 }
@@ -143,7 +143,11 @@ fn paths_outside_the_root_are_not_read() {
 #[test]
 fn markers_reviewers_saw_stand_for_the_files_bytes() {
     let d = project();
-    std::fs::write(d.path().join("src/k.py"), "KEY = \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\nif role != \"user\u{202E}\": pass\n").unwrap();
+    std::fs::write(
+        d.path().join("src/k.py"),
+        "KEY = \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\nif role != \"user\u{202E}\": pass\n",
+    )
+    .unwrap();
     let files = vec![];
     let src = sources(d.path(), &files);
     assert!(matches!(
@@ -194,11 +198,19 @@ fn a_quote_is_read_as_people_read_it() {
         assert!(f.body.contains("look-alike letters set aside"), "{quote}");
     }
     // A slip: kept, unchecked, with a note.
-    for quote in ["return a // b;", "retrun a / b;", "return a / ;", "  2 + retur a / b;"] {
+    for quote in [
+        "return a // b;",
+        "retrun a / b;",
+        "return a / ;",
+        "  2 + retur a / b;",
+    ] {
         let f = one(&src, finding("src/div.rs", 2, 2, quote)).unwrap();
         let v = f.verification.as_ref().unwrap();
         assert_eq!(v.outcome, VerificationOutcome::Unchecked, "{quote}");
-        assert!(f.body.contains("does not match `src/div.rs` exactly"), "{quote}");
+        assert!(
+            f.body.contains("does not match `src/div.rs` exactly"),
+            "{quote}"
+        );
     }
     // Other code: dismissed, and the proof says how it was compared.
     for quote in ["return a.checked_div(b).unwrap();", "eval(request.body)"] {
@@ -213,9 +225,19 @@ fn a_quote_is_read_as_people_read_it() {
     text.push_str(&"// nothing\n".repeat(100));
     std::fs::write(far.path().join("src/div.rs"), text).unwrap();
     let src = sources(far.path(), &files);
-    let f = finding("src/div.rs", 90, 90, "fn ratio(a: u32, b: u32) -> u32 { a // b }");
+    let f = finding(
+        "src/div.rs",
+        90,
+        90,
+        "fn ratio(a: u32, b: u32) -> u32 { a // b }",
+    );
     assert!(one(&src, f).is_err());
-    let f = finding("src/div.rs", 20, 20, "fn ratio(a: u32, b: u32) -> u32 { a // b }");
+    let f = finding(
+        "src/div.rs",
+        20,
+        20,
+        "fn ratio(a: u32, b: u32) -> u32 { a // b }",
+    );
     assert!(one(&src, f).is_ok());
 }
 

@@ -302,7 +302,10 @@ mod tests {
             ("na\u{200C}m\u{200D}e", "name"),
             ("\u{FEFF}let x", "let x"),
             ("pass\u{00AD}word", "password"),
-            ("user\u{200E}\u{200F}\u{202E}\u{2066}\u{2069}\u{2060}", "user"),
+            (
+                "user\u{200E}\u{200F}\u{202E}\u{2066}\u{2069}\u{2060}",
+                "user",
+            ),
             ("a\u{E0041}b\u{FE0F}c", "abc"),
             ("let\u{00A0}x\t=  \u{3000}1", "let x = 1"),
             ("\u{0430}dmin \u{0440}\u{043E}\u{0441}", "admin poc"),
@@ -355,7 +358,9 @@ mod tests {
         for _ in 0..3000 {
             let (pl, tl) = (1 + next(12), next(16));
             let mut word = |len: u64| -> Vec<char> {
-                (0..len).map(|_| if next(2) == 0 { 'a' } else { 'b' }).collect()
+                (0..len)
+                    .map(|_| if next(2) == 0 { 'a' } else { 'b' })
+                    .collect()
             };
             let (p, t) = (word(pl), word(tl));
             for k in 1..=3 {
@@ -376,7 +381,11 @@ mod tests {
             Ok(true)
         );
         assert_eq!(
-            near_in_order(&w, &p(&["letv40=compute(40);", "letv1=compute(1);"]), &mut b),
+            near_in_order(
+                &w,
+                &p(&["letv40=compute(40);", "letv1=compute(1);"]),
+                &mut b
+            ),
             Ok(false)
         );
         assert_eq!(near_in_order(&w, &[], &mut b), Ok(false));
@@ -388,7 +397,10 @@ mod tests {
         let window = chars(&"let x = compute(1);".repeat(100));
         let huge: Vec<char> = "a".repeat(1 << 20).chars().collect();
         let mut budget = BUDGET;
-        assert_eq!(first_end(&huge, &window, allowance(huge.len()), &mut budget), Ok(None));
+        assert_eq!(
+            first_end(&huge, &window, allowance(huge.len()), &mut budget),
+            Ok(None)
+        );
         assert_eq!(budget, BUDGET);
         // Text that keeps every row alive: stopped by the budget, not run
         // to its square.
