@@ -142,19 +142,19 @@ pub(crate) fn check(
                     note_place(&mut f, &at, cited, &path);
                 }
                 AsRead::InChange => note(&mut f, &elsewhere),
-                AsRead::Near(lines) => {
+                AsRead::Near(place) => {
                     note(
                         &mut f,
                         &format!(
                             "the quote does not match `{path}` exactly: it is a few characters \
-                             off the code at {lines}"
+                             off the code {place}"
                         ),
                     );
                     mark_unchecked(
                         &mut f,
                         format!(
                             "its quoted evidence is not in {path} as quoted, but within a few \
-                             characters of the code at {lines}"
+                             characters of the code {place}"
                         ),
                     );
                 }
@@ -228,7 +228,7 @@ enum AsRead {
     There(Vec<(u32, u32)>),
     /// So read, in another file of the change.
     InChange,
-    /// A near miss of the code at these lines (for people: "lines 9–45").
+    /// A near miss of the code there (for people: "at lines 9–45").
     Near(String),
     Unchecked(String),
     /// Positive proof it is not there, for people.
@@ -282,8 +282,8 @@ fn as_read(src: &Sources<'_>, path: &str, quote: &str, cited: Option<(u32, u32)>
         .collect();
     let mut budget = lenient::BUDGET;
     for (place, w) in [
-        (span(from, to), &window),
-        ("its part of the diff".into(), &diff),
+        (format!("at {}", span(from, to)), &window),
+        ("in the change's diff of it".into(), &diff),
     ] {
         match lenient::near_in_order(w, &pieces, &mut budget) {
             Ok(true) => return AsRead::Near(place),
@@ -298,8 +298,8 @@ fn as_read(src: &Sources<'_>, path: &str, quote: &str, cited: Option<(u32, u32)>
         }
     }
     AsRead::Absent(format!(
-        "{proof}; nor is any code at {} of it or in its part of the diff within a few \
-         characters of it (one edit in ten)",
+        "{proof}; nor is the code at {} of the file or in its part of the diff within a \
+         few characters of the quote (one edit in ten)",
         span(from, to)
     ))
 }
