@@ -165,12 +165,12 @@ fn markers_reviewers_saw_stand_for_the_files_bytes() {
 }
 
 /// Runs the check on one finding; returns it kept, or its dismissal.
-fn one(src: &Sources<'_>, f: Finding) -> Result<Finding, Dismissed> {
+fn one(src: &Sources<'_>, f: Finding) -> Result<Finding, Box<Dismissed>> {
     let (mut findings, mut dismissed) = (vec![f], Vec::new());
     check(&mut findings, &mut dismissed, src);
     match (findings.pop(), dismissed.pop()) {
         (Some(f), None) => Ok(f),
-        (None, Some(d)) => Err(d),
+        (None, Some(d)) => Err(Box::new(d)),
         other => panic!("{other:?}"),
     }
 }

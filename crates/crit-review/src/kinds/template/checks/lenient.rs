@@ -275,8 +275,8 @@ mod tests {
                 for (i, row) in d.iter_mut().enumerate() {
                     row[0] = i;
                 }
-                for j in 0..=b.len() {
-                    d[0][j] = j;
+                for (j, v) in d[0].iter_mut().enumerate() {
+                    *v = j;
                 }
                 for i in 1..=p.len() {
                     for j in 1..=b.len() {
