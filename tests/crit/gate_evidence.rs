@@ -9,6 +9,8 @@
 
 use crate::support;
 
+mod slips;
+
 use std::path::Path;
 
 use crit_testkit::{FakeServer, Reply, Step};
@@ -23,6 +25,11 @@ const GUARD: &str = "let name = name.trim();";
 /// `src/auth.rs` in the base; the change adds the SQL built from input at
 /// line 12 (with `extra` bytes appended to the file).
 fn repo(extra: &[u8], decoy: bool) -> tempfile::TempDir {
+    repo_with(SINK, extra, decoy)
+}
+
+/// [`repo`], with `added` for the line the change adds at line 12.
+fn repo_with(added: &str, extra: &[u8], decoy: bool) -> tempfile::TempDir {
     let mut base = String::new();
     for n in 1..=20 {
         match n {
@@ -32,7 +39,7 @@ fn repo(extra: &[u8], decoy: bool) -> tempfile::TempDir {
         }
     }
     let mut lines: Vec<String> = base.lines().map(str::to_string).collect();
-    lines[11] = SINK.to_string();
+    lines[11] = added.to_string();
     if decoy {
         // A commented copy of the line, far from it.
         lines[1] = format!("// {SINK}");

@@ -10,9 +10,16 @@
 //! - the quote is in the file (anywhere) or in the change's diff: kept; when
 //!   it is not near the cited lines, a note says where it is — never lowered,
 //!   never moved (a decoy copy of a line must not carry a finding off);
+//! - the quote is there only read as a person reads it (invisible characters
+//!   set aside, look-alike letters as Latin ones: [`lenient::fold`]): kept,
+//!   with a note;
+//! - the quote is a slip away (one edit in ten) from the code near the lines
+//!   it cites, or from the file's part of the diff: a near miss, kept, marked
+//!   `unchecked`, with a note. A typo proves the quote wrong, not the finding;
 //! - the path is a readable text file inside the project and the quote is in
-//!   neither it nor the diff: dismissed, cause `evidence_not_found`, with the
-//!   proof (the file read, the quote that is not in it);
+//!   neither it nor the diff, even so read, nor near: dismissed, cause
+//!   `evidence_not_found`, with the proof (the file read, the quote that is
+//!   not in it);
 //! - anything less certain (no such file, a file outside the project, binary,
 //!   not UTF-8): kept, marked `unchecked`;
 //! - a quoted convention that is not in the conventions given: kept,
@@ -23,11 +30,19 @@
 //! breaks and indentation do not matter), leading diff markers and line
 //! numbers stripped from each quoted line, `…` or `...` lines skipping, and
 //! `[REDACTED:…]` markers and hidden characters (`[U+202E]`) standing for
-//! what reviewers were shown instead of the file's bytes.
+//! what reviewers were shown instead of the file's bytes. [`locate`] compares
+//! only so, as written: the verifier's disproof removes a finding, so a
+//! look-alike letter, an invisible character or a slip never counts there.
 
 use std::path::Path;
 
 use crit_core::{Dismissed, Finding, Location, Verification, VerificationOutcome};
+
+use super::lenient::{self, Fold};
+use super::quote::{
+    compact, contains, diff_text, find_all, in_order, in_whole_diff, line_no, pieces, quote_lines,
+    span,
+};
 
 /// Lines a quote may sit away from the cited range and still count as there.
 const SLACK: u32 = 3;
@@ -71,22 +86,20 @@ pub(crate) fn check(
             && !src.conventions.is_empty()
             && !contains(src.conventions, &rule)
         {
-            f.body = format!(
-                "{}\n\n_crit: the rule it cites is not in the project's conventions as quoted: “{}”._",
-                f.body.trim_end(),
-                short(&rule)
+            note(
+                &mut f,
+                &format!(
+                    "the rule it cites is not in the project's conventions as quoted: “{}”",
+                    short(&rule)
+                ),
             );
-            if f.verification.is_none() {
-                f.verification = Some(Verification {
-                    outcome: VerificationOutcome::Unchecked,
-                    reason: format!(
-                        "the convention it cites is not in the conventions given to reviewers ({} bytes searched)",
-                        src.conventions.len()
-                    ),
-                    reported_severity: None,
-                    by: BY.into(),
-                });
-            }
+            mark_unchecked(
+                &mut f,
+                format!(
+                    "the convention it cites is not in the conventions given to reviewers ({} bytes searched)",
+                    src.conventions.len()
+                ),
+            );
         }
         let (
             Some(evidence),
@@ -100,74 +113,215 @@ pub(crate) fn check(
             kept.push(f);
             continue;
         };
+        let cited = line_start.map(|s| (s, line_end.unwrap_or(s).max(s)));
+        let elsewhere = format!("the quoted code is not in `{path}` but elsewhere in the change");
         match locate(src, &path, &evidence) {
-            Found::There(at) => {
-                let (start, end) = (
-                    line_start.unwrap_or(1),
-                    line_end.or(line_start).unwrap_or(u32::MAX),
-                );
-                let near = |(s, e): &(u32, u32)| {
-                    *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start
-                };
-                if line_start.is_some() && !at.is_empty() && !at.iter().any(near) {
-                    let places: Vec<String> =
-                        at.iter().take(3).map(|(s, e)| span(*s, *e)).collect();
-                    f.body = format!(
-                        "{}\n\n_crit: the quoted code is at {} of `{path}`, not at the lines reported._",
-                        f.body.trim_end(),
-                        places.join(", ")
-                    );
-                }
-                kept.push(f);
-            }
-            Found::Unchecked(why) => {
-                if f.verification.is_none() {
-                    f.verification = Some(Verification {
-                        outcome: VerificationOutcome::Unchecked,
-                        reason: format!("its quoted evidence could not be checked: {why}"),
-                        reported_severity: None,
-                        by: BY.into(),
-                    });
-                }
-                kept.push(f);
-            }
+            Found::There(at) => note_place(&mut f, &at, cited, &path),
+            Found::Unchecked(why) => mark_unchecked(
+                &mut f,
+                format!("its quoted evidence could not be checked: {why}"),
+            ),
             // The quote is code the change adds or removes, in another of its
             // files: the reviewer named the wrong file, not code that is not
             // there. No proof the finding is wrong: kept, said.
-            Found::NotThere(_) if in_whole_diff(src.patch, &evidence) => {
-                f.body = format!(
-                    "{}\n\n_crit: the quoted code is not in `{path}` but elsewhere in the change._",
-                    f.body.trim_end()
-                );
-                kept.push(f);
+            Found::NotThere(_) if in_whole_diff(src.patch, &evidence, Fold::Exact) => {
+                note(&mut f, &elsewhere);
             }
-            Found::NotThere(proof) => {
-                let reason = format!(
-                    "the code it quotes as evidence is not in {path}: “{}”",
-                    short(&evidence)
-                );
-                dismissed.push(Dismissed {
-                    finding: f,
-                    cause: "evidence_not_found".into(),
-                    reason,
-                    proof,
-                });
-            }
+            // Not there as written: read as a person reads it, and then
+            // allowing for a slip. Only a quote that is nothing like the code
+            // near its lines proves the finding wrong.
+            Found::NotThere(_) => match as_read(src, &path, &evidence, cited) {
+                AsRead::There(at) => {
+                    note(
+                        &mut f,
+                        &format!(
+                            "the quoted code matches `{path}` only with invisible characters, \
+                             spacing and look-alike letters set aside"
+                        ),
+                    );
+                    note_place(&mut f, &at, cited, &path);
+                }
+                AsRead::InChange => note(&mut f, &elsewhere),
+                AsRead::Near(place) => {
+                    note(
+                        &mut f,
+                        &format!(
+                            "the quote does not match `{path}` exactly: it is a few characters \
+                             off the code {place}"
+                        ),
+                    );
+                    mark_unchecked(
+                        &mut f,
+                        format!(
+                            "its quoted evidence is not in {path} as quoted, but within a few \
+                             characters of the code {place}"
+                        ),
+                    );
+                }
+                AsRead::Unchecked(why) => mark_unchecked(
+                    &mut f,
+                    format!("its quoted evidence could not be checked: {why}"),
+                ),
+                AsRead::Absent(proof) => {
+                    let reason = format!(
+                        "the code it quotes as evidence is not in {path}: “{}”",
+                        short(&evidence)
+                    );
+                    dismissed.push(Dismissed {
+                        finding: f,
+                        cause: "evidence_not_found".into(),
+                        reason,
+                        proof,
+                    });
+                    continue;
+                }
+            },
         }
+        kept.push(f);
     }
     *findings = kept;
 }
 
+/// Appends crit's note to a finding's text.
+fn note(f: &mut Finding, what: &str) {
+    f.body = format!("{}\n\n_crit: {what}._", f.body.trim_end());
+}
+
+/// Marks a finding this check could not settle, unless something marked it
+/// before.
+fn mark_unchecked(f: &mut Finding, reason: String) {
+    if f.verification.is_none() {
+        f.verification = Some(Verification {
+            outcome: VerificationOutcome::Unchecked,
+            reason,
+            reported_severity: None,
+            by: BY.into(),
+        });
+    }
+}
+
+/// Says where the quote is when none of the places it was found is near the
+/// lines cited; never moves or lowers the finding (a decoy copy of a line
+/// must not carry it off).
+fn note_place(f: &mut Finding, at: &[(u32, u32)], cited: Option<(u32, u32)>, path: &str) {
+    let Some((start, end)) = cited else {
+        return;
+    };
+    let near =
+        |(s, e): &(u32, u32)| *s <= end.saturating_add(SLACK) && e.saturating_add(SLACK) >= start;
+    if !at.is_empty() && !at.iter().any(near) {
+        let places: Vec<String> = at.iter().take(3).map(|(s, e)| span(*s, *e)).collect();
+        note(
+            f,
+            &format!(
+                "the quoted code is at {} of `{path}`, not at the lines reported",
+                places.join(", ")
+            ),
+        );
+    }
+}
+
+/// What a quote that is not in the file as written is, read as people read.
+enum AsRead {
+    /// There once invisible characters, spacing and look-alike letters are
+    /// set aside, at these lines (as [`Found::There`]).
+    There(Vec<(u32, u32)>),
+    /// So read, in another file of the change.
+    InChange,
+    /// A near miss of the code there (for people: "at lines 9–45").
+    Near(String),
+    Unchecked(String),
+    /// Positive proof it is not there, for people.
+    Absent(String),
+}
+
+/// Lines on each side of the cited ones (beyond the quote's own length) a
+/// near miss may be found in.
+const NEAR_LINES: u32 = 30;
+
+/// The evidence check's closer look at a quote not in the file as written:
+/// compared as read ([`lenient::fold`]), then as a near miss of the code
+/// around the lines cited (or of the whole file when none are) and of the
+/// file's part of the diff.
+fn as_read(src: &Sources<'_>, path: &str, quote: &str, cited: Option<(u32, u32)>) -> AsRead {
+    let proof = match locate_as(src, path, quote, Fold::AsRead) {
+        Found::There(at) => return AsRead::There(at),
+        Found::Unchecked(why) => return AsRead::Unchecked(why),
+        Found::NotThere(_) if in_whole_diff(src.patch, quote, Fold::AsRead) => {
+            return AsRead::InChange;
+        }
+        Found::NotThere(proof) => proof,
+    };
+    let folded = lenient::fold(quote);
+    let pieces: Vec<Vec<char>> = pieces(&folded)
+        .iter()
+        .map(|p| p.chars().collect())
+        .collect();
+    let text = match resolve(src, path).map(|rel| read(src.root, &rel)) {
+        Some(Ok(text)) => lenient::fold(&text),
+        Some(Err(why)) => return AsRead::Unchecked(why.to_string()),
+        None => return AsRead::Unchecked(Unreadable::Unknown.to_string()),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let reach = NEAR_LINES.saturating_add(line_no(quote_lines(&folded).len()));
+    let (from, to) = match cited {
+        Some((s, e)) => (s.saturating_sub(reach).max(1), e.saturating_add(reach)),
+        None => (1, u32::MAX),
+    };
+    let to = to.min(line_no(lines.len())).max(from);
+    let window: Vec<char> = lines
+        .iter()
+        .skip(from as usize - 1)
+        .take((to - from + 1) as usize)
+        .flat_map(|l| compact(l).chars().collect::<Vec<_>>())
+        .collect();
+    let diff: Vec<char> = resolve(src, path)
+        .map(|rel| compact(&lenient::fold(&diff_text(src.patch, &rel))))
+        .unwrap_or_default()
+        .chars()
+        .collect();
+    let mut budget = lenient::BUDGET;
+    for (place, w) in [
+        (format!("at {}", span(from, to)), &window),
+        ("in the change's diff of it".into(), &diff),
+    ] {
+        match lenient::near_in_order(w, &pieces, &mut budget) {
+            Ok(true) => return AsRead::Near(place),
+            Ok(false) => {}
+            Err(lenient::Spent) => {
+                return AsRead::Unchecked(
+                    "the quote is not there as written, and too long to compare with the code \
+                     near it allowing for slips"
+                        .into(),
+                );
+            }
+        }
+    }
+    AsRead::Absent(format!(
+        "{proof}; nor is the code at {} of the file or in its part of the diff within a \
+         few characters of the quote (one edit in ten)",
+        span(from, to)
+    ))
+}
+
 /// Where `quote` is in the file at `path` (as a reviewer named it) or in the
-/// diff; see [`Found`].
+/// diff, compared as written; see [`Found`]. This is what may prove code is
+/// there (the verifier's disproof).
 pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
+    locate_as(src, path, quote, Fold::Exact)
+}
+
+/// [`locate`], with quote, file and diff compared as `fold` makes them.
+fn locate_as(src: &Sources<'_>, path: &str, quote: &str, fold: Fold) -> Found {
+    let quote = fold.apply(quote);
+    let quote = quote.as_ref();
     let pieces = pieces(quote);
     if pieces.is_empty() {
         return Found::Unchecked("the quote is empty".into());
     }
     let resolved = resolve(src, path);
     let in_diff = |p: &str| {
-        let diff = compact(&diff_text(src.patch, p));
+        let diff = compact(&fold.apply(&diff_text(src.patch, p)));
         !diff.is_empty() && in_order(&diff, &pieces)
     };
     let diff_has = resolved.as_deref().is_some_and(in_diff) || in_diff(path);
@@ -176,7 +330,7 @@ pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
         None => Err(Unreadable::Unknown),
     };
     let text = match file {
-        Ok(text) => text,
+        Ok(text) => fold.apply(&text).into_owned(),
         // A deleted file, or one that cannot be read: the diff holds it.
         Err(_) if diff_has => return Found::There(Vec::new()),
         Err(why) => return Found::Unchecked(why.to_string()),
@@ -198,27 +352,13 @@ pub(crate) fn locate(src: &Sources<'_>, path: &str, quote: &str) -> Found {
     }
     Found::NotThere(format!(
         "read `{rel}` ({} lines) and the change's diff: neither holds the quote, compared \
-         without white space",
-        lines.len()
-    ))
-}
-
-/// Whether any file's section of the change's diff holds `quote`.
-fn in_whole_diff(patch: &str, quote: &str) -> bool {
-    let pieces = pieces(quote);
-    let mut text = String::new();
-    for l in patch.lines() {
-        if l.starts_with("diff --git ")
-            || l.starts_with("@@")
-            || l.starts_with("+++")
-            || l.starts_with("---")
-        {
-            continue;
+         without white space{}",
+        lines.len(),
+        match fold {
+            Fold::Exact => "",
+            Fold::AsRead => " or invisible characters, look-alike letters read as Latin ones",
         }
-        text.push_str(l.get(1..).unwrap_or_default());
-        text.push('\n');
-    }
-    !pieces.is_empty() && in_order(&compact(&text), &pieces)
+    ))
 }
 
 /// A finding located at a path the project does not have as written, but
@@ -319,142 +459,6 @@ fn read(root: &Path, rel: &str) -> Result<String, Unreadable> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// A line as compared: every white-space character removed.
-fn compact(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// Whether `text` holds the quote `needle` (compared as [`pieces`]).
-fn contains(text: &str, needle: &str) -> bool {
-    let pieces = pieces(needle);
-    !pieces.is_empty() && in_order(&compact(text), &pieces)
-}
-
-/// The quote as compacted pieces that must appear in order: cut at `…`
-/// lines and at the markers reviewers saw in place of the file's own bytes
-/// (`[REDACTED:kind]`, `[U+202E]`).
-fn pieces(quote: &str) -> Vec<String> {
-    static MARKER: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\[REDACTED:[a-z0-9\-]+\]|\[U\+[0-9A-F]{4,6}\]|…|\.\.\.").ok()
-    });
-    let joined = quote_lines(quote).join("");
-    let Some(marker) = MARKER.as_ref() else {
-        return vec![joined];
-    };
-    marker
-        .split(&joined)
-        .map(str::to_string)
-        .filter(|p| !p.is_empty())
-        .collect()
-}
-
-/// Whether every piece is in `text`, each after the one before.
-fn in_order(text: &str, pieces: &[String]) -> bool {
-    let mut at = 0;
-    for p in pieces {
-        match text.get(at..).and_then(|rest| rest.find(p.as_str())) {
-            Some(i) => at += i + p.len(),
-            None => return false,
-        }
-    }
-    true
-}
-
-/// The quote's lines, without the line numbers and diff markers a model may
-/// copy from the prompt's diff (`  41 + code`), a Read result (`41\tcode`)
-/// or git (`+code`), blank lines dropped; `…` marks a gap. Stripping only
-/// shortens a line, and lines match by containment, so it never makes a
-/// quote that is there look missing.
-fn quote_lines(quote: &str) -> Vec<String> {
-    static NUMBERED: std::sync::LazyLock<Option<regex::Regex>> =
-        std::sync::LazyLock::new(|| regex::Regex::new(r"^\s*\d+(?: [+ -] |\t|: |\| )").ok());
-    quote
-        .lines()
-        .map(|l| {
-            let t = match NUMBERED.as_ref().and_then(|re| re.find(l)) {
-                Some(m) => &l[m.end()..],
-                None => l,
-            };
-            let t = t.trim_start();
-            let t = t.strip_prefix(['+', '-']).unwrap_or(t);
-            compact(t)
-        })
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-/// The text of the diff sections of `path` (without their markers).
-fn diff_text(patch: &str, path: &str) -> String {
-    let mut out = String::new();
-    let mut mine = false;
-    for l in patch.lines() {
-        if let Some(rest) = l.strip_prefix("diff --git ") {
-            mine = rest.ends_with(&format!(" b/{path}")) || rest.contains(&format!("/{path} "));
-            continue;
-        }
-        if mine && !l.starts_with("@@") && !l.starts_with("+++") && !l.starts_with("---") {
-            out.push_str(l.get(1..).unwrap_or_default());
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// Every place (1-based first and last line) where `quote` matches: each
-/// quote line is contained in its file line (a quote may be part of a long
-/// line), consecutive, except that a `…` line skips up to 50 lines.
-fn find_all(lines: &[String], quote: &[String]) -> Vec<(u32, u32)> {
-    let pieces: Vec<&[String]> = quote
-        .split(|l| l == "…" || l == "..." || l == "[…]")
-        .filter(|p| !p.is_empty())
-        .collect();
-    let Some(first) = pieces.first() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for start in 0..lines.len() {
-        let Some(mut end) = run_at(lines, start, first) else {
-            continue;
-        };
-        let mut ok = true;
-        for piece in &pieces[1..] {
-            match (end..(end + 50).min(lines.len())).find_map(|s| run_at(lines, s, piece)) {
-                Some(e) => end = e,
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if ok {
-            out.push((line_no(start + 1), line_no(end)));
-        }
-    }
-    out
-}
-
-/// Where a run of `piece` lines starting at `start` ends (exclusive).
-fn run_at(lines: &[String], start: usize, piece: &[String]) -> Option<usize> {
-    let end = start + piece.len();
-    (end <= lines.len()
-        && lines[start..end]
-            .iter()
-            .zip(piece)
-            .all(|(l, q)| l.contains(q.as_str())))
-    .then_some(end)
-}
-
-fn line_no(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-fn span(s: u32, e: u32) -> String {
-    match s == e {
-        true => format!("line {s}"),
-        false => format!("lines {s}–{e}"),
-    }
-}
-
 fn short(text: &str) -> String {
     let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match one.char_indices().nth(120) {
@@ -464,166 +468,5 @@ fn short(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crit_core::Severity;
-
-    fn finding(path: &str, start: u32, end: u32, evidence: &str) -> Finding {
-        let mut f = Finding::new("Leak", Severity::P1, "code")
-            .with_location(Location::lines(path, start, end));
-        f.evidence = Some(evidence.to_string());
-        f
-    }
-
-    fn project() -> tempfile::TempDir {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("src")).unwrap();
-        let mut text = String::new();
-        for i in 1..=40 {
-            text.push_str(&format!("    let v{i} = compute({i});\n"));
-        }
-        text.push_str("    conn.close()\n");
-        std::fs::write(d.path().join("src/a.rs"), text).unwrap();
-        std::fs::write(
-            d.path().join("src/latin.rs"),
-            b"let s = \"caf\xe9\";\nrun(s);\n",
-        )
-        .unwrap();
-        d
-    }
-
-    fn sources<'a>(root: &'a Path, files: &'a [String]) -> Sources<'a> {
-        Sources {
-            root,
-            patch: "diff --git a/src/gone.rs b/src/gone.rs\n--- a/src/gone.rs\n+++ /dev/null\n@@ -1 +0,0 @@\n-old_code();\n",
-            files,
-            conventions: "# Project conventions\n<file path=\"CLAUDE.md\">\nErrors are returned, never unwrapped.\n</file>",
-        }
-    }
-
-    #[test]
-    fn only_proof_dismisses_and_nothing_is_lowered() {
-        let d = project();
-        let files = vec!["src/a.rs".to_string(), "src/gone.rs".to_string()];
-        let src = sources(d.path(), &files);
-        let mut findings = vec![
-            // At the cited lines, copied with the diff's numbers and marker.
-            finding(
-                "src/a.rs",
-                10,
-                11,
-                "   10 +     let v10 = compute(10);\n   11 +     let v11 = compute(11);",
-            ),
-            // Elsewhere in the file: kept at its severity, with a note.
-            finding("src/a.rs", 2, 2, "let v30 = compute(30);"),
-            // Nowhere: dismissed, with the proof.
-            finding("src/a.rs", 5, 5, "let v5 = compute(5).unwrap();"),
-            // A removed line of a deleted file: in the diff, kept.
-            finding("src/gone.rs", 1, 1, "old_code();"),
-            // Elided with …, and a diff prefix on the path.
-            finding(
-                "b/src/a.rs",
-                1,
-                40,
-                "let v1 = compute(1);\n…\nlet v40 = compute(40);",
-            ),
-            // Lines joined differently: white space does not matter.
-            finding(
-                "a/src/a.rs",
-                3,
-                4,
-                "let v3 = compute(3); let v4 = compute(4);",
-            ),
-            // A file that is not UTF-8: the quote's é is not comparable.
-            finding("src/latin.rs", 1, 1, "let s = \"café\";"),
-            // No such file: unchecked.
-            finding("src/missing.rs", 1, 1, "anything()"),
-        ];
-        // A rule not in the conventions: the quote is wrong, not proven the
-        // finding; kept, marked, with a note.
-        let mut convention = finding("src/a.rs", 20, 20, "let v20 = compute(20);");
-        convention.convention = Some("Errors are always logged.".into());
-        findings.push(convention);
-        let mut dismissed = Vec::new();
-        check(&mut findings, &mut dismissed, &src);
-        assert_eq!(findings.len(), 8);
-        assert!(
-            findings.iter().all(|f| f.severity == Severity::P1),
-            "never lowered"
-        );
-        assert_eq!(findings[1].location.as_ref().unwrap().start_line(), Some(2));
-        assert!(findings[1].body.contains("line 30"), "{}", findings[1].body);
-        assert_eq!(
-            findings[3].path(),
-            Some("src/a.rs"),
-            "the prefix is stripped"
-        );
-        assert_eq!(findings[4].path(), Some("src/a.rs"));
-        let marks: Vec<Option<VerificationOutcome>> = findings
-            .iter()
-            .map(|f| f.verification.as_ref().map(|v| v.outcome))
-            .collect();
-        assert_eq!(
-            marks,
-            [
-                None,
-                None,
-                None,
-                None,
-                None,
-                Some(VerificationOutcome::Unchecked),
-                Some(VerificationOutcome::Unchecked),
-                Some(VerificationOutcome::Unchecked)
-            ]
-        );
-        assert!(
-            findings[7]
-                .body
-                .contains("not in the project's conventions")
-        );
-        let causes: Vec<&str> = dismissed.iter().map(|d| d.cause.as_str()).collect();
-        assert_eq!(causes, ["evidence_not_found"]);
-        assert!(dismissed[0].reason.contains("compute(5).unwrap()"));
-        assert!(
-            dismissed[0].proof.contains("read `src/a.rs` (41 lines)"),
-            "{}",
-            dismissed[0].proof
-        );
-    }
-
-    #[test]
-    fn paths_outside_the_root_are_not_read() {
-        let d = project();
-        assert!(read(d.path(), "../../etc/passwd").is_err());
-        assert!(read(d.path(), "src/a.rs").is_ok());
-        let files = vec!["deep/dir/auth.rs".to_string()];
-        let src = sources(d.path(), &files);
-        assert_eq!(
-            resolve(&src, "auth.rs").as_deref(),
-            Some("deep/dir/auth.rs")
-        );
-        assert_eq!(resolve(&src, "/etc/passwd"), None);
-        let root = format!("{}/src/a.rs", d.path().display());
-        assert_eq!(resolve(&src, &root).as_deref(), Some("src/a.rs"));
-    }
-
-    #[test]
-    fn markers_reviewers_saw_stand_for_the_files_bytes() {
-        let d = project();
-        std::fs::write(d.path().join("src/k.py"), "KEY = \"ghp_abcdefghijklmnopqrstuvwxyz0123456789\"\nif role != \"user\u{202E}\": pass\n").unwrap();
-        let files = vec![];
-        let src = sources(d.path(), &files);
-        assert!(matches!(
-            locate(&src, "src/k.py", "KEY = \"[REDACTED:github-token]\""),
-            Found::There(_)
-        ));
-        assert!(matches!(
-            locate(&src, "src/k.py", "if role != \"user[U+202E]\": pass"),
-            Found::There(_)
-        ));
-        assert!(matches!(
-            locate(&src, "src/k.py", "KEY = \"[REDACTED:github-token]\" + 1"),
-            Found::NotThere(_)
-        ));
-    }
-}
+#[path = "evidence_tests.rs"]
+mod tests;

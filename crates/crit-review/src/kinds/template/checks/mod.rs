@@ -4,6 +4,8 @@
 
 pub(crate) mod evidence;
 pub(crate) mod finish;
+mod lenient;
 pub(crate) mod post;
+mod quote;
 pub(crate) mod screening;
 pub(crate) mod verify;

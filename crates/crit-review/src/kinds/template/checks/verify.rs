@@ -6,7 +6,10 @@
 //!
 //! Its word alone removes nothing. A refutation or a lower priority counts
 //! only with the code that shows it (`disproof`: a file and the quoted
-//! lines), which crit finds in the file as it checks reviewers' evidence; a
+//! lines), which crit finds in the file exactly as written (a look-alike
+//! letter, an invisible character or a slip is other code, though the
+//! evidence check forgives them in a reviewer's quote, where they can only
+//! keep a finding); a
 //! refuted finding then moves to `dismissed` (cause `not_confirmed`, the
 //! quote and where it was found as the proof). Without that the finding is
 //! kept as reported, marked `disputed`, and still counts. A verifier that
@@ -605,6 +608,11 @@ mod tests {
             ("a.rs", "// x < 10 as a comment"),
             ("a.rs", "  return  "),
             ("a.rs", "fn check(x: u8) -> bool {"),
+            // Read as a person would, or a slip away: other code to a compiler.
+            ("a.rs", "\u{0445} < 10"),
+            ("a.rs", "x\u{200B} < 10"),
+            ("a.rs", "x < 100"),
+            ("a.rs", "x <= 10"),
         ] {
             let d = json!({"disproof": {"file_path": path, "quote": quote}});
             assert!(
