@@ -41,6 +41,7 @@ mod install_claude_agent;
 mod install_claude_real;
 mod output_schema;
 mod own_files;
+mod own_files_hostile;
 mod plan_cli;
 mod plan_first_run;
 mod plan_gate;
