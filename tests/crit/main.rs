@@ -8,6 +8,7 @@ mod support;
 mod action;
 mod action_workflows;
 mod bench;
+mod bench_hostile;
 mod bounds;
 mod ci_base;
 mod ci_formats;
