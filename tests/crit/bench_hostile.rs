@@ -13,10 +13,13 @@ use serde_json::json;
 use crate::bench::{G1, bench, case, findings, judge, judge_requests};
 use crate::support::{self, json_out, write};
 
+/// Lays out a link in a case (its directory, then a directory outside).
+type Plant = fn(&Path, &Path);
+
 #[test]
 fn a_case_read_through_a_symlink_is_refused() {
     let secret = "SECRET-OUTSIDE-THE-CORPUS";
-    let variants: [(&str, fn(&Path, &Path)); 4] = [
+    let variants: [(&str, Plant); 4] = [
         ("golden.json", |case, outside| {
             std::fs::remove_file(case.join("golden.json")).unwrap();
             symlink(outside.join("golden.json"), case.join("golden.json")).unwrap();
