@@ -191,10 +191,14 @@ pub fn documented(dir: &Path) -> clap::Command {
     review
 }
 
+/// A template's own flags and help. Its description, usage and inputs'
+/// help are the template file's text, so they reach the terminal through
+/// the printable type, as in `crit review list`.
 fn template_args(cmd: clap::Command, template: &Template) -> clap::Command {
+    use crate::output::printable_line;
     let mut cmd = cmd
-        .about(template.description.clone())
-        .override_usage(template.usage())
+        .about(printable_line(&template.description))
+        .override_usage(printable_line(&template.usage()))
         .no_binary_name(false);
     if let Some(first) = template.required_inputs().next() {
         cmd = cmd.arg(
@@ -209,6 +213,7 @@ fn template_args(cmd: clap::Command, template: &Template) -> clap::Command {
         if let Some(d) = &input.default {
             help.push_str(&format!(" [default: {d}]"));
         }
+        let help = printable_line(&help);
         cmd = cmd.arg(
             Arg::new(input.name.clone())
                 .long(input.name.clone())

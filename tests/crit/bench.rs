@@ -25,7 +25,14 @@ fn rev(dir: &Path, rev: &str) -> String {
 
 /// A case: a repository whose head commit changes `file` from `base` to
 /// `head`, and its golden comments as (comment, severity).
-fn case(corpus: &Path, name: &str, file: &str, base: &str, head: &str, golden: &[(&str, &str)]) {
+pub(crate) fn case(
+    corpus: &Path,
+    name: &str,
+    file: &str,
+    base: &str,
+    head: &str,
+    golden: &[(&str, &str)],
+) {
     let dir = corpus.join("cases").join(name);
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
@@ -53,7 +60,7 @@ fn case(corpus: &Path, name: &str, file: &str, base: &str, head: &str, golden: &
 }
 
 /// A reviewer's answer with P2 findings (titles) in `file`, one line each.
-fn findings(file: &str, titles: &[&str]) -> Reply {
+pub(crate) fn findings(file: &str, titles: &[&str]) -> Reply {
     let f: Vec<Value> = titles
         .iter()
         .enumerate()
@@ -68,7 +75,13 @@ fn findings(file: &str, titles: &[&str]) -> Reply {
 
 /// The judge's step for one pair, found by the pair's text as the judge's
 /// message lays it out.
-fn judge(server: &FakeServer, golden: (&str, &str), title: &str, matched: bool, confidence: f64) {
+pub(crate) fn judge(
+    server: &FakeServer,
+    golden: (&str, &str),
+    title: &str,
+    matched: bool,
+    confidence: f64,
+) {
     let needle = format!(
         "{}\n(severity: {})\n</golden_comment>\n\n<tool_comment>\n{title}\n",
         golden.0, golden.1
@@ -80,7 +93,7 @@ fn judge(server: &FakeServer, golden: (&str, &str), title: &str, matched: bool, 
     }))));
 }
 
-fn bench(dir: &Path, server: &FakeServer, args: &[&str]) -> std::process::Output {
+pub(crate) fn bench(dir: &Path, server: &FakeServer, args: &[&str]) -> std::process::Output {
     support::crit(dir, server, None)
         .args(["bench", "corpus"])
         .args(args)
@@ -88,7 +101,7 @@ fn bench(dir: &Path, server: &FakeServer, args: &[&str]) -> std::process::Output
         .unwrap()
 }
 
-fn judge_requests(server: &FakeServer) -> Vec<crit_testkit::RecordedRequest> {
+pub(crate) fn judge_requests(server: &FakeServer) -> Vec<crit_testkit::RecordedRequest> {
     server
         .model_requests()
         .into_iter()
@@ -96,11 +109,11 @@ fn judge_requests(server: &FakeServer) -> Vec<crit_testkit::RecordedRequest> {
         .collect()
 }
 
-fn f(v: &Value) -> f64 {
+pub(crate) fn f(v: &Value) -> f64 {
     v.as_f64().unwrap()
 }
 
-const G1: (&str, &str) = ("A negative limit slices from the end", "High");
+pub(crate) const G1: (&str, &str) = ("A negative limit slices from the end", "High");
 const G2: (&str, &str) = ("The cursor is never validated", "Low");
 const G3: (&str, &str) = ("The retry loop never ends", "Medium");
 

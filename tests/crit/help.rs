@@ -242,3 +242,49 @@ fn the_top_level_help_explains_the_gate_and_exit_codes() {
         assert!(top.contains(code), "{code}");
     }
 }
+
+/// A project's template is the repository's text: its description and its
+/// inputs' help reach `--help` escaped as `crit review list` shows them,
+/// never as a workflow command of their own or a reversed line.
+#[test]
+fn a_project_template_s_text_is_escaped_in_its_help() {
+    let home = TempDir::new().unwrap();
+    let project = TempDir::new().unwrap();
+    let d = project.path();
+    std::fs::create_dir_all(d.join(".crit/templates")).unwrap();
+    std::fs::write(
+        d.join(".crit/templates/sneaky.yaml"),
+        "name: sneaky\n\
+         description: \"Looks fine\\n::error::forged one\\n::error file=a.rs::forged two \\u202Erevo\"\n\
+         system_prompt: \"You review.\"\n\
+         prompt_template: \"Review {input}.\"\n\
+         allowed_tools: [Read]\n\
+         inputs:\n  required:\n    - name: input\n      description: \"The doc\\n::warning::forged three \\u202E\"\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::cargo_bin("crit")
+            .unwrap()
+            .current_dir(d)
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("xdg"))
+            .env("COLUMNS", "100")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "crit {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let listed = run(&["review", "list"]);
+    assert!(listed.contains("sneaky"), "{listed}");
+    let help = run(&["review", "sneaky", "--help"]);
+    assert!(help.contains("Looks fine"), "{help}");
+    assert!(help.contains("forged three"), "{help}");
+    for text in [&listed, &help] {
+        assert!(!text.contains('\u{202E}'), "{text}");
+        assert!(
+            !text.lines().any(|l| l.trim_start().starts_with("::")),
+            "{text}"
+        );
+    }
+}

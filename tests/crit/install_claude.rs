@@ -260,7 +260,7 @@ fn what_the_user_had_or_changed_stays() {
     let out = run(d, &["uninstall", "claude-code"]);
     assert!(
         support::stderr(&out)
-            .contains(".claude/commands/crit-review.md changed since crit wrote it; left as it is"),
+            .contains(".claude/commands/crit-review.md is not the text crit ships"),
         "{}",
         support::stderr(&out)
     );

@@ -128,7 +128,7 @@ fn crit_s_own_older_agent_is_updated_and_an_edited_one_kept() {
     let out = run(d, &["uninstall", "claude-code"]);
     assert_eq!(
         support::stderr(&out),
-        "crit: .claude/agents/expert-review.md changed since crit wrote it; left as it is\n"
+        "crit: .claude/agents/expert-review.md is not the text crit ships (changed since crit wrote it, or not crit's); left as it is\n"
     );
     assert_eq!(read(d, ".claude/agents/expert-review.md"), edited);
     assert!(!d.join(".claude/commands").exists());
@@ -270,29 +270,50 @@ fn a_hostile_checkout_s_links_stop_install_before_it_writes() {
 }
 
 /// A checkout's ledger is anyone's: uninstall removes only the files and
-/// rules install adds, never another file it lists (however its hash
-/// matches) or a rule of the user's.
+/// rules install adds, and of those only what holds the text crit ships,
+/// never another file it lists or a team's own file at crit's path (however
+/// its hash matches), nor a rule of the user's.
 #[test]
 fn a_hostile_ledger_removes_nothing_but_crit_s_files() {
     let dir = project();
     let d = dir.path();
     write(d, ".claude/settings.local.json", "{\"model\": \"opus\"}\n");
     write(d, "src/main.rs", "fn main() {}\n");
+    write(d, ".claude/agents/expert-review.md", ORIGINAL_AGENT);
+    let crits_command = read(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        "claude-plugin/commands/crit-review.md",
+    );
+    write(d, ".claude/commands/crit-review.md", &crits_command);
     let sha = |t: &str| crit_os::seal::sha256_hex(t.as_bytes());
     let ledger = json!({"version": 1, "files": [
         {"path": "settings.local.json", "sha256": sha("{\"model\": \"opus\"}\n")},
         {"path": "../src/main.rs", "sha256": sha("fn main() {}\n")},
+        {"path": "agents/expert-review.md", "sha256": sha(ORIGINAL_AGENT)},
+        {"path": "commands/crit-review.md", "sha256": sha("not what is there")},
     ], "permissions": ["Bash(npm test:*)"]});
     write(d, ".claude/crit-install.json", &ledger.to_string());
     let mine = "{\"permissions\": {\"allow\": [\"Bash(npm test:*)\"]}}\n";
     write(d, ".claude/settings.json", mine);
-    let out = crit(d).args(["uninstall", "claude-code"]).output().unwrap();
+    let out = crit(d)
+        .args(["uninstall", "claude-code", "--project"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
     assert_eq!(
         read(d, ".claude/settings.local.json"),
         "{\"model\": \"opus\"}\n"
     );
     assert_eq!(read(d, "src/main.rs"), "fn main() {}\n");
+    // The team's own agent stays; crit's own command goes.
+    assert_eq!(read(d, ".claude/agents/expert-review.md"), ORIGINAL_AGENT);
+    assert!(
+        support::stderr(&out)
+            .contains(".claude/agents/expert-review.md is not the text crit ships"),
+        "{}",
+        support::stderr(&out)
+    );
+    assert!(!d.join(".claude/commands/crit-review.md").exists());
     // Nor a rule of the user's it lists.
     assert_eq!(read(d, ".claude/settings.json"), mine);
 }

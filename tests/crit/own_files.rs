@@ -270,8 +270,8 @@ fn no_scope_reviews_the_branch_and_says_against_what() {
 }
 
 /// Where crit keeps its logs is not a place to hide code: a script the
-/// agent adds there (past crit's own .gitignore) is reviewed; the session's
-/// own files beside it are not.
+/// agent adds there (with crit's own .gitignore gone) is reviewed; the
+/// session's own files beside it are not.
 #[test]
 fn a_script_planted_among_crits_logs_is_reviewed() {
     let dir = repo();
@@ -288,8 +288,7 @@ fn a_script_planted_among_crits_logs_is_reviewed() {
         .unwrap()
         .path();
     std::fs::write(session.join("helper.py"), "import os; os.system('id')\n").unwrap();
-    git(d, &["add", "-A"]);
-    git(d, &["add", "-f", ".crit/sessions"]);
+    std::fs::remove_file(d.join(".crit/.gitignore")).unwrap();
     server.push(answer());
     let out = review(d, &server, &["--uncommitted"]);
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));

@@ -4,11 +4,12 @@
 use std::io::Write;
 
 use crit_core::Usage;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One event of a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One event of a run. Read back only to tell a transcript crit wrote from
+/// a file saved under its name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TranscriptItem {
     /// The run began.
@@ -72,7 +73,7 @@ pub enum TranscriptItem {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRecord {
     pub id: String,
     pub name: String,

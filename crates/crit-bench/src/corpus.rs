@@ -3,8 +3,15 @@
 //! (`{"base": REF, "head": REF}`, optionally `language` and `url`) and
 //! `golden.json` (the Martian Code Review Bench's per-pull-request object as
 //! published: `pr_title`, `url`, `comments[{comment, severity}]`).
+//!
+//! A corpus is someone's download, so the bench reads nothing through a
+//! symbolic link beneath `cases/`: a case directory, `repo/`, `case.json` or
+//! `golden.json` that is one is refused, never followed out of the corpus
+//! (to a file the judge would then be sent).
 
 use std::path::{Path, PathBuf};
+
+use crit_os::write::{FsError, Root};
 
 use serde::{Deserialize, Serialize};
 
@@ -76,16 +83,29 @@ impl Corpus {
             dir: dir.to_path_buf(),
             reason: format!("cannot read {}: {e}", cases_dir.display()),
         })?;
-        let mut names: Vec<String> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .filter(|n| !n.starts_with('.'))
-            .collect();
+        let mut names = Vec::new();
+        for entry in entries.flatten() {
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let kind = entry.file_type();
+            if name.starts_with('.') || kind.as_ref().is_ok_and(|t| !t.is_dir() && !t.is_symlink())
+            {
+                continue;
+            }
+            if kind.is_ok_and(|t| t.is_symlink()) {
+                return Err(link(cases_dir.join(&name)));
+            }
+            names.push(name);
+        }
         names.sort();
+        let root = Root::open(&cases_dir).map_err(|e| BenchError::Corpus {
+            dir: dir.to_path_buf(),
+            reason: e.to_string(),
+        })?;
         let cases = names
             .iter()
-            .map(|n| Case::load(&cases_dir.join(n), n))
+            .map(|n| Case::load(&root, &cases_dir.join(n), n))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Corpus {
             dir: dir.to_path_buf(),
@@ -95,8 +115,10 @@ impl Corpus {
 }
 
 impl Case {
-    fn load(dir: &Path, name: &str) -> Result<Case, BenchError> {
-        let spec: CaseSpec = read_json(&dir.join("case.json"))?;
+    /// The case `name` of the corpus's `cases` directory (`cases`), at `dir`.
+    fn load(cases: &Root, dir: &Path, name: &str) -> Result<Case, BenchError> {
+        let rel = Path::new(name);
+        let spec: CaseSpec = read_json(cases, &rel.join("case.json"), &dir.join("case.json"))?;
         for (key, rev) in [("base", &spec.base), ("head", &spec.head)] {
             if !is_revision(rev) {
                 return Err(BenchError::CaseFile {
@@ -107,8 +129,11 @@ impl Case {
                 });
             }
         }
-        let golden = read_json(&dir.join("golden.json"))?;
+        let golden = read_json(cases, &rel.join("golden.json"), &dir.join("golden.json"))?;
         let repo = dir.join("repo");
+        if std::fs::symlink_metadata(&repo).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(link(repo));
+        }
         if !repo.join(".git").exists() {
             return Err(BenchError::CaseFile {
                 path: repo,
@@ -140,18 +165,32 @@ fn is_revision(rev: &str) -> bool {
         && !rev.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
-/// A JSON file of the corpus, read with the input cap.
-pub(crate) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, BenchError> {
-    let bytes = crit_core::files::read_capped(path, Default::default()).map_err(|e| {
-        BenchError::CaseFile {
+/// A JSON file of a case (`rel` beneath `cases`, `path` to name it), read
+/// with the input cap and through no symbolic link.
+fn read_json<T: serde::de::DeserializeOwned>(
+    cases: &Root,
+    rel: &Path,
+    path: &Path,
+) -> Result<T, BenchError> {
+    let bytes = cases.read(rel, Default::default()).map_err(|e| match e {
+        FsError::Symlink { .. } => link(path.to_path_buf()),
+        e => BenchError::CaseFile {
             path: path.to_path_buf(),
             reason: e.to_string(),
-        }
+        },
     })?;
     serde_json::from_slice(&bytes).map_err(|e| BenchError::CaseFile {
         path: path.to_path_buf(),
         reason: format!("not the expected JSON: {e}"),
     })
+}
+
+/// Why a case's `path` is refused: it, or a directory on its way, is a link.
+fn link(path: PathBuf) -> BenchError {
+    BenchError::CaseFile {
+        path,
+        reason: "a symbolic link (or beneath one): the bench reads a case only from files inside its case directory, never through a link that could lead out of the corpus; copy the file in".into(),
+    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,6 @@
 //! ledger lists and is still as crit wrote it, so a hook the user had before
 //! (or changed since) stays.
 
-use serde::{Deserialize, Serialize};
-
 use crate::json_doc::{self, Json};
 use crit_project::scope::installed;
 
@@ -78,44 +76,7 @@ fn group(s: &HookSpec) -> Json {
     Json::Object(fields)
 }
 
-/// What crit added to one settings file.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Ledger {
-    pub version: u32,
-    /// The settings file did not exist: uninstall deletes it when nothing else is left.
-    #[serde(default)]
-    pub created_settings: bool,
-    /// Objects and arrays crit created (`hooks`, `hooks.Stop`): removed again once empty.
-    #[serde(default)]
-    pub created: Vec<String>,
-    #[serde(default)]
-    pub hooks: Vec<AddedHook>,
-    /// Rules crit added to `permissions.allow` (see [`super::permissions`]).
-    #[serde(default)]
-    pub permissions: Vec<String>,
-    /// The status line crit set, as it set it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status_line: Option<serde_json::Value>,
-    /// Files written (relative to the `.claude` directory) and their SHA-256.
-    #[serde(default)]
-    pub files: Vec<AddedFile>,
-    /// SHA-256 of `settings.json` as install last wrote it: while it is
-    /// unchanged, reviews leave it out as crit's own (`crit_project::scope::OwnFiles`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings_sha256: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AddedHook {
-    pub event: String,
-    pub command: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AddedFile {
-    pub path: String,
-    pub sha256: String,
-}
+pub use crit_project::scope::installed::{AddedFile, AddedHook, Ledger};
 
 /// Why a settings file cannot be changed.
 #[derive(Debug, thiserror::Error)]

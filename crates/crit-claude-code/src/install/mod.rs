@@ -401,18 +401,18 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
         doc.to_text(&json_doc::indent_of(&old_text))
     };
     let mut gone = Vec::new();
-    // Only the files install writes: the ledger is a file in the checkout,
-    // so anyone could have listed others in it.
-    for f in ledger
-        .files
+    // Only the files install writes, and each only while it holds exactly
+    // the text this crit ships: the ledger is a file in the checkout, so
+    // anyone could have listed a team's own file in it, with its hash.
+    for (rel, ours) in FILES
         .iter()
-        .filter(|f| FILES.iter().any(|(rel, _)| *rel == f.path))
+        .filter(|(rel, _)| ledger.files.iter().any(|f| f.path == *rel))
     {
-        let path = dir.join(&f.path);
+        let path = dir.join(rel);
         match place.read_text(&path)? {
-            Some(text) if sha256(&text) == f.sha256 => gone.push(path),
+            Some(text) if text == *ours => gone.push(path),
             Some(_) => report.stderr.push(format!(
-                "crit: {} changed since crit wrote it; left as it is",
+                "crit: {} is not the text crit ships (changed since crit wrote it, or not crit's); left as it is",
                 shown(&path)
             )),
             None => {}

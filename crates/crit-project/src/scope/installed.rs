@@ -4,6 +4,7 @@
 //! rule ([`super::OwnFiles`]) leaves out of a review only what is exactly
 //! these, never what a ledger in the checkout merely claims.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// How the hooks, the rules and the status line call crit.
@@ -29,6 +30,56 @@ pub const FILES: [(&str, &str); 3] = [
         include_str!("../../../../claude-plugin/agents/expert-review.md"),
     ),
 ];
+
+/// What crit added to one settings file, kept beside it as
+/// `crit-install.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ledger {
+    pub version: u32,
+    /// The settings file did not exist: uninstall deletes it when nothing else is left.
+    #[serde(default)]
+    pub created_settings: bool,
+    /// Objects and arrays crit created (`hooks`, `hooks.Stop`): removed again once empty.
+    #[serde(default)]
+    pub created: Vec<String>,
+    #[serde(default)]
+    pub hooks: Vec<AddedHook>,
+    /// Rules crit added to `permissions.allow` (crit-claude-code's `install::permissions`).
+    #[serde(default)]
+    pub permissions: Vec<String>,
+    /// The status line crit set, as it set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_line: Option<serde_json::Value>,
+    /// Files written (relative to the `.claude` directory) and their SHA-256.
+    #[serde(default)]
+    pub files: Vec<AddedFile>,
+    /// SHA-256 of `settings.json` as install last wrote it: while it is
+    /// unchanged, reviews leave it out as crit's own ([`super::OwnFiles`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings_sha256: Option<String>,
+}
+
+impl Ledger {
+    /// `bytes` as install writes a ledger: its keys, its shapes, nothing
+    /// beside them (a script saved under the ledger's name is not one).
+    pub fn exactly(bytes: &[u8]) -> Option<Ledger> {
+        let file: Value = serde_json::from_slice(bytes).ok()?;
+        let ledger: Ledger = serde_json::from_value(file.clone()).ok()?;
+        (serde_json::to_value(&ledger).ok()? == file).then_some(ledger)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddedHook {
+    pub event: String,
+    pub command: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddedFile {
+    pub path: String,
+    pub sha256: String,
+}
 
 /// One hook crit adds to `settings.json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,6 +18,7 @@ pub mod installed;
 mod own;
 mod parse;
 pub(crate) mod revision;
+mod session_files;
 mod shard;
 mod spec;
 pub mod units;
@@ -34,6 +35,7 @@ pub use filter::FilterMode;
 pub use own::{CRIT_GITIGNORE, INSTALL_LEDGER, OwnFiles, SESSION_FILES};
 pub use parse::parse_hunk_header;
 pub use parse::{PatchSection, parse_patch};
+pub use session_files::session_dir_name;
 pub use spec::Scope;
 
 /// The change under review, as the prompt and the finding filters see it.

@@ -6,20 +6,22 @@
 //! the agent under review can write it, so it proves nothing on its own: an
 //! installed file is crit's only with exactly the text crit ships, and
 //! `settings.json` only while everything it holds beyond the change's base
-//! is crit's own hooks, rules and status line, as install writes them.
+//! is crit's own hooks, rules and status line, as install writes them. A
+//! session's files are git-ignored logs: crit's only while not in git, and
+//! only with the shape crit writes (see [`super::session_files`]).
 //!
 //! Else the first review's `.crit/.gitignore` is in every later
 //! `--uncommitted` review, and the review gate's first run after an install
 //! reviews nothing but crit's own `.claude` files, at a model's price.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crit_os::seal::sha256_hex as hex;
 
 use super::files::{Selector, normalize};
 use super::installed;
 use super::revision::Revision;
-use super::{Change, shard};
+use super::{Change, FileStatus, session_files, shard};
 
 /// Where `crit install` records what it added, in the `.claude` directory it
 /// installed into.
@@ -32,8 +34,8 @@ pub const CRIT_GITIGNORE: &str = "# Written by crit: review logs stay local.\n\
 sessions/\n";
 
 /// The files a review writes in its session directory,
-/// `.crit/sessions/<id>/`: the session, the result, the transcript (Reldo's
-/// name for it too).
+/// `.crit/sessions/<UTC time>-<id>/`: the session, the result, the
+/// transcript (Reldo's name for it too).
 pub const SESSION_FILES: [&str; 4] = [
     "session.json",
     "result.json",
@@ -47,14 +49,14 @@ const CAP: u64 = 4 * 1024 * 1024;
 /// crit's own files in one project.
 #[derive(Debug, Clone, Default)]
 pub struct OwnFiles {
-    /// Paths from the project root, `/`-separated; a directory ends in `/`.
+    root: PathBuf,
+    /// Paths from the project root, `/`-separated.
     paths: Vec<String>,
 }
 
 impl OwnFiles {
-    /// crit's own files in the project at `root`. Reads only the install
-    /// ledger and the files it lists; a missing or unreadable one is simply
-    /// not crit's.
+    /// crit's own files in the project at `root`. Reads only the files
+    /// crit writes; a missing or unreadable one is simply not crit's.
     pub fn of(root: &Path) -> OwnFiles {
         OwnFiles::against(root, None)
     }
@@ -67,19 +69,21 @@ impl OwnFiles {
         if read(&root.join(".crit/.gitignore")).is_some_and(|b| b == CRIT_GITIGNORE.as_bytes()) {
             paths.push(".crit/.gitignore".into());
         }
-        OwnFiles { paths }
+        OwnFiles {
+            root: root.to_path_buf(),
+            paths,
+        }
     }
 
-    /// Whether `path` (from the project root) is one of crit's own files: one
-    /// found as crit wrote it, or a file a review writes in its session
-    /// directory (by name: anything else there, a script say, is reviewed).
-    pub fn contains(&self, path: &str) -> bool {
+    /// Whether `path` (from the project root), as the change holds it
+    /// (`status`), is one of crit's own files: one found as crit wrote it,
+    /// or a session's file that is not in git and holds what a review writes
+    /// there (a script under a session file's name, or a session committed,
+    /// is reviewed).
+    pub fn contains(&self, path: &str, status: FileStatus) -> bool {
         let path = normalize(path);
-        let session_file = path
-            .strip_prefix(".crit/sessions/")
-            .and_then(|rest| rest.split_once('/'))
-            .is_some_and(|(id, name)| !id.is_empty() && SESSION_FILES.contains(&name));
-        session_file || self.paths.iter().any(|own| *own == path)
+        self.paths.iter().any(|own| *own == path)
+            || (status == FileStatus::Untracked && session_files::is_crits(&self.root, path))
     }
 }
 
@@ -89,7 +93,10 @@ impl OwnFiles {
 /// `base` is only crit's.
 fn installed(root: &Path, base: Option<&str>) -> Vec<String> {
     let dir = root.join(".claude");
-    let mut own = vec![format!(".claude/{INSTALL_LEDGER}")];
+    let mut own = Vec::new();
+    if read(&dir.join(INSTALL_LEDGER)).is_some_and(|b| installed::Ledger::exactly(&b).is_some()) {
+        own.push(format!(".claude/{INSTALL_LEDGER}"));
+    }
     for (path, text) in installed::FILES {
         if read(&dir.join(path)).is_some_and(|bytes| bytes == text.as_bytes()) {
             own.push(format!(".claude/{path}"));
@@ -103,13 +110,8 @@ fn installed(root: &Path, base: Option<&str>) -> Vec<String> {
 
 fn settings_are_crits(root: &Path, base: Option<&str>) -> bool {
     let dir = root.join(".claude");
-    let ledger = read(&dir.join(INSTALL_LEDGER))
-        .and_then(|text| serde_json::from_slice::<serde_json::Value>(&text).ok());
-    let Some(sha) = ledger
-        .as_ref()
-        .and_then(|l| l.get("settings_sha256"))
-        .and_then(|s| s.as_str())
-    else {
+    let ledger = read(&dir.join(INSTALL_LEDGER)).and_then(|b| installed::Ledger::exactly(&b));
+    let Some(sha) = ledger.and_then(|l| l.settings_sha256) else {
         return false;
     };
     let Some(now) = read(&dir.join("settings.json")).filter(|b| hex(b) == sha) else {
@@ -173,7 +175,7 @@ pub(super) fn leave_out(root: &Path, change: &mut Change, globs: &[String]) {
         .iter()
         .map(|f| {
             let path = change.path_from_root(&f.path);
-            !own.contains(path) || named(globs, path)
+            !own.contains(path, f.status) || named(globs, path)
         })
         .collect();
     if keep.iter().all(|k| *k) {
@@ -229,27 +231,36 @@ mod tests {
         std::fs::write(claude.join("settings.json"), &crits).unwrap();
         // The ledger vouches for a file that is not crit's text: it counts
         // for nothing.
-        let ledger = serde_json::json!({
-            "files": [
-                {"path": "commands/mine.md", "sha256": hex(b"edited")},
-                {"path": "../outside.md", "sha256": hex(b"")},
-            ],
-            "settings_sha256": hex(crits.as_bytes()),
-        });
-        std::fs::write(claude.join(INSTALL_LEDGER), ledger.to_string()).unwrap();
+        let file = |path: &str, sha: String| installed::AddedFile {
+            path: path.into(),
+            sha256: sha,
+        };
+        let ledger = |files, settings: &str| {
+            serde_json::to_string(&installed::Ledger {
+                files,
+                settings_sha256: Some(hex(settings.as_bytes())),
+                ..Default::default()
+            })
+            .unwrap()
+        };
+        let forged = vec![
+            file("commands/mine.md", hex(b"edited")),
+            file("../outside.md", hex(b"")),
+        ];
+        std::fs::write(claude.join(INSTALL_LEDGER), ledger(forged, &crits)).unwrap();
         std::fs::write(dir.path().join("outside.md"), "").unwrap();
         std::fs::create_dir_all(dir.path().join(".crit")).unwrap();
         std::fs::write(dir.path().join(".crit/.gitignore"), CRIT_GITIGNORE).unwrap();
         let own = OwnFiles::of(dir.path());
+        let own = |path: &str| own.contains(path, FileStatus::Untracked);
         for path in [
             ".crit/.gitignore",
-            ".crit/sessions/20260101-x/result.json",
-            "./.crit/sessions/x/transcript.jsonl",
+            "./.crit/.gitignore",
             ".claude/crit-install.json",
             ".claude/commands/crit-review.md",
             ".claude/settings.json",
         ] {
-            assert!(own.contains(path), "{path}");
+            assert!(own(path), "{path}");
         }
         for path in [
             ".crit/config.yaml",
@@ -261,11 +272,18 @@ mod tests {
             ".crit/sessions/x/evil.py",
             ".crit/sessions/x/y/result.json",
             ".crit/sessions//result.json",
+            // Not there: nothing to tell it is crit's.
+            ".crit/sessions/20260101T000000Z-ab12/result.json",
         ] {
-            assert!(!own.contains(path), "{path}");
+            assert!(!own(path), "{path}");
         }
+        let is_own = |path: &str| OwnFiles::of(dir.path()).contains(path, FileStatus::Untracked);
         std::fs::write(dir.path().join(".crit/.gitignore"), "*.tmp\n").unwrap();
-        assert!(!OwnFiles::of(dir.path()).contains(".crit/.gitignore"));
+        assert!(!is_own(".crit/.gitignore"));
+        // A ledger is crit's only as install writes one.
+        std::fs::write(claude.join(INSTALL_LEDGER), "#!/bin/sh\nid\n").unwrap();
+        assert!(!is_own(".claude/crit-install.json"));
+        assert!(!is_own(".claude/settings.json"));
         // Settings that hold anything of the user's (or the agent's), even
         // with the ledger's hash brought up to date, are reviewed.
         for other in [
@@ -274,12 +292,9 @@ mod tests {
             crits.replace("Skill(crit-review)", "Bash(*)"),
         ] {
             std::fs::write(claude.join("settings.json"), &other).unwrap();
-            let ledger = serde_json::json!({"settings_sha256": hex(other.as_bytes())});
-            std::fs::write(claude.join(INSTALL_LEDGER), ledger.to_string()).unwrap();
-            assert!(
-                !OwnFiles::of(dir.path()).contains(".claude/settings.json"),
-                "{other}"
-            );
+            std::fs::write(claude.join(INSTALL_LEDGER), ledger(Vec::new(), &other)).unwrap();
+            assert!(is_own(".claude/crit-install.json"));
+            assert!(!is_own(".claude/settings.json"), "{other}");
         }
     }
 }

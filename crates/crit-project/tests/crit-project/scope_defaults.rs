@@ -165,8 +165,9 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.write("a.txt", lines(5));
     repo.commit("base");
     // What a review writes, and what an install wrote (crit's own text).
-    // The session files are added past crit's .gitignore so git shows them;
-    // beside them, a script planted where crit keeps its logs.
+    // The session files are added past crit's .gitignore: in git, they are
+    // the change's (crit's own are git-ignored logs), as is a script planted
+    // where crit keeps its logs.
     repo.write(".crit/.gitignore", crit_project::scope::CRIT_GITIGNORE);
     repo.write(".crit/sessions/20260101-1/result.json", "{}");
     repo.write(".crit/sessions/20260101-1/evil.py", "import os\n");
@@ -177,12 +178,19 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.write(".claude/settings.json", "{\"hooks\": {}}\n");
     // SHA-256 of the text, as crit install records it.
     let sha = |t: &str| crit_os::seal::sha256_hex(t.as_bytes());
-    let ledger = serde_json::json!({
-        "version": 1,
-        "files": [{"path": command, "sha256": sha(text)}],
-        "settings_sha256": sha("{\"hooks\": {}}\n"),
-    });
-    repo.write(".claude/crit-install.json", ledger.to_string());
+    let ledger = crit_project::scope::installed::Ledger {
+        version: 1,
+        files: vec![crit_project::scope::installed::AddedFile {
+            path: command.into(),
+            sha256: sha(text),
+        }],
+        settings_sha256: Some(sha("{\"hooks\": {}}\n")),
+        ..Default::default()
+    };
+    repo.write(
+        ".claude/crit-install.json",
+        serde_json::to_string_pretty(&ledger).unwrap(),
+    );
     repo.write("a.txt", lines_with(5, 3, "the user's change"));
 
     // The user's files stay: the change and crit's config, which the user
@@ -192,6 +200,7 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
         [
             ".crit/config.yaml",
             ".crit/sessions/20260101-1/evil.py",
+            ".crit/sessions/20260101-1/result.json",
             "a.txt"
         ]
     );
@@ -215,6 +224,7 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
         [
             ".crit/config.yaml",
             ".crit/sessions/20260101-1/evil.py",
+            ".crit/sessions/20260101-1/result.json",
             "a.txt"
         ]
     );

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{SessionError, SessionMeta, SessionSummary, redact, redact_credentials};
-use crit_project::scope::{CRIT_GITIGNORE, SESSION_FILES};
+use crit_project::scope::{CRIT_GITIGNORE, SESSION_FILES, session_dir_name};
 
 // The names a review's files have, which the scope knows as crit's own.
 const META: &str = SESSION_FILES[0];
@@ -291,7 +291,7 @@ fn entries(dir: &Path) -> Result<Vec<Session>, SessionError> {
     let mut found = Vec::new();
     for entry in read.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some((stamp, id)) = parse_dir_name(&name) else {
+        let Some((stamp, id)) = session_dir_name(&name) else {
             continue;
         };
         let written = std::fs::metadata(entry.path().join(META))
@@ -308,14 +308,6 @@ fn entries(dir: &Path) -> Result<Vec<Session>, SessionError> {
     }
     found.sort_by_key(|(key, _)| Reverse(key.clone()));
     Ok(found.into_iter().map(|(_, s)| s).collect())
-}
-
-/// `20261121T140302Z-3fa9c2d1` → (`20261121T140302Z`, `3fa9c2d1`).
-fn parse_dir_name(name: &str) -> Option<(&str, &str)> {
-    let (stamp, id) = name.split_once('-')?;
-    let stamp_ok = stamp.len() == 16 && stamp.as_bytes()[8] == b'T' && stamp.ends_with('Z');
-    let id_ok = !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric());
-    (stamp_ok && id_ok).then_some((stamp, id))
 }
 
 fn create_unique_dir(sessions: &Root, now: SystemTime) -> Result<Session, SessionError> {
@@ -393,17 +385,6 @@ fn read_json<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dir_names() {
-        assert_eq!(
-            parse_dir_name("20261121T140302Z-3fa9c2d1"),
-            Some(("20261121T140302Z", "3fa9c2d1"))
-        );
-        assert_eq!(parse_dir_name("20261121T140302Z-"), None);
-        assert_eq!(parse_dir_name("notes-abc"), None);
-        assert_eq!(parse_dir_name("20261121T140302Z-a/b"), None);
-    }
 
     #[test]
     fn ids_differ() {
