@@ -2,8 +2,9 @@
 //! cache only for the same raw hunk under the same request (every input of
 //! it changed is a miss), from an entry sealed under the user's own key (a
 //! forged, swapped or foreign entry is refused), and never from a review
-//! that had screening hits, redactions, dismissals, any finding or a word
-//! other than PASS. The cache keeps no findings, so it cannot lose one.
+//! that had screening hits, redactions or a word other than PASS, nor one
+//! with a finding in its file. The cache keeps no findings, so it cannot
+//! lose one.
 
 use crate::support;
 
@@ -483,11 +484,12 @@ fn a_part_with_screening_hits_is_not_stored() {
     );
 }
 
-/// The cache keeps no findings: a part whose reviewer reported anything,
-/// even a nit at PASS and even about a file outside the change, is not
-/// stored, and the next review of the same change sends it again.
+/// The cache keeps no findings: a hunk whose file a finding points into,
+/// even a nit at PASS and even on a line outside the hunk, is not stored,
+/// nor is a part whose reviewer reported something outside its own files;
+/// the next review of the same change sends it again.
 #[test]
-fn a_part_with_any_finding_is_sent_again() {
+fn a_hunk_with_a_finding_in_its_file_is_sent_again() {
     for (name, f) in [
         (
             "a nit in the hunk's own file",

@@ -4,11 +4,13 @@
 //! problem in a file another part's reviewers passed.
 //!
 //! The cache keeps only clean hunks and no findings, so a hunk served from it
-//! cannot lose one: a hunk is kept when its part's reviewers all finished,
-//! said PASS and reported nothing, and no finding of the whole review — any
-//! part, any reviewer, kept or dismissed, crit's own included — points into
-//! its file. A finding that points nowhere (no file) could be about any
-//! file: nothing of that review is kept.
+//! cannot lose one: a hunk is kept when its part's reviewers all finished and
+//! said PASS, and no finding of the whole review — any part, any reviewer,
+//! kept or dismissed, crit's own included — points into its file. A finding
+//! that points nowhere (no file) could be about any file: nothing of that
+//! review is kept. A part whose reviewer reported a finding outside the
+//! part's own files (another part's file, a file outside the change) keeps
+//! none of its hunks, so that its reviewers see all of it again.
 //!
 //! Paths are matched loosely on purpose, so that a finding spelled
 //! `./a.rs`, `b/src/a.rs`, `SRC/A.RS`, `src/x/../a.rs`, `/abs/src/a.rs` or
@@ -58,20 +60,28 @@ pub fn hunks_to_store(
     findings: &[ReviewFinding<'_>],
 ) -> Vec<(usize, usize)> {
     let mut named: HashSet<String> = HashSet::with_capacity(findings.len());
-    let mut reported: HashSet<usize> = HashSet::new();
+    // Per part, the names its own reviewers' findings point at.
+    let mut reported: Vec<Vec<String>> = vec![Vec::new(); parts.len()];
     for f in findings {
-        match f.path.and_then(last_segment) {
-            Some(name) => named.insert(name),
-            // It could be about any file of the change.
-            None => return Vec::new(),
+        // One that names no file could be about any file of the change.
+        let Some(name) = f.path.and_then(last_segment) else {
+            return Vec::new();
         };
-        if let Some(p) = f.part {
-            reported.insert(p);
+        match f.part.and_then(|p| reported.get_mut(p)) {
+            Some(own) => own.push(name.clone()),
+            // A reviewer's finding of no part that ran: nothing is sure.
+            None if f.part.is_some() => return Vec::new(),
+            None => {}
         }
+        named.insert(name);
     }
     let mut out = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
-        if !part.passed || reported.contains(&i) || part.hunks.iter().any(|h| h.tainted) {
+    for (i, (part, own)) in parts.iter().zip(&reported).enumerate() {
+        if !part.passed || part.hunks.iter().any(|h| h.tainted) {
+            continue;
+        }
+        let files: HashSet<String> = part.hunks.iter().flat_map(|h| segments(h.path)).collect();
+        if own.iter().any(|n| !files.contains(n)) {
             continue;
         }
         for (j, h) in part.hunks.iter().enumerate() {

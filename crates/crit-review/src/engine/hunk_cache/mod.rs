@@ -20,8 +20,7 @@
 //!   confined writer.
 //! - What is stored is decided once the whole review is over, by
 //!   [`decide::hunks_to_store`]: only hunks of parts whose reviewers all
-//!   said PASS and reported nothing, of files no finding of the review
-//!   points into.
+//!   said PASS, of files no finding of the review points into.
 //!
 //! Entries live in one file, `$XDG_CACHE_HOME/crit/hunks-v3/hunks.bin`
 //! (else `~/.cache/crit/hunks-v3/`), read once when a review starts

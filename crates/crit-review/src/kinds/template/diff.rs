@@ -144,8 +144,7 @@ pub(super) async fn review(
 }
 
 /// Stores the hunks no finding of the review points into, of parts whose
-/// reviewers all finished, said PASS and reported nothing
-/// ([`hunk_cache::decide`]). `reported`: every reviewer's finding as
+/// reviewers all finished and said PASS ([`hunk_cache::decide`]). `reported`: every reviewer's finding as
 /// reported, with its part; `others`: every other finding of the review
 /// (kept, dismissed, crit's own).
 fn store_clean<'a>(
