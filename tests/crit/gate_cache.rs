@@ -2,8 +2,9 @@
 //! cache only for the same raw hunk under the same request (every input of
 //! it changed is a miss), from an entry sealed under the user's own key (a
 //! forged, swapped or foreign entry is refused), and never from a review
-//! that had screening hits, redactions, dismissals or a word other than
-//! PASS. A cached finding comes back at its own file, never another's.
+//! that had screening hits, redactions or a word other than PASS, nor one
+//! with a finding in its file. The cache keeps no findings, so it cannot
+//! lose one.
 
 use crate::support;
 
@@ -483,69 +484,45 @@ fn a_part_with_screening_hits_is_not_stored() {
     );
 }
 
-/// A finding about a file outside the change is never stored with a hunk
-/// of another file, nor brought back there; one on its own hunk comes back
-/// at its line, moved with the hunk.
+/// The cache keeps no findings: a hunk whose file a finding points into,
+/// even a nit at PASS and even on a line outside the hunk, is not stored,
+/// nor is a part whose reviewer reported something outside its own files;
+/// the next review of the same change sends it again.
 #[test]
-fn cached_findings_keep_their_own_file_and_line() {
-    let dir = repo();
-    let d = dir.path();
-    let home = tempfile::tempdir().unwrap();
-    let server = FakeServer::start_blocking();
-    server.push(Reply::json(
-        json!({"verdict": "PASS", "summary": "ok", "findings": [
-        finding("config.py", 2, 3, "elsewhere"), finding("src/app.py", 5, 3, "a name")]}),
-    ));
-    review_in(d, home.path(), &server, &["--verify", "off"]);
-    let server = FakeServer::start_blocking();
-    server.push(clean());
-    let r = json_out(&review_in(d, home.path(), &server, &["--verify", "off"]));
-    for f in r["findings"].as_array().unwrap() {
-        if f["title"].as_str().is_some_and(|t| t.contains("elsewhere")) {
-            assert_eq!(f["location"]["path"], "config.py", "moved: {f:#}");
-        }
-    }
-    // Another repository with the same hunk: never the first one's findings.
-    let other = repo();
-    let server = FakeServer::start_blocking();
-    server.push(clean());
-    let r = json_out(&review_in(
-        other.path(),
-        home.path(),
-        &server,
-        &["--verify", "off"],
-    ));
-    assert_eq!(server.model_requests().len(), 1);
-    assert!(
-        r["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|f| f["cached"] != true),
-        "{r:#}"
-    );
-
-    // Only an own-file finding: stored, and back at its own line, marked.
-    let dir = repo();
-    let d = dir.path();
-    let home = tempfile::tempdir().unwrap();
-    let server = FakeServer::start_blocking();
-    server.push(Reply::json(
-        json!({"verdict": "PASS", "summary": "ok", "findings": [
-        finding("src/app.py", 5, 3, "a name")]}),
-    ));
-    review_in(d, home.path(), &server, &["--verify", "off"]);
-    let server = FakeServer::start_blocking();
-    gate::passes(&server, 2);
-    let r = json_out(&review_in(d, home.path(), &server, &["--verify", "off"]));
-    if server.model_requests().is_empty() {
-        let f = r["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["cached"] == true)
-            .expect("cached finding");
-        assert_eq!(f["location"]["path"], "src/app.py", "{f:#}");
-        assert_eq!(f["location"]["line_start"], 5, "{f:#}");
+fn a_hunk_with_a_finding_in_its_file_is_sent_again() {
+    for (name, f) in [
+        (
+            "a nit in the hunk's own file",
+            finding("src/app.py", 5, 3, "a name"),
+        ),
+        (
+            "a nit in a file outside the change",
+            finding("config.py", 2, 3, "elsewhere"),
+        ),
+        (
+            "a nit on a line outside the hunk",
+            finding("src/app.py", 1, 3, "far"),
+        ),
+    ] {
+        let dir = repo();
+        let d = dir.path();
+        let home = tempfile::tempdir().unwrap();
+        let server = FakeServer::start_blocking();
+        server.push(Reply::json(
+            json!({"verdict": "PASS", "summary": "ok", "findings": [f]}),
+        ));
+        let r = json_out(&review_in(d, home.path(), &server, &["--verify", "off"]));
+        let count = |k: &str| r[k].as_array().map_or(0, Vec::len);
+        assert_eq!(count("findings") + count("dismissed"), 1, "{name}: {r:#}");
+        let server = FakeServer::start_blocking();
+        gate::passes(&server, 2);
+        let r = json_out(&review_in(d, home.path(), &server, &["--verify", "off"]));
+        assert_eq!(
+            server.model_requests().len(),
+            1,
+            "{name}: from the cache\n{r:#}"
+        );
+        assert!(gate::sent(&server).contains(CHANGED), "{name}");
+        assert_eq!(r["coverage"]["lines_cached"], 0, "{name}: {r:#}");
     }
 }

@@ -29,6 +29,7 @@ mod dropin_templates;
 mod fail_closed;
 mod gate_attributes;
 mod gate_cache;
+mod gate_cache_split;
 mod gate_evidence;
 mod gate_once;
 mod gate_parts;

@@ -28,6 +28,10 @@ pub use kinds::{code, describe, orchestrate, plan, prompt, template};
 /// change — from start to finish.
 pub mod review {
     pub use crate::engine::hunk_cache::HunkCache;
+    /// Which hunks of a finished review the hunk cache keeps.
+    pub use crate::engine::hunk_cache::decide::{
+        PartHunk, ReviewFinding, ReviewedPart, hunks_to_store,
+    };
     pub use crate::kinds::template::{
         Finish, PartLimits, ReviewError, ReviewOptions, ReviewRequest, UnknownVerifyMode,
         VerifyMode, VerifySettings, run_template, run_template_or, run_template_with_follow_up,

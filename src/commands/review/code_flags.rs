@@ -96,7 +96,7 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
         Arg::new(NO_CACHE)
             .long(NO_CACHE)
             .action(ArgAction::SetTrue)
-            .help("Review every hunk again, instead of taking the findings of hunks reviewed before (unchanged since) from the cache")
+            .help("Review every hunk again, instead of leaving out the hunks an earlier review found nothing in (unchanged since)")
             .help_heading(heading),
     )
     .arg(

@@ -6,6 +6,7 @@ mod prompt_support;
 mod scope_support;
 mod support_code;
 
+mod cache_decision;
 mod cli_schema;
 mod code_reviewer;
 mod flagged;

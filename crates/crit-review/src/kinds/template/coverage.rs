@@ -38,7 +38,7 @@ pub(super) fn build(
         cached_cost_usd: work.cached_cost_usd.filter(|_| !work.cached.is_empty()),
         ..Coverage::default()
     };
-    let cached: Vec<usize> = work.cached.iter().map(|(u, _)| *u).collect();
+    let cached: std::collections::HashSet<usize> = work.cached.iter().copied().collect();
     let added = |u: usize| count(work.units[u].hunk.hunk.added.len());
     for (i, f) in work.files.iter().enumerate() {
         let mut fc = FileCoverage {

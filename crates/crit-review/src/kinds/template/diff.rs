@@ -1,8 +1,9 @@
 //! A code review of a diff, end to end before the finish steps: the change
-//! cut into hunks and screened, hunks reviewed before taken from the cache,
-//! the rest split into parts that fit the model's context and reviewed side
-//! by side by the same panel, the findings checked (consensus, evidence, a
-//! second look at blockers) and stored per hunk for the next review, and the
+//! cut into hunks and screened, hunks an earlier review found nothing in
+//! left out by the cache, the rest split into parts that fit the model's
+//! context and reviewed side by side by the same panel, the findings checked
+//! (consensus, evidence, a second look at blockers), then, once the whole
+//! review is known, its clean hunks stored for the next review, and the
 //! coverage: what every reviewer saw and what was left out. Binary content
 //! in the change is a finding of crit's own, never silence.
 
@@ -10,7 +11,6 @@ use std::collections::BTreeMap;
 
 use crit_core::{
     Finding, Location, ReviewResult, ReviewerOutcome, ReviewerStatus, Severity, Verdict,
-    VerificationOutcome,
 };
 use minijinja::Value;
 
@@ -19,7 +19,10 @@ use super::coverage::{self, PartOutcome};
 use super::plans as plan;
 use super::work::{self, Work};
 use super::{Job, ReviewError, parts};
-use crate::engine::hunk_cache;
+use crate::engine::hunk_cache::{
+    self,
+    decide::{ReviewFinding, ReviewedPart},
+};
 use crate::engine::panel::{self, FollowUp, ReviewerRun};
 use crate::engine::prompts::PREAMBLE;
 use crate::engine::redaction::{self, Removed};
@@ -64,7 +67,9 @@ pub(super) async fn review(
     }
     let limits = plan::limits(&job.template.limits, &opts.limits);
     let ran = parts::run(job.backend, &part_plans, job.env, limits).await;
-    let mut origins: Vec<(String, usize)> = Vec::new();
+    // Where every reviewer's finding points, and whose part it came from:
+    // the cache's decision waits for the whole review.
+    let mut reported: Vec<(Option<usize>, Option<String>)> = Vec::new();
     let mut outcomes: Vec<PartOutcome> = Vec::with_capacity(count);
     let mut part_runs: Vec<Vec<ReviewerRun>> = Vec::with_capacity(count);
     // Every reviewer of the part finished and said PASS in its own words.
@@ -78,7 +83,7 @@ pub(super) async fn review(
                 .try_fold(0.0, |sum, c| Some(sum + c?)),
         );
         for f in runs.iter().flat_map(|r| r.findings.iter()) {
-            origins.push((f.id.clone(), i));
+            reported.push((Some(i), f.location.as_ref().map(|l| l.path().to_string())));
         }
         said_pass.push(runs.iter().all(|r| {
             r.outcome.status == ReviewerStatus::Completed && r.outcome.verdict == Verdict::Pass
@@ -107,46 +112,27 @@ pub(super) async fn review(
         false => nothing_sent(job, &work, &outcomes),
     };
     post::check(job, &mut result, Some(change)).await;
+    let binary = binary_findings(change, opts.allow_partial);
     if let Some(mut cache) = hunks {
-        for (i, units) in work.parts.iter().enumerate() {
-            let mine = |id: &String| origins.iter().any(|(o, p)| o == id && *p == i);
-            let reusable = outcomes
-                .get(i)
-                .is_some_and(|o| o.skipped.is_none() && o.failed.is_empty() && !o.done.is_empty())
-                && said_pass.get(i).copied().unwrap_or(false)
-                && !result.dismissed.iter().any(|d| mine(&d.finding.id))
-                && !result.findings.iter().any(|f| mine(&f.id) && lowered(f));
-            if reusable {
-                let findings: Vec<Finding> = result
-                    .findings
-                    .iter()
-                    .filter(|f| mine(&f.id))
-                    .cloned()
-                    .collect();
-                let cost = part_costs.get(i).copied().flatten();
-                if work.store(&mut cache, units, &findings, cost).is_none() {
-                    tracing::debug!(
-                        part = i + 1,
-                        "part not cached: a finding or a hunk it cannot hold"
-                    );
-                }
-            }
-        }
+        store_clean(
+            &mut cache,
+            &work,
+            &outcomes,
+            &said_pass,
+            &part_costs,
+            &reported,
+            [&result.findings, &work.screened.findings, &binary]
+                .into_iter()
+                .flatten()
+                .chain(result.dismissed.iter().map(|d| &d.finding)),
+        );
         cache.commit();
     }
-    let cached: Vec<Finding> = work
-        .cached
-        .iter()
-        .flat_map(|(_, f)| f.iter().cloned())
-        .collect();
-    result.findings.extend(cached);
     result.findings = panel::distinct_findings(std::mem::take(&mut result.findings));
     result
         .findings
         .extend(work.screened.findings.iter().cloned());
-    result
-        .findings
-        .extend(binary_findings(change, opts.allow_partial));
+    result.findings.extend(binary);
     result.coverage = Some(coverage::build(
         change,
         &work,
@@ -157,11 +143,56 @@ pub(super) async fn review(
     Ok(result)
 }
 
-/// A check lowered it (the verifier's second look).
-fn lowered(f: &Finding) -> bool {
-    f.verification
-        .as_ref()
-        .is_some_and(|v| v.outcome == VerificationOutcome::Downgraded)
+/// Stores the hunks no finding of the review points into, of parts whose
+/// reviewers all finished and said PASS ([`hunk_cache::decide`]). `reported`: every reviewer's finding as
+/// reported, with its part; `others`: every other finding of the review
+/// (kept, dismissed, crit's own).
+fn store_clean<'a>(
+    cache: &mut hunk_cache::Hunks,
+    work: &Work,
+    outcomes: &[PartOutcome],
+    said_pass: &[bool],
+    part_costs: &[Option<f64>],
+    reported: &[(Option<usize>, Option<String>)],
+    others: impl Iterator<Item = &'a Finding>,
+) {
+    let parts: Vec<ReviewedPart<'_>> = work
+        .parts
+        .iter()
+        .enumerate()
+        .map(|(i, units)| {
+            let finished = outcomes
+                .get(i)
+                .is_some_and(|o| o.skipped.is_none() && o.failed.is_empty() && !o.done.is_empty());
+            work.reviewed_part(
+                units,
+                finished && said_pass.get(i).copied().unwrap_or(false),
+            )
+        })
+        .collect();
+    let findings: Vec<ReviewFinding<'_>> = reported
+        .iter()
+        .map(|(part, path)| ReviewFinding {
+            part: *part,
+            path: path.as_deref(),
+        })
+        .chain(others.map(|f| ReviewFinding {
+            part: None,
+            path: f.location.as_ref().map(Location::path),
+        }))
+        .collect();
+    let mut keep: Vec<Vec<usize>> = vec![Vec::new(); work.parts.len()];
+    for (p, j) in hunk_cache::decide::hunks_to_store(&parts, &findings) {
+        if let Some(k) = keep.get_mut(p) {
+            k.push(j);
+        }
+    }
+    for (i, (units, mine)) in work.parts.iter().zip(&keep).enumerate() {
+        if !mine.is_empty() {
+            let cost = part_costs.get(i).copied().flatten();
+            work.store(cache, units, mine, cost);
+        }
+    }
 }
 
 /// One finding per file whose binary content was added or changed: no
@@ -238,7 +269,7 @@ fn nothing_sent(job: &Job<'_>, work: &Work, outcomes: &[PartOutcome]) -> ReviewR
     ) {
         (_, Some((_, why))) => why.clone(),
         (false, None) => {
-            "every hunk of the change was reviewed before: its findings come from the cache"
+            "every hunk of the change was reviewed before, with nothing found in its file"
                 .to_string()
         }
         (true, None) => "no reviewer was sent any part of the change (see coverage)".to_string(),

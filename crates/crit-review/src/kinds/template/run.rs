@@ -92,7 +92,8 @@ pub struct ReviewOptions {
     /// Accept a review that could not see all of its change (`--allow-partial`):
     /// its coverage says what was left out, its verdict is not held back.
     pub allow_partial: bool,
-    /// Findings of hunks reviewed before (`None`: off, as with `--no-cache`).
+    /// Hunks reviewed before with nothing found (`None`: off, as with
+    /// `--no-cache`).
     pub hunk_cache: Option<HunkCache>,
     /// Which findings get a second look (`--verify`); `None`: the template's
     /// `verify:`, else blocking ones.

@@ -8,10 +8,11 @@
 //! cache key, and whether redaction or screening touched it: such a hunk's
 //! part is never stored.
 
-use crit_core::{Finding, Location};
+use crit_core::Location;
 
 use super::checks::screening::{self, Screened};
-use crate::engine::hunk_cache::{self, Hunks, Stored};
+use crate::engine::hunk_cache::decide::{PartHunk, ReviewedPart};
+use crate::engine::hunk_cache::{self, Hunks};
 use crit_project::scope::chunk::{self, Piece};
 use crit_project::scope::units::{self, HunkText};
 use crit_project::scope::{Change, ChangedFile};
@@ -65,8 +66,9 @@ pub(super) struct FileWork {
 pub(super) struct Work {
     pub files: Vec<FileWork>,
     pub units: Vec<Unit>,
-    /// Units served from the cache, with their findings (lines rebased).
-    pub cached: Vec<(usize, Vec<Finding>)>,
+    /// Units served from the cache: reviewed before, nothing found in
+    /// their file.
+    pub cached: Vec<usize>,
     /// What reviewing the cached units cost when they were reviewed: what
     /// this review did not spend. `None` when a unit's cost is unknown.
     pub cached_cost_usd: Option<f64>,
@@ -189,26 +191,18 @@ pub(super) fn plan(
     }
     let mut todo = Vec::new();
     for (id, u) in work.units.iter().enumerate() {
-        let path = &work.files[u.file].path;
         let hit = match (cache, &u.key) {
             (Some((c, _)), Some(k)) => c.load(k),
             _ => None,
         };
-        // An entry holds findings of its own file only; anything else in it
-        // is not one crit wrote for this hunk.
-        match hit.filter(|hit| hit.findings.iter().all(|s| s.path == *path)) {
+        match hit {
             Some(hit) => {
-                let findings = hit
-                    .findings
-                    .into_iter()
-                    .map(|s| restore(s, &u.hunk, path))
-                    .collect();
                 work.cached_cost_usd = if work.cached.is_empty() {
                     hit.cost_usd
                 } else {
                     crit_core::usage::add_cost(work.cached_cost_usd, hit.cost_usd)
                 };
-                work.cached.push((id, findings));
+                work.cached.push(id);
             }
             None => todo.push(id),
         }
@@ -299,94 +293,40 @@ impl Work {
         (out, files)
     }
 
-    /// The unit of `part` a finding belongs to: the hunk it points into,
-    /// else the nearest hunk of its file in the part; `None` for a finding
-    /// elsewhere (another file, no location).
-    pub(super) fn unit_of(&self, part: &[usize], f: &Finding) -> Option<usize> {
-        let Some(Location::File {
-            path, line_start, ..
-        }) = &f.location
-        else {
-            return None;
-        };
-        let mine: Vec<usize> = part
-            .iter()
-            .copied()
-            .filter(|u| self.files[self.units[*u].file].path == *path)
-            .collect();
-        let line = line_start.unwrap_or(0);
-        mine.iter().copied().min_by_key(|u| {
-            let r = self.units[*u].hunk.new_range();
-            if r.contains(&line) {
-                0
-            } else {
-                line.abs_diff(r.start).min(line.abs_diff(r.end))
-            }
-        })
+    /// Part `i` as the cache's decision sees it: its hunks, and whether it
+    /// `passed` (every reviewer finished and said PASS).
+    pub(super) fn reviewed_part(&self, part: &[usize], passed: bool) -> ReviewedPart<'_> {
+        ReviewedPart {
+            passed,
+            hunks: part
+                .iter()
+                .map(|u| {
+                    let unit = &self.units[*u];
+                    PartHunk {
+                        path: &self.files[unit.file].path,
+                        key: unit.key.as_deref(),
+                        tainted: unit.tainted,
+                    }
+                })
+                .collect(),
+        }
     }
 
-    /// Writes each unit of `part` with the findings of its own file that
-    /// point into it (or nearest to it). `None`, and nothing written, when a
-    /// finding cannot be held that way (another file, no line, no location)
-    /// or a unit of the part was touched by redaction or screening: that
-    /// part's review is not reused. A unit without a key is never stored
-    /// (the next review sends it again). Each unit carries its share of
-    /// `cost_usd`, what the part's review cost, by its size.
+    /// Stores the hunks `keep` (indexes into `part`) as reviewed clean, each
+    /// with its share of `cost_usd` (what the part's review cost) by size.
     pub(super) fn store(
         &self,
         cache: &mut Hunks,
         part: &[usize],
-        findings: &[Finding],
+        keep: &[usize],
         cost_usd: Option<f64>,
-    ) -> Option<()> {
-        if part.iter().any(|u| self.units[*u].tainted) {
-            return None;
-        }
-        let mut per_unit: Vec<(usize, Vec<Stored>)> =
-            part.iter().map(|u| (*u, Vec::new())).collect();
-        for f in findings {
-            let u = self.unit_of(part, f)?;
-            f.location.as_ref().and_then(Location::start_line)?;
-            let unit = &self.units[u];
-            let slot = per_unit.iter_mut().find(|(id, _)| *id == u)?;
-            slot.1
-                .push(relative(f, &unit.hunk, &self.files[unit.file].path));
-        }
+    ) {
         let size = |u: usize| self.units[u].hunk.text.len().max(1) as f64;
         let total: f64 = part.iter().map(|u| size(*u)).sum();
-        for (u, stored) in per_unit {
+        for &u in keep.iter().filter_map(|j| part.get(*j)) {
             if let Some(key) = &self.units[u].key {
-                let share = cost_usd.map(|c| c * size(u) / total);
-                cache.store(key, &stored, share);
+                cache.store(key, cost_usd.map(|c| c * size(u) / total));
             }
         }
-        Some(())
     }
-}
-
-/// A finding with its own file and its lines relative to the hunk's first
-/// new line.
-fn relative(f: &Finding, h: &HunkText, path: &str) -> Stored {
-    let base = i64::from(h.hunk.new_start.max(1));
-    let loc = f.location.as_ref();
-    Stored {
-        finding: f.clone(),
-        path: path.to_string(),
-        start: loc
-            .and_then(|l| l.start_line())
-            .map(|n| i64::from(n) - base),
-        end: loc.and_then(|l| l.end_line()).map(|n| i64::from(n) - base),
-    }
-}
-
-/// A stored finding back at the hunk's lines now, marked cached.
-fn restore(s: Stored, h: &HunkText, path: &str) -> Finding {
-    let base = i64::from(h.hunk.new_start.max(1));
-    let at = |off: Option<i64>| off.and_then(|o| u32::try_from((base + o).max(1)).ok());
-    let mut f = s.finding;
-    if let (Some(start), end) = (at(s.start), at(s.end)) {
-        f.location = Some(Location::lines(path, start, end.unwrap_or(start)));
-    }
-    f.cached = true;
-    f
 }

@@ -1,7 +1,7 @@
-//! Findings of hunks already reviewed: re-reviewing a branch after a fix
-//! sends only the hunks that changed, and the findings of the unchanged ones
-//! come back marked `cached`; a fixed hunk has a new text, so its old
-//! findings are gone.
+//! Hunks already reviewed: re-reviewing a branch after a fix sends only the
+//! hunks that changed; an unchanged hunk whose earlier review found nothing
+//! in its file is not sent again. The cache holds no findings: a hunk with
+//! anything found in its file is sent again, so the cache removes nothing.
 //!
 //! The cache cannot launder a review:
 //! - The key ([`key`]) is a hash of what the request for that hunk would
@@ -18,9 +18,9 @@
 //!   that key cannot mint an entry, and one that does not open is a miss.
 //! - The directory is 0700 and the file 0600, written through crit-os's
 //!   confined writer.
-//! - What is stored is the caller's to judge (a part with screening hits,
-//!   redactions, dismissals or a verdict other than PASS is never stored);
-//!   each finding is stored against the hunk of its own file it points into.
+//! - What is stored is decided once the whole review is over, by
+//!   [`decide::hunks_to_store`]: only hunks of parts whose reviewers all
+//!   said PASS, of files no finding of the review points into.
 //!
 //! Entries live in one file, `$XDG_CACHE_HOME/crit/hunks-v3/hunks.bin`
 //! (else `~/.cache/crit/hunks-v3/`), read once when a review starts
@@ -30,12 +30,13 @@
 //! 30 days (its time is sealed with it), and the file is kept under 64 MiB
 //! by dropping the oldest entries.
 
+pub(crate) mod decide;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use crit_core::Finding;
 use crit_os::read::InputLimits;
 use crit_os::seal::{SealKey, Sha256, unhex};
 use crit_os::write::{Root, WriteOptions};
@@ -77,23 +78,11 @@ impl std::fmt::Debug for HunkCache {
     }
 }
 
-/// A finding of a hunk: its own file, and its lines relative to the hunk's
-/// first new line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Stored {
-    pub finding: Finding,
-    /// The file the finding points into (the hunk's own).
-    pub path: String,
-    pub start: Option<i64>,
-    pub end: Option<i64>,
-}
-
 /// What an entry seals: when it was written (so its age cannot be forged),
-/// the hunk's findings, and its share of what its review cost.
+/// and the hunk's share of what its review cost.
 #[derive(Serialize, Deserialize)]
 struct Sealed {
     written: u64,
-    findings: Vec<Stored>,
     #[serde(default)]
     cost_usd: Option<f64>,
 }
@@ -101,7 +90,6 @@ struct Sealed {
 /// A hunk found in the cache.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Hit {
-    pub findings: Vec<Stored>,
     /// The hunk's share of what its review cost (its part's cost split by
     /// the size of the part's hunks); `None` when unknown (a model with no
     /// price).
@@ -181,8 +169,7 @@ impl HunkCache {
 }
 
 impl Hunks {
-    /// The findings stored for `key`, when a fresh entry opens under the
-    /// user's key.
+    /// The entry for `key`, when a fresh one opens under the user's key.
     pub(crate) fn load(&self, key: &str) -> Option<Hit> {
         let id = entry_id(key)?;
         let entry = self.added.get(&id).or_else(|| self.entries.get(&id))?;
@@ -190,23 +177,18 @@ impl Hunks {
         let sealed: Sealed = serde_json::from_slice(&plain).ok()?;
         let age = secs(self.now).saturating_sub(sealed.written);
         (age <= TTL.as_secs()).then_some(Hit {
-            findings: sealed.findings,
             cost_usd: sealed.cost_usd,
         })
     }
 
-    /// Adds `findings` for `key`, and the hunk's share of what reviewing it
-    /// cost, written by [`Hunks::commit`].
-    pub(crate) fn store(&mut self, key: &str, findings: &[Stored], cost_usd: Option<f64>) {
+    /// Adds `key` as reviewed clean, with the hunk's share of what reviewing
+    /// it cost, written by [`Hunks::commit`].
+    pub(crate) fn store(&mut self, key: &str, cost_usd: Option<f64>) {
         let (Some(id), Some(k)) = (entry_id(key), self.cache.entry_key(key)) else {
             return;
         };
         let written = secs(self.now);
-        let plain = match serde_json::to_vec(&Sealed {
-            written,
-            findings: findings.to_vec(),
-            cost_usd,
-        }) {
+        let plain = match serde_json::to_vec(&Sealed { written, cost_usd }) {
             Ok(p) => p,
             Err(e) => {
                 tracing::warn!("cannot store a hunk in the cache: {e}");
@@ -314,7 +296,9 @@ fn entry_id(key: &str) -> Option<[u8; 32]> {
 /// hold but the change's own hunks, given by the caller as labelled parts.
 pub(crate) fn base(parts: &[(&str, &str)]) -> String {
     let mut h = Sha256::new();
-    h.update(b"crit hunk cache v2\0");
+    // v3: entries hold no findings, and only hunks of files the whole review
+    // found nothing in; entries an earlier crit wrote are misses.
+    h.update(b"crit hunk cache v3\0");
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
     for (label, text) in parts {
         h.update([0]);
@@ -340,7 +324,6 @@ pub(crate) fn key(base: &str, path: &str, raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crit_core::Severity;
     use std::os::unix::fs::PermissionsExt;
 
     fn cache(dir: &std::path::Path) -> HunkCache {
@@ -350,15 +333,6 @@ mod tests {
         )
     }
 
-    fn one(title: &str, path: &str) -> Vec<Stored> {
-        vec![Stored {
-            finding: Finding::new(title, Severity::P1, "code"),
-            path: path.into(),
-            start: Some(0),
-            end: Some(0),
-        }]
-    }
-
     #[test]
     fn entries_round_trip_sealed_owner_only_and_keys_hold_every_part() {
         let dir = tempfile::tempdir().unwrap();
@@ -366,16 +340,14 @@ mod tests {
         let b = base(&[("template", "code"), ("model", "opus")]);
         let raw = " fn f()\n-a\n+SECRET_MARKER\n";
         let k = key(&b, "src/a.rs", raw);
-        let stored = one("Bad", "src/a.rs");
         let now = SystemTime::now();
         let mut first = cache.open(now);
         assert!(first.load(&k).is_none());
-        first.store(&k, &stored, Some(0.25));
+        first.store(&k, Some(0.25));
         first.commit();
         assert_eq!(
             cache.open(now).load(&k),
             Some(Hit {
-                findings: stored,
                 cost_usd: Some(0.25)
             })
         );
@@ -420,10 +392,10 @@ mod tests {
         let mut one_review = cache.open(now);
         let mut other = cache.open(now);
         for k in &keys[..300] {
-            one_review.store(k, &one("A", "a"), None);
+            one_review.store(k, Some(1.0));
         }
         for k in &keys[300..] {
-            other.store(k, &one("B", "a"), None);
+            other.store(k, Some(2.0));
         }
         // Nothing is written before the review ends.
         assert!(!cache.dir.join(FILE).exists());
@@ -437,11 +409,8 @@ mod tests {
         assert_eq!(names, vec![FILE.to_string()]);
         let seen = cache.open(now);
         assert!(keys.iter().all(|k| seen.load(k).is_some()));
-        assert_eq!(seen.load(&keys[0]).unwrap().findings[0].finding.title, "A");
-        assert_eq!(
-            seen.load(&keys[499]).unwrap().findings[0].finding.title,
-            "B"
-        );
+        assert_eq!(seen.load(&keys[0]).unwrap().cost_usd, Some(1.0));
+        assert_eq!(seen.load(&keys[499]).unwrap().cost_usd, Some(2.0));
         // A review that adds nothing writes nothing.
         let before = std::fs::metadata(cache.dir.join(FILE))
             .unwrap()
@@ -463,7 +432,7 @@ mod tests {
         let (ka, kb) = (key(&b, "a", "+a\n"), key(&b, "b", "+b\n"));
         let now = SystemTime::now();
         let mut h = cache.open(now);
-        h.store(&ka, &one("A", "a"), None);
+        h.store(&ka, None);
         h.commit();
         // The entry of `a` framed under the id of `b`: it does not open.
         let mut bytes = std::fs::read(cache.dir.join(FILE)).unwrap();
@@ -476,7 +445,7 @@ mod tests {
         // A flipped byte in the body, and a truncated file, are misses too.
         std::fs::remove_file(cache.dir.join(FILE)).unwrap();
         let mut h = cache.open(now);
-        h.store(&ka, &one("A", "a"), None);
+        h.store(&ka, None);
         h.commit();
         let mut bytes = std::fs::read(cache.dir.join(FILE)).unwrap();
         let last = bytes.len() - 1;
@@ -495,14 +464,8 @@ mod tests {
         let b = base(&[]);
         let start = SystemTime::now();
         for i in 0..40u64 {
-            let stored = vec![Stored {
-                finding: Finding::new(format!("line {i} {}", "x".repeat(100)), Severity::P2, "c"),
-                path: "a".into(),
-                start: None,
-                end: None,
-            }];
             let mut h = cache.open(start + Duration::from_secs(i));
-            h.store(&key(&b, "a", &format!("+line {i}\n")), &stored, None);
+            h.store(&key(&b, "a", &format!("+line {i}\n")), Some(i as f64));
             h.commit();
         }
         let total: u64 = std::fs::read_dir(&cache.dir)
