@@ -177,10 +177,13 @@ pub(super) fn plan(
         });
     }
     // Files git listed but whose patch section is missing (output over its
-    // cap) still belong to the change.
+    // cap) still belong to the change. (A set: a change of thousands of
+    // files must not compare each with every other.)
+    let placed: std::collections::HashSet<String> =
+        work.files.iter().map(|w| w.changed.path.clone()).collect();
     for f in &change.files {
         let path = change.path_from_root(&f.path).to_string();
-        if !work.files.iter().any(|w| w.changed.path == f.path) {
+        if !placed.contains(&f.path) {
             work.files.push(FileWork {
                 path,
                 changed: f.clone(),
@@ -274,17 +277,25 @@ impl Work {
     /// The diff of `units` for the prompt: each file's header, then its
     /// hunks with new-file line numbers; and the files it touches.
     pub(super) fn text(&self, part: &[usize]) -> (String, Vec<usize>) {
+        // The part's units grouped by file, files in order of first use:
+        // one pass, however many files the part holds.
         let mut files: Vec<usize> = Vec::new();
+        let mut of_file: std::collections::HashMap<usize, Vec<usize>> =
+            std::collections::HashMap::new();
         for &u in part {
             let f = self.units[u].file;
-            if !files.contains(&f) {
-                files.push(f);
-            }
+            of_file
+                .entry(f)
+                .or_insert_with(|| {
+                    files.push(f);
+                    Vec::new()
+                })
+                .push(u);
         }
         let mut out = String::new();
-        for &f in &files {
-            out.push_str(&self.files[f].header);
-            for &u in part.iter().filter(|u| self.units[**u].file == f) {
+        for f in &files {
+            out.push_str(&self.files[*f].header);
+            for &u in of_file.get(f).map(Vec::as_slice).unwrap_or_default() {
                 if !self.units[u].hunk.text.is_empty() {
                     out.push_str(&units::numbered(&self.units[u].hunk));
                 }
