@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crit_os::git::refs::RefSnapshot;
 use crit_review::prompt::audit::Awaiting;
 
 /// `$XDG_STATE_HOME/crit/claude-code/sessions`, else under `~/.local/state`.
@@ -205,6 +206,36 @@ pub struct StopState {
     /// the gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
+    /// HEAD at the session's first prompt (else at its first stop): the
+    /// commit whose project settings the gate reads, so nothing the agent
+    /// commits during the session moves its own review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// The refs and reflog sizes when the gate last passed (or the session
+    /// began): what moved since, off HEAD too, is reviewed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refs: Option<NotedRefs>,
+}
+
+/// The refs as the gate noted them (crit-os's [`RefSnapshot`], kept).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotedRefs {
+    pub refs: std::collections::BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    pub head_log: u64,
+    pub stash_log: u64,
+}
+
+impl From<RefSnapshot> for NotedRefs {
+    fn from(s: RefSnapshot) -> Self {
+        NotedRefs {
+            refs: s.refs,
+            head: s.head,
+            head_log: s.head_log,
+            stash_log: s.stash_log,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -245,6 +276,8 @@ mod tests {
             at: 7,
             blocked: None,
             head: None,
+            start: None,
+            refs: None,
         })
         .unwrap();
         assert_eq!(s.stop().unwrap().rounds, 1);

@@ -259,6 +259,7 @@ async fn run(
                 | Scope::Uncommitted
                 | Scope::Since(_)
                 | Scope::Within(..)
+                | Scope::Union(_)
         )
     );
     let discovered;
