@@ -68,10 +68,13 @@ fn commit_config(text: &'static str) -> impl Fn(&Path) {
     }
 }
 
+/// What the agent does during the session.
+type Agent = Box<dyn Fn(&Path)>;
+
 #[test]
 fn the_agent_never_picks_the_gates_reviewer_model() {
     let start = "model: claude-sonnet-4-5\n";
-    let variants: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+    let variants: Vec<(&str, Agent)> = vec![
         (
             "committed during the session",
             Box::new(commit_config("model: claude-haiku-4-5\n")),

@@ -1,9 +1,12 @@
 //! `crit hook claude-code Stop` (and `SubagentStop`): the review gate before
 //! the agent says it is done. With uncommitted changes, crit reviews them with
 //! the settings `crit review code --uncommitted` uses, read from the project
-//! as committed and as the user trusted it (`ProjectRules::committed`): the
-//! agent under the gate writes the working tree, so nothing it wrote —
-//! settings, templates, suppressions — moves its own review. When the gate
+//! as committed when the session began and as the user trusted it
+//! (`ProjectRules::committed_at`): the agent under the gate writes the working
+//! tree and commits, so nothing it wrote — settings, models, templates,
+//! suppressions — moves its own review. What it committed since, and work it
+//! moved off HEAD (another branch, a tag, a stash: [`moved`]), is reviewed
+//! with the uncommitted changes. When the gate
 //! fails, Claude Code gets `{"decision":"block","reason":…}` listing the
 //! blocking findings and the agent goes back to fix them.
 //!
