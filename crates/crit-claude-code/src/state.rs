@@ -60,11 +60,13 @@ impl SessionState {
     }
 
     fn read<T: DeserializeOwned>(&self, kind: &str) -> Option<T> {
+        self.read_up_to(kind, 64 * 1024)
+    }
+
+    fn read_up_to<T: DeserializeOwned>(&self, kind: &str, max_bytes: u64) -> Option<T> {
         let bytes = crit_core::files::read_capped(
             &self.path(kind),
-            crit_core::files::InputLimits {
-                max_bytes: 64 * 1024,
-            },
+            crit_core::files::InputLimits { max_bytes },
         )
         .ok()?;
         serde_json::from_slice(&bytes).ok()
@@ -120,8 +122,11 @@ impl SessionState {
         t.is_some_and(|t| now.saturating_sub(t.at) <= within)
     }
 
+    /// Larger than the other files: it holds the refs the session noted
+    /// (up to crit-os's `MAX_REFS`), and one cut short would lose the
+    /// gate's memory.
     pub fn stop(&self) -> Option<StopState> {
-        self.read("stop")
+        self.read_up_to("stop", 8 * 1024 * 1024)
     }
 
     pub fn set_stop(&self, stop: &StopState) -> std::io::Result<()> {
