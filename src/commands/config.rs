@@ -27,15 +27,17 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
         kinds.push((kind, rows));
     }
     let rules = rules_rows(&project);
+    let gate = stop_gate_rows(&project, &env);
     if common.json {
         let doc = json!({
             "kinds": kinds.iter().map(|(k, rows)| json!({"kind": k.name(), "settings": rows})).collect::<Vec<_>>(),
             "rules": rules,
+            "stop_gate": {"settings": gate},
         });
         println!("{}", json_printable(&doc));
         return Ok(Code::Ok);
     }
-    let all = kinds.iter().flat_map(|(_, r)| r).chain(&rules);
+    let all = kinds.iter().flat_map(|(_, r)| r).chain(&rules).chain(&gate);
     let width = all
         .clone()
         .map(|r| printable_line(&r.key).chars().count())
@@ -58,8 +60,44 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     for r in &rules {
         out.push_str(&line(r, width, vwidth));
     }
+    out.push_str(&format!("\n{STOP_GATE}\n"));
+    for r in &gate {
+        out.push_str(&line(r, width, vwidth));
+    }
     print!("{out}");
     Ok(Code::Ok)
+}
+
+const STOP_GATE: &str =
+    "Claude Code's Stop gate (the code review, with the project's settings as committed)";
+
+/// The settings Claude Code's Stop gate reviews with: the project's files
+/// at HEAD (in a session, at the commit the session began at), never the
+/// working tree's, with the user's own config, flags and environment over
+/// them. Each row says where its value came from.
+fn stop_gate_rows(project: &Project, env: &Env) -> Vec<SelectionRow> {
+    let lookup = |k: &str| env.get(k).map(str::to_string);
+    let gate = ProjectRules::committed(project.root(), &lookup)
+        .map_err(|e| e.to_string())
+        .and_then(|rules| {
+            Project::with_rules(
+                project.cwd().to_path_buf(),
+                project.root().to_path_buf(),
+                std::sync::Arc::new(rules),
+                project.explicit().clone(),
+                env.clone(),
+            )
+            .map_err(|e| e.to_string())
+        });
+    let settings = gate.and_then(|g| {
+        // What the gate ignores of the working tree is the rows' business,
+        // not a warning here.
+        g.settings(Kind::Code).map_err(|e| e.to_string())
+    });
+    match settings {
+        Ok(s) => s.rows(),
+        Err(why) => vec![row("rules", "(unreadable)", &why)],
+    }
 }
 
 /// `  key  value  (source)`, every part as printable text on the row's one

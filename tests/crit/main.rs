@@ -76,6 +76,8 @@ mod shards;
 mod signals;
 mod stats;
 mod stop_gate;
+mod stop_gate_moved;
+mod stop_gate_settings;
 mod symlinks;
 mod test_deps;
 mod test_files;

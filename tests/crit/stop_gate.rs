@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use support::{crit, git, init_repo, write};
 
 /// A repository with `src/app.py` committed, then changed (uncommitted).
-fn repo(change: &str) -> tempfile::TempDir {
+pub(crate) fn repo(change: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init_repo(d);
@@ -28,7 +28,7 @@ fn repo(change: &str) -> tempfile::TempDir {
     dir
 }
 
-const EVAL: &str = "def main():\n    return eval(input())\n";
+pub(crate) const EVAL: &str = "def main():\n    return eval(input())\n";
 
 fn p0() -> Reply {
     Reply::json(
@@ -40,14 +40,14 @@ fn p0() -> Reply {
 
 /// The second look the gate takes at a blocking finding, as `crit review
 /// code --uncommitted` does: the finding holds.
-fn confirmed() -> Step {
+pub(crate) fn confirmed() -> Step {
     Step::when_contains("The finding to check").reply(Reply::json(
         json!({"outcome": "confirmed", "reason": "It runs whatever is typed."}),
     ))
 }
 
 /// The review requests the server received, the second looks left out.
-fn reviews(server: &FakeServer) -> usize {
+pub(crate) fn reviews(server: &FakeServer) -> usize {
     server
         .model_requests()
         .iter()
@@ -55,11 +55,11 @@ fn reviews(server: &FakeServer) -> usize {
         .count()
 }
 
-fn pass() -> Reply {
+pub(crate) fn pass() -> Reply {
     Reply::json(support::pass())
 }
 
-fn event(session: Option<&str>, active: bool) -> String {
+pub(crate) fn event(session: Option<&str>, active: bool) -> String {
     let mut e = json!({"hook_event_name": "Stop", "stop_hook_active": active,
         "last_assistant_message": "Done.", "transcript_path": "/nonexistent.jsonl"});
     if let Some(s) = session {
@@ -68,7 +68,7 @@ fn event(session: Option<&str>, active: bool) -> String {
     e.to_string()
 }
 
-fn stop(d: &Path, server: &FakeServer, input: &str, extra: &[&str]) -> Output {
+pub(crate) fn stop(d: &Path, server: &FakeServer, input: &str, extra: &[&str]) -> Output {
     crit(d, server, None)
         .args(["hook", "claude-code", "Stop", "--no-log"])
         .args(extra)
@@ -78,7 +78,7 @@ fn stop(d: &Path, server: &FakeServer, input: &str, extra: &[&str]) -> Output {
 }
 
 /// The block decision, if the hook printed one.
-fn decision(o: &Output) -> Option<Value> {
+pub(crate) fn decision(o: &Output) -> Option<Value> {
     assert_eq!(o.status.code(), Some(0), "{}", support::stderr(o));
     let text = String::from_utf8_lossy(&o.stdout);
     (!text.trim().is_empty()).then(|| serde_json::from_str(&text).unwrap())
@@ -128,7 +128,7 @@ fn told_user(o: &Output) -> String {
     d["systemMessage"].as_str().unwrap().to_string()
 }
 
-fn blocked(o: &Output) -> String {
+pub(crate) fn blocked(o: &Output) -> String {
     let d = decision(o).unwrap_or_else(|| panic!("not blocked: {}", support::stderr(o)));
     assert_eq!(d["decision"], "block", "{d}");
     d["reason"].as_str().unwrap().to_string()

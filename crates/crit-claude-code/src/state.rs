@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crit_os::git::refs::RefSnapshot;
 use crit_review::prompt::audit::Awaiting;
 
 /// `$XDG_STATE_HOME/crit/claude-code/sessions`, else under `~/.local/state`.
@@ -59,11 +60,13 @@ impl SessionState {
     }
 
     fn read<T: DeserializeOwned>(&self, kind: &str) -> Option<T> {
+        self.read_up_to(kind, 64 * 1024)
+    }
+
+    fn read_up_to<T: DeserializeOwned>(&self, kind: &str, max_bytes: u64) -> Option<T> {
         let bytes = crit_core::files::read_capped(
             &self.path(kind),
-            crit_core::files::InputLimits {
-                max_bytes: 64 * 1024,
-            },
+            crit_core::files::InputLimits { max_bytes },
         )
         .ok()?;
         serde_json::from_slice(&bytes).ok()
@@ -119,8 +122,11 @@ impl SessionState {
         t.is_some_and(|t| now.saturating_sub(t.at) <= within)
     }
 
+    /// Larger than the other files: it holds the refs the session noted
+    /// (up to crit-os's `MAX_REFS`), and one cut short would lose the
+    /// gate's memory.
     pub fn stop(&self) -> Option<StopState> {
-        self.read("stop")
+        self.read_up_to("stop", 8 * 1024 * 1024)
     }
 
     pub fn set_stop(&self, stop: &StopState) -> std::io::Result<()> {
@@ -205,6 +211,36 @@ pub struct StopState {
     /// the gate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
+    /// HEAD at the session's first prompt (else at its first stop): the
+    /// commit whose project settings the gate reads, so nothing the agent
+    /// commits during the session moves its own review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// The refs and reflog sizes when the gate last passed (or the session
+    /// began): what moved since, off HEAD too, is reviewed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refs: Option<NotedRefs>,
+}
+
+/// The refs as the gate noted them (crit-os's [`RefSnapshot`], kept).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotedRefs {
+    pub refs: std::collections::BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    pub head_log: u64,
+    pub stash_log: u64,
+}
+
+impl From<RefSnapshot> for NotedRefs {
+    fn from(s: RefSnapshot) -> Self {
+        NotedRefs {
+            refs: s.refs,
+            head: s.head,
+            head_log: s.head_log,
+            stash_log: s.stash_log,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -245,6 +281,8 @@ mod tests {
             at: 7,
             blocked: None,
             head: None,
+            start: None,
+            refs: None,
         })
         .unwrap();
         assert_eq!(s.stop().unwrap().rounds, 1);

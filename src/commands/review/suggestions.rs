@@ -53,6 +53,7 @@ fn new_side(scope: &Scope) -> NewSide {
             _ => NewSide::Unknown,
         },
         Scope::Within(inner, _) => new_side(inner),
+        Scope::Union(_) => NewSide::Unknown,
     }
 }
 

@@ -200,7 +200,7 @@ mod tests {
             rounds,
             at: 0,
             blocked: blocked.map(str::to_string),
-            head: None,
+            ..StopState::default()
         }
     }
 

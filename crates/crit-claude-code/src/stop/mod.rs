@@ -1,9 +1,12 @@
 //! `crit hook claude-code Stop` (and `SubagentStop`): the review gate before
 //! the agent says it is done. With uncommitted changes, crit reviews them with
 //! the settings `crit review code --uncommitted` uses, read from the project
-//! as committed and as the user trusted it (`ProjectRules::committed`): the
-//! agent under the gate writes the working tree, so nothing it wrote —
-//! settings, templates, suppressions — moves its own review. When the gate
+//! as committed when the session began and as the user trusted it
+//! (`ProjectRules::committed_at`): the agent under the gate writes the working
+//! tree and commits, so nothing it wrote — settings, models, templates,
+//! suppressions — moves its own review. What it committed since, and work it
+//! moved off HEAD (another branch, a tag, a stash: [`moved`]), is reviewed
+//! with the uncommitted changes. When the gate
 //! fails, Claude Code gets `{"decision":"block","reason":…}` listing the
 //! blocking findings and the agent goes back to fix them.
 //!
@@ -14,6 +17,7 @@
 //! is told in `systemMessage` and the audit log records it.
 
 pub mod gate;
+mod moved;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -30,7 +34,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::event::HookInput;
-use crate::state::{SessionState, StopState, Subject};
+use crate::state::{NotedRefs, SessionState, StopState, Subject};
 use crate::status::LiveStatus;
 use crate::{HookEnv, HookOutput};
 use gate::Before;
@@ -116,10 +120,12 @@ fn project_dir(hook: &HookEnv) -> PathBuf {
 }
 
 /// Records, at a session's first prompt, the commit the gate's first stop
-/// measures commits from: without it, what the agent commits before the
-/// gate has ever decided would be out of the first review. Read from the
-/// git directory's files (no git process: this runs on every prompt); a
-/// session that already has the gate's memory is left as it is.
+/// measures commits from (without it, what the agent commits before the
+/// gate has ever decided would be out of the first review; its project
+/// settings are the gate's), and the refs and reflog sizes, so work moved
+/// off HEAD is found. Read from the git directory's files (no git process:
+/// this runs on every prompt); a session that already has the gate's memory
+/// is left as it is.
 pub fn mark_start(event: &HookInput, hook: &HookEnv) {
     let lookup = hook.lookup();
     let Some(session) = event
@@ -137,13 +143,18 @@ pub fn mark_start(event: &HookInput, hook: &HookEnv) {
     };
     let root =
         crit_project::paths::project_root_in(&cwd, hook.env.get("HOME").map(std::path::Path::new));
-    let Some(head) = crit_os::git::layout::discover(&root)
-        .ok()
-        .and_then(|l| l.head_commit())
-    else {
+    let Ok(layout) = crit_os::git::layout::discover(&root) else {
         return;
     };
-    remember(Some(&session), Memory::new("", 0, Some(&head)), None);
+    let Some(head) = layout.head_commit() else {
+        return;
+    };
+    let at = Memory {
+        start: Some(&head),
+        refs: layout.refs().map(NotedRefs::from),
+        ..Memory::new("", 0, Some(&head))
+    };
+    remember(Some(&session), at, None);
 }
 
 fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: CancellationToken) -> Gate {
@@ -170,6 +181,14 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     let remembered = session.as_ref().and_then(SessionState::stop);
     let uncommitted = scope::compute(&root, &Scope::Uncommitted, &ScopeOptions::default());
     let head_now = uncommitted.as_ref().ok().and_then(|c| c.base.clone());
+    // The session's first commit gives the settings; failing a note, HEAD
+    // does, and is noted for the session's later stops.
+    let noted_start = remembered.as_ref().and_then(|s| s.start.clone());
+    let start = noted_start.clone().or_else(|| head_now.clone());
+    let noted = remembered.as_ref().and_then(|s| s.refs.clone());
+    let (off_head, refs_now) = moved::since(&root, noted.as_ref(), head_now.as_deref(), &hook.env);
+    // Until a review passes, what moved is measured from the same note.
+    let kept = noted.clone().or_else(|| refs_now.clone());
     // HEAD moved since the gate last decided: what was committed since then
     // is reviewed with what is not committed yet.
     let since = match (
@@ -179,24 +198,62 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
         (Ok(c), Some(h)) if c.base.as_deref() != Some(h.as_str()) => Some(h),
         _ => None,
     };
-    let (scope, computed) = match &since {
-        Some(h) => {
-            let s = Scope::Since(h.clone());
+    // Where the next stop measures commits from: HEAD once a review passed,
+    // else where this one did.
+    let from = since.clone().or_else(|| head_now.clone());
+    let keep = |fingerprint, rounds| Memory {
+        start: start.as_deref(),
+        refs: kept.clone(),
+        ..Memory::new(fingerprint, rounds, from.as_deref())
+    };
+    let off_head = match off_head {
+        Ok(c) => c,
+        Err(why) => {
+            let why = format!(
+                "{why}; review the repository's branches, tags and stashes with `crit review code` before you stop"
+            );
+            // Held shut like a review that could not decide, within the rounds.
+            let rounds = match (event.stop_hook_active, remembered.as_ref()) {
+                (true, Some(s)) => s.rounds,
+                _ => 0,
+            };
+            if event.stop_hook_active && (session.is_none() || rounds >= max_rounds) {
+                return Gate::LetGo(why);
+            }
+            return fail(session.as_ref(), keep("", rounds + 1), why);
+        }
+    };
+    let here = match &since {
+        Some(h) => Scope::Since(h.clone()),
+        None => Scope::Uncommitted,
+    };
+    let (scope, computed) = match (&since, off_head.is_empty()) {
+        (None, true) => (here, uncommitted),
+        (Some(_), true) => {
+            let c = scope::compute(&root, &here, &ScopeOptions::default());
+            (here, c)
+        }
+        (_, false) => {
+            let mut parts = vec![here];
+            parts.extend(off_head);
+            let s = Scope::Union(parts);
             let c = scope::compute(&root, &s, &ScopeOptions::default());
             (s, c)
         }
-        None => (Scope::Uncommitted, uncommitted),
     };
     let change = match computed {
         Ok(c) => c,
         Err(e) if event.stop_hook_active => {
             return Gate::LetGo(format!("the change could not be read: {e}"));
         }
-        Err(e) => return fail(None, 0, None, format!("the change could not be read: {e}")),
+        Err(e) => {
+            return fail(
+                None,
+                Memory::new("", 0, None),
+                format!("the change could not be read: {e}"),
+            );
+        }
     };
-    // Where the next stop measures commits from: HEAD once a review passed,
-    // else where this one did.
-    let from = since.clone().or_else(|| head_now.clone());
     if change.is_empty() {
         return Gate::Pass;
     }
@@ -214,8 +271,11 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
         Before::Passed => return Gate::Pass,
         Before::LetGo(why) => return Gate::LetGo(why),
         Before::Again { reason, rounds } => {
-            let at = Memory::new(&fingerprint, rounds + 1, from.as_deref());
-            remember(session.as_ref(), at, Some(&reason));
+            remember(
+                session.as_ref(),
+                keep(&fingerprint, rounds + 1),
+                Some(&reason),
+            );
             return Gate::Block(reason);
         }
         Before::Review { rounds } => rounds,
@@ -223,7 +283,7 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     let live = session
         .clone()
         .map(|s| LiveStatus::begin(s, Subject::Changes, None));
-    let reviewed = review(hook, &cwd, &root, scope, cancel);
+    let reviewed = review(hook, &cwd, &root, noted_start.as_deref(), scope, cancel);
     if let Some(l) = &live {
         match &reviewed {
             Ok((r, _)) => l.finish(r.reviewers.len(), r.findings.len(), None),
@@ -232,42 +292,52 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     }
     let (result, fail_on) = match reviewed {
         Ok(r) => r,
-        Err(why) => return fail(session.as_ref(), rounds, from.as_deref(), why.to_string()),
+        Err(why) => return fail(session.as_ref(), keep("", rounds + 1), why.to_string()),
     };
     if result.fatal_error || result.parse_error.is_some() || result.verdict.is_inconclusive() {
         return fail(
             session.as_ref(),
-            rounds,
-            from.as_deref(),
+            keep("", rounds + 1),
             inconclusive(&result),
         );
     }
     if result.passed {
-        let at = Memory::new(&fingerprint, rounds, head_now.as_deref());
+        // Passed: later stops measure from here, refs included.
+        let at = Memory {
+            start: start.as_deref(),
+            refs: refs_now,
+            ..Memory::new(&fingerprint, rounds, head_now.as_deref())
+        };
         remember(session.as_ref(), at, None);
         return Gate::Pass;
     }
     let reason = gate::reason(&result, fail_on);
-    let at = Memory::new(&fingerprint, rounds + 1, from.as_deref());
-    remember(session.as_ref(), at, Some(&reason));
+    remember(
+        session.as_ref(),
+        keep(&fingerprint, rounds + 1),
+        Some(&reason),
+    );
     Gate::Block(reason)
 }
 
 /// A review that could not decide holds the gate shut: the agent goes back
 /// (the next stop reviews again), until the round limit lets it go.
-fn fail(session: Option<&SessionState>, rounds: u32, from: Option<&str>, why: String) -> Gate {
-    remember(session, Memory::new("", rounds + 1, from), None);
+fn fail(session: Option<&SessionState>, at: Memory<'_>, why: String) -> Gate {
+    remember(session, at, None);
     Gate::Block(format!(
         "crit could not finish reviewing the uncommitted changes ({why}). The review gate holds until a review passes: stop again to retry, or ask the user to check crit's setup with `crit doctor`."
     ))
 }
 
 /// What the next stop starts from: the change's fingerprint, the rounds,
-/// and the commit later commits are measured from.
+/// the commit later commits are measured from, the session's first commit
+/// and the refs moves are measured from.
 struct Memory<'a> {
     fingerprint: &'a str,
     rounds: u32,
     head: Option<&'a str>,
+    start: Option<&'a str>,
+    refs: Option<NotedRefs>,
 }
 
 impl<'a> Memory<'a> {
@@ -276,6 +346,8 @@ impl<'a> Memory<'a> {
             fingerprint,
             rounds,
             head,
+            start: None,
+            refs: None,
         }
     }
 }
@@ -288,6 +360,8 @@ fn remember(session: Option<&SessionState>, at: Memory<'_>, blocked: Option<&str
         at: crit_core::timestamp::unix_secs(SystemTime::now()),
         blocked: blocked.map(str::to_string),
         head: at.head.map(str::to_string),
+        start: at.start.map(str::to_string),
+        refs: at.refs,
     };
     if let Err(e) = s.set_stop(&state) {
         tracing::warn!("the review gate's state: {e}");
@@ -349,11 +423,12 @@ fn review(
     hook: &HookEnv,
     cwd: &std::path::Path,
     root: &std::path::Path,
+    start: Option<&str>,
     scope: Scope,
     cancel: CancellationToken,
 ) -> Result<(ReviewResult, FailOn), ReviewFailed> {
     let lookup = hook.lookup();
-    let rules = ProjectRules::committed(root, &lookup)?;
+    let rules = ProjectRules::committed_at(root, start, &lookup)?;
     let project = Project::with_rules(
         cwd.to_path_buf(),
         root.to_path_buf(),

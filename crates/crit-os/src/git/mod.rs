@@ -27,6 +27,7 @@
 
 pub mod hardening;
 pub mod layout;
+pub mod refs;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -244,3 +244,55 @@ fn head_is_read_without_git_as_git_reads_it() {
     fs::write(dir.path().join(".git/HEAD"), "ref: ../../../etc/passwd\n").unwrap();
     assert_eq!(head(dir.path()), None);
 }
+
+/// The refs read from the git directory's files are git's own, loose and
+/// packed (a loose one winning); a stash and the reflogs' growth are seen;
+/// a reflog shorter than noted says it was rewritten.
+#[test]
+fn refs_and_reflogs_are_read_without_git_as_git_reads_them() {
+    use crit_os::git::layout::discover;
+    use crit_os::git::refs::Reflog;
+    let dir = repo("sha1");
+    let d = dir.path();
+    git(d, &["tag", "v1"]);
+    git(d, &["branch", "side"]);
+    git(d, &["pack-refs", "--all"]);
+    fs::write(d.join("a.rs"), "fn main() { two() }\n").unwrap();
+    git(d, &["commit", "-q", "-am", "two"]);
+    let layout = discover(d).unwrap();
+    let before = layout.refs().unwrap();
+    assert_eq!(before.refs["refs/heads/main"], rev_parse(d, "main"));
+    assert_eq!(before.refs["refs/heads/side"], rev_parse(d, "side"));
+    assert_eq!(before.refs["refs/tags/v1"], rev_parse(d, "v1"));
+    assert_eq!(before.head.as_deref(), Some(rev_parse(d, "HEAD").as_str()));
+    assert!(!before.refs.contains_key("refs/stash"));
+
+    fs::write(d.join("a.rs"), "fn main() { three() }\n").unwrap();
+    git(d, &["stash", "-q"]);
+    git(d, &["checkout", "-q", "--detach"]);
+    git(d, &["commit", "-q", "--allow-empty", "-m", "detached"]);
+    let detached = rev_parse(d, "HEAD");
+    git(d, &["checkout", "-q", "main"]);
+    let after = layout.refs().unwrap();
+    assert_eq!(after.refs["refs/stash"], rev_parse(d, "refs/stash"));
+    let moved = layout
+        .reflog_since(Reflog::Head, before.head_log)
+        .unwrap()
+        .unwrap();
+    assert!(moved.iter().any(|e| e.new == detached), "{moved:?}");
+    let stashed = layout
+        .reflog_since(Reflog::Stash, before.stash_log)
+        .unwrap()
+        .unwrap();
+    assert_eq!(stashed.len(), 1);
+    assert_eq!(stashed[0].new, rev_parse(d, "refs/stash"));
+    // Dropped: the stash's reflog is gone, shorter than noted.
+    git(d, &["stash", "drop", "-q"]);
+    assert_eq!(
+        layout.reflog_since(Reflog::Stash, after.stash_log).unwrap(),
+        None
+    );
+    // The reftable format is not read file by file.
+    fs::create_dir(d.join(".git/reftable")).unwrap();
+    assert_eq!(layout.refs(), None);
+}

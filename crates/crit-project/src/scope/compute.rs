@@ -8,7 +8,7 @@ use super::git::Git;
 use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
 use super::{
-    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, own, shard,
+    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, flagged, own, shard,
     untracked,
 };
 
@@ -25,7 +25,7 @@ pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change
 
 /// [`compute`], keeping the own files `named` (the globs of an enclosing
 /// `Within`) names.
-fn compute_naming(
+pub(super) fn compute_naming(
     root: &Path,
     scope: &Scope,
     opts: &ScopeOptions,
@@ -135,6 +135,10 @@ fn compute_naming(
             change.commits = commits?;
             Ok(finish(root, change, opts, named))
         }
+        Scope::Union(parts) => {
+            let change = super::combined::compute(root, parts, opts, named)?;
+            Ok(finish(root, change, opts, named))
+        }
         Scope::Commits(revs) => {
             let names: Vec<&str> = revs.iter().map(String::as_str).collect();
             let change = commits(&Repo::open(root, opts, scope, &names)?, revs)?;
@@ -158,6 +162,7 @@ fn compute_naming(
             let mut change = change?;
             change.commits = commits.unwrap_or_default();
             untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            flagged::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(root, change, opts, named))
         }
         Scope::Uncommitted => {
@@ -173,6 +178,7 @@ fn compute_naming(
                 format!("uncommitted changes (staged, unstaged and untracked files) {against}");
             let mut change = repo.diff(&[&base], description, repo.head.clone())?;
             untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            flagged::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(root, change, opts, named))
         }
     }
@@ -221,7 +227,7 @@ fn commits(repo: &Repo, revs: &[String]) -> Result<Change, ScopeError> {
     Ok(change)
 }
 
-fn merge_into(acc: &mut Change, next: Change) {
+pub(super) fn merge_into(acc: &mut Change, next: Change) {
     for f in next.files {
         match acc.files.iter_mut().find(|a| a.path == f.path) {
             Some(a) => {

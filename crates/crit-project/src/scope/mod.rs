@@ -10,9 +10,11 @@
 mod base;
 pub mod binary;
 pub mod chunk;
+mod combined;
 mod compute;
 mod files;
 mod filter;
+mod flagged;
 mod git;
 pub mod installed;
 mod own;

@@ -27,6 +27,12 @@ pub enum Scope {
     /// its files that match the globs (the review templates' `--diff` and
     /// `--files` together).
     Within(Box<Scope>, Vec<String>),
+    /// Several changes reviewed as one: every part's files and hunks
+    /// together (a path in several parts listed once, with each part's
+    /// hunks). The Stop gate's view of a session: what HEAD and the working
+    /// tree hold, with the commits the agent moved off HEAD (another branch,
+    /// a tag, a stash). Never from the command line.
+    Union(Vec<Scope>),
 }
 
 impl Scope {
@@ -103,6 +109,11 @@ impl Scope {
             Scope::Since(r) => format!("changes since {}", short(r)),
             Scope::Files(f) => format!("files {}", f.join(", ")),
             Scope::Within(change, f) => format!("{} in {}", change.describe(), f.join(", ")),
+            Scope::Union(parts) => parts
+                .iter()
+                .map(Scope::describe)
+                .collect::<Vec<_>>()
+                .join("; "),
         }
     }
 }

@@ -42,7 +42,7 @@ pub(super) fn add(
         if path.ends_with('/') {
             continue;
         }
-        add_one(top, &path, change, opts);
+        add_whole(top, &path, FileStatus::Untracked, change, opts);
     }
     Ok(())
 }
@@ -55,11 +55,18 @@ enum Shown {
     Skipped(String),
 }
 
-fn add_one(top: &Path, path: &str, change: &mut Change, opts: &ScopeOptions) {
+/// Appends `path`'s whole working-tree content to `change` as an addition.
+pub(super) fn add_whole(
+    top: &Path,
+    path: &str,
+    status: FileStatus,
+    change: &mut Change,
+    opts: &ScopeOptions,
+) {
     let mut file = ChangedFile {
         path: path.to_string(),
         old_path: None,
-        status: FileStatus::Untracked,
+        status,
         additions: 0,
         deletions: 0,
         binary: false,

@@ -219,18 +219,49 @@ impl ProjectRules {
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ProjectRules, TrustError> {
+        ProjectRules::committed_at(root, None, env)
+    }
+
+    /// [`ProjectRules::committed`] at `start`, the commit an agent's session
+    /// began at (HEAD when `None`): what the agent commits during the
+    /// session (a model, a template, a suppression) is not read either. Only
+    /// the user's own config, flags and environment change the gate's
+    /// settings from there. A `start` the repository no longer has is an
+    /// error, never a fall back to HEAD.
+    pub fn committed_at(
+        root: &Path,
+        start: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ProjectRules, TrustError> {
+        let at = start.unwrap_or("HEAD");
         let git = |source| TrustError::Git {
-            at: "HEAD".into(),
+            at: at.to_string(),
             source,
         };
-        let revision = match Revision::resolve(root, "HEAD").map_err(git)? {
-            Some(r) => r,
-            None => Revision::empty(root).map_err(git)?,
+        let revision = match (Revision::resolve(root, at).map_err(git)?, start) {
+            (Some(r), _) => r,
+            (None, None) => Revision::empty(root).map_err(git)?,
+            (None, Some(s)) => {
+                return Err(TrustError::Git {
+                    at: s.to_string(),
+                    source: ScopeError::UnknownRevision { rev: s.to_string() },
+                });
+            }
+        };
+        let (name, from) = match start {
+            None => (
+                "HEAD".to_string(),
+                "the last commit: the review gate reads no settings from the working tree".to_string(),
+            ),
+            Some(_) => (
+                revision.short().to_string(),
+                "the commit the agent's session began at: the review gate reads no settings from the working tree or from commits made since".to_string(),
+            ),
         };
         let base = Base {
             revision,
-            name: "HEAD".into(),
-            from: "the last commit: the review gate reads no settings from the working tree".into(),
+            name,
+            from,
         };
         Ok(ProjectRules::new(
             root,

@@ -8,4 +8,5 @@ mod context;
 mod scope;
 mod scope_defaults;
 mod scope_shard;
+mod scope_union;
 mod suppress;

@@ -289,6 +289,7 @@ async fn run(
                 | Scope::Uncommitted
                 | Scope::Since(_)
                 | Scope::Within(..)
+                | Scope::Union(_)
         )
     );
     let discovered;
