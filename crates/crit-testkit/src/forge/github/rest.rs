@@ -168,6 +168,14 @@ impl Github {
                 });
                 crate::forge::page(array(all.body), call, base, Paging::Github)
             }
+            ("GET", ["compare", basehead]) => self.compare(basehead),
+            ("POST", ["pulls", n, "comments", id, "replies"]) => {
+                let login = self.cfg.login.clone();
+                match (number(n), number(id)) {
+                    (Some(n), Some(id)) => self.reply(n, id, &login, &call.body),
+                    _ => Self::not_found(),
+                }
+            }
             ("POST", ["pulls", n, "reviews"]) => {
                 let login = self.cfg.login.clone();
                 match number(n) {
@@ -296,6 +304,82 @@ impl Github {
         Self::not_found()
     }
 
+    /// `GET …/compare/{from}...{to}`.
+    fn compare(&self, basehead: &str) -> Answer {
+        let Some((from, to)) = basehead.split_once("...") else {
+            return Self::not_found();
+        };
+        let files = self
+            .compares
+            .get(&(from.to_string(), to.to_string()))
+            .cloned()
+            .or_else(|| {
+                self.pulls.values().find_map(|p| {
+                    (p.spec.base_sha == from)
+                        .then(|| p.files_at.get(to).cloned())
+                        .flatten()
+                })
+            });
+        let Some(files) = files else {
+            return Self::not_found();
+        };
+        let (o, r) = (&self.cfg.owner, &self.cfg.repo);
+        Answer::json(
+            200,
+            json!({"url": format!("{}/repos/{o}/{r}/compare/{basehead}", self.base),
+                "html_url": format!("https://github.com/{o}/{r}/compare/{basehead}"),
+                "base_commit": {"sha": from}, "merge_base_commit": {"sha": from},
+                "status": "ahead", "ahead_by": 1, "behind_by": 0, "total_commits": 1, "commits": [],
+                "files": files.iter().map(|f| self.file_json(f)).collect::<Vec<_>>()}),
+        )
+    }
+
+    /// `POST …/pulls/{n}/comments/{id}/replies`: a reply in the comment's thread.
+    fn reply(&mut self, n: u64, id: u64, login: &str, body: &Value) -> Answer {
+        let Some(text) = body.get("body").and_then(Value::as_str) else {
+            return unprocessable(json!(["body is missing"]));
+        };
+        if text.chars().count() > MAX_BODY {
+            return too_long("PullRequestReviewComment");
+        }
+        let new_id = self.id();
+        let at = self.event();
+        let Some(p) = self.pulls.get_mut(&n) else {
+            return Self::not_found();
+        };
+        let Some(parent) = p.comments.iter().find(|c| c.id == id && !c.pending) else {
+            return Self::not_found();
+        };
+        let reply = ReviewComment {
+            id: new_id,
+            review_id: parent.review_id,
+            pending: false,
+            user: login.to_string(),
+            path: parent.path.clone(),
+            line: parent.line,
+            side: parent.side.clone(),
+            start_line: None,
+            start_side: None,
+            body: text.to_string(),
+            commit_id: parent.commit_id.clone(),
+            diff_hunk: parent.diff_hunk.clone(),
+            in_reply_to: Some(id),
+            created: at,
+            updated: at,
+        };
+        if let Some(t) = p.threads.iter_mut().find(|t| t.comments.contains(&id)) {
+            t.comments.push(new_id);
+        }
+        p.comments.push(reply);
+        let n = n.to_string();
+        self.with_pull(&n, |g, p| {
+            match p.comments.iter().find(|c| c.id == new_id) {
+                Some(c) => Answer::json(201, g.comment_json(p, c)),
+                None => Self::not_found(),
+            }
+        })
+    }
+
     /// `POST …/pulls/{n}/reviews`: all comments are checked first; one bad
     /// comment fails the whole review and nothing is created.
     pub(super) fn create_review(&mut self, n: u64, login: &str, body: &Value) -> Answer {
@@ -332,8 +416,26 @@ impl Github {
             return unprocessable(json!(["Body can't be blank"]));
         }
         let mut checked = Vec::new();
+        let files = pull.files_at.get(&commit).unwrap_or(&pull.spec.files);
         for c in comments {
-            match check_comment(&pull.spec.files, c) {
+            let at = (
+                c.get("path")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                c.get("line").and_then(Value::as_u64).unwrap_or(0) as u32,
+            );
+            if pull.unplaceable.contains(&at) {
+                return Answer::json(
+                    422,
+                    json!({"message": "Validation Failed", "errors": [{"resource": "PullRequestReviewComment",
+                        "code": "custom", "field": "pull_request_review_thread.line",
+                        "message": "pull_request_review_thread.line must be part of the diff"}],
+                        "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request",
+                        "status": "422"}),
+                );
+            }
+            match check_comment(files, c) {
                 Ok(ok) => checked.push(ok),
                 Err(a) => return a,
             }
@@ -449,6 +551,7 @@ fn check_comment(files: &[ChangedFile], c: &Value) -> Result<ReviewComment, Answ
         body: body.to_string(),
         commit_id: String::new(),
         diff_hunk: header,
+        in_reply_to: None,
         created: 0,
         updated: 0,
     })
