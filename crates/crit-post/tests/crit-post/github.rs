@@ -432,7 +432,9 @@ async fn comments_github_cannot_place_go_to_the_summary() {
     assert_eq!(refused, 2);
     let summary = s.issue_comments(7)[0]["body"].as_str().unwrap().to_string();
     assert!(
-        summary.contains("GitHub refused the inline comment on src/lib.rs:10-11 (Unprocessable Entity"),
+        summary.contains(
+            "GitHub refused the inline comment on src/lib.rs:10-11 (Unprocessable Entity"
+        ),
         "{summary}"
     );
     assert!(summary.contains("Unchecked unwrap on user input"));

@@ -82,7 +82,7 @@ impl Forge for Github {
             FaultKind::NotFound => Self::not_found(),
             FaultKind::ServerError(s) => error(*s, "Server Error", ""),
             FaultKind::Invalid => unprocessable(json!(["Line could not be resolved"])),
-            FaultKind::NextLink(_) => Self::not_found(),
+            FaultKind::NextLink(_) | FaultKind::ServerErrorAfter(_) => Self::not_found(),
         }
     }
 

@@ -63,7 +63,7 @@ impl Forge for Gitlab {
             FaultKind::NotFound => Self::not_found(),
             FaultKind::ServerError(s) => message(*s, &format!("{s} Internal Server Error")),
             FaultKind::Invalid => bad_line_code(),
-            FaultKind::NextLink(_) => Self::not_found(),
+            FaultKind::NextLink(_) | FaultKind::ServerErrorAfter(_) => Self::not_found(),
         }
     }
 
