@@ -212,12 +212,27 @@ impl Pr {
         token: &str,
         extra: &[&str],
     ) -> Output {
+        self.report_github_cmd(model, s, saved, head, token, extra)
+            .output()
+            .unwrap()
+    }
+
+    /// [`Pr::report_github`], not run yet.
+    pub fn report_github_cmd(
+        &self,
+        model: &FakeServer,
+        s: &GithubServer,
+        saved: &Path,
+        head: &str,
+        token: &str,
+        extra: &[&str],
+    ) -> assert_cmd::Command {
         let event = self.runner.path().join("run-event.json");
         let run = json!({"action": "completed", "workflow_run": {"event": "pull_request",
             "head_sha": head, "conclusion": "success", "pull_requests": []}});
         std::fs::write(&event, run.to_string()).unwrap();
-        support::crit(self.path(), model, None)
-            .env("GITHUB_ACTIONS", "true")
+        let mut c = support::crit(self.path(), model, None);
+        c.env("GITHUB_ACTIONS", "true")
             .env("GITHUB_EVENT_NAME", "workflow_run")
             .env("GITHUB_EVENT_PATH", &event)
             .env("GITHUB_REPOSITORY", "octo-org/hello-world")
@@ -227,9 +242,8 @@ impl Pr {
             .args(["report"])
             .arg(saved)
             .args(["--post", "github", "--fail-on", "never", "--json"])
-            .args(extra)
-            .output()
-            .unwrap()
+            .args(extra);
+        c
     }
 
     /// `crit report SAVED --post gitlab` from a pipeline of commit `head`.
