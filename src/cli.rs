@@ -390,7 +390,7 @@ pub struct PostArgs {
         help_heading = "Posting"
     )]
     pub post: Option<ForgeArg>,
-    /// Keep at most N inline comments open, the most severe first; the rest are listed in the summary.
+    /// Keep at most N inline comments open, the most severe first; the rest are listed in the summary [default: 30].
     #[arg(long, value_name = "N", requires = "post", help_heading = "Posting")]
     pub max_comments: Option<usize>,
     /// The environment variable holding the GitHub token [default: GITHUB_TOKEN].

@@ -119,7 +119,11 @@ impl GithubPoster {
             result,
             &diffs,
             earlier,
-            self.options.max_comments,
+            Some(
+                self.options
+                    .max_comments
+                    .unwrap_or(crate::DEFAULT_MAX_COMMENTS),
+            ),
             changed.as_ref(),
         );
         let mut notes = crate::summary::left_open_note(plan.left_open);

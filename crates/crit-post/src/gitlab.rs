@@ -133,7 +133,11 @@ impl GitlabPoster {
             result,
             &hunks,
             earlier,
-            self.options.max_comments,
+            Some(
+                self.options
+                    .max_comments
+                    .unwrap_or(crate::DEFAULT_MAX_COMMENTS),
+            ),
             changed.as_ref(),
         );
         let mut notes = crate::summary::left_open_note(plan.left_open);

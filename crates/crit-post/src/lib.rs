@@ -51,12 +51,16 @@ pub use http::Stats;
 pub use pace::{Pacer, Patience, RealTime, Sleep};
 pub use plan::Elsewhere;
 
+/// Most inline comments crit keeps open when not told otherwise: a review
+/// with more is read in its summary, not in a wall of comments.
+pub const DEFAULT_MAX_COMMENTS: usize = 30;
+
 /// How to post.
 #[derive(Debug, Clone, Default)]
 pub struct PostOptions {
     /// Most inline comments crit keeps open on the pull request (those of
     /// earlier runs still reported count); the rest are listed in the
-    /// summary. Most severe first.
+    /// summary. Most severe first. `None`: [`DEFAULT_MAX_COMMENTS`].
     pub max_comments: Option<usize>,
     /// The account whose earlier comments are crit's. `None`: asked of the
     /// API; a GitHub installation token (a workflow's or an App's), which

@@ -411,3 +411,32 @@ fn a_twenty_finding_review_is_seven_requests_whatever_the_count() {
         s.requests().len()
     );
 }
+
+#[test]
+fn without_a_cap_thirty_comments_go_inline_and_the_rest_to_the_summary() {
+    let pr = Pr::new();
+    let model = FakeServer::start_blocking();
+    let findings: Vec<Value> = (0..33u32)
+        .map(|i| {
+            super::finding(
+                10 + i % 4,
+                10 + i % 4,
+                2,
+                &format!("[P2] Problem number{i} here"),
+            )
+        })
+        .collect();
+    model.push(answer(findings));
+    let s = pr.github(GithubConfig::default());
+    let out = post(&pr, &model, &s, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(s.review_comments(7).len(), 30);
+    let summary = body(&s.issue_comments(7)[0]).to_string();
+    assert_eq!(
+        summary
+            .matches("| over the cap on inline comments |")
+            .count(),
+        3,
+        "{summary}"
+    );
+}
