@@ -27,6 +27,10 @@ pub(crate) struct Thread {
     pub note: u64,
 }
 
+/// An earlier comment of crit's and where it sits: the head of the diff it
+/// was put on, and its line.
+type Placed = (Earlier<Thread>, Option<(String, u32)>);
+
 /// Each new path's old path and hunks, from GitLab's diff objects.
 fn files_of(diffs: &[Value]) -> BTreeMap<String, (String, FileDiff)> {
     diffs
@@ -306,7 +310,7 @@ impl GitlabPoster {
     /// stale (one comparison per earlier head).
     async fn mark_stale(
         &mut self,
-        found: Vec<(Earlier<Thread>, Option<(String, u32)>)>,
+        found: Vec<Placed>,
         head: &str,
     ) -> Result<Vec<Earlier<Thread>>, PostError> {
         let mut compared: BTreeMap<String, ChangedSince> = BTreeMap::new();
