@@ -34,6 +34,7 @@ mod github;
 mod github_threads;
 mod github_write;
 mod gitlab;
+mod gitlab_versions;
 mod gitlab_write;
 mod http;
 pub mod inert;

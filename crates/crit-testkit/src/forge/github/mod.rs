@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+mod compare;
 mod graphql;
 mod rest;
 mod shapes;
