@@ -390,7 +390,7 @@ pub struct PostArgs {
         help_heading = "Posting"
     )]
     pub post: Option<ForgeArg>,
-    /// Keep at most N inline comments open, the most severe first; the rest are listed in the summary.
+    /// Keep at most N inline comments open, the most severe first; the rest are listed in the summary [default: 30].
     #[arg(long, value_name = "N", requires = "post", help_heading = "Posting")]
     pub max_comments: Option<usize>,
     /// The environment variable holding the GitHub token [default: GITHUB_TOKEN].
@@ -402,6 +402,14 @@ pub struct PostArgs {
     /// GitHub: the pull request to post to, when the workflow's event does not name one (a `workflow_run` job posting a saved result) [env CRIT_PULL_REQUEST].
     #[arg(long, value_name = "N", requires = "post", help_heading = "Posting")]
     pub pull_request: Option<u64>,
+    /// GitHub: the account crit's comments are by, when its token cannot say (a GitHub App's token: `NAME[bot]`); crit otherwise learns it from its first comment [env CRIT_GITHUB_LOGIN].
+    #[arg(
+        long,
+        value_name = "LOGIN",
+        requires = "post",
+        help_heading = "Posting"
+    )]
+    pub github_login: Option<String>,
 }
 
 /// Where `--post` posts.

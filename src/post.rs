@@ -23,11 +23,18 @@ use crate::runner;
 /// fork-safe pattern's posting job).
 const PULL_REQUEST_VAR: &str = "CRIT_PULL_REQUEST";
 
+/// The variable naming the GitHub account crit posts as (`--github-login`).
+const GITHUB_LOGIN_VAR: &str = "CRIT_GITHUB_LOGIN";
+
 /// Where to post, and how.
 #[derive(Debug)]
 pub struct Poster {
     target: Target,
     options: PostOptions,
+    /// `GITHUB_STEP_SUMMARY`: where a summary that could not be posted goes.
+    step_summary: Option<std::path::PathBuf>,
+    /// In GitHub Actions: a post that did not complete is also an annotation.
+    actions: bool,
 }
 
 #[derive(Debug)]
@@ -73,12 +80,26 @@ impl Poster {
                 Target::Gitlab(ctx)
             }
         };
+        let author = match forge {
+            ForgeArg::Github => github_login(args, env)?,
+            ForgeArg::Gitlab if args.github_login.is_some() => {
+                return Err(CliError::usage(anyhow!(
+                    "--github-login is for GitHub; on GitLab crit asks the API who its token is"
+                )));
+            }
+            ForgeArg::Gitlab => None,
+        };
         let poster = Poster {
             target,
             options: PostOptions {
                 max_comments: args.max_comments,
+                author,
                 ..PostOptions::default()
             },
+            step_summary: env
+                .non_empty("GITHUB_STEP_SUMMARY")
+                .map(std::path::PathBuf::from),
+            actions: env.non_empty("GITHUB_ACTIONS") == Some("true"),
         };
         poster.teach(Redactor::process());
         Ok(Some(poster))
@@ -130,6 +151,9 @@ impl Poster {
             }
         }
         let st = &report.stats;
+        if !report.complete() {
+            return Err(self.incomplete(&report));
+        }
         tracing::info!(
             "posting: {} request(s), {} byte(s) sent, {} received, {} retried, waits {:?}",
             st.requests,
@@ -139,6 +163,38 @@ impl Poster {
             st.waits
         );
         Ok(())
+    }
+
+    /// Exit 3 for a post that sent what it could but not everything; the
+    /// summary that could not be posted goes to the job's step summary, and
+    /// in GitHub Actions an annotation says what is missing.
+    fn incomplete(&self, report: &PostReport) -> CliError {
+        let mut missing = report.failed.clone();
+        if report.unposted_summary.is_some() {
+            missing.push("the summary".to_string());
+        }
+        let mut kept = String::new();
+        if let (Some(body), Some(path)) = (&report.unposted_summary, &self.step_summary) {
+            kept = match append_step_summary(path, body) {
+                Ok(()) => "; the summary is in the job's step summary".to_string(),
+                Err(e) => format!("; the job's step summary could not be written either ({e})"),
+            };
+        }
+        let what = format!(
+            "posting incomplete: {} did not reach {}{kept}. The result is written; nothing was lost",
+            missing.join("; "),
+            self.place()
+        );
+        if self.actions {
+            // One line the runner turns into an annotation; `%`, CR and LF
+            // encoded as its toolkit does, nothing else can end it.
+            let line = printable(&what)
+                .replace('%', "%25")
+                .replace('\r', "%0D")
+                .replace('\n', "%0A");
+            eprintln!("::error title=crit could not post everything::{line}");
+        }
+        CliError::could_not_run(anyhow!("{what}"))
     }
 
     /// Writes `section` into the part of the pull or merge request's
@@ -239,6 +295,39 @@ impl Poster {
         }
         line
     }
+}
+
+/// Appends `body` to the step summary file the runner named.
+fn append_step_summary(path: &std::path::Path, body: &str) -> Result<(), String> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err("not a file path".into());
+    };
+    let root = crit_os::write::Root::open(dir).map_err(|e| e.to_string())?;
+    let text = format!("{body}\n");
+    root.append(name, text.as_bytes(), 0o644)
+        .map_err(|e| e.to_string())
+}
+
+/// `--github-login`, else `CRIT_GITHUB_LOGIN`: a GitHub account's name.
+fn github_login(args: &PostArgs, env: &Env) -> Result<Option<String>, CliError> {
+    let (given, from) = match (&args.github_login, env.non_empty(GITHUB_LOGIN_VAR)) {
+        (Some(l), _) => (l.trim().to_string(), "--github-login"),
+        (None, Some(l)) => (l.trim().to_string(), GITHUB_LOGIN_VAR),
+        (None, None) => return Ok(None),
+    };
+    let name = given.strip_suffix("[bot]").unwrap_or(&given);
+    let ok = !name.is_empty()
+        && name.len() <= 100
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+    if !ok {
+        return Err(CliError::usage(anyhow!(
+            "{from} is not a GitHub account's name: {}",
+            printable(&given)
+        )));
+    }
+    Ok(Some(given))
 }
 
 /// The shards `result` covers, when it is not all of them.

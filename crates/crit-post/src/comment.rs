@@ -148,6 +148,42 @@ pub(crate) fn resolved_body(
     )
 }
 
+/// What crit says on a comment left stale whose finding is still
+/// reported: where the finding is now (a link the forge gave, or the
+/// summary).
+pub(crate) fn moved_words(link: Option<&str>) -> String {
+    match link.filter(|l| l.starts_with("https://") || l.starts_with("http://")) {
+        Some(l) => format!(
+            "crit still reports this, and commented on it again on its current line: {}",
+            l.replace(['(', ')', ' ', '<', '>'], "")
+        ),
+        None => "crit still reports this, and lists it in its summary comment now: its lines changed after this comment.".to_string(),
+    }
+}
+
+/// The body a stale comment gets once crit commented again elsewhere: the
+/// marker says resolved (a later run does not take it for the finding's
+/// comment), the headline and where it went.
+pub(crate) fn moved_body(
+    markers: &Markers,
+    key: &str,
+    old_body: &str,
+    link: Option<&str>,
+) -> String {
+    let headline = old_body
+        .split('\n')
+        .nth(1)
+        .map(|l| l.trim_end_matches('\r').trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| l.chars().take(500).collect::<String>())
+        .unwrap_or_else(|| "A finding".to_string());
+    format!(
+        "{}\n{headline}\n\n**Moved**: {}\n",
+        markers.finding(key, true),
+        moved_words(link)
+    )
+}
+
 /// The first 12 characters of a commit id, when it is one.
 pub(crate) fn short_sha(sha: &str) -> String {
     sha.chars()

@@ -37,6 +37,10 @@ pub struct GitlabContext {
     pub project: String,
     /// `CI_MERGE_REQUEST_IID`.
     pub iid: u64,
+    /// The commit the pipeline reviewed: `CI_MERGE_REQUEST_SOURCE_BRANCH_SHA`
+    /// (a merged results pipeline), else `CI_COMMIT_SHA`; `None` has the
+    /// poster take the merge request's head.
+    pub head_sha: Option<String>,
     pub token: Secret,
     pub token_source: String,
 }
@@ -164,10 +168,17 @@ impl GitlabContext {
             token_var.unwrap_or("GITLAB_TOKEN"),
             "store a project access token (scope `api`, role Developer) as a masked CI/CD variable, or name the variable holding one",
         )?;
+        let head_sha = ["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", "CI_COMMIT_SHA"]
+            .iter()
+            .filter_map(|v| env.non_empty(v))
+            .map(str::trim)
+            .find(|s| crate::revision::is_sha(s))
+            .map(str::to_ascii_lowercase);
         Ok(GitlabContext {
             api_url: base_url("CI_API_V4_URL", api)?,
             project: project.to_string(),
             iid,
+            head_sha,
             token,
             token_source,
         })

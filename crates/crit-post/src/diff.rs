@@ -105,6 +105,37 @@ impl FileDiff {
     }
 }
 
+/// The old-file lines a unified diff removes or rewrites: what changed in
+/// a file between two revisions, in the first revision's numbers.
+pub(crate) fn changed_old_lines(patch: &str) -> std::collections::BTreeSet<u32> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut old = 0u32;
+    let mut open = false;
+    for line in patch.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if let Some(rest) = line.strip_prefix("@@ ") {
+            match header(rest) {
+                Some((o, _)) => (old, open) = (o, true),
+                None => open = false,
+            }
+            continue;
+        }
+        if !open {
+            continue;
+        }
+        match line.as_bytes().first() {
+            Some(b'-') => {
+                out.insert(old);
+                old = old.saturating_add(1);
+            }
+            Some(b'+') | Some(b'\\') => {}
+            Some(b' ') | None => old = old.saturating_add(1),
+            Some(_) => open = false,
+        }
+    }
+    out
+}
+
 /// `-a,b +c,d @@ …` → (a, c).
 fn header(rest: &str) -> Option<(u32, u32)> {
     let mut parts = rest.split_whitespace();
@@ -141,6 +172,13 @@ mod tests {
             None,
             "end before start is start"
         );
+    }
+
+    #[test]
+    fn changed_lines_are_counted_on_the_old_side() {
+        let changed = changed_old_lines("@@ -9,4 +9,5 @@\n x\n-a\n-b\n+c\n+d\n+e\n y");
+        assert_eq!(changed.into_iter().collect::<Vec<_>>(), [10, 11]);
+        assert!(changed_old_lines("@@ -3,1 +3,2 @@\n x\n+new").is_empty());
     }
 
     #[test]

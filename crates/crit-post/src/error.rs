@@ -94,6 +94,13 @@ impl PostError {
     pub fn is_permission(&self) -> bool {
         matches!(self, PostError::Permission { .. })
     }
+
+    /// A server error or a lost connection: the write may or may not have
+    /// been done, and sending it again (after checking) may work.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, PostError::Rejected { status, .. } if *status >= 500)
+            || matches!(self, PostError::Network { .. })
+    }
 }
 
 /// What to do about a refusal, per forge and status.

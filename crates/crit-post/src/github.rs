@@ -8,30 +8,28 @@ use crit_core::ReviewResult;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::comment::{inline_body, resolved_body};
+use crate::comment::resolved_body;
 use crate::context::GithubContext;
 use crate::diff::FileDiff;
 use crate::error::{Forge, PostError};
 use crate::http::Api;
 use crate::marker::{Marker, Markers};
 use crate::pace::{Pacer, RealTime};
-use crate::plan::{Earlier, Elsewhere, plan};
+use crate::plan::{ChangedSince, Earlier, Elsewhere, plan};
+use crate::revision;
 use crate::summary::{self, Outcome};
 use crate::{DescribeReport, PostOptions, PostReport};
 
 /// Who a workflow's token posts as; it cannot ask (`GET /user` is 403).
 const WORKFLOW_BOT: &str = "github-actions[bot]";
 
-const THREADS_QUERY: &str = "query($owner: String!, $name: String!, $number: Int!, $cursor: String) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { reviewThreads(first: 100, after: $cursor) { pageInfo { hasNextPage endCursor } nodes { id isResolved comments(first: 1) { nodes { databaseId } } } } } } }";
-const RESOLVE_MUTATION: &str = "mutation($threadId: ID!) { resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } } }";
-
 /// Posts review results and descriptions to one pull request.
 #[derive(Debug)]
 pub struct GithubPoster {
-    ctx: GithubContext,
+    pub(crate) ctx: GithubContext,
     options: PostOptions,
-    markers: Markers,
-    api: Api,
+    pub(crate) markers: Markers,
+    pub(crate) api: Api,
 }
 
 impl GithubPoster {
@@ -62,28 +60,37 @@ impl GithubPoster {
         })
     }
 
-    fn repo(&self, rest: &str) -> String {
+    pub(crate) fn repo(&self, rest: &str) -> String {
         format!("/repos/{}/{}{rest}", self.ctx.owner, self.ctx.repo)
     }
 
-    fn pull(&self, rest: &str) -> String {
+    pub(crate) fn pull(&self, rest: &str) -> String {
         self.repo(&format!("/pulls/{}{rest}", self.ctx.number))
     }
 
     /// Posts `result`: see the crate's documentation for what one run does.
     pub async fn post(&mut self, result: &ReviewResult) -> Result<PostReport, PostError> {
-        let me = self.identity().await?;
-        let head = match self.ctx.head_sha.clone() {
-            Some(h) => h,
-            None => {
-                let pr = self
-                    .api
-                    .get(&self.pull(""), "read the pull request")
-                    .await?;
-                str_at(&pr, "/head/sha").to_string()
+        let asked = self.identity().await?;
+        let pr = self
+            .api
+            .get(&self.pull(""), "read the pull request")
+            .await?;
+        let current = str_at(&pr, "/head/sha").to_string();
+        let reviewed = self
+            .ctx
+            .head_sha
+            .clone()
+            .or_else(|| revision::named_in(result))
+            .unwrap_or_else(|| current.clone());
+        let moved = !current.is_empty() && !revision::same_commit(&reviewed, &current);
+        let (diffs, changed) = match moved {
+            false => (self.diffs().await?, None),
+            true => {
+                let base = str_at(&pr, "/base/sha").to_string();
+                let (d, c) = self.diffs_since(&base, &reviewed, &current).await?;
+                (d, Some(c))
             }
         };
-        let diffs = self.diffs().await?;
         let comments = self
             .api
             .get_all(
@@ -91,7 +98,6 @@ impl GithubPoster {
                 "list the pull request's review comments",
             )
             .await?;
-        let earlier = self.earlier(&comments, &me);
         let issue_comments = self
             .api
             .get_all(
@@ -99,74 +105,82 @@ impl GithubPoster {
                 "list the pull request's comments",
             )
             .await?;
-        let summary_id = issue_comments
-            .iter()
-            .find(|c| {
-                author(c) == me && self.markers.read(str_at(c, "/body")) == Some(Marker::Summary)
-            })
-            .and_then(|c| c.get("id").and_then(Value::as_u64));
+        let (mut me, mut confirmed) = match asked {
+            Some(login) => (login, true),
+            None => match self.recorded_login(&issue_comments) {
+                Some(login) => (login, true),
+                None => (WORKFLOW_BOT.to_string(), false),
+            },
+        };
+        let earlier = self.earlier(&comments, &me);
+        let mut summary_id = self.summary_of(&issue_comments, &me);
 
-        let mut plan = plan(result, &diffs, earlier, self.options.max_comments);
+        let mut plan = plan(
+            result,
+            &diffs,
+            earlier,
+            Some(
+                self.options
+                    .max_comments
+                    .unwrap_or(crate::DEFAULT_MAX_COMMENTS),
+            ),
+            changed.as_ref(),
+        );
         let mut notes = crate::summary::left_open_note(plan.left_open);
-        let mut posted = 0;
-        if !plan.new.is_empty() {
-            let comments: Vec<Value> = plan
-                .new
+        if moved {
+            let n = plan
+                .elsewhere
                 .iter()
-                .map(|i| {
-                    let mut c = json!({"path": i.finding.path().unwrap_or("").trim_start_matches("./"),
-                        "line": i.anchor.end, "side": "RIGHT",
-                        "body": inline_body(&self.markers, i, Forge::Github)});
-                    if i.anchor.start < i.anchor.end {
-                        c["start_line"] = json!(i.anchor.start);
-                        c["start_side"] = json!("RIGHT");
-                    }
-                    c
-                })
-                .collect();
-            let mut review = json!({"event": "COMMENT", "comments": comments,
-                "body": format!("crit put {} comment(s) on lines of this change; the summary is in the conversation.", comments.len())});
-            if !head.is_empty() {
-                review["commit_id"] = json!(head);
+                .filter(|(_, w)| *w == Elsewhere::ChangedSince)
+                .count();
+            notes.push(revision::moved_note(&reviewed, &current, n));
+        }
+        let mut failed = Vec::new();
+        let sent = self
+            .send_inline(&mut plan, &reviewed, &me, &mut notes, &mut failed)
+            .await?;
+        if let Some(login) = sent.login.clone().filter(|_| !confirmed) {
+            if login != me {
+                // The guess was not this token's account: nothing read as
+                // crit's was, so nothing of it is edited.
+                me = login;
+                plan.resolve.clear();
+                plan.superseded.clear();
+                summary_id = self.summary_of(&issue_comments, &me);
             }
-            match self
-                .api
-                .write(
-                    Method::POST,
-                    &self.pull("/reviews"),
-                    &review,
-                    "post the review",
-                )
-                .await
+            confirmed = true;
+        }
+        let links = match plan.superseded.is_empty() {
+            true => Default::default(),
+            false => self.links(&me).await,
+        };
+        let mut resolved_ids = Vec::new();
+        let superseded = std::mem::take(&mut plan.superseded);
+        for e in &superseded {
+            if self
+                .supersede(e, links.get(&e.key).map(String::as_str), &mut failed)
+                .await?
             {
-                Ok(_) => posted = plan.new.len(),
-                // One comment GitHub cannot place fails the whole review:
-                // nothing is lost, the findings go to the summary.
-                Err(PostError::Rejected {
-                    status: 422,
-                    message,
-                    ..
-                }) => {
-                    notes.push(format!("GitHub refused the inline comments ({message}); they are listed below instead."));
-                    plan.elsewhere
-                        .extend(plan.new.drain(..).map(|i| (i.finding, Elsewhere::Refused)));
-                }
-                Err(e) => return Err(e),
+                resolved_ids.push(e.handle);
             }
         }
-        let mut resolved_ids = Vec::new();
+        let mut resolved = 0;
         for e in &plan.resolve {
-            let body = resolved_body(&self.markers, &e.key, &e.body, Some(&head));
+            let body = resolved_body(&self.markers, &e.key, &e.body, Some(&reviewed));
             let path = self.repo(&format!("/pulls/comments/{}", e.handle));
-            self.api
+            let done = self
+                .api
                 .write(
                     Method::PATCH,
                     &path,
                     &json!({"body": body}),
                     "mark a comment resolved",
                 )
-                .await?;
-            resolved_ids.push(e.handle);
+                .await;
+            if degrade(done, "marking a comment resolved", &mut failed)?.is_some() {
+                resolved_ids.push(e.handle);
+                resolved += 1;
+            }
         }
         let threads_resolved = match resolved_ids.is_empty() {
             true => 0,
@@ -178,47 +192,47 @@ impl GithubPoster {
                 }
             },
         };
-        let body = summary::body(
-            &self.markers,
-            result,
-            &Outcome {
-                head: Some(&head),
-                new_inline: posted,
-                kept_inline: plan.kept,
-                elsewhere: &plan.elsewhere,
-                resolved: resolved_ids.len(),
-                notes: &notes,
-            },
-        );
-        let saved = match summary_id {
-            Some(id) => {
-                let path = self.repo(&format!("/issues/comments/{id}"));
-                self.api
-                    .write(
-                        Method::PATCH,
-                        &path,
-                        &json!({"body": body}),
-                        "edit the summary comment",
-                    )
-                    .await?
-            }
-            None => {
-                let path = self.repo(&format!("/issues/{}/comments", self.ctx.number));
-                self.api
-                    .write(
-                        Method::POST,
-                        &path,
-                        &json!({"body": body}),
-                        "post the summary comment",
-                    )
-                    .await?
-            }
+        let markers = self.markers.clone();
+        let outcome = |by: Option<&str>, notes: &[String], failed: &[String]| {
+            let mut notes = notes.to_vec();
+            notes.extend(failed.iter().map(|f| format!("Not posted: {f}.")));
+            summary::body(
+                &markers,
+                result,
+                &Outcome {
+                    head: Some(&reviewed),
+                    by,
+                    new_inline: sent.posted,
+                    kept_inline: plan.kept,
+                    elsewhere: &plan.elsewhere,
+                    resolved,
+                    notes: &notes,
+                },
+            )
         };
+        let body = outcome(confirmed.then_some(me.as_str()), &notes, &failed);
+        let saved = self.save_summary(summary_id, &body, &me).await?;
+        let mut unposted_summary = None;
+        match &saved {
+            Some(v) if !confirmed => {
+                // The summary's own author is the account to record.
+                if let Some(login) = v.pointer("/user/login").and_then(Value::as_str) {
+                    let body = outcome(Some(login), &notes, &failed);
+                    let id = v.get("id").and_then(Value::as_u64);
+                    let fixed = self.save_summary(id, &body, login).await?;
+                    if fixed.is_none() {
+                        failed.push("recording crit's account in the summary".into());
+                    }
+                }
+            }
+            Some(_) => {}
+            None => unposted_summary = Some(body),
+        }
         Ok(PostReport {
             forge: Forge::Github,
-            inline_posted: posted,
+            inline_posted: sent.posted,
             inline_kept: plan.kept,
-            resolved: resolved_ids.len(),
+            resolved,
             threads_resolved,
             in_summary: plan
                 .elsewhere
@@ -226,11 +240,14 @@ impl GithubPoster {
                 .map(|(f, w)| (f.id.clone(), *w))
                 .collect(),
             summary_url: saved
-                .get("html_url")
+                .as_ref()
+                .and_then(|s| s.get("html_url"))
                 .and_then(Value::as_str)
                 .map(str::to_string),
             summary_created: summary_id.is_none(),
             notes,
+            failed,
+            unposted_summary,
             stats: self.api.stats.clone(),
         })
     }
@@ -262,20 +279,104 @@ impl GithubPoster {
         })
     }
 
-    /// The login whose comments are crit's.
-    async fn identity(&mut self) -> Result<String, PostError> {
+    /// The login whose comments are crit's, when the setting or the API
+    /// says; `None` for an installation token, which may not ask.
+    async fn identity(&mut self) -> Result<Option<String>, PostError> {
         if let Some(a) = &self.options.author {
-            return Ok(a.clone());
+            return Ok(Some(a.clone()));
         }
         match self.api.get("/user", "find the token's account").await {
             Ok(user) => match user.get("login").and_then(Value::as_str) {
-                Some(login) => Ok(login.to_string()),
+                Some(login) => Ok(Some(login.to_string())),
                 None => Err(self.api.protocol("find the token's account", "no login")),
             },
-            // An installation token (a workflow's) may not ask who it is.
-            Err(PostError::Permission { status: 403, .. }) => Ok(WORKFLOW_BOT.to_string()),
+            Err(PostError::Permission { status: 403, .. }) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// The account an earlier summary recorded as crit's, when that summary
+    /// is that account's own and the account is an App's (a `Bot`): a
+    /// person cannot make crit take their comments for its own.
+    fn recorded_login(&self, issue_comments: &[Value]) -> Option<String> {
+        issue_comments.iter().find_map(|c| {
+            let by = match self.markers.read(str_at(c, "/body"))? {
+                Marker::Summary { by } => by?,
+                Marker::Finding { .. } => return None,
+            };
+            let bot = str_at(c, "/user/type") == "Bot" && by.ends_with("[bot]");
+            (bot && author(c) == by).then_some(by)
+        })
+    }
+
+    /// crit's summary comment among the pull request's comments.
+    fn summary_of(&self, issue_comments: &[Value], me: &str) -> Option<u64> {
+        issue_comments
+            .iter()
+            .find(|c| {
+                author(c) == me
+                    && matches!(
+                        self.markers.read(str_at(c, "/body")),
+                        Some(Marker::Summary { .. })
+                    )
+            })
+            .and_then(|c| c.get("id").and_then(Value::as_u64))
+    }
+
+    /// The diff of the reviewed commit (`base...reviewed`) and the lines
+    /// changed from it to the current head, through the compare API.
+    async fn diffs_since(
+        &mut self,
+        base: &str,
+        reviewed: &str,
+        current: &str,
+    ) -> Result<(BTreeMap<String, FileDiff>, ChangedSince), PostError> {
+        let at = self.compare(base, reviewed).await?;
+        let diffs = at
+            .iter()
+            .filter_map(|f| {
+                let patch = f.get("patch")?.as_str()?;
+                Some((
+                    f.get("filename")?.as_str()?.to_string(),
+                    FileDiff::parse(patch),
+                ))
+            })
+            .collect();
+        let changed = match self.compare(reviewed, current).await {
+            Ok(files) => revision::changed_since(files.iter().map(|f| {
+                let status = str_at(f, "/status");
+                revision::Compared {
+                    old_path: f
+                        .get("previous_filename")
+                        .and_then(Value::as_str)
+                        .unwrap_or(str_at(f, "/filename")),
+                    patch: f.get("patch").and_then(Value::as_str),
+                    whole: matches!(status, "removed" | "renamed"),
+                }
+            })),
+            // A history rewritten past the reviewed commit: nothing is known
+            // to be unchanged.
+            Err(PostError::Permission { status: 404, .. }) => ChangedSince {
+                unknown: true,
+                ..ChangedSince::default()
+            },
+            Err(e) => return Err(e),
+        };
+        Ok((diffs, changed))
+    }
+
+    /// The files of `GET /compare/{from}...{to}`.
+    async fn compare(&mut self, from: &str, to: &str) -> Result<Vec<Value>, PostError> {
+        let path = self.repo(&format!("/compare/{from}...{to}"));
+        let answer = self
+            .api
+            .get(&path, "compare the reviewed commit with the pull request")
+            .await?;
+        Ok(answer
+            .get("files")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default())
     }
 
     async fn diffs(&mut self) -> Result<BTreeMap<String, FileDiff>, PostError> {
@@ -309,109 +410,43 @@ impl GithubPoster {
                         resolved,
                         body: body.to_string(),
                         path: c.get("path").and_then(Value::as_str).map(str::to_string),
+                        // Outdated by a push: GitHub no longer puts it on a line.
+                        stale: c.get("line").is_some_and(Value::is_null),
                         handle: c.get("id")?.as_u64()?,
                     }),
-                    Marker::Summary => None,
+                    Marker::Summary { .. } => None,
                 }
             })
             .collect()
     }
+}
 
-    /// Resolves the review threads of these comments; `Err` says why not.
-    async fn resolve_threads(&mut self, comment_ids: &[u64]) -> Result<usize, ThreadsError> {
-        let url = self.ctx.graphql_url.clone();
-        let mut threads = Vec::new();
-        let mut cursor = Value::Null;
-        for _ in 0..50 {
-            let vars = json!({"owner": self.ctx.owner, "name": self.ctx.repo, "number": self.ctx.number, "cursor": cursor});
-            let answer = self
-                .api
-                .post_to(
-                    &url,
-                    &json!({"query": THREADS_QUERY, "variables": vars}),
-                    "list the review threads",
-                )
-                .await?;
-            let page = answer
-                .pointer("/data/repository/pullRequest/reviewThreads")
-                .filter(|p| p.is_object())
-                .ok_or_else(|| graphql_error(&self.api, &answer))?;
-            for t in page
-                .get("nodes")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let first = t
-                    .pointer("/comments/nodes/0/databaseId")
-                    .and_then(Value::as_u64);
-                let open = t.get("isResolved").and_then(Value::as_bool) == Some(false);
-                if let (Some(id), Some(first), true) =
-                    (t.get("id").and_then(Value::as_str), first, open)
-                    && comment_ids.contains(&first)
-                {
-                    threads.push(id.to_string());
-                }
-            }
-            match page
-                .pointer("/pageInfo/hasNextPage")
-                .and_then(Value::as_bool)
-            {
-                Some(true) => {
-                    cursor = page
-                        .pointer("/pageInfo/endCursor")
-                        .cloned()
-                        .unwrap_or(Value::Null)
-                }
-                _ => break,
-            }
+/// `Ok(Some(answer))`, or `Ok(None)` with the failure listed when the
+/// forge kept failing or refused: the rest of the run goes on. A missing
+/// permission or a spent rate limit ends the run.
+pub(crate) fn degrade(
+    done: Result<Value, PostError>,
+    what: &str,
+    failed: &mut Vec<String>,
+) -> Result<Option<Value>, PostError> {
+    match done {
+        Ok(v) => Ok(Some(v)),
+        Err(
+            e @ (PostError::Rejected { .. }
+            | PostError::Network { .. }
+            | PostError::Protocol { .. }),
+        ) => {
+            failed.push(format!("{what} ({e})"));
+            Ok(None)
         }
-        let mut done = 0;
-        for id in threads {
-            let body = json!({"query": RESOLVE_MUTATION, "variables": {"threadId": id}});
-            let answer = self
-                .api
-                .post_to(&url, &body, "resolve a review thread")
-                .await?;
-            if answer
-                .pointer("/data/resolveReviewThread/thread")
-                .is_none_or(Value::is_null)
-            {
-                return Err(graphql_error(&self.api, &answer));
-            }
-            done += 1;
-        }
-        Ok(done)
+        Err(e) => Err(e),
     }
 }
 
-/// Why resolved comments' review threads stay open.
-#[derive(Debug, thiserror::Error)]
-enum ThreadsError {
-    #[error(transparent)]
-    Post(#[from] PostError),
-    /// GraphQL's refusal (status 200 with `errors`), in GitHub's words.
-    #[error(
-        "GitHub did not let crit resolve them ({words}); the token needs `pull-requests: write`"
-    )]
-    Refused { words: String },
-}
-
-/// GraphQL's reason for a refusal (status 200 with `errors`).
-fn graphql_error(api: &Api, answer: &Value) -> ThreadsError {
-    let message = answer
-        .pointer("/errors/0/message")
-        .and_then(Value::as_str)
-        .unwrap_or("GitHub's answer had no data");
-    ThreadsError::Refused {
-        words: api.words(message),
-    }
-}
-
-fn author(c: &Value) -> &str {
+pub(crate) fn author(c: &Value) -> &str {
     str_at(c, "/user/login")
 }
 
-fn str_at<'v>(v: &'v Value, pointer: &str) -> &'v str {
+pub(crate) fn str_at<'v>(v: &'v Value, pointer: &str) -> &'v str {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }

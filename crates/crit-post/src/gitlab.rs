@@ -7,41 +7,66 @@ use crit_core::ReviewResult;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::comment::{inline_body, resolved_body};
+use crate::comment::resolved_body;
 use crate::context::GitlabContext;
 use crate::diff::FileDiff;
 use crate::error::{Forge, PostError};
+use crate::github::degrade;
 use crate::http::Api;
 use crate::marker::{Marker, Markers};
 use crate::pace::{Pacer, RealTime};
 use crate::plan::{Earlier, Elsewhere, plan};
+use crate::revision;
 use crate::summary::{self, Outcome};
 use crate::{DescribeReport, PostOptions, PostReport};
 
 /// A discussion and its first note.
 #[derive(Debug, Clone)]
-struct Thread {
-    discussion: String,
-    note: u64,
+pub(crate) struct Thread {
+    pub discussion: String,
+    pub note: u64,
 }
 
-/// The merge request's diff: its refs and each new path's old path and hunks.
-struct Diff {
-    base: String,
-    start: String,
-    head: String,
-    files: BTreeMap<String, (String, FileDiff)>,
+/// An earlier comment of crit's and where it sits: the head of the diff it
+/// was put on, and its line.
+pub(crate) type Placed = (Earlier<Thread>, Option<(String, u32)>);
+
+/// Each new path's old path and hunks, from GitLab's diff objects.
+pub(crate) fn files_of(diffs: &[Value]) -> BTreeMap<String, (String, FileDiff)> {
+    diffs
+        .iter()
+        .filter_map(|d| {
+            let new = d.get("new_path")?.as_str()?.to_string();
+            let old = d
+                .get("old_path")
+                .and_then(Value::as_str)
+                .unwrap_or(&new)
+                .to_string();
+            let patch = d.get("diff").and_then(Value::as_str).unwrap_or("");
+            Some((new, (old, FileDiff::parse(patch))))
+        })
+        .collect()
+}
+
+/// A version of the merge request's diff: its refs and each new path's old
+/// path and hunks.
+#[derive(Clone)]
+pub(crate) struct Diff {
+    pub base: String,
+    pub start: String,
+    pub head: String,
+    pub files: BTreeMap<String, (String, FileDiff)>,
     /// The merge request's page, for links to its notes.
-    web_url: Option<String>,
+    pub web_url: Option<String>,
 }
 
 /// Posts review results and descriptions to one merge request.
 #[derive(Debug)]
 pub struct GitlabPoster {
-    ctx: GitlabContext,
+    pub(crate) ctx: GitlabContext,
     options: PostOptions,
-    markers: Markers,
-    api: Api,
+    pub(crate) markers: Markers,
+    pub(crate) api: Api,
 }
 
 impl GitlabPoster {
@@ -72,7 +97,7 @@ impl GitlabPoster {
         })
     }
 
-    fn mr(&self, rest: &str) -> String {
+    pub(crate) fn mr(&self, rest: &str) -> String {
         format!(
             "/projects/{}/merge_requests/{}{rest}",
             self.ctx.project, self.ctx.iid
@@ -82,7 +107,18 @@ impl GitlabPoster {
     /// Posts `result`: see the crate's documentation for what one run does.
     pub async fn post(&mut self, result: &ReviewResult) -> Result<PostReport, PostError> {
         let me = self.identity().await?;
-        let diff = self.diff().await?;
+        let current = self.diff().await?;
+        let reviewed = self
+            .ctx
+            .head_sha
+            .clone()
+            .or_else(|| revision::named_in(result))
+            .unwrap_or_else(|| current.head.clone());
+        let moved = !revision::same_commit(&reviewed, &current.head);
+        let (diff, changed) = match moved {
+            false => (current.clone(), None),
+            true => self.at_version(&reviewed, &current).await?,
+        };
         let discussions = self
             .api
             .get_all(
@@ -90,92 +126,74 @@ impl GitlabPoster {
                 "list the merge request's discussions",
             )
             .await?;
-        let (earlier, summary_note) = self.earlier(&discussions, &me);
+        let (found, summary_note) = self.earlier(&discussions, &me);
+        let earlier = self.mark_stale(found, &diff.head).await?;
         let hunks: BTreeMap<String, FileDiff> = diff
             .files
             .iter()
             .map(|(path, (_, d))| (path.clone(), d.clone()))
             .collect();
-        let mut plan = plan(result, &hunks, earlier, self.options.max_comments);
+        let mut plan = plan(
+            result,
+            &hunks,
+            earlier,
+            Some(
+                self.options
+                    .max_comments
+                    .unwrap_or(crate::DEFAULT_MAX_COMMENTS),
+            ),
+            changed.as_ref(),
+        );
         let mut notes = crate::summary::left_open_note(plan.left_open);
-        let mut posted = 0;
-        let mut refused = Vec::new();
-        for inline in &plan.new {
-            let path = inline.finding.path().unwrap_or("").trim_start_matches("./");
-            let old_path = diff
-                .files
-                .get(path)
-                .map(|(o, _)| o.as_str())
-                .unwrap_or(path);
-            let mut position = json!({"base_sha": diff.base, "start_sha": diff.start, "head_sha": diff.head,
-                "position_type": "text", "new_path": path, "old_path": old_path, "new_line": inline.anchor.start});
-            if let Some(old) = inline.anchor.start_old {
-                position["old_line"] = json!(old);
-            }
-            let body = json!({"body": inline_body(&self.markers, inline, Forge::Gitlab), "position": position});
-            match self
-                .api
-                .write(
-                    Method::POST,
-                    &self.mr("/discussions"),
-                    &body,
-                    "post an inline comment",
-                )
-                .await
-            {
-                Ok(_) => posted += 1,
-                // GitLab cannot place it: the finding goes to the summary.
-                Err(PostError::Rejected {
-                    status: 400,
-                    message,
-                    ..
-                }) => {
-                    refused.push(inline.finding);
-                    notes.push(format!("GitLab refused an inline comment ({message}); its finding is listed below instead."));
-                }
-                Err(e) => return Err(e),
-            }
+        if moved {
+            let n = plan
+                .elsewhere
+                .iter()
+                .filter(|(_, w)| *w == Elsewhere::ChangedSince)
+                .count();
+            notes.push(revision::moved_note(&reviewed, &current.head, n));
         }
-        plan.elsewhere
-            .extend(refused.into_iter().map(|f| (f, Elsewhere::Refused)));
-        let (resolved, threads_resolved) =
-            self.resolve(&plan.resolve, &diff.head, &mut notes).await?;
+        let mut failed = Vec::new();
+        let links = self
+            .send_inline(&mut plan, &diff, &me, &mut notes, &mut failed)
+            .await?;
+        let posted = plan.new.len();
+        let superseded = std::mem::take(&mut plan.superseded);
+        for e in &superseded {
+            let link = links.get(&e.key).map(|id| match &current.web_url {
+                Some(page) => format!("{page}#note_{id}"),
+                None => format!("#note_{id}"),
+            });
+            self.supersede(e, link.as_deref(), &mut failed).await?;
+        }
+        let (resolved, threads_resolved) = self
+            .resolve(&plan.resolve, &diff.head, &mut notes, &mut failed)
+            .await?;
+        let mut all_notes = notes.clone();
+        all_notes.extend(failed.iter().map(|f| format!("Not posted: {f}.")));
         let body = summary::body(
             &self.markers,
             result,
             &Outcome {
                 head: Some(&diff.head),
+                by: None,
                 new_inline: posted,
                 kept_inline: plan.kept,
                 elsewhere: &plan.elsewhere,
                 resolved,
-                notes: &notes,
+                notes: &all_notes,
             },
         );
-        let saved = match &summary_note {
-            Some(t) => {
-                let path = self.mr(&format!("/notes/{}", t.note));
-                self.api
-                    .write(
-                        Method::PUT,
-                        &path,
-                        &json!({"body": body}),
-                        "edit the summary note",
-                    )
-                    .await?
-            }
-            None => {
-                self.api
-                    .write(
-                        Method::POST,
-                        &self.mr("/notes"),
-                        &json!({"body": body}),
-                        "post the summary note",
-                    )
-                    .await?
-            }
-        };
-        let summary_url = match (&diff.web_url, saved.get("id").and_then(Value::as_u64)) {
+        let saved = self
+            .save_summary(summary_note.as_ref().map(|t| t.note), &body, &me)
+            .await?;
+        let summary_url = match (
+            &current.web_url,
+            saved
+                .as_ref()
+                .and_then(|s| s.get("id"))
+                .and_then(Value::as_u64),
+        ) {
             (Some(page), Some(id)) => Some(format!("{page}#note_{id}")),
             _ => None,
         };
@@ -193,6 +211,8 @@ impl GitlabPoster {
             summary_url,
             summary_created: summary_note.is_none(),
             notes,
+            failed,
+            unposted_summary: saved.is_none().then_some(body),
             stats: self.api.stats.clone(),
         })
     }
@@ -251,19 +271,7 @@ impl GitlabPoster {
             .api
             .get_all(&self.mr("/diffs"), "list the merge request's changes")
             .await?;
-        let files = diffs
-            .iter()
-            .filter_map(|d| {
-                let new = d.get("new_path")?.as_str()?.to_string();
-                let old = d
-                    .get("old_path")
-                    .and_then(Value::as_str)
-                    .unwrap_or(&new)
-                    .to_string();
-                let patch = d.get("diff").and_then(Value::as_str).unwrap_or("");
-                Some((new, (old, FileDiff::parse(patch))))
-            })
-            .collect();
+        let files = files_of(&diffs);
         let web_url = mr
             .get("web_url")
             .and_then(Value::as_str)
@@ -279,7 +287,15 @@ impl GitlabPoster {
     }
 
     /// crit's own inline discussions of earlier runs, and its summary note.
-    fn earlier(&self, discussions: &[Value], me: &str) -> (Vec<Earlier<Thread>>, Option<Thread>) {
+    #[allow(clippy::type_complexity)]
+    fn earlier(
+        &self,
+        discussions: &[Value],
+        me: &str,
+    ) -> (
+        Vec<(Earlier<Thread>, Option<(String, u32)>)>,
+        Option<Thread>,
+    ) {
         let mut earlier = Vec::new();
         let mut summary = None;
         for d in discussions {
@@ -302,17 +318,34 @@ impl GitlabPoster {
             let body = first.get("body").and_then(Value::as_str).unwrap_or("");
             let inline = first.get("type").and_then(Value::as_str) == Some("DiffNote");
             match self.markers.read(body) {
-                Some(Marker::Summary) if summary.is_none() && !inline => summary = Some(thread),
-                Some(Marker::Finding { key, resolved }) if inline => earlier.push(Earlier {
-                    key,
-                    resolved,
-                    body: body.to_string(),
-                    path: first
-                        .pointer("/position/new_path")
+                Some(Marker::Summary { .. }) if summary.is_none() && !inline => {
+                    summary = Some(thread)
+                }
+                Some(Marker::Finding { key, resolved }) if inline => {
+                    // Where it sits: a line of the diff of this head.
+                    let at = first
+                        .pointer("/position/head_sha")
                         .and_then(Value::as_str)
-                        .map(str::to_string),
-                    handle: thread,
-                }),
+                        .zip(
+                            first
+                                .pointer("/position/new_line")
+                                .and_then(Value::as_u64)
+                                .and_then(|l| u32::try_from(l).ok()),
+                        )
+                        .map(|(h, l)| (h.to_string(), l));
+                    let e = Earlier {
+                        key,
+                        resolved,
+                        body: body.to_string(),
+                        path: first
+                            .pointer("/position/new_path")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        stale: false,
+                        handle: thread,
+                    };
+                    earlier.push((e, at));
+                }
                 _ => {}
             }
         }
@@ -326,6 +359,7 @@ impl GitlabPoster {
         gone: &[Earlier<Thread>],
         head: &str,
         notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
     ) -> Result<(usize, usize), PostError> {
         let (mut edited, mut resolved) = (0, 0);
         let mut may_resolve = true;
@@ -333,14 +367,18 @@ impl GitlabPoster {
             let t = &e.handle;
             let body = resolved_body(&self.markers, &e.key, &e.body, Some(head));
             let path = self.mr(&format!("/discussions/{}/notes/{}", t.discussion, t.note));
-            self.api
+            let done = self
+                .api
                 .write(
                     Method::PUT,
                     &path,
                     &json!({"body": body}),
                     "mark a comment resolved",
                 )
-                .await?;
+                .await;
+            if degrade(done, "marking a comment resolved", failed)?.is_none() {
+                continue;
+            }
             edited += 1;
             if !may_resolve {
                 continue;
@@ -363,7 +401,9 @@ impl GitlabPoster {
                         "The comments say they are resolved, but their discussions stay open: {e}"
                     ));
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    degrade(Err(e), "resolving a discussion", failed)?;
+                }
             }
         }
         Ok((edited, resolved))

@@ -164,6 +164,19 @@ impl Api {
         Ok(self.request(Method::POST, url, Some(body), action).await?.0)
     }
 
+    /// Waits the run's backoff before the poster sends a write again itself
+    /// (`retry` 0 is the first time again); an error when the run's
+    /// patience is spent.
+    pub async fn backoff(&mut self, retry: u32, action: &str) -> Result<(), PostError> {
+        let wait = self.patience.backoff.backoff(retry, 0.0);
+        self.wait(wait, action).await
+    }
+
+    /// Attempts of one write, the first included.
+    pub fn max_attempts(&self) -> u32 {
+        self.patience.max_attempts.max(1)
+    }
+
     /// A server's words, fit to keep (see [`server_words`]).
     pub fn words(&self, text: &str) -> String {
         server_words(text, self.token.expose())

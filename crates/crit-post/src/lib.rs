@@ -31,12 +31,17 @@ mod diff;
 mod error;
 mod failure;
 mod github;
+mod github_threads;
+mod github_write;
 mod gitlab;
+mod gitlab_versions;
+mod gitlab_write;
 mod http;
 pub mod inert;
 mod marker;
 mod pace;
 mod plan;
+mod revision;
 mod summary;
 
 pub use context::{GithubContext, GitlabContext};
@@ -47,17 +52,23 @@ pub use http::Stats;
 pub use pace::{Pacer, Patience, RealTime, Sleep};
 pub use plan::Elsewhere;
 
+/// Most inline comments crit keeps open when not told otherwise: a review
+/// with more is read in its summary, not in a wall of comments.
+pub const DEFAULT_MAX_COMMENTS: usize = 30;
+
 /// How to post.
 #[derive(Debug, Clone, Default)]
 pub struct PostOptions {
     /// Most inline comments crit keeps open on the pull request (those of
     /// earlier runs still reported count); the rest are listed in the
-    /// summary. Most severe first.
+    /// summary. Most severe first. `None`: [`DEFAULT_MAX_COMMENTS`].
     pub max_comments: Option<usize>,
     /// The account whose earlier comments are crit's. `None`: asked of the
-    /// API; a GitHub workflow token, which cannot ask, is
-    /// `github-actions[bot]`. Comments by anyone else are never taken for
-    /// crit's, whatever markers they hold.
+    /// API; a GitHub installation token (a workflow's or an App's), which
+    /// cannot ask, takes the account its summary recorded (by that same
+    /// account), else `github-actions[bot]` until its first comment says
+    /// who it is. Comments by anyone else are never taken for crit's,
+    /// whatever markers they hold.
     pub author: Option<String>,
     /// Keeps two crit posters on one pull request apart (their markers
     /// differ); `[A-Za-z0-9._-]`.
@@ -86,7 +97,20 @@ pub struct PostReport {
     pub summary_created: bool,
     /// What went less well than asked without failing the run.
     pub notes: Vec<String>,
+    /// Writes that still failed after their retries (the rest was sent):
+    /// the run did not post everything, and says so with exit 3.
+    pub failed: Vec<String>,
+    /// The summary's text when it could not be posted (a CI job can still
+    /// show it, e.g. in its step summary).
+    pub unposted_summary: Option<String>,
     pub stats: Stats,
+}
+
+impl PostReport {
+    /// Everything was posted.
+    pub fn complete(&self) -> bool {
+        self.failed.is_empty() && self.unposted_summary.is_none()
+    }
 }
 
 /// What writing crit's section of the description did.

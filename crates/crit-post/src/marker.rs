@@ -6,8 +6,15 @@
 /// What a comment's first line says it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Marker {
-    Summary,
-    Finding { key: String, resolved: bool },
+    /// The summary; `by` is the account that wrote it, as it recorded
+    /// itself (a GitHub App's installation token cannot ask who it is).
+    Summary {
+        by: Option<String>,
+    },
+    Finding {
+        key: String,
+        resolved: bool,
+    },
 }
 
 /// Markers of one poster: plain, or with a scope (so two kinds of review on
@@ -42,6 +49,15 @@ impl Markers {
         format!("<!-- {}summary -->", self.prefix())
     }
 
+    /// The summary's marker recording the account that posts it (when that
+    /// account's name fits a marker).
+    pub fn summary_by(&self, login: Option<&str>) -> String {
+        match login.filter(|l| login_ok(l)) {
+            Some(l) => format!("<!-- {}summary by={l} -->", self.prefix()),
+            None => self.summary(),
+        }
+    }
+
     pub fn finding(&self, key: &str, resolved: bool) -> String {
         let state = if resolved { " resolved" } else { "" };
         format!("<!-- {}finding {key}{state} -->", self.prefix())
@@ -62,7 +78,12 @@ impl Markers {
         let inner = first.strip_prefix("<!-- ")?.strip_suffix(" -->")?;
         let rest = inner.strip_prefix(&self.prefix())?;
         if rest == "summary" {
-            return Some(Marker::Summary);
+            return Some(Marker::Summary { by: None });
+        }
+        if let Some(login) = rest.strip_prefix("summary by=") {
+            return login_ok(login).then(|| Marker::Summary {
+                by: Some(login.to_string()),
+            });
         }
         let mut words = rest.strip_prefix("finding ")?.split(' ');
         let key = words.next().filter(|k| key_ok(k))?.to_string();
@@ -73,6 +94,17 @@ impl Markers {
         };
         Some(Marker::Finding { key, resolved })
     }
+}
+
+/// A forge account's name: letters, digits, `-`, `_`, `.`, and GitHub's
+/// `[bot]` suffix.
+fn login_ok(l: &str) -> bool {
+    let name = l.strip_suffix("[bot]").unwrap_or(l);
+    !name.is_empty()
+        && name.len() <= 100
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
 }
 
 fn key_ok(k: &str) -> bool {
@@ -89,8 +121,19 @@ mod tests {
         assert_eq!(m.summary(), "<!-- crit:summary -->");
         assert_eq!(
             m.read("<!-- crit:summary -->\r\n## x"),
-            Some(Marker::Summary)
+            Some(Marker::Summary { by: None })
         );
+        let by = m.summary_by(Some("crit-app[bot]"));
+        assert_eq!(by, "<!-- crit:summary by=crit-app[bot] -->");
+        assert_eq!(
+            m.read(&by),
+            Some(Marker::Summary {
+                by: Some("crit-app[bot]".into())
+            })
+        );
+        assert_eq!(m.summary_by(Some("a b")), m.summary());
+        assert_eq!(m.read("<!-- crit:summary by=x y -->"), None);
+        assert_eq!(m.read("<!-- crit:summary by= -->"), None);
         let body = format!("{}\nbody", m.finding("ab12-2", false));
         assert_eq!(
             m.read(&body),

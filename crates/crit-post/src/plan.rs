@@ -24,6 +24,10 @@ pub enum Elsewhere {
     OverCap,
     /// The forge refused the inline comment.
     Refused,
+    /// Its lines changed after the review (the pull request moved on).
+    ChangedSince,
+    /// Posting the comment failed (the forge kept answering with errors).
+    NotPosted,
 }
 
 impl Elsewhere {
@@ -35,6 +39,8 @@ impl Elsewhere {
             Elsewhere::Note => "a note",
             Elsewhere::OverCap => "over the cap on inline comments",
             Elsewhere::Refused => "the inline comment was refused",
+            Elsewhere::ChangedSince => "its lines changed after the review",
+            Elsewhere::NotPosted => "crit could not post the inline comment",
         }
     }
 }
@@ -47,6 +53,9 @@ pub(crate) struct Earlier<H> {
     pub body: String,
     /// The file it is on, as the forge names it.
     pub path: Option<String>,
+    /// No longer on the line it was about: outdated by a push (GitHub's
+    /// `line: null`), or on an earlier diff whose lines changed since.
+    pub stale: bool,
     pub handle: H,
 }
 
@@ -65,6 +74,10 @@ pub(crate) struct Plan<'r, H> {
     pub kept: usize,
     /// Earlier comments whose findings are gone.
     pub resolve: Vec<Earlier<H>>,
+    /// Earlier comments left stale whose findings are still reported: each
+    /// finding is commented on again on its current line (or listed in the
+    /// summary) and the old comment is resolved pointing there.
+    pub superseded: Vec<Earlier<H>>,
     /// Earlier comments whose findings this run did not report, left open
     /// because it cannot vouch they are gone (it did not finish, did not
     /// see their file, or cut them at a cap).
@@ -96,12 +109,15 @@ pub(crate) fn keys(findings: &[Finding]) -> Vec<String> {
     keys
 }
 
-/// The plan for `result` against the diff and the earlier comments.
+/// The plan for `result` against the diff of the reviewed revision, the
+/// earlier comments, and (when the pull request moved on after the review)
+/// the lines changed since.
 pub(crate) fn plan<'r, H>(
     result: &'r ReviewResult,
     diffs: &BTreeMap<String, FileDiff>,
     earlier: Vec<Earlier<H>>,
     max_comments: Option<usize>,
+    changed: Option<&ChangedSince>,
 ) -> Plan<'r, H> {
     let keys = keys(&result.findings);
     let key_of: HashMap<*const Finding, &str> = result
@@ -113,27 +129,41 @@ pub(crate) fn plan<'r, H>(
     let mut open: HashMap<String, Earlier<H>> = HashMap::new();
     let mut extra = Vec::new();
     for e in earlier.into_iter().filter(|e| !e.resolved) {
-        if open.contains_key(&e.key) {
-            extra.push(e);
-        } else {
-            open.insert(e.key.clone(), e);
+        match open.remove(&e.key) {
+            // A current comment stands for the finding before a stale one.
+            Some(o) if o.stale && !e.stale => {
+                extra.push(o);
+                open.insert(e.key.clone(), e);
+            }
+            Some(o) => {
+                extra.push(e);
+                open.insert(o.key.clone(), o);
+            }
+            None => {
+                open.insert(e.key.clone(), e);
+            }
         }
     }
     let mut plan = Plan {
         new: Vec::new(),
         kept: 0,
         resolve: Vec::new(),
+        superseded: Vec::new(),
         left_open: 0,
         elsewhere: Vec::new(),
     };
     let mut candidates = Vec::new();
     for f in result.sorted_findings() {
         let key = key_of.get(&(f as *const Finding)).copied().unwrap_or(&f.id);
-        if open.remove(key).is_some() {
-            plan.kept += 1;
-            continue;
+        match open.remove(key) {
+            Some(e) if e.stale => plan.superseded.push(e),
+            Some(_) => {
+                plan.kept += 1;
+                continue;
+            }
+            None => {}
         }
-        match place(f, diffs) {
+        match place(f, diffs, changed) {
             Ok(anchor) => candidates.push(Inline {
                 key: key.to_string(),
                 finding: f,
@@ -151,11 +181,13 @@ pub(crate) fn plan<'r, H>(
         }
     }
     let reported: std::collections::HashSet<&str> = keys.iter().map(String::as_str).collect();
-    let gone = open.into_values().chain(
-        extra
-            .into_iter()
-            .filter(|e| !reported.contains(e.key.as_str())),
-    );
+    let (extra_reported, extra_gone): (Vec<_>, Vec<_>) = extra
+        .into_iter()
+        .partition(|e| reported.contains(e.key.as_str()));
+    // A stale repeat of a comment still standing: resolved pointing on.
+    plan.superseded
+        .extend(extra_reported.into_iter().filter(|e| e.stale));
+    let gone = open.into_values().chain(extra_gone);
     for e in gone {
         if vouches_gone(result, &e) {
             plan.resolve.push(e);
@@ -209,8 +241,36 @@ fn saw_file(result: &ReviewResult, path: Option<&str>) -> bool {
     }
 }
 
+/// Lines of the reviewed revision that changed after it, per file: `None`
+/// for a file changed as a whole (removed, renamed, binary, or a diff the
+/// forge did not give).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ChangedSince {
+    pub files: BTreeMap<String, Option<std::collections::BTreeSet<u32>>>,
+    /// Nothing is known of what changed: every line counts as changed.
+    pub unknown: bool,
+}
+
+impl ChangedSince {
+    /// Whether any of lines `start..=end` of `path` changed.
+    pub fn touches(&self, path: &str, start: u32, end: u32) -> bool {
+        if self.unknown {
+            return true;
+        }
+        match self.files.get(path) {
+            None => false,
+            Some(None) => true,
+            Some(Some(lines)) => lines.range(start..=end.max(start)).next().is_some(),
+        }
+    }
+}
+
 /// Where `f` can be commented on, or why it cannot.
-fn place(f: &Finding, diffs: &BTreeMap<String, FileDiff>) -> Result<Anchor, Elsewhere> {
+fn place(
+    f: &Finding,
+    diffs: &BTreeMap<String, FileDiff>,
+    changed: Option<&ChangedSince>,
+) -> Result<Anchor, Elsewhere> {
     if f.severity == Severity::Info {
         return Err(Elsewhere::Note);
     }
@@ -224,10 +284,14 @@ fn place(f: &Finding, diffs: &BTreeMap<String, FileDiff>) -> Result<Anchor, Else
         .ok_or(Elsewhere::NoLine)?;
     let end = loc.end_line().unwrap_or(start);
     let path = loc.path().trim_start_matches("./");
-    diffs
+    let anchor = diffs
         .get(path)
         .and_then(|d| d.anchor(start, end))
-        .ok_or(Elsewhere::NotInDiff)
+        .ok_or(Elsewhere::NotInDiff)?;
+    match changed {
+        Some(c) if c.touches(path, anchor.start, anchor.end) => Err(Elsewhere::ChangedSince),
+        _ => Ok(anchor),
+    }
 }
 
 #[cfg(test)]
@@ -274,6 +338,7 @@ mod tests {
                 resolved: false,
                 body: String::new(),
                 path: None,
+                stale: false,
                 handle: 1,
             },
             Earlier {
@@ -281,6 +346,7 @@ mod tests {
                 resolved: false,
                 body: String::new(),
                 path: None,
+                stale: false,
                 handle: 2,
             },
             Earlier {
@@ -288,10 +354,11 @@ mod tests {
                 resolved: true,
                 body: String::new(),
                 path: None,
+                stale: false,
                 handle: 3,
             },
         ];
-        let p = plan(&r, &diffs(), earlier, Some(2));
+        let p = plan(&r, &diffs(), earlier, Some(2), None);
         let new: Vec<&str> = p.new.iter().map(|i| i.finding.title.as_str()).collect();
         assert_eq!(new, ["blocker"], "most severe first, the kept one counts");
         assert_eq!(p.kept, 1);
@@ -324,10 +391,41 @@ mod tests {
             resolved: true,
             body: String::new(),
             path: None,
+            stale: false,
             handle: 1,
         }];
-        let p = plan(&r, &diffs(), earlier, None);
+        let p = plan(&r, &diffs(), earlier, None, None);
         assert_eq!((p.new.len(), p.kept, p.resolve.len()), (1, 0, 0));
+    }
+
+    #[test]
+    fn a_stale_comment_is_superseded_and_changed_lines_stay_off_the_diff() {
+        let mut r = ReviewResult::new("code", Verdict::Fail);
+        r.findings = vec![
+            finding("moved", Severity::P1, "src/a.rs", 2),
+            finding("changed since", Severity::P1, "src/a.rs", 4),
+        ];
+        let stale = |key: &str, handle| Earlier {
+            key: key.to_string(),
+            resolved: false,
+            body: String::new(),
+            path: None,
+            stale: true,
+            handle,
+        };
+        let earlier = vec![stale(&r.findings[0].id, 1), stale(&r.findings[1].id, 2)];
+        let mut changed = ChangedSince::default();
+        changed
+            .files
+            .insert("src/a.rs".into(), Some([4u32].into_iter().collect()));
+        let p = plan(&r, &diffs(), earlier, None, Some(&changed));
+        let new: Vec<&str> = p.new.iter().map(|i| i.finding.title.as_str()).collect();
+        assert_eq!(new, ["moved"], "posted again on its current line");
+        assert_eq!(p.kept, 0);
+        let sup: Vec<i32> = p.superseded.iter().map(|e| e.handle).collect();
+        assert_eq!(sup, [1, 2]);
+        assert_eq!(p.elsewhere[0].1, Elsewhere::ChangedSince);
+        assert!(p.resolve.is_empty());
     }
 
     fn gone(path: &str) -> Earlier<i32> {
@@ -336,6 +434,7 @@ mod tests {
             resolved: false,
             body: String::new(),
             path: Some(path.into()),
+            stale: false,
             handle: 1,
         }
     }
@@ -356,7 +455,7 @@ mod tests {
     #[test]
     fn only_a_review_that_saw_the_file_resolves_its_comments() {
         let resolves = |r: &ReviewResult, path: &str| {
-            let p = plan(r, &diffs(), vec![gone(path)], None);
+            let p = plan(r, &diffs(), vec![gone(path)], None, None);
             assert_eq!(p.resolve.len() + p.left_open, 1);
             p.resolve.len() == 1
         };

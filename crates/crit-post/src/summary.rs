@@ -18,6 +18,8 @@ const BUDGET: usize = 60_000;
 /// What the summary reports besides the result.
 pub(crate) struct Outcome<'a> {
     pub head: Option<&'a str>,
+    /// The account posting it, recorded in the marker for later runs.
+    pub by: Option<&'a str>,
     pub new_inline: usize,
     pub kept_inline: usize,
     pub elsewhere: &'a [(&'a Finding, Elsewhere)],
@@ -26,7 +28,7 @@ pub(crate) struct Outcome<'a> {
 }
 
 pub(crate) fn body(markers: &Markers, result: &ReviewResult, o: &Outcome<'_>) -> String {
-    let mut out = format!("{}\n{}\n\n", markers.summary(), title(result));
+    let mut out = format!("{}\n{}\n\n", markers.summary_by(o.by), title(result));
     if !result.summary.trim().is_empty() {
         for line in inert::block(result.summary.trim()).split('\n') {
             let _ = writeln!(out, "> {line}");
@@ -273,6 +275,7 @@ mod tests {
         let notes = vec!["Review threads were not resolved.".to_string()];
         let o = Outcome {
             head: Some("abcdef0123456789"),
+            by: None,
             new_inline: 1,
             kept_inline: 2,
             elsewhere: &elsewhere,
@@ -316,6 +319,7 @@ mod tests {
             .collect();
         let o = Outcome {
             head: None,
+            by: None,
             new_inline: 0,
             kept_inline: 0,
             elsewhere: &elsewhere,

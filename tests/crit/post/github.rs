@@ -58,6 +58,7 @@ fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summary() 
         calls(&s.requests()),
         [
             "GET /user",
+            "GET /repos/octo-org/hello-world/pulls/7",
             "GET /repos/octo-org/hello-world/pulls/7/files",
             "GET /repos/octo-org/hello-world/pulls/7/comments",
             "GET /repos/octo-org/hello-world/issues/7/comments",
@@ -66,7 +67,7 @@ fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summary() 
         ]
     );
     assert!(s.requests().iter().all(|r| r.token == TokenSeen::Expected));
-    let review = &s.requests()[4].body;
+    let review = &s.requests()[5].body;
     assert_eq!(review["event"], "COMMENT");
     assert_eq!(review["commit_id"], pr.head.as_str());
     let comments = s.review_comments(7);
@@ -98,7 +99,7 @@ fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summary() 
     assert_eq!(summaries.len(), 1);
     let summary = body(&summaries[0]);
     assert!(
-        summary.starts_with("<!-- crit:summary -->\n### ❌ crit code: FAIL"),
+        summary.starts_with("<!-- crit:summary by=github-actions[bot] -->\n### ❌ crit code: FAIL"),
         "{summary}"
     );
     assert!(
@@ -122,7 +123,7 @@ fn a_second_run_posts_nothing_new_and_edits_the_summary() {
         let out = post(&pr, &model, &s, &[]);
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     }
-    let first_run = 6;
+    let first_run = 7;
     let second = calls(&s.requests()[first_run..]);
     assert!(
         !second.iter().any(|c| c.ends_with("/reviews")),
@@ -352,7 +353,7 @@ fn without_a_pull_request_to_post_to_nothing_runs() {
 }
 
 #[test]
-fn a_twenty_finding_review_is_six_requests_whatever_the_count() {
+fn a_twenty_finding_review_is_seven_requests_whatever_the_count() {
     let pr = Pr::new();
     let model = FakeServer::start_blocking();
     // Twenty findings on the four new lines, five on each.
@@ -396,6 +397,7 @@ fn a_twenty_finding_review_is_six_requests_whatever_the_count() {
         calls(&s.requests()),
         [
             "GET /user",
+            "GET /repos/octo-org/hello-world/pulls/7",
             "GET /repos/octo-org/hello-world/pulls/7/files",
             "GET /repos/octo-org/hello-world/pulls/7/comments",
             "GET /repos/octo-org/hello-world/issues/7/comments",
@@ -407,5 +409,34 @@ fn a_twenty_finding_review_is_six_requests_whatever_the_count() {
     eprintln!(
         "a 20-finding review: {} requests, {bytes} bytes sent to the API",
         s.requests().len()
+    );
+}
+
+#[test]
+fn without_a_cap_thirty_comments_go_inline_and_the_rest_to_the_summary() {
+    let pr = Pr::new();
+    let model = FakeServer::start_blocking();
+    let findings: Vec<Value> = (0..33u32)
+        .map(|i| {
+            super::finding(
+                10 + i % 4,
+                10 + i % 4,
+                2,
+                &format!("[P2] Problem number{i} here"),
+            )
+        })
+        .collect();
+    model.push(answer(findings));
+    let s = pr.github(GithubConfig::default());
+    let out = post(&pr, &model, &s, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(s.review_comments(7).len(), 30);
+    let summary = body(&s.issue_comments(7)[0]).to_string();
+    assert_eq!(
+        summary
+            .matches("| over the cap on inline comments |")
+            .count(),
+        3,
+        "{summary}"
     );
 }

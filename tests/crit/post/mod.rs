@@ -5,8 +5,13 @@
 
 mod action;
 mod describe;
+mod failures;
 mod github;
 mod gitlab;
+mod identity;
+mod moved;
+mod outdated;
+mod refused;
 mod report;
 mod secrets;
 
@@ -54,6 +59,16 @@ impl Config {
     }
 }
 ";
+
+/// A push that rewrites line 10 (the unwrap stays).
+pub fn reworded_lib() -> String {
+    HEAD_LIB.replace("let n = v.unwrap();", "let n = v.unwrap(); // the port")
+}
+
+/// A push that changes line 12 only.
+pub fn new_default_lib() -> String {
+    HEAD_LIB.replace("let fallback = 8080;", "let fallback = 8081;")
+}
 
 /// After the fix: the unwraps are gone.
 const FIXED_LIB: &str = "pub struct Config;
@@ -145,6 +160,112 @@ impl Pr {
             "src/lib.rs",
             hunks.trim_end_matches('\n'),
         )]
+    }
+
+    /// What changed from commit `from` to `to`, as a forge's compare API
+    /// lists it.
+    pub fn diff_between(&self, from: &str, to: &str) -> Vec<ChangedFile> {
+        let out = Command::new("git")
+            .args(["diff", "--no-color", from, to, "--", "src/lib.rs"])
+            .current_dir(self.path())
+            .output()
+            .unwrap();
+        let diff = String::from_utf8(out.stdout).unwrap();
+        match diff.find("@@") {
+            Some(at) => vec![ChangedFile::modified(
+                "src/lib.rs",
+                diff[at..].trim_end_matches('\n'),
+            )],
+            None => Vec::new(),
+        }
+    }
+
+    /// The review job at the current head: its result saved (no posting).
+    pub fn saved(&self, model: &FakeServer, findings: Vec<Value>) -> PathBuf {
+        model.push(answer(findings));
+        let path = self
+            .runner
+            .path()
+            .join(format!("result-{}.json", self.head));
+        let out = support::crit(self.path(), model, None)
+            .env("CI", "true")
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", "pull_request")
+            .env("GITHUB_EVENT_PATH", self.event())
+            .args(REVIEW)
+            .args(["--fail-on", "never", "--out"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+        path
+    }
+
+    /// `crit report SAVED --post github` from a posting job whose event
+    /// names `head` as the reviewed commit (a `workflow_run`).
+    pub fn report_github(
+        &self,
+        model: &FakeServer,
+        s: &GithubServer,
+        saved: &Path,
+        head: &str,
+        token: &str,
+        extra: &[&str],
+    ) -> Output {
+        self.report_github_cmd(model, s, saved, head, token, extra)
+            .output()
+            .unwrap()
+    }
+
+    /// [`Pr::report_github`], not run yet.
+    pub fn report_github_cmd(
+        &self,
+        model: &FakeServer,
+        s: &GithubServer,
+        saved: &Path,
+        head: &str,
+        token: &str,
+        extra: &[&str],
+    ) -> assert_cmd::Command {
+        let event = self.runner.path().join("run-event.json");
+        let run = json!({"action": "completed", "workflow_run": {"event": "pull_request",
+            "head_sha": head, "conclusion": "success", "pull_requests": []}});
+        std::fs::write(&event, run.to_string()).unwrap();
+        let mut c = support::crit(self.path(), model, None);
+        c.env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", "workflow_run")
+            .env("GITHUB_EVENT_PATH", &event)
+            .env("GITHUB_REPOSITORY", "octo-org/hello-world")
+            .env("GITHUB_API_URL", s.url())
+            .env("GITHUB_TOKEN", token)
+            .env("CRIT_PULL_REQUEST", "7")
+            .args(["report"])
+            .arg(saved)
+            .args(["--post", "github", "--fail-on", "never", "--json"])
+            .args(extra);
+        c
+    }
+
+    /// `crit report SAVED --post gitlab` from a pipeline of commit `head`.
+    pub fn report_gitlab(
+        &self,
+        model: &FakeServer,
+        s: &GitlabServer,
+        saved: &Path,
+        head: &str,
+    ) -> Output {
+        support::crit(self.path(), model, None)
+            .env("GITLAB_CI", "true")
+            .env("CI_API_V4_URL", s.api_url())
+            .env("CI_PROJECT_ID", "4242")
+            .env("CI_MERGE_REQUEST_IID", "3")
+            .env("CI_COMMIT_SHA", head)
+            .env("GITLAB_TOKEN", GitlabConfig::default().token)
+            .args(["report"])
+            .arg(saved)
+            .args(["--post", "gitlab", "--fail-on", "never", "--json"])
+            .output()
+            .unwrap()
     }
 
     /// A `pull_request` event for pull request 7 at the current head.

@@ -26,6 +26,7 @@ async fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summ
         calls(&s.requests()),
         [
             "GET /user",
+            "GET /repos/octo-org/hello-world/pulls/7",
             "GET /repos/octo-org/hello-world/pulls/7/files",
             "GET /repos/octo-org/hello-world/pulls/7/comments",
             "GET /repos/octo-org/hello-world/issues/7/comments",
@@ -34,7 +35,7 @@ async fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summ
         ]
     );
     assert!(s.requests().iter().all(|r| r.token == TokenSeen::Expected));
-    let review = &s.requests()[4].body;
+    let review = &s.requests()[5].body;
     assert_eq!(
         review["event"], "COMMENT",
         "a review without an event stays pending"
@@ -75,7 +76,7 @@ async fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summ
     assert_eq!(summaries.len(), 1);
     let summary = summaries[0]["body"].as_str().unwrap();
     assert!(
-        summary.starts_with("<!-- crit:summary -->\n### ❌ crit code: FAIL"),
+        summary.starts_with("<!-- crit:summary by=github-actions[bot] -->\n### ❌ crit code: FAIL"),
         "{summary}"
     );
     assert!(
@@ -104,7 +105,7 @@ async fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summ
     assert!(report.summary_created);
     assert!(report.summary_url.unwrap().contains("#issuecomment-"));
     assert_eq!(report.in_summary.len(), 2);
-    assert_eq!(report.stats.requests, 6);
+    assert_eq!(report.stats.requests, 7);
     assert!(clock.slept().is_empty());
 }
 
@@ -415,7 +416,8 @@ async fn a_token_without_write_permission_is_a_clear_typed_error() {
 #[tokio::test]
 async fn comments_github_cannot_place_go_to_the_summary() {
     let s = github_server(GithubConfig::default());
-    s.fail(Fault::invalid().on("POST", "/reviews"));
+    // The batch, then each comment on its own.
+    s.fail(Fault::invalid().on("POST", "/reviews").times(3));
     let clock = TestClock::at(1_800_000_000);
     let report = github(&s, &clock, options())
         .post(&first_result())
@@ -430,7 +432,9 @@ async fn comments_github_cannot_place_go_to_the_summary() {
     assert_eq!(refused, 2);
     let summary = s.issue_comments(7)[0]["body"].as_str().unwrap().to_string();
     assert!(
-        summary.contains("GitHub refused the inline comments (Unprocessable Entity"),
+        summary.contains(
+            "GitHub refused the inline comment on src/lib.rs:10-11 (Unprocessable Entity"
+        ),
         "{summary}"
     );
     assert!(summary.contains("Unchecked unwrap on user input"));

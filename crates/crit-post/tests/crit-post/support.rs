@@ -181,6 +181,7 @@ pub fn gitlab_ctx(s: &GitlabServer, token: &str) -> GitlabContext {
         api_url: s.api_url(),
         project: "4242".into(),
         iid: 3,
+        head_sha: None,
         token: Secret::new(token),
         token_source: "GITLAB_TOKEN".into(),
     }

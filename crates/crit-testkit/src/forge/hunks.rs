@@ -66,6 +66,38 @@ pub(crate) fn shown(patch: &str) -> Vec<Shown> {
     out
 }
 
+/// The text of new-side line `line` as the hunks of `patch` show it.
+pub(crate) fn new_text(patch: &str, line: u32) -> Option<String> {
+    let mut new = 0u32;
+    let mut open = false;
+    for l in patch.lines() {
+        if let Some(rest) = l.strip_prefix("@@ ") {
+            let n = rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|r| r.strip_prefix('+'))
+                .and_then(|r| r.split(',').next())
+                .and_then(|r| r.parse::<u32>().ok());
+            open = n.is_some();
+            new = n.unwrap_or(0);
+            continue;
+        }
+        if !open {
+            continue;
+        }
+        match l.chars().next() {
+            Some('-') | Some('\\') => {}
+            _ => {
+                if new == line {
+                    return Some(l.get(1..).unwrap_or("").to_string());
+                }
+                new += 1;
+            }
+        }
+    }
+    None
+}
+
 /// The shown line with this number on the new (`right`) or old side.
 pub(crate) fn find(lines: &[Shown], line: u32, right: bool) -> Option<Shown> {
     lines

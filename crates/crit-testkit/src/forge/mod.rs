@@ -107,6 +107,8 @@ pub(crate) enum FaultKind {
     Forbidden,
     NotFound,
     ServerError(u16),
+    /// The route does the work, then the answer is this 5xx.
+    ServerErrorAfter(u16),
     /// Answered by the route, with a `Link` `rel="next"` to this URL.
     NextLink(String),
     /// The forge's "cannot place this comment" answer (GitHub 422, GitLab 400).
@@ -161,6 +163,12 @@ impl Fault {
     /// A 5xx with the forge's error body.
     pub fn server_error(status: u16) -> Self {
         Self::new(FaultKind::ServerError(status))
+    }
+
+    /// A 5xx after the request was done (a gateway that gave up on a write
+    /// that went through): the client cannot tell it from one that did not.
+    pub fn server_error_after(status: u16) -> Self {
+        Self::new(FaultKind::ServerErrorAfter(status))
     }
 
     /// The normal answer, whose `Link` header sends the client's next page
@@ -299,6 +307,10 @@ impl<F: Forge> Desk<F> {
                 let mut a = forge.route(call, &self.base, access);
                 a.headers.retain(|(n, _)| !n.eq_ignore_ascii_case("link"));
                 a.header("link", format!("<{url}>; rel=\"next\""))
+            }
+            Some(FaultKind::ServerErrorAfter(status)) => {
+                let _ = forge.route(call, &self.base, access);
+                F::fault(&FaultKind::ServerError(status))
             }
             Some(kind) => F::fault(&kind),
             None => forge.route(call, &self.base, access),

@@ -8,13 +8,21 @@
 //! diff does not show fails the whole review with 422 "Line could not be
 //! resolved"; a multi-line comment must stay within one hunk; bodies over
 //! 65,536 characters are 422; lists are paginated (`per_page`, `page`, a
-//! `Link` header); a workflow token's `GET /user` is 403; GraphQL reports a
-//! refused mutation as `errors` with status 200.
+//! `Link` header); a workflow token's `GET /user` is 403 (an App's
+//! installation token too: its comments are by `NAME[bot]`); GraphQL
+//! reports a refused mutation as `errors` with status 200. A review may name
+//! an earlier commit of the pull request (`commit_id`): its comments are
+//! checked against that commit's diff. After a push, a comment whose line
+//! the new diff no longer shows with the same text is outdated: `line` and
+//! `start_line` are `null`, `original_line` keeps where it was. Comparing two
+//! commits (`GET /compare/A...B`) answers the base and any commit of the pull
+//! request, and the comparisons a test adds.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+mod compare;
 mod graphql;
 mod rest;
 mod shapes;
@@ -85,6 +93,7 @@ impl GithubServer {
             cfg: config,
             base: base.to_string(),
             pulls: BTreeMap::new(),
+            compares: BTreeMap::new(),
             next_id: 1_000_001,
             events: 0,
         });
@@ -105,6 +114,8 @@ impl GithubServer {
         self.served.with(|g| {
             let pull = Pull {
                 commits: vec![spec.head_sha.clone()],
+                files_at: BTreeMap::from([(spec.head_sha.clone(), spec.files.clone())]),
+                unplaceable: Vec::new(),
                 spec,
                 reviews: Vec::new(),
                 comments: Vec::new(),
@@ -120,8 +131,27 @@ impl GithubServer {
         self.served.with(|g| {
             if let Some(p) = g.pulls.get_mut(&number) {
                 p.spec.head_sha = head_sha.to_string();
+                p.files_at.insert(head_sha.to_string(), files.clone());
                 p.spec.files = files;
                 p.commits.push(head_sha.to_string());
+            }
+        });
+    }
+
+    /// What `GET /compare/{from}...{to}` answers: these files.
+    pub fn add_compare(&self, from: &str, to: &str, files: Vec<ChangedFile>) {
+        self.served.with(|g| {
+            g.compares.insert((from.to_string(), to.to_string()), files);
+        });
+    }
+
+    /// GitHub cannot resolve this line of the pull request although its
+    /// diff shows it (as when the diff it checks differs from the one a
+    /// client read): any review with a comment there is refused with 422.
+    pub fn unplaceable(&self, number: u64, path: &str, line: u32) {
+        self.served.with(|g| {
+            if let Some(p) = g.pulls.get_mut(&number) {
+                p.unplaceable.push((path.to_string(), line));
             }
         });
     }
@@ -229,6 +259,7 @@ pub(crate) struct Github {
     cfg: GithubConfig,
     base: String,
     pulls: BTreeMap<u64, Pull>,
+    compares: BTreeMap<(String, String), Vec<ChangedFile>>,
     next_id: u64,
     events: u64,
 }
@@ -236,6 +267,10 @@ pub(crate) struct Github {
 struct Pull {
     spec: PullSpec,
     commits: Vec<String>,
+    /// The pull request's files at each of its commits.
+    files_at: BTreeMap<String, Vec<ChangedFile>>,
+    /// Lines GitHub refuses to place a comment on.
+    unplaceable: Vec<(String, u32)>,
     reviews: Vec<Review>,
     comments: Vec<ReviewComment>,
     issue_comments: Vec<IssueComment>,
@@ -264,6 +299,7 @@ struct ReviewComment {
     body: String,
     commit_id: String,
     diff_hunk: String,
+    in_reply_to: Option<u64>,
     created: u64,
     updated: u64,
 }

@@ -14,7 +14,7 @@ fn error(status: u16, message: &str, doc: &str) -> Answer {
     )
 }
 
-fn unprocessable(errors: Value) -> Answer {
+pub(super) fn unprocessable(errors: Value) -> Answer {
     Answer::json(
         422,
         json!({"message": "Unprocessable Entity", "errors": errors,
@@ -23,7 +23,7 @@ fn unprocessable(errors: Value) -> Answer {
     )
 }
 
-fn too_long(resource: &str) -> Answer {
+pub(super) fn too_long(resource: &str) -> Answer {
     Answer::json(
         422,
         json!({"message": "Validation Failed", "errors": [{"resource": resource, "code": "custom", "field": "body",
@@ -82,7 +82,7 @@ impl Forge for Github {
             FaultKind::NotFound => Self::not_found(),
             FaultKind::ServerError(s) => error(*s, "Server Error", ""),
             FaultKind::Invalid => unprocessable(json!(["Line could not be resolved"])),
-            FaultKind::NextLink(_) => Self::not_found(),
+            FaultKind::NextLink(_) | FaultKind::ServerErrorAfter(_) => Self::not_found(),
         }
     }
 
@@ -112,12 +112,12 @@ impl Forge for Github {
 }
 
 impl Github {
-    fn id(&mut self) -> u64 {
+    pub(super) fn id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id - 1
     }
 
-    fn event(&mut self) -> u64 {
+    pub(super) fn event(&mut self) -> u64 {
         self.events += 1;
         self.events
     }
@@ -168,6 +168,14 @@ impl Github {
                 });
                 crate::forge::page(array(all.body), call, base, Paging::Github)
             }
+            ("GET", ["compare", basehead]) => self.compare(basehead),
+            ("POST", ["pulls", n, "comments", id, "replies"]) => {
+                let login = self.cfg.login.clone();
+                match (number(n), number(id)) {
+                    (Some(n), Some(id)) => self.reply(n, id, &login, &call.body),
+                    _ => Self::not_found(),
+                }
+            }
             ("POST", ["pulls", n, "reviews"]) => {
                 let login = self.cfg.login.clone();
                 match number(n) {
@@ -212,7 +220,7 @@ impl Github {
         }
     }
 
-    fn with_pull(&self, n: &str, f: impl FnOnce(&Github, &Pull) -> Answer) -> Answer {
+    pub(super) fn with_pull(&self, n: &str, f: impl FnOnce(&Github, &Pull) -> Answer) -> Answer {
         match n.parse::<u64>().ok().and_then(|n| self.pulls.get(&n)) {
             Some(p) => f(self, p),
             None => Self::not_found(),
@@ -332,8 +340,26 @@ impl Github {
             return unprocessable(json!(["Body can't be blank"]));
         }
         let mut checked = Vec::new();
+        let files = pull.files_at.get(&commit).unwrap_or(&pull.spec.files);
         for c in comments {
-            match check_comment(&pull.spec.files, c) {
+            let at = (
+                c.get("path")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                c.get("line").and_then(Value::as_u64).unwrap_or(0) as u32,
+            );
+            if pull.unplaceable.contains(&at) {
+                return Answer::json(
+                    422,
+                    json!({"message": "Validation Failed", "errors": [{"resource": "PullRequestReviewComment",
+                        "code": "custom", "field": "pull_request_review_thread.line",
+                        "message": "pull_request_review_thread.line must be part of the diff"}],
+                        "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request",
+                        "status": "422"}),
+                );
+            }
+            match check_comment(files, c) {
                 Ok(ok) => checked.push(ok),
                 Err(a) => return a,
             }
@@ -449,6 +475,7 @@ fn check_comment(files: &[ChangedFile], c: &Value) -> Result<ReviewComment, Answ
         body: body.to_string(),
         commit_id: String::new(),
         diff_hunk: header,
+        in_reply_to: None,
         created: 0,
         updated: 0,
     })

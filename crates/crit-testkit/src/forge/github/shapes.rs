@@ -50,9 +50,35 @@ impl Github {
         v
     }
 
+    /// Whether a push left `c` outdated: the pull request's diff no longer
+    /// shows its line with the text it had.
+    fn outdated(p: &Pull, c: &ReviewComment) -> bool {
+        if c.commit_id == p.spec.head_sha || c.side != "RIGHT" {
+            return false;
+        }
+        let text = |files: &[ChangedFile], line: u32| {
+            files
+                .iter()
+                .find(|f| f.path == c.path)
+                .and_then(|f| f.patch.as_deref())
+                .and_then(|patch| crate::forge::hunks::new_text(patch, line))
+        };
+        let then = p
+            .files_at
+            .get(&c.commit_id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let lines = c.start_line.unwrap_or(c.line)..=c.line;
+        lines.into_iter().any(|l| {
+            let before = text(then, l);
+            before.is_none() || before != text(&p.spec.files, l)
+        })
+    }
+
     pub(super) fn comment_json(&self, p: &Pull, c: &ReviewComment) -> Value {
         let (o, r, n) = (&self.cfg.owner, &self.cfg.repo, p.spec.number);
-        json!({"url": format!("{}/repos/{o}/{r}/pulls/comments/{}", self.base, c.id),
+        let outdated = Self::outdated(p, c);
+        let mut v = json!({"url": format!("{}/repos/{o}/{r}/pulls/comments/{}", self.base, c.id),
             "pull_request_review_id": c.review_id, "id": c.id, "node_id": format!("PRRC_kwDOstand{:08}", c.id),
             "diff_hunk": c.diff_hunk, "path": c.path, "commit_id": c.commit_id, "original_commit_id": c.commit_id,
             "user": user_json(&c.user), "body": c.body,
@@ -61,7 +87,16 @@ impl Github {
             "pull_request_url": format!("{}/repos/{o}/{r}/pulls/{n}", self.base),
             "author_association": "NONE", "start_line": c.start_line, "original_start_line": c.start_line,
             "start_side": c.start_side, "line": c.line, "original_line": c.line, "side": c.side,
-            "subject_type": "line"})
+            "subject_type": "line"});
+        if outdated {
+            v["line"] = Value::Null;
+            v["start_line"] = Value::Null;
+            v["position"] = Value::Null;
+        }
+        if let Some(parent) = c.in_reply_to {
+            v["in_reply_to_id"] = json!(parent);
+        }
+        v
     }
 
     pub(super) fn issue_comment_json(&self, p: &Pull, c: &IssueComment) -> Value {

@@ -9,7 +9,11 @@
 //! context line needs its `old_line` too and an added line must not have
 //! one (GitLab's 400 "line_code can't be blank" otherwise); only a note's
 //! author may edit it; lists are paginated with `x-next-page` and `Link`;
-//! the throttle answers 429 "Retry later" with `Retry-After`.
+//! the throttle answers 429 "Retry later" with `Retry-After`. A position
+//! may name an earlier version's refs: its line is checked against that
+//! version's diff (`GET …/versions/:id` shows it). Comparing two commits
+//! (`GET /projects/:id/repository/compare?from=&to=`) answers the
+//! comparisons a test adds.
 
 use std::collections::BTreeMap;
 
@@ -80,6 +84,7 @@ impl GitlabServer {
         let served = super::Served::start(&token, access, |_| Gitlab {
             cfg: config,
             mrs: BTreeMap::new(),
+            compares: BTreeMap::new(),
             next_id: 5_000_001,
             events: 0,
         });
@@ -107,6 +112,7 @@ impl GitlabServer {
                         spec.base_sha.clone(),
                         spec.start_sha.clone(),
                         spec.head_sha.clone(),
+                        spec.files.clone(),
                     )],
                     spec,
                     discussions: Vec::new(),
@@ -121,14 +127,23 @@ impl GitlabServer {
             let version = g.id();
             if let Some(mr) = g.mrs.get_mut(&iid) {
                 mr.spec.head_sha = head_sha.to_string();
-                mr.spec.files = files;
+                mr.spec.files = files.clone();
                 mr.versions.push((
                     version,
                     mr.spec.base_sha.clone(),
                     mr.spec.start_sha.clone(),
                     head_sha.to_string(),
+                    files,
                 ));
             }
+        });
+    }
+
+    /// What `GET /projects/:id/repository/compare?from=FROM&to=TO` answers:
+    /// these files.
+    pub fn add_compare(&self, from: &str, to: &str, files: Vec<ChangedFile>) {
+        self.served.with(|g| {
+            g.compares.insert((from.to_string(), to.to_string()), files);
         });
     }
 
@@ -189,14 +204,15 @@ impl GitlabServer {
 pub(crate) struct Gitlab {
     cfg: GitlabConfig,
     mrs: BTreeMap<u64, Mr>,
+    compares: BTreeMap<(String, String), Vec<ChangedFile>>,
     next_id: u64,
     events: u64,
 }
 
 struct Mr {
     spec: MergeRequestSpec,
-    /// (id, base, start, head), oldest first.
-    versions: Vec<(u64, String, String, String)>,
+    /// (id, base, start, head, files), oldest first.
+    versions: Vec<(u64, String, String, String, Vec<ChangedFile>)>,
     discussions: Vec<Discussion>,
 }
 

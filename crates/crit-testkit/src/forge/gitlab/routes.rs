@@ -63,7 +63,7 @@ impl Forge for Gitlab {
             FaultKind::NotFound => Self::not_found(),
             FaultKind::ServerError(s) => message(*s, &format!("{s} Internal Server Error")),
             FaultKind::Invalid => bad_line_code(),
-            FaultKind::NextLink(_) => Self::not_found(),
+            FaultKind::NextLink(_) | FaultKind::ServerErrorAfter(_) => Self::not_found(),
         }
     }
 
@@ -83,6 +83,12 @@ impl Forge for Gitlab {
                 let mut u = user_json(&self.cfg.username);
                 u["bot"] = json!(self.cfg.username.contains("_bot"));
                 Answer::json(200, u)
+            }
+            ("GET", ["api", "v4", "projects", project, "repository", "compare"])
+                if *project == self.cfg.project_id.to_string()
+                    || *project == self.cfg.project_path =>
+            {
+                self.compare(call)
             }
             (
                 m,
@@ -108,7 +114,34 @@ impl Forge for Gitlab {
     }
 }
 
+/// A file's diff object, as GitLab shows one.
+fn diff_json(f: &crate::forge::ChangedFile) -> Value {
+    json!({"old_path": f.previous_path.as_deref().unwrap_or(&f.path), "new_path": f.path,
+           "a_mode": "100644", "b_mode": "100644", "diff": f.patch.as_deref().unwrap_or(""),
+           "new_file": f.status == "added", "renamed_file": f.status == "renamed",
+           "deleted_file": f.status == "removed", "generated_file": false,
+           "too_large": f.patch.is_none(), "collapsed": false})
+}
+
 impl Gitlab {
+    /// `GET …/repository/compare?from=&to=`.
+    fn compare(&self, call: &Call) -> Answer {
+        let (Some(from), Some(to)) = (call.param("from"), call.param("to")) else {
+            return message(400, "400 Bad request - from is missing, to is missing");
+        };
+        let files = match self.compares.get(&(from.clone(), to.clone())) {
+            Some(f) => f.clone(),
+            None if from == to => Vec::new(),
+            None => return Self::not_found(),
+        };
+        Answer::json(
+            200,
+            json!({"commit": {"id": to}, "commits": [], "diffs": files.iter().map(diff_json).collect::<Vec<_>>(),
+                "compare_timeout": false, "compare_same_ref": from == to,
+                "web_url": format!("https://gitlab.example/{}/-/compare/{from}...{to}", self.cfg.project_path)}),
+        )
+    }
+
     pub(super) fn id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id - 1
@@ -146,8 +179,51 @@ impl Gitlab {
                     None => Self::not_found(),
                 }
             }
+            ("GET", ["versions", vid]) => {
+                match mr.versions.iter().find(|v| v.0.to_string() == *vid) {
+                    Some((id, b, s, h, files)) => Answer::json(
+                        200,
+                        json!({"id": id, "head_commit_sha": h, "base_commit_sha": b, "start_commit_sha": s,
+                           "created_at": crate::forge::timestamp(*id % 1000), "merge_request_id": iid * 101,
+                           "state": "collected", "real_size": files.len().to_string(), "commits": [],
+                           "diffs": files.iter().map(diff_json).collect::<Vec<_>>()}),
+                    ),
+                    None => Self::not_found(),
+                }
+            }
+            ("POST", ["discussions", did, "notes"]) => {
+                let Some(body) = call.param("body") else {
+                    return message(400, "400 Bad request - body is missing");
+                };
+                let id = self.id();
+                let at = self.event();
+                let Some(d) = self
+                    .mrs
+                    .get_mut(&iid)
+                    .and_then(|mr| mr.discussions.iter_mut().find(|d| d.id == *did))
+                else {
+                    return Self::not_found();
+                };
+                let position = d.notes.first().and_then(|n| n.position.clone());
+                d.notes.push(Note {
+                    id,
+                    kind: Some(if position.is_some() {
+                        "DiffNote"
+                    } else {
+                        "DiscussionNote"
+                    }),
+                    body,
+                    author: me,
+                    created: at,
+                    updated: at,
+                    resolvable: !d.individual,
+                    resolved_by: None,
+                    position,
+                });
+                self.note_answer(iid, id, 201)
+            }
             ("GET", ["versions"]) => {
-                let versions = mr.versions.iter().rev().map(|(id, b, s, h)| {
+                let versions = mr.versions.iter().rev().map(|(id, b, s, h, _)| {
                     json!({"id": id, "head_commit_sha": h, "base_commit_sha": b, "start_commit_sha": s,
                            "created_at": crate::forge::timestamp(*id % 1000), "merge_request_id": iid * 101,
                            "state": "collected", "real_size": mr.spec.files.len().to_string()})
@@ -155,13 +231,7 @@ impl Gitlab {
                 crate::forge::page(versions.collect(), call, base, Paging::Gitlab)
             }
             ("GET", ["diffs"]) => {
-                let diffs = mr.spec.files.iter().map(|f| {
-                    json!({"old_path": f.previous_path.as_deref().unwrap_or(&f.path), "new_path": f.path,
-                           "a_mode": "100644", "b_mode": "100644", "diff": f.patch.as_deref().unwrap_or(""),
-                           "new_file": f.status == "added", "renamed_file": f.status == "renamed",
-                           "deleted_file": f.status == "removed", "generated_file": false,
-                           "too_large": f.patch.is_none(), "collapsed": false})
-                });
+                let diffs = mr.spec.files.iter().map(diff_json);
                 crate::forge::page(diffs.collect(), call, base, Paging::Gitlab)
             }
             ("GET", ["discussions"]) => {
@@ -376,14 +446,14 @@ fn check_position(mr: &Mr, p: &Value) -> Result<(), Answer> {
     if s("position_type") != "text" {
         return Err(message(400, "400 Bad request - position_type is invalid"));
     }
-    let refs_known = mr
+    let version = mr
         .versions
         .iter()
-        .any(|(_, b, st, h)| s("base_sha") == b && s("start_sha") == st && s("head_sha") == h);
-    if !refs_known {
+        .find(|(_, b, st, h, _)| s("base_sha") == b && s("start_sha") == st && s("head_sha") == h);
+    let Some((_, _, _, _, files)) = version else {
         return Err(bad_line_code());
-    }
-    let Some(file) = mr.spec.files.iter().find(|f| f.path == s("new_path")) else {
+    };
+    let Some(file) = files.iter().find(|f| f.path == s("new_path")) else {
         return Err(bad_line_code());
     };
     let old_path = file.previous_path.as_deref().unwrap_or(&file.path);
