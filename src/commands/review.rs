@@ -17,11 +17,11 @@ use crate::exit::{CliError, Code};
 use crate::post::Poster;
 
 mod code_flags;
+mod fix;
 mod describe;
 mod interactive;
 mod print_prompt;
 mod running;
-mod suggestions;
 
 use code_flags::{CodeFlags, is_code};
 use running::run_review;

@@ -72,6 +72,7 @@ mod shards;
 mod signals;
 mod stats;
 mod stop_gate;
+mod suggestions;
 mod symlinks;
 mod test_deps;
 mod trust_ci;

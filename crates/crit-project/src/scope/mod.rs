@@ -34,6 +34,7 @@ pub use filter::FilterMode;
 pub use own::{CRIT_GITIGNORE, INSTALL_LEDGER, OwnFiles, SESSION_FILES};
 pub use parse::parse_hunk_header;
 pub use parse::{PatchSection, parse_patch};
+pub use revision::Revision;
 pub use spec::Scope;
 
 /// The change under review, as the prompt and the finding filters see it.

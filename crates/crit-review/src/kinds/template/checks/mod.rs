@@ -1,9 +1,11 @@
 //! What happens to a template review's findings after the panel answered and
 //! before the gate: screening for injected instructions, evidence checks,
-//! a second look, and finishing (suppressions, the diff filter, the cap).
+//! a second look, finishing (suppressions, the diff filter, the cap), and
+//! which suggestions may be offered.
 
 pub(crate) mod evidence;
 pub(crate) mod finish;
 pub(crate) mod post;
 pub(crate) mod screening;
+pub(crate) mod suggestions;
 pub(crate) mod verify;
