@@ -17,8 +17,8 @@ use crate::exit::{CliError, Code};
 use crate::post::Poster;
 
 mod code_flags;
-mod fix;
 mod describe;
+mod fix;
 mod interactive;
 mod print_prompt;
 mod running;

@@ -129,7 +129,10 @@ fn offered_suggestions_reach_sarif_and_markdown_and_fix_applies_them() {
     };
     let sarif: Value = serde_json::from_slice(&report("sarif").stdout).unwrap();
     let validator = jsonschema::validator_for(&sarif_schema()).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| e.to_string()).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
     assert!(errors.is_empty(), "{errors:?}");
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     let fix = results
@@ -182,7 +185,10 @@ fn suggestions_that_do_not_fit_are_not_offered_and_say_why() {
             "the suggestion is the same as the lines it would replace",
         ),
         ("A rewrite", "more than 3 times as many"),
-        ("Indentation lost", "indented by nothing, the lines it replaces by 4 spaces"),
+        (
+            "Indentation lost",
+            "indented by nothing, the lines it replaces by 4 spaces",
+        ),
     ] {
         let f = by_title(&r, title);
         assert_eq!(f["suggestion"], Value::Null, "{title}: {f}");
@@ -215,9 +221,18 @@ fn fix_leaves_a_file_with_uncommitted_changes_alone_unless_told() {
     );
     // An untracked file the reviewer points at is the user's too.
     write(d, "notes.py", "x = 1\n");
-    server.push(answer(vec![finding("notes.py", 1, 1, "Name it", "x = 2\n")]));
+    server.push(answer(vec![finding(
+        "notes.py", 1, 1, "Name it", "x = 2\n",
+    )]));
     let out = crit(d, &server, None)
-        .args(["review", "code", "--uncommitted", "--no-log", "--json", "--fix"])
+        .args([
+            "review",
+            "code",
+            "--uncommitted",
+            "--no-log",
+            "--json",
+            "--fix",
+        ])
         .output()
         .unwrap();
     assert_eq!(read(d, "notes.py"), "x = 1\n", "{}", stderr(&out));
@@ -226,7 +241,11 @@ fn fix_leaves_a_file_with_uncommitted_changes_alone_unless_told() {
     let out = review(d, &server, &["--json", "--fix", "--fix-dirty"]);
     let now = read(d, "src/app.py");
     assert!(now.starts_with("import os  # mine\n"), "{now}");
-    assert!(now.contains(WITH_OPEN) && now.contains(DEFAULT_MODE), "{}", stderr(&out));
+    assert!(
+        now.contains(WITH_OPEN) && now.contains(DEFAULT_MODE),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -277,7 +296,14 @@ fn a_symlink_leading_outside_is_never_written_through() {
             "secret = 2\n",
         )]));
         let out = crit(d, &server, None)
-            .args(["review", "code", "--no-log", "--json", "--fix", "--fix-dirty"])
+            .args([
+                "review",
+                "code",
+                "--no-log",
+                "--json",
+                "--fix",
+                "--fix-dirty",
+            ])
             .args(scope)
             .output()
             .unwrap();
@@ -305,7 +331,10 @@ fn a_suggestion_with_terminal_escapes_prints_as_text() {
     let out = review(d, &server, &["--format", "terminal", "--fix"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("suggestion, replacing line 11"), "{text}");
-    assert!(text.contains("- " ) && text.contains("return os.environ"), "{text}");
+    assert!(
+        text.contains("- ") && text.contains("return os.environ"),
+        "{text}"
+    );
     for shown in [text.as_ref(), stderr(&out).as_str()] {
         assert!(
             !shown.contains('\u{1b}') && !shown.contains('\u{7}') && !shown.contains('\u{9b}'),

@@ -99,7 +99,14 @@ pub fn run_review(
     }
     if let Some(argv) = command {
         let (result, stop) = run_command(&settings, argv, &given, &code, &root, rules)?;
-        return conclude(&common, result, &stop, &root, fix_options(&common, &code), posting);
+        return conclude(
+            &common,
+            result,
+            &stop,
+            &root,
+            fix_options(&common, &code),
+            posting,
+        );
     }
     // No backend is not the end: an empty change passes without one, and
     // anything else is an ERROR result that still reaches stdout.
@@ -292,7 +299,9 @@ fn conclude(
     fix: Option<super::fix::FixOptions>,
     posting: super::Posting<'_>,
 ) -> Result<Code, CliError> {
-    let fixing = fix.filter(|_| stop.signal().is_none()).map(|f| (f, result.clone()));
+    let fixing = fix
+        .filter(|_| stop.signal().is_none())
+        .map(|f| (f, result.clone()));
     let code = runner::finish_and_post(common, result, stop, posting.poster)?;
     if let Some((opts, result)) = fixing {
         super::fix::apply(&result, root, posting.env, opts);

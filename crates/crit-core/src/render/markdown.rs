@@ -68,11 +68,7 @@ pub(super) fn render(result: &ReviewResult) -> String {
                     Some("") => "Suggested change (delete the lines):",
                     _ => "Suggested change:",
                 };
-                let _ = writeln!(
-                    out,
-                    "{what}\n\n{}\n",
-                    Printable::code_block(&diff, "diff")
-                );
+                let _ = writeln!(out, "{what}\n\n{}\n", Printable::code_block(&diff, "diff"));
             }
         }
         out.push_str("</details>\n");

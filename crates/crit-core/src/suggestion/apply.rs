@@ -133,10 +133,7 @@ mod tests {
     #[test]
     fn applies_from_the_bottom_keeping_line_endings() {
         let file = "a\nb\nc\nd\n";
-        let out = apply(
-            file,
-            &[edit(1, 1, "A1\nA2", "a"), edit(3, 4, "CD", "c\nd")],
-        );
+        let out = apply(file, &[edit(1, 1, "A1\nA2", "a"), edit(3, 4, "CD", "c\nd")]);
         assert_eq!(out.text, "A1\nA2\nb\nCD\n");
         assert_eq!((out.applied, out.skipped.len()), (2, 0));
         let crlf = apply("a\r\nb\r\n", &[edit(2, 2, "x\ny", "b")]);

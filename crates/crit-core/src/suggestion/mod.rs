@@ -343,8 +343,7 @@ mod tests {
     fn a_secret_hidden_from_the_reviewer_is_never_written_over() {
         let file = "let key = \"[REDACTED:aws-key]\";\n";
         assert_eq!(
-            check(&finding(1, 1, "let key = env();"), "let key = 1;\n")
-                .map(|_| ()),
+            check(&finding(1, 1, "let key = env();"), "let key = 1;\n").map(|_| ()),
             Ok(())
         );
         assert_eq!(

@@ -118,8 +118,7 @@ pub fn suggestions() -> ReviewResult {
         .with_suggestion("```rust\nlet x = 1;\n```"),
     ];
     // As crit records them once it checked the suggestion against the file.
-    r.findings[0].suggestion_replaces =
-        Some("let port = cfg.get(\"port\")\n    .unwrap();".into());
+    r.findings[0].suggestion_replaces = Some("let port = cfg.get(\"port\")\n    .unwrap();".into());
     r.apply_gate(crit_core::FailOn::default());
     r
 }
