@@ -18,10 +18,10 @@ use crate::post::Poster;
 
 mod code_flags;
 mod describe;
+mod fix;
 mod interactive;
 mod print_prompt;
 mod running;
-mod suggestions;
 
 use code_flags::{CodeFlags, is_code};
 use running::run_review;

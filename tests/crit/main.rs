@@ -78,6 +78,7 @@ mod stats;
 mod stop_gate;
 mod stop_gate_moved;
 mod stop_gate_settings;
+mod suggestions;
 mod symlinks;
 mod test_deps;
 mod test_files;

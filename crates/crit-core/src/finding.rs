@@ -113,9 +113,20 @@ pub struct Finding {
     /// The rule or check behind it, for deterministic checks and SARIF rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_id: Option<String>,
-    /// Replacement text for the located lines, when the reviewer proposed one.
+    /// Replacement text for the located lines, when the reviewer proposed one
+    /// and crit found it fit to offer (see [`crate::suggestion`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
+    /// The lines the suggestion replaces, as crit read them from the file
+    /// when it checked the suggestion: shown as the diff's removed lines,
+    /// and compared with the file before the suggestion is applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion_replaces: Option<String>,
+    /// Why crit did not offer the reviewer's suggestion (which was removed):
+    /// its lines are not in the file, it changes nothing, it loses the
+    /// indentation, it is too large, or the file could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion_refused: Option<String>,
     /// `Some(false)` when the finding points outside the change under review.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_change: Option<bool>,
@@ -184,6 +195,8 @@ impl Finding {
             reviewer: reviewer.into(),
             rule_id: None,
             suggestion: None,
+            suggestion_replaces: None,
+            suggestion_refused: None,
             in_change: None,
             evidence: None,
             convention: None,
@@ -223,11 +236,12 @@ impl Finding {
     }
 
     /// Whether the suggestion may be offered against `new_file`, the text of
-    /// the finding's file after the change (see [`crate::suggestion::check`]).
+    /// the finding's file after the change (see [`crate::suggestion::check`]):
+    /// the lines it would replace, or why not.
     pub fn check_suggestion(
         &self,
         new_file: &str,
-    ) -> Result<(), crate::suggestion::SuggestionError> {
+    ) -> Result<String, crate::suggestion::SuggestionError> {
         crate::suggestion::check(self, new_file)
     }
 

@@ -1,6 +1,7 @@
 //! The flags only code reviews take, beyond the template's inputs (`--diff`,
 //! `--files`): commits, uncommitted changes, the author's notes, the noise
-//! controls pipelines need, and posting to the pull request.
+//! controls pipelines need, posting to the pull request, and applying the
+//! suggestions.
 
 use std::path::PathBuf;
 
@@ -23,6 +24,8 @@ const MAX_CHUNKS: &str = "max-chunks";
 const ALLOW_PARTIAL: &str = "allow-partial";
 const NO_CACHE: &str = "no-cache";
 const DESCRIBE: &str = "describe";
+const FIX: &str = "fix";
+const FIX_DIRTY: &str = "fix-dirty";
 
 /// Whether `template` reviews code (the built-in `code` builder).
 pub fn is_code(template: &Template) -> bool {
@@ -106,6 +109,22 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
             .help("Write the change's pull-request description (a title, a summary, a walkthrough per file, the risks) instead of reviewing it; with --post, into the section of the description crit owns, the author's text left alone")
             .help_heading(heading),
     )
+    .arg(
+        Arg::new(FIX)
+            .long(FIX)
+            .action(ArgAction::SetTrue)
+            .conflicts_with(DESCRIBE)
+            .help("Apply the suggestions the review offered to the files in the working tree, and say which files changed; a file with changes not committed is left alone")
+            .help_heading(heading),
+    )
+    .arg(
+        Arg::new(FIX_DIRTY)
+            .long(FIX_DIRTY)
+            .action(ArgAction::SetTrue)
+            .requires(FIX)
+            .help("With --fix, apply suggestions to files with changes not committed too")
+            .help_heading(heading),
+    )
 }
 
 /// What the code flags asked for.
@@ -122,6 +141,10 @@ pub struct CodeFlags {
     pub no_cache: bool,
     /// `--describe`: a description instead of a review.
     pub describe: bool,
+    /// `--fix`: apply the offered suggestions to the working tree.
+    pub fix: bool,
+    /// `--fix-dirty`: also to files with changes not committed.
+    pub fix_dirty: bool,
     pub post: PostArgs,
 }
 
@@ -151,6 +174,8 @@ impl CodeFlags {
             allow_partial: m.get_flag(ALLOW_PARTIAL),
             no_cache: m.get_flag(NO_CACHE),
             describe: m.get_flag(DESCRIBE),
+            fix: m.get_flag(FIX),
+            fix_dirty: m.get_flag(FIX_DIRTY),
             post: PostArgs::from_arg_matches(m).map_err(|e| CliError::usage(anyhow!("{e}")))?,
         })
     }

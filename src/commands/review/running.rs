@@ -108,7 +108,7 @@ pub fn run_review(
             result,
             &stop,
             &root,
-            scope.as_ref(),
+            fix_options(&common, &code),
             posting,
         );
     }
@@ -176,7 +176,7 @@ pub fn run_review(
         result,
         &stop,
         &req.root,
-        req.scope.as_ref(),
+        fix_options(&common, &code),
         posting,
     )?;
     // No usable backend is the user's to fix (exit 2), though the ERROR
@@ -287,20 +287,32 @@ fn branch_scope(
     Ok(())
 }
 
-/// The review's result checked (suggestions), written and posted.
+/// The review's result written and posted, and with `--fix` its
+/// suggestions applied (unless the review was stopped).
 fn conclude(
     common: &CommonArgs,
     gate: Option<crit_core::FailOn>,
-    mut result: ReviewResult,
+    result: ReviewResult,
     stop: &runner::Stop,
     root: &Path,
-    scope: Option<&Scope>,
+    fix: Option<super::fix::FixOptions>,
     posting: super::Posting<'_>,
 ) -> Result<Code, CliError> {
-    if let Some(scope) = scope {
-        super::suggestions::check(&mut result, root, scope, posting.env);
+    let fixing = fix
+        .filter(|_| stop.signal().is_none())
+        .map(|f| (f, result.clone()));
+    let code = runner::finish_and_post(common, result, stop, posting.poster, gate)?;
+    if let Some((opts, result)) = fixing {
+        super::fix::apply(&result, root, posting.env, opts);
     }
-    runner::finish_and_post(common, result, stop, posting.poster, gate)
+    Ok(code)
+}
+
+fn fix_options(common: &CommonArgs, code: &CodeFlags) -> Option<super::fix::FixOptions> {
+    code.fix.then_some(super::fix::FixOptions {
+        dirty: code.fix_dirty,
+        quiet: common.quiet,
+    })
 }
 
 /// `reviewer: command` in the config (or mala.yaml's `reviewer_type:

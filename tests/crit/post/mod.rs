@@ -373,19 +373,13 @@ pub fn outside_finding() -> Value {
     finding(4, 6, 2, "[P2] get ignores its key")
 }
 
-/// The reviewer's answer. A finding with a suggestion comes as a text
-/// answer: the structured-output schema crit sends models does not offer
-/// `suggestion` yet, while the findings contract's parser reads it (from
-/// text answers and from `reviewer: command` programs).
+/// The reviewer's answer, through the structured-output tool (whose schema
+/// offers `suggestion`).
 pub fn answer(findings: Vec<Value>) -> Reply {
     let verdict = if findings.is_empty() { "PASS" } else { "FAIL" };
     let doc =
         json!({"verdict": verdict, "summary": "The port parsing panics.", "findings": findings});
-    let reply = match findings.iter().any(|f| f.get("suggestion").is_some()) {
-        true => Reply::text(format!("```json\n{doc}\n```")),
-        false => Reply::json(doc),
-    };
-    reply.usage(1000, 200, 0, 0)
+    Reply::json(doc).usage(1000, 200, 0, 0)
 }
 
 /// `METHOD path` of each request.

@@ -90,6 +90,11 @@ pub struct WireFinding {
     /// the conventions given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convention: Option<String>,
+    /// Only for a local, certain fix: the exact lines that replace
+    /// line_start..line_end, indentation kept (at most 20 lines, and at most
+    /// three times the lines replaced). crit checks it against the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<String>,
 }
 
 /// Parse an answer in the findings JSON contract.

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::printable::{Dest, Printable};
-use crate::{ReviewResult, Verdict};
+use crate::{Finding, ReviewResult, Verdict};
 
 pub(super) fn render(result: &ReviewResult) -> String {
     let mut out = String::new();
@@ -61,14 +61,14 @@ pub(super) fn render(result: &ReviewResult) -> String {
             if !f.body.trim().is_empty() {
                 let _ = writeln!(out, "{}\n", text(f.body.trim()));
             }
-            if let Some(s) = &f.suggestion {
+            if let Some(diff) = suggestion_diff(f) {
                 // Printed to a CI log too: the printable block, not the
                 // committable one crit-post writes into pull requests.
-                let _ = writeln!(
-                    out,
-                    "{}\n",
-                    Printable::code_block(s.trim_end(), "suggestion")
-                );
+                let what = match crate::suggestion::replacement(f).as_deref() {
+                    Some("") => "Suggested change (delete the lines):",
+                    _ => "Suggested change:",
+                };
+                let _ = writeln!(out, "{what}\n\n{}\n", Printable::code_block(&diff, "diff"));
             }
         }
         out.push_str("</details>\n");
@@ -123,4 +123,18 @@ fn code(s: &str) -> Printable {
 /// Model or repository text of several lines.
 fn text(s: &str) -> Printable {
     Printable::new(s, Dest::Markdown)
+}
+
+/// The suggestion as diff lines: the lines it replaces, when crit read them,
+/// then the new ones.
+fn suggestion_diff(f: &Finding) -> Option<String> {
+    let new = crate::suggestion::replacement(f)?;
+    let mut lines: Vec<String> = Vec::new();
+    if let Some(old) = &f.suggestion_replaces {
+        lines.extend(old.split('\n').map(|l| format!("-{l}")));
+    }
+    if !new.is_empty() {
+        lines.extend(new.split('\n').map(|l| format!("+{l}")));
+    }
+    Some(lines.join("\n"))
 }

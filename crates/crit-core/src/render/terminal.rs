@@ -145,8 +145,9 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
     );
 }
 
-/// The suggested replacement as a small diff: the lines it replaces, by
-/// number (the report has no file text), then the new lines as additions.
+/// The suggested replacement as a small diff: the lines it replaces (as
+/// crit read them when it checked the suggestion, else by number), then the
+/// new lines.
 fn write_suggestion(out: &mut String, f: &Finding, p: &Painter) {
     let (Some(suggested), Some((start, end))) = (
         crate::suggestion::replacement(f),
@@ -164,7 +165,13 @@ fn write_suggestion(out: &mut String, f: &Finding, p: &Painter) {
         "               {}",
         p.paint(dim(), &format!("suggestion, replacing {lines}:"))
     );
+    let red = Style::new().fg_color(Some(AnsiColor::Red.into()));
     let green = Style::new().fg_color(Some(AnsiColor::Green.into()));
+    if let Some(old) = &f.suggestion_replaces {
+        for line in text(old).as_str().split('\n') {
+            let _ = writeln!(out, "               {}", p.paint(red, &format!("- {line}")));
+        }
+    }
     if suggested.is_empty() {
         let _ = writeln!(out, "               {}", p.paint(green, "+ (nothing)"));
     }

@@ -137,7 +137,7 @@ fn github_annotations_are_only_crits_own() {
 
 /// The Markdown as GitHub reads it (CommonMark with tables), parsed: the
 /// only HTML is crit's own, the headings are crit's, no image or link, one
-/// code block (the suggestion), and no live mention.
+/// code block (the suggestion, as a diff), and no live mention.
 #[test]
 fn markdown_keeps_crits_own_structure() {
     use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag};
@@ -185,7 +185,7 @@ fn markdown_keeps_crits_own_structure() {
         "{text}"
     );
     assert_eq!(headings, 3, "crit's title and one per finding:\n{text}");
-    assert_eq!(blocks, ["suggestion"], "{text}");
+    assert_eq!(blocks, ["diff"], "{text}");
     assert!(!prose.contains("@octocat"), "a live mention");
     // What the model wrote reads as written.
     assert!(prose.contains("</details>") && prose.contains("<!-- gate not passed -->"));

@@ -37,6 +37,7 @@ pub use filter::FilterMode;
 pub use own::{CRIT_GITIGNORE, INSTALL_LEDGER, OwnFiles, SESSION_FILES};
 pub use parse::parse_hunk_header;
 pub use parse::{PatchSection, parse_patch};
+pub use revision::Revision;
 pub use session_files::session_dir_name;
 pub use spec::Scope;
 

@@ -117,6 +117,8 @@ pub fn suggestions() -> ReviewResult {
         .with_location(Location::lines("README.md", 3, 5))
         .with_suggestion("```rust\nlet x = 1;\n```"),
     ];
+    // As crit records them once it checked the suggestion against the file.
+    r.findings[0].suggestion_replaces = Some("let port = cfg.get(\"port\")\n    .unwrap();".into());
     r.apply_gate(crit_core::FailOn::default());
     r
 }

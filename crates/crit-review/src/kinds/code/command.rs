@@ -207,6 +207,11 @@ impl CommandReviewer {
             now: std::time::SystemTime::now(),
         }
         .apply(&mut result);
+        crate::kinds::template::checks::suggestions::check(
+            &mut result.findings,
+            &self.root,
+            Some(&scope),
+        );
         result
     }
 

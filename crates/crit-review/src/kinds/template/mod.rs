@@ -7,7 +7,7 @@
 //! `templates_dir`), the project's (`.orchestration/templates`,
 //! `.crit/templates`, a `templates_dir`).
 
-mod checks;
+pub(crate) mod checks;
 mod coverage;
 mod diff;
 mod error;

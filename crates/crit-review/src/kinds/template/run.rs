@@ -26,7 +26,7 @@ use crit_project::suppress::Suppressions;
 use crit_project::trust::{self, Gated, ProjectRules};
 
 use super::checks::finish::Finish;
-use super::checks::post;
+use super::checks::{post, suggestions};
 use super::diff;
 use super::plans as plan;
 use super::{PartLimits, VerifyMode};
@@ -410,6 +410,7 @@ async fn run(
         }
     };
     finish.apply(&mut result);
+    suggestions::check(&mut result.findings, &req.root, scope.as_ref());
     hold_for_coverage(&mut result, opts);
     // crit's own notes: they neither pass nor fail the gate.
     redaction::dedup(&mut removed);

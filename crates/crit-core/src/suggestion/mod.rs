@@ -1,18 +1,24 @@
-//! A finding's suggested replacement: when it may be offered, and how each
-//! destination writes it.
+//! A finding's suggested replacement: when it may be offered, how it is
+//! applied, and how each destination writes it.
 //!
 //! A suggestion replaces whole lines `line_start..=line_end` of the new file
 //! with its text. It is offered only when those lines exist, the text differs
-//! from them, and it is small (a reviewer's local, certain fix, not a rewrite).
-//! The text is written without its final newline: the lines it replaces keep
-//! theirs.
+//! from them, keeps their indentation, and is small (a reviewer's local,
+//! certain fix, not a rewrite). The text is written without its final
+//! newline: the lines it replaces keep theirs.
+
+mod apply;
+
+pub use apply::{Applied, Edit, NotApplied, apply};
 
 use crate::Finding;
 
 /// Most bytes a suggestion's text may have.
 pub const MAX_BYTES: usize = 8 * 1024;
 /// Most lines a suggestion may replace, or hold.
-pub const MAX_LINES: usize = 60;
+pub const MAX_LINES: usize = 20;
+/// A suggestion holds at most this many times the lines it replaces.
+pub const MAX_GROWTH: usize = 3;
 
 /// Why a suggestion cannot be offered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,6 +33,16 @@ pub enum SuggestionError {
     TooLarge { bytes: usize, limit: usize },
     #[error("the suggestion spans {lines} lines, more than the {limit} a suggestion may span")]
     TooManyLines { lines: usize, limit: usize },
+    #[error(
+        "the suggestion has {lines} lines for {replaced} flagged, more than {MAX_GROWTH} times as many: a rewrite, not a fix"
+    )]
+    Grows { lines: usize, replaced: usize },
+    #[error("the suggestion is indented by {got}, the lines it replaces by {expected}")]
+    Indentation { expected: String, got: String },
+    #[error("the lines hold text crit hid from the reviewer (a secret)")]
+    Redacted,
+    #[error("the file could not be read to check it: {0}")]
+    Unreadable(String),
 }
 
 /// The text that replaces the lines: the suggestion without one final
@@ -51,11 +67,12 @@ pub fn range(finding: &Finding) -> Option<(u32, u32)> {
 }
 
 /// Checks `finding`'s suggestion against `new_file`, the text of its file
-/// after the change (the caller reads it). A finding without a suggestion
-/// passes.
-pub fn check(finding: &Finding, new_file: &str) -> Result<(), SuggestionError> {
+/// after the change (the caller reads it). `Ok` holds the lines it would
+/// replace (LF-separated, no final newline); a finding without a suggestion
+/// passes with none.
+pub fn check(finding: &Finding, new_file: &str) -> Result<String, SuggestionError> {
     let Some(text) = finding.suggestion.as_deref() else {
-        return Ok(());
+        return Ok(String::new());
     };
     let (start, end) = range(finding).ok_or(SuggestionError::NoLines)?;
     let lines: Vec<&str> = new_file.lines().collect();
@@ -67,7 +84,33 @@ pub fn check(finding: &Finding, new_file: &str) -> Result<(), SuggestionError> {
             lines: lines.len(),
         });
     }
-    check_replacement(text, &lines[s - 1..e])
+    let current = &lines[s - 1..e];
+    check_replacement(text, current)?;
+    Ok(current
+        .iter()
+        .map(|l| l.trim_end_matches('\r'))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+/// Settles `finding`'s suggestion against its file after the change
+/// (`Err`: why the file could not be read): offered, with the lines it
+/// replaces recorded, or removed, with why in `suggestion_refused`.
+pub fn settle(finding: &mut Finding, new_file: Result<&str, String>) {
+    if finding.suggestion.is_none() {
+        return;
+    }
+    let checked = new_file
+        .map_err(SuggestionError::Unreadable)
+        .and_then(|text| check(finding, text));
+    match checked {
+        Ok(replaces) => finding.suggestion_replaces = Some(replaces),
+        Err(why) => {
+            finding.suggestion = None;
+            finding.suggestion_replaces = None;
+            finding.suggestion_refused = Some(why.to_string());
+        }
+    }
 }
 
 /// Checks a suggestion's text against the lines it would replace, when the
@@ -92,11 +135,61 @@ pub fn check_replacement(text: &str, current: &[&str]) -> Result<(), SuggestionE
             limit: MAX_LINES,
         });
     }
+    if held > current.len().max(1) * MAX_GROWTH {
+        return Err(SuggestionError::Grows {
+            lines: held,
+            replaced: current.len(),
+        });
+    }
     let old: Vec<&str> = current.iter().map(|l| l.trim_end_matches('\r')).collect();
     if old.join("\n") == new {
         return Err(SuggestionError::Unchanged);
     }
+    // A model that drops the indentation would shift the code out of its
+    // block: the first line of code keeps the first flagged line's.
+    if let (Some(expected), Some(got)) = (indent(old.iter().copied()), indent(new.split('\n')))
+        && expected != got
+    {
+        return Err(SuggestionError::Indentation {
+            expected: describe_indent(expected),
+            got: describe_indent(got),
+        });
+    }
+    // The reviewer saw a marker where a secret is: its text would write
+    // the marker over the secret.
+    if new.contains("[REDACTED:") || old.iter().any(|l| l.contains("[REDACTED:")) {
+        return Err(SuggestionError::Redacted);
+    }
     Ok(())
+}
+
+/// The leading white space of the first line that is not blank.
+fn indent<'a>(mut lines: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let line = lines.find(|l| !l.trim().is_empty())?;
+    Some(&line[..line.len() - line.trim_start().len()])
+}
+
+/// `4 spaces`, `1 tab`, `nothing`: white space, for people.
+fn describe_indent(ws: &str) -> String {
+    if ws.is_empty() {
+        return "nothing".into();
+    }
+    let tabs = ws.chars().filter(|c| *c == '\t').count();
+    let spaces = ws.chars().filter(|c| *c == ' ').count();
+    let other = ws.chars().count() - tabs - spaces;
+    let mut parts = Vec::new();
+    for (n, one, many) in [
+        (tabs, "tab", "tabs"),
+        (spaces, "space", "spaces"),
+        (other, "other blank", "other blanks"),
+    ] {
+        match n {
+            0 => {}
+            1 => parts.push(format!("1 {one}")),
+            n => parts.push(format!("{n} {many}")),
+        }
+    }
+    parts.join(" and ")
 }
 
 /// A code fence that `text` cannot close: one backtick more than its longest
@@ -152,15 +245,37 @@ mod tests {
 
     #[test]
     fn a_change_to_existing_lines_passes() {
-        assert_eq!(check(&finding(2, 2, "TWO"), FILE), Ok(()));
-        assert_eq!(check(&finding(2, 3, "TWO\nTHREE\n"), FILE), Ok(()));
+        assert_eq!(check(&finding(2, 2, "TWO"), FILE), Ok("two".into()));
+        assert_eq!(
+            check(&finding(2, 3, "TWO\nTHREE\n"), FILE),
+            Ok("two\nthree".into())
+        );
         // Deleting the lines is a change too.
-        assert_eq!(check(&finding(1, 1, ""), FILE), Ok(()));
+        assert_eq!(check(&finding(1, 1, ""), FILE), Ok("one".into()));
         assert_eq!(
             check(&Finding::new("x", Severity::P2, "r"), FILE),
-            Ok(()),
+            Ok(String::new()),
             "no suggestion, nothing to check"
         );
+    }
+
+    #[test]
+    fn settling_records_the_lines_or_why_not() {
+        let mut ok = finding(2, 2, "TWO");
+        settle(&mut ok, Ok(FILE));
+        assert_eq!(ok.suggestion_replaces.as_deref(), Some("two"));
+        assert_eq!(ok.suggestion_refused, None);
+        let mut same = finding(2, 2, "two");
+        settle(&mut same, Ok(FILE));
+        assert_eq!(same.suggestion, None);
+        assert_eq!(
+            same.suggestion_refused.as_deref(),
+            Some("the suggestion is the same as the lines it would replace")
+        );
+        let mut unread = finding(2, 2, "TWO");
+        settle(&mut unread, Err("a symlink".into()));
+        assert_eq!(unread.suggestion, None);
+        assert!(unread.suggestion_refused.unwrap().contains("a symlink"));
     }
 
     #[test]
@@ -198,8 +313,43 @@ mod tests {
             check(&finding(1, 2, "one\r\ntwo\r\n"), "one\r\ntwo\r\n"),
             Err(SuggestionError::Unchanged)
         );
-        // Indentation is a change.
-        assert_eq!(check(&finding(2, 2, "  two"), FILE), Ok(()));
+    }
+
+    #[test]
+    fn indentation_is_kept() {
+        let file = "fn f() {\n    let x = g();\n}\n";
+        assert_eq!(
+            check(&finding(2, 2, "    let x = g()?;"), file),
+            Ok("    let x = g();".into())
+        );
+        assert_eq!(
+            check(&finding(2, 2, "let x = g()?;"), file),
+            Err(SuggestionError::Indentation {
+                expected: "4 spaces".into(),
+                got: "nothing".into()
+            })
+        );
+        assert_eq!(
+            check(&finding(2, 2, "\tlet x = g()?;"), file)
+                .unwrap_err()
+                .to_string(),
+            "the suggestion is indented by 1 tab, the lines it replaces by 4 spaces"
+        );
+        // Lines below the first may nest deeper.
+        assert!(check(&finding(2, 2, "    if ok {\n        x\n    }"), file).is_ok());
+    }
+
+    #[test]
+    fn a_secret_hidden_from_the_reviewer_is_never_written_over() {
+        let file = "let key = \"[REDACTED:aws-key]\";\n";
+        assert_eq!(
+            check(&finding(1, 1, "let key = env();"), "let key = 1;\n").map(|_| ()),
+            Ok(())
+        );
+        assert_eq!(
+            check(&finding(1, 1, "let key = env();"), file),
+            Err(SuggestionError::Redacted)
+        );
     }
 
     #[test]
@@ -214,6 +364,14 @@ mod tests {
             check(&finding(1, 1, &tall), FILE),
             Err(SuggestionError::TooManyLines { .. })
         ));
+        assert!(check(&finding(1, 1, "a\nb\nc"), FILE).is_ok());
+        assert_eq!(
+            check(&finding(1, 1, "a\nb\nc\nd"), FILE),
+            Err(SuggestionError::Grows {
+                lines: 4,
+                replaced: 1
+            })
+        );
         let long_file = "l\n".repeat(MAX_LINES + 5);
         assert!(matches!(
             check(&finding(1, MAX_LINES as u32 + 1, "x"), &long_file),
