@@ -92,46 +92,83 @@ fn a_user_s_own_expert_review_agent_is_never_overwritten() {
     );
 }
 
-#[test]
-fn crit_s_own_older_agent_is_updated_and_an_edited_one_kept() {
-    let dir = project();
-    let d = dir.path();
-    run(d, &["install", "claude-code"]);
-    // As an earlier crit wrote it: the ledger holds that text's hash.
-    let older = "---\nname: expert-review\n---\nan earlier crit's agent\n";
-    write(d, ".claude/agents/expert-review.md", older);
-    let mut l = ledger(d);
+/// A ledger entry that vouches for `text` as what crit wrote at `rel`.
+fn vouch(ledger_path: &Path, rel: &str, text: &str) {
+    let mut l: Value =
+        serde_json::from_str(&std::fs::read_to_string(ledger_path).unwrap()).unwrap();
     for f in l["files"].as_array_mut().unwrap() {
-        if f["path"] == "agents/expert-review.md" {
-            f["sha256"] = json!(crit_os::seal::sha256_hex(older.as_bytes()));
+        if f["path"] == rel {
+            f["sha256"] = json!(crit_os::seal::sha256_hex(text.as_bytes()));
         }
     }
-    write(d, ".claude/crit-install.json", &l.to_string());
-    let out = run(d, &["install", "claude-code"]);
-    assert_eq!(support::stderr(&out), "");
-    assert!(
-        stdout(&out).contains("wrote .claude/agents/expert-review.md"),
-        "{}",
-        stdout(&out)
+    std::fs::write(ledger_path, l.to_string()).unwrap();
+}
+
+#[test]
+fn crit_s_own_older_agent_is_updated_and_an_edited_one_kept() {
+    // In the user's own ~/.claude the ledger is the user's: it vouches for
+    // an earlier crit's agent, which install updates.
+    let dir = project();
+    let d = dir.path();
+    run(d, &["install", "claude-code", "--user"]);
+    let older = "---\nname: expert-review\n---\nan earlier crit's agent\n";
+    write(d, ".home/.claude/agents/expert-review.md", older);
+    vouch(
+        &d.join(".home/.claude/crit-install.json"),
+        "agents/expert-review.md",
+        older,
     );
-    assert_eq!(read(d, ".claude/agents/expert-review.md"), crit_agent());
+    let out = run(d, &["install", "claude-code", "--user"]);
+    assert_eq!(support::stderr(&out), "");
+    assert_eq!(
+        read(d, ".home/.claude/agents/expert-review.md"),
+        crit_agent()
+    );
 
     // The user edits it: install and uninstall leave their version.
     let edited = crit_agent().replace("model: haiku", "model: opus");
-    write(d, ".claude/agents/expert-review.md", &edited);
-    let out = run(d, &["install", "claude-code"]);
+    write(d, ".home/.claude/agents/expert-review.md", &edited);
+    let out = run(d, &["install", "claude-code", "--user"]);
     assert!(
-        support::stderr(&out).contains(".claude/agents/expert-review.md is not crit's"),
+        support::stderr(&out).contains("expert-review.md is not crit's"),
         "{}",
         support::stderr(&out)
     );
-    let out = run(d, &["uninstall", "claude-code"]);
-    assert_eq!(
-        support::stderr(&out),
-        "crit: .claude/agents/expert-review.md is not the text crit ships (changed since crit wrote it, or not crit's); left as it is\n"
+    let out = run(d, &["uninstall", "claude-code", "--user"]);
+    assert!(
+        support::stderr(&out).contains("is not the text crit ships"),
+        "{}",
+        support::stderr(&out)
     );
-    assert_eq!(read(d, ".claude/agents/expert-review.md"), edited);
-    assert!(!d.join(".claude/commands").exists());
+    assert_eq!(read(d, ".home/.claude/agents/expert-review.md"), edited);
+}
+
+#[test]
+fn a_checkout_s_ledger_never_vouches_for_overwriting_a_file() {
+    // The ledger in a checkout is anyone's to write: one that lists the
+    // team's own agent with its hash (or an earlier crit's text) does not
+    // make install replace it.
+    let dir = project();
+    let d = dir.path();
+    run(d, &["install", "claude-code"]);
+    for theirs in [
+        ORIGINAL_AGENT,
+        "---\nname: expert-review\n---\nan earlier crit's agent\n",
+    ] {
+        write(d, ".claude/agents/expert-review.md", theirs);
+        vouch(
+            &d.join(".claude/crit-install.json"),
+            "agents/expert-review.md",
+            theirs,
+        );
+        let out = run(d, &["install", "claude-code"]);
+        assert!(
+            support::stderr(&out).contains(".claude/agents/expert-review.md is not crit's"),
+            "{}",
+            support::stderr(&out)
+        );
+        assert_eq!(read(d, ".claude/agents/expert-review.md"), theirs);
+    }
 }
 
 #[test]

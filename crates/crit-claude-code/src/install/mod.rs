@@ -255,7 +255,10 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     if !dir.exists() && !ledger.created.iter().any(|c| c == "dir:.") {
         ledger.created.push("dir:.".into());
     }
-    let Planned { files, warnings } = plan_files(&place, &dir, &mut ledger)?;
+    // The user's own ledger (`--user`) may vouch that a file is an earlier
+    // crit's; a checkout's is the checkout's word, and anyone may write it.
+    let ledger_vouches = opts.confine_to.is_none();
+    let Planned { files, warnings } = plan_files(&place, &dir, &mut ledger, ledger_vouches)?;
     report.stderr.extend(warnings);
 
     if opts.dry_run {
@@ -320,7 +323,12 @@ struct Planned {
 /// Which of [`FILES`] to write (a missing one, or crit's own older
 /// version, unchanged since crit wrote it), recorded in `ledger`; and a
 /// warning for each that is someone else's, which stays as it is.
-fn plan_files(place: &Files, dir: &Path, ledger: &mut Ledger) -> Result<Planned, InstallError> {
+fn plan_files(
+    place: &Files,
+    dir: &Path,
+    ledger: &mut Ledger,
+    ledger_vouches: bool,
+) -> Result<Planned, InstallError> {
     for sub in FILE_DIRS {
         let created = format!("dir:{sub}");
         if !dir.join(sub).exists() && !ledger.created.contains(&created) {
@@ -335,6 +343,7 @@ fn plan_files(place: &Files, dir: &Path, ledger: &mut Ledger) -> Result<Planned,
             .files
             .iter()
             .find(|f| f.path == rel)
+            .filter(|_| ledger_vouches)
             .map(|f| f.sha256.clone());
         match place.read_text(&path)? {
             Some(have) if have == text => continue,
