@@ -164,10 +164,17 @@ fn claude_requests(server: &FakeServer) -> Vec<RecordedRequest> {
 /// A request crit made (a prompt reviewer or the code reviewer).
 fn is_crit(r: &RecordedRequest) -> bool {
     let b = r.body.to_string();
-    b.contains("You are a senior engineer reviewing code")
+    is_second_look(r)
+        || b.contains("You are a senior engineer reviewing code")
         || vague_panel()
             .iter()
             .any(|(label, _)| b.contains(&who(label)))
+}
+
+/// The verifier's second look at a blocking finding (crit's, as in `crit
+/// review code --uncommitted`).
+fn is_second_look(r: &RecordedRequest) -> bool {
+    r.body.to_string().contains("The finding to check")
 }
 
 fn text_of(r: &RecordedRequest) -> String {
@@ -291,6 +298,12 @@ fn the_stop_gate_blocks_once_the_model_fixes_and_the_second_stop_passes() {
     let p = s.project();
     write(&p, "src/app.py", "def main():\n    return eval(input())\n");
     let server = FakeServer::start_blocking();
+    // The second look crit takes at the blocking finding: it holds.
+    server.push(
+        Step::when_contains("The finding to check").reply(Reply::json(
+            json!({"outcome": "confirmed", "reason": "input() reaches eval."}),
+        )),
+    );
     // crit's reviews, told apart by the code they carry (the fixed one first:
     // its diff shows the removed line too).
     server.push(Step::when_contains("return int(input())").reply(Reply::json(support::pass())));
@@ -313,8 +326,18 @@ fn the_stop_gate_blocks_once_the_model_fixes_and_the_second_stop_passes() {
         std::fs::read_to_string(p.join("src/app.py")).unwrap(),
         "def main():\n    return int(input())\n"
     );
-    let crit_reviews = server.model_requests().into_iter().filter(is_crit).count();
+    let crit_reviews = server
+        .model_requests()
+        .into_iter()
+        .filter(|r| is_crit(r) && !is_second_look(r))
+        .count();
     assert_eq!(crit_reviews, 2, "one review per stop");
+    let second_looks = server
+        .model_requests()
+        .into_iter()
+        .filter(is_second_look)
+        .count();
+    assert_eq!(second_looks, 1, "the blocking finding's second look");
     let reqs = claude_requests(&server);
     assert_eq!(
         reqs.len(),
