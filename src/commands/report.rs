@@ -42,19 +42,17 @@ pub(super) fn gate_saved(
     common: &CommonArgs,
     result: &mut ReviewResult,
 ) -> Option<crit_core::FailOn> {
-    if let Some(f) = common.fail_on {
-        let level = output::fail_on(f);
-        result.apply_gate(level);
-        return Some(level);
-    }
-    if !common.exit_code {
-        return None;
-    }
-    let env = Env::from_process();
-    let level = crate::backend::project(common, &env)
-        .and_then(|p| crate::backend::settings(&p, crit_project::Kind::Code))
-        .map_or_else(|_| crit_core::FailOn::default(), |s| s.fail_on.value);
-    result.passed = result.passed && level.passes(result);
+    let level = match (common.fail_on, common.exit_code) {
+        (Some(f), _) => output::fail_on(f),
+        (None, true) => {
+            let env = Env::from_process();
+            crate::backend::project(common, &env)
+                .and_then(|p| crate::backend::settings(&p, crit_project::Kind::Code))
+                .map_or_else(|_| crit_core::FailOn::default(), |s| s.fail_on.value)
+        }
+        (None, false) => return None,
+    };
+    result.regate_saved(level, common.fail_on.is_some());
     Some(level)
 }
 

@@ -211,6 +211,13 @@ impl ReviewResult {
         self.passed = gate.passes(self);
     }
 
+    /// Decide a saved result's gate again, once: a level named explicitly
+    /// decides; otherwise `gate` is added to what the review that saved it
+    /// decided, and a result that review failed never passes.
+    pub fn regate_saved(&mut self, gate: FailOn, explicit: bool) {
+        self.passed = gate.passes(self) && (explicit || self.passed);
+    }
+
     /// Give every finding without an id its fingerprint (results written by hand
     /// or by other tools may leave it empty).
     pub fn fill_missing_ids(&mut self) {
