@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
-use crit_llm::{Env, Provider as LlmProvider, Selection, Sourced};
+use crit_llm::{Env, Selection, Sourced};
 use crit_project::{Explicit, Kind, Project, Settings};
 
-use crate::cli::{CommonArgs, Provider};
+use crate::cli::CommonArgs;
 use crate::exit::CliError;
 
 /// The project at `--cwd` (or the current directory), read once with the
@@ -40,18 +40,7 @@ pub fn selection(settings: &Settings) -> Result<Selection, CliError> {
 
 /// The common flags as explicit choices, labelled by flag.
 pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
-    let provider = match common.provider {
-        None => None,
-        Some(Provider::Anthropic) => Some(LlmProvider::Anthropic),
-        Some(Provider::Openai) => Some(LlmProvider::OpenAi),
-        Some(Provider::ClaudeCode) => Some(LlmProvider::ClaudeCode),
-        Some(Provider::Replay) => Some(LlmProvider::Replay),
-        Some(Provider::Command) => {
-            return Err(CliError::usage(anyhow!(
-                "--provider command runs an external reviewer program, which has no model to talk to here"
-            )));
-        }
-    };
+    let provider = common.provider;
     let flag = |name: &str| name.to_string();
     Ok(Explicit {
         provider: provider.map(|p| Sourced::explicit(p, flag("--provider"))),
@@ -78,7 +67,7 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
             .map(|b| Sourced::explicit(b, flag("--max-budget-usd"))),
         fail_on: common
             .fail_on
-            .map(|f| Sourced::explicit(crate::output::fail_on(f), flag("--fail-on"))),
+            .map(|f| Sourced::explicit(f, flag("--fail-on"))),
         exit_code: common.exit_code,
         rules_from: common.rules_from.clone(),
     })

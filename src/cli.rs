@@ -3,6 +3,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use crit_core::FailOn;
+use crit_core::render::Format;
+use crit_core::render::compat::Compat;
+use crit_llm::Provider;
 
 mod scope;
 
@@ -509,7 +513,7 @@ pub struct CommonArgs {
 
     /// Output format.
     #[arg(long, value_enum, ignore_case = true, help_heading = "Output")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
     /// Same as --format json.
     #[arg(long, conflicts_with = "format", help_heading = "Output")]
     pub json: bool,
@@ -524,7 +528,7 @@ pub struct CommonArgs {
         conflicts_with = "format",
         help_heading = "Output"
     )]
-    pub compat: Option<CompatArg>,
+    pub compat: Option<Compat>,
     /// Write the result to PATH instead of stdout.
     #[arg(long, value_name = "PATH", help_heading = "Output")]
     pub out: Option<PathBuf>,
@@ -536,8 +540,14 @@ pub struct CommonArgs {
     #[arg(long, help_heading = "Gate")]
     pub exit_code: bool,
     /// What fails the gate: p0 to p3 (or blocker, major, minor, nit), concerns or never; implies --exit-code. `crit --help` shows what each level fails on.
-    #[arg(long, value_enum, ignore_case = true, help_heading = "Gate")]
-    pub fail_on: Option<FailOnArg>,
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        hide_possible_values = true,
+        help_heading = "Gate"
+    )]
+    pub fail_on: Option<FailOn>,
 
     /// Wall-clock limit for the review, in seconds.
     #[arg(long, value_name = "SECS", help_heading = "Limits")]
@@ -593,64 +603,11 @@ impl CommonArgs {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Provider {
-    Anthropic,
-    Openai,
-    ClaudeCode,
-    Command,
-    Replay,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// For people; colors at a terminal
-    Terminal,
-    /// The ReviewResult document (schemas/review-result.schema.json)
-    Json,
-    /// A pull-request comment or job summary
-    Markdown,
-    /// SARIF 2.1.0, for GitHub code scanning
-    Sarif,
-    /// reviewdog's rdjson, for inline pull-request comments
-    Rdjson,
-    /// GitHub Actions annotations (workflow commands)
-    Github,
-    /// GitLab Code Quality report
-    Codeclimate,
-    /// JUnit XML test report
-    Junit,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompatArg {
-    /// Reldo's --json: text, structured_output, tokens, total_cost_usd, duration_ms
-    Reldo,
-    /// The review templates' ReviewResult: verdict, findings, raw_output, template_name, input_files, timestamp
-    Squadron,
-    /// mala's ReviewResult: passed, issues, parse_error, fatal_error, review_log_path
-    Mala,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ColorArg {
     #[default]
     Auto,
     Always,
-    Never,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOnArg {
-    #[value(alias = "blocker")]
-    P0,
-    #[value(alias = "major")]
-    P1,
-    #[value(alias = "minor")]
-    P2,
-    #[value(alias = "nit")]
-    P3,
-    Concerns,
     Never,
 }
 

@@ -4,14 +4,14 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
+use crit_core::ReviewResult;
 use crit_core::printable::{Dest, Printable};
 use crit_core::redact::Redactor;
 use crit_core::render::compat::Compat;
 use crit_core::render::{self, Format, RenderOptions};
 use crit_core::terminal::sanitize;
-use crit_core::{FailOn, ReviewResult};
 
-use crate::cli::{ColorArg, CommonArgs, CompatArg, FailOnArg, FormatArg};
+use crate::cli::{ColorArg, CommonArgs};
 use crate::exit::CliError;
 
 /// The resolved output: format, destination, colors.
@@ -44,7 +44,7 @@ impl OutputPlan {
             }
             Format::Json
         } else if let Some(f) = common.format {
-            format_of(f)
+            f
         } else {
             output.unwrap_or(Format::Terminal)
         };
@@ -55,7 +55,7 @@ impl OutputPlan {
         };
         Ok(OutputPlan {
             format,
-            compat: common.compat.map(compat_of),
+            compat: common.compat,
             dest,
             color,
         })
@@ -238,37 +238,5 @@ pub fn stderr_color(choice: ColorArg) -> bool {
         ColorArg::Always => true,
         ColorArg::Never => false,
         ColorArg::Auto => color_allowed() && std::io::stderr().is_terminal(),
-    }
-}
-
-fn compat_of(c: CompatArg) -> Compat {
-    match c {
-        CompatArg::Reldo => Compat::Reldo,
-        CompatArg::Squadron => Compat::Squadron,
-        CompatArg::Mala => Compat::Mala,
-    }
-}
-
-fn format_of(f: FormatArg) -> Format {
-    match f {
-        FormatArg::Terminal => Format::Terminal,
-        FormatArg::Json => Format::Json,
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Sarif => Format::Sarif,
-        FormatArg::Rdjson => Format::Rdjson,
-        FormatArg::Github => Format::Github,
-        FormatArg::Codeclimate => Format::Codeclimate,
-        FormatArg::Junit => Format::Junit,
-    }
-}
-
-pub fn fail_on(f: FailOnArg) -> FailOn {
-    match f {
-        FailOnArg::P0 => FailOn::P0,
-        FailOnArg::P1 => FailOn::P1,
-        FailOnArg::P2 => FailOn::P2,
-        FailOnArg::P3 => FailOn::P3,
-        FailOnArg::Concerns => FailOn::Concerns,
-        FailOnArg::Never => FailOn::Never,
     }
 }

@@ -11,7 +11,7 @@ use crit_llm::Env;
 
 use crate::cli::{CommonArgs, PostArgs, ReportArgs};
 use crate::exit::{CliError, Code};
-use crate::output::{self, OutputPlan};
+use crate::output::OutputPlan;
 use crate::post::Poster;
 
 pub fn run(common: &CommonArgs, args: &ReportArgs, post: &PostArgs) -> Result<Code, CliError> {
@@ -43,7 +43,7 @@ pub(super) fn gate_saved(
     result: &mut ReviewResult,
 ) -> Option<crit_core::FailOn> {
     let level = match (common.fail_on, common.exit_code) {
-        (Some(f), _) => output::fail_on(f),
+        (Some(f), _) => f,
         (None, true) => {
             let env = Env::from_process();
             crate::backend::project(common, &env)

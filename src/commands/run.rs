@@ -14,16 +14,17 @@ use crit_project::Kind;
 use crit_review::orchestrate::{Crit, Cwd, RunConfig};
 
 use crate::backend;
-use crate::cli::{CommonArgs, CompatArg, RunArgs};
+use crate::cli::{CommonArgs, RunArgs};
 use crate::exit::{CliError, Code};
 use crate::output::{self, OutputPlan};
 use crate::progress::StderrProgress;
 use crate::runner;
+use crit_core::render::compat::Compat;
 
 pub fn run(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     match review(common, args) {
         // Reldo's `--json` reports an error as `{"error": …}` on stdout.
-        Err(e) if common.compat == Some(CompatArg::Reldo) => {
+        Err(e) if common.compat == Some(Compat::Reldo) => {
             let json = serde_json::json!({ "error": e.message() });
             println!("{}", output::json_printable(&json));
             Err(e)
@@ -106,7 +107,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     }
     // Reldo's CLI fails on a timeout: its scripts see `{"error": …}` and a
     // failed command, gate or not.
-    let reldo_error = common.compat == Some(CompatArg::Reldo)
+    let reldo_error = common.compat == Some(Compat::Reldo)
         && crit_core::render::compat::reldo::timed_out(&result).is_some();
     match runner::finish(common, result, &stop, settings.gate)? {
         Code::Ok | Code::GateFailed if reldo_error => Ok(Code::CouldNotRun),

@@ -19,16 +19,21 @@ use crate::{ReviewResult, Severity, Verdict};
 /// (`verdict_floor`) is always its word: `FAIL` fails every policy but
 /// `Never`, `CONCERNS` fails `Concerns`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     /// Fail on any P0 finding or a `FAIL` verdict.
+    #[cfg_attr(feature = "clap", value(alias = "blocker"))]
     P0,
     /// Fail on P0 or P1 findings or a `FAIL` verdict (the default).
     #[default]
+    #[cfg_attr(feature = "clap", value(alias = "major"))]
     P1,
     /// Fail on P0–P2 findings, a `FAIL` verdict.
+    #[cfg_attr(feature = "clap", value(alias = "minor"))]
     P2,
     /// Fail on any P0–P3 finding, a `FAIL` verdict.
+    #[cfg_attr(feature = "clap", value(alias = "nit"))]
     P3,
     /// Fail on anything but a clean `PASS`: any P0–P3 finding, `CONCERNS` or `FAIL`.
     Concerns,

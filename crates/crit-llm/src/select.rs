@@ -22,10 +22,12 @@ use crate::secret::Secret;
 use crate::transport::Timeouts;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Provider {
     Anthropic,
     #[serde(rename = "openai")]
+    #[cfg_attr(feature = "clap", value(name = "openai"))]
     OpenAi,
     ClaudeCode,
     Replay,

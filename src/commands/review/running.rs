@@ -20,11 +20,12 @@ use crit_review::template::Template;
 use super::code_flags::{CodeFlags, is_code};
 use super::print_prompt::{self, Printer};
 use crate::backend;
-use crate::cli::{CommonArgs, CompatArg};
+use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
 use crate::output;
 use crate::progress::StderrProgress;
 use crate::runner;
+use crit_core::render::compat::Compat;
 
 pub fn run_review(
     common: CommonArgs,
@@ -75,7 +76,7 @@ pub fn run_review(
         _ => None,
     };
     // mala's instrumentation, worded as mala logs it, for mala's users only.
-    let mala = common.compat == Some(CompatArg::Mala);
+    let mala = common.compat == Some(Compat::Mala);
     if let Some(s) = scope.as_ref().filter(|_| mala && !common.quiet) {
         let kind = match command.is_some() {
             true => ReviewerType::Cerberus,

@@ -17,19 +17,43 @@ use crate::{ReviewResult, Severity};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
+    #[cfg_attr(feature = "clap", value(help = "For people; colors at a terminal"))]
     Terminal,
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "The ReviewResult document (schemas/review-result.schema.json)")
+    )]
     Json,
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "A pull-request comment or job summary")
+    )]
     Markdown,
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "SARIF 2.1.0, for GitHub code scanning")
+    )]
     Sarif,
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "reviewdog's rdjson, for inline pull-request comments")
+    )]
     Rdjson,
     /// GitHub Actions workflow commands (`::error file=…::…`): annotations
     /// with no action at all.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "GitHub Actions annotations (workflow commands)")
+    )]
     Github,
     /// GitLab Code Quality (Code Climate issues), for `artifacts:reports:codequality`.
+    #[cfg_attr(feature = "clap", value(help = "GitLab Code Quality report"))]
     Codeclimate,
     /// JUnit XML test reports, which every CI shows.
+    #[cfg_attr(feature = "clap", value(help = "JUnit XML test report"))]
     Junit,
 }
 

@@ -15,13 +15,32 @@ use crate::ReviewResult;
 
 /// An original tool whose JSON crit can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Compat {
     /// Reldo's `--json`: `text`, `structured_output`, token counts, cost, duration.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Reldo's --json: text, structured_output, tokens, total_cost_usd, duration_ms"
+        )
+    )]
     Reldo,
     /// The review templates' `ReviewResult.to_dict()`.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "The review templates' ReviewResult: verdict, findings, raw_output, template_name, input_files, timestamp"
+        )
+    )]
     Squadron,
     /// mala's `ReviewResult`: `passed`, `issues`, `parse_error`, `fatal_error`.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "mala's ReviewResult: passed, issues, parse_error, fatal_error, review_log_path"
+        )
+    )]
     Mala,
 }
 
