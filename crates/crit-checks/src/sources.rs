@@ -3,7 +3,6 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::check::{Check, ChecksFile, RawCheck, SourceKind};
 use crate::error::CheckError;
@@ -184,31 +183,12 @@ fn expand_home(p: &Path, home: Option<&Path>) -> PathBuf {
     }
 }
 
-/// `git -C {dir} rev-parse --show-toplevel`, hardened: no system config, no
-/// hooks, no fsmonitor, no prompts.
+/// The work tree of the repository containing `dir`, found the way crit's git
+/// runner finds it (no git process, no repository config read).
 fn git_root(dir: &Path) -> Option<PathBuf> {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-C",
-        ])
-        .arg(dir)
-        .args(["rev-parse", "--show-toplevel"])
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let s = String::from_utf8(out.stdout).ok()?;
-    let s = s.trim();
-    (!s.is_empty()).then(|| PathBuf::from(s))
+    crit_os::git::layout::discover(dir)
+        .ok()
+        .map(|layout| layout.work_tree)
 }
 
 fn yaml_checks(path: &Path, kind: SourceKind) -> Result<Option<Vec<Check>>, CheckError> {
