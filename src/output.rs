@@ -1,7 +1,7 @@
 //! Where and how a result is written, and the gate that sets the exit code.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow};
 use crit_core::ReviewResult;
@@ -203,7 +203,9 @@ pub fn json_printable(value: &serde_json::Value) -> String {
     crit_core::printable::json_document(serde_json::to_string_pretty(&value).unwrap_or_default())
 }
 
-fn write_file(path: &PathBuf, text: &str) -> anyhow::Result<()> {
+/// Writes `text` to a path the user typed (`--out`): created with its
+/// directories, a regular file replaced atomically through crit-os.
+pub fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;

@@ -37,19 +37,16 @@ pub fn completions(shell: Shell, install: bool) -> Result<Code, CliError> {
 /// Where a shell loads a user's completions from with no setup: bash's
 /// bash-completion and fish read these directories on their own.
 fn install_path(shell: Shell) -> Result<std::path::PathBuf, CliError> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
+    use crit_os::dirs::{Base, base_dir};
+    let env = crit_os::Env::from_process();
+    let under = |base: Base, path: &str| {
+        base_dir(&env, base)
+            .map(|dir| dir.join(path))
+            .ok_or_else(|| CliError::usage(anyhow!("HOME is not set (or not an absolute path)")))
     };
-    let home = var("HOME").ok_or_else(|| CliError::usage(anyhow!("HOME is not set")))?;
     match shell {
-        Shell::Bash => Ok(var("XDG_DATA_HOME")
-            .unwrap_or_else(|| home.join(".local/share"))
-            .join("bash-completion/completions/crit")),
-        Shell::Fish => Ok(var("XDG_CONFIG_HOME")
-            .unwrap_or_else(|| home.join(".config"))
-            .join("fish/completions/crit.fish")),
+        Shell::Bash => under(Base::Data, "bash-completion/completions/crit"),
+        Shell::Fish => under(Base::Config, "fish/completions/crit.fish"),
         other => Err(CliError::usage(anyhow!(
             "--install knows where bash and fish read completions; for {other}, write `crit completions {other}` into a directory your shell reads (zsh: one on $fpath, as _crit)"
         ))),

@@ -186,8 +186,7 @@ fn in_cwd(common: &CommonArgs, target: &str) -> String {
 
 fn write_text(dest: Option<&Path>, text: &str) -> Result<(), CliError> {
     match dest {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display()))),
+        Some(path) => crate::output::write_file(path, text).map_err(CliError::could_not_run),
         None => {
             let mut out = std::io::stdout().lock();
             match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

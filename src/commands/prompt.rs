@@ -430,8 +430,7 @@ fn write_out(common: &CommonArgs, text: &str) -> Result<(), CliError> {
             _ => None,
         });
     if let Some(path) = dest {
-        return std::fs::write(&path, text)
-            .map_err(|e| CliError::could_not_run(anyhow!("writing {}: {e}", path.display())));
+        return crate::output::write_file(&path, text).map_err(CliError::could_not_run);
     }
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

@@ -109,21 +109,8 @@ impl Recorder {
 }
 
 fn write_cassette(dir: &Path, c: &Cassette) -> Result<PathBuf, LlmError> {
-    let io = |e: std::io::Error| LlmError::Replay {
+    let fs = |e: crit_os::write::FsError| LlmError::Replay {
         message: format!("cannot write a cassette in {}: {e}", dir.display()),
-    };
-    let mut n = 1;
-    let path = loop {
-        let name = if n == 1 {
-            format!("{}.json", c.key)
-        } else {
-            format!("{}-{n}.json", c.key)
-        };
-        let p = dir.join(name);
-        if !p.exists() {
-            break p;
-        }
-        n += 1;
     };
     let encode = |e: serde_json::Error| LlmError::Replay {
         message: format!("cannot encode a cassette: {e}"),
@@ -131,13 +118,32 @@ fn write_cassette(dir: &Path, c: &Cassette) -> Result<PathBuf, LlmError> {
     // Cassettes are shared and committed: no secret goes in one.
     let mut value = serde_json::to_value(c).map_err(encode)?;
     Redactor::process().redact_json(&mut value);
-    let text = serde_json::to_string_pretty(&value).map_err(encode)?;
-    // Write then rename, so a reader never sees half a cassette.
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text + "\n").map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)?;
-    Ok(path)
+    let text = serde_json::to_string_pretty(&value).map_err(encode)? + "\n";
+    // The directory may be a checkout's: the confined writer creates each
+    // cassette as a new file whole (temp file, then link), never follows a
+    // symlink planted under a cassette's name, and never overwrites one.
+    let root = crit_os::write::Root::open(dir).map_err(fs)?;
+    for n in 1..=MAX_SAME_KEY {
+        let name = if n == 1 {
+            format!("{}.json", c.key)
+        } else {
+            format!("{}-{n}.json", c.key)
+        };
+        if root.create_new(&name, text.as_bytes(), 0o644).map_err(fs)? {
+            return Ok(dir.join(name));
+        }
+    }
+    Err(LlmError::Replay {
+        message: format!(
+            "{} already holds {MAX_SAME_KEY} cassettes of this exchange ({}.json…); clear it",
+            dir.display(),
+            c.key
+        ),
+    })
 }
+
+/// Recordings of one identical exchange kept side by side at most.
+const MAX_SAME_KEY: u32 = 1000;
 
 impl Model for Recorder {
     fn name(&self) -> &str {

@@ -48,6 +48,25 @@ pub fn cache_dir_from(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     crit_dir(get, "XDG_CACHE_HOME", ".cache")
 }
 
+/// Another program's base directory by the same rule, without `crit/`:
+/// `$XDG_DATA_HOME` else `~/.local/share` ([`Base::Data`]), `$XDG_CONFIG_HOME`
+/// else `~/.config` ([`Base::Config`]); where shells read completions.
+pub fn base_dir(env: &Env, base: Base) -> Option<PathBuf> {
+    let get = |k: &str| env.get(k).map(str::to_string);
+    let (xdg, under_home) = match base {
+        Base::Data => ("XDG_DATA_HOME", ".local/share"),
+        Base::Config => ("XDG_CONFIG_HOME", ".config"),
+    };
+    absolute(&get, xdg).or_else(|| absolute(&get, "HOME").map(|h| h.join(under_home)))
+}
+
+/// An XDG base directory [`base_dir`] knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    Data,
+    Config,
+}
+
 fn crit_dir(get: &dyn Fn(&str) -> Option<String>, xdg: &str, under_home: &str) -> Option<PathBuf> {
     absolute(get, xdg)
         .or_else(|| absolute(get, "HOME").map(|h| h.join(under_home)))
@@ -92,5 +111,21 @@ mod tests {
         assert_eq!(config_dir(&env), None);
         assert_eq!(cache_dir(&env), None);
         assert_eq!(home(&env), None);
+    }
+
+    #[test]
+    fn other_programs_bases_follow_the_same_rule() {
+        let env = Env::from_pairs([("XDG_DATA_HOME", "/d"), ("HOME", "/h")]);
+        assert_eq!(base_dir(&env, Base::Data), Some(PathBuf::from("/d")));
+        assert_eq!(
+            base_dir(&env, Base::Config),
+            Some(PathBuf::from("/h/.config"))
+        );
+        let env = Env::from_pairs([("XDG_DATA_HOME", "rel"), ("HOME", "/h")]);
+        assert_eq!(
+            base_dir(&env, Base::Data),
+            Some(PathBuf::from("/h/.local/share"))
+        );
+        assert_eq!(base_dir(&Env::new(), Base::Config), None);
     }
 }

@@ -148,3 +148,49 @@ async fn cassettes_hold_no_secret_and_still_replay() {
         "The diff hard-codes [REDACTED:github-token]; rotate it."
     );
 }
+
+/// `--record DIR` may be a checkout's directory: a symlink planted under a
+/// cassette's name is neither followed nor replaced.
+#[tokio::test]
+async fn recording_never_writes_through_a_planted_symlink() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "keep me").unwrap();
+    let server = FakeServer::start().await;
+    server.push(Reply::text("first"));
+    server.push(Reply::text("second"));
+    let live: Arc<dyn Model> = Arc::new(anthropic(&server));
+    let c = CancellationToken::new();
+    // Learn the cassette's name from a recording elsewhere.
+    let rec = Recorder::new(live.clone(), scratch.path()).unwrap();
+    rec.complete(&req("review a"), c.clone()).await.unwrap();
+    let name = std::fs::read_dir(scratch.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
+    let name = name.to_str().unwrap().to_string();
+    // A dangling link under the cassette's name, and one to the victim under
+    // the temp name a plain write-then-rename would use.
+    let planted = outside.path().join("planted");
+    std::os::unix::fs::symlink(&planted, dir.path().join(&name)).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join(format!("{name}.tmp"))).unwrap();
+
+    let rec = Recorder::new(live, dir.path()).unwrap();
+    rec.complete(&req("review a"), c).await.unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    assert!(!planted.exists());
+    assert!(
+        std::fs::symlink_metadata(dir.path().join(&name))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let written = dir.path().join(name.replace(".json", "-2.json"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(written).unwrap()).unwrap();
+    assert_eq!(v["crit_cassette"], 1);
+}

@@ -66,18 +66,11 @@ struct Tokens {
     cache_write: u64,
 }
 
-/// `$XDG_STATE_HOME/crit/audit`, else `~/.local/state/crit/audit`. `env` is
-/// injected so tests never touch the real home.
+/// `$XDG_STATE_HOME/crit/audit`, else `~/.local/state/crit/audit`, by crit-os's
+/// one XDG rule (a relative `XDG_STATE_HOME` is ignored). `env` is injected so
+/// tests never touch the real home.
 pub fn audit_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    env("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            env("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| Path::new(&h).join(".local").join("state"))
-        })
-        .map(|s| s.join("crit").join("audit"))
+    crit_os::dirs::state_dir_from(&env).map(|s| s.join("audit"))
 }
 
 /// Append one line for `result` to today's (UTC, from `now`) audit file and
@@ -278,5 +271,12 @@ mod tests {
             Some(PathBuf::from("/h/.local/state/crit/audit"))
         );
         assert_eq!(audit_dir(env(&[])), None);
+        // Relative values are ignored, as the specification says: a log
+        // written relative to wherever crit happened to run is lost.
+        assert_eq!(
+            audit_dir(env(&[("XDG_STATE_HOME", "state"), ("HOME", "/h")])),
+            Some(PathBuf::from("/h/.local/state/crit/audit"))
+        );
+        assert_eq!(audit_dir(env(&[("HOME", "rel")])), None);
     }
 }
