@@ -9,6 +9,10 @@
 //! programs. A tool never fails the run: bad input, refusals and I/O problems come
 //! back as a [`ToolOutput`] with `is_error` set, worded for the model.
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(unreachable_pub)]
+
 pub mod confine;
 pub mod context;
 pub mod framing;

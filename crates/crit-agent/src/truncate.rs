@@ -1,7 +1,7 @@
 //! Output caps. Command output is cut in the middle ([`HeadTail`], from
 //! crit-os); listings and text are cut at the end on a char boundary.
 
-pub use crit_os::process::HeadTail;
+pub(crate) use crit_os::process::HeadTail;
 
 /// Cuts `text` to at most `max` bytes on a char boundary.
 pub(crate) fn cut_at_char(text: &str, max: usize) -> &str {

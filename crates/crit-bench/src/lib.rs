@@ -16,6 +16,9 @@
 //! Built over `crit_review`'s public API: each case is reviewed with
 //! `crit_review::review::run_template`, the judge runs on its panel, and
 //! `mine` reads the audit lines its sessions write.
+
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(unreachable_pub)]
 
 mod cache;

@@ -27,6 +27,9 @@
 //! # Ok::<(), crit_checks::CheckError>(())
 //! ```
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod approval;
 pub mod ask;
 pub mod change;

@@ -5,6 +5,9 @@
 //! what a hook answers; every decision and text is here, and every setting
 //! comes from `crit_project`, as `crit review code` gets it.
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod event;
 pub mod install;
 pub mod json_doc;

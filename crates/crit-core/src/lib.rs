@@ -3,6 +3,10 @@
 //! (renderers). No async, and no I/O of its own: [`files`] re-exports
 //! crit-os's bounded reads and its writer for paths the user typed.
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(unreachable_pub)]
+
 pub mod contract;
 pub mod coverage;
 pub mod files;

@@ -26,6 +26,10 @@
 //! # Ok(()) }
 //! ```
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(unreachable_pub)]
+
 pub mod anthropic;
 pub mod claude_code;
 pub mod doctor;

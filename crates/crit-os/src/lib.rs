@@ -9,6 +9,10 @@
 //! process environment ([`env::Env::from_process`]); everything below them is
 //! handed an [`env::Env`].
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(unreachable_pub)]
+
 pub mod dirs;
 pub mod env;
 pub mod git;

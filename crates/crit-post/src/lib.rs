@@ -24,6 +24,9 @@
 //! [`update_description`] / the posters' `describe` keep a section of the
 //! pull request's description that crit owns, leaving the author's text.
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod comment;
 mod context;
 mod describe;

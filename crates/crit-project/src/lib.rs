@@ -6,6 +6,9 @@
 //! (`scope`), the project's conventions (`context`), suppressions, and
 //! reviewers defined in `.claude/agents`. Every front end gets these here.
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod agent_defs;
 pub mod config;
 pub mod context;

@@ -8,6 +8,9 @@
 //! processes, when the awaiting task is cancelled. The runtime is shut down
 //! (its reviews cancelled, its threads joined) when the interpreter exits.
 
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod bridge;
 mod code;
 mod errors;

@@ -14,6 +14,9 @@
 //! progress events, sessions and the audit log, `review` to run a template
 //! or code review, `render_prompt` (a prompt with crit's partials), and
 //! `starter` (`crit init`).
+
+// A library never writes to the terminal: what it has to say goes to its caller.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(unreachable_pub)]
 
 mod engine;

@@ -22,7 +22,7 @@ use super::{Hook, HookEvent, HookFuture, HookInput, HookResponse, Permission};
 use crate::process::{self, Ended, Spawn};
 
 /// Claude Code's default command-hook timeout.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// Bytes of a hook's stdout and stderr kept.
 const OUTPUT_CAPS: (usize, usize) = (256 * 1024, 32 * 1024);
 

@@ -15,7 +15,7 @@ use crate::{Finding, ReviewResult};
 const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// The key under which our fingerprint goes. Versioned so a change of algorithm
 /// is not mistaken for a different finding set by consumers.
-pub const FINGERPRINT_KEY: &str = "critFindingId/v1";
+pub(super) const FINGERPRINT_KEY: &str = "critFindingId/v1";
 
 pub(super) fn render(result: &ReviewResult, options: &RenderOptions) -> String {
     let findings = result.sorted_findings();

@@ -29,7 +29,7 @@ enum Open {
     Other,
 }
 
-pub struct Decoder {
+pub(super) struct Decoder {
     /// The model asked for, priced when the stream does not name one.
     request_model: String,
     model: String,
@@ -42,7 +42,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    pub fn new(request_model: &str, forced_tool: bool) -> Self {
+    pub(super) fn new(request_model: &str, forced_tool: bool) -> Self {
         Decoder {
             request_model: request_model.to_string(),
             model: String::new(),

@@ -73,7 +73,7 @@ pub(crate) struct LineParser {
 
 impl LineParser {
     /// Folds one stdout line in; returns what a progress display would show.
-    pub fn line(&mut self, line: &str) -> Vec<AgentProgress> {
+    pub(super) fn line(&mut self, line: &str) -> Vec<AgentProgress> {
         let line = line.trim();
         if line.is_empty() {
             return vec![];
@@ -135,7 +135,7 @@ impl LineParser {
     }
 
     /// The outcome, once stdout has closed.
-    pub fn finish(mut self, schema_asked: bool) -> Result<AgentOutcome, LlmError> {
+    pub(super) fn finish(mut self, schema_asked: bool) -> Result<AgentOutcome, LlmError> {
         let Some(r) = self.result.take() else {
             return Err(LlmError::Agent {
                 message: "claude ended without a result line".into(),

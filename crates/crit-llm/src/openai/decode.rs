@@ -19,7 +19,7 @@ struct Call {
 }
 
 #[derive(Default)]
-pub struct Decoder {
+pub(super) struct Decoder {
     request_model: String,
     started: bool,
     model: String,
@@ -32,7 +32,7 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    pub fn new(request_model: &str) -> Self {
+    pub(super) fn new(request_model: &str) -> Self {
         Decoder {
             request_model: request_model.to_string(),
             ..Decoder::default()

@@ -57,13 +57,13 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    pub fn at(&self, comps: &[&OsStr]) -> PathBuf {
+    pub(super) fn at(&self, comps: &[&OsStr]) -> PathBuf {
         let mut p = self.root.to_path_buf();
         p.extend(comps);
         p
     }
 
-    pub fn io(&self, source: impl Into<std::io::Error>) -> FsError {
+    pub(super) fn io(&self, source: impl Into<std::io::Error>) -> FsError {
         FsError::Io {
             op: self.op,
             path: self.path.to_path_buf(),
@@ -72,7 +72,13 @@ impl Ctx<'_> {
     }
 
     /// The error for opening `name` in `dir` (reached by `comps`) failing with `e`.
-    pub fn classify(&self, dir: impl AsFd, name: &OsStr, comps: &[&OsStr], e: Errno) -> FsError {
+    pub(super) fn classify(
+        &self,
+        dir: impl AsFd,
+        name: &OsStr,
+        comps: &[&OsStr],
+        e: Errno,
+    ) -> FsError {
         let link = || FsError::Symlink {
             op: self.op,
             path: self.path.to_path_buf(),
