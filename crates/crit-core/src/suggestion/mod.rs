@@ -94,15 +94,14 @@ pub fn check(finding: &Finding, new_file: &str) -> Result<String, SuggestionErro
 }
 
 /// Settles `finding`'s suggestion against its file after the change
-/// (`Err`: why the file could not be read): offered, with the lines it
-/// replaces recorded, or removed, with why in `suggestion_refused`.
-pub fn settle(finding: &mut Finding, new_file: Result<&str, String>) {
+/// (`Err`: why the file could not be read, [`SuggestionError::Unreadable`]):
+/// offered, with the lines it replaces recorded, or removed, with why in
+/// `suggestion_refused`.
+pub fn settle(finding: &mut Finding, new_file: Result<&str, SuggestionError>) {
     if finding.suggestion.is_none() {
         return;
     }
-    let checked = new_file
-        .map_err(SuggestionError::Unreadable)
-        .and_then(|text| check(finding, text));
+    let checked = new_file.and_then(|text| check(finding, text));
     match checked {
         Ok(replaces) => finding.suggestion_replaces = Some(replaces),
         Err(why) => {
@@ -273,7 +272,10 @@ mod tests {
             Some("the suggestion is the same as the lines it would replace")
         );
         let mut unread = finding(2, 2, "TWO");
-        settle(&mut unread, Err("a symlink".into()));
+        settle(
+            &mut unread,
+            Err(SuggestionError::Unreadable("a symlink".into())),
+        );
         assert_eq!(unread.suggestion, None);
         assert!(unread.suggestion_refused.unwrap().contains("a symlink"));
     }

@@ -46,7 +46,11 @@ fn is_expression(inner: &str) -> bool {
 /// `text` in `str.format` syntax as minijinja: `{name}` becomes
 /// `{{ name }}`, `{{` and `}}` literal braces. A field that is not one of
 /// `inputs`, or a lone brace, is an error that says what to write instead.
-pub(super) fn to_minijinja(text: &str, inputs: &[&str]) -> Result<String, String> {
+/// Why a `str.format` template cannot be read, in words for the template's author.
+#[derive(Debug)]
+pub(super) struct FormatError(pub(super) String);
+
+pub(super) fn to_minijinja(text: &str, inputs: &[&str]) -> Result<String, FormatError> {
     let mut out = String::with_capacity(text.len() + 16);
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
@@ -65,28 +69,28 @@ pub(super) fn to_minijinja(text: &str, inputs: &[&str]) -> Result<String, String
                     .find(['}', '{'])
                     .filter(|e| rest[*e..].starts_with('}'))
                 else {
-                    return Err(
+                    return Err(FormatError(
                         "prompt_template has a `{` with no closing `}`; write `{{` for a literal brace"
                             .to_string(),
-                    );
+                    ));
                 };
                 let field = &rest[..end];
                 // `{name!r}` and `{name:>10}` name `name` too.
                 let name = field.split(['!', ':']).next().unwrap_or_default().trim();
                 if !inputs.contains(&name) {
-                    return Err(format!(
+                    return Err(FormatError(format!(
                         "prompt_template uses `{{{field}}}`, which is not a declared input (declared: {}); write `{{{{` and `}}}}` for literal braces",
                         if inputs.is_empty() {
                             "none".to_string()
                         } else {
                             inputs.join(", ")
                         }
-                    ));
+                    )));
                 }
                 if field != name {
-                    return Err(format!(
+                    return Err(FormatError(format!(
                         "prompt_template uses `{{{field}}}`: conversions and format specs are not supported; write `{{{name}}}`"
-                    ));
+                    )));
                 }
                 out.push_str("{{ ");
                 out.push_str(name);
@@ -96,9 +100,9 @@ pub(super) fn to_minijinja(text: &str, inputs: &[&str]) -> Result<String, String
                 }
             }
             '}' => {
-                return Err(
+                return Err(FormatError(
                     "prompt_template has a single `}`; write `}}` for a literal brace".to_string(),
-                );
+                ));
             }
             other => out.push(other),
         }
@@ -133,7 +137,7 @@ mod tests {
             ("a } b", "single `}`"),
             ("{input!r}", "conversions and format specs"),
         ] {
-            let e = to_minijinja(bad, &["input"]).unwrap_err();
+            let e = to_minijinja(bad, &["input"]).unwrap_err().0;
             assert!(e.contains(needle), "{bad}: {e}");
         }
         assert_eq!(

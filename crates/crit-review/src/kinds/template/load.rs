@@ -314,7 +314,7 @@ impl Validator<'_> {
     ) -> Result<String, TemplateError> {
         let text = match super::format::is_minijinja(&t.value) {
             true => t.value.clone(),
-            false => super::format::to_minijinja(&t.value, names).map_err(|m| self.err(t, m))?,
+            false => super::format::to_minijinja(&t.value, names).map_err(|m| self.err(t, m.0))?,
         };
         crate::engine::prompts::check_template(&text, names)
             .map_err(|m| self.err(t, m.to_string()))?;

@@ -7,8 +7,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use crit_core::Finding;
 use crit_core::files::InputLimits;
-use crit_core::{Finding, suggestion};
+use crit_core::suggestion::{self, SuggestionError};
 use crit_os::write::Root;
 use crit_project::scope::{Revision, Scope};
 
@@ -64,7 +65,7 @@ pub(crate) fn check(findings: &mut [Finding], root: &Path, scope: Option<&Scope>
         root,
         side: new_side(scope),
     };
-    let mut texts: HashMap<String, Result<String, String>> = HashMap::new();
+    let mut texts: HashMap<String, Result<String, SuggestionError>> = HashMap::new();
     for f in findings.iter_mut().filter(|f| f.suggestion.is_some()) {
         let text = match f.path() {
             // No file, no lines: the check says so.
@@ -88,10 +89,11 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     /// The file's text after the change, or why it cannot be read.
-    fn read(&self, path: &str) -> Result<String, String> {
+    fn read(&self, path: &str) -> Result<String, SuggestionError> {
+        use SuggestionError::Unreadable;
         let path = path.trim_start_matches("./");
         if path.is_empty() || path.starts_with('/') {
-            return Err("the path is not inside the project".into());
+            return Err(Unreadable("the path is not inside the project".into()));
         }
         match &self.side {
             // Beneath the root, no symlink followed: the checkout is hostile.
@@ -104,22 +106,22 @@ impl Reader<'_> {
                         },
                     )
                 })
-                .map_err(|e| e.to_string()),
+                .map_err(|e| Unreadable(e.to_string())),
             NewSide::Commit(rev) => match Revision::resolve(self.root, rev) {
                 Ok(Some(commit)) => match commit.read(path) {
                     Ok(Some(text)) => Ok(text),
-                    Ok(None) => Err(format!(
+                    Ok(None) => Err(Unreadable(format!(
                         "`{path}` is not a regular file at {}",
                         commit.short()
-                    )),
-                    Err(e) => Err(e.to_string()),
+                    ))),
+                    Err(e) => Err(Unreadable(e.to_string())),
                 },
-                Ok(None) => Err(format!("the repository has no commit `{rev}`")),
-                Err(e) => Err(e.to_string()),
+                Ok(None) => Err(Unreadable(format!("the repository has no commit `{rev}`"))),
+                Err(e) => Err(Unreadable(e.to_string())),
             },
-            NewSide::Unknown => Err(
+            NewSide::Unknown => Err(Unreadable(
                 "the change spans several commits, each with its own version of the file".into(),
-            ),
+            )),
         }
     }
 }

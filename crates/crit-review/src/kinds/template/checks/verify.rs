@@ -311,15 +311,15 @@ const NEAR: u32 = 30;
 /// brace or a lone keyword. A quote from anywhere else in the project shows
 /// only that the verifier can quote; the finding is then kept, disputed.
 fn proven(d: Decision, src: &Sources<'_>, f: &Finding) -> Proven {
-    let check = |d: &Option<Disproof>| -> Result<String, String> {
+    let check = |d: &Option<Disproof>| -> Result<String, Unproven> {
         let Some(d) = d else {
-            return Err("it quoted no code that shows it".into());
+            return Err(Unproven("it quoted no code that shows it".into()));
         };
         if !substantive(&d.quote) {
-            return Err(format!(
+            return Err(Unproven(format!(
                 "it quoted `{}`, which is no code that could show it (a comment, a brace or a lone word)",
                 d.quote.trim()
-            ));
+            )));
         }
         let theirs = f.location.as_ref().map(|l| l.path().to_string());
         let same_file = match (&theirs, evidence::resolve(src, &d.path)) {
@@ -327,10 +327,10 @@ fn proven(d: Decision, src: &Sources<'_>, f: &Finding) -> Proven {
             _ => false,
         };
         if !same_file {
-            return Err(format!(
+            return Err(Unproven(format!(
                 "it quoted `{}`, not the finding's own file",
                 d.path
-            ));
+            )));
         }
         let lines = f
             .location
@@ -352,32 +352,37 @@ fn proven(d: Decision, src: &Sources<'_>, f: &Finding) -> Proven {
                         d.quote.trim(),
                         d.path
                     )),
-                    None => Err(match lines {
+                    None => Err(Unproven(match lines {
                         Some((start, end)) => format!(
                             "the code it quoted is not within {NEAR} lines of the finding's lines {start}–{end}, or is only those lines"
                         ),
                         None => "crit could not find the code it quoted on lines of its own".into(),
-                    }),
+                    })),
                 }
             }
-            Found::NotThere(why) => Err(format!("the code it quoted is not there ({why})")),
-            Found::Unchecked(why) => {
-                Err(format!("the code it quoted could not be checked ({why})"))
+            Found::NotThere(why) => {
+                Err(Unproven(format!("the code it quoted is not there ({why})")))
             }
+            Found::Unchecked(why) => Err(Unproven(format!(
+                "the code it quoted could not be checked ({why})"
+            ))),
         }
     };
     match d {
         Decision::Confirmed(r) => Proven::Confirmed(r),
         Decision::Refuted(r, proof) => match check(&proof) {
             Ok(p) => Proven::Refuted(r, p),
-            Err(why) => Proven::Disputed(r, why),
+            Err(Unproven(why)) => Proven::Disputed(r, why),
         },
         Decision::Downgraded(s, r, proof) => match check(&proof) {
             Ok(p) => Proven::Downgraded(s, r, p),
-            Err(why) => Proven::Disputed(r, why),
+            Err(Unproven(why)) => Proven::Disputed(r, why),
         },
     }
 }
+
+/// Why a verifier's quote does not prove what it claims.
+struct Unproven(String);
 
 /// Whether a quote holds a line of code: not a comment, with at least two
 /// words or numbers (`x < 10`, not `}` or `return`).
