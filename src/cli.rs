@@ -410,6 +410,9 @@ pub struct PostArgs {
         help_heading = "Posting"
     )]
     pub github_login: Option<String>,
+    /// Review only the commits pushed since crit's last review of this pull or merge request (its summary records the commit it reviewed); after a force-push, or on the first review, the whole change. The summary says which commits each review covered.
+    #[arg(long, requires = "post", help_heading = "Posting")]
+    pub since_last_review: bool,
 }
 
 /// Where `--post` posts.

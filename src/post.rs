@@ -10,8 +10,8 @@ use crit_core::redact::Redactor;
 use crit_core::shard::{self, ShardSet};
 use crit_llm::Env;
 use crit_post::{
-    DescribeReport, GithubContext, GithubPoster, GitlabContext, GitlabPoster, PostError,
-    PostOptions, PostReport,
+    DescribeReport, GithubContext, GithubPoster, GitlabContext, GitlabPoster, LastReview,
+    PostError, PostOptions, PostReport,
 };
 
 use crate::cli::{ForgeArg, PostArgs};
@@ -195,6 +195,42 @@ impl Poster {
             eprintln!("::error title=crit could not post everything::{line}");
         }
         CliError::could_not_run(anyhow!("{what}"))
+    }
+
+    /// What crit's own summary on the pull or merge request records of the
+    /// last review (`--since-last-review`), asked before the review runs;
+    /// `None` when crit has not summarized a review there yet. Failing to
+    /// ask is exit 3 before anything is spent.
+    pub fn last_review(&self, stop: &runner::Stop) -> Result<Option<LastReview>, CliError> {
+        let outcome = runner::block_on(stop, |cancel| async move {
+            let asked = async {
+                match &self.target {
+                    Target::Github(ctx) => {
+                        GithubPoster::new(ctx.clone(), self.options.clone())?
+                            .last_review()
+                            .await
+                    }
+                    Target::Gitlab(ctx) => {
+                        GitlabPoster::new(ctx.clone(), self.options.clone())?
+                            .last_review()
+                            .await
+                    }
+                }
+            };
+            cancel.run_until_cancelled(asked).await
+        })?;
+        match outcome {
+            Some(Ok(last)) => Ok(last),
+            Some(Err(e)) => Err(CliError::could_not_run(anyhow!(
+                "--since-last-review could not read crit's last summary on {}: {e}",
+                self.place()
+            ))),
+            None => Err(CliError::with_code(
+                stop.signal()
+                    .map_or(Code::CouldNotRun, runner::Signal::code),
+                anyhow!("a signal stopped crit before the review"),
+            )),
+        }
     }
 
     /// Writes `section` into the part of the pull or merge request's

@@ -13,10 +13,11 @@ use crate::context::GithubContext;
 use crate::diff::FileDiff;
 use crate::error::{Forge, PostError};
 use crate::http::Api;
-use crate::marker::{Marker, Markers};
+use crate::marker::{Marker, Markers, Recorded};
 use crate::pace::{Pacer, RealTime};
 use crate::plan::{ChangedSince, Earlier, Elsewhere, plan};
 use crate::revision;
+use crate::since::LastReview;
 use crate::summary::{self, Outcome};
 use crate::{DescribeReport, PostOptions, PostReport};
 
@@ -126,7 +127,7 @@ impl GithubPoster {
             ),
             changed.as_ref(),
         );
-        let mut notes = crate::summary::left_open_note(plan.left_open);
+        let mut notes = crate::summary::left_open_note(plan.left_open, result);
         if moved {
             let n = plan
                 .elsewhere
@@ -301,7 +302,7 @@ impl GithubPoster {
     fn recorded_login(&self, issue_comments: &[Value]) -> Option<String> {
         issue_comments.iter().find_map(|c| {
             let by = match self.markers.read(str_at(c, "/body"))? {
-                Marker::Summary { by } => by?,
+                Marker::Summary(r) => r.by?,
                 Marker::Finding { .. } => return None,
             };
             let bot = str_at(c, "/user/type") == "Bot" && by.ends_with("[bot]");
@@ -311,16 +312,45 @@ impl GithubPoster {
 
     /// crit's summary comment among the pull request's comments.
     fn summary_of(&self, issue_comments: &[Value], me: &str) -> Option<u64> {
-        issue_comments
-            .iter()
-            .find(|c| {
-                author(c) == me
-                    && matches!(
-                        self.markers.read(str_at(c, "/body")),
-                        Some(Marker::Summary { .. })
-                    )
-            })
-            .and_then(|c| c.get("id").and_then(Value::as_u64))
+        self.summary_recorded(issue_comments, me)
+            .and_then(|(c, _)| c.get("id").and_then(Value::as_u64))
+    }
+
+    /// crit's summary comment (by `me`), and what its marker records.
+    fn summary_recorded<'c>(
+        &self,
+        issue_comments: &'c [Value],
+        me: &str,
+    ) -> Option<(&'c Value, Recorded)> {
+        issue_comments.iter().find_map(|c| {
+            if author(c) != me {
+                return None;
+            }
+            match self.markers.read(str_at(c, "/body"))? {
+                Marker::Summary(r) => Some((c, r)),
+                Marker::Finding { .. } => None,
+            }
+        })
+    }
+
+    /// What crit's summary on the pull request records of the last review,
+    /// read only from crit's own account's summary; `None` when there is
+    /// none, or it records no head.
+    pub async fn last_review(&mut self) -> Result<Option<LastReview>, PostError> {
+        let asked = self.identity().await?;
+        let issue_comments = self
+            .api
+            .get_all(
+                &self.repo(&format!("/issues/{}/comments", self.ctx.number)),
+                "list the pull request's comments",
+            )
+            .await?;
+        let me = asked
+            .or_else(|| self.recorded_login(&issue_comments))
+            .unwrap_or_else(|| WORKFLOW_BOT.to_string());
+        Ok(self
+            .summary_recorded(&issue_comments, &me)
+            .and_then(|(_, r)| r.last_review()))
     }
 
     /// The diff of the reviewed commit (`base...reviewed`) and the lines

@@ -13,10 +13,11 @@ use crate::diff::FileDiff;
 use crate::error::{Forge, PostError};
 use crate::github::degrade;
 use crate::http::Api;
-use crate::marker::{Marker, Markers};
+use crate::marker::{Marker, Markers, Recorded};
 use crate::pace::{Pacer, RealTime};
 use crate::plan::{Earlier, Elsewhere, plan};
 use crate::revision;
+use crate::since::LastReview;
 use crate::summary::{self, Outcome};
 use crate::{DescribeReport, PostOptions, PostReport};
 
@@ -127,6 +128,7 @@ impl GitlabPoster {
             )
             .await?;
         let (found, summary_note) = self.earlier(&discussions, &me);
+        let summary_note = summary_note.map(|(t, _)| t);
         let earlier = self.mark_stale(found, &diff.head).await?;
         let hunks: BTreeMap<String, FileDiff> = diff
             .files
@@ -144,7 +146,7 @@ impl GitlabPoster {
             ),
             changed.as_ref(),
         );
-        let mut notes = crate::summary::left_open_note(plan.left_open);
+        let mut notes = crate::summary::left_open_note(plan.left_open, result);
         if moved {
             let n = plan
                 .elsewhere
@@ -241,6 +243,22 @@ impl GitlabPoster {
         })
     }
 
+    /// What crit's summary on the merge request records of the last
+    /// review, read only from crit's own account's summary; `None` when
+    /// there is none, or it records no head.
+    pub async fn last_review(&mut self) -> Result<Option<LastReview>, PostError> {
+        let me = self.identity().await?;
+        let discussions = self
+            .api
+            .get_all(
+                &self.mr("/discussions"),
+                "list the merge request's discussions",
+            )
+            .await?;
+        let (_, summary) = self.earlier(&discussions, &me);
+        Ok(summary.and_then(|(_, r)| r.last_review()))
+    }
+
     async fn identity(&mut self) -> Result<String, PostError> {
         if let Some(a) = &self.options.author {
             return Ok(a.clone());
@@ -294,7 +312,7 @@ impl GitlabPoster {
         me: &str,
     ) -> (
         Vec<(Earlier<Thread>, Option<(String, u32)>)>,
-        Option<Thread>,
+        Option<(Thread, Recorded)>,
     ) {
         let mut earlier = Vec::new();
         let mut summary = None;
@@ -318,8 +336,8 @@ impl GitlabPoster {
             let body = first.get("body").and_then(Value::as_str).unwrap_or("");
             let inline = first.get("type").and_then(Value::as_str) == Some("DiffNote");
             match self.markers.read(body) {
-                Some(Marker::Summary { .. }) if summary.is_none() && !inline => {
-                    summary = Some(thread)
+                Some(Marker::Summary(r)) if summary.is_none() && !inline => {
+                    summary = Some((thread, r))
                 }
                 Some(Marker::Finding { key, resolved }) if inline => {
                     // Where it sits: a line of the diff of this head.

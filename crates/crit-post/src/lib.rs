@@ -42,6 +42,7 @@ mod marker;
 mod pace;
 mod plan;
 mod revision;
+mod since;
 mod summary;
 
 pub use context::{GithubContext, GitlabContext};
@@ -51,6 +52,7 @@ pub use gitlab::GitlabPoster;
 pub use http::Stats;
 pub use pace::{Pacer, Patience, RealTime, Sleep};
 pub use plan::Elsewhere;
+pub use since::{LastReview, Since};
 
 /// Most inline comments crit keeps open when not told otherwise: a review
 /// with more is read in its summary, not in a wall of comments.

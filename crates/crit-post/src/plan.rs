@@ -217,7 +217,12 @@ fn vouches_gone<H>(result: &ReviewResult, e: &Earlier<H>) -> bool {
                     .strip_prefix(d.finding.id.as_str())
                     .is_some_and(|rest| rest.starts_with('-')))
     });
-    finished && !capped && saw_file(result, e.path.as_deref())
+    // A review of the newer commits only saw none of the earlier ones.
+    let incremental = matches!(
+        crate::since::Since::of(result),
+        Some(crate::since::Since::Commits(_))
+    );
+    finished && !capped && !incremental && saw_file(result, e.path.as_deref())
 }
 
 /// Whether the review saw all of `path` (always, when it does not say what
