@@ -27,6 +27,7 @@
 mod comment;
 mod context;
 mod describe;
+mod destination;
 mod diff;
 mod error;
 mod failure;
@@ -46,6 +47,7 @@ mod since;
 mod summary;
 
 pub use context::{GithubContext, GitlabContext};
+pub use destination::{Choice, Destination, DestinationError};
 pub use error::{ContextError, Forge, PostError};
 pub use github::GithubPoster;
 pub use gitlab::GitlabPoster;
