@@ -9,7 +9,7 @@ use crit_core::ReviewResult;
 use crit_core::redact::Redactor;
 use crit_core::shard::{self, ShardSet};
 use crit_llm::Env;
-use crit_post::{Choice, Destination, Forge, LastReview, PostError, PostReport};
+use crit_post::{Choice, Destination, ForgeKind, LastReview, PostError, PostReport};
 
 use crate::cli::{ForgeArg, PostArgs};
 use crate::exit::{CliError, Code};
@@ -34,12 +34,12 @@ impl Poster {
         };
         let (forge, token_var, wrong) = match forge {
             ForgeArg::Github => (
-                Forge::Github,
+                ForgeKind::Github,
                 &args.github_token_env,
                 args.gitlab_token_env.as_ref().map(|_| "--gitlab-token-env"),
             ),
             ForgeArg::Gitlab => (
-                Forge::Gitlab,
+                ForgeKind::Gitlab,
                 &args.gitlab_token_env,
                 args.github_token_env.as_ref().map(|_| "--github-token-env"),
             ),
@@ -256,10 +256,10 @@ fn partial_shards(result: &ReviewResult) -> Option<String> {
     (!complete).then(|| printable(value))
 }
 
-fn forge_name(f: Forge) -> &'static str {
+fn forge_name(f: ForgeKind) -> &'static str {
     match f {
-        Forge::Github => "github",
-        Forge::Gitlab => "gitlab",
+        ForgeKind::Github => "github",
+        ForgeKind::Gitlab => "gitlab",
     }
 }
 

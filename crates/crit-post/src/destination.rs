@@ -10,7 +10,7 @@ use crit_core::ReviewResult;
 use crit_core::redact::Redactor;
 use crit_llm::Env;
 
-use crate::error::{ContextError, Forge, PostError};
+use crate::error::{ContextError, ForgeKind, PostError};
 use crate::pace::{Pacer, RealTime};
 use crate::since::LastReview;
 use crate::{DescribeReport, GithubContext, GithubPoster, GitlabContext, GitlabPoster};
@@ -79,17 +79,21 @@ impl Destination {
     /// The pull (GitHub Actions) or merge (GitLab CI) request `forge`'s CI
     /// environment in `env` names. From here on the token is one of the
     /// secrets crit redacts from everything it prints and writes.
-    pub fn from_env(env: &Env, forge: Forge, choice: &Choice) -> Result<Self, DestinationError> {
+    pub fn from_env(
+        env: &Env,
+        forge: ForgeKind,
+        choice: &Choice,
+    ) -> Result<Self, DestinationError> {
         let var = choice.token_var.as_deref();
         let target = match forge {
-            Forge::Github => {
+            ForgeKind::Github => {
                 let ctx = match pull_request(env, choice)? {
                     Some(n) => GithubContext::for_pull_request(env, var, n),
                     None => GithubContext::from_env(env, var),
                 }?;
                 Target::Github(ctx)
             }
-            Forge::Gitlab => {
+            ForgeKind::Gitlab => {
                 if choice.pull_request.is_some() {
                     return Err(DestinationError::GithubOnly {
                         what: "a pull request number",
@@ -106,8 +110,8 @@ impl Destination {
             }
         };
         let author = match forge {
-            Forge::Github => github_login(env, choice)?,
-            Forge::Gitlab => None,
+            ForgeKind::Github => github_login(env, choice)?,
+            ForgeKind::Gitlab => None,
         };
         let dest = Destination {
             target,
@@ -130,10 +134,10 @@ impl Destination {
         self
     }
 
-    pub fn forge(&self) -> Forge {
+    pub fn forge(&self) -> ForgeKind {
         match &self.target {
-            Target::Github(_) => Forge::Github,
-            Target::Gitlab(_) => Forge::Gitlab,
+            Target::Github(_) => ForgeKind::Github,
+            Target::Gitlab(_) => ForgeKind::Gitlab,
         }
     }
 

@@ -8,35 +8,29 @@ use std::collections::HashMap;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::comment::{inline_body, moved_body, moved_words};
-use crate::error::{Forge, PostError};
+use crate::comment::{inline_body, moved_body, moved_words, resolved_body};
+use crate::error::{ForgeKind, PostError};
+use crate::forge::{Forge, Seen, Sent};
 use crate::github::{GithubPoster, author, degrade, str_at};
-use crate::marker::Marker;
+use crate::http::Stats;
+use crate::marker::{Marker, Markers};
 use crate::plan::{Earlier, Elsewhere, Plan};
-
-/// What sending the inline comments did.
-#[derive(Debug, Default)]
-pub(crate) struct Sent {
-    pub posted: usize,
-    /// The account GitHub says wrote them.
-    pub login: Option<String>,
-}
 
 impl GithubPoster {
     /// Sends `plan.new` as one review on `commit`; what GitHub refuses or
     /// keeps failing moves to `plan.elsewhere` (and is noted), the rest is
-    /// posted once.
-    pub(crate) async fn send_inline(
+    /// posted once. Returns the account GitHub says wrote them.
+    async fn send_review(
         &mut self,
         plan: &mut Plan<'_, u64>,
         commit: &str,
         me: &str,
         notes: &mut Vec<String>,
         failed: &mut Vec<String>,
-    ) -> Result<Sent, PostError> {
+    ) -> Result<Option<String>, PostError> {
         let mut sent = Sent::default();
         if plan.new.is_empty() {
-            return Ok(sent);
+            return Ok(None);
         }
         let bodies: Vec<Value> = plan.new.iter().map(|i| self.comment_json(i)).collect();
         let mut pending: Vec<usize> = (0..bodies.len()).collect();
@@ -112,14 +106,13 @@ impl GithubPoster {
                 None => plan.new.push(inline),
             }
         }
-        sent.posted = plan.new.len();
-        Ok(sent)
+        Ok(sent.login)
     }
 
     fn comment_json(&self, i: &crate::plan::Inline<'_>) -> Value {
         let mut c = json!({"path": i.finding.path().unwrap_or("").trim_start_matches("./"),
             "line": i.anchor.end, "side": "RIGHT",
-            "body": inline_body(&self.markers, i, Forge::Github)});
+            "body": inline_body(&self.markers, i, ForgeKind::Github)});
         if i.anchor.start < i.anchor.end {
             c["start_line"] = json!(i.anchor.start);
             c["start_side"] = json!("RIGHT");
@@ -166,7 +159,7 @@ impl GithubPoster {
     }
 
     /// The web address of crit's open comment for each finding key.
-    pub(crate) async fn links(&mut self, me: &str) -> HashMap<String, String> {
+    async fn comment_links(&mut self, me: &str) -> HashMap<String, String> {
         let Ok(comments) = self
             .api
             .get_all(
@@ -192,7 +185,7 @@ impl GithubPoster {
 
     /// Points a stale comment at its finding's new place: a reply saying
     /// where, its marker resolved. True when its thread may be resolved.
-    pub(crate) async fn supersede(
+    async fn point_on(
         &mut self,
         e: &Earlier<u64>,
         link: Option<&str>,
@@ -225,7 +218,7 @@ impl GithubPoster {
 
     /// Edits summary `id` or posts a new one (sent again, after checking
     /// it did not arrive, on a server error). `None`: it could not be saved.
-    pub(crate) async fn save_summary(
+    async fn write_summary(
         &mut self,
         id: Option<u64>,
         body: &str,
@@ -286,4 +279,128 @@ fn login_of(v: &Value) -> Option<String> {
         .and_then(Value::as_str)
         .filter(|l| !l.is_empty())
         .map(str::to_string)
+}
+
+impl Forge for GithubPoster {
+    type Handle = u64;
+    type View = ();
+
+    fn kind(&self) -> ForgeKind {
+        ForgeKind::Github
+    }
+
+    fn markers(&self) -> &Markers {
+        &self.markers
+    }
+
+    fn max_comments(&self) -> usize {
+        self.options
+            .max_comments
+            .unwrap_or(crate::DEFAULT_MAX_COMMENTS)
+    }
+
+    fn stats(&self) -> Stats {
+        self.api.stats.clone()
+    }
+
+    fn records_author(&self) -> bool {
+        true
+    }
+
+    async fn read(&mut self, result: &crit_core::ReviewResult) -> Result<Seen<u64, ()>, PostError> {
+        self.seen(result).await
+    }
+
+    async fn send_inline(
+        &mut self,
+        plan: &mut Plan<'_, u64>,
+        seen: &Seen<u64, ()>,
+        me: &str,
+        notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
+    ) -> Result<Sent, PostError> {
+        let login = self
+            .send_review(plan, &seen.pinned, me, notes, failed)
+            .await?;
+        Ok(Sent {
+            login,
+            links: HashMap::new(),
+        })
+    }
+
+    async fn links(&mut self, _sent: &Sent, me: &str) -> HashMap<String, String> {
+        self.comment_links(me).await
+    }
+
+    async fn supersede(
+        &mut self,
+        e: &Earlier<u64>,
+        link: Option<&str>,
+        failed: &mut Vec<String>,
+    ) -> Result<bool, PostError> {
+        self.point_on(e, link, failed).await
+    }
+
+    async fn resolve(
+        &mut self,
+        gone: &[Earlier<u64>],
+        superseded: Vec<u64>,
+        head: &str,
+        notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
+    ) -> Result<(usize, usize), PostError> {
+        let mut ids = superseded;
+        let mut resolved = 0;
+        for e in gone {
+            let body = resolved_body(&self.markers, &e.key, &e.body, Some(head));
+            let path = self.repo(&format!("/pulls/comments/{}", e.handle));
+            let done = self
+                .api
+                .write(
+                    Method::PATCH,
+                    &path,
+                    &json!({"body": body}),
+                    "mark a comment resolved",
+                )
+                .await;
+            if degrade(done, "marking a comment resolved", failed)?.is_some() {
+                ids.push(e.handle);
+                resolved += 1;
+            }
+        }
+        let threads = match ids.is_empty() {
+            true => 0,
+            false => match self.resolve_threads(&ids).await {
+                Ok(n) => n,
+                Err(why) => {
+                    notes.push(format!("The comments say they are resolved, but their review threads stay open: {why}"));
+                    0
+                }
+            },
+        };
+        Ok((resolved, threads))
+    }
+
+    async fn save_summary(
+        &mut self,
+        id: Option<u64>,
+        body: &str,
+        me: &str,
+    ) -> Result<Option<Value>, PostError> {
+        self.write_summary(id, body, me).await
+    }
+
+    fn summary_url(&self, saved: &Value, _view: &()) -> Option<String> {
+        saved
+            .get("html_url")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+
+    fn summary_author(&self, saved: &Value) -> Option<String> {
+        saved
+            .pointer("/user/login")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
 }

@@ -9,16 +9,19 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::comment::{inline_body, moved_body, moved_words};
-use crate::error::{Forge, PostError};
+use crate::error::{ForgeKind, PostError};
+use crate::forge::{Forge, Seen, Sent};
 use crate::github::degrade;
 use crate::gitlab::{Diff, GitlabPoster, Thread};
+use crate::http::Stats;
+use crate::marker::Markers;
 use crate::plan::{Earlier, Elsewhere, Plan};
 
 impl GitlabPoster {
     /// Opens a discussion for each of `plan.new`, positioned on the diff
     /// `at` (the reviewed version); what GitLab refuses or keeps failing
     /// moves to `plan.elsewhere`. Returns each posted key's note id.
-    pub(crate) async fn send_inline(
+    async fn open_discussions(
         &mut self,
         plan: &mut Plan<'_, Thread>,
         at: &Diff,
@@ -115,7 +118,7 @@ impl GitlabPoster {
         if let Some(old) = inline.anchor.start_old {
             position["old_line"] = json!(old);
         }
-        json!({"body": inline_body(&self.markers, inline, Forge::Gitlab), "position": position})
+        json!({"body": inline_body(&self.markers, inline, ForgeKind::Gitlab), "position": position})
     }
 
     /// The first notes of the discussions now on the merge request by `me`:
@@ -139,7 +142,7 @@ impl GitlabPoster {
     /// Points a stale discussion at its finding's new place: a reply saying
     /// where, its marker resolved, the discussion resolved (when the token
     /// may).
-    pub(crate) async fn supersede(
+    async fn point_on(
         &mut self,
         e: &Earlier<Thread>,
         link: Option<&str>,
@@ -188,7 +191,7 @@ impl GitlabPoster {
     /// Edits summary note `id` or posts a new one (sent again, after
     /// checking it did not arrive, on a server error). `None`: it could not
     /// be saved.
-    pub(crate) async fn save_summary(
+    async fn write_summary(
         &mut self,
         id: Option<u64>,
         body: &str,
@@ -239,4 +242,102 @@ impl GitlabPoster {
 
 fn body_of(v: &Value) -> &str {
     v.get("body").and_then(Value::as_str).unwrap_or("")
+}
+
+impl Forge for GitlabPoster {
+    type Handle = Thread;
+    type View = Diff;
+
+    fn kind(&self) -> ForgeKind {
+        ForgeKind::Gitlab
+    }
+
+    fn markers(&self) -> &Markers {
+        &self.markers
+    }
+
+    fn max_comments(&self) -> usize {
+        self.options
+            .max_comments
+            .unwrap_or(crate::DEFAULT_MAX_COMMENTS)
+    }
+
+    fn stats(&self) -> Stats {
+        self.api.stats.clone()
+    }
+
+    fn records_author(&self) -> bool {
+        false
+    }
+
+    async fn read(
+        &mut self,
+        result: &crit_core::ReviewResult,
+    ) -> Result<Seen<Thread, Diff>, PostError> {
+        self.seen(result).await
+    }
+
+    async fn send_inline(
+        &mut self,
+        plan: &mut Plan<'_, Thread>,
+        seen: &Seen<Thread, Diff>,
+        me: &str,
+        notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
+    ) -> Result<Sent, PostError> {
+        let ids = self
+            .open_discussions(plan, &seen.view, me, notes, failed)
+            .await?;
+        let page = seen.view.web_url.as_deref().unwrap_or("");
+        Ok(Sent {
+            login: None,
+            links: ids
+                .into_iter()
+                .map(|(key, id)| (key, format!("{page}#note_{id}")))
+                .collect(),
+        })
+    }
+
+    async fn links(&mut self, sent: &Sent, _me: &str) -> HashMap<String, String> {
+        sent.links.clone()
+    }
+
+    async fn supersede(
+        &mut self,
+        e: &Earlier<Thread>,
+        link: Option<&str>,
+        failed: &mut Vec<String>,
+    ) -> Result<bool, PostError> {
+        // Its discussion is resolved with it.
+        self.point_on(e, link, failed).await.map(|()| false)
+    }
+
+    async fn resolve(
+        &mut self,
+        gone: &[Earlier<Thread>],
+        _superseded: Vec<Thread>,
+        head: &str,
+        notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
+    ) -> Result<(usize, usize), PostError> {
+        self.resolve_gone(gone, head, notes, failed).await
+    }
+
+    async fn save_summary(
+        &mut self,
+        id: Option<u64>,
+        body: &str,
+        me: &str,
+    ) -> Result<Option<Value>, PostError> {
+        self.write_summary(id, body, me).await
+    }
+
+    fn summary_url(&self, saved: &Value, view: &Diff) -> Option<String> {
+        let id = saved.get("id").and_then(Value::as_u64)?;
+        Some(format!("{}#note_{id}", view.web_url.as_deref()?))
+    }
+
+    fn summary_author(&self, _saved: &Value) -> Option<String> {
+        None
+    }
 }

@@ -31,6 +31,7 @@ mod destination;
 mod diff;
 mod error;
 mod failure;
+mod forge;
 mod github;
 mod github_threads;
 mod github_write;
@@ -48,7 +49,7 @@ mod summary;
 
 pub use context::{GithubContext, GitlabContext};
 pub use destination::{Choice, Destination, DestinationError};
-pub use error::{ContextError, Forge, PostError};
+pub use error::{ContextError, ForgeKind, PostError};
 pub use github::GithubPoster;
 pub use gitlab::GitlabPoster;
 pub use http::Stats;
@@ -84,7 +85,7 @@ pub struct PostOptions {
 /// What one run did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostReport {
-    pub forge: Forge,
+    pub forge: ForgeKind,
     /// Inline comments posted by this run.
     pub inline_posted: usize,
     /// Inline comments of earlier runs whose findings are still reported.

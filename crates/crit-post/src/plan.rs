@@ -1,6 +1,6 @@
 //! Which finding goes where on this run: a new inline comment, one already
 //! on the pull request, or the summary (and why); and which earlier
-//! comments are about findings no longer reported. Forge-independent.
+//! comments are about findings no longer reported. ForgeKind-independent.
 
 use std::collections::{BTreeMap, HashMap};
 

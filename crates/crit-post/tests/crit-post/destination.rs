@@ -2,7 +2,7 @@
 //! the CI environment as data, for every front end; then a post through it.
 
 use crit_llm::Env;
-use crit_post::{Choice, Destination, DestinationError, Forge};
+use crit_post::{Choice, Destination, DestinationError, ForgeKind};
 use crit_testkit::{GithubConfig, GitlabConfig, TokenSeen};
 
 use crate::support::*;
@@ -25,14 +25,14 @@ fn gitlab_env(s: &crit_testkit::GitlabServer, extra: &[(&str, &str)]) -> Env {
 #[tokio::test]
 async fn a_gitlab_pipeline_names_the_merge_request_and_the_post_goes_there() {
     let s = gitlab_server(GitlabConfig::default());
-    let dest = Destination::from_env(&gitlab_env(&s, &[]), Forge::Gitlab, &Choice::default())
+    let dest = Destination::from_env(&gitlab_env(&s, &[]), ForgeKind::Gitlab, &Choice::default())
         .unwrap()
         .with_pacer(TestClock::at(1_800_000_000));
-    assert_eq!(dest.forge(), Forge::Gitlab);
+    assert_eq!(dest.forge(), ForgeKind::Gitlab);
     assert_eq!(dest.place(), "GitLab merge request !3");
     assert!(!format!("{dest:?}").contains(&GitlabConfig::default().token));
     let report = dest.post(&first_result()).await.unwrap();
-    assert_eq!(report.forge, Forge::Gitlab);
+    assert_eq!(report.forge, ForgeKind::Gitlab);
     assert_eq!(report.inline_posted, 2);
     assert!(s.requests().iter().all(|r| r.token == TokenSeen::Expected));
     let last = dest.last_review().await.unwrap().unwrap();
@@ -47,12 +47,12 @@ fn what_the_environment_does_not_allow_is_refused_before_anything_is_sent() {
         ..Choice::default()
     };
     assert!(matches!(
-        Destination::from_env(&gitlab_env(&s, &[]), Forge::Gitlab, &github_only),
+        Destination::from_env(&gitlab_env(&s, &[]), ForgeKind::Gitlab, &github_only),
         Err(DestinationError::GithubOnly { .. })
     ));
     let no_token = Env::from_pairs([("CI_API_V4_URL", s.api_url())]);
     assert!(matches!(
-        Destination::from_env(&no_token, Forge::Gitlab, &Choice::default()),
+        Destination::from_env(&no_token, ForgeKind::Gitlab, &Choice::default()),
         Err(DestinationError::Context(_))
     ));
     let gh = GithubConfig::default();
@@ -65,20 +65,29 @@ fn what_the_environment_does_not_allow_is_refused_before_anything_is_sent() {
         ])
     };
     assert_eq!(
-        Destination::from_env(&github_env("0", ""), Forge::Github, &Choice::default()).unwrap_err(),
+        Destination::from_env(&github_env("0", ""), ForgeKind::Github, &Choice::default())
+            .unwrap_err(),
         DestinationError::PullRequestZero
     );
     assert!(matches!(
-        Destination::from_env(&github_env("seven", ""), Forge::Github, &Choice::default()),
+        Destination::from_env(
+            &github_env("seven", ""),
+            ForgeKind::Github,
+            &Choice::default()
+        ),
         Err(DestinationError::PullRequest { .. })
     ));
     assert!(matches!(
-        Destination::from_env(&github_env("7", "a b"), Forge::Github, &Choice::default()),
+        Destination::from_env(
+            &github_env("7", "a b"),
+            ForgeKind::Github,
+            &Choice::default()
+        ),
         Err(DestinationError::Login { .. })
     ));
     let ok = Destination::from_env(
         &github_env("7", "crit-app[bot]"),
-        Forge::Github,
+        ForgeKind::Github,
         &Choice::default(),
     )
     .unwrap();
