@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::PostReport;
 use crate::diff::FileDiff;
 use crate::error::{ForgeKind, PostError};
-use crate::http::Stats;
+use crate::http::{Api, Stats};
 use crate::marker::Markers;
 use crate::plan::{ChangedSince, Earlier, Elsewhere, Plan, plan};
 use crate::revision;
@@ -117,13 +117,22 @@ pub(crate) trait Forge {
         failed: &mut Vec<String>,
     ) -> Result<(usize, usize), PostError>;
 
-    /// Edits summary `id` or posts a new one; `None`: it could not be saved.
-    async fn save_summary(
-        &mut self,
-        id: Option<u64>,
-        body: &str,
-        me: &str,
-    ) -> Result<Option<Value>, PostError>;
+    /// The client all of this forge's requests go through (its waits and
+    /// attempts).
+    fn api(&mut self) -> &mut Api;
+
+    /// What the forge calls the summary ("comment", "note").
+    fn summary_noun(&self) -> &'static str;
+
+    /// Sets summary `id`'s text to `body`.
+    async fn edit_summary(&mut self, id: u64, body: &str) -> Result<Value, PostError>;
+
+    /// Posts `body` as a new summary.
+    async fn create_summary(&mut self, body: &str) -> Result<Value, PostError>;
+
+    /// The summary reading `body` by `me` now on the request, if a post
+    /// that seemed to fail arrived after all.
+    async fn find_summary(&mut self, body: &str, me: &str) -> Result<Option<Value>, PostError>;
 
     /// The saved summary's web address.
     fn summary_url(&self, saved: &Value, view: &Self::View) -> Option<String>;
@@ -220,7 +229,7 @@ pub(crate) async fn post<F: Forge>(
     };
     let records = forge.records_author();
     let body = outcome((records && confirmed).then_some(me.as_str()), &failed);
-    let saved = forge.save_summary(summary_id, &body, &me).await?;
+    let saved = save_summary(forge, summary_id, &body, &me).await?;
     let mut unposted_summary = None;
     match &saved {
         Some(v) if records && !confirmed => {
@@ -228,7 +237,7 @@ pub(crate) async fn post<F: Forge>(
             if let Some(login) = forge.summary_author(v) {
                 let body = outcome(Some(&login), &failed);
                 let id = v.get("id").and_then(Value::as_u64);
-                if forge.save_summary(id, &body, &login).await?.is_none() {
+                if save_summary(forge, id, &body, &login).await?.is_none() {
                     failed.push("recording crit's account in the summary".into());
                 }
             }
@@ -256,4 +265,56 @@ pub(crate) async fn post<F: Forge>(
         unposted_summary,
         stats: forge.stats(),
     })
+}
+
+/// Edits summary `id` or posts a new one, sent again on a server error
+/// after checking it did not arrive; `None`: it could not be saved.
+async fn save_summary<F: Forge>(
+    forge: &mut F,
+    id: Option<u64>,
+    body: &str,
+    me: &str,
+) -> Result<Option<Value>, PostError> {
+    let mut failed = Vec::new();
+    if let Some(id) = id {
+        let done = forge.edit_summary(id, body).await;
+        return degrade(done, "the summary", &mut failed);
+    }
+    let what = format!("post the summary {}", forge.summary_noun());
+    for attempt in 0..forge.api().max_attempts() {
+        if attempt > 0 {
+            forge.api().backoff(attempt - 1, &what).await?;
+            if let Some(there) = forge.find_summary(body, me).await? {
+                return Ok(Some(there));
+            }
+        }
+        match forge.create_summary(body).await {
+            Ok(v) => return Ok(Some(v)),
+            Err(e) if e.is_transient() => {}
+            Err(e) => return degrade(Err(e), "the summary", &mut failed),
+        }
+    }
+    Ok(None)
+}
+
+/// `Ok(Some(answer))`, or `Ok(None)` with the failure listed when the
+/// forge kept failing or refused: the rest of the run goes on. A missing
+/// permission or a spent rate limit ends the run.
+pub(crate) fn degrade(
+    done: Result<Value, PostError>,
+    what: &str,
+    failed: &mut Vec<String>,
+) -> Result<Option<Value>, PostError> {
+    match done {
+        Ok(v) => Ok(Some(v)),
+        Err(
+            e @ (PostError::Rejected { .. }
+            | PostError::Network { .. }
+            | PostError::Protocol { .. }),
+        ) => {
+            failed.push(format!("{what} ({e})"));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
 }

@@ -337,28 +337,6 @@ impl GithubPoster {
     }
 }
 
-/// `Ok(Some(answer))`, or `Ok(None)` with the failure listed when the
-/// forge kept failing or refused: the rest of the run goes on. A missing
-/// permission or a spent rate limit ends the run.
-pub(crate) fn degrade(
-    done: Result<Value, PostError>,
-    what: &str,
-    failed: &mut Vec<String>,
-) -> Result<Option<Value>, PostError> {
-    match done {
-        Ok(v) => Ok(Some(v)),
-        Err(
-            e @ (PostError::Rejected { .. }
-            | PostError::Network { .. }
-            | PostError::Protocol { .. }),
-        ) => {
-            failed.push(format!("{what} ({e})"));
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
-}
-
 pub(crate) fn author(c: &Value) -> &str {
     str_at(c, "/user/login")
 }

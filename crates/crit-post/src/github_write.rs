@@ -10,9 +10,10 @@ use serde_json::{Value, json};
 
 use crate::comment::{inline_body, moved_body, moved_words, resolved_body};
 use crate::error::{ForgeKind, PostError};
+use crate::forge::degrade;
 use crate::forge::{Forge, Seen, Sent};
-use crate::github::{GithubPoster, author, degrade, str_at};
-use crate::http::Stats;
+use crate::github::{GithubPoster, author, str_at};
+use crate::http::{Api, Stats};
 use crate::marker::{Marker, Markers};
 use crate::plan::{Earlier, Elsewhere, Plan};
 
@@ -215,63 +216,6 @@ impl GithubPoster {
             .await;
         Ok(degrade(done, "marking an outdated comment moved", failed)?.is_some())
     }
-
-    /// Edits summary `id` or posts a new one (sent again, after checking
-    /// it did not arrive, on a server error). `None`: it could not be saved.
-    async fn write_summary(
-        &mut self,
-        id: Option<u64>,
-        body: &str,
-        me: &str,
-    ) -> Result<Option<Value>, PostError> {
-        let mut failed = Vec::new();
-        if let Some(id) = id {
-            let path = self.repo(&format!("/issues/comments/{id}"));
-            let done = self
-                .api
-                .write(
-                    Method::PATCH,
-                    &path,
-                    &json!({"body": body}),
-                    "edit the summary comment",
-                )
-                .await;
-            return degrade(done, "the summary", &mut failed);
-        }
-        let path = self.repo(&format!("/issues/{}/comments", self.ctx.number));
-        for attempt in 0..self.api.max_attempts() {
-            if attempt > 0 {
-                self.api
-                    .backoff(attempt - 1, "post the summary comment")
-                    .await?;
-                let there = self
-                    .api
-                    .get_all(&path, "list the pull request's comments")
-                    .await?;
-                if let Some(c) = there.into_iter().find(|c| {
-                    str_at(c, "/body") == body
-                        && (author(c) == me || str_at(c, "/user/type") == "Bot")
-                }) {
-                    return Ok(Some(c));
-                }
-            }
-            match self
-                .api
-                .write(
-                    Method::POST,
-                    &path,
-                    &json!({"body": body}),
-                    "post the summary comment",
-                )
-                .await
-            {
-                Ok(v) => return Ok(Some(v)),
-                Err(e) if e.is_transient() => {}
-                Err(e) => return degrade(Err(e), "the summary", &mut failed),
-            }
-        }
-        Ok(None)
-    }
 }
 
 fn login_of(v: &Value) -> Option<String> {
@@ -381,13 +325,47 @@ impl Forge for GithubPoster {
         Ok((resolved, threads))
     }
 
-    async fn save_summary(
-        &mut self,
-        id: Option<u64>,
-        body: &str,
-        me: &str,
-    ) -> Result<Option<Value>, PostError> {
-        self.write_summary(id, body, me).await
+    fn api(&mut self) -> &mut Api {
+        &mut self.api
+    }
+
+    fn summary_noun(&self) -> &'static str {
+        "comment"
+    }
+
+    async fn edit_summary(&mut self, id: u64, body: &str) -> Result<Value, PostError> {
+        let path = self.repo(&format!("/issues/comments/{id}"));
+        self.api
+            .write(
+                Method::PATCH,
+                &path,
+                &json!({"body": body}),
+                "edit the summary comment",
+            )
+            .await
+    }
+
+    async fn create_summary(&mut self, body: &str) -> Result<Value, PostError> {
+        let path = self.repo(&format!("/issues/{}/comments", self.ctx.number));
+        self.api
+            .write(
+                Method::POST,
+                &path,
+                &json!({"body": body}),
+                "post the summary comment",
+            )
+            .await
+    }
+
+    async fn find_summary(&mut self, body: &str, me: &str) -> Result<Option<Value>, PostError> {
+        let path = self.repo(&format!("/issues/{}/comments", self.ctx.number));
+        let there = self
+            .api
+            .get_all(&path, "list the pull request's comments")
+            .await?;
+        Ok(there.into_iter().find(|c| {
+            str_at(c, "/body") == body && (author(c) == me || str_at(c, "/user/type") == "Bot")
+        }))
     }
 
     fn summary_url(&self, saved: &Value, _view: &()) -> Option<String> {

@@ -12,7 +12,7 @@ use crate::context::GitlabContext;
 use crate::diff::FileDiff;
 use crate::error::{ForgeKind, PostError};
 use crate::forge::Seen;
-use crate::github::degrade;
+use crate::forge::degrade;
 use crate::http::Api;
 use crate::marker::{Marker, Markers, Recorded};
 use crate::pace::{Pacer, RealTime};

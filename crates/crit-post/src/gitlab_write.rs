@@ -10,10 +10,10 @@ use serde_json::{Value, json};
 
 use crate::comment::{inline_body, moved_body, moved_words};
 use crate::error::{ForgeKind, PostError};
+use crate::forge::degrade;
 use crate::forge::{Forge, Seen, Sent};
-use crate::github::degrade;
 use crate::gitlab::{Diff, GitlabPoster, Thread};
-use crate::http::Stats;
+use crate::http::{Api, Stats};
 use crate::marker::Markers;
 use crate::plan::{Earlier, Elsewhere, Plan};
 
@@ -187,57 +187,6 @@ impl GitlabPoster {
             other => degrade(other, "resolving an outdated discussion", failed).map(|_| ()),
         }
     }
-
-    /// Edits summary note `id` or posts a new one (sent again, after
-    /// checking it did not arrive, on a server error). `None`: it could not
-    /// be saved.
-    async fn write_summary(
-        &mut self,
-        id: Option<u64>,
-        body: &str,
-        me: &str,
-    ) -> Result<Option<Value>, PostError> {
-        let mut failed = Vec::new();
-        if let Some(id) = id {
-            let path = self.mr(&format!("/notes/{id}"));
-            let done = self
-                .api
-                .write(
-                    Method::PUT,
-                    &path,
-                    &json!({"body": body}),
-                    "edit the summary note",
-                )
-                .await;
-            return degrade(done, "the summary", &mut failed);
-        }
-        for attempt in 0..self.api.max_attempts() {
-            if attempt > 0 {
-                self.api
-                    .backoff(attempt - 1, "post the summary note")
-                    .await?;
-                let there = self.arrived(me).await?;
-                if let Some(id) = there.get(body) {
-                    return Ok(Some(json!({"id": id})));
-                }
-            }
-            match self
-                .api
-                .write(
-                    Method::POST,
-                    &self.mr("/notes"),
-                    &json!({"body": body}),
-                    "post the summary note",
-                )
-                .await
-            {
-                Ok(v) => return Ok(Some(v)),
-                Err(e) if e.is_transient() => {}
-                Err(e) => return degrade(Err(e), "the summary", &mut failed),
-            }
-        }
-        Ok(None)
-    }
 }
 
 fn body_of(v: &Value) -> &str {
@@ -323,13 +272,40 @@ impl Forge for GitlabPoster {
         self.resolve_gone(gone, head, notes, failed).await
     }
 
-    async fn save_summary(
-        &mut self,
-        id: Option<u64>,
-        body: &str,
-        me: &str,
-    ) -> Result<Option<Value>, PostError> {
-        self.write_summary(id, body, me).await
+    fn api(&mut self) -> &mut Api {
+        &mut self.api
+    }
+
+    fn summary_noun(&self) -> &'static str {
+        "note"
+    }
+
+    async fn edit_summary(&mut self, id: u64, body: &str) -> Result<Value, PostError> {
+        let path = self.mr(&format!("/notes/{id}"));
+        self.api
+            .write(
+                Method::PUT,
+                &path,
+                &json!({"body": body}),
+                "edit the summary note",
+            )
+            .await
+    }
+
+    async fn create_summary(&mut self, body: &str) -> Result<Value, PostError> {
+        self.api
+            .write(
+                Method::POST,
+                &self.mr("/notes"),
+                &json!({"body": body}),
+                "post the summary note",
+            )
+            .await
+    }
+
+    async fn find_summary(&mut self, body: &str, me: &str) -> Result<Option<Value>, PostError> {
+        let there = self.arrived(me).await?;
+        Ok(there.get(body).map(|id| json!({"id": id})))
     }
 
     fn summary_url(&self, saved: &Value, view: &Diff) -> Option<String> {
