@@ -11,7 +11,7 @@ use crit_core::shard::{self, ShardSet};
 use crit_llm::Env;
 use crit_post::{Choice, Destination, ForgeKind, LastReview, PostError, PostReport};
 
-use crate::cli::{ForgeArg, PostArgs};
+use crate::cli::PostArgs;
 use crate::exit::{CliError, Code};
 use crate::output::printable;
 use crate::runner;
@@ -32,14 +32,12 @@ impl Poster {
         let Some(forge) = args.post else {
             return Ok(None);
         };
-        let (forge, token_var, wrong) = match forge {
-            ForgeArg::Github => (
-                ForgeKind::Github,
+        let (token_var, wrong) = match forge {
+            ForgeKind::Github => (
                 &args.github_token_env,
                 args.gitlab_token_env.as_ref().map(|_| "--gitlab-token-env"),
             ),
-            ForgeArg::Gitlab => (
-                ForgeKind::Gitlab,
+            ForgeKind::Gitlab => (
                 &args.gitlab_token_env,
                 args.github_token_env.as_ref().map(|_| "--github-token-env"),
             ),

@@ -6,8 +6,11 @@ use std::time::Duration;
 
 /// Which forge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ForgeKind {
+    /// A GitHub pull request, from the GitHub Actions environment
     Github,
+    /// A GitLab merge request, from the GitLab CI environment
     Gitlab,
 }
 
