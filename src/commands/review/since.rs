@@ -48,10 +48,16 @@ pub fn narrow(
     };
     let short = |s: &str| s.chars().take(12).collect::<String>();
     if !ancestor {
+        let why = match earlier {
+            Some(_) => "is not in this branch's history (a force-push rewrote it)",
+            None => {
+                "is not in this clone (a force-push rewrote it, or the clone is too shallow to have it)"
+            }
+        };
         say(
             quiet,
             &format!(
-                "the last review's head {} is not in this branch's history (a force-push rewrote it): reviewing the whole change",
+                "the last review's head {} {why}: reviewing the whole change",
                 short(&last.head)
             ),
         );
