@@ -218,11 +218,7 @@ fn vouches_gone<H>(result: &ReviewResult, e: &Earlier<H>) -> bool {
                     .is_some_and(|rest| rest.starts_with('-')))
     });
     // A review of the newer commits only saw none of the earlier ones.
-    let incremental = matches!(
-        crate::since::Since::of(result),
-        Some(crate::since::Since::Commits(_))
-    );
-    finished && !capped && !incremental && saw_file(result, e.path.as_deref())
+    finished && !capped && !crate::since::only_newer(result) && saw_file(result, e.path.as_deref())
 }
 
 /// Whether the review saw all of `path` (always, when it does not say what

@@ -128,6 +128,11 @@ impl Since {
     }
 }
 
+/// Whether `result` reviewed only the commits since the last review.
+pub(crate) fn only_newer(result: &ReviewResult) -> bool {
+    matches!(Since::of(result), Some(Since::Commits(_)))
+}
+
 fn encode(l: &LastReview) -> String {
     match &l.from {
         Some(f) => format!("{} from {f}", l.head),

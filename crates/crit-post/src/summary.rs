@@ -105,9 +105,9 @@ pub(crate) fn body(markers: &Markers, result: &ReviewResult, o: &Outcome<'_>) ->
 
 /// The note for earlier comments a run left open (none for zero).
 pub(crate) fn left_open_note(n: usize, result: &ReviewResult) -> Vec<String> {
-    let why = match Since::of(result) {
-        Some(Since::Commits(_)) => "it reviewed only the commits pushed since the last review",
-        _ => "it did not finish, did not see all of their file, or cut them at a cap",
+    let why = match crate::since::only_newer(result) {
+        true => "it reviewed only the commits pushed since the last review",
+        false => "it did not finish, did not see all of their file, or cut them at a cap",
     };
     match n {
         0 => Vec::new(),
