@@ -393,7 +393,7 @@ pub struct PostArgs {
         value_name = "FORGE",
         help_heading = "Posting"
     )]
-    pub post: Option<ForgeArg>,
+    pub post: Option<crit_post::ForgeKind>,
     /// Keep at most N inline comments open, the most severe first; the rest are listed in the summary [default: 30].
     #[arg(long, value_name = "N", requires = "post", help_heading = "Posting")]
     pub max_comments: Option<usize>,
@@ -414,15 +414,9 @@ pub struct PostArgs {
         help_heading = "Posting"
     )]
     pub github_login: Option<String>,
-}
-
-/// Where `--post` posts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ForgeArg {
-    /// A GitHub pull request, from the GitHub Actions environment
-    Github,
-    /// A GitLab merge request, from the GitLab CI environment
-    Gitlab,
+    /// Review only the commits pushed since crit's last review of this pull or merge request (its summary records the commit it reviewed); after a force-push, or on the first review, the whole change. The summary says which commits each review covered.
+    #[arg(long, requires = "post", help_heading = "Posting")]
+    pub since_last_review: bool,
 }
 
 #[derive(Debug, Args)]

@@ -9,38 +9,18 @@ use crit_core::ReviewResult;
 use crit_core::redact::Redactor;
 use crit_core::shard::{self, ShardSet};
 use crit_llm::Env;
-use crit_post::{
-    DescribeReport, GithubContext, GithubPoster, GitlabContext, GitlabPoster, PostError,
-    PostOptions, PostReport,
-};
+use crit_post::{Choice, Destination, ForgeKind, LastReview, PostError, PostReport};
 
-use crate::cli::{ForgeArg, PostArgs};
+use crate::cli::PostArgs;
 use crate::exit::{CliError, Code};
 use crate::output::printable;
 use crate::runner;
 
-/// The variable naming the pull request when the event does not (the
-/// fork-safe pattern's posting job).
-const PULL_REQUEST_VAR: &str = "CRIT_PULL_REQUEST";
-
-/// The variable naming the GitHub account crit posts as (`--github-login`).
-const GITHUB_LOGIN_VAR: &str = "CRIT_GITHUB_LOGIN";
-
-/// Where to post, and how.
+/// Where to post (chosen by crit-post from the environment), and what to
+/// say about it.
 #[derive(Debug)]
 pub struct Poster {
-    target: Target,
-    options: PostOptions,
-    /// `GITHUB_STEP_SUMMARY`: where a summary that could not be posted goes.
-    step_summary: Option<std::path::PathBuf>,
-    /// In GitHub Actions: a post that did not complete is also an annotation.
-    actions: bool,
-}
-
-#[derive(Debug)]
-enum Target {
-    Github(GithubContext),
-    Gitlab(GitlabContext),
+    dest: Destination,
 }
 
 impl Poster {
@@ -52,67 +32,37 @@ impl Poster {
         let Some(forge) = args.post else {
             return Ok(None);
         };
-        let wrong_token_flag = match forge {
-            ForgeArg::Github => args.gitlab_token_env.as_ref().map(|_| "--gitlab-token-env"),
-            ForgeArg::Gitlab => args.github_token_env.as_ref().map(|_| "--github-token-env"),
+        let (token_var, wrong) = match forge {
+            ForgeKind::Github => (
+                &args.github_token_env,
+                args.gitlab_token_env.as_ref().map(|_| "--gitlab-token-env"),
+            ),
+            ForgeKind::Gitlab => (
+                &args.gitlab_token_env,
+                args.github_token_env.as_ref().map(|_| "--github-token-env"),
+            ),
         };
-        if let Some(flag) = wrong_token_flag {
+        if let Some(flag) = wrong {
+            let name = forge_name(forge);
             return Err(CliError::usage(anyhow!(
-                "{flag} names a token for the other forge; with --post {} use --{}-token-env",
-                forge_name(forge),
-                forge_name(forge)
+                "{flag} names a token for the other forge; with --post {name} use --{name}-token-env"
             )));
         }
-        let target = match forge {
-            ForgeArg::Github => {
-                let var = args.github_token_env.as_deref();
-                let ctx = match pull_request(args, env, forge)? {
-                    Some(n) => GithubContext::for_pull_request(env, var, n),
-                    None => GithubContext::from_env(env, var),
-                }
-                .map_err(CliError::usage)?;
-                Target::Github(ctx)
-            }
-            ForgeArg::Gitlab => {
-                pull_request(args, env, forge)?;
-                let ctx = GitlabContext::from_env(env, args.gitlab_token_env.as_deref())
-                    .map_err(CliError::usage)?;
-                Target::Gitlab(ctx)
-            }
+        let choice = Choice {
+            token_var: token_var.clone(),
+            pull_request: args.pull_request,
+            github_login: args.github_login.clone(),
+            max_comments: args.max_comments,
         };
-        let author = match forge {
-            ForgeArg::Github => github_login(args, env)?,
-            ForgeArg::Gitlab if args.github_login.is_some() => {
-                return Err(CliError::usage(anyhow!(
-                    "--github-login is for GitHub; on GitLab crit asks the API who its token is"
-                )));
-            }
-            ForgeArg::Gitlab => None,
-        };
-        let poster = Poster {
-            target,
-            options: PostOptions {
-                max_comments: args.max_comments,
-                author,
-                ..PostOptions::default()
-            },
-            step_summary: env
-                .non_empty("GITHUB_STEP_SUMMARY")
-                .map(std::path::PathBuf::from),
-            actions: env.non_empty("GITHUB_ACTIONS") == Some("true"),
-        };
-        poster.teach(Redactor::process());
-        Ok(Some(poster))
+        let dest = Destination::from_env(env, forge, &choice)
+            .map_err(|e| CliError::usage(anyhow!("{}", printable(&e.to_string()))))?;
+        Ok(Some(Poster { dest }))
     }
 
     /// Has `redactor` redact the token (a review's own redactor, so that
     /// not even a reviewed file holding it shows it to the model).
     pub fn teach(&self, redactor: &Redactor) {
-        let token = match &self.target {
-            Target::Github(c) => c.token.expose(),
-            Target::Gitlab(c) => c.token.expose(),
-        };
-        redactor.learn(token, "forge-token");
+        self.dest.teach(redactor);
     }
 
     /// Posts `result`, which is already written, and says what was done on
@@ -130,7 +80,7 @@ impl Poster {
             )));
         }
         let outcome = runner::block_on(stop, |cancel| async move {
-            cancel.run_until_cancelled(self.send(result)).await
+            cancel.run_until_cancelled(self.dest.post(result)).await
         })?;
         let report = match outcome {
             Some(Ok(report)) => report,
@@ -174,7 +124,7 @@ impl Poster {
             missing.push("the summary".to_string());
         }
         let mut kept = String::new();
-        if let (Some(body), Some(path)) = (&report.unposted_summary, &self.step_summary) {
+        if let (Some(body), Some(path)) = (&report.unposted_summary, self.dest.step_summary()) {
             kept = match append_step_summary(path, body) {
                 Ok(()) => "; the summary is in the job's step summary".to_string(),
                 Err(e) => format!("; the job's step summary could not be written either ({e})"),
@@ -185,7 +135,7 @@ impl Poster {
             missing.join("; "),
             self.place()
         );
-        if self.actions {
+        if self.dest.in_actions() {
             // One line the runner turns into an annotation; `%`, CR and LF
             // encoded as its toolkit does, nothing else can end it.
             let line = printable(&what)
@@ -195,6 +145,29 @@ impl Poster {
             eprintln!("::error title=crit could not post everything::{line}");
         }
         CliError::could_not_run(anyhow!("{what}"))
+    }
+
+    /// What crit's own summary on the pull or merge request records of the
+    /// last review (`--since-last-review`), asked before the review runs;
+    /// `None` when crit has not summarized a review there yet. Failing to
+    /// ask is exit 3 before anything is spent.
+    pub fn last_review(&self, stop: &runner::Stop) -> Result<Option<LastReview>, CliError> {
+        let outcome = runner::block_on(stop, |cancel| async move {
+            let asked = self.dest.last_review();
+            cancel.run_until_cancelled(asked).await
+        })?;
+        match outcome {
+            Some(Ok(last)) => Ok(last),
+            Some(Err(e)) => Err(CliError::could_not_run(anyhow!(
+                "--since-last-review could not read crit's last summary on {}: {e}",
+                self.place()
+            ))),
+            None => Err(CliError::with_code(
+                stop.signal()
+                    .map_or(Code::CouldNotRun, runner::Signal::code),
+                anyhow!("a signal stopped crit before the review"),
+            )),
+        }
     }
 
     /// Writes `section` into the part of the pull or merge request's
@@ -207,7 +180,7 @@ impl Poster {
     ) -> Result<(), CliError> {
         let outcome = runner::block_on(stop, |cancel| async move {
             cancel
-                .run_until_cancelled(self.send_description(section))
+                .run_until_cancelled(self.dest.describe(section))
                 .await
         })?;
         let report = match outcome {
@@ -235,50 +208,14 @@ impl Poster {
         Ok(())
     }
 
-    async fn send_description(&self, section: &str) -> Result<DescribeReport, PostError> {
-        match &self.target {
-            Target::Github(ctx) => {
-                GithubPoster::new(ctx.clone(), self.options.clone())?
-                    .describe(section)
-                    .await
-            }
-            Target::Gitlab(ctx) => {
-                GitlabPoster::new(ctx.clone(), self.options.clone())?
-                    .describe(section)
-                    .await
-            }
-        }
-    }
-
     /// The pull or merge request, in words.
     fn place(&self) -> String {
-        match &self.target {
-            Target::Github(c) => format!("GitHub pull request #{}", c.number),
-            Target::Gitlab(c) => format!("GitLab merge request !{}", c.iid),
-        }
-    }
-
-    async fn send(&self, result: &ReviewResult) -> Result<PostReport, PostError> {
-        match &self.target {
-            Target::Github(ctx) => {
-                GithubPoster::new(ctx.clone(), self.options.clone())?
-                    .post(result)
-                    .await
-            }
-            Target::Gitlab(ctx) => {
-                GitlabPoster::new(ctx.clone(), self.options.clone())?
-                    .post(result)
-                    .await
-            }
-        }
+        self.dest.place()
     }
 
     /// One line: where it went and what it did.
     fn said(&self, r: &PostReport) -> String {
-        let place = match &self.target {
-            Target::Github(c) => format!("GitHub pull request #{}", c.number),
-            Target::Gitlab(c) => format!("GitLab merge request !{}", c.iid),
-        };
+        let place = self.place();
         let mut line = format!(
             "posted to {place}: {} new inline comment(s), {} kept, {} marked resolved; {} finding(s) in the summary",
             r.inline_posted,
@@ -308,28 +245,6 @@ fn append_step_summary(path: &std::path::Path, body: &str) -> Result<(), String>
         .map_err(|e| e.to_string())
 }
 
-/// `--github-login`, else `CRIT_GITHUB_LOGIN`: a GitHub account's name.
-fn github_login(args: &PostArgs, env: &Env) -> Result<Option<String>, CliError> {
-    let (given, from) = match (&args.github_login, env.non_empty(GITHUB_LOGIN_VAR)) {
-        (Some(l), _) => (l.trim().to_string(), "--github-login"),
-        (None, Some(l)) => (l.trim().to_string(), GITHUB_LOGIN_VAR),
-        (None, None) => return Ok(None),
-    };
-    let name = given.strip_suffix("[bot]").unwrap_or(&given);
-    let ok = !name.is_empty()
-        && name.len() <= 100
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
-    if !ok {
-        return Err(CliError::usage(anyhow!(
-            "{from} is not a GitHub account's name: {}",
-            printable(&given)
-        )));
-    }
-    Ok(Some(given))
-}
-
 /// The shards `result` covers, when it is not all of them.
 fn partial_shards(result: &ReviewResult) -> Option<String> {
     let value = result.inputs.get(shard::INPUT_KEY)?;
@@ -339,37 +254,10 @@ fn partial_shards(result: &ReviewResult) -> Option<String> {
     (!complete).then(|| printable(value))
 }
 
-/// `--pull-request N`, else `CRIT_PULL_REQUEST`: GitHub only.
-fn pull_request(args: &PostArgs, env: &Env, forge: ForgeArg) -> Result<Option<u64>, CliError> {
-    let from_env = env.non_empty(PULL_REQUEST_VAR);
-    let given = match (args.pull_request, from_env) {
-        (Some(n), _) => Some(n),
-        (None, Some(v)) => Some(v.trim().parse::<u64>().map_err(|_| {
-            CliError::usage(anyhow!(
-                "{PULL_REQUEST_VAR} is not a pull request number: {}",
-                printable(v)
-            ))
-        })?),
-        (None, None) => None,
-    };
-    match (forge, given) {
-        (ForgeArg::Gitlab, Some(_)) if args.pull_request.is_some() => {
-            Err(CliError::usage(anyhow!(
-                "--pull-request is for GitHub; on GitLab the merge request is CI_MERGE_REQUEST_IID"
-            )))
-        }
-        (ForgeArg::Gitlab, _) => Ok(None),
-        (ForgeArg::Github, Some(0)) => Err(CliError::usage(anyhow!(
-            "pull request 0 does not exist; pull requests are numbered from 1"
-        ))),
-        (ForgeArg::Github, n) => Ok(n),
-    }
-}
-
-fn forge_name(f: ForgeArg) -> &'static str {
+fn forge_name(f: ForgeKind) -> &'static str {
     match f {
-        ForgeArg::Github => "github",
-        ForgeArg::Gitlab => "gitlab",
+        ForgeKind::Github => "github",
+        ForgeKind::Gitlab => "gitlab",
     }
 }
 

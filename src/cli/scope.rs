@@ -31,6 +31,11 @@ const SHARED: [&str; 20] = [
     "no_log",
 ];
 
+/// The posting flags (`PostArgs`, on the commands that post) a command does
+/// not use, by its path: `crit report` posts a result already made, so there
+/// is no review left to narrow to the commits since the last one.
+const POSTING_UNUSED: [(&str, &str); 1] = [("report", "since_last_review")];
+
 /// Flags every command uses: how it talks to the terminal.
 const EVERYWHERE: [&str; 3] = ["color", "verbose", "quiet"];
 
@@ -79,13 +84,22 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
 }
 
 fn unused(path: &str) -> Vec<&'static str> {
-    match uses(path) {
+    let mut unused: Vec<&'static str> = match uses(path) {
         None => Vec::new(),
         Some(used) => SHARED
             .into_iter()
             .filter(|id| !EVERYWHERE.contains(id) && !used.contains(id))
             .collect(),
-    }
+    };
+    unused.extend(posting_unused(path));
+    unused
+}
+
+fn posting_unused(path: &str) -> impl Iterator<Item = &'static str> + '_ {
+    POSTING_UNUSED
+        .into_iter()
+        .filter(move |(p, _)| *p == path)
+        .map(|(_, id)| id)
 }
 
 /// Gives every subcommand the shared flags, hiding from its help the ones it
@@ -131,6 +145,11 @@ fn give_as(
     mode: Unused,
 ) -> clap::Command {
     let unused = unused(path);
+    // The command's own posting flags it does not use: hidden, still parsed
+    // (`first_unused` names them).
+    for id in posting_unused(path) {
+        cmd = cmd.mut_arg(id, |a| a.hide(true));
+    }
     for arg in shared {
         let hide = unused.contains(&arg.get_id().as_str());
         cmd = match mode {
@@ -206,9 +225,10 @@ pub fn leaf(matches: &ArgMatches) -> (&ArgMatches, String) {
 /// does not use, with the subcommand's path: `(--provider, "report")`.
 pub fn first_unused(matches: &ArgMatches) -> Option<(String, String)> {
     let (leaf, path) = leaf(matches);
+    // A posting flag is the command's own: `crit` itself has none.
     let given = |id: &&str| {
         leaf.value_source(id) == Some(ValueSource::CommandLine)
-            || matches.value_source(id) == Some(ValueSource::CommandLine)
+            || (SHARED.contains(id) && matches.value_source(id) == Some(ValueSource::CommandLine))
     };
     unused(&path)
         .into_iter()

@@ -22,6 +22,7 @@ mod fix;
 mod interactive;
 mod print_prompt;
 mod running;
+mod since;
 
 use code_flags::{CodeFlags, is_code};
 use running::run_review;

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use crit_core::Finding;
 use crit_core::suggestion::{self, SuggestionError};
 
-use crate::error::Forge;
+use crate::error::ForgeKind;
 use crate::inert;
 use crate::marker::Markers;
 use crate::plan::Inline;
@@ -16,7 +16,7 @@ use crate::plan::Inline;
 const MAX_BODY_CHARS: usize = 20_000;
 
 /// The body of the inline comment for `inline`.
-pub(crate) fn inline_body(markers: &Markers, inline: &Inline<'_>, forge: Forge) -> String {
+pub(crate) fn inline_body(markers: &Markers, inline: &Inline<'_>, forge: ForgeKind) -> String {
     let f = inline.finding;
     let a = &inline.anchor;
     let mut out = format!(
@@ -47,8 +47,8 @@ pub(crate) fn inline_body(markers: &Markers, inline: &Inline<'_>, forge: Forge) 
         match offered(text, inline, forge) {
             Ok(()) => {
                 let block = match forge {
-                    Forge::Github => suggestion::github_block(text),
-                    Forge::Gitlab => suggestion::gitlab_block(text, a.end - a.start),
+                    ForgeKind::Github => suggestion::github_block(text),
+                    ForgeKind::Gitlab => suggestion::gitlab_block(text, a.end - a.start),
                 };
                 let _ = writeln!(out, "{block}");
             }
@@ -73,7 +73,7 @@ enum NotOffered {
 }
 
 /// Whether the suggestion may be offered on this comment, and why not.
-fn offered(text: &str, inline: &Inline<'_>, forge: Forge) -> Result<(), NotOffered> {
+fn offered(text: &str, inline: &Inline<'_>, forge: ForgeKind) -> Result<(), NotOffered> {
     if !inline.anchor.whole {
         return Err(NotOffered::OutsideDiff);
     }
@@ -81,7 +81,7 @@ fn offered(text: &str, inline: &Inline<'_>, forge: Forge) -> Result<(), NotOffer
     suggestion::check_replacement(text, &current)?;
     // GitLab runs a quick action on any line of a note that starts with
     // `/word`; a suggestion's lines are the model's, so none may.
-    if forge == Forge::Gitlab && text.lines().any(quick_action) {
+    if forge == ForgeKind::Gitlab && text.lines().any(quick_action) {
         return Err(NotOffered::QuickAction);
     }
     Ok(())
@@ -230,7 +230,7 @@ mod tests {
         let body = inline_body(
             &Markers::default(),
             &inline(&f, true, &["let a = x.unwrap();", "let b = y.unwrap();"]),
-            Forge::Github,
+            ForgeKind::Github,
         );
         assert!(body.starts_with(&format!("<!-- crit:finding {} -->\n**P1** · major · Unchecked &lt;b&gt;unwrap&lt;/b&gt; @&#8203;here\n", f.id)), "{body}");
         assert!(body.contains("\n\\# not a heading\n!\\[x]"), "{body}");
@@ -250,13 +250,13 @@ mod tests {
         let gl = inline_body(
             &Markers::default(),
             &inline(&f, true, &["a", "b"]),
-            Forge::Gitlab,
+            ForgeKind::Gitlab,
         );
         assert!(gl.contains("```suggestion:-0+1\nlet a = x?;"), "{gl}");
         let partial = inline_body(
             &Markers::default(),
             &inline(&f, false, &["a"]),
-            Forge::Github,
+            ForgeKind::Github,
         );
         assert!(!partial.contains("```suggestion"));
         assert!(partial.contains("not all of its lines are in the diff"));
@@ -264,7 +264,7 @@ mod tests {
         let same = inline_body(
             &Markers::default(),
             &inline(&f, true, &["let a = x?;", "let b = y?;"]),
-            Forge::Github,
+            ForgeKind::Github,
         );
         assert!(
             same.contains("left out: the suggestion is the same as the lines"),
@@ -274,7 +274,7 @@ mod tests {
         let q = inline_body(
             &Markers::default(),
             &inline(&quick, true, &["a", "b"]),
-            Forge::Gitlab,
+            ForgeKind::Gitlab,
         );
         assert!(
             !q.contains("```suggestion") && q.contains("quick action"),
@@ -289,7 +289,7 @@ mod tests {
     fn resolved_comments() {
         let f = finding();
         let m = Markers::default();
-        let old = inline_body(&m, &inline(&f, true, &["a", "b"]), Forge::Github);
+        let old = inline_body(&m, &inline(&f, true, &["a", "b"]), ForgeKind::Github);
         let done = resolved_body(&m, &f.id, &old, Some("0123456789abcdef0123"));
         assert!(
             done.starts_with(&format!(

@@ -6,16 +6,19 @@ use std::time::Duration;
 
 /// Which forge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Forge {
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum ForgeKind {
+    /// A GitHub pull request, from the GitHub Actions environment
     Github,
+    /// A GitLab merge request, from the GitLab CI environment
     Gitlab,
 }
 
-impl std::fmt::Display for Forge {
+impl std::fmt::Display for ForgeKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Forge::Github => "GitHub",
-            Forge::Gitlab => "GitLab",
+            ForgeKind::Github => "GitHub",
+            ForgeKind::Gitlab => "GitLab",
         })
     }
 }
@@ -43,7 +46,7 @@ pub enum PostError {
     /// 401, 403 or 404: the token may not do this (or cannot see it).
     #[error("{forge} refused to let crit {action} ({status}: {message}): {hint}")]
     Permission {
-        forge: Forge,
+        forge: ForgeKind,
         status: u16,
         action: String,
         message: String,
@@ -54,7 +57,7 @@ pub enum PostError {
         "{forge}'s rate limit: it asked crit to wait {wait:.0?} before it may {action}, more than the {left:.0?} left of the {limit:.0?} crit waits in one run"
     )]
     RateLimited {
-        forge: Forge,
+        forge: ForgeKind,
         action: String,
         wait: Duration,
         left: Duration,
@@ -63,14 +66,14 @@ pub enum PostError {
     /// Any other answer that is not a success.
     #[error("{forge} answered {status} when crit tried to {action}: {message}")]
     Rejected {
-        forge: Forge,
+        forge: ForgeKind,
         status: u16,
         action: String,
         message: String,
     },
     #[error("crit cannot reach {forge} to {action}: {message}")]
     Network {
-        forge: Forge,
+        forge: ForgeKind,
         action: String,
         message: String,
     },
@@ -79,7 +82,7 @@ pub enum PostError {
         "{forge}'s answer when crit tried to {action} is not what its API documents: {message}"
     )]
     Protocol {
-        forge: Forge,
+        forge: ForgeKind,
         action: String,
         message: String,
     },
@@ -104,17 +107,17 @@ impl PostError {
 }
 
 /// What to do about a refusal, per forge and status.
-pub(crate) fn permission_hint(forge: Forge, status: u16, token_source: &str) -> String {
+pub(crate) fn permission_hint(forge: ForgeKind, status: u16, token_source: &str) -> String {
     match (forge, status) {
         (_, 401) => format!(
             "the token from {token_source} was not accepted (expired, revoked or mistyped?)"
         ),
-        (Forge::Github, 403) => "the workflow's token needs `permissions: pull-requests: write` and `issues: write`; a pull request from a fork only gets a read-only token, so save the result in the review job and post it from a job that has write access".to_string(),
-        (Forge::Github, _) => format!(
+        (ForgeKind::Github, 403) => "the workflow's token needs `permissions: pull-requests: write` and `issues: write`; a pull request from a fork only gets a read-only token, so save the result in the review job and post it from a job that has write access".to_string(),
+        (ForgeKind::Github, _) => format!(
             "the repository or pull request does not exist, or the token from {token_source} cannot see it"
         ),
-        (Forge::Gitlab, 403) => "the token needs the `api` scope and at least the Developer role in the project to comment on merge requests".to_string(),
-        (Forge::Gitlab, _) => format!(
+        (ForgeKind::Gitlab, 403) => "the token needs the `api` scope and at least the Developer role in the project to comment on merge requests".to_string(),
+        (ForgeKind::Gitlab, _) => format!(
             "the project or merge request does not exist, or the token from {token_source} cannot see it"
         ),
     }

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
-use crate::error::Forge;
+use crate::error::ForgeKind;
 
 /// How a failed answer is to be taken.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +23,7 @@ pub(crate) enum Failure {
 
 /// What a failed answer means, by each forge's documented rules.
 pub(crate) fn classify(
-    forge: Forge,
+    forge: ForgeKind,
     status: StatusCode,
     headers: &HeaderMap,
     body: &str,
@@ -48,7 +48,7 @@ pub(crate) fn classify(
             })
     };
     match (forge, code) {
-        (Forge::Github, 403 | 429) => {
+        (ForgeKind::Github, 403 | 429) => {
             let until_reset = reset("x-ratelimit-remaining", "x-ratelimit-reset");
             if named.is_some() || until_reset.is_some() {
                 Failure::RateLimited(named.or(until_reset))
@@ -58,7 +58,7 @@ pub(crate) fn classify(
                 Failure::Permission
             }
         }
-        (Forge::Gitlab, 429) => {
+        (ForgeKind::Gitlab, 429) => {
             Failure::RateLimited(named.or_else(|| reset("ratelimit-remaining", "ratelimit-reset")))
         }
         (_, 401 | 403 | 404) => Failure::Permission,
@@ -88,7 +88,7 @@ pub(crate) mod tests {
     fn github_tells_rate_limits_from_refusals() {
         let s403 = StatusCode::FORBIDDEN;
         let now = at(1_000);
-        let gh = |h: &HeaderMap, body: &str| classify(Forge::Github, s403, h, body, now);
+        let gh = |h: &HeaderMap, body: &str| classify(ForgeKind::Github, s403, h, body, now);
         assert_eq!(
             gh(&headers(&[("retry-after", "30")]), "{}"),
             Failure::RateLimited(Some(Duration::from_secs(30)))
@@ -123,15 +123,21 @@ pub(crate) mod tests {
         );
         let h = HeaderMap::new();
         assert_eq!(
-            classify(Forge::Github, StatusCode::NOT_FOUND, &h, "", now),
+            classify(ForgeKind::Github, StatusCode::NOT_FOUND, &h, "", now),
             Failure::Permission
         );
         assert_eq!(
-            classify(Forge::Github, StatusCode::BAD_GATEWAY, &h, "", now),
+            classify(ForgeKind::Github, StatusCode::BAD_GATEWAY, &h, "", now),
             Failure::Transient
         );
         assert_eq!(
-            classify(Forge::Github, StatusCode::UNPROCESSABLE_ENTITY, &h, "", now),
+            classify(
+                ForgeKind::Github,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &h,
+                "",
+                now
+            ),
             Failure::Other
         );
     }
@@ -142,7 +148,7 @@ pub(crate) mod tests {
         let s429 = StatusCode::TOO_MANY_REQUESTS;
         assert_eq!(
             classify(
-                Forge::Gitlab,
+                ForgeKind::Gitlab,
                 s429,
                 &headers(&[("retry-after", "3")]),
                 "Retry later",
@@ -152,7 +158,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             classify(
-                Forge::Gitlab,
+                ForgeKind::Gitlab,
                 s429,
                 &headers(&[("ratelimit-remaining", "0"), ("ratelimit-reset", "1009")]),
                 "",
@@ -162,7 +168,7 @@ pub(crate) mod tests {
         );
         assert_eq!(
             classify(
-                Forge::Gitlab,
+                ForgeKind::Gitlab,
                 StatusCode::FORBIDDEN,
                 &HeaderMap::new(),
                 "rate limit",

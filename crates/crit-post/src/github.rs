@@ -8,16 +8,16 @@ use crit_core::ReviewResult;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::comment::resolved_body;
 use crate::context::GithubContext;
 use crate::diff::FileDiff;
-use crate::error::{Forge, PostError};
+use crate::error::{ForgeKind, PostError};
+use crate::forge::Seen;
 use crate::http::Api;
-use crate::marker::{Marker, Markers};
+use crate::marker::{Marker, Markers, Recorded};
 use crate::pace::{Pacer, RealTime};
-use crate::plan::{ChangedSince, Earlier, Elsewhere, plan};
+use crate::plan::{ChangedSince, Earlier};
 use crate::revision;
-use crate::summary::{self, Outcome};
+use crate::since::LastReview;
 use crate::{DescribeReport, PostOptions, PostReport};
 
 /// Who a workflow's token posts as; it cannot ask (`GET /user` is 403).
@@ -27,7 +27,7 @@ const WORKFLOW_BOT: &str = "github-actions[bot]";
 #[derive(Debug)]
 pub struct GithubPoster {
     pub(crate) ctx: GithubContext,
-    options: PostOptions,
+    pub(crate) options: PostOptions,
     pub(crate) markers: Markers,
     pub(crate) api: Api,
 }
@@ -45,7 +45,7 @@ impl GithubPoster {
     ) -> Result<Self, PostError> {
         let patience = options.patience.clone();
         let api = Api::new(
-            Forge::Github,
+            ForgeKind::Github,
             &ctx.api_url,
             ctx.token.clone(),
             &ctx.token_source,
@@ -70,6 +70,13 @@ impl GithubPoster {
 
     /// Posts `result`: see the crate's documentation for what one run does.
     pub async fn post(&mut self, result: &ReviewResult) -> Result<PostReport, PostError> {
+        crate::forge::post(self, result).await
+    }
+
+    /// What the pull request holds: who crit is, the reviewed revision and
+    /// its diff (and what changed since, when the head moved), crit's
+    /// earlier comments and summaries.
+    pub(crate) async fn seen(&mut self, result: &ReviewResult) -> Result<Seen<u64, ()>, PostError> {
         let asked = self.identity().await?;
         let pr = self
             .api
@@ -105,7 +112,7 @@ impl GithubPoster {
                 "list the pull request's comments",
             )
             .await?;
-        let (mut me, mut confirmed) = match asked {
+        let (me, confirmed) = match asked {
             Some(login) => (login, true),
             None => match self.recorded_login(&issue_comments) {
                 Some(login) => (login, true),
@@ -113,142 +120,28 @@ impl GithubPoster {
             },
         };
         let earlier = self.earlier(&comments, &me);
-        let mut summary_id = self.summary_of(&issue_comments, &me);
-
-        let mut plan = plan(
-            result,
-            &diffs,
-            earlier,
-            Some(
-                self.options
-                    .max_comments
-                    .unwrap_or(crate::DEFAULT_MAX_COMMENTS),
-            ),
-            changed.as_ref(),
-        );
-        let mut notes = crate::summary::left_open_note(plan.left_open);
-        if moved {
-            let n = plan
-                .elsewhere
-                .iter()
-                .filter(|(_, w)| *w == Elsewhere::ChangedSince)
-                .count();
-            notes.push(revision::moved_note(&reviewed, &current, n));
-        }
-        let mut failed = Vec::new();
-        let sent = self
-            .send_inline(&mut plan, &reviewed, &me, &mut notes, &mut failed)
-            .await?;
-        if let Some(login) = sent.login.clone().filter(|_| !confirmed) {
-            if login != me {
-                // The guess was not this token's account: nothing read as
-                // crit's was, so nothing of it is edited.
-                me = login;
-                plan.resolve.clear();
-                plan.superseded.clear();
-                summary_id = self.summary_of(&issue_comments, &me);
-            }
-            confirmed = true;
-        }
-        let links = match plan.superseded.is_empty() {
-            true => Default::default(),
-            false => self.links(&me).await,
-        };
-        let mut resolved_ids = Vec::new();
-        let superseded = std::mem::take(&mut plan.superseded);
-        for e in &superseded {
-            if self
-                .supersede(e, links.get(&e.key).map(String::as_str), &mut failed)
-                .await?
-            {
-                resolved_ids.push(e.handle);
-            }
-        }
-        let mut resolved = 0;
-        for e in &plan.resolve {
-            let body = resolved_body(&self.markers, &e.key, &e.body, Some(&reviewed));
-            let path = self.repo(&format!("/pulls/comments/{}", e.handle));
-            let done = self
-                .api
-                .write(
-                    Method::PATCH,
-                    &path,
-                    &json!({"body": body}),
-                    "mark a comment resolved",
+        let summaries = issue_comments
+            .iter()
+            .filter(|c| {
+                matches!(
+                    self.markers.read(str_at(c, "/body")),
+                    Some(Marker::Summary(_))
                 )
-                .await;
-            if degrade(done, "marking a comment resolved", &mut failed)?.is_some() {
-                resolved_ids.push(e.handle);
-                resolved += 1;
-            }
-        }
-        let threads_resolved = match resolved_ids.is_empty() {
-            true => 0,
-            false => match self.resolve_threads(&resolved_ids).await {
-                Ok(n) => n,
-                Err(why) => {
-                    notes.push(format!("The comments say they are resolved, but their review threads stay open: {why}"));
-                    0
-                }
-            },
-        };
-        let markers = self.markers.clone();
-        let outcome = |by: Option<&str>, notes: &[String], failed: &[String]| {
-            let mut notes = notes.to_vec();
-            notes.extend(failed.iter().map(|f| format!("Not posted: {f}.")));
-            summary::body(
-                &markers,
-                result,
-                &Outcome {
-                    head: Some(&reviewed),
-                    by,
-                    new_inline: sent.posted,
-                    kept_inline: plan.kept,
-                    elsewhere: &plan.elsewhere,
-                    resolved,
-                    notes: &notes,
-                },
-            )
-        };
-        let body = outcome(confirmed.then_some(me.as_str()), &notes, &failed);
-        let saved = self.save_summary(summary_id, &body, &me).await?;
-        let mut unposted_summary = None;
-        match &saved {
-            Some(v) if !confirmed => {
-                // The summary's own author is the account to record.
-                if let Some(login) = v.pointer("/user/login").and_then(Value::as_str) {
-                    let body = outcome(Some(login), &notes, &failed);
-                    let id = v.get("id").and_then(Value::as_u64);
-                    let fixed = self.save_summary(id, &body, login).await?;
-                    if fixed.is_none() {
-                        failed.push("recording crit's account in the summary".into());
-                    }
-                }
-            }
-            Some(_) => {}
-            None => unposted_summary = Some(body),
-        }
-        Ok(PostReport {
-            forge: Forge::Github,
-            inline_posted: sent.posted,
-            inline_kept: plan.kept,
-            resolved,
-            threads_resolved,
-            in_summary: plan
-                .elsewhere
-                .iter()
-                .map(|(f, w)| (f.id.clone(), *w))
-                .collect(),
-            summary_url: saved
-                .as_ref()
-                .and_then(|s| s.get("html_url"))
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            summary_created: summary_id.is_none(),
-            notes,
-            failed,
-            unposted_summary,
-            stats: self.api.stats.clone(),
+            })
+            .filter_map(|c| Some((author(c).to_string(), c.get("id")?.as_u64()?)))
+            .collect();
+        Ok(Seen {
+            me,
+            confirmed,
+            pinned: reviewed.clone(),
+            reviewed,
+            current,
+            moved,
+            diffs,
+            changed,
+            earlier,
+            summaries,
+            view: (),
         })
     }
 
@@ -301,7 +194,7 @@ impl GithubPoster {
     fn recorded_login(&self, issue_comments: &[Value]) -> Option<String> {
         issue_comments.iter().find_map(|c| {
             let by = match self.markers.read(str_at(c, "/body"))? {
-                Marker::Summary { by } => by?,
+                Marker::Summary(r) => r.by?,
                 Marker::Finding { .. } => return None,
             };
             let bot = str_at(c, "/user/type") == "Bot" && by.ends_with("[bot]");
@@ -309,18 +202,41 @@ impl GithubPoster {
         })
     }
 
-    /// crit's summary comment among the pull request's comments.
-    fn summary_of(&self, issue_comments: &[Value], me: &str) -> Option<u64> {
-        issue_comments
-            .iter()
-            .find(|c| {
-                author(c) == me
-                    && matches!(
-                        self.markers.read(str_at(c, "/body")),
-                        Some(Marker::Summary { .. })
-                    )
-            })
-            .and_then(|c| c.get("id").and_then(Value::as_u64))
+    /// crit's summary comment (by `me`), and what its marker records.
+    fn summary_recorded<'c>(
+        &self,
+        issue_comments: &'c [Value],
+        me: &str,
+    ) -> Option<(&'c Value, Recorded)> {
+        issue_comments.iter().find_map(|c| {
+            if author(c) != me {
+                return None;
+            }
+            match self.markers.read(str_at(c, "/body"))? {
+                Marker::Summary(r) => Some((c, r)),
+                Marker::Finding { .. } => None,
+            }
+        })
+    }
+
+    /// What crit's summary on the pull request records of the last review,
+    /// read only from crit's own account's summary; `None` when there is
+    /// none, or it records no head.
+    pub async fn last_review(&mut self) -> Result<Option<LastReview>, PostError> {
+        let asked = self.identity().await?;
+        let issue_comments = self
+            .api
+            .get_all(
+                &self.repo(&format!("/issues/{}/comments", self.ctx.number)),
+                "list the pull request's comments",
+            )
+            .await?;
+        let me = asked
+            .or_else(|| self.recorded_login(&issue_comments))
+            .unwrap_or_else(|| WORKFLOW_BOT.to_string());
+        Ok(self
+            .summary_recorded(&issue_comments, &me)
+            .and_then(|(_, r)| r.last_review()))
     }
 
     /// The diff of the reviewed commit (`base...reviewed`) and the lines
@@ -418,28 +334,6 @@ impl GithubPoster {
                 }
             })
             .collect()
-    }
-}
-
-/// `Ok(Some(answer))`, or `Ok(None)` with the failure listed when the
-/// forge kept failing or refused: the rest of the run goes on. A missing
-/// permission or a spent rate limit ends the run.
-pub(crate) fn degrade(
-    done: Result<Value, PostError>,
-    what: &str,
-    failed: &mut Vec<String>,
-) -> Result<Option<Value>, PostError> {
-    match done {
-        Ok(v) => Ok(Some(v)),
-        Err(
-            e @ (PostError::Rejected { .. }
-            | PostError::Network { .. }
-            | PostError::Protocol { .. }),
-        ) => {
-            failed.push(format!("{what} ({e})"));
-            Ok(None)
-        }
-        Err(e) => Err(e),
     }
 }
 

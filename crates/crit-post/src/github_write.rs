@@ -8,35 +8,30 @@ use std::collections::HashMap;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::comment::{inline_body, moved_body, moved_words};
-use crate::error::{Forge, PostError};
-use crate::github::{GithubPoster, author, degrade, str_at};
-use crate::marker::Marker;
+use crate::comment::{inline_body, moved_body, moved_words, resolved_body};
+use crate::error::{ForgeKind, PostError};
+use crate::forge::degrade;
+use crate::forge::{Forge, Seen, Sent};
+use crate::github::{GithubPoster, author, str_at};
+use crate::http::{Api, Stats};
+use crate::marker::{Marker, Markers};
 use crate::plan::{Earlier, Elsewhere, Plan};
-
-/// What sending the inline comments did.
-#[derive(Debug, Default)]
-pub(crate) struct Sent {
-    pub posted: usize,
-    /// The account GitHub says wrote them.
-    pub login: Option<String>,
-}
 
 impl GithubPoster {
     /// Sends `plan.new` as one review on `commit`; what GitHub refuses or
     /// keeps failing moves to `plan.elsewhere` (and is noted), the rest is
-    /// posted once.
-    pub(crate) async fn send_inline(
+    /// posted once. Returns the account GitHub says wrote them.
+    async fn send_review(
         &mut self,
         plan: &mut Plan<'_, u64>,
         commit: &str,
         me: &str,
         notes: &mut Vec<String>,
         failed: &mut Vec<String>,
-    ) -> Result<Sent, PostError> {
+    ) -> Result<Option<String>, PostError> {
         let mut sent = Sent::default();
         if plan.new.is_empty() {
-            return Ok(sent);
+            return Ok(None);
         }
         let bodies: Vec<Value> = plan.new.iter().map(|i| self.comment_json(i)).collect();
         let mut pending: Vec<usize> = (0..bodies.len()).collect();
@@ -112,14 +107,13 @@ impl GithubPoster {
                 None => plan.new.push(inline),
             }
         }
-        sent.posted = plan.new.len();
-        Ok(sent)
+        Ok(sent.login)
     }
 
     fn comment_json(&self, i: &crate::plan::Inline<'_>) -> Value {
         let mut c = json!({"path": i.finding.path().unwrap_or("").trim_start_matches("./"),
             "line": i.anchor.end, "side": "RIGHT",
-            "body": inline_body(&self.markers, i, Forge::Github)});
+            "body": inline_body(&self.markers, i, ForgeKind::Github)});
         if i.anchor.start < i.anchor.end {
             c["start_line"] = json!(i.anchor.start);
             c["start_side"] = json!("RIGHT");
@@ -166,7 +160,7 @@ impl GithubPoster {
     }
 
     /// The web address of crit's open comment for each finding key.
-    pub(crate) async fn links(&mut self, me: &str) -> HashMap<String, String> {
+    async fn comment_links(&mut self, me: &str) -> HashMap<String, String> {
         let Ok(comments) = self
             .api
             .get_all(
@@ -192,7 +186,7 @@ impl GithubPoster {
 
     /// Points a stale comment at its finding's new place: a reply saying
     /// where, its marker resolved. True when its thread may be resolved.
-    pub(crate) async fn supersede(
+    async fn point_on(
         &mut self,
         e: &Earlier<u64>,
         link: Option<&str>,
@@ -222,63 +216,6 @@ impl GithubPoster {
             .await;
         Ok(degrade(done, "marking an outdated comment moved", failed)?.is_some())
     }
-
-    /// Edits summary `id` or posts a new one (sent again, after checking
-    /// it did not arrive, on a server error). `None`: it could not be saved.
-    pub(crate) async fn save_summary(
-        &mut self,
-        id: Option<u64>,
-        body: &str,
-        me: &str,
-    ) -> Result<Option<Value>, PostError> {
-        let mut failed = Vec::new();
-        if let Some(id) = id {
-            let path = self.repo(&format!("/issues/comments/{id}"));
-            let done = self
-                .api
-                .write(
-                    Method::PATCH,
-                    &path,
-                    &json!({"body": body}),
-                    "edit the summary comment",
-                )
-                .await;
-            return degrade(done, "the summary", &mut failed);
-        }
-        let path = self.repo(&format!("/issues/{}/comments", self.ctx.number));
-        for attempt in 0..self.api.max_attempts() {
-            if attempt > 0 {
-                self.api
-                    .backoff(attempt - 1, "post the summary comment")
-                    .await?;
-                let there = self
-                    .api
-                    .get_all(&path, "list the pull request's comments")
-                    .await?;
-                if let Some(c) = there.into_iter().find(|c| {
-                    str_at(c, "/body") == body
-                        && (author(c) == me || str_at(c, "/user/type") == "Bot")
-                }) {
-                    return Ok(Some(c));
-                }
-            }
-            match self
-                .api
-                .write(
-                    Method::POST,
-                    &path,
-                    &json!({"body": body}),
-                    "post the summary comment",
-                )
-                .await
-            {
-                Ok(v) => return Ok(Some(v)),
-                Err(e) if e.is_transient() => {}
-                Err(e) => return degrade(Err(e), "the summary", &mut failed),
-            }
-        }
-        Ok(None)
-    }
 }
 
 fn login_of(v: &Value) -> Option<String> {
@@ -286,4 +223,162 @@ fn login_of(v: &Value) -> Option<String> {
         .and_then(Value::as_str)
         .filter(|l| !l.is_empty())
         .map(str::to_string)
+}
+
+impl Forge for GithubPoster {
+    type Handle = u64;
+    type View = ();
+
+    fn kind(&self) -> ForgeKind {
+        ForgeKind::Github
+    }
+
+    fn markers(&self) -> &Markers {
+        &self.markers
+    }
+
+    fn max_comments(&self) -> usize {
+        self.options
+            .max_comments
+            .unwrap_or(crate::DEFAULT_MAX_COMMENTS)
+    }
+
+    fn stats(&self) -> Stats {
+        self.api.stats.clone()
+    }
+
+    fn records_author(&self) -> bool {
+        true
+    }
+
+    async fn read(&mut self, result: &crit_core::ReviewResult) -> Result<Seen<u64, ()>, PostError> {
+        self.seen(result).await
+    }
+
+    async fn send_inline(
+        &mut self,
+        plan: &mut Plan<'_, u64>,
+        seen: &Seen<u64, ()>,
+        me: &str,
+        notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
+    ) -> Result<Sent, PostError> {
+        let login = self
+            .send_review(plan, &seen.pinned, me, notes, failed)
+            .await?;
+        Ok(Sent {
+            login,
+            links: HashMap::new(),
+        })
+    }
+
+    async fn links(&mut self, _sent: &Sent, me: &str) -> HashMap<String, String> {
+        self.comment_links(me).await
+    }
+
+    async fn supersede(
+        &mut self,
+        e: &Earlier<u64>,
+        link: Option<&str>,
+        failed: &mut Vec<String>,
+    ) -> Result<bool, PostError> {
+        self.point_on(e, link, failed).await
+    }
+
+    async fn resolve(
+        &mut self,
+        gone: &[Earlier<u64>],
+        superseded: Vec<u64>,
+        head: &str,
+        notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
+    ) -> Result<(usize, usize), PostError> {
+        let mut ids = superseded;
+        let mut resolved = 0;
+        for e in gone {
+            let body = resolved_body(&self.markers, &e.key, &e.body, Some(head));
+            let path = self.repo(&format!("/pulls/comments/{}", e.handle));
+            let done = self
+                .api
+                .write(
+                    Method::PATCH,
+                    &path,
+                    &json!({"body": body}),
+                    "mark a comment resolved",
+                )
+                .await;
+            if degrade(done, "marking a comment resolved", failed)?.is_some() {
+                ids.push(e.handle);
+                resolved += 1;
+            }
+        }
+        let threads = match ids.is_empty() {
+            true => 0,
+            false => match self.resolve_threads(&ids).await {
+                Ok(n) => n,
+                Err(why) => {
+                    notes.push(format!("The comments say they are resolved, but their review threads stay open: {why}"));
+                    0
+                }
+            },
+        };
+        Ok((resolved, threads))
+    }
+
+    fn api(&mut self) -> &mut Api {
+        &mut self.api
+    }
+
+    fn summary_noun(&self) -> &'static str {
+        "comment"
+    }
+
+    async fn edit_summary(&mut self, id: u64, body: &str) -> Result<Value, PostError> {
+        let path = self.repo(&format!("/issues/comments/{id}"));
+        self.api
+            .write(
+                Method::PATCH,
+                &path,
+                &json!({"body": body}),
+                "edit the summary comment",
+            )
+            .await
+    }
+
+    async fn create_summary(&mut self, body: &str) -> Result<Value, PostError> {
+        let path = self.repo(&format!("/issues/{}/comments", self.ctx.number));
+        self.api
+            .write(
+                Method::POST,
+                &path,
+                &json!({"body": body}),
+                "post the summary comment",
+            )
+            .await
+    }
+
+    async fn find_summary(&mut self, body: &str, me: &str) -> Result<Option<Value>, PostError> {
+        let path = self.repo(&format!("/issues/{}/comments", self.ctx.number));
+        let there = self
+            .api
+            .get_all(&path, "list the pull request's comments")
+            .await?;
+        Ok(there.into_iter().find(|c| {
+            str_at(c, "/body") == body && (author(c) == me || str_at(c, "/user/type") == "Bot")
+        }))
+    }
+
+    fn summary_url(&self, saved: &Value, _view: &()) -> Option<String> {
+        saved
+            .get("html_url")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+
+    fn summary_author(&self, saved: &Value) -> Option<String> {
+        saved
+            .pointer("/user/login")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
 }

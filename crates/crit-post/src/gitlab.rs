@@ -10,14 +10,15 @@ use serde_json::{Value, json};
 use crate::comment::resolved_body;
 use crate::context::GitlabContext;
 use crate::diff::FileDiff;
-use crate::error::{Forge, PostError};
-use crate::github::degrade;
+use crate::error::{ForgeKind, PostError};
+use crate::forge::Seen;
+use crate::forge::degrade;
 use crate::http::Api;
-use crate::marker::{Marker, Markers};
+use crate::marker::{Marker, Markers, Recorded};
 use crate::pace::{Pacer, RealTime};
-use crate::plan::{Earlier, Elsewhere, plan};
+use crate::plan::Earlier;
 use crate::revision;
-use crate::summary::{self, Outcome};
+use crate::since::LastReview;
 use crate::{DescribeReport, PostOptions, PostReport};
 
 /// A discussion and its first note.
@@ -64,7 +65,7 @@ pub(crate) struct Diff {
 #[derive(Debug)]
 pub struct GitlabPoster {
     pub(crate) ctx: GitlabContext,
-    options: PostOptions,
+    pub(crate) options: PostOptions,
     pub(crate) markers: Markers,
     pub(crate) api: Api,
 }
@@ -82,7 +83,7 @@ impl GitlabPoster {
     ) -> Result<Self, PostError> {
         let patience = options.patience.clone();
         let api = Api::new(
-            Forge::Gitlab,
+            ForgeKind::Gitlab,
             &ctx.api_url,
             ctx.token.clone(),
             &ctx.token_source,
@@ -106,6 +107,16 @@ impl GitlabPoster {
 
     /// Posts `result`: see the crate's documentation for what one run does.
     pub async fn post(&mut self, result: &ReviewResult) -> Result<PostReport, PostError> {
+        crate::forge::post(self, result).await
+    }
+
+    /// What the merge request holds: who crit is, the reviewed version and
+    /// its diff (and what changed since, when the head moved), crit's
+    /// earlier discussions and summary note.
+    pub(crate) async fn seen(
+        &mut self,
+        result: &ReviewResult,
+    ) -> Result<Seen<Thread, Diff>, PostError> {
         let me = self.identity().await?;
         let current = self.diff().await?;
         let reviewed = self
@@ -128,92 +139,26 @@ impl GitlabPoster {
             .await?;
         let (found, summary_note) = self.earlier(&discussions, &me);
         let earlier = self.mark_stale(found, &diff.head).await?;
-        let hunks: BTreeMap<String, FileDiff> = diff
+        let diffs: BTreeMap<String, FileDiff> = diff
             .files
             .iter()
             .map(|(path, (_, d))| (path.clone(), d.clone()))
             .collect();
-        let mut plan = plan(
-            result,
-            &hunks,
+        let summaries = summary_note
+            .map(|(t, _)| vec![(me.clone(), t.note)])
+            .unwrap_or_default();
+        Ok(Seen {
+            me,
+            confirmed: true,
+            reviewed,
+            current: current.head,
+            pinned: diff.head.clone(),
+            moved,
+            diffs,
+            changed,
             earlier,
-            Some(
-                self.options
-                    .max_comments
-                    .unwrap_or(crate::DEFAULT_MAX_COMMENTS),
-            ),
-            changed.as_ref(),
-        );
-        let mut notes = crate::summary::left_open_note(plan.left_open);
-        if moved {
-            let n = plan
-                .elsewhere
-                .iter()
-                .filter(|(_, w)| *w == Elsewhere::ChangedSince)
-                .count();
-            notes.push(revision::moved_note(&reviewed, &current.head, n));
-        }
-        let mut failed = Vec::new();
-        let links = self
-            .send_inline(&mut plan, &diff, &me, &mut notes, &mut failed)
-            .await?;
-        let posted = plan.new.len();
-        let superseded = std::mem::take(&mut plan.superseded);
-        for e in &superseded {
-            let link = links.get(&e.key).map(|id| match &current.web_url {
-                Some(page) => format!("{page}#note_{id}"),
-                None => format!("#note_{id}"),
-            });
-            self.supersede(e, link.as_deref(), &mut failed).await?;
-        }
-        let (resolved, threads_resolved) = self
-            .resolve(&plan.resolve, &diff.head, &mut notes, &mut failed)
-            .await?;
-        let mut all_notes = notes.clone();
-        all_notes.extend(failed.iter().map(|f| format!("Not posted: {f}.")));
-        let body = summary::body(
-            &self.markers,
-            result,
-            &Outcome {
-                head: Some(&diff.head),
-                by: None,
-                new_inline: posted,
-                kept_inline: plan.kept,
-                elsewhere: &plan.elsewhere,
-                resolved,
-                notes: &all_notes,
-            },
-        );
-        let saved = self
-            .save_summary(summary_note.as_ref().map(|t| t.note), &body, &me)
-            .await?;
-        let summary_url = match (
-            &current.web_url,
-            saved
-                .as_ref()
-                .and_then(|s| s.get("id"))
-                .and_then(Value::as_u64),
-        ) {
-            (Some(page), Some(id)) => Some(format!("{page}#note_{id}")),
-            _ => None,
-        };
-        Ok(PostReport {
-            forge: Forge::Gitlab,
-            inline_posted: posted,
-            inline_kept: plan.kept,
-            resolved,
-            threads_resolved,
-            in_summary: plan
-                .elsewhere
-                .iter()
-                .map(|(f, w)| (f.id.clone(), *w))
-                .collect(),
-            summary_url,
-            summary_created: summary_note.is_none(),
-            notes,
-            failed,
-            unposted_summary: saved.is_none().then_some(body),
-            stats: self.api.stats.clone(),
+            summaries,
+            view: diff,
         })
     }
 
@@ -239,6 +184,22 @@ impl GitlabPoster {
             changed,
             stats: self.api.stats.clone(),
         })
+    }
+
+    /// What crit's summary on the merge request records of the last
+    /// review, read only from crit's own account's summary; `None` when
+    /// there is none, or it records no head.
+    pub async fn last_review(&mut self) -> Result<Option<LastReview>, PostError> {
+        let me = self.identity().await?;
+        let discussions = self
+            .api
+            .get_all(
+                &self.mr("/discussions"),
+                "list the merge request's discussions",
+            )
+            .await?;
+        let (_, summary) = self.earlier(&discussions, &me);
+        Ok(summary.and_then(|(_, r)| r.last_review()))
     }
 
     async fn identity(&mut self) -> Result<String, PostError> {
@@ -294,7 +255,7 @@ impl GitlabPoster {
         me: &str,
     ) -> (
         Vec<(Earlier<Thread>, Option<(String, u32)>)>,
-        Option<Thread>,
+        Option<(Thread, Recorded)>,
     ) {
         let mut earlier = Vec::new();
         let mut summary = None;
@@ -318,8 +279,8 @@ impl GitlabPoster {
             let body = first.get("body").and_then(Value::as_str).unwrap_or("");
             let inline = first.get("type").and_then(Value::as_str) == Some("DiffNote");
             match self.markers.read(body) {
-                Some(Marker::Summary { .. }) if summary.is_none() && !inline => {
-                    summary = Some(thread)
+                Some(Marker::Summary(r)) if summary.is_none() && !inline => {
+                    summary = Some((thread, r))
                 }
                 Some(Marker::Finding { key, resolved }) if inline => {
                     // Where it sits: a line of the diff of this head.
@@ -354,7 +315,7 @@ impl GitlabPoster {
 
     /// Marks each comment resolved and resolves its discussion (when the
     /// token may; if not, once noted, the rest only get their bodies edited).
-    async fn resolve(
+    pub(crate) async fn resolve_gone(
         &mut self,
         gone: &[Earlier<Thread>],
         head: &str,

@@ -9,16 +9,19 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::comment::{inline_body, moved_body, moved_words};
-use crate::error::{Forge, PostError};
-use crate::github::degrade;
+use crate::error::{ForgeKind, PostError};
+use crate::forge::degrade;
+use crate::forge::{Forge, Seen, Sent};
 use crate::gitlab::{Diff, GitlabPoster, Thread};
+use crate::http::{Api, Stats};
+use crate::marker::Markers;
 use crate::plan::{Earlier, Elsewhere, Plan};
 
 impl GitlabPoster {
     /// Opens a discussion for each of `plan.new`, positioned on the diff
     /// `at` (the reviewed version); what GitLab refuses or keeps failing
     /// moves to `plan.elsewhere`. Returns each posted key's note id.
-    pub(crate) async fn send_inline(
+    async fn open_discussions(
         &mut self,
         plan: &mut Plan<'_, Thread>,
         at: &Diff,
@@ -115,7 +118,7 @@ impl GitlabPoster {
         if let Some(old) = inline.anchor.start_old {
             position["old_line"] = json!(old);
         }
-        json!({"body": inline_body(&self.markers, inline, Forge::Gitlab), "position": position})
+        json!({"body": inline_body(&self.markers, inline, ForgeKind::Gitlab), "position": position})
     }
 
     /// The first notes of the discussions now on the merge request by `me`:
@@ -139,7 +142,7 @@ impl GitlabPoster {
     /// Points a stale discussion at its finding's new place: a reply saying
     /// where, its marker resolved, the discussion resolved (when the token
     /// may).
-    pub(crate) async fn supersede(
+    async fn point_on(
         &mut self,
         e: &Earlier<Thread>,
         link: Option<&str>,
@@ -184,59 +187,133 @@ impl GitlabPoster {
             other => degrade(other, "resolving an outdated discussion", failed).map(|_| ()),
         }
     }
-
-    /// Edits summary note `id` or posts a new one (sent again, after
-    /// checking it did not arrive, on a server error). `None`: it could not
-    /// be saved.
-    pub(crate) async fn save_summary(
-        &mut self,
-        id: Option<u64>,
-        body: &str,
-        me: &str,
-    ) -> Result<Option<Value>, PostError> {
-        let mut failed = Vec::new();
-        if let Some(id) = id {
-            let path = self.mr(&format!("/notes/{id}"));
-            let done = self
-                .api
-                .write(
-                    Method::PUT,
-                    &path,
-                    &json!({"body": body}),
-                    "edit the summary note",
-                )
-                .await;
-            return degrade(done, "the summary", &mut failed);
-        }
-        for attempt in 0..self.api.max_attempts() {
-            if attempt > 0 {
-                self.api
-                    .backoff(attempt - 1, "post the summary note")
-                    .await?;
-                let there = self.arrived(me).await?;
-                if let Some(id) = there.get(body) {
-                    return Ok(Some(json!({"id": id})));
-                }
-            }
-            match self
-                .api
-                .write(
-                    Method::POST,
-                    &self.mr("/notes"),
-                    &json!({"body": body}),
-                    "post the summary note",
-                )
-                .await
-            {
-                Ok(v) => return Ok(Some(v)),
-                Err(e) if e.is_transient() => {}
-                Err(e) => return degrade(Err(e), "the summary", &mut failed),
-            }
-        }
-        Ok(None)
-    }
 }
 
 fn body_of(v: &Value) -> &str {
     v.get("body").and_then(Value::as_str).unwrap_or("")
+}
+
+impl Forge for GitlabPoster {
+    type Handle = Thread;
+    type View = Diff;
+
+    fn kind(&self) -> ForgeKind {
+        ForgeKind::Gitlab
+    }
+
+    fn markers(&self) -> &Markers {
+        &self.markers
+    }
+
+    fn max_comments(&self) -> usize {
+        self.options
+            .max_comments
+            .unwrap_or(crate::DEFAULT_MAX_COMMENTS)
+    }
+
+    fn stats(&self) -> Stats {
+        self.api.stats.clone()
+    }
+
+    fn records_author(&self) -> bool {
+        false
+    }
+
+    async fn read(
+        &mut self,
+        result: &crit_core::ReviewResult,
+    ) -> Result<Seen<Thread, Diff>, PostError> {
+        self.seen(result).await
+    }
+
+    async fn send_inline(
+        &mut self,
+        plan: &mut Plan<'_, Thread>,
+        seen: &Seen<Thread, Diff>,
+        me: &str,
+        notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
+    ) -> Result<Sent, PostError> {
+        let ids = self
+            .open_discussions(plan, &seen.view, me, notes, failed)
+            .await?;
+        let page = seen.view.web_url.as_deref().unwrap_or("");
+        Ok(Sent {
+            login: None,
+            links: ids
+                .into_iter()
+                .map(|(key, id)| (key, format!("{page}#note_{id}")))
+                .collect(),
+        })
+    }
+
+    async fn links(&mut self, sent: &Sent, _me: &str) -> HashMap<String, String> {
+        sent.links.clone()
+    }
+
+    async fn supersede(
+        &mut self,
+        e: &Earlier<Thread>,
+        link: Option<&str>,
+        failed: &mut Vec<String>,
+    ) -> Result<bool, PostError> {
+        // Its discussion is resolved with it.
+        self.point_on(e, link, failed).await.map(|()| false)
+    }
+
+    async fn resolve(
+        &mut self,
+        gone: &[Earlier<Thread>],
+        _superseded: Vec<Thread>,
+        head: &str,
+        notes: &mut Vec<String>,
+        failed: &mut Vec<String>,
+    ) -> Result<(usize, usize), PostError> {
+        self.resolve_gone(gone, head, notes, failed).await
+    }
+
+    fn api(&mut self) -> &mut Api {
+        &mut self.api
+    }
+
+    fn summary_noun(&self) -> &'static str {
+        "note"
+    }
+
+    async fn edit_summary(&mut self, id: u64, body: &str) -> Result<Value, PostError> {
+        let path = self.mr(&format!("/notes/{id}"));
+        self.api
+            .write(
+                Method::PUT,
+                &path,
+                &json!({"body": body}),
+                "edit the summary note",
+            )
+            .await
+    }
+
+    async fn create_summary(&mut self, body: &str) -> Result<Value, PostError> {
+        self.api
+            .write(
+                Method::POST,
+                &self.mr("/notes"),
+                &json!({"body": body}),
+                "post the summary note",
+            )
+            .await
+    }
+
+    async fn find_summary(&mut self, body: &str, me: &str) -> Result<Option<Value>, PostError> {
+        let there = self.arrived(me).await?;
+        Ok(there.get(body).map(|id| json!({"id": id})))
+    }
+
+    fn summary_url(&self, saved: &Value, view: &Diff) -> Option<String> {
+        let id = saved.get("id").and_then(Value::as_u64)?;
+        Some(format!("{}#note_{id}", view.web_url.as_deref()?))
+    }
+
+    fn summary_author(&self, _saved: &Value) -> Option<String> {
+        None
+    }
 }

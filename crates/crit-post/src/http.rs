@@ -11,7 +11,7 @@ use reqwest::Method;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
-use crate::error::{Forge, PostError, permission_hint, server_words};
+use crate::error::{ForgeKind, PostError, permission_hint, server_words};
 use crate::failure::{Failure, classify};
 use crate::pace::{Pacer, Patience};
 
@@ -43,7 +43,7 @@ pub struct Stats {
 /// A client of one forge's API.
 pub(crate) struct Api {
     client: reqwest::Client,
-    pub forge: Forge,
+    pub forge: ForgeKind,
     base: String,
     token: Secret,
     token_source: String,
@@ -68,7 +68,7 @@ impl std::fmt::Debug for Api {
 
 impl Api {
     pub fn new(
-        forge: Forge,
+        forge: ForgeKind,
         base: &str,
         token: Secret,
         token_source: &str,
@@ -76,8 +76,8 @@ impl Api {
         patience: Option<Patience>,
     ) -> Result<Self, PostError> {
         let patience = patience.unwrap_or_else(|| match forge {
-            Forge::Github => Patience::github(),
-            Forge::Gitlab => Patience::gitlab(),
+            ForgeKind::Github => Patience::github(),
+            ForgeKind::Gitlab => Patience::gitlab(),
         });
         let base = base.trim().trim_end_matches('/').to_string();
         let https = base.to_ascii_lowercase().starts_with("https:");
@@ -98,8 +98,8 @@ impl Api {
             token_source: token_source.to_string(),
             auth,
             accept: match forge {
-                Forge::Github => "application/vnd.github+json",
-                Forge::Gitlab => "application/json",
+                ForgeKind::Github => "application/vnd.github+json",
+                ForgeKind::Gitlab => "application/json",
             },
             pacer,
             patience,
@@ -215,7 +215,7 @@ impl Api {
                 .header(reqwest::header::AUTHORIZATION, self.auth.clone())
                 .header(reqwest::header::ACCEPT, self.accept)
                 .timeout(self.patience.request_timeout);
-            if self.forge == Forge::Github {
+            if self.forge == ForgeKind::Github {
                 req = req.header("x-github-api-version", "2022-11-28");
             }
             if let Some(p) = &payload {

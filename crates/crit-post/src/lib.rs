@@ -30,9 +30,11 @@
 mod comment;
 mod context;
 mod describe;
+mod destination;
 mod diff;
 mod error;
 mod failure;
+mod forge;
 mod github;
 mod github_threads;
 mod github_write;
@@ -45,15 +47,18 @@ mod marker;
 mod pace;
 mod plan;
 mod revision;
+mod since;
 mod summary;
 
 pub use context::{GithubContext, GitlabContext};
-pub use error::{ContextError, Forge, PostError};
+pub use destination::{Choice, Destination, DestinationError};
+pub use error::{ContextError, ForgeKind, PostError};
 pub use github::GithubPoster;
 pub use gitlab::GitlabPoster;
 pub use http::Stats;
 pub use pace::{Pacer, Patience, RealTime, Sleep};
 pub use plan::Elsewhere;
+pub use since::{LastReview, Since};
 
 /// Most inline comments crit keeps open when not told otherwise: a review
 /// with more is read in its summary, not in a wall of comments.
@@ -83,7 +88,7 @@ pub struct PostOptions {
 /// What one run did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostReport {
-    pub forge: Forge,
+    pub forge: ForgeKind,
     /// Inline comments posted by this run.
     pub inline_posted: usize,
     /// Inline comments of earlier runs whose findings are still reported.

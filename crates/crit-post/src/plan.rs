@@ -1,6 +1,6 @@
 //! Which finding goes where on this run: a new inline comment, one already
 //! on the pull request, or the summary (and why); and which earlier
-//! comments are about findings no longer reported. Forge-independent.
+//! comments are about findings no longer reported. ForgeKind-independent.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -217,7 +217,8 @@ fn vouches_gone<H>(result: &ReviewResult, e: &Earlier<H>) -> bool {
                     .strip_prefix(d.finding.id.as_str())
                     .is_some_and(|rest| rest.starts_with('-')))
     });
-    finished && !capped && saw_file(result, e.path.as_deref())
+    // A review of the newer commits only saw none of the earlier ones.
+    finished && !capped && !crate::since::only_newer(result) && saw_file(result, e.path.as_deref())
 }
 
 /// Whether the review saw all of `path` (always, when it does not say what

@@ -9,8 +9,9 @@ use crit_core::{Finding, ReviewResult, Verdict};
 
 use crate::comment::{headline, short_sha};
 use crate::inert;
-use crate::marker::Markers;
+use crate::marker::{Markers, Recorded};
 use crate::plan::Elsewhere;
+use crate::since::Since;
 
 /// GitHub takes 65,536 characters in a comment; room is left for the end.
 const BUDGET: usize = 60_000;
@@ -28,7 +29,13 @@ pub(crate) struct Outcome<'a> {
 }
 
 pub(crate) fn body(markers: &Markers, result: &ReviewResult, o: &Outcome<'_>) -> String {
-    let mut out = format!("{}\n{}\n\n", markers.summary_by(o.by), title(result));
+    let since = Since::of(result);
+    let recorded = Recorded {
+        by: o.by.map(str::to_string),
+        head: o.head.map(str::to_string),
+        from: since.as_ref().and_then(Since::from).map(str::to_string),
+    };
+    let mut out = format!("{}\n{}\n\n", markers.summary_with(&recorded), title(result));
     if !result.summary.trim().is_empty() {
         for line in inert::block(result.summary.trim()).split('\n') {
             let _ = writeln!(out, "> {line}");
@@ -41,6 +48,9 @@ pub(crate) fn body(markers: &Markers, result: &ReviewResult, o: &Outcome<'_>) ->
             "**The review did not complete:** {}\n\n",
             inert::line(err)
         );
+    }
+    if let Some(since) = &since {
+        let _ = writeln!(out, "{}  ", since.describe(o.head));
     }
     let _ = writeln!(out, "{}  ", counts(result));
     let inline = o.new_inline + o.kept_inline;
@@ -94,11 +104,15 @@ pub(crate) fn body(markers: &Markers, result: &ReviewResult, o: &Outcome<'_>) ->
 }
 
 /// The note for earlier comments a run left open (none for zero).
-pub(crate) fn left_open_note(n: usize) -> Vec<String> {
+pub(crate) fn left_open_note(n: usize, result: &ReviewResult) -> Vec<String> {
+    let why = match crate::since::only_newer(result) {
+        true => "it reviewed only the commits pushed since the last review",
+        false => "it did not finish, did not see all of their file, or cut them at a cap",
+    };
     match n {
         0 => Vec::new(),
         n => vec![format!(
-            "{n} earlier comment(s) stay open: this run did not report their findings, but it did not finish, did not see all of their file, or cut them at a cap, so it cannot say they are fixed."
+            "{n} earlier comment(s) stay open: this run did not report their findings, but {why}, so it cannot say they are fixed."
         )],
     }
 }

@@ -192,6 +192,6 @@ where
     }
 }
 
-fn stopped() -> PyErr {
+pub fn stopped() -> PyErr {
     errors::CritError::new_err("the review was stopped: the Python interpreter is exiting")
 }

@@ -11,7 +11,8 @@
 //! ├── ContextError      the project's conventions cannot be read
 //! ├── SessionError      the session log cannot be written
 //! ├── McpError          an MCP server did not start
-//! └── PlanError         a plan review could not run (lock, I/O)
+//! ├── PlanError         a plan review could not run (lock, I/O)
+//! └── PostError         posting to the pull or merge request failed
 //! ```
 
 use crit_llm::LlmError;
@@ -76,6 +77,13 @@ create_exception!(
     "A plan review could not run (its state is locked by another run, or a file cannot be read or written)."
 );
 
+create_exception!(
+    crit,
+    PostError,
+    CritError,
+    "Posting to the pull or merge request failed (a token that may not write, the forge unreachable); the result itself is unaffected."
+);
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("CritError", py.get_type::<CritError>())?;
@@ -87,6 +95,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SessionError", py.get_type::<SessionError>())?;
     m.add("McpError", py.get_type::<McpError>())?;
     m.add("PlanError", py.get_type::<PlanError>())?;
+    m.add("PostError", py.get_type::<PostError>())?;
     Ok(())
 }
 
@@ -118,6 +127,10 @@ pub fn review(e: ReviewError) -> PyErr {
         ReviewError::Session(s) => SessionError::new_err(s.to_string()),
         other => config(other),
     }
+}
+
+pub fn post(e: crit_post::PostError) -> PyErr {
+    PostError::new_err(e.to_string())
 }
 
 /// A task that panicked: a bug in crit, said as such.

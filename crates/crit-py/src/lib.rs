@@ -15,6 +15,7 @@ mod bridge;
 mod code;
 mod errors;
 mod hooks;
+mod post;
 mod project;
 mod prompt;
 mod reviews;
@@ -40,6 +41,8 @@ fn _crit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reviews::review_plan_sync, m)?)?;
     m.add_function(wrap_pyfunction!(prompt::review_prompt, m)?)?;
     m.add_function(wrap_pyfunction!(prompt::review_prompt_sync, m)?)?;
+    m.add_function(wrap_pyfunction!(post::post, m)?)?;
+    m.add_function(wrap_pyfunction!(post::post_sync, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // Before the interpreter finalizes, while it is whole: after that, a
     // runtime thread inside Python aborts it.

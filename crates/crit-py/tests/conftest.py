@@ -63,6 +63,15 @@ class FakeServer:
     def remaining(self) -> int:
         return self._ask({"op": "remaining"})["remaining"]
 
+    def gitlab(self, **merge_request: Any) -> Dict[str, Any]:
+        """Starts crit-testkit's GitLab stand-in (once) serving this merge
+        request: its API URL, project id and token."""
+        return self._ask({"op": "gitlab", **merge_request})
+
+    def discussions(self, iid: int) -> List[Dict[str, Any]]:
+        """The GitLab stand-in's discussions on merge request ``iid``."""
+        return self._ask({"op": "discussions", "iid": iid})["discussions"]
+
     def close(self) -> None:
         if self.proc.stdin:
             self.proc.stdin.close()

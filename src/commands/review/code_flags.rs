@@ -106,6 +106,7 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
         Arg::new(DESCRIBE)
             .long(DESCRIBE)
             .action(ArgAction::SetTrue)
+            .conflicts_with("since_last_review")
             .help("Write the change's pull-request description (a title, a summary, a walkthrough per file, the risks) instead of reviewing it; with --post, into the section of the description crit owns, the author's text left alone")
             .help_heading(heading),
     )

@@ -45,12 +45,32 @@ pub fn run_review(
     };
     let settings = backend::settings(project, kind)?;
     let root = project.root().to_path_buf();
+    if code.post.since_last_review && !no_scope(&given, &code) {
+        return Err(CliError::usage(anyhow!(
+            "--since-last-review chooses what to review itself (the commits since the last review); leave out --diff, --commit, --uncommitted and --files"
+        )));
+    }
     if is_code(template) && no_scope(&given, &code) {
         match rules.ci() {
             Some(_) => ci_scope(rules, &root, &mut given)?,
             None => branch_scope(&root, &mut given, &mut code, common.quiet)?,
         }
     }
+    let since = match (code.post.since_last_review, posting.poster) {
+        (true, Some(poster)) => Some(super::since::narrow(
+            poster,
+            &root,
+            &mut given,
+            common.quiet,
+        )?),
+        _ => None,
+    };
+    let record = |mut result: ReviewResult| {
+        if let Some(s) = &since {
+            s.record(&mut result);
+        }
+        result
+    };
     let scope = match is_code(template) {
         true => Some(
             Scope::from_options(
@@ -106,7 +126,7 @@ pub fn run_review(
         return conclude(
             &common,
             settings.gate,
-            result,
+            record(result),
             &stop,
             &root,
             fix_options(&common, &code),
@@ -171,6 +191,7 @@ pub fn run_review(
         true => as_agent_sdk(result),
         false => result,
     };
+    let result = record(result);
     let code = conclude(
         &common,
         settings.gate,

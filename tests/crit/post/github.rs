@@ -99,7 +99,10 @@ fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summary() 
     assert_eq!(summaries.len(), 1);
     let summary = body(&summaries[0]);
     assert!(
-        summary.starts_with("<!-- crit:summary by=github-actions[bot] -->\n### ❌ crit code: FAIL"),
+        summary.starts_with(&format!(
+            "<!-- crit:summary by=github-actions[bot] head={} -->\n### ❌ crit code: FAIL",
+            pr.head
+        )),
         "{summary}"
     );
     assert!(

@@ -68,7 +68,10 @@ fn a_first_run_opens_positioned_discussions_with_a_suggestion_and_one_summary_no
     assert_eq!(notes[1]["position"]["new_line"], 12);
     let summary = body(&notes[2]);
     assert!(
-        summary.starts_with("<!-- crit:summary -->\n### ❌ crit code: FAIL"),
+        summary.starts_with(&format!(
+            "<!-- crit:summary head={} -->\n### ❌ crit code: FAIL",
+            pr.head
+        )),
         "{summary}"
     );
     assert!(summary.contains("| P2 | `src/lib.rs:4-6` | get ignores its key |"));

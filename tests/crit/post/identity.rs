@@ -31,7 +31,10 @@ fn an_app_token_finds_its_own_comments_on_every_later_run() {
     assert_eq!(s.requests()[0].status, 403, "as GitHub answers an App");
     let summary = body(&s.issue_comments(7)[0]).to_string();
     assert!(
-        summary.starts_with(&format!("<!-- crit:summary by={APP} -->\n")),
+        summary.starts_with(&format!(
+            "<!-- crit:summary by={APP} head={} -->\n",
+            pr.head
+        )),
         "the account it learned from its review: {summary}"
     );
     // Someone planting a summary that names another account is not believed.

@@ -14,6 +14,7 @@ mod outdated;
 mod refused;
 mod report;
 mod secrets;
+mod since;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

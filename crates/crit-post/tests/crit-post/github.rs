@@ -76,7 +76,9 @@ async fn a_first_run_puts_findings_on_their_lines_with_a_suggestion_and_one_summ
     assert_eq!(summaries.len(), 1);
     let summary = summaries[0]["body"].as_str().unwrap();
     assert!(
-        summary.starts_with("<!-- crit:summary by=github-actions[bot] -->\n### ❌ crit code: FAIL"),
+        summary.starts_with(&format!(
+            "<!-- crit:summary by=github-actions[bot] head={HEAD} -->\n### ❌ crit code: FAIL"
+        )),
         "{summary}"
     );
     assert!(

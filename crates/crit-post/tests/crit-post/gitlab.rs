@@ -54,7 +54,9 @@ async fn a_first_run_opens_positioned_discussions_and_one_summary_note() {
     let summary = notes[2]["body"].as_str().unwrap();
     assert_eq!(notes[2]["type"], Value::Null, "a plain note");
     assert!(
-        summary.starts_with("<!-- crit:summary -->\n### ❌ crit code: FAIL"),
+        summary.starts_with(&format!(
+            "<!-- crit:summary head={HEAD} -->\n### ❌ crit code: FAIL"
+        )),
         "{summary}"
     );
     assert!(summary.contains("| P1 | `src/lib.rs:40-44` | Config is never validated |"));

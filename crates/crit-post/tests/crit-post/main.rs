@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod destination;
 mod github;
 mod gitlab;
 mod measure;

@@ -127,6 +127,16 @@ impl Revision {
         }
     }
 
+    /// Whether this commit is in `other`'s history (`other` itself
+    /// included), as this clone knows it.
+    pub fn is_ancestor_of(&self, other: &Revision) -> Result<bool, ScopeError> {
+        let out = self.git.run(
+            &["merge-base", "--is-ancestor", &self.sha, &other.sha],
+            SMALL,
+        )?;
+        Ok(out.success())
+    }
+
     /// Whether this commit and HEAD share history in this clone.
     pub fn meets_head(&self) -> Result<bool, ScopeError> {
         let out = self.git.run(&["merge-base", &self.sha, "HEAD"], SMALL)?;

@@ -22,6 +22,7 @@ from crit._crit import (
     McpError,
     NoBackendError,
     PlanError,
+    PostError,
     ScopeError,
     SessionError,
     __version__,
@@ -34,6 +35,7 @@ from crit.code import (
     code_reviewer,
 )
 from crit.hooks import HookMatcher
+from crit.posting import PostReport, post, post_sync
 from crit.result import (
     Dismissed,
     Finding,
@@ -70,6 +72,8 @@ __all__ = [
     "McpError",
     "NoBackendError",
     "PlanError",
+    "PostError",
+    "PostReport",
     "PromptReview",
     "ReviewIssue",
     "ReviewResult",
@@ -80,6 +84,8 @@ __all__ = [
     "Usage",
     "__version__",
     "code_reviewer",
+    "post",
+    "post_sync",
     "review_plan",
     "review_plan_sync",
     "review_prompt",

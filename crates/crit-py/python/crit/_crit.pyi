@@ -33,6 +33,9 @@ class McpError(CritError):
 class PlanError(CritError):
     """A plan review could not run (state locked by another run, or I/O)."""
 
+class PostError(CritError):
+    """Posting to the pull or merge request failed; the result is unaffected."""
+
 # (event, matcher, adapter, name); the adapter takes the hook input as JSON
 # and returns the answer as JSON, or an awaitable of it.
 HookSpec = Tuple[str, str, Callable[[str], Any], str]
@@ -127,4 +130,21 @@ def review_prompt_sync(
     model: Optional[str] = None,
     cache: bool = True,
     log: bool = True,
+) -> str: ...
+
+def post(
+    result: str,
+    forge: str,
+    token_env: Optional[str] = None,
+    pull_request: Optional[int] = None,
+    github_login: Optional[str] = None,
+    max_comments: Optional[int] = None,
+) -> Awaitable[str]: ...
+def post_sync(
+    result: str,
+    forge: str,
+    token_env: Optional[str] = None,
+    pull_request: Optional[int] = None,
+    github_login: Optional[str] = None,
+    max_comments: Optional[int] = None,
 ) -> str: ...
