@@ -19,10 +19,12 @@
 #![warn(unreachable_pub)]
 
 mod cache;
+mod case;
 mod config;
 mod corpus;
 pub mod import;
 mod judge;
+pub mod martian;
 mod matching;
 pub mod mine;
 mod render;
@@ -36,12 +38,12 @@ use std::path::PathBuf;
 pub use cache::JudgeCache;
 pub use config::{BenchConfig, distinct_names};
 pub use corpus::{CASES_DIR, Case, CaseSpec, Corpus, Golden, GoldenComment};
-pub use judge::{Asked, JUDGE, Judge, Judgement, Undecided, strongest};
+pub use judge::{Asked, JUDGE, Judge, JudgeStyle, Judgement, Undecided, strongest};
 pub use matching::{Candidate, one_to_one};
 pub use render::terminal;
 pub use report::{
-    BENCH_SCHEMA_VERSION, BenchReport, CaseReport, CaseStatus, ConfigReport, ConfigSettings,
-    JudgeInfo, JudgeSpend, Match, Spend, schema,
+    BENCH_SCHEMA_VERSION, BenchReport, CaseCandidate, CaseReport, CaseStatus, ConfigReport,
+    ConfigSettings, JudgeInfo, JudgeSpend, Match, Scoring, ScoringBlock, Spend, schema,
 };
 pub use run::{BenchOptions, BenchProgress, Configured, run_bench};
 pub use score::{Level, LevelScore, Score};
