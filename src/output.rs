@@ -44,7 +44,7 @@ impl OutputPlan {
             }
             Format::Json
         } else if let Some(f) = common.format {
-            format_of(f)
+            format_of(f)?
         } else {
             output.unwrap_or(Format::Terminal)
         };
@@ -249,8 +249,8 @@ fn compat_of(c: CompatArg) -> Compat {
     }
 }
 
-fn format_of(f: FormatArg) -> Format {
-    match f {
+fn format_of(f: FormatArg) -> Result<Format, CliError> {
+    Ok(match f {
         FormatArg::Terminal => Format::Terminal,
         FormatArg::Json => Format::Json,
         FormatArg::Markdown => Format::Markdown,
@@ -259,7 +259,12 @@ fn format_of(f: FormatArg) -> Format {
         FormatArg::Github => Format::Github,
         FormatArg::Codeclimate => Format::Codeclimate,
         FormatArg::Junit => Format::Junit,
-    }
+        FormatArg::MartianCandidates => {
+            return Err(CliError::usage(anyhow!(
+                "--format martian-candidates is what crit bench export writes; a review has its own formats"
+            )));
+        }
+    })
 }
 
 pub fn fail_on(f: FailOnArg) -> FailOn {

@@ -9,6 +9,7 @@ mod action;
 mod action_workflows;
 mod bench;
 mod bench_hostile;
+mod bench_martian;
 mod bounds;
 mod ci_base;
 mod ci_formats;

@@ -16,9 +16,9 @@ use crit_project::trust::ProjectRules;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use crate::case::{candidate, judge_case};
 use crate::config::BenchConfig;
 use crate::corpus::{Case, Corpus};
-use crate::case::{candidate, judge_case};
 use crate::judge::Judge;
 use crate::report::{
     BENCH_SCHEMA_VERSION, BenchReport, CaseReport, CaseStatus, ConfigReport, ConfigSettings,
@@ -173,18 +173,17 @@ async fn run_config(
             }
         }
     };
-    let judged = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|r| (r, rx))
-    })
-    .map(|(case, (report, findings))| async move {
-        let done = judge_case(backend, case, report, findings, judge, opts).await;
-        if let Some(p) = &opts.progress {
-            p.case_done(&c.config.name, &done.0);
-        }
-        done
-    })
-    .buffered(jobs)
-    .collect::<Vec<_>>();
+    let judged =
+        futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|r| (r, rx)) })
+            .map(|(case, (report, findings))| async move {
+                let done = judge_case(backend, case, report, findings, judge, opts).await;
+                if let Some(p) = &opts.progress {
+                    p.case_done(&c.config.name, &done.0);
+                }
+                done
+            })
+            .buffered(jobs)
+            .collect::<Vec<_>>();
     let ((), cases) = futures_util::future::join(reviews, judged).await;
     let mut overall = Score::default();
     let mut levels = ByLevel::default();
@@ -196,7 +195,12 @@ async fn run_config(
             levels.add(lv);
         }
         if let Some(m) = case.martian {
-            martian = (martian.0 + m.tp, martian.1 + m.fp, martian.2 + m.fn_, martian.3 + 1);
+            martian = (
+                martian.0 + m.tp,
+                martian.1 + m.fp,
+                martian.2 + m.fn_,
+                martian.3 + 1,
+            );
         }
         // A case whose review never ran spent nothing on it.
         if case.verdict.is_some() {

@@ -108,14 +108,29 @@ impl crate::judge::Judge {
         user: String,
     ) -> crate::judge::Asked {
         use crate::judge::{Asked, Judgement, Undecided};
-        let (answer, spent) = judge_pair(backend, &self.model, &self.system, user.clone(), &env.cancel).await;
+        let (answer, spent) = judge_pair(
+            backend,
+            &self.model,
+            &self.system,
+            user.clone(),
+            &env.cancel,
+        )
+        .await;
         let judgement = match answer {
-            Ok((PairAnswer::Answer { matched, confidence }, reasoning)) => Ok(Judgement {
+            Ok((
+                PairAnswer::Answer {
+                    matched,
+                    confidence,
+                },
+                reasoning,
+            )) => Ok(Judgement {
                 reasoning: reasoning.unwrap_or_default(),
                 matched,
                 confidence,
             }),
-            Ok((PairAnswer::Failed, _)) => Err(Undecided::Retried("its answer was an error".into())),
+            Ok((PairAnswer::Failed, _)) => {
+                Err(Undecided::Retried("its answer was an error".into()))
+            }
             Err(why) => Err(Undecided::Retried(why)),
         };
         if let (Ok(j), Some(c)) = (&judgement, &self.cache) {

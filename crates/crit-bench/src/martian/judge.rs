@@ -97,7 +97,10 @@ pub fn parse_judge_answer(text: &str) -> Option<(PairAnswer, Option<String>)> {
         .and_then(Value::as_f64)
         .filter(|c| c.is_finite())
         .unwrap_or(0.0);
-    let reasoning = o.get("reasoning").and_then(Value::as_str).map(str::to_string);
+    let reasoning = o
+        .get("reasoning")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     Some((
         PairAnswer::Answer {
             matched,
@@ -147,7 +150,9 @@ mod tests {
         let u = judge_user("{candidate}", "c");
         assert!(u.contains("looking for):\n{candidate}\n\nCandidate"));
         // The literal braces of the answer's shape stay single.
-        assert!(u.ends_with(r#"{"reasoning": "brief explanation", "match": true/false, "confidence": 0.0-1.0}"#));
+        assert!(u.ends_with(
+            r#"{"reasoning": "brief explanation", "match": true/false, "confidence": 0.0-1.0}"#
+        ));
     }
 
     #[test]

@@ -21,8 +21,8 @@
 
 pub mod ask;
 pub mod export;
-pub mod replay;
 mod judge;
+pub mod replay;
 
 use std::collections::BTreeMap;
 
@@ -90,7 +90,11 @@ pub fn leaderboard(tp: usize, fp: usize, fn_: usize) -> Score {
     let ratio = |n: usize, d: usize| if d == 0 { 0.0 } else { n as f64 / d as f64 };
     let p = ratio(tp, tp + fp);
     let r = ratio(tp, tp + fn_);
-    let f1 = if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 };
+    let f1 = if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    };
     Score {
         tp,
         fp,
@@ -152,7 +156,10 @@ mod tests {
     #[test]
     fn leaderboard_ratios_are_zero_where_undefined() {
         let s = leaderboard(0, 0, 0);
-        assert_eq!((s.precision, s.recall, s.f1), (Some(0.0), Some(0.0), Some(0.0)));
+        assert_eq!(
+            (s.precision, s.recall, s.f1),
+            (Some(0.0), Some(0.0), Some(0.0))
+        );
         let s = leaderboard(3, 1, 5);
         let (p, r) = (0.75, 3.0 / 8.0);
         assert!((s.f1.unwrap() - 2.0 * p * r / (p + r)).abs() < 1e-12);

@@ -99,11 +99,7 @@ pub fn replay(
             continue;
         }
         let kept = one_to_one(&pairs, goldens.len(), texts.len()).len();
-        strict = strict.plus(Score::new(
-            kept,
-            texts.len() - kept,
-            goldens.len() - kept,
-        ));
+        strict = strict.plus(Score::new(kept, texts.len() - kept, goldens.len() - kept));
         strict_reviews += 1;
     }
     Replayed {

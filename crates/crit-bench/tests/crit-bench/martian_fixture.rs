@@ -55,5 +55,8 @@ fn martian_scoring_reproduces_the_benchmarks_arithmetic_and_strict_stays_one_to_
     close(r.strict.f1, 6.0 / 11.0);
     // Another tool's candidates are its own.
     let other = replay(&golden, &candidates, &decisions, "other-tool");
-    assert_eq!((other.martian.tp, other.martian.fp, other.martian.fn_), (0, 1, 3));
+    assert_eq!(
+        (other.martian.tp, other.martian.fp, other.martian.fn_),
+        (0, 1, 3)
+    );
 }
