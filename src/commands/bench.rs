@@ -191,6 +191,14 @@ fn import(common: &CommonArgs, args: &BenchImportArgs) -> Result<Code, CliError>
                 if done.cases.len() == 1 { "" } else { "s" },
                 printable(&args.corpus.join(bench::CASES_DIR).display().to_string())
             );
+            for b in &done.bases {
+                t.push_str(&format!(
+                    "{}: base {}, {}\n",
+                    printable(&b.case),
+                    &b.base[..b.base.len().min(12)],
+                    printable(&b.detail)
+                ));
+            }
             for s in &done.skipped {
                 t.push_str(&format!(
                     "skipped {}: {}\n",

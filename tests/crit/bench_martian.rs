@@ -401,3 +401,74 @@ fn one_case_is_judged_while_the_next_is_reviewed() {
         "a1's judge and b2's review ran one after the other"
     );
 }
+
+#[test]
+fn import_takes_the_recorded_base_commit_else_says_which_base_it_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (base, head) = crate::bench::clone_with_pull_request(&d.join("repos"));
+    let later = crate::bench::rev(&d.join("repos/demo-repo"), "main");
+    let server = FakeServer::start_blocking();
+    let import = |golden: Value, corpus: &str, json: bool| {
+        let bench_dir = d.join(format!("bench-{corpus}/golden_comments"));
+        std::fs::create_dir_all(&bench_dir).unwrap();
+        support::write(&bench_dir, "demo.json", &golden.to_string());
+        let mut c = support::crit(d, &server, None);
+        c.args(["bench", "import", "martian"])
+            .arg(d.join(format!("bench-{corpus}")))
+            .args(["--repos", "repos", "--corpus", corpus]);
+        if json {
+            c.arg("--json");
+        }
+        c.output().unwrap()
+    };
+    let pr = |extra: Value| {
+        let mut v = json!({"pr_title": "Faster pages", "url": "https://github.com/acme/demo-repo/pull/1",
+                           "comments": [{"comment": "negative slice", "severity": "High"}]});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        json!([v])
+    };
+    // The benchmark forked each pull request at its recorded base commit.
+    let out = import(
+        pr(json!({"metadata": {"base_sha": later}})),
+        "recorded",
+        true,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let done = json_out(&out);
+    assert_eq!(done["bases"][0]["from"], "recorded");
+    assert_eq!(done["bases"][0]["base"], later.as_str());
+    let spec: Value = serde_json::from_str(
+        &std::fs::read_to_string(d.join("recorded/cases/demo-repo-1/case.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            spec["base"].as_str().unwrap(),
+            spec["head"].as_str().unwrap()
+        ),
+        (later.as_str(), head.as_str())
+    );
+    // None recorded: where the head leaves the default branch, and it says so.
+    let out = import(pr(json!({})), "merged", false);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains(&format!("demo-repo-1: base {}", &base[..12])),
+        "{text}"
+    );
+    assert!(text.contains("records no base commit"), "{text}");
+    // A recorded base the clone lacks: what to fetch.
+    let out = import(
+        pr(json!({"base_sha": "0123456789abcdef0123456789abcdef01234567"})),
+        "missing",
+        false,
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("recorded base commit 0123456789abcdef"),
+        "{text}"
+    );
+}
