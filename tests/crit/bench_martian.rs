@@ -472,3 +472,33 @@ fn import_takes_the_recorded_base_commit_else_says_which_base_it_used() {
         "{text}"
     );
 }
+
+#[test]
+fn a_judge_answer_lacking_its_fields_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let corpus = d.join("corpus");
+    case(
+        &corpus,
+        "one",
+        "a.py",
+        "a = 1\n",
+        "# MARK-ONE\na = 2\n",
+        &[G1],
+    );
+    let server = FakeServer::start_blocking();
+    server.push(Step::when_contains("MARK-ONE").reply(findings("a.py", &["first"])));
+    for _ in 0..4 {
+        let lacking = Reply::json(json!({"reasoning": "r", "match": true}));
+        server.push(Step::when_contains("same underlying issue").reply(lacking));
+    }
+    let out = bench(d, &server, &["--json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", support::stderr(&out));
+    let r = json_out(&out);
+    let reason = r["configurations"][0]["cases"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reason.contains("confidence"), "{reason}");
+    assert!(!reason.contains("(max_turns)"), "{reason}");
+}

@@ -268,6 +268,11 @@ impl Judge {
             Some(e) => Undecided::Failed(e.clone()),
             None => match (&run.structured, &run.parse_error, &run.outcome.error) {
                 (Some(v), _, _) => Undecided::Lacks(lacking(v)),
+                // A limit ended it (its answers never had the fields): say
+                // so, not the limit's bare name.
+                (None, Some(limit), detail) if LIMITS.contains(&limit.as_str()) => {
+                    Undecided::NoAnswer(detail.clone().unwrap_or_else(|| limit.clone()))
+                }
                 (None, Some(why), _) => Undecided::Unreadable(why.clone()),
                 (None, None, Some(why)) => Undecided::NoAnswer(why.clone()),
                 (None, None, None) => Undecided::NoAnswer("it gave none".into()),
@@ -309,6 +314,9 @@ pub enum Undecided {
     #[error("the judge failed after its retries: {0}")]
     Retried(String),
 }
+
+/// The names a run's limits give as its parse error.
+const LIMITS: [&str; 4] = ["max_turns", "timeout", "max_tokens", "max_budget_usd"];
 
 /// The judge's fields an answer lacks, or has of another type.
 fn lacking(v: &Value) -> String {

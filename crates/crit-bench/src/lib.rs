@@ -5,9 +5,12 @@
 //! comments, crit's code review of each, and an LLM judge deciding for
 //! each (golden comment, finding) pair whether they identify the same
 //! underlying issue; then precision, recall and F1 overall, per severity and
-//! per case, for several configurations side by side. `import` turns the
-//! public benchmark's files into a corpus; `mine` measures, with no model,
-//! how often findings in the user's own history were acted on.
+//! per case, for several configurations side by side. `martian` reproduces
+//! the benchmark's own leaderboard arithmetic and judge, replays its
+//! recorded data, and exports crit's findings in its `candidates.json`
+//! shape. `import` turns the public benchmark's files into a corpus; `mine`
+//! measures, with no model, how often findings in the user's own history
+//! were acted on.
 //!
 //! A case whose review did not finish, or whose judge could not decide a
 //! pair, is INCOMPLETE: it is in no score, never counted as matched or

@@ -6,7 +6,9 @@
 use crit_core::{Dest, Printable};
 
 use crate::judge::JudgeStyle;
-use crate::report::{BenchReport, CaseStatus, ConfigReport, JudgeSpend, Scoring, Spend};
+use crate::report::{
+    BenchReport, CaseReport, CaseStatus, ConfigReport, JudgeSpend, Scoring, Spend,
+};
 use crate::score::Score;
 
 /// The whole report as a terminal table.
@@ -141,7 +143,7 @@ fn config(c: &ConfigReport) -> String {
                     .map_or_else(|| "-".into(), |m| format!("{}/{}/{}", m.tp, m.fp, m.fn_)),
             );
         }
-        row.push(cost(&case.review, &case.judge));
+        row.push(case_cost(case));
         row.push(seconds(case.review.duration_ms));
         rows.push(row);
         if let Some(why) = &case.reason {
@@ -193,6 +195,11 @@ fn tokens(review: &Spend, judge: &JudgeSpend) -> String {
         n if n >= 1_000 => format!("{:.1}k", n as f64 / 1e3),
         n => n.to_string(),
     }
+}
+
+/// A case's cost: `unknown` when its review never ran.
+pub(crate) fn case_cost(case: &CaseReport) -> String {
+    cost(&case.review, &case.judge)
 }
 
 fn cost(review: &Spend, judge: &JudgeSpend) -> String {

@@ -1,8 +1,10 @@
 //! A benchmark run: for each configuration, every case's code review of
-//! `base..head` (cases in parallel, at most `jobs` at once), then the judge on
-//! every (golden comment, finding) pair, one-to-one matching and the scores.
-//! Configurations run one after another, so the judge's cache filled by the
-//! first serves the pairs the others share.
+//! `base..head`, then the judge on every (golden comment, finding) pair,
+//! one-to-one matching and the scores (and the benchmark's arithmetic when
+//! asked). Cases run as a pipeline: reviews, at most `jobs` at once, hand
+//! their findings to the judge stage, so one case is judged while the next
+//! ones are reviewed. Configurations run one after another, so the judge's
+//! cache filled by the first serves the pairs the others share.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -250,7 +252,33 @@ async fn review_case(
     c: &Configured,
     opts: &BenchOptions,
 ) -> (CaseReport, Option<Vec<Finding>>) {
-    let mut report = CaseReport {
+    let mut report = not_yet_run(case);
+    let result = match review(backend, case, c, opts).await {
+        Ok(r) => r,
+        Err(why) => {
+            report.reason = Some(why.to_string());
+            return (report, None);
+        }
+    };
+    report.verdict = Some(result.verdict);
+    report.review = Spend {
+        usage: result.usage,
+        cost_usd: result.cost_usd,
+        duration_ms: result.duration_ms,
+    };
+    if let Some(why) = unfinished(&result) {
+        report.reason = Some(why);
+        return (report, None);
+    }
+    let findings: Vec<Finding> = result.findings.into_iter().filter(judged).collect();
+    report.findings = findings.len();
+    report.candidates = findings.iter().map(candidate).collect();
+    (report, Some(findings))
+}
+
+/// A case's report before its review ran: nothing scored, its cost unknown.
+pub(crate) fn not_yet_run(case: &Case) -> CaseReport {
+    CaseReport {
         name: case.name.clone(),
         url: case
             .spec
@@ -274,28 +302,7 @@ async fn review_case(
             ..Spend::default()
         },
         judge: JudgeSpend::default(),
-    };
-    let result = match review(backend, case, c, opts).await {
-        Ok(r) => r,
-        Err(why) => {
-            report.reason = Some(why.to_string());
-            return (report, None);
-        }
-    };
-    report.verdict = Some(result.verdict);
-    report.review = Spend {
-        usage: result.usage,
-        cost_usd: result.cost_usd,
-        duration_ms: result.duration_ms,
-    };
-    if let Some(why) = unfinished(&result) {
-        report.reason = Some(why);
-        return (report, None);
     }
-    let findings: Vec<Finding> = result.findings.into_iter().filter(judged).collect();
-    report.findings = findings.len();
-    report.candidates = findings.iter().map(candidate).collect();
-    (report, Some(findings))
 }
 
 /// The code review of the case's change, with nothing of the case's own
@@ -393,4 +400,37 @@ pub(crate) fn add_judge(a: JudgeSpend, b: JudgeSpend) -> JudgeSpend {
 
 fn millis(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::{CaseSpec, Golden};
+
+    #[test]
+    fn a_case_that_never_ran_shows_its_cost_as_unknown() {
+        let case = Case {
+            name: "gone".into(),
+            repo: "/nonexistent/repo".into(),
+            spec: CaseSpec {
+                base: "a".into(),
+                head: "b".into(),
+                language: None,
+                url: None,
+            },
+            golden: Golden {
+                pr_title: String::new(),
+                url: String::new(),
+                comments: Vec::new(),
+                other: Default::default(),
+            },
+        };
+        let r = not_yet_run(&case);
+        assert_eq!(r.review.cost_usd, None);
+        assert_eq!(crate::render::case_cost(&r), "unknown");
+        // Once it ran, its own cost.
+        let mut ran = r.clone();
+        ran.review.cost_usd = Some(0.0);
+        assert_eq!(crate::render::case_cost(&ran), "$0.0000");
+    }
 }
