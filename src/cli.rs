@@ -179,6 +179,31 @@ pub struct BenchArgs {
     /// Ask the judge again rather than reuse its cached answers.
     #[arg(long)]
     pub no_cache: bool,
+    /// The arithmetic: `strict` (crit's one-to-one matching) or `martian` (the benchmark leaderboard's arithmetic, reported beside the strict one, from the same judge answers).
+    #[arg(long, value_enum, value_name = "SCORING", default_value_t = BenchScoring::Strict)]
+    pub scoring: BenchScoring,
+    /// The judge: `crit` (crit's prompt, which also shows the pull request's title and the finding's place and severity) or `martian` (the benchmark's own prompt, shown only the golden comment and the candidate, at temperature 0; name the leaderboard's judge with --judge-model).
+    #[arg(long, value_enum, value_name = "JUDGE", default_value_t = BenchJudge::Crit)]
+    pub judge: BenchJudge,
+    /// Let reviews reuse what earlier runs left: the code review's cache of unchanged hunks, and a replay provider's recorded answers. Without it every run reviews every case afresh, so cost and quality compare fairly.
+    #[arg(long)]
+    pub reuse: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchScoring {
+    /// crit's one-to-one matching
+    Strict,
+    /// The benchmark leaderboard's arithmetic, beside the strict one
+    Martian,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchJudge {
+    /// crit's judge
+    Crit,
+    /// The benchmark's judge as published
+    Martian,
 }
 
 #[derive(Debug, Subcommand)]
@@ -194,6 +219,30 @@ pub enum BenchAction {
     Import(BenchImportArgs),
     /// Precision from this project's history, with no model: findings whose flagged lines changed since (likely acted on) against those left as they were or suppressed, per reviewer, rule and severity.
     Mine(BenchMineArgs),
+    /// Write crit's findings from a saved `crit bench --json` report in the benchmark's own format (`--format martian-candidates`), for the benchmark's judge step to score.
+    ///
+    /// `--format martian-candidates` writes the benchmark's `candidates.json`:
+    /// `{PR URL: {TOOL: [{text, path, line, source}]}}`, one candidate per finding, or,
+    /// with `--extract`, the benchmark's extraction step over all of crit's comments on
+    /// each pull request. Put it at `results/JUDGE_MODEL/candidates.json` in a checkout
+    /// of the benchmark and run its judge step for the tool.
+    Export(BenchExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchExportArgs {
+    /// The corpus the report was made from.
+    #[arg(value_name = "CORPUS")]
+    pub corpus: PathBuf,
+    /// The report: `crit bench CORPUS --json --out FILE`.
+    #[arg(value_name = "RESULTS")]
+    pub results: PathBuf,
+    /// The tool's name in the file (`NAME-CONFIGURATION` for each of several configurations).
+    #[arg(long, value_name = "NAME", default_value = "crit")]
+    pub tool: String,
+    /// Make the candidates with the benchmark's extraction prompt (one model request per pull request, on --model, else the judge's model: `models.judge` in the config, env CRIT_JUDGE_MODEL) rather than one per finding.
+    #[arg(long)]
+    pub extract: bool,
 }
 
 #[derive(Debug, Args)]
@@ -507,7 +556,7 @@ pub struct CommonArgs {
 
     /// Output format.
     #[arg(long, value_enum, ignore_case = true, help_heading = "Output")]
-    pub format: Option<Format>,
+    pub format: Option<FormatChoice>,
     /// Same as --format json.
     #[arg(long, conflicts_with = "format", help_heading = "Output")]
     pub json: bool,
@@ -593,6 +642,49 @@ impl CommonArgs {
             verbose: later.verbose.max(self.verbose),
             quiet: later.quiet || self.quiet,
             no_log: later.no_log || self.no_log,
+        }
+    }
+}
+
+/// `--format`: one of crit-core's output formats (offered as the library
+/// lists them), or the file `crit bench export` writes, which shares the flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatChoice {
+    Output(Format),
+    /// The Martian Code Review Bench's `candidates.json`.
+    MartianCandidates,
+}
+
+impl FormatChoice {
+    /// The output format asked for, if any.
+    pub fn output(choice: Option<FormatChoice>) -> Option<Format> {
+        match choice {
+            Some(FormatChoice::Output(f)) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+impl ValueEnum for FormatChoice {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<FormatChoice>> = std::sync::LazyLock::new(|| {
+            Format::ALL
+                .into_iter()
+                .map(FormatChoice::Output)
+                .chain([FormatChoice::MartianCandidates])
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        match self {
+            FormatChoice::Output(f) => f.to_possible_value(),
+            FormatChoice::MartianCandidates => Some(
+                clap::builder::PossibleValue::new("martian-candidates")
+                    .help("The Martian Code Review Bench's candidates.json (`crit bench export` only)")
+                    .hide(true),
+            ),
         }
     }
 }

@@ -11,7 +11,7 @@ use crit_core::render::compat::Compat;
 use crit_core::render::{self, Format, RenderOptions};
 use crit_core::terminal::sanitize;
 
-use crate::cli::{ColorArg, CommonArgs};
+use crate::cli::{ColorArg, CommonArgs, FormatChoice};
 use crate::exit::CliError;
 
 /// The resolved output: format, destination, colors.
@@ -43,8 +43,15 @@ impl OutputPlan {
                 )));
             }
             Format::Json
-        } else if let Some(f) = common.format {
-            f
+        } else if let Some(choice) = common.format {
+            match choice {
+                FormatChoice::Output(f) => f,
+                FormatChoice::MartianCandidates => {
+                    return Err(CliError::usage(anyhow!(
+                        "--format martian-candidates is what crit bench export writes; a review has its own formats"
+                    )));
+                }
+            }
         } else {
             output.unwrap_or(Format::Terminal)
         };

@@ -77,6 +77,7 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
             &["json", "out", "timeout", "max_turns", "max_budget_usd"],
         ],
         "bench import" => &[&["json"]],
+        "bench export" => &[&BACKEND, &PROJECT, &["format", "out", "timeout"]],
         "bench mine" => &[&["cwd", "json", "out"]],
         _ => return None,
     };
@@ -152,6 +153,14 @@ fn give_as(
     }
     for arg in shared {
         let hide = unused.contains(&arg.get_id().as_str());
+        // Export writes another benchmark's format, not a review's.
+        let arg = match (path, arg.get_id().as_str()) {
+            ("bench export", "format") => &arg
+                .clone()
+                .help("The format to write: martian-candidates (the benchmark's candidates.json)")
+                .hide_possible_values(true),
+            _ => arg,
+        };
         cmd = match mode {
             Unused::Hidden => cmd.arg(arg.clone().hide(hide)),
             Unused::Absent if hide => continue,

@@ -19,7 +19,10 @@ use crit_project::Kind;
 use crit_review::template::{Builder, PromptSource, Registry};
 
 use crate::backend;
-use crate::cli::{BenchAction, BenchArgs, BenchImportArgs, BenchMineArgs, CommonArgs};
+use crate::cli::{
+    BenchAction, BenchArgs, BenchExportArgs, BenchImportArgs, BenchJudge, BenchMineArgs,
+    BenchScoring, CommonArgs,
+};
 use crate::exit::{CliError, Code};
 use crate::output::printable;
 use crate::runner;
@@ -28,6 +31,7 @@ pub fn run(common: &CommonArgs, args: BenchArgs) -> Result<Code, CliError> {
     match &args.action {
         Some(BenchAction::Import(a)) => import(common, a),
         Some(BenchAction::Mine(a)) => mine(common, a),
+        Some(BenchAction::Export(a)) => export(common, a),
         None => match &args.corpus {
             Some(corpus) => measure(common, &args, corpus),
             None => Err(CliError::usage(anyhow!(
@@ -46,6 +50,12 @@ fn measure(common: &CommonArgs, args: &BenchArgs, dir: &Path) -> Result<Code, Cl
     let backend = code
         .build_backend()
         .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    // Recorded answers would be an earlier run's findings, not this one's.
+    if backend.model.name() == "replay" && !args.reuse {
+        return Err(CliError::usage(anyhow!(
+            "the reviews would replay recorded answers, not review the cases: pass --reuse to compare against an earlier run on purpose"
+        )));
+    }
     let corpus = Corpus::load(dir).map_err(CliError::usage)?;
     let registry =
         Registry::load_with(&project.template_dirs(), project.rules()).map_err(CliError::usage)?;
@@ -69,18 +79,27 @@ fn measure(common: &CommonArgs, args: &BenchArgs, dir: &Path) -> Result<Code, Cl
                 c.template
             )));
         }
-        configured.push(Configured::new(&project, c, template.clone(), &code));
+        let mut one = Configured::new(&project, c, template.clone(), &code);
+        if args.reuse {
+            one.options.hunk_cache =
+                crit_review::review::HunkCache::at_default(&|k| std::env::var(k).ok());
+        }
+        configured.push(one);
     }
     let judge_model = judge_model(args, &project, &configured)?;
     let cache = match args.no_cache {
         true => None,
         false => JudgeCache::at_default(&env),
     };
-    let judge = Judge::new(&judge_model.value, cache, args.judge_jobs)
-        .map_err(|e| CliError::could_not_run(anyhow!("the judge's prompt: {e}")))?;
+    let judge = match args.judge {
+        BenchJudge::Crit => Judge::new(&judge_model.value, cache, args.judge_jobs)
+            .map_err(|e| CliError::could_not_run(anyhow!("the judge's prompt: {e}")))?,
+        BenchJudge::Martian => Judge::martian(&judge_model.value, cache, args.judge_jobs),
+    };
     let mut opts = BenchOptions {
         jobs: args.jobs,
         judge_source: judge_model.source.to_string(),
+        martian_scoring: args.scoring == BenchScoring::Martian,
         ..BenchOptions::default()
     };
     if !common.quiet {
@@ -172,6 +191,14 @@ fn import(common: &CommonArgs, args: &BenchImportArgs) -> Result<Code, CliError>
                 if done.cases.len() == 1 { "" } else { "s" },
                 printable(&args.corpus.join(bench::CASES_DIR).display().to_string())
             );
+            for b in &done.bases {
+                t.push_str(&format!(
+                    "{}: base {}, {}\n",
+                    printable(&b.case),
+                    &b.base[..b.base.len().min(12)],
+                    printable(&b.detail)
+                ));
+            }
             for s in &done.skipped {
                 t.push_str(&format!(
                     "skipped {}: {}\n",
@@ -188,6 +215,82 @@ fn import(common: &CommonArgs, args: &BenchImportArgs) -> Result<Code, CliError>
         true => Code::Usage,
         false => Code::Ok,
     })
+}
+
+/// `crit bench export CORPUS RESULTS --format martian-candidates`.
+fn export(common: &CommonArgs, args: &BenchExportArgs) -> Result<Code, CliError> {
+    use bench::martian::export::{Results, candidates};
+    runner::init_logging(common);
+    if common.format != Some(crate::cli::FormatChoice::MartianCandidates) {
+        return Err(CliError::usage(anyhow!(
+            "name the format to write: crit bench export CORPUS RESULTS --format martian-candidates"
+        )));
+    }
+    let corpus = Corpus::load(&args.corpus).map_err(CliError::usage)?;
+    let results = Results::load(&args.results).map_err(CliError::usage)?;
+    let mut extracted = std::collections::BTreeMap::new();
+    if args.extract {
+        extracted = extract(common, &results)?;
+    }
+    let file = candidates(&corpus, &results, &args.tool, &extracted);
+    emit(common, &json(serde_json::to_value(&file))?)?;
+    Ok(Code::Ok)
+}
+
+/// The benchmark's extraction step over each reviewed case's findings.
+fn extract(
+    common: &CommonArgs,
+    results: &bench::martian::export::Results,
+) -> Result<std::collections::BTreeMap<(String, String), Vec<String>>, CliError> {
+    let env = Env::from_process();
+    let project = backend::project(common, &env)?;
+    let settings = backend::settings(&project, Kind::Bench)?;
+    let backend = settings
+        .build_backend()
+        .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    let model = common.model.clone().unwrap_or(settings.model.value.clone());
+    // Each reviewed case with enough text for the benchmark to extract from;
+    // the rest keep one candidate per finding.
+    let work: Vec<(String, String, Vec<String>)> = results
+        .configurations
+        .iter()
+        .flat_map(|config| {
+            config
+                .cases
+                .iter()
+                .filter(|c| c.verdict.is_some())
+                .map(|case| {
+                    let comments = case.candidates.iter().map(|c| c.comment.clone()).collect();
+                    (config.name.clone(), case.name.clone(), comments)
+                })
+        })
+        .filter(|(_, _, comments): &(String, String, Vec<String>)| {
+            comments.join("").trim().chars().count() >= 20
+        })
+        .collect();
+    let stop = runner::Stop::new();
+    let (backend, model, work) = (&backend, &model, &work);
+    let done = runner::block_on(&stop, |cancel| async move {
+        let mut out = Vec::new();
+        for (config, case, comments) in work {
+            let (got, _) = bench::martian::ask::extract(backend, model, comments, &cancel).await;
+            out.push(((config.clone(), case.clone()), got));
+        }
+        out
+    })?;
+    let mut out = std::collections::BTreeMap::new();
+    for ((config, case), got) in done {
+        let issues = got.map_err(|why| {
+            CliError::could_not_run(anyhow!(
+                "{} {}: the extraction failed after its retries: {}",
+                printable(&config),
+                printable(&case),
+                printable(&why)
+            ))
+        })?;
+        out.insert((config, case), issues);
+    }
+    Ok(out)
 }
 
 fn mine(common: &CommonArgs, args: &BenchMineArgs) -> Result<Code, CliError> {

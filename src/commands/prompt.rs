@@ -29,7 +29,7 @@ use crit_review::prompt::{
 };
 
 use crate::backend;
-use crate::cli::{ColorArg, CommonArgs, PromptArgs};
+use crate::cli::{ColorArg, CommonArgs, FormatChoice, PromptArgs};
 use crate::exit::{CliError, Code};
 use crate::progress::StderrProgress;
 use crate::runner;
@@ -53,7 +53,10 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let gate_mode = inputs.prompts.len() > 1
         || common.fail_on.is_some()
         || common.exit_code
-        || matches!(common.format, Some(Format::Sarif | Format::Rdjson));
+        || matches!(
+            FormatChoice::output(common.format),
+            Some(Format::Sarif | Format::Rdjson)
+        );
     // Run from Claude Code (`/prompt-review`): its status line follows the
     // review, and a `!!!` the hook handed on makes this its review.
     let session = env
@@ -280,9 +283,9 @@ fn output_format(common: &CommonArgs) -> OutFormat {
         .output
         .as_deref()
         .is_some_and(|o| o.first().is_some_and(|m| m == "json" || m == "file"));
-    if common.json || output_json || common.format == Some(Format::Json) {
+    if common.json || output_json || FormatChoice::output(common.format) == Some(Format::Json) {
         OutFormat::Json
-    } else if common.format == Some(Format::Markdown) {
+    } else if FormatChoice::output(common.format) == Some(Format::Markdown) {
         OutFormat::Markdown
     } else {
         OutFormat::Prompt

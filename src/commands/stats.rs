@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use anyhow::anyhow;
 use crit_bench::stats::{self, Period, Sources, days};
 
-use crate::cli::{CommonArgs, StatsArgs};
+use crate::cli::{CommonArgs, FormatChoice, StatsArgs};
 use crate::exit::{CliError, Code};
 use crit_core::render::Format;
 
@@ -27,7 +27,7 @@ pub fn run(common: &CommonArgs, args: &StatsArgs) -> Result<Code, CliError> {
     }
     let reading = stats::read(&sources, &period);
     let computed = stats::compute(&reading, &period);
-    let json = common.json || common.format == Some(Format::Json);
+    let json = common.json || FormatChoice::output(common.format) == Some(Format::Json);
     let text = if json {
         serde_json::to_string_pretty(&computed)
             .map(crit_core::printable::json_document)

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::support::{self, git, init_repo, json_out, write};
 
 /// `git rev-parse REV` in `dir`.
-fn rev(dir: &Path, rev: &str) -> String {
+pub(crate) fn rev(dir: &Path, rev: &str) -> String {
     let out = std::process::Command::new("git")
         .args(["rev-parse", rev])
         .current_dir(dir)
@@ -559,7 +559,7 @@ fn the_judge_model_is_configured_like_every_model() {
 
 /// The pull request's repository as a user clones it: `main`, and the pull
 /// request's head fetched as `refs/pull/1/head`.
-fn clone_with_pull_request(repos: &Path) -> (String, String) {
+pub(crate) fn clone_with_pull_request(repos: &Path) -> (String, String) {
     let repo = repos.join("demo-repo");
     std::fs::create_dir_all(&repo).unwrap();
     init_repo(&repo);

@@ -31,6 +31,7 @@ const SUBCOMMANDS: &[&str] = &[
     "stats",
     "bench",
     "bench import",
+    "bench export",
     "bench mine",
 ];
 

@@ -9,6 +9,8 @@ mod action;
 mod action_workflows;
 mod bench;
 mod bench_hostile;
+mod bench_martian;
+mod bench_runs;
 mod bounds;
 mod ci_base;
 mod ci_formats;

@@ -6,8 +6,11 @@
 //! For a pull request `https://github.com/OWNER/REPO/pull/N` the clone is
 //! `REPOS/OWNER/REPO` or `REPOS/REPO`, with the pull request's head fetched
 //! as `refs/pull/N/head` (or `refs/remotes/origin/pull/N/head`,
-//! `refs/remotes/origin/pr/N`); the base is where the head leaves the
-//! default branch (`origin/HEAD`, else `main` or `master`). Each case's
+//! `refs/remotes/origin/pr/N`); the base is the pull request's recorded
+//! base commit where its entry (or the entry's `metadata`) names one, as the
+//! benchmark forked each pull request at it, else where the head leaves the
+//! default branch (`origin/HEAD`, else `main` or `master`), and the report
+//! says which base each case got. Each case's
 //! `repo/` is a repository of its own, checked out at the head, that borrows
 //! the clone's objects (git's alternates): nothing is copied, so keep the
 //! clones. A pull request whose clone or head is missing is skipped and the
@@ -52,7 +55,22 @@ pub struct Imported {
     /// The golden-comments files read.
     pub files: Vec<String>,
     pub cases: Vec<String>,
+    /// The base each imported case's review starts from, and why that one.
+    pub bases: Vec<BaseUsed>,
     pub skipped: Vec<Skipped>,
+}
+
+/// Which base commit a case was given.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BaseUsed {
+    pub case: String,
+    pub base: String,
+    /// `recorded` (the golden file or its metadata names the pull request's
+    /// base commit, as the benchmark forked it) or `merge-base` (none is
+    /// recorded: where the head leaves the default branch).
+    pub from: String,
+    /// The same, for people.
+    pub detail: String,
 }
 
 /// A pull request left out, and why.
@@ -81,7 +99,10 @@ pub fn import_martian(req: &ImportRequest) -> Result<Imported, ImportError> {
                 .unwrap_or_default()
                 .to_string();
             match import_one(req, &out, &pr, &url) {
-                Ok(name) => done.cases.push(name),
+                Ok(used) => {
+                    done.cases.push(used.case.clone());
+                    done.bases.push(used);
+                }
                 Err(e) => done.skipped.push(Skipped {
                     url,
                     reason: e.to_string(),
@@ -182,6 +203,12 @@ enum NotImported {
     NoDefaultBranch { clone: PathBuf },
     #[error("pull request {number}'s head is already in {branch}: its base cannot be told")]
     HeadInBase { number: String, branch: String },
+    #[error(
+        "{} lacks the pull request's recorded base commit {sha}: fetch it with `git -C {} fetch origin {sha}`",
+        clone.display(),
+        clone.display()
+    )]
+    NoRecordedBase { clone: PathBuf, sha: String },
     #[error("{} is not a git repository", clone.display())]
     NotARepository { clone: PathBuf },
     #[error(transparent)]
@@ -198,7 +225,7 @@ fn import_one(
     out: &Root,
     pr: &Value,
     url: &str,
-) -> Result<String, NotImported> {
+) -> Result<BaseUsed, NotImported> {
     let (owner, repo, number) =
         parse_url(url).ok_or_else(|| NotImported::Address(url.to_string()))?;
     let name = case_name(&format!("{repo}-{number}"));
@@ -225,9 +252,26 @@ fn import_one(
         clone: clone.clone(),
         number: number.to_string(),
     })?;
-    let (branch, base) = base_of(&src, &head).ok_or_else(|| NotImported::NoDefaultBranch {
-        clone: clone.clone(),
-    })?;
+    let (base, from, detail, branch) = match recorded_base(pr) {
+        Some(sha) => {
+            let base = commit(&src, &sha).ok_or_else(|| NotImported::NoRecordedBase {
+                clone: clone.clone(),
+                sha: sha.clone(),
+            })?;
+            let detail = "the pull request's recorded base commit".to_string();
+            (base, "recorded", detail, "the recorded base".to_string())
+        }
+        None => {
+            let (branch, base) =
+                base_of(&src, &head).ok_or_else(|| NotImported::NoDefaultBranch {
+                    clone: clone.clone(),
+                })?;
+            let detail = format!(
+                "where the head leaves {branch}: the benchmark's file records no base commit"
+            );
+            (base, "merge-base", detail, branch)
+        }
+    };
     if base == head {
         return Err(NotImported::HeadInBase {
             number: number.to_string(),
@@ -241,6 +285,12 @@ fn import_one(
             clone: clone.clone(),
         })?;
     let case = out.subdir(&name, Some(0o755))?;
+    let used = BaseUsed {
+        case: name.clone(),
+        base: base.clone(),
+        from: from.into(),
+        detail,
+    };
     let made = make_repo(&case, &objects, &base, &head, &req.env).and_then(|()| {
         let spec = CaseSpec {
             base,
@@ -263,7 +313,26 @@ fn import_one(
         let _ = std::fs::remove_dir_all(case.path());
         return Err(e);
     }
-    Ok(name)
+    Ok(used)
+}
+
+/// The base commit the pull request's entry, or its `metadata`, records
+/// (`base_sha`, `base_commit`, `base` as a commit id, or GitHub's
+/// `base: {sha}`), as the benchmark forked each pull request at it.
+fn recorded_base(pr: &Value) -> Option<String> {
+    let hex = |v: &Value| {
+        v.as_str()
+            .map(str::trim)
+            .filter(|s| (7..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit()))
+            .map(str::to_string)
+    };
+    let from = |o: &Value| {
+        ["base_sha", "base_commit", "base"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(hex))
+            .or_else(|| o.get("base").and_then(|b| b.get("sha")).and_then(hex))
+    };
+    from(pr).or_else(|| pr.get("metadata").and_then(from))
 }
 
 /// `repo/` at `head`, borrowing the clone's objects.

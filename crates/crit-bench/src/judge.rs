@@ -17,6 +17,7 @@ use tokio::sync::Semaphore;
 
 use crate::cache::JudgeCache;
 use crate::corpus::GoldenComment;
+use crate::martian;
 use crit_review::panel::{self, PanelEnv, ReviewerPlan, SharedPrompt};
 use crit_review::{OutputSpec, PromptError, render_prompt};
 
@@ -140,10 +141,24 @@ fn read(answer: Option<&Value>) -> Option<Judgement> {
     })
 }
 
+/// Which judge: crit's own, or the benchmark's as published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JudgeStyle {
+    /// crit's prompt (the pull request's title, the golden comment, the
+    /// finding's title, place, severity and explanation), a schema-bound answer.
+    #[default]
+    Crit,
+    /// The benchmark's own prompt, shown only the golden comment and the
+    /// candidate's text, temperature 0, the answer read from JSON text.
+    Martian,
+}
+
 /// The judge of a benchmark run: one model, its prompt, its cache, and a
 /// bound on the requests in flight across every case.
 #[derive(Clone)]
 pub struct Judge {
+    pub style: JudgeStyle,
     pub model: String,
     pub system: String,
     pub version: String,
@@ -154,6 +169,7 @@ pub struct Judge {
 impl std::fmt::Debug for Judge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Judge")
+            .field("style", &self.style)
             .field("model", &self.model)
             .field("version", &self.version)
             .field("cache", &self.cache)
@@ -175,12 +191,40 @@ impl Judge {
     pub fn new(model: &str, cache: Option<JudgeCache>, jobs: usize) -> Result<Judge, PromptError> {
         let system = system()?;
         Ok(Judge {
+            style: JudgeStyle::Crit,
             model: model.to_string(),
             version: prompt_version(&system),
             system,
             cache,
             in_flight: Arc::new(Semaphore::new(jobs.max(1))),
         })
+    }
+
+    /// The benchmark's own judge on `model`.
+    pub fn martian(model: &str, cache: Option<JudgeCache>, jobs: usize) -> Judge {
+        let system = martian::JUDGE_SYSTEM.to_string();
+        let text = format!("{system}\0{}", martian::JUDGE_USER);
+        Judge {
+            style: JudgeStyle::Martian,
+            model: model.to_string(),
+            version: format!(
+                "martian-{}",
+                &crit_os::seal::sha256_hex(text.as_bytes())[..12]
+            ),
+            system,
+            cache,
+            in_flight: Arc::new(Semaphore::new(jobs.max(1))),
+        }
+    }
+
+    /// The message this judge sends for one pair.
+    fn message(&self, pr_title: &str, golden: &GoldenComment, finding: &Finding) -> String {
+        match self.style {
+            JudgeStyle::Crit => user(pr_title, golden, finding),
+            JudgeStyle::Martian => {
+                martian::judge_user(&golden.comment, &martian::candidate_text(finding))
+            }
+        }
     }
 
     /// Judges one pair: from the cache when it was judged before by this
@@ -193,7 +237,7 @@ impl Judge {
         golden: &GoldenComment,
         finding: &Finding,
     ) -> Asked {
-        let user = user(pr_title, golden, finding);
+        let user = self.message(pr_title, golden, finding);
         let key = JudgeCache::key(
             &crit_llm::pricing::resolve_alias(&self.model),
             &self.version,
@@ -213,19 +257,25 @@ impl Judge {
         if env.cancel.is_cancelled() {
             return failed(Undecided::Stopped);
         }
+        if self.style == JudgeStyle::Martian {
+            return self.ask_martian(backend, env, &key, user).await;
+        }
         let plans = [plan(&self.model, &self.system, user.clone())];
         let Some(run) = panel::run_panel(backend, &plans, env).await.pop() else {
             return failed(Undecided::DidNotRun);
         };
         let judgement = read(run.structured.as_ref()).ok_or_else(|| match &run.failure {
             Some(e) => Undecided::Failed(e.clone()),
-            None => match run
-                .parse_error
-                .clone()
-                .or_else(|| run.outcome.error.clone())
-            {
-                Some(why) => Undecided::Unreadable(why),
-                None => Undecided::Incomplete,
+            None => match (&run.structured, &run.parse_error, &run.outcome.error) {
+                (Some(v), _, _) => Undecided::Lacks(lacking(v)),
+                // A limit ended it (its answers never had the fields): say
+                // so, not the limit's bare name.
+                (None, Some(limit), detail) if LIMITS.contains(&limit.as_str()) => {
+                    Undecided::NoAnswer(detail.clone().unwrap_or_else(|| limit.clone()))
+                }
+                (None, Some(why), _) => Undecided::Unreadable(why.clone()),
+                (None, None, Some(why)) => Undecided::NoAnswer(why.clone()),
+                (None, None, None) => Undecided::NoAnswer("it gave none".into()),
             },
         });
         if let (Ok(j), Some(c)) = (&judgement, &self.cache) {
@@ -254,8 +304,35 @@ pub enum Undecided {
     /// What the panel said about an answer it could not read.
     #[error("{0}")]
     Unreadable(String),
-    #[error("the judge's answer lacks reasoning, match or confidence")]
-    Incomplete,
+    /// The answer came, without these fields (or not of their types).
+    #[error("the judge's answer lacks {0}")]
+    Lacks(String),
+    /// The judge stopped with no answer at all (why, as the run put it).
+    #[error("the judge gave no answer with reasoning, match and confidence (it stopped: {0})")]
+    NoAnswer(String),
+    /// The benchmark's judge still failed after its retries.
+    #[error("the judge failed after its retries: {0}")]
+    Retried(String),
+}
+
+/// The names a run's limits give as its parse error.
+const LIMITS: [&str; 4] = ["max_turns", "timeout", "max_tokens", "max_budget_usd"];
+
+/// The judge's fields an answer lacks, or has of another type.
+fn lacking(v: &Value) -> String {
+    let ok = |k: &str| match k {
+        "reasoning" => v.get(k).is_some_and(Value::is_string),
+        "match" => v.get(k).is_some_and(Value::is_boolean),
+        _ => v.get(k).and_then(Value::as_f64).is_some_and(f64::is_finite),
+    };
+    let missing: Vec<&str> = ["reasoning", "match", "confidence"]
+        .into_iter()
+        .filter(|k| !ok(k))
+        .collect();
+    match missing.is_empty() {
+        true => "nothing it needs".into(),
+        false => missing.join(", "),
+    }
 }
 
 fn failed(why: Undecided) -> Asked {

@@ -5,9 +5,12 @@
 //! comments, crit's code review of each, and an LLM judge deciding for
 //! each (golden comment, finding) pair whether they identify the same
 //! underlying issue; then precision, recall and F1 overall, per severity and
-//! per case, for several configurations side by side. `import` turns the
-//! public benchmark's files into a corpus; `mine` measures, with no model,
-//! how often findings in the user's own history were acted on.
+//! per case, for several configurations side by side. `martian` reproduces
+//! the benchmark's own leaderboard arithmetic and judge, replays its
+//! recorded data, and exports crit's findings in its `candidates.json`
+//! shape. `import` turns the public benchmark's files into a corpus; `mine`
+//! measures, with no model, how often findings in the user's own history
+//! were acted on.
 //!
 //! A case whose review did not finish, or whose judge could not decide a
 //! pair, is INCOMPLETE: it is in no score, never counted as matched or
@@ -22,10 +25,12 @@
 #![warn(unreachable_pub)]
 
 mod cache;
+mod case;
 mod config;
 mod corpus;
 pub mod import;
 mod judge;
+pub mod martian;
 mod matching;
 pub mod mine;
 mod render;
@@ -39,12 +44,12 @@ use std::path::PathBuf;
 pub use cache::JudgeCache;
 pub use config::{BenchConfig, distinct_names};
 pub use corpus::{CASES_DIR, Case, CaseSpec, Corpus, Golden, GoldenComment};
-pub use judge::{Asked, JUDGE, Judge, Judgement, Undecided, strongest};
+pub use judge::{Asked, JUDGE, Judge, JudgeStyle, Judgement, Undecided, strongest};
 pub use matching::{Candidate, one_to_one};
 pub use render::terminal;
 pub use report::{
-    BENCH_SCHEMA_VERSION, BenchReport, CaseReport, CaseStatus, ConfigReport, ConfigSettings,
-    JudgeInfo, JudgeSpend, Match, Spend, schema,
+    BENCH_SCHEMA_VERSION, BenchReport, CaseCandidate, CaseReport, CaseStatus, ConfigReport,
+    ConfigSettings, JudgeInfo, JudgeSpend, Match, Scoring, ScoringBlock, Spend, schema,
 };
 pub use run::{BenchOptions, BenchProgress, Configured, run_bench};
 pub use score::{Level, LevelScore, Score};

@@ -5,20 +5,29 @@
 
 use crit_core::{Dest, Printable};
 
-use crate::report::{BenchReport, CaseStatus, ConfigReport, JudgeSpend, Spend};
+use crate::judge::JudgeStyle;
+use crate::report::{
+    BenchReport, CaseReport, CaseStatus, ConfigReport, JudgeSpend, Scoring, Spend,
+};
 use crate::score::Score;
 
 /// The whole report as a terminal table.
 pub fn terminal(r: &BenchReport) -> String {
+    let style = match r.judge.style {
+        JudgeStyle::Crit => "",
+        JudgeStyle::Martian => "the benchmark's judge, ",
+    };
     let mut out = format!(
-        "corpus {} ({} case{}); judge {} ({}), prompt {}\n\n",
+        "corpus {} ({} case{}); judge {} ({}{}), prompt {}\n\n",
         text(&r.corpus),
         r.cases,
         plural(r.cases),
         text(&r.judge.model),
+        style,
         text(&r.judge.source),
         r.judge.prompt_version
     );
+    let both = r.configurations.iter().any(|c| c.scoring.len() > 1);
     let mut rows = vec![head(&[
         "configuration",
         "model",
@@ -33,20 +42,40 @@ pub fn terminal(r: &BenchReport) -> String {
         "cost",
         "time",
     ])];
+    if both {
+        rows[0].insert(2, "scoring".into());
+    }
     for c in &r.configurations {
-        let mut row = vec![text(&c.name), text(&c.settings.model)];
-        row.extend(score_cells(&c.overall));
-        row.push(format!(
-            "{}/{}",
-            c.cases_complete,
-            c.cases_complete + c.cases_incomplete
-        ));
-        row.push(tokens(&c.review, &c.judge));
-        row.push(cost(&c.review, &c.judge));
-        row.push(seconds(c.duration_ms));
-        rows.push(row);
+        for (i, block) in c.scoring.iter().enumerate() {
+            let first = i == 0;
+            let mut row = match first {
+                true => vec![text(&c.name), text(&c.settings.model)],
+                false => vec![String::new(), String::new()],
+            };
+            if both {
+                row.push(scoring(block.scoring).into());
+            }
+            row.extend(score_cells(&block.overall));
+            row.push(format!(
+                "{}/{}",
+                block.cases_scored,
+                c.cases_complete + c.cases_incomplete
+            ));
+            if first {
+                row.push(tokens(&c.review, &c.judge));
+                row.push(cost(&c.review, &c.judge));
+                row.push(seconds(c.duration_ms));
+            }
+            rows.push(row);
+        }
     }
     out.push_str(&table(&rows));
+    if both {
+        out.push_str(
+            "\nstrict: crit's one-to-one matching (a finding serves one golden comment); cases the judge could not fully decide are left out.\n\
+             martian: the benchmark leaderboard's arithmetic (a finding may be the best match of several golden comments; false positives counted by distinct text; an undecided pair is no match; cases without golden comments are left out).\n",
+        );
+    }
     for c in &r.configurations {
         out.push('\n');
         out.push_str(&config(c));
@@ -88,6 +117,10 @@ fn config(c: &ConfigReport) -> String {
         "cost",
         "time",
     ])];
+    let martian = c.scoring.iter().any(|b| b.scoring == Scoring::Martian);
+    if martian {
+        rows[0].insert(10, "martian tp/fp/fn".into());
+    }
     let mut reasons = Vec::new();
     for case in &c.cases {
         let status = match case.status {
@@ -104,7 +137,13 @@ fn config(c: &ConfigReport) -> String {
             Some(s) => row.extend(score_cells(s)),
             None => row.extend(std::iter::repeat_n("-".to_string(), 6)),
         }
-        row.push(cost(&case.review, &case.judge));
+        if martian {
+            row.push(
+                case.martian
+                    .map_or_else(|| "-".into(), |m| format!("{}/{}/{}", m.tp, m.fp, m.fn_)),
+            );
+        }
+        row.push(case_cost(case));
         row.push(seconds(case.review.duration_ms));
         rows.push(row);
         if let Some(why) = &case.reason {
@@ -116,6 +155,13 @@ fn config(c: &ConfigReport) -> String {
         out.push_str(&format!("  {r}\n"));
     }
     out
+}
+
+fn scoring(s: Scoring) -> &'static str {
+    match s {
+        Scoring::Strict => "strict",
+        Scoring::Martian => "martian",
+    }
 }
 
 fn score_cells(s: &Score) -> Vec<String> {
@@ -149,6 +195,11 @@ fn tokens(review: &Spend, judge: &JudgeSpend) -> String {
         n if n >= 1_000 => format!("{:.1}k", n as f64 / 1e3),
         n => n.to_string(),
     }
+}
+
+/// A case's cost: `unknown` when its review never ran.
+pub(crate) fn case_cost(case: &CaseReport) -> String {
+    cost(&case.review, &case.judge)
 }
 
 fn cost(review: &Spend, judge: &JudgeSpend) -> String {

@@ -3,7 +3,7 @@
 //! and per case, with tokens, cost and time of the reviews and the judge.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crit_core::{Usage, Verdict};
 
@@ -35,6 +35,35 @@ pub struct JudgeInfo {
     pub source: String,
     /// A short hash of the judge's prompt; answers are cached per version.
     pub prompt_version: String,
+    /// `crit` (crit's own judge) or `martian` (the benchmark's, as published).
+    pub style: crate::judge::JudgeStyle,
+}
+
+/// Which arithmetic a block of scores follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Scoring {
+    /// crit's: a finding matches at most one golden comment and a golden
+    /// comment at most one finding; a case the judge could not fully decide
+    /// is in no score.
+    Strict,
+    /// The Martian Code Review Bench's leaderboard arithmetic: a golden
+    /// comment is found when any candidate is its most confident match, a
+    /// false positive is a candidate text that was never any comment's best,
+    /// a failed pair is no match, a review with no golden comments is skipped.
+    Martian,
+}
+
+/// One arithmetic's totals over a configuration's cases.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ScoringBlock {
+    pub scoring: Scoring,
+    /// What the block is, for people.
+    pub label: String,
+    /// Counts of the scored cases added up, ratios computed once.
+    pub overall: Score,
+    /// Cases in this score.
+    pub cases_scored: usize,
 }
 
 /// The settings one configuration changes; `null` is the review's own.
@@ -61,8 +90,12 @@ pub struct ConfigReport {
     /// The `--config` file, when there was one.
     pub file: Option<String>,
     pub settings: ConfigSettings,
-    /// Counts of the complete cases added up, ratios computed once.
+    /// crit's strict scoring: counts of the complete cases added up, ratios
+    /// computed once.
     pub overall: Score,
+    /// Every arithmetic asked for (`strict` always; `martian` with
+    /// `--scoring martian`), each labelled, from the same judge answers.
+    pub scoring: Vec<ScoringBlock>,
     /// The same, per severity (golden comments' scale; a finding's P0–P3
     /// count as critical, high, medium, low).
     pub by_severity: Vec<LevelScore>,
@@ -80,7 +113,8 @@ pub struct ConfigReport {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 pub struct Spend {
     pub usage: Usage,
-    /// `null` when a model has no known price.
+    /// `null` when a model has no known price, or (a case's) when its review
+    /// never ran.
     pub cost_usd: Option<f64>,
     /// The reviews' own durations, added up.
     pub duration_ms: u64,
@@ -154,6 +188,13 @@ pub struct CaseReport {
     pub by_severity: Vec<LevelScore>,
     /// The pairs kept by one-to-one matching.
     pub matches: Vec<Match>,
+    /// The case under the benchmark's arithmetic (with `--scoring martian`;
+    /// `null` when it was not asked for, the review did not run, or there are
+    /// no golden comments).
+    pub martian: Option<Score>,
+    /// The judged findings as the benchmark's candidates (what `crit bench
+    /// export` writes).
+    pub candidates: Vec<CaseCandidate>,
     pub review: Spend,
     pub judge: JudgeSpend,
 }
@@ -166,6 +207,20 @@ pub struct Match {
     /// The finding's fingerprint.
     pub finding: String,
     pub confidence: f64,
+}
+
+/// A finding as one of the benchmark's candidate issues.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CaseCandidate {
+    /// The finding's fingerprint.
+    pub finding: String,
+    /// The one-sentence issue the benchmark's judge is shown.
+    pub text: String,
+    pub path: Option<String>,
+    pub line: Option<u64>,
+    /// The whole comment (title, place, explanation), for the benchmark's
+    /// extraction step.
+    pub comment: String,
 }
 
 /// The report's JSON Schema (draft 2020-12), as published.

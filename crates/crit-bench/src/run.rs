@@ -1,8 +1,10 @@
 //! A benchmark run: for each configuration, every case's code review of
-//! `base..head` (cases in parallel, at most `jobs` at once), then the judge on
-//! every (golden comment, finding) pair, one-to-one matching and the scores.
-//! Configurations run one after another, so the judge's cache filled by the
-//! first serves the pairs the others share.
+//! `base..head`, then the judge on every (golden comment, finding) pair,
+//! one-to-one matching and the scores (and the benchmark's arithmetic when
+//! asked). Cases run as a pipeline: reviews, at most `jobs` at once, hand
+//! their findings to the judge stage, so one case is judged while the next
+//! ones are reviewed. Configurations run one after another, so the judge's
+//! cache filled by the first serves the pairs the others share.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,16 +18,15 @@ use crit_project::trust::ProjectRules;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use crate::case::{candidate, judge_case};
 use crate::config::BenchConfig;
 use crate::corpus::{Case, Corpus};
-use crate::judge::{Asked, Judge};
-use crate::matching::{Candidate, one_to_one};
+use crate::judge::Judge;
 use crate::report::{
     BENCH_SCHEMA_VERSION, BenchReport, CaseReport, CaseStatus, ConfigReport, ConfigSettings,
-    JudgeInfo, JudgeSpend, Match, Spend,
+    JudgeInfo, JudgeSpend, Scoring, ScoringBlock, Spend,
 };
-use crate::score::{ByLevel, Level, Score};
-use crit_review::panel::PanelEnv;
+use crate::score::{ByLevel, Score};
 use crit_review::template::{ReviewOptions, ReviewRequest, Template, run_template};
 
 /// Why a case's own repository decides nothing gated about its review.
@@ -112,6 +113,8 @@ pub struct BenchOptions {
     pub judge_source: String,
     pub cancel: CancellationToken,
     pub progress: Option<Arc<dyn BenchProgress>>,
+    /// Also score by the benchmark's leaderboard arithmetic.
+    pub martian_scoring: bool,
 }
 
 impl std::fmt::Debug for BenchOptions {
@@ -119,6 +122,7 @@ impl std::fmt::Debug for BenchOptions {
         f.debug_struct("BenchOptions")
             .field("jobs", &self.jobs)
             .field("judge_source", &self.judge_source)
+            .field("martian_scoring", &self.martian_scoring)
             .finish_non_exhaustive()
     }
 }
@@ -143,6 +147,7 @@ pub async fn run_bench(
             model: crit_llm::pricing::resolve_alias(&judge.model),
             source: opts.judge_source.clone(),
             prompt_version: judge.version.clone(),
+            style: judge.style,
         },
         configurations,
     }
@@ -156,37 +161,79 @@ async fn run_config(
     opts: &BenchOptions,
 ) -> ConfigReport {
     let started = Instant::now();
-    let cases: Vec<(CaseReport, ByLevel)> = futures_util::stream::iter(&corpus.cases)
-        .map(|case| async move {
-            let done = run_case(backend, case, c, judge, opts).await;
-            if let Some(p) = &opts.progress {
-                p.case_done(&c.config.name, &done.0);
+    let jobs = opts.jobs.max(1);
+    // A pipeline: reviews run `jobs` at once and hand their findings on, so
+    // one case is judged while the next ones are reviewed.
+    let (tx, rx) = tokio::sync::mpsc::channel(jobs);
+    let reviews = async move {
+        let mut reviewed = futures_util::stream::iter(&corpus.cases)
+            .map(|case| async move { (case, review_case(backend, case, c, opts).await) })
+            .buffered(jobs);
+        while let Some(r) = reviewed.next().await {
+            if tx.send(r).await.is_err() {
+                break;
             }
-            done
-        })
-        .buffered(opts.jobs.max(1))
-        .collect()
-        .await;
+        }
+    };
+    let judged =
+        futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|r| (r, rx)) })
+            .map(|(case, (report, findings))| async move {
+                let done = judge_case(backend, case, report, findings, judge, opts).await;
+                if let Some(p) = &opts.progress {
+                    p.case_done(&c.config.name, &done.0);
+                }
+                done
+            })
+            .buffered(jobs)
+            .collect::<Vec<_>>();
+    let ((), cases) = futures_util::future::join(reviews, judged).await;
     let mut overall = Score::default();
     let mut levels = ByLevel::default();
     let (mut review, mut judged) = (Spend::default(), JudgeSpend::default());
+    let mut martian = (0, 0, 0, 0);
     for (case, lv) in &cases {
         if let Some(s) = case.score {
             overall = overall.plus(s);
             levels.add(lv);
         }
-        review = add_spend(review, case.review);
+        if let Some(m) = case.martian {
+            martian = (
+                martian.0 + m.tp,
+                martian.1 + m.fp,
+                martian.2 + m.fn_,
+                martian.3 + 1,
+            );
+        }
+        // A case whose review never ran spent nothing on it.
+        if case.verdict.is_some() {
+            review = add_spend(review, case.review);
+        }
         judged = add_judge(judged, case.judge);
     }
     let complete = cases
         .iter()
         .filter(|(c, _)| c.status == CaseStatus::Complete)
         .count();
+    let mut scoring = vec![ScoringBlock {
+        scoring: Scoring::Strict,
+        label: "crit strict one-to-one".into(),
+        overall,
+        cases_scored: complete,
+    }];
+    if opts.martian_scoring {
+        scoring.push(ScoringBlock {
+            scoring: Scoring::Martian,
+            label: "Martian Code Review Bench (leaderboard)".into(),
+            overall: crate::martian::leaderboard(martian.0, martian.1, martian.2),
+            cases_scored: martian.3,
+        });
+    }
     ConfigReport {
         name: c.config.name.clone(),
         file: c.config.file.clone(),
         settings: c.settings(),
         overall,
+        scoring,
         by_severity: levels.scores(),
         cases_complete: complete,
         cases_incomplete: cases.len() - complete,
@@ -197,14 +244,41 @@ async fn run_config(
     }
 }
 
-async fn run_case(
+/// A case's review: its report so far, and the findings to judge when the
+/// review finished.
+async fn review_case(
     backend: &Backend,
     case: &Case,
     c: &Configured,
-    judge: &Judge,
     opts: &BenchOptions,
-) -> (CaseReport, ByLevel) {
-    let mut report = CaseReport {
+) -> (CaseReport, Option<Vec<Finding>>) {
+    let mut report = not_yet_run(case);
+    let result = match review(backend, case, c, opts).await {
+        Ok(r) => r,
+        Err(why) => {
+            report.reason = Some(why.to_string());
+            return (report, None);
+        }
+    };
+    report.verdict = Some(result.verdict);
+    report.review = Spend {
+        usage: result.usage,
+        cost_usd: result.cost_usd,
+        duration_ms: result.duration_ms,
+    };
+    if let Some(why) = unfinished(&result) {
+        report.reason = Some(why);
+        return (report, None);
+    }
+    let findings: Vec<Finding> = result.findings.into_iter().filter(judged).collect();
+    report.findings = findings.len();
+    report.candidates = findings.iter().map(candidate).collect();
+    (report, Some(findings))
+}
+
+/// A case's report before its review ran: nothing scored, its cost unknown.
+pub(crate) fn not_yet_run(case: &Case) -> CaseReport {
+    CaseReport {
         name: case.name.clone(),
         url: case
             .spec
@@ -220,106 +294,15 @@ async fn run_case(
         score: None,
         by_severity: Vec::new(),
         matches: Vec::new(),
-        review: Spend::default(),
+        martian: None,
+        candidates: Vec::new(),
+        // Unknown until the review runs.
+        review: Spend {
+            cost_usd: None,
+            ..Spend::default()
+        },
         judge: JudgeSpend::default(),
-    };
-    let result = match review(backend, case, c, opts).await {
-        Ok(r) => r,
-        Err(why) => {
-            report.reason = Some(why.to_string());
-            return (report, ByLevel::default());
-        }
-    };
-    report.verdict = Some(result.verdict);
-    report.review = Spend {
-        usage: result.usage,
-        cost_usd: result.cost_usd,
-        duration_ms: result.duration_ms,
-    };
-    if let Some(why) = unfinished(&result) {
-        report.reason = Some(why);
-        return (report, ByLevel::default());
     }
-    let findings: Vec<&Finding> = result.findings.iter().filter(|f| judged(f)).collect();
-    report.findings = findings.len();
-    let env = PanelEnv {
-        root: case.repo.clone(),
-        cancel: opts.cancel.clone(),
-        ..PanelEnv::default()
-    };
-    let asks = case
-        .golden
-        .comments
-        .iter()
-        .enumerate()
-        .flat_map(|(g, golden)| {
-            let env = &env;
-            findings
-                .iter()
-                .enumerate()
-                .map(move |(f, finding)| async move {
-                    let asked = judge
-                        .ask(backend, env, &case.golden.pr_title, golden, finding)
-                        .await;
-                    (g, f, asked)
-                })
-        });
-    let answers: Vec<(usize, usize, Asked)> = futures_util::future::join_all(asks).await;
-    let mut candidates = Vec::new();
-    let mut failures = Vec::new();
-    for (g, f, a) in &answers {
-        report.judge.pairs += 1;
-        report.judge.cached += usize::from(a.cached);
-        report.judge.usage += a.usage;
-        report.judge.cost_usd = crit_core::usage::add_cost(report.judge.cost_usd, a.cost_usd);
-        match &a.judgement {
-            Ok(j) if j.matched => candidates.push(Candidate {
-                golden: *g,
-                finding: *f,
-                confidence: j.confidence,
-            }),
-            Ok(_) => {}
-            Err(e) => failures.push(e.clone()),
-        }
-    }
-    report.judge.failed = failures.len();
-    if let Some(first) = failures.first() {
-        report.reason = Some(format!(
-            "the judge could not decide {} of {} pairs ({first}); the case counts neither as matched nor as missed",
-            failures.len(),
-            answers.len()
-        ));
-        return (report, ByLevel::default());
-    }
-    let kept = one_to_one(&candidates, case.golden.comments.len(), findings.len());
-    let mut levels = ByLevel::default();
-    for (g, golden) in case.golden.comments.iter().enumerate() {
-        match kept.iter().any(|k| k.golden == g) {
-            true => levels.tp(Level::of_golden(&golden.severity)),
-            false => levels.fn_(Level::of_golden(&golden.severity)),
-        }
-    }
-    for (f, finding) in findings.iter().enumerate() {
-        if !kept.iter().any(|k| k.finding == f) {
-            levels.fp(Level::of_finding(finding.severity));
-        }
-    }
-    report.matches = kept
-        .iter()
-        .map(|k| Match {
-            golden: k.golden,
-            finding: findings[k.finding].id.clone(),
-            confidence: k.confidence,
-        })
-        .collect();
-    report.score = Some(Score::new(
-        kept.len(),
-        findings.len() - kept.len(),
-        case.golden.comments.len() - kept.len(),
-    ));
-    report.by_severity = levels.scores();
-    report.status = CaseStatus::Complete;
-    (report, levels)
 }
 
 /// The code review of the case's change, with nothing of the case's own
@@ -397,7 +380,7 @@ fn judged(f: &Finding) -> bool {
     f.reviewer != "crit" && f.severity != Severity::Info
 }
 
-fn add_spend(a: Spend, b: Spend) -> Spend {
+pub(crate) fn add_spend(a: Spend, b: Spend) -> Spend {
     Spend {
         usage: a.usage + b.usage,
         cost_usd: crit_core::usage::add_cost(a.cost_usd, b.cost_usd),
@@ -405,7 +388,7 @@ fn add_spend(a: Spend, b: Spend) -> Spend {
     }
 }
 
-fn add_judge(a: JudgeSpend, b: JudgeSpend) -> JudgeSpend {
+pub(crate) fn add_judge(a: JudgeSpend, b: JudgeSpend) -> JudgeSpend {
     JudgeSpend {
         usage: a.usage + b.usage,
         cost_usd: crit_core::usage::add_cost(a.cost_usd, b.cost_usd),
@@ -417,4 +400,37 @@ fn add_judge(a: JudgeSpend, b: JudgeSpend) -> JudgeSpend {
 
 fn millis(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::{CaseSpec, Golden};
+
+    #[test]
+    fn a_case_that_never_ran_shows_its_cost_as_unknown() {
+        let case = Case {
+            name: "gone".into(),
+            repo: "/nonexistent/repo".into(),
+            spec: CaseSpec {
+                base: "a".into(),
+                head: "b".into(),
+                language: None,
+                url: None,
+            },
+            golden: Golden {
+                pr_title: String::new(),
+                url: String::new(),
+                comments: Vec::new(),
+                other: Default::default(),
+            },
+        };
+        let r = not_yet_run(&case);
+        assert_eq!(r.review.cost_usd, None);
+        assert_eq!(crate::render::case_cost(&r), "unknown");
+        // Once it ran, its own cost.
+        let mut ran = r.clone();
+        ran.review.cost_usd = Some(0.0);
+        assert_eq!(crate::render::case_cost(&ran), "$0.0000");
+    }
 }

@@ -32,6 +32,10 @@ pub struct ModelRequest {
     /// the prefix shared by every turn and every reviewer).
     #[serde(default, skip_serializing_if = "is_false")]
     pub cache_tools: bool,
+    /// Sampling temperature; `None` sends none (the provider's default). Only a
+    /// caller reproducing someone else's request sets it (a benchmark's judge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
 }
 
 impl ModelRequest {
@@ -48,6 +52,7 @@ impl ModelRequest {
             thinking: None,
             stop_sequences: Vec::new(),
             cache_tools: false,
+            temperature: None,
         }
     }
 

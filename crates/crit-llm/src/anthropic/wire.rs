@@ -1,5 +1,6 @@
 //! Normalized request → Anthropic Messages request body.
-//! No sampling parameters are ever sent (they are rejected by newer models).
+//! No sampling parameter is sent unless the request sets one (newer models
+//! reject some); only a benchmark's judge does, with temperature 0.
 
 use serde_json::{Map, Value, json};
 
@@ -18,6 +19,9 @@ pub fn body(req: &ModelRequest, model_id: &str, native_schema: bool) -> Value {
     let mut b = Map::new();
     b.insert("model".into(), json!(model_id));
     b.insert("max_tokens".into(), json!(req.max_tokens));
+    if let Some(t) = req.temperature {
+        b.insert("temperature".into(), json!(t));
+    }
     if !req.system.is_empty() {
         let blocks: Vec<Value> = req
             .system

@@ -54,6 +54,9 @@ pub fn body(req: &ModelRequest) -> Value {
         b.insert("stop".into(), json!(req.stop_sequences));
     }
     b.insert("max_completion_tokens".into(), json!(req.max_tokens));
+    if let Some(t) = req.temperature {
+        b.insert("temperature".into(), json!(t));
+    }
     b.insert("stream".into(), json!(true));
     b.insert("stream_options".into(), json!({"include_usage": true}));
     Value::Object(b)

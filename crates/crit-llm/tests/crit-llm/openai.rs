@@ -271,3 +271,29 @@ async fn debug_output_never_shows_the_key() {
     assert!(!shown.contains("hidden-999"), "{shown}");
     assert!(shown.contains("***"), "{shown}");
 }
+
+/// A temperature goes out only when the request sets one, on both wires.
+#[test]
+fn temperature_is_sent_only_when_set() {
+    let mut req = ModelRequest::new("m", 16);
+    req.messages = vec![crit_llm::Message::user_text("hi")];
+    assert!(
+        crit_llm::openai::wire::body(&req)
+            .get("temperature")
+            .is_none()
+    );
+    assert!(
+        crit_llm::anthropic::wire::body(&req, "m", false)
+            .get("temperature")
+            .is_none()
+    );
+    req.temperature = Some(0.0);
+    assert_eq!(
+        crit_llm::openai::wire::body(&req)["temperature"],
+        serde_json::json!(0.0)
+    );
+    assert_eq!(
+        crit_llm::anthropic::wire::body(&req, "m", false)["temperature"],
+        serde_json::json!(0.0)
+    );
+}
