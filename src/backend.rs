@@ -76,6 +76,8 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
         max_budget_usd: common
             .max_budget_usd
             .map(|b| Sourced::explicit(b, flag("--max-budget-usd"))),
+        // `crit review`'s own flag, set by that command.
+        max_cost_usd: None,
         fail_on: common
             .fail_on
             .map(|f| Sourced::explicit(crate::output::fail_on(f), flag("--fail-on"))),

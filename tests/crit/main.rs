@@ -69,6 +69,7 @@ mod review_consensus;
 mod review_cost;
 mod review_quality;
 mod review_run;
+mod review_spend;
 mod run_cli;
 mod secrets;
 mod settings_everywhere;

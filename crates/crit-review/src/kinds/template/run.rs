@@ -29,6 +29,7 @@ use super::checks::finish::Finish;
 use super::checks::{post, suggestions};
 use super::diff;
 use super::plans as plan;
+use super::estimate::{CostPlan, Spending};
 use super::{PartLimits, VerifyMode};
 use crate::engine::hunk_cache::HunkCache;
 
@@ -106,6 +107,9 @@ pub struct ReviewOptions {
     pub consensus: Option<panel::Consensus>,
     /// When a panel's later reviewers start (`panel_start`).
     pub panel_start: crit_project::PanelStart,
+    /// Asked with the review's plan and estimated cost before its first
+    /// request (`None`: spent without asking, as a library caller chose).
+    pub spending: Option<Arc<dyn Spending>>,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -125,6 +129,7 @@ impl std::fmt::Debug for ReviewOptions {
             .field("verify", &self.verify)
             .field("consensus", &self.consensus)
             .field("panel_start", &self.panel_start)
+            .field("spending", &self.spending.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -155,6 +160,7 @@ impl ReviewOptions {
             verify_model: String::new(),
             consensus: None,
             panel_start: Default::default(),
+            spending: None,
         }
     }
 
@@ -211,6 +217,9 @@ pub enum ReviewError {
     Hooks(String),
     #[error(transparent)]
     Rules(#[from] trust::TrustError),
+    /// The review's estimated cost was not approved: nothing was sent.
+    #[error("not reviewed: {}; nothing was sent", .0.describe())]
+    NotApproved(Box<CostPlan>),
 }
 
 /// Runs `req`: everything a template review does, in order.
@@ -388,6 +397,7 @@ async fn run(
                         extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
                     }
                     let plans = plan::plans(template, &prompt_inputs, &extra, &under_review, opts)?;
+                    approve(opts, super::estimate::plan(std::slice::from_ref(&plans.run), None))?;
                     let mut runs = panel::run_panel(backend, &plans.run, &env).await;
                     if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first())
                     {
@@ -431,6 +441,14 @@ async fn run(
         session::save(s, &result, transcript_error, opts.env.as_ref(), now);
     }
     Ok((result, conversation))
+}
+
+/// The review's plan put to whoever decides on spending (nothing sent yet).
+pub(super) fn approve(opts: &ReviewOptions, plan: CostPlan) -> Result<(), ReviewError> {
+    match &opts.spending {
+        Some(s) if !s.approve(&plan) => Err(ReviewError::NotApproved(Box::new(plan))),
+        _ => Ok(()),
+    }
 }
 
 /// What a review's steps share once it runs.
