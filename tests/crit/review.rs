@@ -159,7 +159,7 @@ fn inputs_are_flags_and_the_first_is_positional() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "The change under review: changes since merge base",
+            "changes since merge base",
         ))
         .stdout(predicate::str::contains("+ x = 2"));
     crit(&dir)
