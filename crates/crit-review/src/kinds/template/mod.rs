@@ -15,6 +15,7 @@ mod estimate;
 mod format;
 mod load;
 mod parts;
+mod phases;
 mod plans;
 mod prompt;
 mod raw;
