@@ -21,8 +21,8 @@ mod describe;
 mod fix;
 mod interactive;
 mod print_prompt;
-mod spend;
 mod running;
+mod spend;
 
 use code_flags::{CodeFlags, is_code};
 use running::run_review;

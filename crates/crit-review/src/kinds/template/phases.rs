@@ -16,7 +16,7 @@ use super::checks::finish::Finish;
 use super::checks::{post, suggestions};
 use super::run::*;
 use super::{Builder, PromptSource, diff, plans as plan};
-use crate::engine::panel::{self, FollowUp, PanelEnv, SharedTranscript};
+use crate::engine::panel::{self, FollowUp, PanelEnv, ProgressEvent, SharedTranscript};
 use crate::engine::redaction::{self, Removed};
 use crate::engine::session::{self, Session};
 use crit_project::scope::{Change, Scope};
@@ -56,6 +56,21 @@ pub(super) async fn prepare(
         Some(s) => Some(compute_blocking(&req.root, s, opts.shard).await?),
         None => None,
     };
+    // A change too big for one request takes a while to prepare: said at
+    // once, before redaction, screening and the parts.
+    if let (Some(c), Some(p)) = (&change, &opts.progress)
+        && c.patch.len() > opts.parts.part_bytes
+    {
+        p.event(&ProgressEvent::Note {
+            reviewer: "crit".into(),
+            text: format!(
+                "the change: {} file{}, {:.1} MB of diff; preparing its parts",
+                c.files.len(),
+                if c.files.len() == 1 { "" } else { "s" },
+                c.patch.len() as f64 / 1e6
+            ),
+        });
+    }
     let raw_patch = change.as_ref().map(|c| c.patch.clone()).unwrap_or_default();
     let change_removed: Vec<Removed> = change
         .as_mut()
@@ -150,7 +165,10 @@ pub(super) async fn ask(
         removed: Vec::new(),
         transcript_error: None,
     };
-    let backend = match (p.change.as_ref().filter(|c| p.is_diff && c.is_empty()), backend) {
+    let backend = match (
+        p.change.as_ref().filter(|c| p.is_diff && c.is_empty()),
+        backend,
+    ) {
         // Nothing changed: PASS without asking a model (mala's R1).
         (Some(c), _) => {
             asked.result = no_changes(&template.name, c);

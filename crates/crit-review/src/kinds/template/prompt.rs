@@ -8,8 +8,8 @@ use minijinja::Value;
 
 use super::{Builder, PromptSource, ReviewerSpec, Template, TemplateError};
 use crate::engine::prompts::{
-    CODE_ABOUT, CODE_BUILDER, CODE_WORK, carries_own_format, contract_instructions, describe, environment,
-    python_placeholders, tidy, with_contract,
+    CODE_ABOUT, CODE_BUILDER, CODE_WORK, carries_own_format, contract_instructions, describe,
+    environment, python_placeholders, tidy, with_contract,
 };
 
 /// Inputs after defaults: name → value.

@@ -422,7 +422,9 @@ pub(super) async fn compute_blocking(
 }
 
 /// `diff` (a ref or a range) and `files` inputs of the code template.
-pub(super) fn scope_from_inputs(inputs: &BTreeMap<String, String>) -> Result<Scope, scope::ScopeError> {
+pub(super) fn scope_from_inputs(
+    inputs: &BTreeMap<String, String>,
+) -> Result<Scope, scope::ScopeError> {
     let files: Vec<String> = inputs.get("files").into_iter().cloned().collect();
     Scope::from_options(inputs.get("diff").map(String::as_str), &[], false, &files)
 }
