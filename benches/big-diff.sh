@@ -14,6 +14,8 @@ if [ -z "${CRIT_BIN:-}" ]; then
   cargo build --release -p crit-cli --bin crit --quiet
   CRIT_BIN=$(cd "${CARGO_TARGET_DIR:-target}/release" && pwd)/crit
 fi
+# A build that asks before spending above $1 is told to go ahead.
+yes=$("$CRIT_BIN" review code --help 2>/dev/null | grep -q -- --yes && echo --yes || true)
 latency=${LATENCY:-1}
 work=$(mktemp -d)
 pids=()
@@ -73,7 +75,7 @@ for files in 80 160; do
   size=$(git -C "$repo" diff HEAD~1..HEAD | wc -c)
   echo "$files files, diff of $((size / 1000000)).$((size % 1000000 / 100000)) MB:"
   cd "$repo"
-  cmd="$CRIT_BIN review code --diff HEAD~1..HEAD --provider anthropic --no-log --json -q --no-cache"
+  cmd="$CRIT_BIN review code --diff HEAD~1..HEAD --provider anthropic --no-log --json -q --no-cache $yes"
   port=$(cat "$work/port")
   curl -s -X POST "http://127.0.0.1:$port/reset" >/dev/null
   start=$(date +%s.%N)

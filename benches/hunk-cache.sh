@@ -15,6 +15,8 @@ if [ -z "${CRIT_BIN:-}" ]; then
   cargo build --release -p crit-cli --bin crit --quiet
   CRIT_BIN=$(cd "${CARGO_TARGET_DIR:-target}/release" && pwd)/crit
 fi
+# A build that asks before spending above $1 is told to go ahead.
+yes=$("$CRIT_BIN" review code --help 2>/dev/null | grep -q -- --yes && echo --yes || true)
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(3000 8000)
 
@@ -52,7 +54,7 @@ for n in "${sizes[@]}"; do
     sed -i 's/y = x + 1/y = x + 2/' "$repo/src/m$((i / 100))/f$i.py"
   done
   git -C "$repo" commit -q -am 'off by one'
-  cmd="$CRIT_BIN review code --diff HEAD~1..HEAD --provider anthropic --no-log --json -q --max-chunks 10000"
+  cmd="$CRIT_BIN review code --diff HEAD~1..HEAD --provider anthropic --no-log --json -q --max-chunks 10000 $yes"
   cd "$repo"
   # Checked once: every file reviewed, PASS.
   $cmd --no-cache >"$work/out.json" || true

@@ -65,6 +65,8 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
         max_budget_usd: common
             .max_budget_usd
             .map(|b| Sourced::explicit(b, flag("--max-budget-usd"))),
+        // `crit review`'s own flag, set by that command.
+        max_cost_usd: None,
         fail_on: common
             .fail_on
             .map(|f| Sourced::explicit(f, flag("--fail-on"))),

@@ -5,6 +5,7 @@
 
 use std::io::Write;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crit_core::ReviewerStatus;
@@ -15,6 +16,8 @@ pub struct StderrProgress {
     started: Instant,
     /// Serializes lines from concurrent reviewers.
     out: Mutex<()>,
+    /// The change is split into parts: one line per part, not per reviewer.
+    by_part: AtomicBool,
 }
 
 impl StderrProgress {
@@ -22,6 +25,7 @@ impl StderrProgress {
         StderrProgress {
             started: Instant::now(),
             out: Mutex::new(()),
+            by_part: AtomicBool::new(false),
         }
     }
 
@@ -40,7 +44,29 @@ impl StderrProgress {
 
 impl Progress for StderrProgress {
     fn event(&self, event: &ProgressEvent) {
+        let by_part = self.by_part.load(Ordering::Relaxed);
         match event {
+            ProgressEvent::Parts {
+                total,
+                built,
+                sent,
+                answered,
+                tokens,
+                cost_usd,
+            } => {
+                self.by_part.store(true, Ordering::Relaxed);
+                self.line(&format!(
+                    "parts: {built}/{total} built, {sent} sent, {answered} answered; {} tokens, ${cost_usd:.4} so far",
+                    thousands(*tokens)
+                ));
+            }
+            // A split change: its reviewers' own lines would be one per
+            // reviewer, turn and part; the parts' lines say it.
+            ProgressEvent::Started { .. }
+            | ProgressEvent::Turn { .. }
+            | ProgressEvent::Usage { .. }
+            | ProgressEvent::Finished { .. }
+                if by_part => {}
             ProgressEvent::Started { reviewer, model } => {
                 self.line(&format!("{reviewer}: started ({model})"));
             }

@@ -3,7 +3,8 @@
 Every request is answered after DELAY seconds with a PASS and no findings,
 as a StructuredOutput tool call over SSE, with the usage a real answer would
 carry (input tokens estimated at a token per four bytes of the request).
-GET /stats answers {"requests": N, "max_in_flight": M} and POST /reset
+GET /stats answers {"requests": N, "max_in_flight": M, "first_request_at": T}
+(T: the Unix time the first request arrived, 0 before) and POST /reset
 clears them. Rate limits can be simulated: with LIMIT > 0 the server answers
 anthropic-ratelimit-requests-remaining as LIMIT minus the requests in flight,
 and a 429 with retry-after when more than LIMIT are in flight.
@@ -20,7 +21,8 @@ DELAY = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
 LIMIT = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 ANSWER = {"verdict": "PASS", "summary": "Nothing to report.", "findings": []}
 lock = threading.Lock()
-stats = {"requests": 0, "in_flight": 0, "max_in_flight": 0, "rejected": 0, "input_bytes": 0}
+stats = {"requests": 0, "in_flight": 0, "max_in_flight": 0, "rejected": 0, "input_bytes": 0,
+         "first_request_at": 0}
 
 
 def sse(kind, data):
@@ -50,6 +52,8 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         with lock:
+            if not stats["first_request_at"]:
+                stats["first_request_at"] = time.time()
             stats["requests"] += 1
             stats["input_bytes"] += len(raw)
             stats["in_flight"] += 1

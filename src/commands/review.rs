@@ -23,6 +23,7 @@ mod interactive;
 mod print_prompt;
 mod running;
 mod since;
+mod spend;
 
 use code_flags::{CodeFlags, is_code};
 use running::run_review;
@@ -112,9 +113,14 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         consensus: matches.get_one::<Consensus>(CONSENSUS).copied(),
         interactive: matches.get_flag(INTERACTIVE),
         print_prompt: matches.get_flag(PRINT_PROMPT),
+        yes: matches.get_flag(YES),
     };
     let common = common.overlay(later);
-    project.set_explicit(crate::backend::explicit(&common)?);
+    let mut explicit = crate::backend::explicit(&common)?;
+    explicit.max_cost_usd = matches
+        .get_one::<f64>(MAX_COST)
+        .map(|v| crit_llm::Sourced::explicit(*v, "--max-cost".to_string()));
+    project.set_explicit(explicit);
     // Where to post is settled before the review spends anything.
     let poster = Poster::from_args(&code.post, &env)?;
     if let (Some(_), Some(shard)) = (&poster, code.shard) {
@@ -157,8 +163,12 @@ pub struct Checks {
     pub interactive: bool,
     /// `--print-prompt`: print each request instead of sending it.
     pub print_prompt: bool,
+    /// `--yes`: send the review whatever its estimated cost.
+    pub yes: bool,
 }
 const PRINT_PROMPT: &str = "print-prompt";
+const MAX_COST: &str = "max-cost";
+const YES: &str = "yes";
 const INTERACTIVE: &str = "interactive";
 
 /// The subcommand for one template: its inputs as `--NAME VALUE`, the first
@@ -247,12 +257,33 @@ fn template_args(cmd: clap::Command, template: &Template) -> clap::Command {
             .help("Print each request crit would send (system prompt, every message, tools by name), per reviewer and part, without sending any; with --json, as JSON"),
     )
     .arg(
+        Arg::new(MAX_COST)
+            .long(MAX_COST)
+            .value_name("USD")
+            .value_parser(non_negative_usd)
+            .help("Send the review without asking when its estimated cost is at most USD; above it, ask at a terminal and stop elsewhere [default: `max_cost_usd` in the config, else 1]"),
+    )
+    .arg(
+        Arg::new(YES)
+            .long(YES)
+            .short('y')
+            .action(ArgAction::SetTrue)
+            .help("Send the review whatever its estimated cost (the budget, --max-budget-usd, still caps what is spent)"),
+    )
+    .arg(
         Arg::new(INTERACTIVE)
             .long(INTERACTIVE)
             .short('i')
             .action(ArgAction::SetTrue)
             .help("After the review, ask the reviewer follow-up questions (one per line; empty line or EOF ends)"),
     )
+}
+
+fn non_negative_usd(s: &str) -> Result<f64, String> {
+    match s.trim_start_matches('$').parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not an amount in USD (e.g. 2.50)")),
+    }
 }
 
 fn list(registry: &Registry, common: &CommonArgs) -> Result<Code, CliError> {

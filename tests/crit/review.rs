@@ -158,9 +158,7 @@ fn inputs_are_flags_and_the_first_is_positional() {
         .args(["review", "code", "--diff", "main", "--print-prompt"])
         .assert()
         .success()
-        .stdout(predicate::str::contains(
-            "The change under review: changes since merge base",
-        ))
+        .stdout(predicate::str::contains("changes since merge base"))
         .stdout(predicate::str::contains("+ x = 2"));
     crit(&dir)
         .args(["review", "arch", "--help"])

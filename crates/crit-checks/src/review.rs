@@ -145,10 +145,7 @@ fn setup_and_run(
     report.reviewers = Some(setup.reviewers.clone());
     report.checks_total = setup.checks.len();
     // 8. → CHECKING
-    let mut store = FileStore {
-        paths: &paths,
-        seal: &seal,
-    };
+    let mut store = FileStore::new(&paths, &seal, setup.unwritten.clone());
     let ids: Vec<String> = setup.checks.checks().iter().map(|c| c.id.clone()).collect();
     report.warnings.extend(asker.resolve_ids(&ids));
     let run = machine::run(
@@ -159,7 +156,11 @@ fn setup_and_run(
         options.limits,
         &mut store,
         asker,
-    )?;
+    );
+    // The run's writes, once each, still under the lock; before the panel,
+    // which reads the plan as the checks left it.
+    store.flush()?;
+    let run = run?;
     if run.outcome != Outcome::Approved {
         if report.panel_not_run.is_none() {
             report.panel_waiting = Some(
@@ -260,6 +261,8 @@ struct Setup {
     project_root: PathBuf,
     checks: CheckSet,
     state: State,
+    /// A new or reset state to write even if the run changes nothing.
+    unwritten: Option<State>,
 }
 
 /// SETUP steps 2–7. With `write`, a missing context.yaml or state.yaml is
@@ -307,7 +310,9 @@ fn load(
     let loaded = sources::load(&dirs, context_checks)?;
     let checks = CheckSet::compile(loaded.checks)?;
     // 7. state.yaml, or the default (a malformed one is reset with a warning;
-    // one edited outside crit is refused)
+    // one edited outside crit is refused). A new or reset one is written with
+    // the run's other writes, once.
+    let mut unwritten = false;
     let state = match sources::read_confined(&paths.dir, &paths.state) {
         Ok(Some(text)) => {
             let (state, warning) = match seal.read(&paths.state, &text) {
@@ -324,18 +329,13 @@ fn load(
             };
             if let Some(w) = warning {
                 warnings.push(w);
-                if write {
-                    write_in(&paths.dir, &paths.state, &seal.render(&state))?;
-                }
+                unwritten = true;
             }
             state
         }
         Ok(None) => {
-            let state = State::default();
-            if write {
-                write_in(&paths.dir, &paths.state, &seal.render(&state))?;
-            }
-            state
+            unwritten = true;
+            State::default()
         }
         // A symlink (or a FIFO) in its place is refused, never reset over.
         Err(e @ CheckError::Fs(_)) => return Err(e),
@@ -349,6 +349,7 @@ fn load(
         reviewers,
         project_root,
         checks,
+        unwritten: (write && unwritten).then(|| state.clone()),
         state,
     })
 }

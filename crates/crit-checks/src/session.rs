@@ -166,24 +166,62 @@ pub(crate) fn write_in(dir: &Path, path: &Path, contents: &str) -> Result<(), Ch
     Ok(Root::open(dir)?.write_atomic(rel, contents.as_bytes())?)
 }
 
-/// The machine's writes, to the session's files.
+/// The machine's writes, to the session's files: kept until [`FileStore::flush`],
+/// then one durable write per file that changed, however many edits the run
+/// made. A run that dies before the flush leaves the files as they were:
+/// the old plan, its sealed state, its approval marker.
 #[derive(Debug)]
 pub struct FileStore<'a> {
     pub paths: &'a SessionPaths,
     /// Seals state.yaml as it is written.
     pub seal: &'a StateSeal<'a>,
+    state: Option<State>,
+    plan: Option<String>,
+}
+
+impl<'a> FileStore<'a> {
+    /// `state`: a state to write even if the run changes nothing (a missing
+    /// or reset state.yaml).
+    pub fn new(paths: &'a SessionPaths, seal: &'a StateSeal<'a>, state: Option<State>) -> Self {
+        FileStore {
+            paths,
+            seal,
+            state,
+            plan: None,
+        }
+    }
+
+    /// Writes what the run changed: state.yaml first (its counts are a
+    /// floor: a crash before the plan is written re-applies the fix and
+    /// counts it again, never fewer), then the approval marker is removed
+    /// (any edit invalidates an earlier approval, expert-review's
+    /// "Re-Review Requirements") before plan.md is replaced.
+    pub fn flush(&mut self) -> Result<(), CheckError> {
+        if let Some(state) = self.state.take() {
+            write_in(
+                &self.paths.dir,
+                &self.paths.state,
+                &self.seal.render(&state),
+            )?;
+        }
+        if let Some(plan) = self.plan.take() {
+            let (dir, marker) = beneath(&self.paths.dir, &self.paths.marker);
+            Root::open(dir)?.remove(marker)?;
+            write_in(&self.paths.dir, &self.paths.plan, &plan)?;
+        }
+        Ok(())
+    }
 }
 
 impl Store for FileStore<'_> {
     fn save_state(&mut self, state: &State) -> Result<(), CheckError> {
-        write_in(&self.paths.dir, &self.paths.state, &self.seal.render(state))
+        self.state = Some(state.clone());
+        Ok(())
     }
 
     fn save_plan(&mut self, plan: &str) -> Result<(), CheckError> {
-        // Any edit invalidates an earlier approval (expert-review's "Re-Review Requirements").
-        let (dir, marker) = beneath(&self.paths.dir, &self.paths.marker);
-        Root::open(dir)?.remove(marker)?;
-        write_in(&self.paths.dir, &self.paths.plan, plan)
+        self.plan = Some(plan.to_string());
+        Ok(())
     }
 }
 
@@ -264,12 +302,12 @@ mod tests {
         write_atomic(&s.marker, "anything").unwrap();
         // A plan edit through the store removes the marker.
         let seal = StateSeal::new(&key, &s.dir);
-        FileStore {
-            paths: &s,
-            seal: &seal,
-        }
-        .save_plan("# Plan v2\n")
-        .unwrap();
+        let mut store = FileStore::new(&s, &seal, None);
+        store.save_plan("# Plan v1.5\n").unwrap();
+        store.save_plan("# Plan v2\n").unwrap();
+        // Kept until the flush: the marker and the plan as they were.
+        assert!(s.marker.exists());
+        store.flush().unwrap();
         assert!(!s.marker.exists());
         assert_eq!(std::fs::read_to_string(&s.plan).unwrap(), "# Plan v2\n");
         #[cfg(unix)]
@@ -287,12 +325,9 @@ mod tests {
             std::os::unix::fs::symlink(&real, &s.plan).unwrap();
             let e = write_atomic(&s.plan, "# via link\n").unwrap_err();
             assert!(e.to_string().contains("plan.md is a symbolic link"), "{e}");
-            let e = FileStore {
-                paths: &s,
-                seal: &seal,
-            }
-            .save_plan("# via store\n")
-            .unwrap_err();
+            let mut store = FileStore::new(&s, &seal, None);
+            store.save_plan("# via store\n").unwrap();
+            let e = store.flush().unwrap_err();
             assert!(e.to_string().contains("plan.md is a symbolic link"), "{e}");
             assert!(
                 std::fs::symlink_metadata(&s.plan)

@@ -160,6 +160,11 @@ pub fn run_review(
     if !common.quiet {
         opts.progress = Some(Arc::new(StderrProgress::new()));
     }
+    opts.spending = Some(Arc::new(super::spend::AskToSpend::new(
+        settings.max_cost_usd.clone(),
+        checks.yes,
+        common.quiet,
+    )));
     let req = ReviewRequest {
         template: template.clone(),
         inputs: given,
@@ -221,6 +226,7 @@ fn print_requests(
     let backend = printer.backend();
     opts.log = false;
     opts.progress = None;
+    opts.spending = None;
     let stop = runner::Stop::new();
     runner::block_on(&stop, |cancel| {
         opts.cancel = cancel;

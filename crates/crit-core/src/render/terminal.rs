@@ -227,12 +227,16 @@ fn summary_line(result: &ReviewResult, p: &Painter) -> String {
         parts.push(format!("{} reviewers", result.reviewers.len()));
     }
     if !result.usage.is_zero() {
-        let cached = result.usage.cache_read_tokens;
+        // Input read from the prompt cache costs a tenth of the rest: said
+        // apart, so a second review of a change shows what it really sent.
+        let u = &result.usage;
+        let cached = u.cache_read_tokens;
         parts.push(match cached {
-            0 => format!("{} tokens", compact(result.usage.total())),
+            0 => format!("{} tokens", compact(u.total())),
             _ => format!(
-                "{} tokens ({} from prompt cache)",
-                compact(result.usage.total()),
+                "{} tokens ({} input uncached, {} from prompt cache)",
+                compact(u.total()),
+                compact(u.input_tokens + u.cache_write_tokens),
                 compact(cached)
             ),
         });

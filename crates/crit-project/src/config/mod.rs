@@ -82,6 +82,9 @@ pub struct Config {
     pub fail_on: Option<Sourced<FailOn>>,
     pub max_turns: Option<Sourced<u32>>,
     pub max_budget_usd: Option<Sourced<f64>>,
+    /// Above this estimated cost a review asks before it spends (or stops,
+    /// with no terminal to ask at).
+    pub max_cost_usd: Option<Sourced<f64>>,
     /// A directory of more review templates (the review templates' tool's
     /// "configured directory"), from the user's file: anywhere.
     pub templates_dir: Option<Sourced<PathBuf>>,
@@ -106,6 +109,7 @@ struct RawConfig {
     fail_on: Option<Spanned<String>>,
     max_turns: Option<Spanned<u32>>,
     max_budget_usd: Option<Spanned<f64>>,
+    max_cost_usd: Option<Spanned<f64>>,
     templates_dir: Option<Spanned<String>>,
     panel_start: Option<Spanned<String>>,
     review: Option<RawReview>,
@@ -227,6 +231,10 @@ impl Config {
             "max_budget_usd",
             |v| Some(v.to_string()),
         );
+        // A change under review must not raise the bar it is asked at.
+        ask(&mut self.max_cost_usd, rules, file, "max_cost_usd", |v| {
+            Some(v.to_string())
+        });
         ask(&mut self.fail_on, rules, file, "fail_on", |v| {
             matches!(v, FailOn::P0 | FailOn::Never).then(|| fail_on_word(*v).to_string())
         });
@@ -348,6 +356,7 @@ impl Config {
             fail_on,
             max_turns: raw.max_turns.map(|s| setting(file, &s, s.value)),
             max_budget_usd: raw.max_budget_usd.map(|s| setting(file, &s, s.value)),
+            max_cost_usd: raw.max_cost_usd.map(|s| setting(file, &s, s.value)),
             templates_dir: raw
                 .templates_dir
                 .map(|s| setting(file, &s, PathBuf::from(&s.value))),
@@ -372,6 +381,7 @@ impl Config {
             fail_on,
             max_turns,
             max_budget_usd,
+            max_cost_usd,
             templates_dir,
             project_templates_dir,
             panel_start

@@ -132,6 +132,8 @@ pub struct Explicit {
     pub timeout: Option<Sourced<u64>>,
     pub max_turns: Option<Sourced<u32>>,
     pub max_budget_usd: Option<Sourced<f64>>,
+    /// `--max-cost`: the estimated cost a review may reach without asking.
+    pub max_cost_usd: Option<Sourced<f64>>,
     pub fail_on: Option<Sourced<FailOn>>,
     /// `--exit-code`: the caller enforces the gate at the resolved `fail_on`
     /// (a `fail_on` given explicitly asks for the gate too).
@@ -195,6 +197,9 @@ pub struct Settings {
     pub timeout: Option<Sourced<u64>>,
     pub max_turns: Option<Sourced<u32>>,
     pub max_budget_usd: Option<Sourced<f64>>,
+    /// Above this estimated cost (USD) a review asks before spending, or
+    /// stops where there is no one to ask.
+    pub max_cost_usd: Sourced<f64>,
     /// The level `passed` is decided at: explicit > the project's config (a
     /// laxer one only when trusted) > the default. The library decides
     /// `passed` with it, once.
@@ -281,6 +286,13 @@ impl Settings {
                 "max_budget_usd",
                 &format!("{:.2}", b.value),
                 b.source.to_string(),
+            ));
+        }
+        if self.kind == Kind::Code || self.kind == Kind::Template {
+            rows.push(row(
+                "max_cost_usd",
+                &format!("{:.2}", self.max_cost_usd.value),
+                self.max_cost_usd.source.to_string(),
             ));
         }
         if self.kind != Kind::Bench {

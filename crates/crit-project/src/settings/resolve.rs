@@ -13,6 +13,9 @@ use crate::config::{Config, ReviewerKind};
 /// since it may serve no other).
 const VERIFY_MODEL: &str = "haiku";
 
+/// The estimated cost (USD) a review spends without asking.
+pub const MAX_COST_USD: f64 = 1.0;
+
 pub(crate) fn resolve(
     kind: Kind,
     explicit: &Explicit,
@@ -72,6 +75,11 @@ pub(crate) fn resolve(
             .max_budget_usd
             .clone()
             .or_else(|| file.max_budget_usd.clone()),
+        max_cost_usd: explicit
+            .max_cost_usd
+            .clone()
+            .or_else(|| file.max_cost_usd.clone())
+            .unwrap_or_else(|| Sourced::new(MAX_COST_USD, Source::Default)),
         fail_on: fail_on.clone(),
         gate: (explicit.exit_code || explicit.fail_on.is_some()).then_some(fail_on.value),
         model_override: explicit.model.as_ref().map(|m| m.value.clone()),

@@ -62,6 +62,10 @@ const PARTIALS: [(&str, &str); 4] = [
 ];
 pub(crate) const CODE_BUILDER: &str = include_str!("../../prompts/builders/code.md");
 pub(crate) const CODE_WORK: &str = include_str!("../../prompts/builders/code_work.md");
+/// What the change is (its range, commits, the author's notes): what a fix
+/// changes even where the diff does not, so it follows the diff, after the
+/// cache breakpoint.
+pub(crate) const CODE_ABOUT: &str = include_str!("../../prompts/builders/code_about.md");
 
 /// The text of crit's own prompt parts (partials and builders): what a
 /// review's reviewers are told besides the template, for cache keys.
@@ -69,6 +73,7 @@ pub(crate) fn prompt_sources() -> String {
     let mut s: String = PARTIALS.iter().map(|(_, t)| *t).collect();
     s.push_str(CODE_BUILDER);
     s.push_str(CODE_WORK);
+    s.push_str(CODE_ABOUT);
     s
 }
 

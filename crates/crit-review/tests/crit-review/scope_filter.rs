@@ -24,10 +24,11 @@ fn the_code_prompt_reads_a_computed_change() {
         minijinja::Value::from(minijinja::value::Serde(&c)),
     );
     // The change is the work (data), sent before the instructions.
-    let user = t.render(&t.panel()[0], &inputs, &extra).unwrap().work;
+    let p = t.render(&t.panel()[0], &inputs, &extra).unwrap();
+    let user = format!("{}\n{}", p.work, p.about);
     let want = [
         format!(
-            "The change under review: changes since merge base {} with main.",
+            "<commits>\nchanges since merge base {} with main\n",
             &base[..7]
         ),
         "- `a.txt` (modified, +1 −1)".to_string(),

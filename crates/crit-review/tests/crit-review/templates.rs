@@ -31,8 +31,8 @@ fn render(t: &Template, given: &[(&str, &str)], extra: BTreeMap<String, Value>) 
     match p.work.is_empty() {
         true => format!("=== system ===\n{}\n=== user ===\n{}", p.system, p.user),
         false => format!(
-            "=== system ===\n{}\n=== work ===\n{}\n=== user ===\n{}",
-            p.system, p.work, p.user
+            "=== system ===\n{}\n=== work ===\n{}\n=== about ===\n{}\n=== user ===\n{}",
+            p.system, p.work, p.about, p.user
         ),
     }
 }

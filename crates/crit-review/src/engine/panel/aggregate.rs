@@ -95,25 +95,42 @@ pub fn merge_parts(mut parts: Vec<Vec<ReviewerRun>>) -> Vec<ReviewerRun> {
     if parts.len() <= 1 {
         return parts.pop().unwrap_or_default();
     }
+    let count = parts.len();
     let mut merged: Vec<ReviewerRun> = Vec::new();
+    // Each reviewer's summary is said once: that of its part with the worst
+    // verdict (the first such part), labelled; every part's answer stays in
+    // `raw`, each under its label.
+    let mut summaries: Vec<(Verdict, String)> = Vec::new();
     for (p, runs) in parts.into_iter().enumerate() {
         for run in runs {
             let label = format!("[part {}] ", p + 1);
+            let said = (
+                run.outcome.verdict,
+                prefixed(&format!("[part {} of {count}] ", p + 1), &run.summary),
+            );
             match merged
-                .iter_mut()
-                .find(|m| m.outcome.name == run.outcome.name)
+                .iter()
+                .position(|m| m.outcome.name == run.outcome.name)
             {
                 None => {
                     let mut first = run;
-                    first.summary = prefixed(&label, &first.summary);
                     first.raw = prefixed(&label, &first.raw);
                     merged.push(first);
+                    summaries.push(said);
                 }
-                Some(m) => fold(m, run, &label),
+                Some(i) => {
+                    let worse = Verdict::combine([summaries[i].0, said.0]) != summaries[i].0
+                        || (summaries[i].1.is_empty() && !said.1.is_empty());
+                    if worse {
+                        summaries[i] = said;
+                    }
+                    fold(&mut merged[i], run, &label);
+                }
             }
         }
     }
-    for m in &mut merged {
+    for (m, (_, summary)) in merged.iter_mut().zip(summaries) {
+        m.summary = summary;
         m.findings = distinct(std::mem::take(&mut m.findings));
         m.outcome.findings = m.findings.len();
     }
@@ -156,14 +173,12 @@ fn fold(m: &mut ReviewerRun, run: ReviewerRun, label: &str) {
             None => e,
         });
     }
-    for (text, more) in [(&mut m.summary, run.summary), (&mut m.raw, run.raw)] {
-        let more = prefixed(label, &more);
-        if !more.is_empty() {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(&more);
+    let more = prefixed(label, &run.raw);
+    if !more.is_empty() {
+        if !m.raw.is_empty() {
+            m.raw.push_str("\n\n");
         }
+        m.raw.push_str(&more);
     }
     m.findings.extend(run.findings);
     m.timed_out |= run.timed_out;
@@ -319,9 +334,12 @@ mod tests {
         // Lines 10-12 and 11-13: one problem, at its most severe; line 40 another.
         assert_eq!(m.findings.len(), 2);
         assert_eq!(m.findings[0].severity, Severity::P1);
+        // The summary once: the worst part's (FAIL, part 2); each part's answer in raw.
+        assert_eq!(m.summary, "[part 2 of 2] a summary");
         assert!(
-            m.summary
-                .starts_with("[part 1] a summary\n\n[part 2] a summary")
+            m.raw.starts_with("[part 1] a raw\n\n[part 2] a raw"),
+            "{}",
+            m.raw
         );
     }
 

@@ -70,7 +70,10 @@ pub struct ReviewerPlan {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SharedPrompt {
     pub system: String,
-    /// The work under review (a diff, the author's notes); may be empty.
+    /// The work under review (a diff); may be empty. Cached: the same bytes
+    /// from one review of a change to the next where the work is the same
+    /// (what the work is, its range and commits, goes in each reviewer's
+    /// own text, after it).
     pub work: String,
 }
 

@@ -32,6 +32,17 @@ pub enum ProgressEvent {
         findings: usize,
         duration_ms: u64,
     },
+    /// A change split into parts: how many of its `total` parts are built,
+    /// sent and answered, and what the whole review spent so far. Sent once
+    /// the first part is built and once as each part is answered.
+    Parts {
+        total: usize,
+        built: usize,
+        sent: usize,
+        answered: usize,
+        tokens: u64,
+        cost_usd: f64,
+    },
     /// What a check did, in words (the verifier's decision on a finding).
     Note {
         reviewer: String,

@@ -18,7 +18,7 @@ use super::checks::post;
 use super::coverage::{self, PartOutcome};
 use super::plans as plan;
 use super::work::{self, Work};
-use super::{Job, ReviewError, parts};
+use super::{Job, ReviewError, estimate, parts};
 use crate::engine::hunk_cache::{
     self,
     decide::{ReviewFinding, ReviewedPart},
@@ -43,7 +43,7 @@ pub(super) struct Diff<'a> {
 pub(super) async fn review(
     job: &Job<'_>,
     diff: &Diff<'_>,
-    mut extra: BTreeMap<String, Value>,
+    extra: BTreeMap<String, Value>,
     conversation: Option<&mut Option<FollowUp>>,
 ) -> Result<ReviewResult, ReviewError> {
     let opts = job.opts;
@@ -54,19 +54,36 @@ pub(super) async fn review(
     let cache = hunks.as_ref().zip(base.as_deref());
     let work = work::plan(change, diff.raw_patch, cache, opts.parts);
     let count = work.parts.len();
-    let mut part_plans = Vec::with_capacity(count);
-    let mut skipped = Vec::new();
-    for (i, units) in work.parts.iter().enumerate() {
-        let scope = part_change(change, &work, units, i, count, &opts.redactor);
-        extra.insert("scope".into(), Value::from(minijinja::value::Serde(&scope)));
-        let plans = plan::plans(job.template, job.inputs, &extra, job.under_review, opts)?;
-        if i == 0 {
-            skipped = plans.skipped;
-        }
-        part_plans.push(plans.run);
+    let mut parts = PartBuilder::new(job, change, &work, extra);
+    // The first part is built, the review's cost estimated from it and
+    // approved, then sent while the others are built.
+    let first = match count {
+        0 => None,
+        _ => Some(parts.build(0)?),
+    };
+    let (first_plans, skipped) = match first {
+        Some(p) => (p.run, p.skipped),
+        None => (Vec::new(), Vec::new()),
+    };
+    if count > 0 {
+        let bytes: Vec<usize> = work.parts.iter().map(|p| work.part_bytes(p)).collect();
+        let estimate = estimate::plan_from_first(&first_plans, &bytes, Some(work.added_lines()));
+        super::run::approve(opts, estimate)?;
     }
     let limits = plan::limits(&job.template.limits, &opts.limits);
-    let ran = parts::run(job.backend, &part_plans, job.env, limits).await;
+    let kept_first = first_plans.clone();
+    let (ran, failed) = parts::run(
+        job.backend,
+        first_plans,
+        count,
+        |i| parts.build(i).map(|p| p.run),
+        job.env,
+        limits,
+    )
+    .await;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     // Where every reviewer's finding points, and whose part it came from:
     // the cache's decision waits for the whole review.
     let mut reported: Vec<(Option<usize>, Option<String>)> = Vec::new();
@@ -93,9 +110,8 @@ pub(super) async fn review(
             part_runs.push(runs);
         }
     }
-    if let (Some(slot), [plans], [runs]) =
-        (conversation, part_plans.as_slice(), part_runs.as_slice())
-        && let (Some(plan), Some(run)) = (plans.first(), runs.first())
+    if let (Some(slot), 1, [runs]) = (conversation, count, part_runs.as_slice())
+        && let (Some(plan), Some(run)) = (kept_first.first(), runs.first())
     {
         *slot = Some(FollowUp::new(
             job.backend.clone(),
@@ -230,10 +246,62 @@ fn binary_findings(change: &Change, allow_partial: bool) -> Vec<Finding> {
         .collect()
 }
 
+/// Builds each part's plans on demand, from one copy of the change without
+/// its patch (a part's own diff replaces it; copying the whole patch for
+/// every part made a big change's parts cost its size times their number).
+struct PartBuilder<'a> {
+    job: &'a Job<'a>,
+    work: &'a Work,
+    skeleton: Change,
+    extra: BTreeMap<String, Value>,
+}
+
+impl<'a> PartBuilder<'a> {
+    fn new(
+        job: &'a Job<'a>,
+        change: &Change,
+        work: &'a Work,
+        extra: BTreeMap<String, Value>,
+    ) -> Self {
+        let mut skeleton = change.clone();
+        skeleton.patch = String::new();
+        skeleton.files = Vec::new();
+        PartBuilder {
+            job,
+            work,
+            skeleton,
+            extra,
+        }
+    }
+
+    fn build(&mut self, i: usize) -> Result<plan::Plans, ReviewError> {
+        let (job, work) = (self.job, self.work);
+        let units = work.parts.get(i).map(Vec::as_slice).unwrap_or_default();
+        let scope = part_change(
+            &self.skeleton,
+            work,
+            units,
+            i,
+            work.parts.len(),
+            &job.opts.redactor,
+        );
+        self.extra
+            .insert("scope".into(), Value::from(minijinja::value::Serde(&scope)));
+        Ok(plan::plans(
+            job.template,
+            job.inputs,
+            &self.extra,
+            job.under_review,
+            job.opts,
+        )?)
+    }
+}
+
 /// The change as one part's prompt sees it: its files (their names
 /// redacted, like every string a prompt holds), its numbered diff.
+/// `skeleton`: the change without its patch and files.
 fn part_change(
-    change: &Change,
+    skeleton: &Change,
     work: &Work,
     units: &[usize],
     i: usize,
@@ -241,7 +309,7 @@ fn part_change(
     redactor: &crit_core::redact::Redactor,
 ) -> Change {
     let (text, files) = work.text(units);
-    let mut part = change.clone();
+    let mut part = skeleton.clone();
     part.patch = text;
     part.files = files
         .iter()

@@ -1,5 +1,6 @@
 //! Running the parts of a split change: each part is the same panel with the
-//! same instructions and conventions over its own piece of the diff. Parts
+//! same instructions and conventions over its own piece of the diff. A part
+//! is sent as soon as it is built, while the next ones are built. Parts
 //! run side by side, as many at a time as the provider's rate limits allow
 //! (see the engine's pace), after the first part's first request
 //! has written the shared prefix to the prompt cache when the others can
@@ -11,26 +12,62 @@ use crit_core::{LeftOutCause, ReviewerStatus};
 use crit_llm::Backend;
 use tokio_util::sync::CancellationToken;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures_util::stream::{FuturesUnordered, StreamExt};
+
+use super::ReviewError;
 use super::coverage::PartOutcome;
 use crate::engine::pace::{self, Pace};
-use crate::engine::panel::{self, PanelEnv, ReviewerPlan, ReviewerRun};
+use crate::engine::panel::{self, PanelEnv, ProgressEvent, ReviewerPlan, ReviewerRun};
 
-/// Runs each part's plans; returns, per part, its runs and how it went.
+/// Runs each part's plans as it is built: `first` is part 0's, `build(i)`
+/// makes part `i`'s (1 ≤ i < `count`) while the parts before it are
+/// already on their way. Returns, per part, its runs and how it went, and
+/// the error that stopped the building, if one did (the parts already sent
+/// still finish, and are returned).
 pub(super) async fn run(
     backend: &Backend,
-    parts: &[Vec<ReviewerPlan>],
+    first: Vec<ReviewerPlan>,
+    count: usize,
+    mut build: impl FnMut(usize) -> Result<Vec<ReviewerPlan>, ReviewError>,
     env: &PanelEnv,
     limits: RunLimits,
-) -> Vec<(Vec<ReviewerRun>, PartOutcome)> {
+) -> (Vec<(Vec<ReviewerRun>, PartOutcome)>, Option<ReviewError>) {
     let warmed = CancellationToken::new();
     let pace = Pace::new(pace::START);
-    let hold = parts.len() > 1
-        && parts
+    let tally = Tally::new(count, env);
+    let hold = count > 1
+        && first
             .first()
-            .and_then(|p| p.first())
-            .is_some_and(|first| panel::parts_wait(backend, first, env));
-    let runs = parts.iter().enumerate().map(|(i, plans)| {
-        let (warmed, pace) = (warmed.clone(), pace.clone());
+            .is_some_and(|p| panel::parts_wait(backend, p, env));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut failed = None;
+    if count > 0 {
+        tally.built();
+        let _ = tx.send((0, first));
+    }
+    let building = async {
+        for i in 1..count {
+            // Lets the parts already built go out before this one is made.
+            tokio::task::yield_now().await;
+            match build(i) {
+                Ok(plans) => {
+                    tally.built();
+                    if tx.send((i, plans)).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        drop(tx);
+    };
+    let one = |i: usize, plans: Vec<ReviewerPlan>| {
+        let (warmed, pace, tally) = (warmed.clone(), pace.clone(), &tally);
         async move {
             if i > 0 && hold {
                 tokio::select! {
@@ -52,23 +89,114 @@ pub(super) async fn run(
                 if let Some(slot) = slot {
                     pace.done(slot, None);
                 }
-                return (Vec::new(), outcome);
+                tally.answered();
+                return (i, (Vec::new(), outcome));
             }
+            tally.sent();
             let runs = match i {
-                0 => panel::run_panel_warming(backend, plans, env, &warmed).await,
-                _ => panel::run_panel(backend, plans, env).await,
+                0 => panel::run_panel_warming(backend, &plans, env, &warmed).await,
+                _ => panel::run_panel(backend, &plans, env).await,
             };
             if let Some(slot) = slot {
                 pace.done(slot, backend.model.headroom());
             }
+            tally.answered();
             let outcome = outcome(&runs);
-            (runs, outcome)
+            (i, (runs, outcome))
         }
-    });
-    let ran = futures_util::future::join_all(runs).await;
+    };
+    let running = async {
+        let mut ran: Vec<Option<(Vec<ReviewerRun>, PartOutcome)>> =
+            (0..count).map(|_| None).collect();
+        let mut in_flight = FuturesUnordered::new();
+        let mut open = true;
+        loop {
+            tokio::select! {
+                got = rx.recv(), if open => match got {
+                    Some((i, plans)) => in_flight.push(one(i, plans)),
+                    None => open = false,
+                },
+                Some((i, done)) = in_flight.next(), if !in_flight.is_empty() => {
+                    if let Some(slot) = ran.get_mut(i) {
+                        *slot = Some(done);
+                    }
+                }
+                else => break,
+            }
+        }
+        ran
+    };
+    let ((), ran) = tokio::join!(building, running);
     let (limit, peak) = pace.stats();
-    tracing::debug!(parts = parts.len(), peak, limit, "parts in flight");
-    ran
+    tracing::debug!(parts = count, peak, limit, "parts in flight");
+    // A part never built (building stopped) is never sent: said so.
+    let ran = ran
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|| {
+                (
+                    Vec::new(),
+                    skipped(
+                        LeftOutCause::ReviewerFailed,
+                        "the review stopped before this part was built".into(),
+                    ),
+                )
+            })
+        })
+        .collect();
+    (ran, failed)
+}
+
+/// The parts' progress, said once the first part is built and once as each
+/// part is answered (at most one line per part).
+struct Tally<'a> {
+    total: usize,
+    env: &'a PanelEnv,
+    built: AtomicUsize,
+    sent: AtomicUsize,
+    answered: AtomicUsize,
+}
+
+impl<'a> Tally<'a> {
+    fn new(total: usize, env: &'a PanelEnv) -> Self {
+        Tally {
+            total,
+            env,
+            built: AtomicUsize::new(0),
+            sent: AtomicUsize::new(0),
+            answered: AtomicUsize::new(0),
+        }
+    }
+
+    fn built(&self) {
+        if self.built.fetch_add(1, Ordering::Relaxed) == 0 {
+            self.say();
+        }
+    }
+
+    fn sent(&self) {
+        self.sent.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn answered(&self) {
+        self.answered.fetch_add(1, Ordering::Relaxed);
+        self.say();
+    }
+
+    fn say(&self) {
+        // One part: the reviewers' own lines say it all.
+        let (Some(p), true) = (&self.env.progress, self.total > 1) else {
+            return;
+        };
+        p.event(&ProgressEvent::Parts {
+            total: self.total,
+            built: self.built.load(Ordering::Relaxed),
+            sent: self.sent.load(Ordering::Relaxed),
+            answered: self.answered.load(Ordering::Relaxed),
+            tokens: self.env.spend.tokens(),
+            cost_usd: self.env.spend.usd(),
+        });
+    }
 }
 
 /// Why a part may not start: the budget is spent.

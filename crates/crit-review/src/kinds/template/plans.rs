@@ -63,7 +63,12 @@ pub(super) fn plans(
             model: model_for(template, &reviewer, opts),
             name: reviewer.name.clone(),
             system: own_system,
-            user: parts.user,
+            // What the work is, then the request: after the cached work.
+            user: [parts.about.trim(), parts.user.trim()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n\n"),
             shared: Some(SharedPrompt {
                 system: shared_system,
                 work: parts.work,

@@ -8,8 +8,8 @@ use minijinja::Value;
 
 use super::{Builder, PromptSource, ReviewerSpec, Template, TemplateError};
 use crate::engine::prompts::{
-    CODE_BUILDER, CODE_WORK, carries_own_format, contract_instructions, describe, environment,
-    python_placeholders, tidy, with_contract,
+    CODE_ABOUT, CODE_BUILDER, CODE_WORK, carries_own_format, contract_instructions, describe,
+    environment, python_placeholders, tidy, with_contract,
 };
 
 /// Inputs after defaults: name → value.
@@ -21,9 +21,14 @@ pub struct Inputs(pub BTreeMap<String, String>);
 pub struct PromptParts {
     pub system: String,
     pub user: String,
-    /// The work under review as data (the code builder's change and the
-    /// author's notes), sent before `user`; empty for a prompt template.
+    /// The work under review as data (the code builder's diff), sent before
+    /// `user` and cached: it stays the same from one review of a change to
+    /// the next where the diff does; empty for a prompt template.
     pub work: String,
+    /// What the work is (the change's range and commits, the author's
+    /// notes), sent after `work`, outside the cached prefix: a new commit
+    /// changes it everywhere.
+    pub about: String,
 }
 
 impl Template {
@@ -66,16 +71,20 @@ impl Template {
         let user = env
             .render_str(&user_template, &ctx)
             .map_err(|e| fail(describe(&e)))?;
-        let work = match &self.prompt {
-            PromptSource::Builder(Builder::Code) => env
-                .render_str(CODE_WORK, &ctx)
-                .map_err(|e| fail(describe(&e)))?,
-            PromptSource::Template(_) => String::new(),
+        let (work, about) = match &self.prompt {
+            PromptSource::Builder(Builder::Code) => (
+                env.render_str(CODE_WORK, &ctx)
+                    .map_err(|e| fail(describe(&e)))?,
+                env.render_str(CODE_ABOUT, &ctx)
+                    .map_err(|e| fail(describe(&e)))?,
+            ),
+            PromptSource::Template(_) => (String::new(), String::new()),
         };
         Ok(PromptParts {
             system: with_contract(&system, &contract),
             user: tidy(&user),
             work: tidy(&work),
+            about: tidy(&about),
         })
     }
 }

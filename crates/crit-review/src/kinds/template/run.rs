@@ -1,35 +1,29 @@
-//! A template review from start to finish: inputs, the change under review,
-//! the project's conventions, the panel, then what the team asked of the
-//! findings (suppressions, the diff filter, a cap), the gate, the session log
-//! and the audit line. The CLI and library users both call [`run_template`].
+//! A template review from start to finish: what to review and how (the
+//! request, the options), why one could not start, the entry points the CLI
+//! and library users call ([`run_template`]), and the helpers of its phases
+//! (in `phases.rs`: the change prepared, the review set up, the panel
+//! asked, the result concluded).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use crit_agent::redaction::ToolRedactor;
 use crit_agent::{Hooks, HooksConfig};
 use crit_core::redact::Redactor;
 use crit_core::{FailOn, ReviewResult, Verdict};
 use crit_llm::Backend;
-use minijinja::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::panel::{self, FollowUp, PanelEnv, Progress, SharedTranscript};
-use crate::engine::redaction::{self, Removed};
+use crate::engine::panel::{self, FollowUp, PanelEnv, Progress};
 use crate::engine::session::{self, Session, SessionMeta};
-use crate::kinds::template::{Builder, Limits, Origin, PromptSource, Template, TemplateError};
+use crate::kinds::template::{Limits, Origin, Template, TemplateError};
 use crit_project::context::{self, ContextOptions, UnderReview};
 use crit_project::scope::{self, Change, FilterMode, Scope, ScopeOptions};
-use crit_project::suppress::Suppressions;
 use crit_project::trust::{self, Gated, ProjectRules};
 
-use super::checks::finish::Finish;
-use super::checks::{post, suggestions};
-use super::diff;
-use super::plans as plan;
-use super::{PartLimits, VerifyMode};
+use super::estimate::{CostPlan, Spending};
+use super::{PartLimits, VerifyMode, phases};
 use crate::engine::hunk_cache::HunkCache;
 
 /// What to review.
@@ -106,6 +100,9 @@ pub struct ReviewOptions {
     pub consensus: Option<panel::Consensus>,
     /// When a panel's later reviewers start (`panel_start`).
     pub panel_start: crit_project::PanelStart,
+    /// Asked with the review's plan and estimated cost before its first
+    /// request (`None`: spent without asking, as a library caller chose).
+    pub spending: Option<Arc<dyn Spending>>,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -125,6 +122,7 @@ impl std::fmt::Debug for ReviewOptions {
             .field("verify", &self.verify)
             .field("consensus", &self.consensus)
             .field("panel_start", &self.panel_start)
+            .field("spending", &self.spending.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -155,6 +153,7 @@ impl ReviewOptions {
             verify_model: String::new(),
             consensus: None,
             panel_start: Default::default(),
+            spending: None,
         }
     }
 
@@ -211,6 +210,9 @@ pub enum ReviewError {
     Hooks(String),
     #[error(transparent)]
     Rules(#[from] trust::TrustError),
+    /// The review's estimated cost was not approved: nothing was sent.
+    #[error("not reviewed: {}; nothing was sent", .0.describe())]
+    NotApproved(Box<CostPlan>),
 }
 
 /// Runs `req`: everything a template review does, in order.
@@ -244,193 +246,38 @@ pub async fn run_template_with_follow_up(
     run(Ok(backend), req, opts, true).await
 }
 
+/// A template review, phase by phase (see [`super::phases`]).
 async fn run(
     backend: Result<&Backend, &crit_llm::LlmError>,
     req: &ReviewRequest,
     opts: &ReviewOptions,
     follow_up: bool,
 ) -> Result<(ReviewResult, Option<FollowUp>), ReviewError> {
-    let mut conversation = None;
     let started = Instant::now();
     let now = SystemTime::now();
-    let template = &req.template;
-    let inputs = template.resolve_inputs(&req.inputs)?;
-    template.check_files(&inputs, &req.cwd)?;
-    let scope = match (&template.prompt, &req.scope) {
-        (PromptSource::Builder(Builder::Code), Some(s)) => Some(s.clone()),
-        (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
-        (PromptSource::Template(_), _) => None,
-    };
-    let mut change = match &scope {
-        Some(s) => Some(compute_blocking(&req.root, s, opts.shard).await?),
-        None => None,
-    };
-    // The patch as git gave it, for the hunk cache's keys only.
-    let raw_patch = change.as_ref().map(|c| c.patch.clone()).unwrap_or_default();
-    let mut removed: Vec<Removed> = change
-        .as_mut()
-        .map(|c| redaction::redact_change(c, &opts.redactor))
-        .unwrap_or_default();
-    let change_removed = removed.clone();
-    // Every input that enters a prompt, redacted (the result keeps them as given).
-    let prompt_inputs = crate::kinds::template::Inputs(
-        inputs
-            .0
-            .iter()
-            .map(|(k, v)| (k.clone(), redaction::redact_str(v, &opts.redactor)))
-            .collect(),
-    );
-    let is_diff = matches!(
-        scope,
-        Some(
-            Scope::Diff(_)
-                | Scope::Range(_)
-                | Scope::Commits(_)
-                | Scope::Uncommitted
-                | Scope::Since(_)
-                | Scope::Within(..)
-                | Scope::Union(_)
-        )
-    );
-    let discovered;
-    let rules = match &opts.rules {
-        Some(r) => r.as_ref(),
-        None => {
-            discovered = ProjectRules::discover(&req.root, opts.env.as_ref(), None)?;
-            &discovered
-        }
-    };
-    let suppressions = Suppressions::load_with(rules)?;
-    let session = match opts.log {
-        true => Some(Session::create(
-            &req.root,
-            &session_meta(req, &inputs.0, opts, now),
-            now,
-        )?),
-        false => None,
-    };
-    let finish = Finish {
-        change: change.as_ref(),
-        suppressions: &suppressions,
-        filter: opts.filter,
-        max_findings: opts.max_findings,
-        fail_on: opts.fail_on,
+    let prepared = phases::prepare(req, opts).await?;
+    let setup = phases::set_up(req, opts, &prepared.inputs, now)?;
+    let mut conversation = None;
+    let asked = phases::ask(
+        backend,
+        req,
+        opts,
+        &prepared,
+        &setup,
+        follow_up.then_some(&mut conversation),
         now,
-    };
-
-    let mut transcript_error = None;
-    let mut result = match (change.as_ref().filter(|c| is_diff && c.is_empty()), backend) {
-        // Nothing changed: PASS without asking a model (mala's R1).
-        (Some(c), _) => no_changes(&template.name, c),
-        (None, Err(why)) => ReviewResult::fatal(&template.name, why.to_string()),
-        (None, Ok(backend)) => {
-            let under_review = files_under_review(change.as_ref(), &inputs.0, req);
-            let project_context = match template.loads_project_context() {
-                true => {
-                    let survey = matches!(scope, Some(Scope::Survey));
-                    let mut cx = project_context(req, survey, &under_review)?;
-                    removed.extend(redaction::redact_context(&mut cx, &opts.redactor));
-                    screen_context(&mut cx);
-                    cx.render()
-                }
-                false => String::new(),
-            };
-            let mut extra = BTreeMap::new();
-            if let Some(path) = &req.context_file {
-                let mut text = read_context_file(path)?;
-                let shown = path.display().to_string();
-                removed.extend(redaction::redact_notes(&mut text, &shown, &opts.redactor));
-                let (text, _) = crit_core::screen::neutralize(&text);
-                extra.insert("context".to_string(), Value::from(text));
-                extra.insert(
-                    "context_path".to_string(),
-                    Value::from(redaction::redact_str(&shown, &opts.redactor)),
-                );
-            }
-            let transcript = session
-                .as_ref()
-                .and_then(|s| SharedTranscript::for_session_with(s, opts.redactor.clone()));
-            let env = PanelEnv {
-                root: req.root.clone(),
-                add_dirs: Vec::new(),
-                project_context,
-                hooks: hooks(template, &req.root, opts, session.as_ref())?,
-                mcp: Vec::new(),
-                transcript,
-                progress: opts.progress.clone(),
-                cancel: opts.cancel.clone(),
-                spend: Default::default(),
-                redaction: ToolRedactor::new(opts.redactor.clone()),
-                tool_env: crate::engine::panel::tool_env(opts.env.as_ref()),
-                panel_start: opts.panel_start,
-            };
-            let job = Job {
-                backend,
-                template,
-                inputs: &prompt_inputs,
-                under_review: &under_review,
-                opts,
-                env: &env,
-                rules,
-                now,
-            };
-            let result = match change.as_ref().filter(|_| is_diff) {
-                Some(c) => {
-                    let d = diff::Diff {
-                        change: c,
-                        raw_patch: &raw_patch,
-                        removed: &change_removed,
-                    };
-                    diff::review(&job, &d, extra, follow_up.then_some(&mut conversation)).await?
-                }
-                None => {
-                    if let Some(c) = &change {
-                        extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
-                    }
-                    let plans = plan::plans(template, &prompt_inputs, &extra, &under_review, opts)?;
-                    let mut runs = panel::run_panel(backend, &plans.run, &env).await;
-                    if follow_up && let (Some(plan), Some(run)) = (plans.run.first(), runs.first())
-                    {
-                        conversation = Some(FollowUp::new(
-                            backend.clone(),
-                            plan.clone(),
-                            env.clone(),
-                            run.raw.clone(),
-                        ));
-                    }
-                    runs.extend(plans.skipped);
-                    let mut result = panel::aggregate(&template.name, &runs);
-                    post::check(&job, &mut result, change.as_ref()).await;
-                    result
-                }
-            };
-            removed.extend(env.redaction.found().iter().map(Removed::from_tool));
-            transcript_error = env.transcript.as_ref().and_then(|t| t.error());
-            result
-        }
-    };
-    finish.apply(&mut result);
-    suggestions::check(&mut result.findings, &req.root, scope.as_ref());
-    hold_for_coverage(&mut result, opts);
-    // crit's own notes: they neither pass nor fail the gate.
-    redaction::dedup(&mut removed);
-    result.findings.extend(removed.iter().map(Removed::finding));
-    result.inputs = inputs.0.clone();
-    if let (Some(s), Some(_)) = (opts.shard, &change) {
-        result
-            .inputs
-            .insert(crit_core::shard::INPUT_KEY.into(), s.to_string());
-    }
-    result.started_at = Some(crit_core::timestamp::rfc3339(
-        crit_core::timestamp::unix_secs(now),
-    ));
-    result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    scrub(&mut result, &opts.redactor);
-    if let Some(s) = &session {
-        result.session_log_path = Some(s.dir().display().to_string());
-        session::save(s, &result, transcript_error, opts.env.as_ref(), now);
-    }
+    )
+    .await?;
+    let result = phases::conclude(asked, req, opts, &prepared, &setup, (started, now));
     Ok((result, conversation))
+}
+
+/// The review's plan put to whoever decides on spending (nothing sent yet).
+pub(super) fn approve(opts: &ReviewOptions, plan: CostPlan) -> Result<(), ReviewError> {
+    match &opts.spending {
+        Some(s) if !s.approve(&plan) => Err(ReviewError::NotApproved(Box::new(plan))),
+        _ => Ok(()),
+    }
 }
 
 /// What a review's steps share once it runs.
@@ -468,7 +315,7 @@ impl Job<'_> {
 /// Every secret the review's redactor knows (it learned those of the
 /// review's inputs and tools' results) is hidden in the result, wherever a
 /// model may have repeated one: the result goes to stdout and to disk.
-fn scrub(result: &mut ReviewResult, redactor: &Redactor) {
+pub(super) fn scrub(result: &mut ReviewResult, redactor: &Redactor) {
     let Ok(mut value) = serde_json::to_value(&*result) else {
         return;
     };
@@ -483,7 +330,7 @@ fn scrub(result: &mut ReviewResult, redactor: &Redactor) {
 
 /// A review that saw less than all of its change is at best INCOMPLETE,
 /// unless the user accepted a partial review; either way the summary says so.
-fn hold_for_coverage(result: &mut ReviewResult, opts: &ReviewOptions) {
+pub(super) fn hold_for_coverage(result: &mut ReviewResult, opts: &ReviewOptions) {
     let Some(c) = result.coverage.as_mut() else {
         return;
     };
@@ -514,7 +361,7 @@ fn hold_for_coverage(result: &mut ReviewResult, opts: &ReviewOptions) {
 
 /// Hidden characters in the conventions are made visible too: they are read
 /// from the checkout under review.
-fn screen_context(cx: &mut context::ProjectContext) {
+pub(super) fn screen_context(cx: &mut context::ProjectContext) {
     for s in &mut cx.sections {
         let (text, hits) = crit_core::screen::neutralize(&s.text);
         if !hits.is_empty() {
@@ -524,7 +371,7 @@ fn screen_context(cx: &mut context::ProjectContext) {
 }
 
 /// `--context FILE`, at most the input limit of it.
-fn read_context_file(path: &Path) -> Result<String, ReviewError> {
+pub(super) fn read_context_file(path: &Path) -> Result<String, ReviewError> {
     let bytes = crit_core::files::read_capped(path, Default::default()).map_err(|e| match e {
         crit_core::files::ReadError::Io { source, .. } => ReviewError::ContextFile {
             path: path.to_path_buf(),
@@ -552,7 +399,7 @@ fn read_context_file(path: &Path) -> Result<String, ReviewError> {
 
 /// git runs synchronously; off the async threads, so other work (a panel
 /// elsewhere in the process, the Ctrl-C listener) is not held up.
-async fn compute_blocking(
+pub(super) async fn compute_blocking(
     root: &Path,
     scope: &Scope,
     shard: Option<crit_core::shard::Shard>,
@@ -575,12 +422,14 @@ async fn compute_blocking(
 }
 
 /// `diff` (a ref or a range) and `files` inputs of the code template.
-fn scope_from_inputs(inputs: &BTreeMap<String, String>) -> Result<Scope, scope::ScopeError> {
+pub(super) fn scope_from_inputs(
+    inputs: &BTreeMap<String, String>,
+) -> Result<Scope, scope::ScopeError> {
     let files: Vec<String> = inputs.get("files").into_iter().cloned().collect();
     Scope::from_options(inputs.get("diff").map(String::as_str), &[], false, &files)
 }
 
-fn no_changes(review: &str, change: &Change) -> ReviewResult {
+pub(super) fn no_changes(review: &str, change: &Change) -> ReviewResult {
     let mut r = ReviewResult::new(review, Verdict::Pass);
     r.summary = format!("No changes in {}: nothing to review.", change.description);
     r
@@ -588,7 +437,7 @@ fn no_changes(review: &str, change: &Change) -> ReviewResult {
 
 /// Root-relative paths of what is under review: the change's files, or the
 /// documents named by the inputs.
-fn files_under_review(
+pub(super) fn files_under_review(
     change: Option<&Change>,
     inputs: &BTreeMap<String, String>,
     req: &ReviewRequest,
@@ -610,7 +459,7 @@ fn files_under_review(
         .collect()
 }
 
-fn project_context(
+pub(super) fn project_context(
     req: &ReviewRequest,
     survey: bool,
     files: &[String],
@@ -629,7 +478,7 @@ fn project_context(
 /// The template's hooks (Claude Code's shape) and the caller's, with the
 /// session facts their inputs carry. A project template's hooks are here only
 /// when the project's rules allowed them as the registry loaded it.
-fn hooks(
+pub(super) fn hooks(
     template: &Template,
     root: &Path,
     opts: &ReviewOptions,
@@ -652,7 +501,7 @@ fn hooks(
     })
 }
 
-fn session_meta(
+pub(super) fn session_meta(
     req: &ReviewRequest,
     inputs: &BTreeMap<String, String>,
     opts: &ReviewOptions,

@@ -274,6 +274,30 @@ fn numbered_len(h: &HunkText) -> usize {
 }
 
 impl Work {
+    /// About the bytes of [`Work::text`] of `part`, without building it.
+    pub(super) fn part_bytes(&self, part: &[usize]) -> usize {
+        let mut headers = std::collections::HashSet::new();
+        part.iter()
+            .map(|&u| {
+                let unit = &self.units[u];
+                let header = match headers.insert(unit.file) {
+                    true => self.files[unit.file].header.len(),
+                    false => 0,
+                };
+                header + numbered_len(&unit.hunk)
+            })
+            .sum()
+    }
+
+    /// Added lines of the units to review, over every part.
+    pub(super) fn added_lines(&self) -> usize {
+        self.parts
+            .iter()
+            .flatten()
+            .map(|&u| self.units[u].hunk.hunk.added.len())
+            .sum()
+    }
+
     /// The diff of `units` for the prompt: each file's header, then its
     /// hunks with new-file line numbers; and the files it touches.
     pub(super) fn text(&self, part: &[usize]) -> (String, Vec<usize>) {

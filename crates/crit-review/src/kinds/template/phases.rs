@@ -1,0 +1,336 @@
+//! A template review's phases, in order: the change prepared (inputs, scope,
+//! redaction), the review set up (whose rules, suppressions, the session),
+//! the panel asked, and the result concluded (the finish steps, coverage,
+//! crit's own notes, the session log). [`super::run`] runs them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use crit_agent::redaction::ToolRedactor;
+use crit_core::ReviewResult;
+use crit_llm::Backend;
+use minijinja::Value;
+
+use super::checks::finish::Finish;
+use super::checks::{post, suggestions};
+use super::run::*;
+use super::{Builder, PromptSource, diff, plans as plan};
+use crate::engine::panel::{self, FollowUp, PanelEnv, ProgressEvent, SharedTranscript};
+use crate::engine::redaction::{self, Removed};
+use crate::engine::session::{self, Session};
+use crit_project::scope::{Change, Scope};
+use crit_project::suppress::Suppressions;
+use crit_project::trust::ProjectRules;
+
+/// The review's inputs and change, redacted for the prompts.
+pub(super) struct Prepared {
+    /// Inputs after defaults, as given (the result keeps them so).
+    pub inputs: BTreeMap<String, String>,
+    /// Every input that enters a prompt, redacted.
+    pub prompt_inputs: super::Inputs,
+    pub scope: Option<Scope>,
+    /// Redacted: what reviewers are sent.
+    pub change: Option<Change>,
+    /// The patch as git gave it, for the hunk cache's keys only.
+    pub raw_patch: String,
+    /// What redaction removed from the change.
+    pub change_removed: Vec<Removed>,
+    /// The scope is a diff (not files, not a survey).
+    pub is_diff: bool,
+}
+
+pub(super) async fn prepare(
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+) -> Result<Prepared, ReviewError> {
+    let template = &req.template;
+    let inputs = template.resolve_inputs(&req.inputs)?;
+    template.check_files(&inputs, &req.cwd)?;
+    let scope = match (&template.prompt, &req.scope) {
+        (PromptSource::Builder(Builder::Code), Some(s)) => Some(s.clone()),
+        (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
+        (PromptSource::Template(_), _) => None,
+    };
+    let mut change = match &scope {
+        Some(s) => Some(compute_blocking(&req.root, s, opts.shard).await?),
+        None => None,
+    };
+    // A change too big for one request takes a while to prepare: said at
+    // once, before redaction, screening and the parts.
+    if let (Some(c), Some(p)) = (&change, &opts.progress)
+        && c.patch.len() > opts.parts.part_bytes
+    {
+        p.event(&ProgressEvent::Note {
+            reviewer: "crit".into(),
+            text: format!(
+                "the change: {} file{}, {:.1} MB of diff; preparing its parts",
+                c.files.len(),
+                if c.files.len() == 1 { "" } else { "s" },
+                c.patch.len() as f64 / 1e6
+            ),
+        });
+    }
+    let raw_patch = change.as_ref().map(|c| c.patch.clone()).unwrap_or_default();
+    let change_removed: Vec<Removed> = change
+        .as_mut()
+        .map(|c| redaction::redact_change(c, &opts.redactor))
+        .unwrap_or_default();
+    let prompt_inputs = super::Inputs(
+        inputs
+            .0
+            .iter()
+            .map(|(k, v)| (k.clone(), redaction::redact_str(v, &opts.redactor)))
+            .collect(),
+    );
+    let is_diff = matches!(
+        scope,
+        Some(
+            Scope::Diff(_)
+                | Scope::Range(_)
+                | Scope::Commits(_)
+                | Scope::Uncommitted
+                | Scope::Since(_)
+                | Scope::Within(..)
+                | Scope::Union(_)
+        )
+    );
+    Ok(Prepared {
+        inputs: inputs.0,
+        prompt_inputs,
+        scope,
+        change,
+        raw_patch,
+        change_removed,
+        is_diff,
+    })
+}
+
+/// Whose rules judge the change, what the team suppressed, where the
+/// session is logged.
+pub(super) struct Setup {
+    pub rules: Arc<ProjectRules>,
+    pub suppressions: Suppressions,
+    pub session: Option<Session>,
+}
+
+pub(super) fn set_up(
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+    inputs: &BTreeMap<String, String>,
+    now: SystemTime,
+) -> Result<Setup, ReviewError> {
+    let rules = match &opts.rules {
+        Some(r) => Arc::clone(r),
+        None => Arc::new(ProjectRules::discover(&req.root, opts.env.as_ref(), None)?),
+    };
+    let suppressions = Suppressions::load_with(&rules)?;
+    let session = match opts.log {
+        true => Some(Session::create(
+            &req.root,
+            &session_meta(req, inputs, opts, now),
+            now,
+        )?),
+        false => None,
+    };
+    Ok(Setup {
+        rules,
+        suppressions,
+        session,
+    })
+}
+
+/// What asking the panel gave: its result, what redaction found in the
+/// conventions, notes and tools' output, and whether the transcript failed.
+pub(super) struct Asked {
+    pub result: ReviewResult,
+    pub removed: Vec<Removed>,
+    pub transcript_error: Option<String>,
+}
+
+/// The panel asked about the change (or the documents), or no one asked:
+/// an empty diff passes, no backend is ERROR.
+pub(super) async fn ask(
+    backend: Result<&Backend, &crit_llm::LlmError>,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+    p: &Prepared,
+    setup: &Setup,
+    conversation: Option<&mut Option<FollowUp>>,
+    now: SystemTime,
+) -> Result<Asked, ReviewError> {
+    let template = &req.template;
+    let mut asked = Asked {
+        result: ReviewResult::new(&template.name, crit_core::Verdict::Pass),
+        removed: Vec::new(),
+        transcript_error: None,
+    };
+    let backend = match (
+        p.change.as_ref().filter(|c| p.is_diff && c.is_empty()),
+        backend,
+    ) {
+        // Nothing changed: PASS without asking a model (mala's R1).
+        (Some(c), _) => {
+            asked.result = no_changes(&template.name, c);
+            return Ok(asked);
+        }
+        (None, Err(why)) => {
+            asked.result = ReviewResult::fatal(&template.name, why.to_string());
+            return Ok(asked);
+        }
+        (None, Ok(backend)) => backend,
+    };
+    let under_review = files_under_review(p.change.as_ref(), &p.inputs, req);
+    let project_context = match template.loads_project_context() {
+        true => {
+            let survey = matches!(p.scope, Some(Scope::Survey));
+            let mut cx = project_context(req, survey, &under_review)?;
+            asked
+                .removed
+                .extend(redaction::redact_context(&mut cx, &opts.redactor));
+            screen_context(&mut cx);
+            cx.render()
+        }
+        false => String::new(),
+    };
+    let mut extra = BTreeMap::new();
+    if let Some(path) = &req.context_file {
+        let mut text = read_context_file(path)?;
+        let shown = path.display().to_string();
+        asked
+            .removed
+            .extend(redaction::redact_notes(&mut text, &shown, &opts.redactor));
+        let (text, _) = crit_core::screen::neutralize(&text);
+        extra.insert("context".to_string(), Value::from(text));
+        extra.insert(
+            "context_path".to_string(),
+            Value::from(redaction::redact_str(&shown, &opts.redactor)),
+        );
+    }
+    let transcript = setup
+        .session
+        .as_ref()
+        .and_then(|s| SharedTranscript::for_session_with(s, opts.redactor.clone()));
+    let env = PanelEnv {
+        root: req.root.clone(),
+        add_dirs: Vec::new(),
+        project_context,
+        hooks: hooks(template, &req.root, opts, setup.session.as_ref())?,
+        mcp: Vec::new(),
+        transcript,
+        progress: opts.progress.clone(),
+        cancel: opts.cancel.clone(),
+        spend: Default::default(),
+        redaction: ToolRedactor::new(opts.redactor.clone()),
+        tool_env: crate::engine::panel::tool_env(opts.env.as_ref()),
+        panel_start: opts.panel_start,
+    };
+    let job = Job {
+        backend,
+        template,
+        inputs: &p.prompt_inputs,
+        under_review: &under_review,
+        opts,
+        env: &env,
+        rules: &setup.rules,
+        now,
+    };
+    asked.result = match p.change.as_ref().filter(|_| p.is_diff) {
+        Some(c) => {
+            let d = diff::Diff {
+                change: c,
+                raw_patch: &p.raw_patch,
+                removed: &p.change_removed,
+            };
+            diff::review(&job, &d, extra, conversation).await?
+        }
+        None => ask_about_documents(&job, p, extra, conversation).await?,
+    };
+    asked
+        .removed
+        .extend(env.redaction.found().iter().map(Removed::from_tool));
+    asked.transcript_error = env.transcript.as_ref().and_then(|t| t.error());
+    Ok(asked)
+}
+
+/// A template over documents (or files, or a survey): one panel, one plan
+/// per reviewer.
+async fn ask_about_documents(
+    job: &Job<'_>,
+    p: &Prepared,
+    mut extra: BTreeMap<String, Value>,
+    conversation: Option<&mut Option<FollowUp>>,
+) -> Result<ReviewResult, ReviewError> {
+    let (template, opts) = (job.template, job.opts);
+    if let Some(c) = &p.change {
+        extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
+    }
+    let plans = plan::plans(template, &p.prompt_inputs, &extra, job.under_review, opts)?;
+    approve(
+        opts,
+        super::estimate::plan(std::slice::from_ref(&plans.run), None),
+    )?;
+    let mut runs = panel::run_panel(job.backend, &plans.run, job.env).await;
+    if let (Some(slot), Some(plan), Some(run)) = (conversation, plans.run.first(), runs.first()) {
+        *slot = Some(FollowUp::new(
+            job.backend.clone(),
+            plan.clone(),
+            job.env.clone(),
+            run.raw.clone(),
+        ));
+    }
+    runs.extend(plans.skipped);
+    let mut result = panel::aggregate(&template.name, &runs);
+    post::check(job, &mut result, p.change.as_ref()).await;
+    Ok(result)
+}
+
+/// What the team asked of the findings, the suggestions checked, the
+/// coverage held to, crit's own notes, the inputs and times recorded,
+/// secrets scrubbed, and the session saved.
+pub(super) fn conclude(
+    asked: Asked,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+    p: &Prepared,
+    setup: &Setup,
+    (started, now): (Instant, SystemTime),
+) -> ReviewResult {
+    let Asked {
+        mut result,
+        removed: found,
+        transcript_error,
+    } = asked;
+    let mut removed = p.change_removed.clone();
+    removed.extend(found);
+    let finish = Finish {
+        change: p.change.as_ref(),
+        suppressions: &setup.suppressions,
+        filter: opts.filter,
+        max_findings: opts.max_findings,
+        fail_on: opts.fail_on,
+        now,
+    };
+    finish.apply(&mut result);
+    suggestions::check(&mut result.findings, &req.root, p.scope.as_ref());
+    hold_for_coverage(&mut result, opts);
+    // crit's own notes: they neither pass nor fail the gate.
+    redaction::dedup(&mut removed);
+    result.findings.extend(removed.iter().map(Removed::finding));
+    result.inputs = p.inputs.clone();
+    if let (Some(s), Some(_)) = (opts.shard, &p.change) {
+        result
+            .inputs
+            .insert(crit_core::shard::INPUT_KEY.into(), s.to_string());
+    }
+    result.started_at = Some(crit_core::timestamp::rfc3339(
+        crit_core::timestamp::unix_secs(now),
+    ));
+    result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    scrub(&mut result, &opts.redactor);
+    if let Some(s) = &setup.session {
+        result.session_log_path = Some(s.dir().display().to_string());
+        session::save(s, &result, transcript_error, opts.env.as_ref(), now);
+    }
+    result
+}

@@ -1,0 +1,83 @@
+//! Spending is the user's decision: before a review's first request its
+//! plan and estimated cost go to stderr; above the limit (`--max-cost`,
+//! `max_cost_usd`, $1 by default) crit asks at a terminal, and stops
+//! without one unless `--yes` said to go ahead.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use crit_llm::{Source, Sourced};
+use crit_review::review::{CostPlan, Spending};
+
+use crate::output;
+
+pub struct AskToSpend {
+    /// The estimated cost (USD) sent without asking, and where it was set.
+    limit: Sourced<f64>,
+    /// `--yes`: send whatever the estimate.
+    yes: bool,
+    /// `--quiet`: the plan is said only when it is asked about.
+    quiet: bool,
+    /// stdin and stderr are a terminal: someone can answer.
+    terminal: bool,
+}
+
+impl AskToSpend {
+    pub fn new(limit: Sourced<f64>, yes: bool, quiet: bool) -> Self {
+        AskToSpend {
+            limit,
+            yes,
+            quiet,
+            terminal: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn limit_words(&self) -> String {
+        let from = match &self.limit.source {
+            Source::Default => "crit's default".to_string(),
+            other => other.to_string(),
+        };
+        format!("the ${:.2} limit ({from})", self.limit.value)
+    }
+}
+
+impl Spending for AskToSpend {
+    fn approve(&self, plan: &CostPlan) -> bool {
+        if plan.requests == 0 {
+            return true;
+        }
+        let over = plan.usd_high.filter(|hi| *hi > self.limit.value);
+        if !self.quiet || (over.is_some() && !self.yes) {
+            say(&format!("crit: the review: {}", plan.describe()));
+        }
+        let Some(high) = over else {
+            return true;
+        };
+        if self.yes {
+            return true;
+        }
+        if !self.terminal {
+            say(&format!(
+                "crit: up to ${high:.2} is over {}, and there is no terminal to ask at; --yes sends it, --max-cost USD sets the limit",
+                self.limit_words()
+            ));
+            return false;
+        }
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "crit: up to ${high:.2} is over {}. Send it? [y/N] ",
+            output::stderr_line(&self.limit_words())
+        );
+        let _ = err.flush();
+        drop(err);
+        let mut answer = String::new();
+        if std::io::stdin().lock().read_line(&mut answer).is_err() {
+            return false;
+        }
+        matches!(answer.trim().to_lowercase().as_str(), "y" | "yes")
+    }
+}
+
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{}", output::stderr_line(line));
+}
