@@ -53,6 +53,7 @@ mod plan_panel;
 mod plan_panel_rules;
 mod plan_pty;
 mod plan_verdict;
+mod plan_voice;
 mod post;
 mod pre_commit;
 mod print_prompt;

@@ -83,6 +83,54 @@ fn yes_puts_the_refined_prompt_on_stdout_and_the_block_on_stderr() {
     assert!(widths.iter().all(|w| *w == 72), "{widths:?}\n{stderr}");
 }
 
+/// The first run with nothing configured: the "no backend" message has a
+/// line per way to fix it, and each stays inside the box.
+#[test]
+fn the_no_backend_box_keeps_every_line_inside_its_border() {
+    let dir = project();
+    let home = dir.path().join(".home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = assert_cmd::Command::cargo_bin("crit")
+        .unwrap()
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &home)
+        .env("XDG_STATE_HOME", dir.path().join(".state"))
+        .env("COLUMNS", "72")
+        .current_dir(dir.path())
+        .args(["prompt", "write a function that logs requests"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "prompt review fails open");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "write a function that logs requests\n"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let block: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("+-- Prompt Review"))
+        .collect();
+    let end = block.iter().skip(1).position(|l| l.starts_with("+--")).unwrap() + 2;
+    let block = &block[..end];
+    assert!(
+        block.iter().any(|l| l.contains("ANTHROPIC_API_KEY")),
+        "the message is in the box: {stderr}"
+    );
+    for line in block {
+        assert_eq!(line.chars().count(), 72, "{line:?} in\n{stderr}");
+        assert!(
+            line.starts_with('|') && line.ends_with('|') || line.starts_with('+') && line.ends_with('+'),
+            "{line:?} in\n{stderr}"
+        );
+    }
+    // Each way to fix it starts a line of its own.
+    assert!(
+        block.iter().any(|l| l.trim_start_matches("| ").trim_start().starts_with("- set ANTHROPIC_API_KEY")),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn without_a_terminal_or_yes_the_original_proceeds() {
     let server = FakeServer::start_blocking();

@@ -17,7 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crit_agent::RunLimits;
-use crit_checks::{MemberSummary, Panel, PanelRequest, PanelVote, Persona, panel_rules};
+use crit_checks::{
+    MemberSummary, Panel, PanelRequest, PanelVote, Persona, VoiceKind, VoiceRequest, panel_rules,
+};
 use crit_core::contract::Contract;
 use crit_llm::Backend;
 use serde_json::{Value, json};
@@ -28,6 +30,9 @@ use crit_project::context::{self, ContextOptions, UnderReview};
 
 const PERSONA: &str = include_str!("../../../prompts/plan/persona.md");
 const AUTO_SELECT: &str = include_str!("../../../prompts/plan/auto_select.md");
+const VOICE: &str = include_str!("../../../prompts/plan/voice.md");
+/// Most characters of a persona's words on a question or a rejection.
+const VOICE_CHARS: u64 = 800;
 /// The model AUTO-SELECT runs on (expert-review's Haiku).
 const SELECT_MODEL: &str = "haiku";
 /// How much of the plan AUTO-SELECT sees.
@@ -153,8 +158,30 @@ impl LlmPanel {
                     panel_rules::fallback(req.reviewers.panel.clone(), &context, physics)
                 }
             }
-        } else {
+        } else if req.reviewers.single {
             req.reviewers.panel.clone()
+        } else {
+            // A hand-written panel meets the same rules on a physics
+            // project: a physicist and a mathematician.
+            let physics = panel_rules::is_physics(
+                self.home.as_deref(),
+                &[req.plan_path, req.project_root],
+            ) || panel_rules::is_physics_panel(&req.reviewers.panel);
+            let context = format!(
+                "{}\n{}\n{}",
+                req.plan_path.display(),
+                req.project_root.display(),
+                req.plan
+            );
+            let (panel, added) =
+                panel_rules::complete_hand_written(req.reviewers.panel.clone(), &context, physics);
+            if !added.is_empty() {
+                notes.push(format!(
+                    "context.yaml's panel was completed by the panel rules: {} joined",
+                    added.join(", ")
+                ));
+            }
+            panel
         };
         let plans: Result<Vec<ReviewerPlan>, PromptError> =
             personas.iter().map(|p| self.persona_plan(p, req)).collect();
@@ -164,7 +191,8 @@ impl LlmPanel {
         };
         let env = self.env(req, spend);
         let runs = panel::run_panel(&self.backend, &plans, &env).await;
-        let result = panel::aggregate("plan", &runs);
+        let mut result = panel::aggregate("plan", &runs);
+        offer_plan_suggestions(&mut result.findings, req.plan_path, req.plan);
         let summaries = personas
             .iter()
             .zip(&runs)
@@ -259,6 +287,79 @@ impl LlmPanel {
         }
     }
 
+    /// The persona's own words on a check's question or rejection.
+    async fn word(&self, req: &VoiceRequest<'_>) -> Result<String, String> {
+        let user = render_prompt(
+            VOICE,
+            minijinja::context! {
+                name => req.persona,
+                pattern => req.pattern,
+                reason => req.reason.trim(),
+                line => req.line,
+                line_text => req.line_text,
+                rejection => req.kind == VoiceKind::Rejection,
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let schema = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["text"],
+            "properties": {"text": {"type": "string", "minLength": 1, "maxLength": VOICE_CHARS}}
+        });
+        let output = OutputSpec::Schema(schema);
+        let system = format!(
+            "You speak as {} to the author of a plan.\n\n{}",
+            req.persona,
+            contract_instructions(&output)
+                .map_err(|e| e.to_string())?
+                .trim_end()
+        );
+        let plan = ReviewerPlan {
+            name: req.persona.to_string(),
+            model: self.default_model.clone(),
+            system,
+            user,
+            shared: None,
+            tools: Vec::new(),
+            output,
+            limits: RunLimits {
+                max_turns: Some(3),
+                timeout: Some(self.timeout.min(Duration::from_secs(120))),
+                max_budget_usd: self.max_budget_usd,
+                ..RunLimits::default()
+            },
+            max_output_tokens: 1024,
+            sub_agents: Vec::new(),
+        };
+        let env = PanelEnv {
+            root: req.project_root.to_path_buf(),
+            cancel: self.cancel.clone(),
+            redaction: crate::engine::redaction::tools_redactor(),
+            ..PanelEnv::default()
+        };
+        let run = panel::run_panel(&self.backend, std::slice::from_ref(&plan), &env)
+            .await
+            .into_iter()
+            .next()
+            .ok_or("no answer")?;
+        let words = run
+            .structured
+            .as_ref()
+            .and_then(|v| v.get("text"))
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        match words {
+            Some(w) => Ok(w.chars().take(VOICE_CHARS as usize).collect()),
+            None => Err(run
+                .outcome
+                .error
+                .or(run.parse_error)
+                .unwrap_or_else(|| "its answer held no words".into())),
+        }
+    }
+
     /// AUTO-SELECT: a cheap model picks the panel from the user's catalogue.
     async fn auto_select(
         &self,
@@ -278,7 +379,11 @@ impl LlmPanel {
             .join("\n");
         let user = render_prompt(
             AUTO_SELECT,
-            minijinja::context! { catalogue => catalogue.trim(), plan_head => plan_head },
+            minijinja::context! {
+                catalogue => catalogue.trim(),
+                plan_head => plan_head,
+                project_path => project_path(req.project_root),
+            },
         )?;
         let plan = ReviewerPlan {
             name: "auto-select".into(),
@@ -328,6 +433,10 @@ impl Panel for LlmPanel {
     fn review(&mut self, request: &PanelRequest<'_>) -> PanelVote {
         self.runtime.block_on(self.vote(request))
     }
+
+    fn voice(&mut self, request: &VoiceRequest<'_>) -> Option<Result<String, String>> {
+        Some(self.runtime.block_on(self.word(request)))
+    }
 }
 
 /// The answer shape of AUTO-SELECT (the panel the cheap model picks).
@@ -351,6 +460,38 @@ pub fn selection_schema() -> Value {
         },
         "required": ["panel", "reason"]
     })
+}
+
+/// A member's proposed edit is offered as a code review's suggestion is:
+/// checked against the plan it read (the lines exist, the text differs,
+/// keeps their indentation, is small). One for another file, or that fails,
+/// is not offered, and the finding says why; the finding stays.
+fn offer_plan_suggestions(findings: &mut [crit_core::Finding], plan_path: &Path, plan: &str) {
+    let plan_name = plan_path.file_name().map(|n| n.to_string_lossy());
+    for f in findings.iter_mut().filter(|f| f.suggestion.is_some()) {
+        let in_plan = f.path().is_none_or(|p| {
+            p.is_empty() || Path::new(p).file_name().map(|n| n.to_string_lossy()) == plan_name
+        });
+        if in_plan {
+            crit_core::suggestion::settle(f, Ok(plan));
+        } else {
+            f.suggestion = None;
+            f.suggestion_replaces = None;
+            f.suggestion_refused =
+                Some("a panel member proposes edits to the plan's own lines only".into());
+        }
+    }
+}
+
+/// The project's root as AUTO-SELECT is told it: absolute, without `.`
+/// (context.yaml's `project_root: .`).
+fn project_path(root: &Path) -> String {
+    let abs = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    abs.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect::<PathBuf>()
+        .display()
+        .to_string()
 }
 
 /// `   12 | text` lines, so findings can cite them.
