@@ -59,6 +59,7 @@ mod pre_commit;
 mod print_prompt;
 mod prompt_claude_real;
 mod prompt_cli;
+mod prompt_guardrails;
 mod prompt_hook;
 mod prompt_plugin;
 mod prompt_pty;

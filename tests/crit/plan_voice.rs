@@ -227,3 +227,31 @@ fn a_members_edit_of_the_plan_is_checked_and_offered() {
         .unwrap();
     assert!(system.contains("give it as the finding's `suggestion`"), "{system}");
 }
+
+/// An answer given up front is taken without the question being shown, so
+/// the persona is not asked to word it.
+#[test]
+fn an_answer_given_up_front_costs_no_words() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    write(h, "s/plan.md", PLAN);
+    write(h, "s/context.yaml", PERSONA);
+    write(h, "s/checks.yaml", ASK);
+    let server = FakeServer::start_blocking();
+    server.push(
+        Step::when_contains("You are Senior security engineer").reply(Reply::json(
+            json!({"verdict": "PASS", "summary": "Sound.", "findings": []}),
+        )),
+    );
+    let out = crit(
+        h,
+        Some(&server),
+        &["plan", "--non-interactive", "s", "--answer", "judgment=approve"],
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("APPROVED\n"), "{text}");
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 1, "the panel only");
+    assert!(!reqs[0].body.to_string().contains("explain why this matters"));
+}
