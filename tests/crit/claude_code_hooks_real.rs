@@ -287,8 +287,8 @@ fn in_api_mode_the_review_runs_in_the_hook_and_its_result_reaches_the_model() {
             .iter()
             .filter(|r| is_crit(r))
             .count(),
-        4,
-        "the four reviewers ran in the hook"
+        5,
+        "the four reviewers and the guardrail check ran in the hook"
     );
 }
 

@@ -243,7 +243,10 @@ fn a_configured_panel_waits_for_the_checks() {
     let reqs = server.model_requests();
     assert_eq!(reqs.len(), 1);
     assert!(
-        reqs[0].body.to_string().contains("explain why this matters"),
+        reqs[0]
+            .body
+            .to_string()
+            .contains("explain why this matters"),
         "{:?}",
         reqs[0].body
     );
@@ -307,7 +310,12 @@ fn auto_select_is_given_the_project_path() {
     for _ in 0..3 {
         server.push(Step::when_contains("You are").reply(pass("Sound.")));
     }
-    let out = crit(h, h, Some(&server), &["plan", "Physics/qft", "--non-interactive"]);
+    let out = crit(
+        h,
+        h,
+        Some(&server),
+        &["plan", "Physics/qft", "--non-interactive"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     let reqs = server.model_requests();
     let select = reqs
@@ -351,7 +359,12 @@ fn a_hand_written_physics_panel_gets_a_mathematician() {
     server.push(Step::when_contains("You are Chen-Ning Yang").reply(pass("Gauge invariant.")));
     server.push(Step::when_contains("You are Michael Atiyah").reply(pass("The bundle is right.")));
     server.push(Step::when_contains("You are Claude").reply(pass("No anti-patterns.")));
-    let out = crit(h, h, Some(&server), &["plan", "Physics/gauge", "--non-interactive"]);
+    let out = crit(
+        h,
+        h,
+        Some(&server),
+        &["plan", "Physics/gauge", "--non-interactive"],
+    );
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
@@ -364,7 +377,11 @@ fn a_hand_written_physics_panel_gets_a_mathematician() {
         text.contains("[As Michael Atiyah]: The bundle is right."),
         "{text}"
     );
-    assert_eq!(server.model_requests().len(), 3, "no AUTO-SELECT: the panel was written");
+    assert_eq!(
+        server.model_requests().len(),
+        3,
+        "no AUTO-SELECT: the panel was written"
+    );
     // The same panel outside a physics project, with no physicist, stands.
     write(h, "work/plan.md", "# Plan\n\nAdd a cache.\n");
     write(h, "work/checks.yaml", CHECKS);
@@ -379,6 +396,9 @@ fn a_hand_written_physics_panel_gets_a_mathematician() {
     }
     let out = crit(h, h, Some(&server), &["plan", "work", "--non-interactive"]);
     let text = stdout(&out);
-    assert!(text.contains("Reviewer: Barbara Liskov, Claude\n"), "{text}");
+    assert!(
+        text.contains("Reviewer: Barbara Liskov, Claude\n"),
+        "{text}"
+    );
     assert!(!text.contains("completed by the panel rules"), "{text}");
 }

@@ -71,10 +71,17 @@ fn with_a_model_the_persona_words_the_question_the_agent_relays() {
         }))),
     );
     // The expert-review agent's command, as its prompt gives it.
-    let out = crit(h, Some(&server), &["plan", "--non-interactive", "--quiet", "s"]);
+    let out = crit(
+        h,
+        Some(&server),
+        &["plan", "--non-interactive", "--quiet", "s"],
+    );
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.starts_with("QUESTION\nReviewer: Senior security engineer"), "{text}");
+    assert!(
+        text.starts_with("QUESTION\nReviewer: Senior security engineer"),
+        "{text}"
+    );
     assert!(!text.contains("awaiting answer"), "{text}");
     assert!(!text.contains("INCOMPLETE\n"), "{text}");
     assert!(
@@ -82,9 +89,18 @@ fn with_a_model_the_persona_words_the_question_the_agent_relays() {
         "{text}"
     );
     assert!(!text.lines().any(|l| l == "APPROVED"), "{text}");
-    assert!(text.contains("  - Approve this instance: Mark this check as approved for this plan\n"), "{text}");
-    assert!(text.contains("  - Abort review: Stop review with INCOMPLETE status\n"), "{text}");
-    assert!(text.contains("--answer judgment=approve|abort|TEXT"), "{text}");
+    assert!(
+        text.contains("  - Approve this instance: Mark this check as approved for this plan\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  - Abort review: Stop review with INCOMPLETE status\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--answer judgment=approve|abort|TEXT"),
+        "{text}"
+    );
     assert_eq!(server.model_requests().len(), 1, "only the persona's words");
     let prompt = asked(&server, "explain why this matters");
     insta::assert_snapshot!("persona_question_prompt", prompt);
@@ -94,7 +110,11 @@ fn with_a_model_the_persona_words_the_question_the_agent_relays() {
         Step::when_contains("explain why this matters")
             .reply(Reply::json(json!({"text": "Ambiguity hides risk."}))),
     );
-    let out = crit(h, Some(&server2), &["plan", "--non-interactive", "--json", "s"]);
+    let out = crit(
+        h,
+        Some(&server2),
+        &["plan", "--non-interactive", "--json", "s"],
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let q = v.to_string();
     assert!(q.contains("[As Senior security engineer]: Pattern 'ambiguous thing' found. Requires human judgment. Ambiguity hides risk."), "{q}");
@@ -111,7 +131,9 @@ fn without_a_model_the_checks_words_stand_and_a_failed_model_says_so() {
     let text = stdout(&out);
     assert!(text.starts_with("QUESTION\n"), "{text}");
     assert!(
-        text.contains("Review: [Checks for Senior security engineer]: Pattern 'ambiguous thing' found."),
+        text.contains(
+            "Review: [Checks for Senior security engineer]: Pattern 'ambiguous thing' found."
+        ),
         "{text}"
     );
     assert!(!text.contains("[As "), "{text}");
@@ -125,9 +147,14 @@ fn without_a_model_the_checks_words_stand_and_a_failed_model_says_so() {
     let out = crit(h, Some(&server), &["plan", "--non-interactive", "s"]);
     let text = stdout(&out);
     assert!(text.starts_with("QUESTION\n"), "{text}");
-    assert!(text.contains("Review: [Checks for Senior security engineer]"), "{text}");
     assert!(
-        text.contains("Warning: Senior security engineer could not word the question about `judgment`"),
+        text.contains("Review: [Checks for Senior security engineer]"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Warning: Senior security engineer could not word the question about `judgment`"
+        ),
         "{text}"
     );
 }
@@ -154,10 +181,15 @@ fn with_a_model_the_persona_words_the_rejection() {
     let text = stdout(&out);
     assert!(text.starts_with("REJECTED\n"), "{text}");
     assert!(
-        text.contains("\n[As Senior security engineer]: Evaluating input runs whatever an attacker sends.\n"),
+        text.contains(
+            "\n[As Senior security engineer]: Evaluating input runs whatever an attacker sends.\n"
+        ),
         "{text}"
     );
-    assert!(!text.contains("A violation that survives its fix"), "{text}");
+    assert!(
+        !text.contains("A violation that survives its fix"),
+        "{text}"
+    );
     insta::assert_snapshot!(
         "persona_rejection_prompt",
         asked(&server, "cannot be accepted in this plan")
@@ -167,7 +199,10 @@ fn with_a_model_the_persona_words_the_rejection() {
     write(h, "t/context.yaml", PERSONA);
     fs::copy(h.join("s/checks.yaml"), h.join("t/checks.yaml")).unwrap();
     let text = stdout(&crit(h, None, &["plan", "--non-interactive", "t"]));
-    assert!(text.contains("A violation that survives its fix cannot be accepted."), "{text}");
+    assert!(
+        text.contains("A violation that survives its fix cannot be accepted."),
+        "{text}"
+    );
 }
 
 #[test]
@@ -199,9 +234,11 @@ fn a_members_edit_of_the_plan_is_checked_and_offered() {
             finding("Dropping before migrating loses the data", 3, "1. Migrate the data.", "plan.md"),
             finding("A line that is not there", 9, "9. Nothing.", "plan.md")
         ]}))));
-    server.push(Step::when_contains("You are Claude").reply(Reply::json(json!({
+    server.push(
+        Step::when_contains("You are Claude").reply(Reply::json(json!({
         "verdict": "NEEDS_WORK", "summary": "One nit.",
-        "findings": [finding("Same text", 5, "3. Ship it.", "plan.md")]}))));
+        "findings": [finding("Same text", 5, "3. Ship it.", "plan.md")]}))),
+    );
     let out = crit(h, Some(&server), &["plan", "--non-interactive", "s"]);
     let text = stdout(&out);
     assert!(text.starts_with("REJECTED\n"), "{text}");
@@ -225,7 +262,10 @@ fn a_members_edit_of_the_plan_is_checked_and_offered() {
         .find(|r| r.body.to_string().contains("You are Jim Gray"))
         .map(|r| r.body["system"].to_string())
         .unwrap();
-    assert!(system.contains("give it as the finding's `suggestion`"), "{system}");
+    assert!(
+        system.contains("give it as the finding's `suggestion`"),
+        "{system}"
+    );
 }
 
 /// An answer given up front is taken without the question being shown, so
@@ -246,12 +286,23 @@ fn an_answer_given_up_front_costs_no_words() {
     let out = crit(
         h,
         Some(&server),
-        &["plan", "--non-interactive", "s", "--answer", "judgment=approve"],
+        &[
+            "plan",
+            "--non-interactive",
+            "s",
+            "--answer",
+            "judgment=approve",
+        ],
     );
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.starts_with("APPROVED\n"), "{text}");
     let reqs = server.model_requests();
     assert_eq!(reqs.len(), 1, "the panel only");
-    assert!(!reqs[0].body.to_string().contains("explain why this matters"));
+    assert!(
+        !reqs[0]
+            .body
+            .to_string()
+            .contains("explain why this matters")
+    );
 }

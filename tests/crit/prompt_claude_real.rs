@@ -86,7 +86,10 @@ fn subscription_mode_on_the_real_claude_code_cli() {
         "{stderr}"
     );
     assert!(stderr.contains("Cost: $0.00 (subscription"), "{stderr}");
-    assert!(!stderr.contains("not checked against the security guardrails"), "{stderr}");
+    assert!(
+        !stderr.contains("not checked against the security guardrails"),
+        "{stderr}"
+    );
     let reqs = server.model_requests();
     for label in ["Domain SME", "Security", "Clarity", "Testing"] {
         let req = reqs

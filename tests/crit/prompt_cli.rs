@@ -118,7 +118,12 @@ fn the_no_backend_box_keeps_every_line_inside_its_border() {
         .lines()
         .skip_while(|l| !l.starts_with("+-- Prompt Review"))
         .collect();
-    let end = block.iter().skip(1).position(|l| l.starts_with("+--")).unwrap() + 2;
+    let end = block
+        .iter()
+        .skip(1)
+        .position(|l| l.starts_with("+--"))
+        .unwrap()
+        + 2;
     let block = &block[..end];
     assert!(
         block.iter().any(|l| l.contains("ANTHROPIC_API_KEY")),
@@ -127,13 +132,17 @@ fn the_no_backend_box_keeps_every_line_inside_its_border() {
     for line in block {
         assert_eq!(line.chars().count(), 72, "{line:?} in\n{stderr}");
         assert!(
-            line.starts_with('|') && line.ends_with('|') || line.starts_with('+') && line.ends_with('+'),
+            line.starts_with('|') && line.ends_with('|')
+                || line.starts_with('+') && line.ends_with('+'),
             "{line:?} in\n{stderr}"
         );
     }
     // Each way to fix it starts a line of its own.
     assert!(
-        block.iter().any(|l| l.trim_start_matches("| ").trim_start().starts_with("- set ANTHROPIC_API_KEY")),
+        block.iter().any(|l| l
+            .trim_start_matches("| ")
+            .trim_start()
+            .starts_with("- set ANTHROPIC_API_KEY")),
         "{stderr}"
     );
 }
@@ -409,7 +418,11 @@ fn the_audit_line_has_the_plugins_fields_and_no_file_holds_the_prompt() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("Cost: $0.00 (cached review)"));
     assert_eq!(out.stdout, first);
-    assert_eq!(server.model_requests().len(), 5, "four reviewers and the guardrail check");
+    assert_eq!(
+        server.model_requests().len(),
+        5,
+        "four reviewers and the guardrail check"
+    );
     // --no-log writes no audit line.
     let before = files_under(&dir.path().join(".state")).len();
     script(&server);
@@ -600,7 +613,10 @@ fn subscription_mode_runs_the_reviewers_on_claude_code() {
     assert!(stderr.contains("Cost: $0.00 (subscription;"), "{stderr}");
     let calls = FakeClaude::invocations(bin_dir.path());
     assert_eq!(calls.len(), 5, "four reviewers and the guardrail check");
-    assert!(!stderr.contains("not checked against the security guardrails"), "{stderr}");
+    assert!(
+        !stderr.contains("not checked against the security guardrails"),
+        "{stderr}"
+    );
     let reviewers = calls
         .iter()
         .filter(|c| !c.argv.iter().any(|a| a.contains(GUARDRAIL_CHECK)));

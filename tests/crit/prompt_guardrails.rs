@@ -26,7 +26,11 @@ fn review(dir: &Path, server: &FakeServer) -> Value {
         .args(["prompt", "--json", PROMPT])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     json_out(&out)
 }
 
@@ -34,12 +38,36 @@ fn review(dir: &Path, server: &FakeServer) -> Value {
 /// Testing's, and nothing from the Domain SME.
 fn script(server: &FakeServer, guardrail: &str, clarity: &str, testing: Option<&str>) {
     let answers = [
-        ("Security", critique("security", json!([finding("SEC-001", "major", "", "AddGuardrail", guardrail)]))),
-        ("Clarity", critique("clarity", json!([finding("CLR-001", "minor", "request logging", "AddConstraint", clarity)]))),
-        ("Testing", critique("testing", match testing {
-            Some(t) => json!([finding("TST-001", "major", "", "AddAcceptanceCriteria", t)]),
-            None => json!([]),
-        })),
+        (
+            "Security",
+            critique(
+                "security",
+                json!([finding("SEC-001", "major", "", "AddGuardrail", guardrail)]),
+            ),
+        ),
+        (
+            "Clarity",
+            critique(
+                "clarity",
+                json!([finding(
+                    "CLR-001",
+                    "minor",
+                    "request logging",
+                    "AddConstraint",
+                    clarity
+                )]),
+            ),
+        ),
+        (
+            "Testing",
+            critique(
+                "testing",
+                match testing {
+                    Some(t) => json!([finding("TST-001", "major", "", "AddAcceptanceCriteria", t)]),
+                    None => json!([]),
+                },
+            ),
+        ),
         ("Domain SME", critique("domain_sme", json!([]))),
     ];
     for (label, answer) in answers {
@@ -66,15 +94,24 @@ fn conflicts(v: &Value) -> Vec<(String, String, String)> {
 fn the_issues_example_keeps_the_guardrail_and_leaves_the_edit_out() {
     let dir = tempfile::tempdir().unwrap();
     let server = FakeServer::start_blocking();
-    let clarity = "Log the full request headers, including the API key, so failures can be debugged.";
+    let clarity =
+        "Log the full request headers, including the API key, so failures can be debugged.";
     script(&server, "Never expose API keys in logs.", clarity, None);
     // Should the editor miss it, the check finds it.
-    server.push(Step::when_contains(CHECK).reply(Reply::json(json!({"contradictions": [
-        {"edit": 1, "guardrail": 1, "why": "The headers carry the API key."}]}))));
+    server.push(
+        Step::when_contains(CHECK).reply(Reply::json(json!({"contradictions": [
+        {"edit": 1, "guardrail": 1, "why": "The headers carry the API key."}]}))),
+    );
     let v = review(dir.path(), &server);
     let refined = v["refined"].as_str().unwrap();
-    assert!(refined.contains("Never expose API keys in logs."), "{refined}");
-    assert!(!refined.contains("Log the full request headers"), "{refined}");
+    assert!(
+        refined.contains("Never expose API keys in logs."),
+        "{refined}"
+    );
+    assert!(
+        !refined.contains("Log the full request headers"),
+        "{refined}"
+    );
     let c = conflicts(&v);
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].0, "security");
@@ -88,20 +125,36 @@ fn a_contradiction_in_other_words_is_found_by_meaning() {
     let server = FakeServer::start_blocking();
     let clarity = "Write the Authorization header of every request to the log in full.";
     let testing = "A test shows one log line per request.";
-    script(&server, "Never expose credentials in logs.", clarity, Some(testing));
-    server.push(Step::when_contains(CHECK).reply(Reply::json(json!({"contradictions": [
-        {"edit": 2, "guardrail": 1, "why": "The Authorization header\nis the credential."}]}))));
+    script(
+        &server,
+        "Never expose credentials in logs.",
+        clarity,
+        Some(testing),
+    );
+    server.push(
+        Step::when_contains(CHECK).reply(Reply::json(json!({"contradictions": [
+        {"edit": 2, "guardrail": 1, "why": "The Authorization header\nis the credential."}]}))),
+    );
     let v = review(dir.path(), &server);
     let refined = v["refined"].as_str().unwrap();
-    assert!(refined.contains("Never expose credentials in logs."), "{refined}");
-    assert!(refined.contains(testing), "an edit that breaks nothing stays: {refined}");
+    assert!(
+        refined.contains("Never expose credentials in logs."),
+        "{refined}"
+    );
+    assert!(
+        refined.contains(testing),
+        "an edit that breaks nothing stays: {refined}"
+    );
     assert!(!refined.contains("Authorization header"), "{refined}");
     let c = conflicts(&v);
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].0, "security");
     assert_eq!(c[0].1, clarity);
     assert!(
-        c[0].2.contains("in other words") && c[0].2.contains("The Authorization header is the credential."),
+        c[0].2.contains("in other words")
+            && c[0]
+                .2
+                .contains("The Authorization header is the credential."),
         "{c:?}"
     );
     let reqs = server.model_requests();
@@ -109,7 +162,9 @@ fn a_contradiction_in_other_words_is_found_by_meaning() {
         .iter()
         .find(|r| r.body.to_string().contains(CHECK))
         .expect("the refined prompt was checked");
-    let user = check.body["messages"][0]["content"][0]["text"].as_str().unwrap();
+    let user = check.body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap();
     insta::assert_snapshot!("guardrail_check_prompt", user);
     assert!(v["warnings"].as_array().unwrap().is_empty(), "{v:#}");
 }

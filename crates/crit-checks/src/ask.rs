@@ -121,10 +121,8 @@ impl<R: BufRead, W: Write> PromptAsker<R, W> {
 
     fn prompt(&mut self, q: &Question) -> std::io::Result<Option<Answer>> {
         // The plan's line and the persona's words: one escaped line.
-        let text = crit_core::printable::Printable::line(
-            &q.text,
-            crit_core::printable::Dest::Terminal,
-        );
+        let text =
+            crit_core::printable::Printable::line(&q.text, crit_core::printable::Dest::Terminal);
         writeln!(self.output, "\n{}: {text}", q.header)?;
         for (n, o) in q.options.iter().enumerate() {
             writeln!(self.output, "  {}) {} — {}", n + 1, o.label, o.description)?;

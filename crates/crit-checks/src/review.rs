@@ -10,11 +10,11 @@ use crate::error::CheckError;
 use crate::machine::{self, Asker, Incomplete, Limits, Outcome, Run};
 use crate::matcher::CheckSet;
 use crate::panel::{NoPanel, Panel, PanelRequest, PanelVote, VoiceKind, VoiceRequest};
-use crate::voice::{PlanAt, VoicedAsker};
 use crate::session::{FileStore, SessionPaths, write_in};
 use crate::sources::{self, SourceDirs};
 use crate::state::{Context, Reviewers, State, minimal_context_yaml};
 use crate::state_file::StateSeal;
+use crate::voice::{PlanAt, VoicedAsker};
 use crit_os::seal::SealKey;
 
 /// How a review runs.

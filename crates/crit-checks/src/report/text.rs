@@ -347,7 +347,11 @@ fn write_finding(out: &mut String, v: &FindingView) {
     }
     match (&v.suggestion_refused, v.edits.is_empty()) {
         (Some(why), true) => {
-            let _ = writeln!(out, "      Edit: none made; the proposed one is not offered: {}", said(why));
+            let _ = writeln!(
+                out,
+                "      Edit: none made; the proposed one is not offered: {}",
+                said(why)
+            );
         }
         (None, true) => {
             let _ = writeln!(out, "      Edit: none made or proposed");

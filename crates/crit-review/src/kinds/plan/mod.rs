@@ -9,6 +9,7 @@
 //! written).
 
 mod review;
+mod voice;
 
 pub use review::{PanelChoice, PlanOutcome, PlanReview, review_plan};
 
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use crit_agent::RunLimits;
 use crit_checks::{
-    MemberSummary, Panel, PanelRequest, PanelVote, Persona, VoiceKind, VoiceRequest, panel_rules,
+    MemberSummary, Panel, PanelRequest, PanelVote, Persona, VoiceRequest, panel_rules,
 };
 use crit_core::contract::Contract;
 use crit_llm::Backend;
@@ -30,9 +31,6 @@ use crit_project::context::{self, ContextOptions, UnderReview};
 
 const PERSONA: &str = include_str!("../../../prompts/plan/persona.md");
 const AUTO_SELECT: &str = include_str!("../../../prompts/plan/auto_select.md");
-const VOICE: &str = include_str!("../../../prompts/plan/voice.md");
-/// Most characters of a persona's words on a question or a rejection.
-const VOICE_CHARS: u64 = 800;
 /// The model AUTO-SELECT runs on (expert-review's Haiku).
 const SELECT_MODEL: &str = "haiku";
 /// How much of the plan AUTO-SELECT sees.
@@ -163,10 +161,9 @@ impl LlmPanel {
         } else {
             // A hand-written panel meets the same rules on a physics
             // project: a physicist and a mathematician.
-            let physics = panel_rules::is_physics(
-                self.home.as_deref(),
-                &[req.plan_path, req.project_root],
-            ) || panel_rules::is_physics_panel(&req.reviewers.panel);
+            let physics =
+                panel_rules::is_physics(self.home.as_deref(), &[req.plan_path, req.project_root])
+                    || panel_rules::is_physics_panel(&req.reviewers.panel);
             let context = format!(
                 "{}\n{}\n{}",
                 req.plan_path.display(),
@@ -284,79 +281,6 @@ impl LlmPanel {
             timeout: Some(self.timeout),
             max_budget_usd: self.max_budget_usd,
             ..RunLimits::default()
-        }
-    }
-
-    /// The persona's own words on a check's question or rejection.
-    async fn word(&self, req: &VoiceRequest<'_>) -> Result<String, String> {
-        let user = render_prompt(
-            VOICE,
-            minijinja::context! {
-                name => req.persona,
-                pattern => req.pattern,
-                reason => req.reason.trim(),
-                line => req.line,
-                line_text => req.line_text,
-                rejection => req.kind == VoiceKind::Rejection,
-            },
-        )
-        .map_err(|e| e.to_string())?;
-        let schema = json!({
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["text"],
-            "properties": {"text": {"type": "string", "minLength": 1, "maxLength": VOICE_CHARS}}
-        });
-        let output = OutputSpec::Schema(schema);
-        let system = format!(
-            "You speak as {} to the author of a plan.\n\n{}",
-            req.persona,
-            contract_instructions(&output)
-                .map_err(|e| e.to_string())?
-                .trim_end()
-        );
-        let plan = ReviewerPlan {
-            name: req.persona.to_string(),
-            model: self.default_model.clone(),
-            system,
-            user,
-            shared: None,
-            tools: Vec::new(),
-            output,
-            limits: RunLimits {
-                max_turns: Some(3),
-                timeout: Some(self.timeout.min(Duration::from_secs(120))),
-                max_budget_usd: self.max_budget_usd,
-                ..RunLimits::default()
-            },
-            max_output_tokens: 1024,
-            sub_agents: Vec::new(),
-        };
-        let env = PanelEnv {
-            root: req.project_root.to_path_buf(),
-            cancel: self.cancel.clone(),
-            redaction: crate::engine::redaction::tools_redactor(),
-            ..PanelEnv::default()
-        };
-        let run = panel::run_panel(&self.backend, std::slice::from_ref(&plan), &env)
-            .await
-            .into_iter()
-            .next()
-            .ok_or("no answer")?;
-        let words = run
-            .structured
-            .as_ref()
-            .and_then(|v| v.get("text"))
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|t| !t.is_empty());
-        match words {
-            Some(w) => Ok(w.chars().take(VOICE_CHARS as usize).collect()),
-            None => Err(run
-                .outcome
-                .error
-                .or(run.parse_error)
-                .unwrap_or_else(|| "its answer held no words".into())),
         }
     }
 
