@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
-use crit_testkit::prompt_review::{VAGUE_REFINED, vague_panel, who};
+use crit_testkit::prompt_review::{
+    GUARDRAIL_CHECK, VAGUE_REFINED, no_contradictions, vague_panel, who,
+};
 use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::{Value, json};
 use support::{git, init_repo, write};
@@ -166,6 +168,7 @@ fn is_crit(r: &RecordedRequest) -> bool {
     let b = r.body.to_string();
     is_second_look(r)
         || b.contains("You are a senior engineer reviewing code")
+        || b.contains(GUARDRAIL_CHECK)
         || vague_panel()
             .iter()
             .any(|(label, _)| b.contains(&who(label)))
@@ -246,6 +249,7 @@ fn in_api_mode_the_review_runs_in_the_hook_and_its_result_reaches_the_model() {
     for (label, answer) in vague_panel() {
         server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
     }
+    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
     server.push(
         Step::when_contains("Proceed with the refined prompt? (yes / no / edit)").reply(
             Reply::text("Here is the review. Proceed with the refined prompt? (yes / no / edit)"),
@@ -283,8 +287,8 @@ fn in_api_mode_the_review_runs_in_the_hook_and_its_result_reaches_the_model() {
             .iter()
             .filter(|r| is_crit(r))
             .count(),
-        4,
-        "the four reviewers ran in the hook"
+        5,
+        "the four reviewers and the guardrail check ran in the hook"
     );
 }
 

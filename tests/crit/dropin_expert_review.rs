@@ -144,7 +144,7 @@ fn relying_on_claude_md_asks_and_free_text_replaces_the_matched_line() {
     let out = h.crit(&["plan", "proj/session", "--non-interactive"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.starts_with("INCOMPLETE\n"), "{text}");
+    assert!(text.starts_with("QUESTION\n"), "{text}");
     assert!(text.contains("anti_pattern_2"), "{text}");
     // "Apply as replacement text to the matched line": the whole line.
     let out = h.crit(&[
@@ -183,8 +183,8 @@ fn two_plans_in_one_directory_keep_separate_state() {
     let out = h.crit(&["plan", b.to_str().unwrap(), "--non-interactive"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.starts_with("INCOMPLETE\n"), "{text}");
-    assert!(text.contains("Question (anti_pattern_1"), "{text}");
+    assert!(text.starts_with("QUESTION\n"), "{text}");
+    assert!(text.contains("Check: anti_pattern_1"), "{text}");
     assert!(
         h.read(".claude/plans/alpha.state.yaml")
             .contains("anti_pattern_1")

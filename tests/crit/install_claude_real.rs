@@ -22,7 +22,7 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crit_testkit::prompt_review::{vague_panel, who};
+use crit_testkit::prompt_review::{GUARDRAIL_CHECK, no_contradictions, vague_panel, who};
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
 use support::{git, init_repo, write};
@@ -148,6 +148,7 @@ fn server() -> FakeServer {
     for (label, answer) in vague_panel() {
         server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
     }
+    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
     for _ in 0..2 {
         server.push(
             Step::when_contains("You are Dr. Ada Cache").reply(Reply::json(

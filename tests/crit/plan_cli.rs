@@ -85,13 +85,21 @@ fn fixing_then_asking_then_answer_approves() {
     let out = stdout(&first);
     assert_eq!(
         out,
-        "INCOMPLETE
+        "QUESTION
 Reviewer: Senior security engineer (checks only; no model reviewed the plan)
-Reason: awaiting answer
+Check: judgment (line 7)
+Review: [Checks for Senior security engineer]: Pattern 'ambiguous thing' found. Requires human judgment. It appears on line 7: \"The ambiguous thing stays for now.\".
+  - Approve this instance: Mark this check as approved for this plan
+  - Abort review: Stop review with INCOMPLETE status
+  - or any other text: it replaces line 7 of the plan
 Edits: 2
-Unresolved: [judgment]
-Question (judgment, line 7): [Checks for Senior security engineer]: Pattern 'ambiguous thing' found. Requires human judgment. It appears on line 7: \"The ambiguous thing stays for now.\".
-Answer with: crit plan session://s1 --answer judgment=approve|abort|TEXT (TEXT replaces line 7)
+  - L3: eval() → JSON.parse() (no_eval)
+      was: \"We parse the config with eval() for speed. It is fast.\"
+      now: \"We parse the config with JSON.parse() for speed. It is fast.\"
+  - L5: removed sentence with 'console.log' (no_console_log)
+      was: \"- Use console.log while debugging\"
+      now: (nothing)
+Ask the user, then run again with the answer: crit plan session://s1 --answer judgment=approve|abort|TEXT
 Panel: did not run (no model backend configured); the deterministic checks alone decided.
 "
     );
@@ -458,7 +466,7 @@ fn claude_md_table_checks_are_asked_not_fixed() {
     )
     .unwrap();
     let out = stdout(&s.crit(&["plan", "session://s1"]));
-    assert!(out.contains("Question (anti_pattern_2, line 1): [Checks for Senior security engineer]: Pattern 'SELECT *' found. Performance issue — specify columns explicitly."), "{out}");
+    assert!(out.contains("Check: anti_pattern_2 (line 1)\nReview: [Checks for Senior security engineer]: Pattern 'SELECT *' found. Performance issue — specify columns explicitly."), "{out}");
     let o = s.crit(&[
         "plan",
         "session://s1",

@@ -387,7 +387,7 @@ fn a_state_yaml_edited_outside_crit_is_an_error_not_an_approval() {
         // Deleting it, as the message says, starts over: the check asks again.
         fs::remove_file(home.plans().join("my-plan.state.yaml")).unwrap();
         let o = home.crit(&["plan", plan.to_str().unwrap()]);
-        assert!(text(&o).starts_with("INCOMPLETE\n"), "{name}: {}", text(&o));
+        assert!(text(&o).starts_with("QUESTION\n"), "{name}: {}", text(&o));
     }
 }
 

@@ -167,11 +167,19 @@ fn auto_select_picks_the_panel_with_a_cheap_model() {
         reqs[0].body["messages"].to_string().contains("Kent Beck"),
         "the catalogue was sent"
     );
+    let prompt = reqs[0].body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    // expert-review's PROJECT PATH: context.yaml's `project_root: .`, the
+    // session directory itself.
+    let root = dir.path();
+    assert!(
+        prompt.contains(&format!("PROJECT PATH: {}\n", root.display())),
+        "{prompt}"
+    );
     insta::assert_snapshot!(
         "auto_select_request",
-        reqs[0].body["messages"][0]["content"][0]["text"]
-            .as_str()
-            .unwrap()
+        prompt.replace(&root.display().to_string(), "/PROJECT")
     );
 }
 

@@ -239,7 +239,17 @@ fn a_configured_panel_waits_for_the_checks() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(!text.contains("no model backend configured"), "{text}");
     assert!(text.contains("Panel: not asked yet"), "{text}");
-    assert!(server.model_requests().is_empty());
+    // The panel is not asked; the persona only words the checks' question.
+    let reqs = server.model_requests();
+    assert_eq!(reqs.len(), 1);
+    assert!(
+        reqs[0]
+            .body
+            .to_string()
+            .contains("explain why this matters"),
+        "{:?}",
+        reqs[0].body
+    );
 }
 
 #[test]
@@ -278,4 +288,117 @@ fn auto_select_runs_for_a_relative_plan_without_git() {
         text.contains("Reviewer: Edgar Codd, Jim Gray, Claude\n"),
         "{text}"
     );
+}
+
+/// AUTO-SELECT is told where the project lives (expert-review's PROJECT
+/// PATH), and the prompt it gets is the one in the snapshot.
+#[test]
+fn auto_select_is_given_the_project_path() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    write(
+        h,
+        "Physics/qft/plan.md",
+        "# Plan: one-loop renormalization\n\n1. Regulate the propagator integral.\n",
+    );
+    write(h, "Physics/qft/checks.yaml", CHECKS);
+    let server = FakeServer::start_blocking();
+    server.push(Step::when_contains("Select the review panel").reply(Reply::json(json!({
+        "panel": [{"name": "Steven Weinberg", "domain": "physicist: quantum field theory", "focus": ["renormalization"]},
+                  {"name": "Arthur Wightman", "domain": "mathematician: axiomatic field theory", "focus": ["rigor"]}],
+        "reason": "A QFT plan."}))));
+    for _ in 0..3 {
+        server.push(Step::when_contains("You are").reply(pass("Sound.")));
+    }
+    let out = crit(
+        h,
+        h,
+        Some(&server),
+        &["plan", "Physics/qft", "--non-interactive"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let reqs = server.model_requests();
+    let select = reqs
+        .iter()
+        .find(|r| r.body.to_string().contains("Select the review panel"))
+        .unwrap();
+    let user = select.body["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // No git: the project root is the plan directory's parent.
+    let root = h.join("Physics");
+    assert!(
+        user.contains(&format!("PROJECT PATH: {}\n", root.display())),
+        "{user}"
+    );
+    insta::assert_snapshot!(
+        "auto_select_prompt",
+        user.replace(&root.display().to_string(), "/HOME/Physics")
+    );
+}
+
+/// A panel context.yaml names on a physics project meets the panel rules as
+/// AUTO-SELECT's does: a physicist alone gets the table's mathematician.
+#[test]
+fn a_hand_written_physics_panel_gets_a_mathematician() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    write(
+        h,
+        "Physics/gauge/plan.md",
+        "# Plan: lattice gauge fields\n\n1. Put the Yang-Mills connection on the lattice.\n",
+    );
+    write(h, "Physics/gauge/checks.yaml", CHECKS);
+    write(
+        h,
+        "Physics/gauge/context.yaml",
+        "reviewer_personas:\n  - name: \"Chen-Ning Yang\"\n    domain: \"physicist: gauge theory\"\n  - name: \"Claude\"\n    domain: \"anti-pattern detection\"\n",
+    );
+    let server = FakeServer::start_blocking();
+    server.push(Step::when_contains("You are Chen-Ning Yang").reply(pass("Gauge invariant.")));
+    server.push(Step::when_contains("You are Michael Atiyah").reply(pass("The bundle is right.")));
+    server.push(Step::when_contains("You are Claude").reply(pass("No anti-patterns.")));
+    let out = crit(
+        h,
+        h,
+        Some(&server),
+        &["plan", "Physics/gauge", "--non-interactive"],
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("Reviewer: Chen-Ning Yang, Michael Atiyah, Claude\n"),
+        "{text}"
+    );
+    assert!(text.contains("completed by the panel rules"), "{text}");
+    assert!(text.contains("a mathematician"), "{text}");
+    assert!(
+        text.contains("[As Michael Atiyah]: The bundle is right."),
+        "{text}"
+    );
+    assert_eq!(
+        server.model_requests().len(),
+        3,
+        "no AUTO-SELECT: the panel was written"
+    );
+    // The same panel outside a physics project, with no physicist, stands.
+    write(h, "work/plan.md", "# Plan\n\nAdd a cache.\n");
+    write(h, "work/checks.yaml", CHECKS);
+    write(
+        h,
+        "work/context.yaml",
+        "reviewer_personas:\n  - name: \"Barbara Liskov\"\n    domain: \"abstraction\"\n  - name: \"Claude\"\n    domain: \"anti-pattern detection\"\n",
+    );
+    let server = FakeServer::start_blocking();
+    for _ in 0..2 {
+        server.push(Step::when_contains("You are").reply(pass("Fine.")));
+    }
+    let out = crit(h, h, Some(&server), &["plan", "work", "--non-interactive"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Reviewer: Barbara Liskov, Claude\n"),
+        "{text}"
+    );
+    assert!(!text.contains("completed by the panel rules"), "{text}");
 }

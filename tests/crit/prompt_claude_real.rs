@@ -9,7 +9,7 @@
 
 use crate::support;
 
-use crit_testkit::prompt_review::critique;
+use crit_testkit::prompt_review::{GUARDRAIL_CHECK, critique, no_contradictions};
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::json;
 
@@ -61,6 +61,7 @@ fn subscription_mode_on_the_real_claude_code_cli() {
                 .reply(Reply::json(answer).usage(900, 60, 0, 0)),
         );
     }
+    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
     let dir = tempfile::tempdir().unwrap();
     support::write(dir.path(), "Cargo.toml", "[package]\nname = \"svc\"\n");
     let out = support::crit(dir.path(), &server, None)
@@ -85,6 +86,10 @@ fn subscription_mode_on_the_real_claude_code_cli() {
         "{stderr}"
     );
     assert!(stderr.contains("Cost: $0.00 (subscription"), "{stderr}");
+    assert!(
+        !stderr.contains("not checked against the security guardrails"),
+        "{stderr}"
+    );
     let reqs = server.model_requests();
     for label in ["Domain SME", "Security", "Clarity", "Testing"] {
         let req = reqs

@@ -8,7 +8,9 @@ use crate::support;
 
 use std::path::Path;
 
-use crit_testkit::prompt_review::{VAGUE, VAGUE_REFINED, critique, finding, vague_panel, who};
+use crit_testkit::prompt_review::{
+    GUARDRAIL_CHECK, VAGUE, VAGUE_REFINED, critique, finding, no_contradictions, vague_panel, who,
+};
 use crit_testkit::{FakeClaude, FakeServer, Reply, Step};
 use serde_json::{Value, json};
 use support::{crit, json_out, write};
@@ -18,6 +20,11 @@ fn script(server: &FakeServer) {
         server
             .push(Step::when_contains(who(label)).reply(Reply::json(answer).usage(700, 120, 0, 0)));
     }
+    // The refined prompt held against Security's guardrail: nothing breaks it.
+    server.push(
+        Step::when_contains(GUARDRAIL_CHECK)
+            .reply(Reply::json(no_contradictions()).usage(100, 10, 0, 0)),
+    );
 }
 
 /// What goes to stdout: the refined prompt, with a final newline.
@@ -83,6 +90,63 @@ fn yes_puts_the_refined_prompt_on_stdout_and_the_block_on_stderr() {
     assert!(widths.iter().all(|w| *w == 72), "{widths:?}\n{stderr}");
 }
 
+/// The first run with nothing configured: the "no backend" message has a
+/// line per way to fix it, and each stays inside the box.
+#[test]
+fn the_no_backend_box_keeps_every_line_inside_its_border() {
+    let dir = project();
+    let home = dir.path().join(".home");
+    std::fs::create_dir_all(&home).unwrap();
+    let out = assert_cmd::Command::cargo_bin("crit")
+        .unwrap()
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &home)
+        .env("XDG_STATE_HOME", dir.path().join(".state"))
+        .env("COLUMNS", "72")
+        .current_dir(dir.path())
+        .args(["prompt", "write a function that logs requests"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "prompt review fails open");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "write a function that logs requests\n"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let block: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| !l.starts_with("+-- Prompt Review"))
+        .collect();
+    let end = block
+        .iter()
+        .skip(1)
+        .position(|l| l.starts_with("+--"))
+        .unwrap()
+        + 2;
+    let block = &block[..end];
+    assert!(
+        block.iter().any(|l| l.contains("ANTHROPIC_API_KEY")),
+        "the message is in the box: {stderr}"
+    );
+    for line in block {
+        assert_eq!(line.chars().count(), 72, "{line:?} in\n{stderr}");
+        assert!(
+            line.starts_with('|') && line.ends_with('|')
+                || line.starts_with('+') && line.ends_with('+'),
+            "{line:?} in\n{stderr}"
+        );
+    }
+    // Each way to fix it starts a line of its own.
+    assert!(
+        block.iter().any(|l| l
+            .trim_start_matches("| ")
+            .trim_start()
+            .starts_with("- set ANTHROPIC_API_KEY")),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn without_a_terminal_or_yes_the_original_proceeds() {
     let server = FakeServer::start_blocking();
@@ -143,7 +207,8 @@ fn json_has_everything() {
         .find(|r| r["name"] == "documentation")
         .unwrap();
     assert_eq!(doc["state"], "not_run");
-    assert_eq!(v["usage"]["input_tokens"], 2800);
+    // Four reviewers, and the guardrail check.
+    assert_eq!(v["usage"]["input_tokens"], 2900);
     assert!(v["cost_usd"].as_f64().unwrap() > 0.0);
     assert!(v["duration_ms"].is_u64());
     assert_eq!(v["mode"], "api");
@@ -335,7 +400,7 @@ fn the_audit_line_has_the_plugins_fields_and_no_file_holds_the_prompt() {
         json!(["security", "testing", "domain_sme", "clarity"])
     );
     assert_eq!(line["original_prompt_hash"].as_str().unwrap().len(), 64);
-    assert_eq!(line["cost"]["input_tokens"], 2800);
+    assert_eq!(line["cost"]["input_tokens"], 2900);
     let mut cost_keys: Vec<&str> = line["cost"]
         .as_object()
         .unwrap()
@@ -353,7 +418,11 @@ fn the_audit_line_has_the_plugins_fields_and_no_file_holds_the_prompt() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("Cost: $0.00 (cached review)"));
     assert_eq!(out.stdout, first);
-    assert_eq!(server.model_requests().len(), 4);
+    assert_eq!(
+        server.model_requests().len(),
+        5,
+        "four reviewers and the guardrail check"
+    );
     // --no-log writes no audit line.
     let before = files_under(&dir.path().join(".state")).len();
     script(&server);
@@ -518,6 +587,12 @@ fn fake_claude(dir: &Path) -> std::path::PathBuf {
                 .emit_result(FakeClaude::structured_result(answer)),
         );
     }
+    fake = fake.when_args_contain(
+        GUARDRAIL_CHECK,
+        FakeClaude::new()
+            .emit_init()
+            .emit_result(FakeClaude::structured_result(no_contradictions())),
+    );
     fake.write(dir)
 }
 
@@ -537,8 +612,16 @@ fn subscription_mode_runs_the_reviewers_on_claude_code() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), refined());
     assert!(stderr.contains("Cost: $0.00 (subscription;"), "{stderr}");
     let calls = FakeClaude::invocations(bin_dir.path());
-    assert_eq!(calls.len(), 4);
-    for c in &calls {
+    assert_eq!(calls.len(), 5, "four reviewers and the guardrail check");
+    assert!(
+        !stderr.contains("not checked against the security guardrails"),
+        "{stderr}"
+    );
+    let reviewers = calls
+        .iter()
+        .filter(|c| !c.argv.iter().any(|a| a.contains(GUARDRAIL_CHECK)));
+    assert_eq!(reviewers.clone().count(), 4);
+    for c in reviewers {
         assert_eq!(c.arg_value("--model"), Some("claude-haiku-4-5"));
         assert_eq!(c.arg_value("--tools"), Some(""));
         let schema: Value = serde_json::from_str(c.arg_value("--json-schema").unwrap()).unwrap();

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
-use crit_testkit::prompt_review::{VAGUE, VAGUE_REFINED, vague_panel, who};
+use crit_testkit::prompt_review::{
+    GUARDRAIL_CHECK, VAGUE, VAGUE_REFINED, no_contradictions, vague_panel, who,
+};
 use crit_testkit::{FakeClaude, FakeServer, Reply, Step};
 use serde_json::{Value, json};
 use support::{crit, write};
@@ -32,6 +34,7 @@ fn script(server: &FakeServer) {
         server
             .push(Step::when_contains(who(label)).reply(Reply::json(answer).usage(700, 120, 0, 0)));
     }
+    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
 }
 
 /// The hook in API mode, `input` on stdin.

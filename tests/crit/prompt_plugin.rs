@@ -10,7 +10,9 @@ use crate::support;
 use std::path::Path;
 use std::process::Output;
 
-use crit_testkit::prompt_review::{VAGUE, VAGUE_REFINED, critique, finding, vague_panel, who};
+use crit_testkit::prompt_review::{
+    GUARDRAIL_CHECK, VAGUE, VAGUE_REFINED, critique, finding, no_contradictions, vague_panel, who,
+};
 use crit_testkit::{FakeClaude, FakeServer, Reply, Step};
 use serde_json::{Value, json};
 use support::{crit, json_out, stderr, write};
@@ -74,6 +76,7 @@ fn the_plugins_fixture_critiques_are_read_as_they_are() {
     for (label, answer) in fixture_panel() {
         server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
     }
+    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
     let dir = project();
     let out = prompt(dir.path(), &server, &["--yes", VAGUE]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -81,9 +84,10 @@ fn the_plugins_fixture_critiques_are_read_as_they_are() {
         String::from_utf8_lossy(&out.stdout),
         format!("{VAGUE_REFINED}\n")
     );
-    // One answer each: no reviewer was asked again over the extra fields.
+    // One answer each: no reviewer was asked again over the extra fields
+    // (and one check of the refined prompt against the guardrails).
     let reqs = server.model_requests();
-    assert_eq!(reqs.len(), 4, "{}", stderr(&out));
+    assert_eq!(reqs.len(), 5, "{}", stderr(&out));
     assert!(
         !stderr(&out).contains("Additional properties"),
         "{}",
@@ -162,6 +166,7 @@ fn settings_that_do_not_load_fail_open_and_the_prompt_goes_on() {
     for (label, answer) in vague_panel() {
         server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
     }
+    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
     let out = prompt(d, &server, &["--yes", VAGUE]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
@@ -207,7 +212,8 @@ fn settings_that_do_not_load_fail_open_and_the_prompt_goes_on() {
         );
         assert_eq!(audit_lines(d)[0]["failure"], "settings", "{file}");
     }
-    assert_eq!(server.model_requests().len(), 4);
+    // The one review that ran: four reviewers and the guardrail check.
+    assert_eq!(server.model_requests().len(), 5);
 }
 
 #[test]

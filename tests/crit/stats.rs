@@ -116,7 +116,7 @@ fn plan_reviews_are_in_the_audit_log() {
         .output()
         .unwrap();
     assert!(
-        String::from_utf8_lossy(&out.stdout).starts_with("INCOMPLETE"),
+        String::from_utf8_lossy(&out.stdout).starts_with("QUESTION\n"),
         "{}",
         support::stderr(&out)
     );

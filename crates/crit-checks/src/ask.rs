@@ -86,6 +86,12 @@ impl Asker for AnswerBook {
         self.take(&question.check_id)
     }
 
+    fn has_answer(&self, check_id: &str) -> bool {
+        self.answers
+            .iter()
+            .any(|(id, _, used)| id == check_id && !used)
+    }
+
     fn unused(&self) -> Vec<String> {
         AnswerBook::unused(self)
     }
@@ -114,7 +120,10 @@ impl<R: BufRead, W: Write> PromptAsker<R, W> {
     }
 
     fn prompt(&mut self, q: &Question) -> std::io::Result<Option<Answer>> {
-        writeln!(self.output, "\n{}: {}", q.header, q.text)?;
+        // The plan's line and the persona's words: one escaped line.
+        let text =
+            crit_core::printable::Printable::line(&q.text, crit_core::printable::Dest::Terminal);
+        writeln!(self.output, "\n{}: {text}", q.header)?;
         for (n, o) in q.options.iter().enumerate() {
             writeln!(self.output, "  {}) {} — {}", n + 1, o.label, o.description)?;
         }
@@ -144,6 +153,10 @@ impl<R: BufRead, W: Write> PromptAsker<R, W> {
 impl<R: BufRead, W: Write> Asker for PromptAsker<R, W> {
     fn unused(&self) -> Vec<String> {
         self.book.unused()
+    }
+
+    fn has_answer(&self, check_id: &str) -> bool {
+        self.book.has_answer(check_id)
     }
 
     fn ask(&mut self, question: &Question) -> Option<Answer> {

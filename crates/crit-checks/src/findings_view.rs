@@ -30,6 +30,10 @@ pub struct FindingView {
     /// The edits behind it: the checks' applied fixes, or the change a
     /// member proposed (never applied: the panel edits nothing).
     pub edits: Vec<EditView>,
+    /// A member's proposed edit crit did not offer, and why (its lines are
+    /// not in the plan, it changes nothing, it is a rewrite, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestion_refused: Option<String>,
 }
 
 /// What changed in the plan, or would.
@@ -93,6 +97,7 @@ pub fn views(run: &Run, vote: Option<&PanelVote>, plan: &Path) -> Vec<FindingVie
                 .filter(|(i, _)| &run.state.history[*i].check == check)
                 .map(|(_, e)| e)
                 .collect(),
+            suggestion_refused: None,
         });
     }
     if let Some(PanelVote::Ran { result, .. }) = vote {
@@ -143,6 +148,7 @@ fn member_view(f: &Finding, plan: &str, plan_name: Option<&str>) -> FindingView 
         location,
         blocking: FailOn::default().blocks(f),
         edits,
+        suggestion_refused: f.suggestion_refused.clone(),
     }
 }
 

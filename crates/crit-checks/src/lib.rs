@@ -51,6 +51,7 @@ pub mod state;
 pub mod state_file;
 pub mod table;
 pub mod text;
+mod voice;
 mod yaml;
 
 pub use approval::Freshness;
@@ -60,7 +61,7 @@ pub use crit_os::seal::SealKey;
 pub use error::CheckError;
 pub use machine::{Answer, Asker, Limits, Outcome, Question};
 pub use matcher::{CheckSet, Scan};
-pub use panel::{MemberSummary, NoPanel, Panel, PanelRequest, PanelVote};
+pub use panel::{MemberSummary, NoPanel, Panel, PanelRequest, PanelVote, VoiceKind, VoiceRequest};
 pub use review::{Options, Report, review, review_with_panel, verify};
 pub use session::SessionPaths;
 pub use state::{Context, HistoryEntry, Persona, Reviewers, State};

@@ -93,6 +93,12 @@ pub trait Asker {
         Vec::new()
     }
 
+    /// An answer to `check_id` was given up front: the question is answered
+    /// without being shown.
+    fn has_answer(&self, _check_id: &str) -> bool {
+        false
+    }
+
     /// The checks this run has, by id: answers given under another name
     /// (`anti_pattern_1` for the only `user_anti_pattern_1`) are matched to
     /// theirs, each said in the returned notes.

@@ -51,9 +51,40 @@ pub struct MemberSummary {
     pub summary: String,
 }
 
+/// What a persona is asked to put in its own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoiceKind {
+    /// A check needs the user's judgement (expert-review's ASKING).
+    Question,
+    /// A `reject_if_persists` check's pattern survived its fix.
+    Rejection,
+}
+
+/// A check's question or rejection, for the persona to explain.
+#[derive(Debug, Clone)]
+pub struct VoiceRequest<'a> {
+    pub kind: VoiceKind,
+    /// The persona the checks speak for.
+    pub persona: &'a str,
+    pub check_id: &'a str,
+    pub pattern: &'a str,
+    pub reason: &'a str,
+    pub line: u32,
+    pub line_text: &'a str,
+    pub plan_path: &'a Path,
+    pub project_root: &'a Path,
+}
+
 /// The panel of a plan review.
 pub trait Panel {
     fn review(&mut self, request: &PanelRequest<'_>) -> PanelVote;
+
+    /// The persona's own words on why a check's finding matters
+    /// (expert-review's "Persona Usage"): `None` when no model can speak for
+    /// it (crit's words stand), `Some(Err(why))` when it could not.
+    fn voice(&mut self, _request: &VoiceRequest<'_>) -> Option<Result<String, String>> {
+        None
+    }
 
     /// Why this panel cannot run at all (no model backend), known before
     /// anything is asked; `None` for a panel that can.

@@ -332,6 +332,27 @@ pub fn complete(picked: Vec<Persona>, context: &str, physics: bool) -> (Vec<Pers
     (panel, added)
 }
 
+/// A panel context.yaml names, by the same rules on a physics project (a
+/// physicist and a mathematician, Claude last); elsewhere it stands as
+/// written (the document's other tables only suggest). Returns the panel
+/// and what was added.
+pub fn complete_hand_written(
+    panel: Vec<Persona>,
+    context: &str,
+    physics: bool,
+) -> (Vec<Persona>, Vec<String>) {
+    match physics {
+        true => complete(panel, context, true),
+        false => (panel, Vec::new()),
+    }
+}
+
+/// A panel whose members say they are physicists (by name from the
+/// physics table, or by their domain): its plan is a physics plan.
+pub fn is_physics_panel(panel: &[Persona]) -> bool {
+    roles(panel).0
+}
+
 /// The panel when AUTO-SELECT could not pick: expert-review's default
 /// panel, or on a physics project the table's physicist and mathematician.
 pub fn fallback(default: Vec<Persona>, context: &str, physics: bool) -> Vec<Persona> {

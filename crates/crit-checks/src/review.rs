@@ -7,13 +7,14 @@ use std::time::Instant;
 
 use crate::approval::{self, Freshness};
 use crate::error::CheckError;
-use crate::machine::{self, Asker, Limits, Outcome, Run};
+use crate::machine::{self, Asker, Incomplete, Limits, Outcome, Run};
 use crate::matcher::CheckSet;
-use crate::panel::{NoPanel, Panel, PanelRequest, PanelVote};
+use crate::panel::{NoPanel, Panel, PanelRequest, PanelVote, VoiceKind, VoiceRequest};
 use crate::session::{FileStore, SessionPaths, write_in};
 use crate::sources::{self, SourceDirs};
 use crate::state::{Context, Reviewers, State, minimal_context_yaml};
 use crate::state_file::StateSeal;
+use crate::voice::{PlanAt, VoicedAsker};
 use crit_os::seal::SealKey;
 
 /// How a review runs.
@@ -83,6 +84,9 @@ pub struct Report {
     pub panel_waiting: Option<String>,
     /// What the LLM panel decided, when it ran.
     pub panel: Option<PanelVote>,
+    /// REJECTED by a check: the persona's own words on why (a model wrote
+    /// them; `None`: the checks' words stand).
+    pub rejection_words: Option<String>,
     pub duration_ms: u64,
 }
 
@@ -116,6 +120,7 @@ pub fn review_with_panel(
         panel_not_run: panel.unavailable(),
         panel_waiting: None,
         panel: None,
+        rejection_words: None,
         duration_ms: 0,
     };
     report.result = setup_and_run(target, options, asker, panel, &mut report);
@@ -148,6 +153,18 @@ fn setup_and_run(
     let mut store = FileStore::new(&paths, &seal, setup.unwritten.clone());
     let ids: Vec<String> = setup.checks.checks().iter().map(|c| c.id.clone()).collect();
     report.warnings.extend(asker.resolve_ids(&ids));
+    let at = PlanAt {
+        plan_path: &paths.plan,
+        project_root: &setup.project_root,
+    };
+    // The persona words each question (with a model) before it is asked.
+    let mut voiced = VoicedAsker {
+        inner: asker,
+        panel: &mut *panel,
+        at,
+        last: None,
+        warnings: Vec::new(),
+    };
     let run = machine::run(
         &setup.checks,
         setup.plan.clone(),
@@ -155,12 +172,53 @@ fn setup_and_run(
         setup.reviewers.check_voice(),
         options.limits,
         &mut store,
-        asker,
+        &mut voiced,
     );
     // The run's writes, once each, still under the lock; before the panel,
     // which reads the plan as the checks left it.
     store.flush()?;
-    let run = run?;
+    let mut run = run?;
+    let (last, voice_warnings) = (voiced.last.take(), std::mem::take(&mut voiced.warnings));
+    report.warnings.extend(voice_warnings);
+    if let (Outcome::Incomplete(Incomplete::AwaitingAnswer(q)), Some(last)) =
+        (&mut run.outcome, last)
+        && last.check_id == q.check_id
+        && last.line == q.line
+    {
+        q.text = last.text;
+    }
+    if let Outcome::Rejected {
+        check,
+        pattern,
+        reason,
+        line,
+    } = &run.outcome
+    {
+        let lines: Vec<&str> = run.plan.lines().collect();
+        let line_text = usize::try_from(*line)
+            .ok()
+            .and_then(|l| lines.get(l.checked_sub(1)?))
+            .map_or("", |l| l.trim());
+        let req = VoiceRequest {
+            kind: VoiceKind::Rejection,
+            persona: setup.reviewers.check_voice(),
+            check_id: check,
+            pattern,
+            reason,
+            line: *line,
+            line_text,
+            plan_path: &paths.plan,
+            project_root: &setup.project_root,
+        };
+        match panel.voice(&req) {
+            Some(Ok(words)) => report.rejection_words = Some(crate::voice::one_line(&words)),
+            Some(Err(why)) => report.warnings.push(format!(
+                "{} could not word the rejection ({why}); the checks' words stand",
+                req.persona
+            )),
+            None => {}
+        }
+    }
     if run.outcome != Outcome::Approved {
         if report.panel_not_run.is_none() {
             report.panel_waiting = Some(

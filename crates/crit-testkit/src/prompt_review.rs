@@ -109,3 +109,13 @@ pub fn no_issues_panel() -> Vec<(&'static str, Value)> {
         .map(|(label, role)| (*label, critique(role, json!([]))))
         .collect()
 }
+
+/// What the request checking a refined prompt against the Security
+/// reviewer's guardrails holds (its system prompt).
+pub const GUARDRAIL_CHECK: &str =
+    "check prompts for AI coding agents against their security guardrails";
+
+/// The guardrail check's answer when no edit breaks a guardrail.
+pub fn no_contradictions() -> Value {
+    json!({"contradictions": []})
+}

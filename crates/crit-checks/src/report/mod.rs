@@ -204,6 +204,7 @@ impl Report {
             // edit made (a check's fix) or proposed (a member's suggestion).
             "findings": views,
             "pending_question": self.pending_question(),
+            "rejection_words": self.rejection_words,
             "reason": self.reason(),
             "warnings": self.warnings,
             "panel": match (&self.panel_not_run, &self.panel) {

@@ -13,7 +13,7 @@ use crit_core::printable::{Dest, Printable};
 
 use super::{Report, shell_word};
 use crate::findings_view::{EditView, FindingView, applied_edits};
-use crate::machine::{Incomplete, Outcome, Run};
+use crate::machine::{Incomplete, Outcome, Question, Run};
 use crate::panel::PanelVote;
 
 /// Text a model, the plan or a config file wrote, on one escaped line.
@@ -65,14 +65,27 @@ impl Report {
                         r if r.ends_with(['.', '!', '?']) => format!(" {r}"),
                         r => format!(" {r}."),
                     };
-                    // The checks' own words: no model spoke for the persona.
-                    let _ = writeln!(
-                        out,
-                        "{}",
-                        said(&format!(
-                            "The fix for '{pattern}' did not hold: it is still on line {line} of the plan.{why} A violation that survives its fix cannot be accepted."
-                        ))
-                    );
+                    match &self.rejection_words {
+                        // The persona's own words, on one escaped line.
+                        Some(words) => {
+                            let _ = writeln!(
+                                out,
+                                "[As {}]: {}",
+                                said(self.rejection_voice()),
+                                said(words)
+                            );
+                        }
+                        // The checks' own words: no model spoke for the persona.
+                        None => {
+                            let _ = writeln!(
+                                out,
+                                "{}",
+                                said(&format!(
+                                    "The fix for '{pattern}' did not hold: it is still on line {line} of the plan.{why} A violation that survives its fix cannot be accepted."
+                                ))
+                            );
+                        }
+                    }
                 }
                 Outcome::Incomplete(why) => self.write_incomplete(&mut out, run, why, &persona),
             },
@@ -96,11 +109,18 @@ impl Report {
         out
     }
 
+    /// Who the checks speak for (the persona that words a rejection).
+    fn rejection_voice(&self) -> &str {
+        self.reviewers
+            .as_ref()
+            .map_or("Reviewer", |r| r.check_voice())
+    }
+
     fn write_incomplete(&self, out: &mut String, run: &Run, why: &Incomplete, persona: &str) {
         let reason = match why {
             Incomplete::EditLimit => "edits >= 10",
             Incomplete::UserAborted => "user aborted",
-            Incomplete::AwaitingAnswer(_) => "awaiting answer",
+            Incomplete::AwaitingAnswer(q) => return self.write_question(out, run, q, persona),
         };
         let ids: Vec<&str> = run.unresolved.iter().map(|u| u.check_id.as_str()).collect();
         let _ = writeln!(
@@ -109,22 +129,37 @@ impl Report {
             run.state.edits,
             ids.join(", ")
         );
-        if let Incomplete::AwaitingAnswer(q) = why {
-            let _ = writeln!(
-                out,
-                "Question ({}, line {}): {}",
-                q.check_id,
-                q.line,
-                said(&q.text)
-            );
-            let _ = writeln!(
-                out,
-                "Answer with: crit plan {} --answer {}=approve|abort|TEXT (TEXT replaces line {})",
-                shell_word(&self.target),
-                q.check_id,
-                q.line
-            );
+    }
+
+    /// ASKING with nobody at a terminal: expert-review's question (its
+    /// header, its two options, or text of one's own) for whoever called to
+    /// put to the user, as the original agent asks it; not a verdict. The
+    /// run resumes from here with the answer.
+    fn write_question(&self, out: &mut String, run: &Run, q: &Question, persona: &str) {
+        let _ = writeln!(
+            out,
+            "QUESTION\nReviewer: {persona}\nCheck: {} (line {})\n{}: {}",
+            q.check_id,
+            q.line,
+            q.header,
+            said(&q.text)
+        );
+        for o in &q.options {
+            let _ = writeln!(out, "  - {}: {}", o.label, o.description);
         }
+        let _ = writeln!(
+            out,
+            "  - or any other text: it replaces line {} of the plan",
+            q.line
+        );
+        let _ = writeln!(out, "Edits: {}", run.state.edits);
+        write_history(out, run);
+        let _ = writeln!(
+            out,
+            "Ask the user, then run again with the answer: crit plan {} --answer {}=approve|abort|TEXT",
+            shell_word(&self.target),
+            q.check_id,
+        );
     }
 
     /// REJECTED by the panel: the checks passed, a member found blocking problems.
@@ -310,8 +345,18 @@ fn write_finding(out: &mut String, v: &FindingView) {
     if !v.body.trim().is_empty() {
         let _ = writeln!(out, "      Why: {}", said(&v.body));
     }
-    if v.edits.is_empty() {
-        let _ = writeln!(out, "      Edit: none made or proposed");
+    match (&v.suggestion_refused, v.edits.is_empty()) {
+        (Some(why), true) => {
+            let _ = writeln!(
+                out,
+                "      Edit: none made; the proposed one is not offered: {}",
+                said(why)
+            );
+        }
+        (None, true) => {
+            let _ = writeln!(out, "      Edit: none made or proposed");
+        }
+        _ => {}
     }
     for e in &v.edits {
         // An applied edit's text is under `Edits:` already.

@@ -10,7 +10,9 @@ use std::time::Duration;
 use crit_project::config::prompt_review::{EditorMode, Mode, PromptConfig};
 use crit_review::prompt::result::ReviewerState;
 use crit_review::prompt::{Outcome, PromptOptions, Status, review};
-use crit_testkit::prompt_review::{VAGUE, critique, finding, no_issues_panel, vague_panel, who};
+use crit_testkit::prompt_review::{
+    GUARDRAIL_CHECK, VAGUE, critique, finding, no_contradictions, no_issues_panel, vague_panel, who,
+};
 use crit_testkit::{FakeServer, Reply, Step};
 use prompt_support::{options, project, request, script as script_all};
 use serde_json::{Value, json};
@@ -26,6 +28,10 @@ fn script(server: &FakeServer, delay: Duration, except: &[&str]) {
             );
         }
     }
+    server.push(
+        Step::when_contains(GUARDRAIL_CHECK)
+            .reply(Reply::json(no_contradictions()).usage(100, 10, 0, 0)),
+    );
 }
 
 fn script_four(server: &FakeServer, delay: Duration) {
@@ -75,7 +81,8 @@ async fn a_vague_prompt_is_refined_by_four_reviewers_at_once() {
             .count()
             == 4
     );
-    assert_eq!(r.usage.input_tokens, 2800);
+    // Four reviewers, and the refined prompt checked against Security's guardrail.
+    assert_eq!(r.usage.input_tokens, 2900);
     assert!(r.cost_usd > 0.0 && (r.cost_usd - r.api_price_usd).abs() < 1e-12);
     assert_eq!(r.findings.len(), 4);
     assert_eq!(
@@ -86,9 +93,14 @@ async fn a_vague_prompt_is_refined_by_four_reviewers_at_once() {
         2
     );
 
-    // Concurrently: every request overlaps every other.
-    let reqs = server.model_requests();
+    // Concurrently: every reviewer's request overlaps every other; the
+    // guardrail check comes after them.
+    let (checks, reqs): (Vec<_>, Vec<_>) = server
+        .model_requests()
+        .into_iter()
+        .partition(|r| r.body.to_string().contains(GUARDRAIL_CHECK));
     assert_eq!(reqs.len(), 4);
+    assert_eq!(checks.len(), 1);
     for a in &reqs {
         for b in &reqs {
             assert!(
@@ -562,8 +574,8 @@ async fn a_retried_prompt_comes_from_the_cache() {
     assert_eq!(second.changes, first.changes);
     assert_eq!(
         server.model_requests().len(),
-        4,
-        "the cached review asked the model again"
+        5,
+        "the cached review asked the model again (four reviewers and the guardrail check the first time)"
     );
     // No prompt text in the cache.
     for e in std::fs::read_dir(cache.path()).unwrap() {
@@ -576,13 +588,13 @@ async fn a_retried_prompt_comes_from_the_cache() {
     script_four(&server, Duration::ZERO);
     let third = review(&request(dir.path(), &prompt), &opts).await;
     assert!(!third.cached);
-    assert_eq!(server.model_requests().len(), 8);
+    assert_eq!(server.model_requests().len(), 10);
     // No cache: asked again.
     script_four(&server, Duration::ZERO);
     opts.cache_dir = None;
     let fourth = review(&request(dir.path(), &prompt), &opts).await;
     assert!(!fourth.cached);
-    assert_eq!(server.model_requests().len(), 12);
+    assert_eq!(server.model_requests().len(), 15);
 }
 
 #[tokio::test]
@@ -669,10 +681,10 @@ async fn the_editor_model_phrases_the_merged_ops_or_the_deterministic_edit_stand
         r.warnings
     );
     let reqs = server.model_requests();
-    assert_eq!(reqs.len(), 4);
+    assert_eq!(reqs.len(), 5, "four reviewers and the guardrail check");
     assert!(
         reqs.iter().all(|q| !q.body.to_string().contains(key)),
-        "a credential reached a reviewer"
+        "a credential reached a reviewer or the guardrail check"
     );
 }
 

@@ -9,6 +9,7 @@
 //! written).
 
 mod review;
+mod voice;
 
 pub use review::{PanelChoice, PlanOutcome, PlanReview, review_plan};
 
@@ -17,7 +18,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crit_agent::RunLimits;
-use crit_checks::{MemberSummary, Panel, PanelRequest, PanelVote, Persona, panel_rules};
+use crit_checks::{
+    MemberSummary, Panel, PanelRequest, PanelVote, Persona, VoiceRequest, panel_rules,
+};
 use crit_core::contract::Contract;
 use crit_llm::Backend;
 use serde_json::{Value, json};
@@ -153,8 +156,29 @@ impl LlmPanel {
                     panel_rules::fallback(req.reviewers.panel.clone(), &context, physics)
                 }
             }
-        } else {
+        } else if req.reviewers.single {
             req.reviewers.panel.clone()
+        } else {
+            // A hand-written panel meets the same rules on a physics
+            // project: a physicist and a mathematician.
+            let physics =
+                panel_rules::is_physics(self.home.as_deref(), &[req.plan_path, req.project_root])
+                    || panel_rules::is_physics_panel(&req.reviewers.panel);
+            let context = format!(
+                "{}\n{}\n{}",
+                req.plan_path.display(),
+                req.project_root.display(),
+                req.plan
+            );
+            let (panel, added) =
+                panel_rules::complete_hand_written(req.reviewers.panel.clone(), &context, physics);
+            if !added.is_empty() {
+                notes.push(format!(
+                    "context.yaml's panel was completed by the panel rules: {} joined",
+                    added.join(", ")
+                ));
+            }
+            panel
         };
         let plans: Result<Vec<ReviewerPlan>, PromptError> =
             personas.iter().map(|p| self.persona_plan(p, req)).collect();
@@ -164,7 +188,8 @@ impl LlmPanel {
         };
         let env = self.env(req, spend);
         let runs = panel::run_panel(&self.backend, &plans, &env).await;
-        let result = panel::aggregate("plan", &runs);
+        let mut result = panel::aggregate("plan", &runs);
+        offer_plan_suggestions(&mut result.findings, req.plan_path, req.plan);
         let summaries = personas
             .iter()
             .zip(&runs)
@@ -278,7 +303,11 @@ impl LlmPanel {
             .join("\n");
         let user = render_prompt(
             AUTO_SELECT,
-            minijinja::context! { catalogue => catalogue.trim(), plan_head => plan_head },
+            minijinja::context! {
+                catalogue => catalogue.trim(),
+                plan_head => plan_head,
+                project_path => project_path(req.project_root),
+            },
         )?;
         let plan = ReviewerPlan {
             name: "auto-select".into(),
@@ -328,6 +357,10 @@ impl Panel for LlmPanel {
     fn review(&mut self, request: &PanelRequest<'_>) -> PanelVote {
         self.runtime.block_on(self.vote(request))
     }
+
+    fn voice(&mut self, request: &VoiceRequest<'_>) -> Option<Result<String, String>> {
+        Some(self.runtime.block_on(self.word(request)))
+    }
 }
 
 /// The answer shape of AUTO-SELECT (the panel the cheap model picks).
@@ -351,6 +384,38 @@ pub fn selection_schema() -> Value {
         },
         "required": ["panel", "reason"]
     })
+}
+
+/// A member's proposed edit is offered as a code review's suggestion is:
+/// checked against the plan it read (the lines exist, the text differs,
+/// keeps their indentation, is small). One for another file, or that fails,
+/// is not offered, and the finding says why; the finding stays.
+fn offer_plan_suggestions(findings: &mut [crit_core::Finding], plan_path: &Path, plan: &str) {
+    let plan_name = plan_path.file_name().map(|n| n.to_string_lossy());
+    for f in findings.iter_mut().filter(|f| f.suggestion.is_some()) {
+        let in_plan = f.path().is_none_or(|p| {
+            p.is_empty() || Path::new(p).file_name().map(|n| n.to_string_lossy()) == plan_name
+        });
+        if in_plan {
+            crit_core::suggestion::settle(f, Ok(plan));
+        } else {
+            f.suggestion = None;
+            f.suggestion_replaces = None;
+            f.suggestion_refused =
+                Some("a panel member proposes edits to the plan's own lines only".into());
+        }
+    }
+}
+
+/// The project's root as AUTO-SELECT is told it: absolute, without `.`
+/// (context.yaml's `project_root: .`).
+fn project_path(root: &Path) -> String {
+    let abs = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    abs.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect::<PathBuf>()
+        .display()
+        .to_string()
 }
 
 /// `   12 | text` lines, so findings can cite them.

@@ -21,6 +21,7 @@ pub mod context;
 pub mod critique;
 pub mod editor;
 pub mod gate;
+mod guardrails;
 mod markdown;
 pub mod model_editor;
 pub mod render;

@@ -316,8 +316,24 @@ fn frame(b: &Body, width: usize, color: bool) -> String {
 }
 
 /// Word-wraps `text` to `width` characters; continuation lines are indented
-/// by `indent`. Words longer than a line are split.
+/// by `indent`. Words longer than a line are split. A line break in `text`
+/// (a multi-line message) starts a continuation line of its own, so no line
+/// leaves the box.
 fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
+    if text.contains('\n') {
+        let pad = " ".repeat(indent.min(width / 2));
+        return text
+            .split('\n')
+            .enumerate()
+            .flat_map(|(i, piece)| {
+                let piece = piece.trim_end_matches('\r');
+                match i {
+                    0 => wrap(piece, width, indent),
+                    _ => wrap(&format!("{pad}{piece}"), width, indent),
+                }
+            })
+            .collect();
+    }
     if text.chars().count() <= width {
         return vec![text.to_string()];
     }

@@ -18,7 +18,7 @@ use super::result::{
     ReviewerCritique, ReviewerReport, ReviewerState, Status,
 };
 use super::reviewers::{self, Reviewer};
-use super::{cache, model_editor, render, triggers};
+use super::{cache, guardrails, model_editor, render, triggers};
 use crate::engine::panel::{self, PanelEnv, Progress, ReviewerPlan, ReviewerRun};
 use crit_project::config::prompt_review::{EditorMode, Mode, PromptConfig};
 
@@ -374,12 +374,13 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
         .iter()
         .map(|c| c.critique.clone())
         .collect();
-    let edited = editor::edit(&EditorInput {
+    let input = EditorInput {
         prompt: &req.prompt,
         critiques: &critiques,
         rules: &rules,
         priority_order: &cfg.editor.priority_order,
-    });
+    };
+    let edited = editor::edit(&input);
     let edit = match edited {
         Ok(edit) => edit,
         Err(e) => {
@@ -396,6 +397,9 @@ pub async fn review(req: &PromptRequest, opts: &PromptOptions) -> PromptReview {
             return review;
         }
     };
+    // Contradictions the editor cannot see in the words: by meaning.
+    let left = deadline.saturating_sub(started.elapsed());
+    let edit = guardrails::settle(&mut review, edit, &input, backend, opts, left, &env).await;
     let mut review = apply_edit(review, edit);
     if cfg.editor.mode == EditorMode::Model && review.status == Status::Refined {
         let left = deadline.saturating_sub(started.elapsed());

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, Backend, RetryPolicy, Secret};
 use crit_project::config::prompt_review::{Mode, PromptConfig};
 use crit_review::prompt::{PromptOptions, PromptRequest};
-use crit_testkit::prompt_review::who;
+use crit_testkit::prompt_review::{GUARDRAIL_CHECK, no_contradictions, who};
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::Value;
 
@@ -62,4 +62,6 @@ pub fn script(server: &FakeServer, answers: Vec<(&str, Value)>) {
     for (label, answer) in answers {
         server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
     }
+    // The refined prompt held against Security's guardrails: none broken.
+    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
 }

@@ -197,3 +197,38 @@ pub fn edit(input: &EditorInput<'_>) -> Result<Edit, EditorError> {
     merge::sort_reports(&mut edit, input.priority_order);
     Ok(edit)
 }
+
+/// The edit again without the proposals a Security guardrail overrides
+/// (found by meaning, in `guardrails`), each reported as a conflict the
+/// guardrail won.
+pub fn edit_overriding(
+    input: &EditorInput<'_>,
+    overridden: Vec<Conflict>,
+) -> Result<Edit, EditorError> {
+    let critiques: Vec<Critique> = input
+        .critiques
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            let role = c.reviewer_role.clone();
+            for f in &mut c.findings {
+                f.suggested_ops.retain(|op| {
+                    !overridden.iter().any(|o| {
+                        o.loser.reviewer == role
+                            && o.loser.finding == f.id
+                            && o.loser.op == op.op
+                            && o.loser.value == op.value.trim()
+                    })
+                });
+            }
+            c
+        })
+        .collect();
+    let mut out = edit(&EditorInput {
+        critiques: &critiques,
+        ..*input
+    })?;
+    out.conflicts.extend(overridden);
+    merge::sort_reports(&mut out, input.priority_order);
+    Ok(out)
+}

@@ -169,16 +169,19 @@ const COMMANDS: [&str; 18] = [
 ];
 
 /// Words for secrets in general.
-const SECRET_WORDS: [&[&str]; 9] = [
+const SECRET_WORDS: [&[&str]; 12] = [
     &["secret"],
     &["secrets"],
     &["password"],
     &["passwords"],
+    &["credential"],
     &["credentials"],
     &["token"],
     &["tokens"],
     &["api", "key"],
+    &["api", "keys"],
     &["private", "key"],
+    &["private", "keys"],
 ];
 
 /// Everything `clause` names.
