@@ -53,6 +53,8 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
         }
     };
     let flag = |name: &str| name.to_string();
+    crit_project::scope::check_ignore_globs(&common.ignore)
+        .map_err(|e| CliError::usage(anyhow!("--ignore: {e}")))?;
     Ok(Explicit {
         provider: provider.map(|p| Sourced::explicit(p, flag("--provider"))),
         model: common
@@ -81,5 +83,10 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
             .map(|f| Sourced::explicit(crate::output::fail_on(f), flag("--fail-on"))),
         exit_code: common.exit_code,
         rules_from: common.rules_from.clone(),
+        ignore: common
+            .ignore
+            .iter()
+            .map(|g| Sourced::explicit(g.clone(), flag("--ignore")))
+            .collect(),
     })
 }

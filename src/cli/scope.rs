@@ -8,13 +8,14 @@ use clap::ArgMatches;
 use clap::parser::ValueSource;
 
 /// Every shared flag, by its id (the field name in `CommonArgs`).
-const SHARED: [&str; 20] = [
+const SHARED: [&str; 21] = [
     "provider",
     "model",
     "cassettes",
     "record",
     "cwd",
     "rules_from",
+    "ignore",
     "format",
     "json",
     "output",
@@ -45,7 +46,11 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
     let groups: &[&[&'static str]] = match path {
         "report" | "report merge" => &[&OUTPUT, &GATE],
         "doctor" => &[&BACKEND, &PROJECT, &["json", "timeout"]],
-        "config" => &[&BACKEND, &PROJECT, &["json", "fail_on", "timeout"]],
+        "config" => &[
+            &BACKEND,
+            &PROJECT,
+            &["json", "fail_on", "timeout", "ignore"],
+        ],
         "trust" => &[&["cwd", "json"]],
         "init" | "install" | "uninstall" => &[&["cwd"]],
         "stats" => &[&["format", "json", "out"]],

@@ -322,6 +322,26 @@ impl Selection {
             },
             auth.source.clone(),
         ));
+        let auto = matches!(self.provider.source, Source::Auto(_));
+        if auto && let Some(bin) = &self.claude_bin {
+            let mut c = ClaudeCodeConfig::new(bin.value.clone(), env.clone());
+            c.auth = auth.value;
+            // Chosen only when it can answer: found on PATH but logged out,
+            // every review would fail with a bare 401.
+            if ClaudeCode::new(c).logged_in() == Some(false) {
+                return Err(LlmError::Config {
+                    message: format!(
+                        "Claude Code ({}) is installed but not logged in, and no other model \
+                         backend is configured. Fix it with one of:\n  \
+                         - log in: run `claude`, then /login (or set CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)\n  \
+                         - set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) for the Anthropic API\n  \
+                         - set OPENAI_BASE_URL (and OPENAI_API_KEY if the server needs one) for an OpenAI-compatible server, e.g. Ollama at http://localhost:11434/v1\n  \
+                         - replay recorded answers with --provider replay --cassettes DIR",
+                        bin.value.display()
+                    ),
+                });
+            }
+        }
         self.claude_auth = Some(auth);
         Ok(())
     }

@@ -35,6 +35,18 @@ pub(crate) fn resolve(
         }
         s
     });
+    // A misspelt model is refused before anything runs, never priced at $0.
+    let backend = backend.and_then(|s| {
+        let claude = matches!(s.provider.value, Provider::Anthropic | Provider::ClaudeCode);
+        match claude {
+            true => crit_llm::pricing::check_claude_model(&model.value)
+                .map(|()| s)
+                .map_err(|why| LlmError::Config {
+                    message: format!("{why} ({})", model.source),
+                }),
+            false => Ok(s),
+        }
+    });
     let verify_model = match (&file.models.verify, &backend) {
         (Some(v), _) => v.clone(),
         (None, Ok(s)) if s.provider.value == Provider::OpenAi => Sourced::new(
@@ -78,7 +90,19 @@ pub(crate) fn resolve(
         templates,
         rules,
         panel_start: panel_start(file, env),
+        ignore: ignore(explicit, file),
     }
+}
+
+/// The config's `ignore` globs (each labelled with its file and line), then
+/// `--ignore`'s.
+fn ignore(explicit: &Explicit, file: &Config) -> Vec<Sourced<String>> {
+    let from_file = file.ignore.iter().flat_map(|s| {
+        s.value
+            .iter()
+            .map(|g| Sourced::new(g.clone(), s.source.clone()))
+    });
+    from_file.chain(explicit.ignore.iter().cloned()).collect()
 }
 
 /// `CRIT_PANEL_START`, else `panel_start`, else `auto`. A variable set to

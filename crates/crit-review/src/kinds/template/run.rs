@@ -106,6 +106,8 @@ pub struct ReviewOptions {
     pub consensus: Option<panel::Consensus>,
     /// When a panel's later reviewers start (`panel_start`).
     pub panel_start: crit_project::PanelStart,
+    /// Globs of files left out of a code review, each listed in its coverage.
+    pub ignore: Vec<String>,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -155,6 +157,7 @@ impl ReviewOptions {
             verify_model: String::new(),
             consensus: None,
             panel_start: Default::default(),
+            ignore: Vec::new(),
         }
     }
 
@@ -180,6 +183,7 @@ impl ReviewOptions {
         };
         opts.verify_model = settings.verify_model.value.clone();
         opts.panel_start = settings.panel_start.value;
+        opts.ignore = settings.ignore_globs();
         opts.rules = Some(Arc::clone(project.rules()));
         let env = project.env().clone();
         opts.env = Arc::new(move |k| env.get(k).map(str::to_string));
@@ -262,7 +266,7 @@ async fn run(
         (PromptSource::Template(_), _) => None,
     };
     let mut change = match &scope {
-        Some(s) => Some(compute_blocking(&req.root, s, opts.shard).await?),
+        Some(s) => Some(compute_blocking(&req.root, s, opts).await?),
         None => None,
     };
     // The patch as git gave it, for the hunk cache's keys only.
@@ -412,6 +416,7 @@ async fn run(
     finish.apply(&mut result);
     suggestions::check(&mut result.findings, &req.root, scope.as_ref());
     hold_for_coverage(&mut result, opts);
+    super::coverage::add_ignored(&mut result, change.as_ref());
     // crit's own notes: they neither pass nor fail the gate.
     redaction::dedup(&mut removed);
     result.findings.extend(removed.iter().map(Removed::finding));
@@ -555,12 +560,13 @@ fn read_context_file(path: &Path) -> Result<String, ReviewError> {
 async fn compute_blocking(
     root: &Path,
     scope: &Scope,
-    shard: Option<crit_core::shard::Shard>,
+    review: &ReviewOptions,
 ) -> Result<Change, scope::ScopeError> {
     let (root, scope) = (root.to_path_buf(), scope.clone());
     let root_for_error = root.clone();
     let opts = ScopeOptions {
-        shard,
+        shard: review.shard,
+        ignore: review.ignore.clone(),
         // Never cut: a change bigger than one request is split into parts.
         max_patch_bytes: usize::MAX,
         ..ScopeOptions::default()
