@@ -43,6 +43,11 @@ const GATE: [&str; 2] = ["exit_code", "fail_on"];
 /// The flags a subcommand uses beyond [`EVERYWHERE`], by its path of names
 /// (`report merge`). A subcommand not listed uses every shared flag.
 fn uses(path: &str) -> Option<Vec<&'static str>> {
+    // An orchestrator's sub-agents read what they choose: no file list to
+    // leave files out of.
+    if path == "run" {
+        return Some(SHARED.into_iter().filter(|f| *f != "ignore").collect());
+    }
     let groups: &[&[&'static str]] = match path {
         "report" | "report merge" => &[&OUTPUT, &GATE],
         "doctor" => &[&BACKEND, &PROJECT, &["json", "timeout"]],
