@@ -35,10 +35,13 @@ pub(crate) fn resolve(
         }
         s
     });
-    // A misspelt model is refused before anything runs, never priced at $0.
+    // A model typed on the command line and misspelt is refused before
+    // anything runs, never priced at $0. (A config file's model is left to
+    // the backend: it may name a model this table has not met.)
+    let typed = matches!(&model.source, Source::Explicit(label) if label.starts_with("--"));
     let backend = backend.and_then(|s| {
         let claude = matches!(s.provider.value, Provider::Anthropic | Provider::ClaudeCode);
-        match claude {
+        match claude && typed {
             true => crit_llm::pricing::check_claude_model(&model.value)
                 .map(|()| s)
                 .map_err(|why| LlmError::Config {
