@@ -42,6 +42,8 @@ pub fn selection(settings: &Settings) -> Result<Selection, CliError> {
 pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
     let provider = common.provider;
     let flag = |name: &str| name.to_string();
+    crit_project::scope::check_ignore_globs(&common.ignore)
+        .map_err(|e| CliError::usage(anyhow!("--ignore: {e}")))?;
     Ok(Explicit {
         provider: provider.map(|p| Sourced::explicit(p, flag("--provider"))),
         model: common
@@ -72,5 +74,10 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
             .map(|f| Sourced::explicit(f, flag("--fail-on"))),
         exit_code: common.exit_code,
         rules_from: common.rules_from.clone(),
+        ignore: common
+            .ignore
+            .iter()
+            .map(|g| Sourced::explicit(g.clone(), flag("--ignore")))
+            .collect(),
     })
 }

@@ -553,6 +553,9 @@ pub struct CommonArgs {
     /// Read the project's settings, templates and suppressions as they are at REF (as CI does with the base branch).
     #[arg(long, value_name = "REF", help_heading = "Input")]
     pub rules_from: Option<String>,
+    /// Leave the files GLOB matches (from the project root) out of the review, repeatable; each is listed in the coverage as ignored. Adds to `ignore:` in the config.
+    #[arg(long, value_name = "GLOB", action = clap::ArgAction::Append, help_heading = "Input")]
+    pub ignore: Vec<String>,
 
     /// Output format.
     #[arg(long, value_enum, ignore_case = true, help_heading = "Output")]
@@ -624,6 +627,7 @@ impl CommonArgs {
             record: later.record.or(self.record),
             cwd: later.cwd.or(self.cwd),
             rules_from: later.rules_from.or(self.rules_from),
+            ignore: [self.ignore, later.ignore].concat(),
             format: later.format.or(self.format),
             json: later.json || self.json,
             output: later.output.or(self.output),

@@ -93,8 +93,13 @@ impl Progress for StderrProgress {
                 tokens,
                 cost_usd,
             } => {
+                // No price (a model crit's table does not know) is not free.
+                let cost = match *cost_usd > 0.0 || *tokens == 0 {
+                    true => format!("${cost_usd:.4}"),
+                    false => "cost unknown".to_string(),
+                };
                 self.line(&format!(
-                    "{reviewer}: {} tokens, ${cost_usd:.4}",
+                    "{reviewer}: {} tokens, {cost}",
                     thousands(*tokens)
                 ));
             }

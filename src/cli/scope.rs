@@ -8,13 +8,14 @@ use clap::ArgMatches;
 use clap::parser::ValueSource;
 
 /// Every shared flag, by its id (the field name in `CommonArgs`).
-const SHARED: [&str; 20] = [
+const SHARED: [&str; 21] = [
     "provider",
     "model",
     "cassettes",
     "record",
     "cwd",
     "rules_from",
+    "ignore",
     "format",
     "json",
     "output",
@@ -47,10 +48,19 @@ const GATE: [&str; 2] = ["exit_code", "fail_on"];
 /// The flags a subcommand uses beyond [`EVERYWHERE`], by its path of names
 /// (`report merge`). A subcommand not listed uses every shared flag.
 fn uses(path: &str) -> Option<Vec<&'static str>> {
+    // An orchestrator's sub-agents read what they choose: no file list to
+    // leave files out of.
+    if path == "run" {
+        return Some(SHARED.into_iter().filter(|f| *f != "ignore").collect());
+    }
     let groups: &[&[&'static str]] = match path {
         "report" | "report merge" => &[&OUTPUT, &GATE],
         "doctor" => &[&BACKEND, &PROJECT, &["json", "timeout"]],
-        "config" => &[&BACKEND, &PROJECT, &["json", "fail_on", "timeout"]],
+        "config" => &[
+            &BACKEND,
+            &PROJECT,
+            &["json", "fail_on", "timeout", "ignore"],
+        ],
         "trust" => &[&["cwd", "json"]],
         "init" | "install" | "uninstall" => &[&["cwd"]],
         "stats" => &[&["format", "json", "out"]],

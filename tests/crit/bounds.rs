@@ -430,7 +430,14 @@ fn input_files_are_read_up_to_the_input_cap() {
     let p = project();
     let server = FakeServer::start_blocking();
     let o = support::crit(p.path(), &server, None)
-        .args(["review", "code", "--context", "/dev/zero", "--json"])
+        .args([
+            "review",
+            "code",
+            "--all",
+            "--context",
+            "/dev/zero",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert_ne!(o.status.code(), Some(0));

@@ -233,7 +233,7 @@ fn running_without_a_backend_names_every_fix_and_exits_2() {
         .env_clear()
         .env("PATH", "/nonexistent")
         .env("HOME", dir.path())
-        .args(["review", "code", "--no-log"])
+        .args(["review", "code", "--all", "--no-log"])
         .assert()
         .code(2)
         // The terminal report says it (once: stderr does not repeat it).

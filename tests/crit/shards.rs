@@ -258,6 +258,7 @@ fn bad_shards_and_bad_merges_are_usage_errors_that_say_why() {
         .args([
             "review",
             "code",
+            "--all",
             "--verify",
             "off",
             "--no-cache",

@@ -113,13 +113,17 @@ pub enum LeftOutCause {
     /// Part of the change reached no reviewer for another reason (no text
     /// was sent at all).
     NotSent,
+    /// The user's own `ignore` globs (trusted settings or `--ignore`) left
+    /// the file out: their explicit decision, listed, and not a gap.
+    Ignored,
 }
 
 impl LeftOutCause {
     /// Whether this leaves a hole in the review: every cause does, binary
-    /// content included (what no reviewer read is never passed in silence).
+    /// content included (what no reviewer read is never passed in silence),
+    /// except a file the user chose to ignore, which is listed instead.
     pub fn is_gap(self) -> bool {
-        true
+        self != LeftOutCause::Ignored
     }
 
     pub fn as_str(self) -> &'static str {
@@ -131,6 +135,7 @@ impl LeftOutCause {
             LeftOutCause::Binary => "binary",
             LeftOutCause::Redacted => "redacted",
             LeftOutCause::NotSent => "not_sent",
+            LeftOutCause::Ignored => "ignored",
         }
     }
 }
@@ -193,6 +198,14 @@ impl Coverage {
                 line.push_str(", partial review accepted");
             }
         }
+        let ignored = self
+            .left_out
+            .iter()
+            .filter(|l| l.cause == LeftOutCause::Ignored)
+            .count();
+        if ignored > 0 {
+            line.push_str(&format!("; {} ignored", plural(ignored as u32, "file")));
+        }
         line
     }
 }
@@ -248,5 +261,23 @@ mod tests {
             c.describe(),
             "12 hunks from cache, 3 reviewed in 4 parts (39 of 40 added lines); 1 file left out (budget, redacted)"
         );
+    }
+
+    #[test]
+    fn an_ignored_file_is_listed_but_no_gap() {
+        let mut c = Coverage {
+            hunks_reviewed: 1,
+            lines_added: 2,
+            lines_reviewed: 2,
+            ..Coverage::default()
+        };
+        c.left_out.push(gap("Cargo.lock", LeftOutCause::Ignored));
+        c.settle();
+        assert!(c.complete, "the user's own ignore globs leave no gap");
+        assert!(c.gap_files().is_empty());
+        assert_eq!(c.describe(), "1 hunk reviewed; 1 file ignored");
+        c.left_out.push(gap("a.rs", LeftOutCause::Budget));
+        c.settle();
+        assert!(!c.complete);
     }
 }

@@ -335,7 +335,8 @@ impl Selection {
         rows
     }
 
-    /// Builds the backend (no I/O beyond reading cassettes).
+    /// Builds the backend (no I/O beyond reading cassettes, and asking an
+    /// auto-detected Claude Code CLI whether it is logged in).
     pub fn build(&self) -> Result<Backend, LlmError> {
         let base = |d: &str| {
             self.base_url
@@ -370,6 +371,13 @@ impl Selection {
                     c.timeout = d;
                 }
                 let cc = Arc::new(ClaudeCode::new(c));
+                // Found on PATH but logged out, every review would fail with
+                // a bare 401: said before it starts, with the other choices.
+                // Asked here, once a review runs, not when settings are shown.
+                if matches!(self.provider.source, Source::Auto(_)) && cc.logged_in() == Some(false)
+                {
+                    return Err(not_logged_in(&bin.value));
+                }
                 (cc.clone(), Some(cc))
             }
             Provider::Replay => {
@@ -382,6 +390,22 @@ impl Selection {
             None => model,
         };
         Ok(Backend { model, agent })
+    }
+}
+
+/// An auto-detected Claude Code CLI that is not logged in, and every other
+/// way to review.
+fn not_logged_in(bin: &std::path::Path) -> LlmError {
+    LlmError::Config {
+        message: format!(
+            "Claude Code ({}) is installed but not logged in, and no other model backend is \
+             configured. Fix it with one of:\n  \
+             - log in: run `claude`, then /login (or set CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)\n  \
+             - set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) for the Anthropic API\n  \
+             - set OPENAI_BASE_URL (and OPENAI_API_KEY if the server needs one) for an OpenAI-compatible server, e.g. Ollama at http://localhost:11434/v1\n  \
+             - replay recorded answers with --provider replay --cassettes DIR",
+            bin.display()
+        ),
     }
 }
 

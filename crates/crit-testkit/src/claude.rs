@@ -50,6 +50,8 @@ pub struct FakeClaude {
     message_count: usize,
     /// Scripts for runs whose arguments contain a needle, tried in order.
     branches: Vec<(String, FakeClaude)>,
+    /// What `claude auth status` says (not recorded as a run).
+    logged_in: bool,
 }
 
 impl Default for FakeClaude {
@@ -121,7 +123,15 @@ impl FakeClaude {
             exit_code: 0,
             message_count: 0,
             branches: Vec::new(),
+            logged_in: true,
         }
+    }
+
+    /// `claude auth status` says `"loggedIn": false` and exits 1, as the
+    /// real CLI does with no credentials (by default it is logged in).
+    pub fn logged_out(mut self) -> Self {
+        self.logged_in = false;
+        self
     }
 
     /// A run whose arguments (the system prompt, the schema, …) contain
@@ -276,6 +286,15 @@ impl FakeClaude {
 
     fn script(&self, rec: &Path) -> String {
         let mut s = String::from("#!/bin/sh\n# crit-testkit fake claude (generated)\n");
+        // `claude auth status`, answered as the real CLI does and not recorded.
+        let (logged, method, code) = match self.logged_in {
+            true => ("true", "oauth_token", 0),
+            false => ("false", "none", 1),
+        };
+        let _ = writeln!(
+            s,
+            "if [ \"$1\" = auth ] && [ \"$2\" = status ]; then\n  printf '%s\\n' '{{\"loggedIn\": {logged}, \"authMethod\": \"{method}\", \"apiProvider\": \"firstParty\"}}'\n  exit {code}\nfi"
+        );
         let _ = writeln!(s, "rec={}", sh_quote(&rec.to_string_lossy()));
         s.push_str(RECORD_PRELUDE);
         for var in RECORDED_ENV {

@@ -16,6 +16,7 @@ use crate::exit::CliError;
 
 const COMMIT: &str = "commit";
 const UNCOMMITTED: &str = "uncommitted";
+const ALL: &str = "all";
 const CONTEXT: &str = "context";
 const FILTER: &str = "filter";
 const MAX_FINDINGS: &str = "max-findings";
@@ -47,6 +48,14 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
             .long(UNCOMMITTED)
             .action(ArgAction::SetTrue)
             .help("Review staged, unstaged and untracked changes")
+            .help_heading(heading),
+    )
+    .arg(
+        Arg::new(ALL)
+            .long(ALL)
+            .action(ArgAction::SetTrue)
+            .conflicts_with_all([COMMIT, UNCOMMITTED])
+            .help("Review the whole project rather than a change (outside a git repository a review needs this or --files)")
             .help_heading(heading),
     )
     .arg(
@@ -133,6 +142,8 @@ pub fn augment(cmd: clap::Command) -> clap::Command {
 pub struct CodeFlags {
     pub commits: Vec<String>,
     pub uncommitted: bool,
+    /// `--all`: the whole project, not a change.
+    pub all: bool,
     pub context: Option<PathBuf>,
     pub filter: Option<FilterMode>,
     pub max_findings: Option<usize>,
@@ -167,6 +178,7 @@ impl CodeFlags {
                 .map(|v| v.cloned().collect())
                 .unwrap_or_default(),
             uncommitted: m.get_flag(UNCOMMITTED),
+            all: m.get_flag(ALL),
             context: m.get_one::<String>(CONTEXT).map(PathBuf::from),
             filter,
             max_findings: m.get_one::<usize>(MAX_FINDINGS).copied(),

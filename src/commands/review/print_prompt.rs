@@ -71,6 +71,20 @@ impl Model for Printer {
     }
 }
 
+/// Why a review made no request at all: the hunk cache answered every hunk,
+/// or there was nothing to review.
+pub(crate) fn why_none(result: &crit_core::ReviewResult) -> String {
+    match &result.coverage {
+        Some(c) if c.hunks_cached > 0 && c.hunks_reviewed == 0 => format!(
+            "no request to print: the hunk cache answers all {} hunks of this change (reviewed \
+             before, unchanged since, nothing found in their files); --no-cache shows the prompts \
+             a review without the cache sends",
+            c.hunks_cached
+        ),
+        _ => format!("no request to print: {}", result.summary.trim()),
+    }
+}
+
 /// The requests as JSON: per request its model, system blocks, messages
 /// (each block's text; other blocks as they are) and tool names.
 pub(crate) fn to_json(reqs: &[ModelRequest]) -> Value {

@@ -50,7 +50,12 @@ pub fn run_review(
             "--since-last-review chooses what to review itself (the commits since the last review); leave out --diff, --commit, --uncommitted and --files"
         )));
     }
-    if is_code(template) && no_scope(&given, &code) {
+    if code.all && !no_scope(&given, &code) {
+        return Err(CliError::usage(anyhow!(
+            "--all reviews the whole project; it does not go with --diff or --files"
+        )));
+    }
+    if is_code(template) && no_scope(&given, &code) && !code.all {
         match rules.ci() {
             Some(_) => ci_scope(rules, &root, &mut given)?,
             None => branch_scope(&root, &mut given, &mut code, common.quiet)?,
@@ -228,13 +233,19 @@ fn print_requests(
     opts.progress = None;
     opts.spending = None;
     let stop = runner::Stop::new();
-    runner::block_on(&stop, |cancel| {
+    let result = runner::block_on(&stop, |cancel| {
         opts.cancel = cancel;
         let (backend, opts) = (&backend, &opts);
         async move { run_template_or(Ok(backend), req, opts).await }
     })?
     .map_err(CliError::usage)?;
     let reqs = printer.requests();
+    if reqs.is_empty() && !common.quiet {
+        eprintln!(
+            "crit: {}",
+            output::printable(&print_prompt::why_none(&result))
+        );
+    }
     match common.json {
         true => println!("{}", output::json_printable(&print_prompt::to_json(&reqs))),
         false => print!("{}", output::printable(&print_prompt::to_text(&reqs))),
@@ -299,7 +310,7 @@ fn branch_scope(
     quiet: bool,
 ) -> Result<(), CliError> {
     let chosen = crit_project::scope::branch_scope(root).map_err(CliError::usage)?;
-    if !quiet {
+    if !quiet && chosen.scope != Scope::Survey {
         eprintln!(
             "crit: no scope given: {} (--diff, --commit, --uncommitted or --files choose another)",
             output::printable(&chosen.why)
@@ -310,6 +321,15 @@ fn branch_scope(
             given.insert("diff".into(), rev);
         }
         Scope::Uncommitted => code.uncommitted = true,
+        // No repository, so no change: reviewing every file would spend on
+        // what nobody asked for, so the user says which.
+        Scope::Survey => {
+            let why = chosen.why.split(", so there is no change").next();
+            return Err(CliError::usage(anyhow!(
+                "{}, so there is no change to review: name the files with --files GLOB, or review the whole project with --all",
+                output::printable(why.unwrap_or_default())
+            )));
+        }
         _ => {}
     }
     Ok(())

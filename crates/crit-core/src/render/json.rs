@@ -6,8 +6,11 @@
 use crate::ReviewResult;
 
 pub(super) fn render(result: &ReviewResult) -> String {
+    // Findings most severe first, as every other format lists them.
+    let mut sorted = result.clone();
+    sorted.findings = result.sorted_findings().into_iter().cloned().collect();
     let mut s =
-        crate::printable::json_document(serde_json::to_string_pretty(result).unwrap_or_default());
+        crate::printable::json_document(serde_json::to_string_pretty(&sorted).unwrap_or_default());
     s.push('\n');
     s
 }

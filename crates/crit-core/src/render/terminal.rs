@@ -184,20 +184,25 @@ fn write_suggestion(out: &mut String, f: &Finding, p: &Painter) {
     }
 }
 
-/// Findings by file (files sorted, general findings last), each group sorted.
+/// Findings by file, the most severe first: the file with the worst finding
+/// leads (then by path, general findings after files at the same severity),
+/// and within a file by severity, then line. A P3 is never read before a P1.
 fn grouped(result: &ReviewResult) -> Vec<(Option<&str>, Vec<&Finding>)> {
     let mut groups: Vec<(Option<&str>, Vec<&Finding>)> = Vec::new();
-    let mut sorted = result.sorted_findings();
-    sorted.sort_by(|a, b| (a.path().is_none(), a.path()).cmp(&(b.path().is_none(), b.path())));
-    for f in sorted {
-        match groups.last_mut() {
-            Some((path, list)) if *path == f.path() => list.push(f),
-            _ => groups.push((f.path(), vec![f])),
+    for f in result.sorted_findings() {
+        match groups.iter_mut().find(|(path, _)| *path == f.path()) {
+            Some((_, list)) => list.push(f),
+            None => groups.push((f.path(), vec![f])),
         }
     }
-    for (_, list) in &mut groups {
-        list.sort_by_key(|f| (f.location.as_ref().and_then(|l| l.start_line()), f.severity));
-    }
+    // `sorted_findings` is by severity first, so each group's first finding
+    // is its worst, and groups already stand in order of their worst.
+    groups.sort_by(|(pa, a), (pb, b)| {
+        let worst = |l: &[&Finding]| l.first().map(|f| f.severity);
+        worst(a)
+            .cmp(&worst(b))
+            .then_with(|| (pa.is_none(), pa).cmp(&(pb.is_none(), pb)))
+    });
     groups
 }
 

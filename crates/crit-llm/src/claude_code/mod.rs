@@ -158,6 +158,27 @@ impl ClaudeCode {
         env
     }
 
+    /// Whether the CLI is logged in, as `claude auth status` says with the
+    /// environment a run gets: `None` when it cannot tell (an older CLI
+    /// without the command, a timeout), so a CLI that may work is not refused.
+    pub fn logged_in(&self) -> Option<bool> {
+        let mut cmd = std::process::Command::new(&self.config.bin);
+        cmd.args(["auth", "status", "--json"])
+            .env_clear()
+            .envs(self.child_env().iter());
+        let limits = crit_os::process::Limits {
+            stdout: 64 * 1024,
+            stderr: 16 * 1024,
+            timeout: Duration::from_secs(10),
+        };
+        let out = crit_os::process::run(&mut cmd, limits).ok()?;
+        if out.timed_out {
+            return None;
+        }
+        let status: Value = serde_json::from_slice(&out.stdout).ok()?;
+        status.get("loggedIn").and_then(Value::as_bool)
+    }
+
     /// [`Agent::run`], reporting progress (text, tool calls, retries) as it happens.
     pub async fn run_with_progress(
         &self,

@@ -12,9 +12,11 @@
 //! and `command` (a program crit runs), `cassettes` (recorded answers instead
 //! of a model), the limits (`timeout`, `max_turns`, `max_budget_usd`) and a
 //! `fail_on` laxer than the default (`p0`, `never`), and `panel_start:
-//! together` (every reviewer writes the shared prefix to the prompt cache).
+//! together` (every reviewer writes the shared prefix to the prompt cache),
+//! and `ignore` (files left out of every review).
 //! The rest (models, a stricter gate) is honoured from the project as is.
 
+mod expect;
 pub mod mala;
 pub mod prompt_review;
 pub mod reldo;
@@ -93,6 +95,9 @@ pub struct Config {
     pub project_templates_dir: Option<Sourced<String>>,
     /// When a panel's later reviewers start (`panel_start`).
     pub panel_start: Option<Sourced<PanelStart>>,
+    /// Globs of files no review is shown (`ignore`), from the project root;
+    /// each file left out is listed in the review's coverage.
+    pub ignore: Option<Sourced<Vec<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -112,6 +117,7 @@ struct RawConfig {
     max_cost_usd: Option<Spanned<f64>>,
     templates_dir: Option<Spanned<String>>,
     panel_start: Option<Spanned<String>>,
+    ignore: Option<Spanned<Vec<String>>>,
     review: Option<RawReview>,
 }
 
@@ -241,6 +247,11 @@ impl Config {
         ask(&mut self.panel_start, rules, file, "panel_start", |v| {
             (*v == PanelStart::Together).then(|| v.word().to_string())
         });
+        // Leaving files out of a review relaxes the gate: the change under
+        // review must never decide what is not reviewed.
+        ask(&mut self.ignore, rules, file, "ignore", |v| {
+            Some(v.join(", "))
+        });
         self
     }
 
@@ -268,8 +279,8 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        let raw: RawConfig =
-            serde_saphyr::from_str(text).map_err(|e| FileError::from_yaml(file, &e))?;
+        let raw: RawConfig = serde_saphyr::from_str(text)
+            .map_err(|e| expect::explained(FileError::from_yaml(file, &e), text))?;
         let word = |s: &Spanned<String>, allowed: &[&str], what: &str| -> Result<(), FileError> {
             if allowed.contains(&s.value.as_str()) {
                 Ok(())
@@ -331,6 +342,16 @@ impl Config {
             }
             None => None,
         };
+        if let Some(globs) = &raw.ignore
+            && let Err(e) = crate::scope::check_ignore_globs(&globs.value)
+        {
+            return Err(FileError::at(
+                file,
+                globs.referenced.line(),
+                globs.referenced.column(),
+                format!("ignore: {e}"),
+            ));
+        }
         let models = raw.models.unwrap_or_default();
         Ok(Config {
             provider,
@@ -362,6 +383,7 @@ impl Config {
                 .map(|s| setting(file, &s, PathBuf::from(&s.value))),
             project_templates_dir: None,
             panel_start,
+            ignore: raw.ignore.map(|s| setting(file, &s, s.value.clone())),
         })
     }
 
@@ -384,7 +406,8 @@ impl Config {
             max_cost_usd,
             templates_dir,
             project_templates_dir,
-            panel_start
+            panel_start,
+            ignore
         );
         if later.models.review.is_some() {
             self.models.review = later.models.review;

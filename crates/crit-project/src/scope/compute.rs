@@ -57,6 +57,7 @@ pub(super) fn compute_naming(
             commits: Vec::new(),
             part: None,
             screened: Vec::new(),
+            ignored: Vec::new(),
             kind: Kind::Survey,
             prefix: String::new(),
         }),
@@ -79,6 +80,7 @@ pub(super) fn compute_naming(
                 .map(|f| selector.matches(change.path_from_root(&f.path)))
                 .collect();
             shard::keep(&mut change, &keep);
+            change.ignored.retain(|i| selector.matches(&i.path));
             change.description = format!("{} (only {})", change.description, globs.join(", "));
             Ok(finish(root, change, opts, globs))
         }
@@ -504,6 +506,7 @@ impl Repo {
             commits: Vec::new(),
             part: None,
             screened: Vec::new(),
+            ignored: Vec::new(),
             kind: Kind::Diff,
             prefix: self.prefix.clone(),
         })
@@ -514,6 +517,7 @@ impl Repo {
 /// asked for, then cuts the patch to the cap, at a file boundary when it can.
 fn finish(root: &Path, mut change: Change, opts: &ScopeOptions, named: &[String]) -> Change {
     own::leave_out(root, &mut change, named);
+    super::ignore::leave_out(&mut change, &opts.ignore);
     if let Some(s) = opts.shard {
         shard::apply(&mut change, s);
     }

@@ -105,6 +105,7 @@ pub(super) fn select(
         commits: Vec::new(),
         part: None,
         screened: Vec::new(),
+        ignored: Vec::new(),
         kind: Kind::Files(selector),
         prefix: String::new(),
     })

@@ -16,6 +16,7 @@ mod files;
 mod filter;
 mod flagged;
 mod git;
+mod ignore;
 pub mod installed;
 mod own;
 mod parse;
@@ -34,6 +35,7 @@ use serde::Serialize;
 pub use base::{Chosen, branch_scope, push_scope};
 pub use compute::compute;
 pub use filter::FilterMode;
+pub use ignore::check_globs as check_ignore_globs;
 pub use own::{CRIT_GITIGNORE, INSTALL_LEDGER, OwnFiles, SESSION_FILES};
 pub use parse::parse_hunk_header;
 pub use parse::{PatchSection, parse_patch};
@@ -71,6 +73,10 @@ pub struct Change {
     /// Where screening found hidden text or text addressed to reviewers.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub screened: Vec<String>,
+    /// Files the user's `ignore` globs left out of the change, each listed
+    /// in the review's coverage: never reviewed, never silently passed.
+    #[serde(skip)]
+    pub ignored: Vec<Ignored>,
     #[serde(skip)]
     kind: Kind,
     /// Where the project root sits in the repository (`sub/` or empty): git
@@ -128,6 +134,18 @@ pub struct Hunk {
     pub added: Vec<u32>,
 }
 
+/// A file of the change an `ignore` glob left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored {
+    /// From the project root, `/`-separated.
+    pub path: String,
+    pub hunks: u32,
+    /// Lines the change adds to it.
+    pub additions: u32,
+    /// The first glob that matched it.
+    pub glob: String,
+}
+
 /// Limits of [`compute`].
 #[derive(Debug, Clone)]
 pub struct ScopeOptions {
@@ -144,6 +162,10 @@ pub struct ScopeOptions {
     /// Review only this part of the change's files (`--shard I/N`), chosen
     /// before the patch is cut to its cap. Default: the whole change.
     pub shard: Option<crit_core::shard::Shard>,
+    /// Globs (from the project root, as `--files` takes them) of files left
+    /// out of the change and listed in [`Change::ignored`]: only ever the
+    /// user's own decision, from trusted settings or `--ignore`.
+    pub ignore: Vec<String>,
 }
 
 impl Default for ScopeOptions {
@@ -154,6 +176,7 @@ impl Default for ScopeOptions {
             max_untracked_bytes: 1024 * 1024,
             max_git_output_bytes: 64 * 1024 * 1024,
             shard: None,
+            ignore: Vec::new(),
         }
     }
 }

@@ -140,6 +140,8 @@ pub struct Explicit {
     pub exit_code: bool,
     /// `--rules-from REF`: the revision whose project files apply.
     pub rules_from: Option<String>,
+    /// `--ignore GLOB`: files left out of the review, added to the config's.
+    pub ignore: Vec<Sourced<String>>,
 }
 
 /// Who reviews.
@@ -218,6 +220,9 @@ pub struct Settings {
     pub rules: (String, String),
     /// When a panel's later reviewers start.
     pub panel_start: Sourced<PanelStart>,
+    /// Globs of files left out of a code review (listed in its coverage):
+    /// the trusted config's `ignore`, then `--ignore`.
+    pub ignore: Vec<Sourced<String>>,
 }
 
 impl Settings {
@@ -302,6 +307,9 @@ impl Settings {
                 self.panel_start.source.to_string(),
             ));
         }
+        for g in &self.ignore {
+            rows.push(row("ignore", &g.value, g.source.to_string()));
+        }
         rows.push(row("rules", &self.rules.0, self.rules.1.clone()));
         if self.kind == Kind::Template || self.kind == Kind::Code {
             for d in &self.templates.extra {
@@ -316,6 +324,11 @@ impl Settings {
             }
         }
         rows
+    }
+
+    /// The `ignore` globs, without their provenance.
+    pub fn ignore_globs(&self) -> Vec<String> {
+        self.ignore.iter().map(|g| g.value.clone()).collect()
     }
 
     /// The model to put in requests: the kind's model.

@@ -38,6 +38,21 @@ pub(crate) fn resolve(
         }
         s
     });
+    // A model typed on the command line and misspelt is refused before
+    // anything runs, never priced at $0. (A config file's model is left to
+    // the backend: it may name a model this table has not met.)
+    let typed = matches!(&model.source, Source::Explicit(label) if label.starts_with("--"));
+    let backend = backend.and_then(|s| {
+        let claude = matches!(s.provider.value, Provider::Anthropic | Provider::ClaudeCode);
+        match claude && typed {
+            true => crit_llm::pricing::check_claude_model(&model.value)
+                .map(|()| s)
+                .map_err(|why| LlmError::Config {
+                    message: format!("{why} ({})", model.source),
+                }),
+            false => Ok(s),
+        }
+    });
     let verify_model = match (&file.models.verify, &backend) {
         (Some(v), _) => v.clone(),
         (None, Ok(s)) if s.provider.value == Provider::OpenAi => Sourced::new(
@@ -86,7 +101,19 @@ pub(crate) fn resolve(
         templates,
         rules,
         panel_start: panel_start(file, env),
+        ignore: ignore(explicit, file),
     }
+}
+
+/// The config's `ignore` globs (each labelled with its file and line), then
+/// `--ignore`'s.
+fn ignore(explicit: &Explicit, file: &Config) -> Vec<Sourced<String>> {
+    let from_file = file.ignore.iter().flat_map(|s| {
+        s.value
+            .iter()
+            .map(|g| Sourced::new(g.clone(), s.source.clone()))
+    });
+    from_file.chain(explicit.ignore.iter().cloned()).collect()
 }
 
 /// `CRIT_PANEL_START`, else `panel_start`, else `auto`. A variable set to

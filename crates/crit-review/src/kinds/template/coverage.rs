@@ -193,6 +193,27 @@ pub(super) fn build(
     c
 }
 
+/// The files the user's `ignore` globs left out of `change`, listed in the
+/// result's coverage (made for a review that had none, such as a change
+/// nothing is left of): each named, none a gap.
+pub(crate) fn add_ignored(result: &mut crit_core::ReviewResult, change: Option<&Change>) {
+    let Some(change) = change.filter(|c| !c.ignored.is_empty()) else {
+        return;
+    };
+    let c = result.coverage.get_or_insert_with(Coverage::default);
+    for i in &change.ignored {
+        let why = format!("ignored: matches `{}` of your ignore settings", i.glob);
+        c.left_out.push(LeftOut {
+            path: i.path.clone(),
+            hunks: i.hunks,
+            lines: i.additions,
+            cause: LeftOutCause::Ignored,
+            reason: why,
+        });
+    }
+    c.settle();
+}
+
 /// `lines 4–6, 9`: new-file line numbers, runs joined.
 fn line_list(lines: &[u32]) -> String {
     let mut runs: Vec<(u32, u32)> = Vec::new();

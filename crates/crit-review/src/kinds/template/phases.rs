@@ -53,7 +53,7 @@ pub(super) async fn prepare(
         (PromptSource::Template(_), _) => None,
     };
     let mut change = match &scope {
-        Some(s) => Some(compute_blocking(&req.root, s, opts.shard).await?),
+        Some(s) => Some(compute_blocking(&req.root, s, opts).await?),
         None => None,
     };
     // A change too big for one request takes a while to prepare: said at
@@ -314,6 +314,7 @@ pub(super) fn conclude(
     finish.apply(&mut result);
     suggestions::check(&mut result.findings, &req.root, p.scope.as_ref());
     hold_for_coverage(&mut result, opts);
+    super::coverage::add_ignored(&mut result, p.change.as_ref());
     // crit's own notes: they neither pass nor fail the gate.
     redaction::dedup(&mut removed);
     result.findings.extend(removed.iter().map(Removed::finding));

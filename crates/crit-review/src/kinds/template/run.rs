@@ -103,6 +103,8 @@ pub struct ReviewOptions {
     /// Asked with the review's plan and estimated cost before its first
     /// request (`None`: spent without asking, as a library caller chose).
     pub spending: Option<Arc<dyn Spending>>,
+    /// Globs of files left out of a code review, each listed in its coverage.
+    pub ignore: Vec<String>,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -154,6 +156,7 @@ impl ReviewOptions {
             consensus: None,
             panel_start: Default::default(),
             spending: None,
+            ignore: Vec::new(),
         }
     }
 
@@ -179,6 +182,7 @@ impl ReviewOptions {
         };
         opts.verify_model = settings.verify_model.value.clone();
         opts.panel_start = settings.panel_start.value;
+        opts.ignore = settings.ignore_globs();
         opts.rules = Some(Arc::clone(project.rules()));
         let env = project.env().clone();
         opts.env = Arc::new(move |k| env.get(k).map(str::to_string));
@@ -402,12 +406,13 @@ pub(super) fn read_context_file(path: &Path) -> Result<String, ReviewError> {
 pub(super) async fn compute_blocking(
     root: &Path,
     scope: &Scope,
-    shard: Option<crit_core::shard::Shard>,
+    review: &ReviewOptions,
 ) -> Result<Change, scope::ScopeError> {
     let (root, scope) = (root.to_path_buf(), scope.clone());
     let root_for_error = root.clone();
     let opts = ScopeOptions {
-        shard,
+        shard: review.shard,
+        ignore: review.ignore.clone(),
         // Never cut: a change bigger than one request is split into parts.
         max_patch_bytes: usize::MAX,
         ..ScopeOptions::default()
