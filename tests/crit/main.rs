@@ -41,6 +41,7 @@ mod hostile_files;
 mod hostile_output;
 mod install_claude;
 mod install_claude_agent;
+mod install_claude_pieces;
 mod install_claude_real;
 mod output_schema;
 mod own_files;

@@ -5,6 +5,7 @@
 //! what a hook answers; every decision and text is here, and every setting
 //! comes from `crit_project`, as `crit review code` gets it.
 
+pub mod agent;
 pub mod event;
 pub mod install;
 pub mod json_doc;
@@ -34,6 +35,8 @@ pub struct HookEnv {
     pub quiet: bool,
     /// Save the session and the audit line (`--no-log` turns it off).
     pub log: bool,
+    /// The agent the hook answers.
+    pub agent: agent::Agent,
 }
 
 impl HookEnv {
@@ -68,7 +71,7 @@ impl HookOutput {
 }
 
 /// The project directory a hook works in: `--cwd`, else the event's `cwd`,
-/// else Claude Code's `CLAUDE_PROJECT_DIR`, else the current directory.
+/// else the agent's project variable, else the current directory.
 fn hook_dir(event_cwd: Option<&str>, hook: &HookEnv) -> PathBuf {
     hook.cwd
         .as_deref()
@@ -76,7 +79,7 @@ fn hook_dir(event_cwd: Option<&str>, hook: &HookEnv) -> PathBuf {
         .or_else(|| event_cwd.map(PathBuf::from).filter(|p| p.is_dir()))
         .or_else(|| {
             hook.env
-                .get("CLAUDE_PROJECT_DIR")
+                .get(hook.agent.project_dir_var()?)
                 .map(PathBuf::from)
                 .filter(|p| p.is_dir())
         })
