@@ -7,6 +7,7 @@ mod support;
 
 mod action;
 mod action_workflows;
+mod agent_hooks;
 mod bench;
 mod bench_hostile;
 mod bounds;
