@@ -77,14 +77,32 @@ fn project() -> tempfile::TempDir {
 #[test]
 fn install_merges_each_agent_s_hooks_and_uninstall_restores_byte_for_byte() {
     for (agent, file, original, prompt, stop, timeout) in [
-        ("codex", ".codex/hooks.json", CODEX_HOOKS, "UserPromptSubmit", "Stop", 360),
-        ("gemini", ".gemini/settings.json", GEMINI_SETTINGS, "BeforeAgent", "AfterAgent", 360_000),
+        (
+            "codex",
+            ".codex/hooks.json",
+            CODEX_HOOKS,
+            "UserPromptSubmit",
+            "Stop",
+            360,
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            GEMINI_SETTINGS,
+            "BeforeAgent",
+            "AfterAgent",
+            360_000,
+        ),
     ] {
         let dir = project();
         let d = dir.path();
         write(d, file, original);
         let dry = run(d, &["install", agent, "--dry-run"]);
-        assert!(stdout(&dry).contains(&format!("crit hook {agent} {stop}")), "{}", stdout(&dry));
+        assert!(
+            stdout(&dry).contains(&format!("crit hook {agent} {stop}")),
+            "{}",
+            stdout(&dry)
+        );
         assert_eq!(read(d, file), original);
 
         let out = run(d, &["install", agent]);
@@ -93,7 +111,10 @@ fn install_merges_each_agent_s_hooks_and_uninstall_restores_byte_for_byte() {
             text.starts_with(&format!("{file}: added {prompt} hook, {stop} hook\n")),
             "{text}"
         );
-        assert!(text.contains("wired stop-gate: the review gate when the agent stops\n"), "{text}");
+        assert!(
+            text.contains("wired stop-gate: the review gate when the agent stops\n"),
+            "{text}"
+        );
         assert!(text.contains("trust"), "{text}");
         let v: Value = serde_json::from_str(&read(d, file)).unwrap();
         let groups = v["hooks"][stop].as_array().unwrap();
@@ -109,11 +130,18 @@ fn install_merges_each_agent_s_hooks_and_uninstall_restores_byte_for_byte() {
         // A second install changes nothing.
         let installed = read(d, file);
         let again = run(d, &["install", agent]);
-        assert!(stdout(&again).contains("crit's hooks are already there"), "{}", stdout(&again));
+        assert!(
+            stdout(&again).contains("crit's hooks are already there"),
+            "{}",
+            stdout(&again)
+        );
         assert_eq!(read(d, file), installed);
 
         let out = run(d, &["uninstall", agent]);
-        assert_eq!(stdout(&out), format!("{file}: removed {prompt} hook, {stop} hook\n"));
+        assert_eq!(
+            stdout(&out),
+            format!("{file}: removed {prompt} hook, {stop} hook\n")
+        );
         assert_eq!(read(d, file), original, "{agent}");
         assert!(!d.join(file).with_file_name("crit-install.json").exists());
     }
@@ -129,13 +157,28 @@ fn a_fresh_install_is_taken_out_entirely_and_only_wires_what_the_agent_has() {
             &["install", agent, "--only", "stop-gate,plan-gate,statusline"],
         );
         let text = stdout(&out);
-        assert!(text.contains("has no place for plan-gate, statusline: left out"), "{text}");
-        let file = d.join(dir_name).join(if agent == "codex" { "hooks.json" } else { "settings.json" });
+        assert!(
+            text.contains("has no place for plan-gate, statusline: left out"),
+            "{text}"
+        );
+        let file = d.join(dir_name).join(if agent == "codex" {
+            "hooks.json"
+        } else {
+            "settings.json"
+        });
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         // The gate alone still notes the session's start, reviewing no prompt.
-        let note = v["hooks"].as_object().unwrap().values().flat_map(|g| g.as_array().unwrap()).any(|g| {
-            g["hooks"][0]["command"].as_str().unwrap().ends_with("--note-only")
-        });
+        let note = v["hooks"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|g| g.as_array().unwrap())
+            .any(|g| {
+                g["hooks"][0]["command"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("--note-only")
+            });
         assert!(note, "{v}");
         run(d, &["uninstall", agent]);
         assert!(!d.join(dir_name).exists(), "{agent}");
@@ -187,7 +230,10 @@ fn fits_codex(v: &Value, event: &str) {
     }
     if let Some(d) = o.get("decision") {
         assert_eq!(d, "block", "{v}");
-        assert!(o["reason"].as_str().is_some_and(|r| !r.trim().is_empty()), "{v}");
+        assert!(
+            o["reason"].as_str().is_some_and(|r| !r.trim().is_empty()),
+            "{v}"
+        );
     }
     if let Some(s) = o.get("hookSpecificOutput") {
         assert_eq!(s["hookEventName"], event, "{v}");
@@ -203,9 +249,11 @@ fn hook(d: &Path, server: &FakeServer, agent: &str, event: &str, input: &Value) 
 }
 
 fn p1() -> Reply {
-    Reply::json(json!({"verdict": "FAIL", "summary": "Runs user input as code.", "findings": [
+    Reply::json(
+        json!({"verdict": "FAIL", "summary": "Runs user input as code.", "findings": [
         {"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 1,
-         "title": "eval of user input", "body": "Any input runs as Python. Use ast.literal_eval."}]}))
+         "title": "eval of user input", "body": "Any input runs as Python. Use ast.literal_eval."}]}),
+    )
 }
 
 #[test]
@@ -222,14 +270,31 @@ fn each_agent_s_answers_fit_its_documented_shape() {
     let v = answer(&hook(d, &server, "codex", "Stop", &codex_stop));
     fits_codex(&v, "Stop");
     assert_eq!(v["decision"], "block");
-    assert!(v["reason"].as_str().unwrap().contains("[P1] eval of user input"), "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[P1] eval of user input"),
+        "{v}"
+    );
     // Its prompt hook: context in its own words.
     let codex_prompt = json!({"session_id": "019a-c", "turn_id": "t2", "transcript_path": null,
         "cwd": d, "hook_event_name": "UserPromptSubmit", "model": "gpt-5",
         "permission_mode": "default", "prompt": "optimize the settings page!!!"});
-    let v = answer(&hook(d, &server, "codex", "UserPromptSubmit", &codex_prompt));
+    let v = answer(&hook(
+        d,
+        &server,
+        "codex",
+        "UserPromptSubmit",
+        &codex_prompt,
+    ));
     fits_codex(&v, "UserPromptSubmit");
-    assert!(v["hookSpecificOutput"]["additionalContext"].as_str().is_some(), "{v}");
+    assert!(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .is_some(),
+        "{v}"
+    );
 
     // Gemini: AfterAgent denies with the finding; the retry (stop_hook_active)
     // after the fix is let through.
@@ -238,9 +303,11 @@ fn each_agent_s_answers_fit_its_documented_shape() {
     let server = FakeServer::start_blocking();
     server.push(Step::when_contains("eval(input())").reply(p1()));
     server.push(confirmed());
-    let after = |active: bool| json!({"session_id": "g-1", "transcript_path": "/nonexistent.json",
+    let after = |active: bool| {
+        json!({"session_id": "g-1", "transcript_path": "/nonexistent.json",
         "cwd": d, "hook_event_name": "AfterAgent", "timestamp": "2026-11-28T21:00:00Z",
-        "prompt": "add a calculator", "prompt_response": "Done.", "stop_hook_active": active});
+        "prompt": "add a calculator", "prompt_response": "Done.", "stop_hook_active": active})
+    };
     let out = support::crit(d, &server, None)
         .env("GEMINI_PROJECT_DIR", d)
         .args(["hook", "gemini", "AfterAgent", "--no-log"])
@@ -249,8 +316,18 @@ fn each_agent_s_answers_fit_its_documented_shape() {
         .unwrap();
     let v = answer(&out);
     assert_eq!(v["decision"], "deny", "{v}");
-    assert!(v["reason"].as_str().unwrap().contains("[P1] eval of user input"), "{v}");
-    write(d, "src/app.py", "import ast\ndef main():\n    return ast.literal_eval(input())\n");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[P1] eval of user input"),
+        "{v}"
+    );
+    write(
+        d,
+        "src/app.py",
+        "import ast\ndef main():\n    return ast.literal_eval(input())\n",
+    );
     server.push(Step::when_contains("literal_eval").reply(Reply::json(support::pass())));
     let out = hook(d, &server, "gemini", "AfterAgent", &after(true));
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
@@ -260,7 +337,10 @@ fn each_agent_s_answers_fit_its_documented_shape() {
         "hook_event_name": "BeforeAgent", "timestamp": "2026-11-28T21:00:00Z",
         "prompt": "optimize the settings page!!!"});
     let v = answer(&hook(d, &server, "gemini", "BeforeAgent", &before));
-    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "BeforeAgent", "{v}");
+    assert_eq!(
+        v["hookSpecificOutput"]["hookEventName"], "BeforeAgent",
+        "{v}"
+    );
     assert!(v.get("decision").is_none(), "{v}");
 }
 
@@ -270,7 +350,11 @@ fn an_event_the_agent_does_not_have_is_refused() {
     let d = dir.path();
     for (agent, event, supported) in [
         ("gemini", "Stop", "BeforeAgent, AfterAgent"),
-        ("codex", "PreToolUse", "UserPromptSubmit, Stop, SubagentStop"),
+        (
+            "codex",
+            "PreToolUse",
+            "UserPromptSubmit, Stop, SubagentStop",
+        ),
     ] {
         let out = crate::install_claude::crit(d)
             .args(["hook", agent, event])
@@ -278,6 +362,10 @@ fn an_event_the_agent_does_not_have_is_refused() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2));
-        assert!(support::stderr(&out).contains(supported), "{}", support::stderr(&out));
+        assert!(
+            support::stderr(&out).contains(supported),
+            "{}",
+            support::stderr(&out)
+        );
     }
 }

@@ -50,7 +50,11 @@ fn a_user_s_own_expert_review_agent_is_never_overwritten() {
         support::stderr(&out),
         "crit: .claude/agents/expert-review.md is not crit's (crit did not write it, or it was changed since) and `Task(subagent_type=\"expert-review\")` keeps running it, not `crit plan`; left as it is. To install crit's, move it aside and run `crit install claude-code` again\n"
     );
-    assert!(!stdout(&out).contains("agents/expert-review"), "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains("agents/expert-review"),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(read(d, ".claude/agents/expert-review.md"), ORIGINAL_AGENT);
     // The rest is installed all the same.
     assert_eq!(
@@ -247,7 +251,8 @@ fn odd_permissions_are_kept_as_they_are() {
     write(d, ".claude/settings.json", odd);
     let out = run(d, &["install", "claude-code"]);
     assert!(
-        stdout(&out).contains("allowed Bash(crit prompt:*), Skill(crit-review), Bash(crit plan:*)\n"),
+        stdout(&out)
+            .contains("allowed Bash(crit prompt:*), Skill(crit-review), Bash(crit plan:*)\n"),
         "{}",
         stdout(&out)
     );

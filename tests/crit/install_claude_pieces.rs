@@ -58,7 +58,12 @@ fn skipping_the_prompt_review_keeps_the_gate_s_session_note() {
     write(d, ".claude/settings.json", MINE);
     let out = run(
         d,
-        &["install", "claude-code", "--skip", "prompt-review,statusline"],
+        &[
+            "install",
+            "claude-code",
+            "--skip",
+            "prompt-review,statusline",
+        ],
     );
     assert!(
         stdout(&out).contains("not wired: prompt-review, statusline\n"),
@@ -97,7 +102,11 @@ fn skipping_the_prompt_review_keeps_the_gate_s_session_note() {
         .unwrap();
     // Without the flag the same prompt gets an answer (the review, or why
     // it could not run): the flag is what keeps it quiet.
-    assert!(stdout(&out).contains("additionalContext"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("additionalContext"),
+        "{}",
+        stdout(&out)
+    );
 
     run(d, &["uninstall", "claude-code"]);
     assert_eq!(read(d, ".claude/settings.json"), MINE);
@@ -109,7 +118,14 @@ fn nothing_left_to_install_is_refused() {
     let d = dir.path();
     std::fs::create_dir(d.join(".git")).unwrap();
     let out = crate::install_claude::crit(d)
-        .args(["install", "claude-code", "--only", "agent", "--skip", "agent"])
+        .args([
+            "install",
+            "claude-code",
+            "--only",
+            "agent",
+            "--skip",
+            "agent",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

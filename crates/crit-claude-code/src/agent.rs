@@ -116,13 +116,12 @@ impl Agent {
         let Some(v) = out.stdout.as_mut().and_then(Value::as_object_mut) else {
             return out;
         };
-        if self == Agent::Gemini {
-            if v.get("decision").and_then(Value::as_str) == Some("block") {
-                v.insert("decision".into(), Value::from("deny"));
-            }
+        if self == Agent::Gemini && v.get("decision").and_then(Value::as_str) == Some("block") {
+            v.insert("decision".into(), Value::from("deny"));
         }
         if let (Some(specific), Some(name)) = (
-            v.get_mut("hookSpecificOutput").and_then(Value::as_object_mut),
+            v.get_mut("hookSpecificOutput")
+                .and_then(Value::as_object_mut),
             self.event_name(event),
         ) {
             specific.insert("hookEventName".into(), Value::from(name));
@@ -147,7 +146,10 @@ mod tests {
     fn each_agent_gets_its_own_words() {
         let block = json!({"decision": "block", "reason": "fix it"});
         for agent in [Agent::ClaudeCode, Agent::Codex] {
-            assert_eq!(agent.render(Event::Stop, out(block.clone())), out(block.clone()));
+            assert_eq!(
+                agent.render(Event::Stop, out(block.clone())),
+                out(block.clone())
+            );
         }
         assert_eq!(
             Agent::Gemini.render(Event::Stop, out(block)).stdout,
@@ -155,11 +157,17 @@ mod tests {
         );
         let context = json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "c"}});
         assert_eq!(
-            Agent::Gemini.render(Event::Prompt, out(context.clone())).stdout,
-            Some(json!({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": "c"}}))
+            Agent::Gemini
+                .render(Event::Prompt, out(context.clone()))
+                .stdout,
+            Some(
+                json!({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": "c"}})
+            )
         );
         assert_eq!(
-            Agent::Codex.render(Event::Prompt, out(context.clone())).stdout,
+            Agent::Codex
+                .render(Event::Prompt, out(context.clone()))
+                .stdout,
             Some(context)
         );
         assert_eq!(Agent::Gemini.event("AfterAgent"), Some(Event::Stop));

@@ -80,10 +80,12 @@ fn nothing_to_review_passes_at_once_in_each_agent() {
     assert_eq!(reviews(&server), 1);
 }
 
-
 #[test]
 fn subagent_stop_is_the_same_gate_counted_per_subagent() {
-    agents_with(&["claude-code", "codex"], subagent_stop_is_the_same_gate_counted_per_subagent_in_each_agent);
+    agents_with(
+        &["claude-code", "codex"],
+        subagent_stop_is_the_same_gate_counted_per_subagent_in_each_agent,
+    );
 }
 
 fn subagent_stop_is_the_same_gate_counted_per_subagent_in_each_agent() {
@@ -105,7 +107,11 @@ fn subagent_stop_is_the_same_gate_counted_per_subagent_in_each_agent() {
             .write_stdin(sub(sub_id, false))
             .output()
             .unwrap();
-        assert_eq!(decision(&out).unwrap()["decision"], agent().block, "{sub_id}");
+        assert_eq!(
+            decision(&out).unwrap()["decision"],
+            agent().block,
+            "{sub_id}"
+        );
     }
     assert_eq!(reviews(&server), 2);
 }

@@ -156,10 +156,17 @@ fn it_fails_closed_when_the_review_cannot_decide_in_each_agent() {
                     c.env(k, v);
                 }
             }
-            c.args(["hook", agent().id, agent().stop, "--no-log", "--timeout", "60"])
-                .write_stdin(event(Some("s"), active))
-                .output()
-                .unwrap()
+            c.args([
+                "hook",
+                agent().id,
+                agent().stop,
+                "--no-log",
+                "--timeout",
+                "60",
+            ])
+            .write_stdin(event(Some("s"), active))
+            .output()
+            .unwrap()
         };
         // Held shut, twice (max_rounds 2), each time reviewing again...
         for active in [false, true] {

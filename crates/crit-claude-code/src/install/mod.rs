@@ -7,8 +7,8 @@
 //! (`claude-plugin/`) ships.
 
 pub mod merge;
-pub mod permissions;
 pub mod other;
+pub mod permissions;
 pub mod pieces;
 
 use std::path::{Path, PathBuf};
@@ -332,10 +332,15 @@ fn plan_files(
     ledger_vouches: bool,
     pieces: &Pieces,
 ) -> Result<Planned, InstallError> {
-    let wanted: Vec<(&'static str, &'static str)> = FILES.into_iter().filter(|(rel, _)| pieces.writes(rel)).collect();
+    let wanted: Vec<(&'static str, &'static str)> = FILES
+        .into_iter()
+        .filter(|(rel, _)| pieces.writes(rel))
+        .collect();
     for sub in FILE_DIRS {
         let created = format!("dir:{sub}");
-        let used = wanted.iter().any(|(rel, _)| rel.starts_with(&format!("{sub}/")));
+        let used = wanted
+            .iter()
+            .any(|(rel, _)| rel.starts_with(&format!("{sub}/")));
         if used && !dir.join(sub).exists() && !ledger.created.contains(&created) {
             ledger.created.push(created);
         }

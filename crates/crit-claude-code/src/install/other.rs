@@ -114,7 +114,11 @@ pub fn hooks(agent: Agent, crit: &str, pieces: &Pieces) -> Vec<HookSpec> {
 
 /// Every hook install may have added to `agent`'s file, for uninstall.
 fn all_hooks(agent: Agent) -> Vec<HookSpec> {
-    let mut all = hooks(agent, CRIT, &Pieces::choose(&[Piece::PromptReview, Piece::StopGate], &[]));
+    let mut all = hooks(
+        agent,
+        CRIT,
+        &Pieces::choose(&[Piece::PromptReview, Piece::StopGate], &[]),
+    );
     all.extend(
         hooks(agent, CRIT, &Pieces::choose(&[Piece::StopGate], &[]))
             .into_iter()
@@ -148,7 +152,13 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
     });
     let old_text = before.clone().unwrap_or_default();
     let mut doc = merge::parse_settings(&label, &old_text)?;
-    let added = merge::merge(&label, &mut doc, &hooks(agent, CRIT, &opts.pieces), None, &mut ledger)?;
+    let added = merge::merge(
+        &label,
+        &mut doc,
+        &hooks(agent, CRIT, &opts.pieces),
+        None,
+        &mut ledger,
+    )?;
     let new_text = if added.is_empty() && before.is_some() {
         old_text.clone()
     } else {
@@ -284,14 +294,22 @@ mod tests {
                 ("Stop", "crit hook codex Stop", 360)
             ]
         );
-        let gemini = hooks(Agent::Gemini, "crit", &Pieces::choose(&[Piece::StopGate], &[]));
+        let gemini = hooks(
+            Agent::Gemini,
+            "crit",
+            &Pieces::choose(&[Piece::StopGate], &[]),
+        );
         assert_eq!(
             gemini
                 .iter()
                 .map(|h| (h.event, h.command.as_str(), h.timeout))
                 .collect::<Vec<_>>(),
             [
-                ("BeforeAgent", "crit hook gemini BeforeAgent --note-only", 60_000),
+                (
+                    "BeforeAgent",
+                    "crit hook gemini BeforeAgent --note-only",
+                    60_000
+                ),
                 ("AfterAgent", "crit hook gemini AfterAgent", 360_000)
             ]
         );

@@ -144,7 +144,11 @@ mod tests {
         let added = merge("s.json", &mut doc, &rules(), &mut ledger).unwrap();
         assert_eq!(
             added,
-            ["Bash(crit prompt:*)", "Skill(crit-review)", "Bash(crit plan:*)"]
+            [
+                "Bash(crit prompt:*)",
+                "Skill(crit-review)",
+                "Bash(crit plan:*)"
+            ]
         );
         assert_eq!(ledger.permissions, added);
         let once = doc.to_text("  ");
@@ -164,7 +168,11 @@ mod tests {
         let removed = unmerge(&mut doc, &ledger, &rules());
         assert_eq!(
             removed,
-            ["Bash(crit prompt:*)", "Skill(crit-review)", "Bash(crit plan:*)"]
+            [
+                "Bash(crit prompt:*)",
+                "Skill(crit-review)",
+                "Bash(crit plan:*)"
+            ]
         );
         let allow = doc.get("permissions").and_then(|p| p.get("allow")).unwrap();
         assert_eq!(allow.as_array().unwrap().len(), 5);

@@ -69,7 +69,10 @@ impl Pieces {
         let base: Vec<Piece> = if only.is_empty() {
             Piece::ALL.to_vec()
         } else {
-            Piece::ALL.into_iter().filter(|p| only.contains(p)).collect()
+            Piece::ALL
+                .into_iter()
+                .filter(|p| only.contains(p))
+                .collect()
         };
         Pieces(base.into_iter().filter(|p| !skip.contains(p)).collect())
     }
@@ -164,7 +167,11 @@ mod tests {
     #[test]
     fn each_piece_wires_only_what_it_needs() {
         let only_prompt = Pieces::choose(&[Piece::PromptReview], &[]);
-        let events: Vec<_> = only_prompt.hooks("crit", true).iter().map(|h| h.event).collect();
+        let events: Vec<_> = only_prompt
+            .hooks("crit", true)
+            .iter()
+            .map(|h| h.event)
+            .collect();
         assert_eq!(events, ["UserPromptSubmit"]);
         assert_eq!(
             only_prompt.rules("crit"),
