@@ -134,6 +134,8 @@ pub enum Command {
     Uninstall(UninstallArgs),
     /// One line for Claude Code's status line (reads its JSON on stdin): the review running or just finished.
     Statusline,
+    /// An MCP server over stdio: crit's reviews as tools (review_code, check_plan, review_prompt, explain_finding) for any agent that speaks MCP.
+    Mcp,
     /// The history in the audit logs: reviews per kind and outcome, gate failures, findings, acceptance, cost per day.
     Stats(StatsArgs),
     /// Measure review quality: precision, recall and F1 on labeled pull requests, judged by a model as the Martian Code Review Bench does; or `crit bench mine` on your own history, with no model.
