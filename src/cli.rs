@@ -132,12 +132,14 @@ pub enum Command {
     },
     /// Review a prompt before an agent runs it: specialist reviewers, a deterministic editor, a diff to approve.
     Prompt(PromptArgs),
-    /// Wire crit into Claude Code: the `!!!` prompt review, the review gate before the agent stops, the plan gate, slash commands, the expert-review agent, the permission rules they need, the status line.
+    /// Wire crit into a coding agent: the `!!!` prompt review, the review gate before the agent stops; in Claude Code also the plan gate, slash commands, the expert-review agent, the permission rules they need, the status line.
     Install(InstallArgs),
-    /// Take out of Claude Code exactly what `crit install` added.
+    /// Take out of a coding agent exactly what `crit install` added.
     Uninstall(UninstallArgs),
     /// One line for Claude Code's status line (reads its JSON on stdin): the review running or just finished.
     Statusline,
+    /// An MCP server over stdio: crit's reviews as tools (review_code, check_plan, review_prompt, explain_finding) for any agent that speaks MCP.
+    Mcp,
     /// The history in the audit logs: reviews per kind and outcome, gate failures, findings, acceptance, cost per day.
     Stats(StatsArgs),
     /// Measure review quality: precision, recall and F1 on labeled pull requests, judged by a model as the Martian Code Review Bench does; or `crit bench mine` on your own history, with no model.
@@ -283,10 +285,10 @@ pub struct SettingsScope {
     /// The agent to wire crit into.
     #[arg(value_enum)]
     pub agent: InstallAgent,
-    /// This project's `.claude/settings.json`, `.claude/commands/` and `.claude/agents/` (the default).
+    /// This project's agent directory (`.claude/`, `.codex/`, `.gemini/`) (the default).
     #[arg(long, conflicts_with = "user")]
     pub project: bool,
-    /// Your `~/.claude/settings.json`, `~/.claude/commands/` and `~/.claude/agents/`: every project.
+    /// Your own (`~/.claude/`, `$CODEX_HOME` or `~/.codex/`, `~/.gemini/`): every project.
     #[arg(long)]
     pub user: bool,
     /// Show what would change (a diff of settings.json, the files), change nothing.
@@ -301,6 +303,27 @@ pub struct InstallArgs {
     /// Also run the review gate when a subagent stops (SubagentStop).
     #[arg(long)]
     pub subagent_stop: bool,
+    /// Wire only these pieces (comma-separated) [default: all].
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PIECES")]
+    pub only: Vec<InstallPiece>,
+    /// Leave these pieces out (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PIECES")]
+    pub skip: Vec<InstallPiece>,
+}
+
+/// A piece of crit in a coding agent, for `--only` and `--skip`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InstallPiece {
+    /// The prompt review on a prompt ending in `!!!`.
+    PromptReview,
+    /// The review gate when the agent stops.
+    StopGate,
+    /// The plan gate when the agent leaves plan mode.
+    PlanGate,
+    /// The expert-review agent.
+    Agent,
+    /// The status line.
+    Statusline,
 }
 
 #[derive(Debug, Args)]
@@ -311,7 +334,12 @@ pub struct UninstallArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InstallAgent {
+    /// Claude Code: `.claude/settings.json`, commands, the expert-review agent.
     ClaudeCode,
+    /// Codex CLI: `.codex/hooks.json` (the prompt review, the review gate).
+    Codex,
+    /// Gemini CLI: `.gemini/settings.json` (the prompt review, the review gate).
+    Gemini,
 }
 
 #[derive(Debug, Args)]
@@ -511,6 +539,10 @@ pub struct HookArgs {
     /// when it is inside one of them.
     #[arg(long = "plan-dir", value_name = "DIR")]
     pub plan_dirs: Vec<std::path::PathBuf>,
+    /// UserPromptSubmit: only note where the session starts, for the review
+    /// gate; no prompt review (what install wires with `--skip prompt-review`).
+    #[arg(long)]
+    pub note_only: bool,
     /// Stop, SubagentStop: how many times the review gate may send the agent
     /// back within one turn of the user.
     #[arg(long, value_name = "N", default_value_t = 2)]
@@ -526,7 +558,12 @@ pub struct HookArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum HookAgent {
+    /// Claude Code: UserPromptSubmit, Stop, SubagentStop, PreToolUse.
     ClaudeCode,
+    /// Codex CLI: UserPromptSubmit, Stop, SubagentStop.
+    Codex,
+    /// Gemini CLI: BeforeAgent (the prompt review), AfterAgent (the review gate).
+    Gemini,
     /// The pre-commit framework: events `review` (the staged change, or the
     /// pushed commits at pre-push) and `prompt` (the prompt files given).
     PreCommit,

@@ -1,9 +1,12 @@
-//! `crit hook AGENT EVENT`: Claude Code's hooks (the decisions are
-//! `crit_claude_code`'s) and pre-commit's.
+//! `crit hook AGENT EVENT`: the hooks of Claude Code, Codex CLI and Gemini
+//! CLI (the decisions are `crit_claude_code`'s, one gate for every agent;
+//! `crit_claude_code::agent` reads and writes each agent's words) and
+//! pre-commit's.
 
 use std::path::Path;
 
 use anyhow::anyhow;
+use crit_claude_code::agent::{Agent, Event};
 use crit_claude_code::plan_gate::{self, PlanGate};
 use crit_llm::Env;
 
@@ -13,21 +16,36 @@ use crate::exit::{CliError, Code};
 use crate::runner;
 
 pub fn run(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
-    if args.agent == HookAgent::ClaudeCode && !args.args.is_empty() {
+    let agent = match args.agent {
+        HookAgent::PreCommit => {
+            return super::pre_commit::run(common.clone(), &args.event, &args.args);
+        }
+        HookAgent::ClaudeCode => Agent::ClaudeCode,
+        HookAgent::Codex => Agent::Codex,
+        HookAgent::Gemini => Agent::Gemini,
+    };
+    if !args.args.is_empty() {
         return Err(CliError::usage(anyhow!(
-            "crit hook claude-code {}: unexpected arguments `{}` (Claude Code passes the event on stdin)",
+            "crit hook {} {}: unexpected arguments `{}` ({} passes the event on stdin)",
+            agent.id(),
             args.event,
-            args.args.join(" ")
+            args.args.join(" "),
+            agent.name()
         )));
     }
-    match (args.agent, args.event.as_str()) {
-        (HookAgent::ClaudeCode, "PreToolUse") => pre_tool_use(args),
-        (HookAgent::ClaudeCode, "UserPromptSubmit") => prompt_submit(common),
-        (HookAgent::ClaudeCode, event @ ("Stop" | "SubagentStop")) => stop(common, args, event),
-        (HookAgent::ClaudeCode, other) => Err(CliError::usage(anyhow!(
-            "crit hook claude-code {other}: unsupported event (supported: UserPromptSubmit, Stop, SubagentStop, PreToolUse)"
-        ))),
-        (HookAgent::PreCommit, event) => super::pre_commit::run(common.clone(), event, &args.args),
+    let Some(event) = agent.event(&args.event) else {
+        let names: Vec<&str> = agent.events().iter().map(|(n, _)| *n).collect();
+        return Err(CliError::usage(anyhow!(
+            "crit hook {} {}: unsupported event (supported: {})",
+            agent.id(),
+            args.event,
+            names.join(", ")
+        )));
+    };
+    match event {
+        Event::PreTool => pre_tool_use(args),
+        Event::Prompt => prompt_submit(common, agent, args.note_only),
+        Event::Stop | Event::SubagentStop => stop(common, args, agent),
     }
 }
 
@@ -49,11 +67,12 @@ fn pre_tool_use(args: &HookArgs) -> Result<Code, CliError> {
     Ok(Code::Ok)
 }
 
-/// `crit hook claude-code Stop` / `SubagentStop`: the review gate. Claude
-/// Code's deadline ends a review with a signal; the gate then holds.
-fn stop(common: &CommonArgs, args: &HookArgs, event: &str) -> Result<Code, CliError> {
+/// `crit hook AGENT Stop` / `SubagentStop` / `AfterAgent`: the review gate.
+/// The agent's deadline ends a review with a signal; the gate then holds.
+fn stop(common: &CommonArgs, args: &HookArgs, agent: Agent) -> Result<Code, CliError> {
     runner::init_logging(common);
-    let hook = claude_code::hook_env(common)?;
+    let event = args.event.as_str();
+    let hook = claude_code::agent_hook_env(common, agent)?;
     let out = match claude_code::read_stdin() {
         Ok(input) => {
             let stop = runner::Stop::new();
@@ -74,7 +93,7 @@ fn stop(common: &CommonArgs, args: &HookArgs, event: &str) -> Result<Code, CliEr
 
 /// `crit hook claude-code UserPromptSubmit`: prompt review on `!!!`. It
 /// fails open: whatever goes wrong, the user's prompt proceeds.
-fn prompt_submit(common: &CommonArgs) -> Result<Code, CliError> {
+fn prompt_submit(common: &CommonArgs, agent: Agent, note_only: bool) -> Result<Code, CliError> {
     let input = match claude_code::read_stdin() {
         Ok(i) => i,
         Err(e) => {
@@ -87,14 +106,14 @@ fn prompt_submit(common: &CommonArgs) -> Result<Code, CliError> {
     };
     // No setting is read, no runtime started, for a prompt without `!!!`:
     // only the review gate's note of the commit the session starts from.
-    if !crit_claude_code::event::acts_on(&input) {
-        if let Ok(hook) = claude_code::hook_env(common) {
+    if note_only || !crit_claude_code::event::acts_on(&input) {
+        if let Ok(hook) = claude_code::agent_hook_env(common, agent) {
             crit_claude_code::prompt_submit::note_session_start(&input, &hook);
         }
         return Ok(Code::Ok);
     }
     runner::init_logging(common);
-    let hook = claude_code::hook_env(common)?;
+    let hook = claude_code::agent_hook_env(common, agent)?;
     let stop = runner::Stop::new();
     stop.listen()?;
     let signal = || stop.signal().map(|s| s.name());

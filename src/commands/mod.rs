@@ -7,6 +7,7 @@ mod config;
 mod doctor;
 mod hook;
 mod init;
+mod mcp;
 mod plan;
 mod pre_commit;
 mod prompt;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Prompt(args) => prompt::run(&cli.common, &args),
         Command::Install(args) => claude_code::install::install(&cli.common, &args),
         Command::Uninstall(args) => claude_code::install::uninstall(&cli.common, &args),
+        Command::Mcp => mcp::run(&cli.common),
         Command::Statusline => {
             let input = claude_code::read_stdin().unwrap_or_default();
             if let Some(line) =

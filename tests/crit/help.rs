@@ -28,6 +28,7 @@ const SUBCOMMANDS: &[&str] = &[
     "install",
     "uninstall",
     "statusline",
+    "mcp",
     "stats",
     "bench",
     "bench import",

@@ -59,6 +59,14 @@ const SETTINGS: &str = r#"{
 /// What install says when it adds rules to a project's settings.
 const TRUSTED: &str = "Claude Code applies a project's permission rules once you have trusted its folder (claude asks the first time it runs there); until then `claude -p` there refuses crit's commands";
 
+/// What install says it wired, when it wired everything.
+pub(crate) const WIRED: &str = "wired prompt-review: the prompt review on a prompt ending in `!!!`\n\
+wired stop-gate: the review gate when the agent stops\n\
+wired plan-gate: the plan gate when the agent leaves plan mode\n\
+wired agent: the expert-review agent\n\
+wired statusline: the status line\n\
+To take a piece out, run `crit uninstall claude-code`, then `crit install claude-code --skip NAME` (or `--only NAME,…`)\n";
+
 /// crit in `dir`, with its own directory on PATH as after an install.
 pub(crate) fn crit(dir: &Path) -> assert_cmd::Command {
     let mut c = assert_cmd::Command::cargo_bin("crit").unwrap();
@@ -115,11 +123,11 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
         stdout(&first),
         format!(
             ".claude/settings.json: added UserPromptSubmit hook, Stop hook, PreToolUse hook, status line\n\
-             .claude/settings.json: allowed Skill(prompt-review), Skill(crit-review), Bash(crit plan:*)\n\
+             .claude/settings.json: allowed Skill(prompt-review), Bash(crit prompt:*), Skill(crit-review), Bash(crit plan:*)\n\
              wrote .claude/commands/prompt-review.md\n\
              wrote .claude/commands/crit-review.md\n\
              wrote .claude/agents/expert-review.md\n\
-             {TRUSTED}\n"
+             {TRUSTED}\n{WIRED}"
         )
     );
     let installed = read(d, ".claude/settings.json");
@@ -153,7 +161,7 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     assert_eq!(v["statusLine"]["command"], "crit statusline");
     assert_eq!(
         v["permissions"],
-        json!({"allow": ["Bash(npm run test:*)", "Skill(prompt-review)", "Skill(crit-review)", "Bash(crit plan:*)"], "deny": []})
+        json!({"allow": ["Bash(npm run test:*)", "Skill(prompt-review)", "Bash(crit prompt:*)", "Skill(crit-review)", "Bash(crit plan:*)"], "deny": []})
     );
     assert_eq!(
         read(d, ".claude/agents/expert-review.md"),
@@ -174,7 +182,7 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     let second = run(d, &["install", "claude-code"]);
     assert_eq!(
         stdout(&second),
-        ".claude/settings.json: crit's hooks are already there\n"
+        format!(".claude/settings.json: crit's hooks are already there\n{WIRED}")
     );
     assert_eq!(read(d, ".claude/settings.json"), installed);
     let dry = run(d, &["install", "claude-code", "--dry-run"]);
@@ -192,7 +200,7 @@ fn install_merges_golden_idempotent_and_uninstall_restores_byte_for_byte() {
     assert_eq!(
         stdout(&out),
         ".claude/settings.json: removed UserPromptSubmit hook, Stop hook, PreToolUse hook, status line\n\
-         .claude/settings.json: no longer allows Skill(prompt-review), Skill(crit-review), Bash(crit plan:*)\n\
+         .claude/settings.json: no longer allows Skill(prompt-review), Bash(crit prompt:*), Skill(crit-review), Bash(crit plan:*)\n\
          removed .claude/commands/prompt-review.md\n\
          removed .claude/commands/crit-review.md\n\
          removed .claude/agents/expert-review.md\n"
@@ -241,11 +249,11 @@ fn what_the_user_had_or_changed_stays() {
         stdout(&out),
         format!(
             ".claude/settings.json: added Stop hook, PreToolUse hook\n\
-             .claude/settings.json: allowed Skill(prompt-review), Skill(crit-review), Bash(crit plan:*)\n\
+             .claude/settings.json: allowed Skill(prompt-review), Bash(crit prompt:*), Skill(crit-review), Bash(crit plan:*)\n\
              wrote .claude/commands/crit-review.md\n\
              wrote .claude/agents/expert-review.md\n\
              .claude/settings.json has a status line of its own; crit left it. To show crit's gate in it, have your command run `crit statusline` with the same input on stdin and print its line beside yours\n\
-             {TRUSTED}\n"
+             {TRUSTED}\n{WIRED}"
         )
     );
     assert_eq!(

@@ -50,13 +50,18 @@ fn a_user_s_own_expert_review_agent_is_never_overwritten() {
         support::stderr(&out),
         "crit: .claude/agents/expert-review.md is not crit's (crit did not write it, or it was changed since) and `Task(subagent_type=\"expert-review\")` keeps running it, not `crit plan`; left as it is. To install crit's, move it aside and run `crit install claude-code` again\n"
     );
-    assert!(!stdout(&out).contains("expert-review"), "{}", stdout(&out));
+    assert!(
+        !stdout(&out).contains("agents/expert-review"),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(read(d, ".claude/agents/expert-review.md"), ORIGINAL_AGENT);
     // The rest is installed all the same.
     assert_eq!(
         settings(d)["permissions"]["allow"],
         json!([
             "Skill(prompt-review)",
+            "Bash(crit prompt:*)",
             "Skill(crit-review)",
             "Bash(crit plan:*)"
         ])
@@ -184,7 +189,10 @@ fn what_the_user_adds_after_install_survives_uninstall() {
     let again = run(d, &["install", "claude-code"]);
     assert_eq!(
         stdout(&again),
-        ".claude/settings.json: crit's hooks are already there\n"
+        format!(
+            ".claude/settings.json: crit's hooks are already there\n{}",
+            crate::install_claude::WIRED
+        )
     );
     assert_eq!(read(d, ".claude/settings.json"), installed);
 
@@ -243,13 +251,14 @@ fn odd_permissions_are_kept_as_they_are() {
     write(d, ".claude/settings.json", odd);
     let out = run(d, &["install", "claude-code"]);
     assert!(
-        stdout(&out).contains("allowed Skill(crit-review), Bash(crit plan:*)\n"),
+        stdout(&out)
+            .contains("allowed Bash(crit prompt:*), Skill(crit-review), Bash(crit plan:*)\n"),
         "{}",
         stdout(&out)
     );
     assert_eq!(
         settings(d)["permissions"]["allow"],
-        json!(["Skill(prompt-review)", "Skill(prompt-review)", 3, {"rule": "x"}, "Skill(crit-review)", "Bash(crit plan:*)"])
+        json!(["Skill(prompt-review)", "Skill(prompt-review)", 3, {"rule": "x"}, "Bash(crit prompt:*)", "Skill(crit-review)", "Bash(crit plan:*)"])
     );
     run(d, &["uninstall", "claude-code"]);
     assert_eq!(read(d, ".claude/settings.json"), odd);

@@ -7,6 +7,7 @@ mod support;
 
 mod action;
 mod action_workflows;
+mod agent_hooks;
 mod bench;
 mod bench_hostile;
 mod bench_martian;
@@ -45,7 +46,9 @@ mod hostile_output;
 mod ignore;
 mod install_claude;
 mod install_claude_agent;
+mod install_claude_pieces;
 mod install_claude_real;
+mod mcp_server;
 mod output_schema;
 mod own_files;
 mod own_files_hostile;

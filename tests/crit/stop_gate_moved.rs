@@ -14,7 +14,9 @@ use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::json;
 use support::{crit, git, write};
 
-use super::stop_gate::{EVAL, blocked, confirmed, decision, event, pass, repo, reviews, stop};
+use super::stop_gate::{
+    EVAL, agent, blocked, confirmed, decision, event, every_agent, pass, repo, reviews, stop,
+};
 
 const CLEAN: &str = "def main():\n    return 1\n";
 const SHELL: &str = "import os\nos.system(input())\n";
@@ -29,10 +31,10 @@ fn p1(file: &str, title: &str) -> Reply {
 
 /// The session's first prompt, through the hook: no output, no model.
 fn prompt(d: &Path, server: &FakeServer, session: &str, path_first: Option<&Path>) {
-    let e = json!({"hook_event_name": "UserPromptSubmit", "session_id": session,
+    let e = json!({"hook_event_name": agent().prompt, "session_id": session,
         "prompt": "tidy up main", "transcript_path": "/nonexistent.jsonl"});
     let out = crit(d, server, path_first)
-        .args(["hook", "claude-code", "UserPromptSubmit"])
+        .args(["hook", agent().id, agent().prompt])
         .write_stdin(e.to_string())
         .output()
         .unwrap();
@@ -131,6 +133,10 @@ fn hostile(name: &str, agent: impl Fn(&Path), bad: &str, file: &str) {
 
 #[test]
 fn work_moved_off_head_is_reviewed() {
+    every_agent(work_moved_off_head_is_reviewed_in_each_agent);
+}
+
+fn work_moved_off_head_is_reviewed_in_each_agent() {
     let bad = "return eval(input())";
     let app = "src/app.py";
     hostile(
@@ -228,6 +234,10 @@ fn work_moved_off_head_is_reviewed() {
 /// rewrite left is reviewed.
 #[test]
 fn rewritten_session_commits_are_reviewed() {
+    every_agent(rewritten_session_commits_are_reviewed_in_each_agent);
+}
+
+fn rewritten_session_commits_are_reviewed_in_each_agent() {
     let app = "src/app.py";
     for how in ["amend", "rebase"] {
         let dir = repo(CLEAN);
@@ -274,6 +284,10 @@ fn rewritten_session_commits_are_reviewed() {
 /// committed on top passes.
 #[test]
 fn a_fix_on_the_moved_branch_passes() {
+    every_agent(a_fix_on_the_moved_branch_passes_in_each_agent);
+}
+
+fn a_fix_on_the_moved_branch_passes_in_each_agent() {
     let dir = repo(CLEAN);
     let d = dir.path();
     git(d, &["checkout", "-q", "--", "."]);
@@ -300,6 +314,10 @@ fn a_fix_on_the_moved_branch_passes() {
 /// What moved but cannot be read blocks, saying why: never a silent allow.
 #[test]
 fn a_ref_to_an_object_that_is_gone_blocks() {
+    every_agent(a_ref_to_an_object_that_is_gone_blocks_in_each_agent);
+}
+
+fn a_ref_to_an_object_that_is_gone_blocks_in_each_agent() {
     let dir = repo(CLEAN);
     let d = dir.path();
     git(d, &["checkout", "-q", "--", "."]);
@@ -331,6 +349,10 @@ fn marking_git(dir: &Path, marker: &Path) -> std::path::PathBuf {
 /// uncommitted change alone, as it always did.
 #[test]
 fn a_session_that_moves_nothing_is_reviewed_as_before() {
+    every_agent(a_session_that_moves_nothing_is_reviewed_as_before_in_each_agent);
+}
+
+fn a_session_that_moves_nothing_is_reviewed_as_before_in_each_agent() {
     let dir = repo(CLEAN);
     let d = dir.path();
     git(d, &["checkout", "-q", "--", "."]);

@@ -12,7 +12,7 @@ use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
 use support::{crit, git, write};
 
-use super::stop_gate::{EVAL, blocked, event, repo, stop};
+use super::stop_gate::{EVAL, agent, blocked, event, every_agent, repo, stop};
 
 fn p1() -> Reply {
     Reply::json(
@@ -23,10 +23,10 @@ fn p1() -> Reply {
 }
 
 fn prompt(d: &Path, server: &FakeServer, session: &str) {
-    let e = json!({"hook_event_name": "UserPromptSubmit", "session_id": session,
+    let e = json!({"hook_event_name": agent().prompt, "session_id": session,
         "prompt": "tidy up", "transcript_path": "/nonexistent.jsonl"});
     let out = crit(d, server, None)
-        .args(["hook", "claude-code", "UserPromptSubmit"])
+        .args(["hook", agent().id, agent().prompt])
         .write_stdin(e.to_string())
         .output()
         .unwrap();
@@ -74,6 +74,10 @@ type Agent = Box<dyn Fn(&Path)>;
 
 #[test]
 fn the_agent_never_picks_the_gates_reviewer_model() {
+    every_agent(the_agent_never_picks_the_gates_reviewer_model_in_each_agent);
+}
+
+fn the_agent_never_picks_the_gates_reviewer_model_in_each_agent() {
     let start = "model: claude-sonnet-4-5\n";
     let variants: Vec<(&str, Agent)> = vec![
         (
@@ -125,6 +129,10 @@ fn the_agent_never_picks_the_gates_reviewer_model() {
 /// second look switched on) is not the gate's.
 #[test]
 fn a_template_committed_during_the_session_is_not_the_gates() {
+    every_agent(a_template_committed_during_the_session_is_not_the_gates_in_each_agent);
+}
+
+fn a_template_committed_during_the_session_is_not_the_gates_in_each_agent() {
     let (_, body) = gate_model("", "", |d: &Path| {
         write(
             d,
@@ -154,6 +162,10 @@ fn row(rows: &Value, key: &str) -> (String, String) {
 /// is the code review's, the committed one the gate's, each with its source.
 #[test]
 fn crit_config_says_which_source_the_gate_reads() {
+    every_agent(crit_config_says_which_source_the_gate_reads_in_each_agent);
+}
+
+fn crit_config_says_which_source_the_gate_reads_in_each_agent() {
     let dir = repo(EVAL);
     let d = dir.path();
     write(d, ".crit/config.yaml", "model: claude-sonnet-4-5\n");

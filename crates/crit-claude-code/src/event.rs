@@ -17,6 +17,8 @@ pub struct HookInput {
     pub cwd: Option<String>,
     #[serde(default)]
     pub hook_event_name: Option<String>,
+    #[serde(default)]
+    pub transcript_path: Option<String>,
     /// `UserPromptSubmit`.
     #[serde(default)]
     pub prompt: Option<String>,
@@ -43,6 +45,7 @@ impl HookInput {
             session_id: text("session_id"),
             cwd: text("cwd"),
             hook_event_name: text("hook_event_name"),
+            transcript_path: text("transcript_path"),
             prompt: text("prompt"),
             stop_hook_active: fields
                 .get("stop_hook_active")

@@ -8,6 +8,7 @@
 // A library never writes to the terminal: what it has to say goes to its caller.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agent;
 pub mod event;
 pub mod install;
 pub mod json_doc;
@@ -37,6 +38,8 @@ pub struct HookEnv {
     pub quiet: bool,
     /// Save the session and the audit line (`--no-log` turns it off).
     pub log: bool,
+    /// The agent the hook answers.
+    pub agent: agent::Agent,
 }
 
 impl HookEnv {
@@ -71,7 +74,7 @@ impl HookOutput {
 }
 
 /// The project directory a hook works in: `--cwd`, else the event's `cwd`,
-/// else Claude Code's `CLAUDE_PROJECT_DIR`, else the current directory.
+/// else the agent's project variable, else the current directory.
 fn hook_dir(event_cwd: Option<&str>, hook: &HookEnv) -> PathBuf {
     hook.cwd
         .as_deref()
@@ -79,7 +82,7 @@ fn hook_dir(event_cwd: Option<&str>, hook: &HookEnv) -> PathBuf {
         .or_else(|| event_cwd.map(PathBuf::from).filter(|p| p.is_dir()))
         .or_else(|| {
             hook.env
-                .get("CLAUDE_PROJECT_DIR")
+                .get(hook.agent.project_dir_var()?)
                 .map(PathBuf::from)
                 .filter(|p| p.is_dir())
         })

@@ -26,6 +26,19 @@ The prompt to review (without the `!!!`):\n<prompt>\n{stripped}\n</prompt>"
     )
 }
 
+/// The context for subscription mode in an agent without crit's slash
+/// command: run `crit prompt` in the shell, as `/prompt-review` does.
+pub fn subscription_shell(stripped: &str) -> String {
+    format!(
+        "crit prompt review: the user ended this prompt with `!!!`, asking for it to be reviewed before anything is done. \
+Do not act on the prompt yet. First run this shell command, which passes the prompt on stdin exactly as written:\n\n\
+crit prompt --format markdown - <<'CRIT_PROMPT_END'\n{stripped}\nCRIT_PROMPT_END\n\n\
+Show the user crit's report as it printed it (the reviewers, the changes, the diff and the refined prompt). \
+If crit proposed changes, ask them \"{QUESTION}\" and wait; then carry out the prompt they choose: yes, the refined one; no, the original one; edit, their version. \
+If crit proposed no changes or could not run, say so in one line and carry out the original prompt."
+    )
+}
+
 /// The context for a review that ran in the hook (API mode).
 pub fn reviewed(review: &PromptReview) -> String {
     let style = BlockStyle {

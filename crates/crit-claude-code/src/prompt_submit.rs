@@ -21,6 +21,7 @@ use crit_project::Project;
 use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, Mode};
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::{Agent, Event};
 use crate::event::{self, HookInput, PromptAction};
 use crate::prompt_hook;
 use crate::state::{Pending, SessionState, Subject};
@@ -38,6 +39,16 @@ const ANSWER_WITHIN_SECS: u64 = 3600;
 /// Runs the hook on one event. `cancel` ends a review early (a signal:
 /// Claude Code's own deadline); `signal` names the signal that did.
 pub fn run(
+    input: &[u8],
+    hook: &HookEnv,
+    cancel: CancellationToken,
+    signal: &dyn Fn() -> Option<&'static str>,
+) -> HookOutput {
+    hook.agent
+        .render(Event::Prompt, decide(input, hook, cancel, signal))
+}
+
+fn decide(
     input: &[u8],
     hook: &HookEnv,
     cancel: CancellationToken,
@@ -209,12 +220,12 @@ fn review(
                         .push(format!("crit: recording the `!!!` trigger: {e}"));
                 }
             }
-            emit(
-                hook,
-                &prompt_hook::subscription(&stripped, command),
-                None,
-                sink.notes,
-            )
+            // Other agents have no slash command of crit's: they run `crit prompt` in their shell.
+            let context = match hook.agent {
+                Agent::ClaudeCode => prompt_hook::subscription(&stripped, command),
+                _ => prompt_hook::subscription_shell(&stripped),
+            };
+            emit(hook, &context, None, sink.notes)
         }
         Ok(_) => {
             let mut opts = prompt_backend::options(explicit, crit_config, &loaded, env, true);
@@ -242,8 +253,9 @@ fn review(
                     &req,
                     FailedBecause::Deadline,
                     &format!(
-                        "stopped by {} at Claude Code's hook timeout",
-                        signal().unwrap_or("a signal")
+                        "stopped by {} at {}'s hook timeout",
+                        signal().unwrap_or("a signal"),
+                        hook.agent.name()
                     ),
                 ),
                 Ok(r) => r,

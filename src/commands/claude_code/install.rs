@@ -2,16 +2,20 @@
 //! to `crit_claude_code::install`, its report to stdout and stderr.
 
 use anyhow::anyhow;
-use crit_claude_code::install::{self, InstallOptions, Report};
+use crit_claude_code::agent::Agent;
+use crit_claude_code::install::{self, InstallOptions, Piece, Pieces, Report, other};
 use crit_llm::Env;
 
-use crate::cli::{CommonArgs, InstallArgs, SettingsScope, UninstallArgs};
+use crate::cli::{
+    CommonArgs, InstallAgent, InstallArgs, InstallPiece, SettingsScope, UninstallArgs,
+};
 use crate::exit::{CliError, Code};
 
 fn options(
     common: &CommonArgs,
     scope: &SettingsScope,
     subagent_stop: bool,
+    pieces: Pieces,
 ) -> Result<InstallOptions, CliError> {
     let env = Env::from_process();
     let (dir, confine_to) = install::claude_dir(scope.user, common.cwd.as_deref(), &env)
@@ -21,6 +25,7 @@ fn options(
         confine_to,
         dry_run: scope.dry_run,
         subagent_stop,
+        pieces,
         env,
     })
 }
@@ -53,15 +58,70 @@ fn failed(e: install::InstallError) -> CliError {
     }
 }
 
+/// The agent of `crit install` and `crit uninstall`, when it is not Claude Code.
+fn other(agent: InstallAgent) -> Option<Agent> {
+    match agent {
+        InstallAgent::ClaudeCode => None,
+        InstallAgent::Codex => Some(Agent::Codex),
+        InstallAgent::Gemini => Some(Agent::Gemini),
+    }
+}
+
+fn agent_options(
+    common: &CommonArgs,
+    scope: &SettingsScope,
+    agent: Agent,
+    pieces: Pieces,
+) -> Result<other::AgentInstall, CliError> {
+    let env = Env::from_process();
+    let (dir, confine_to) = other::agent_dir(agent, scope.user, common.cwd.as_deref(), &env)
+        .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    Ok(other::AgentInstall {
+        agent,
+        dir,
+        confine_to,
+        dry_run: scope.dry_run,
+        pieces,
+        env,
+    })
+}
+
 pub fn install(common: &CommonArgs, args: &InstallArgs) -> Result<Code, CliError> {
-    let opts = options(common, &args.scope, args.subagent_stop)?;
+    let piece = |p: &InstallPiece| match p {
+        InstallPiece::PromptReview => Piece::PromptReview,
+        InstallPiece::StopGate => Piece::StopGate,
+        InstallPiece::PlanGate => Piece::PlanGate,
+        InstallPiece::Agent => Piece::Agent,
+        InstallPiece::Statusline => Piece::Statusline,
+    };
+    let only: Vec<Piece> = args.only.iter().map(piece).collect();
+    let skip: Vec<Piece> = args.skip.iter().map(piece).collect();
+    let pieces = Pieces::choose(&only, &skip);
+    if pieces.iter().next().is_none() {
+        return Err(CliError::usage(anyhow!(
+            "--only and --skip leave nothing to install"
+        )));
+    }
+    if let Some(agent) = other(args.scope.agent) {
+        let opts = agent_options(common, &args.scope, agent, pieces)?;
+        let report = other::install(&opts).map_err(failed)?;
+        show(common, &report, opts.dry_run);
+        return Ok(Code::Ok);
+    }
+    let opts = options(common, &args.scope, args.subagent_stop, pieces)?;
     let report = install::install(&opts).map_err(failed)?;
     show(common, &report, opts.dry_run);
     Ok(Code::Ok)
 }
 
 pub fn uninstall(common: &CommonArgs, args: &UninstallArgs) -> Result<Code, CliError> {
-    let opts = options(common, &args.scope, false)?;
+    if let Some(agent) = other(args.scope.agent) {
+        let opts = agent_options(common, &args.scope, agent, Pieces::default())?;
+        let report = other::uninstall(&opts).map_err(failed)?;
+        show(common, &report, opts.dry_run);
+        return Ok(Code::Ok);
+    }
+    let opts = options(common, &args.scope, false, Pieces::default())?;
     let report = install::uninstall(&opts).map_err(failed)?;
     show(common, &report, opts.dry_run);
     Ok(Code::Ok)

@@ -35,9 +35,13 @@ pub fn read_stdin() -> Result<Vec<u8>, String> {
     }
 }
 
-/// What a hook runs with: the flags and the environment, read once.
-pub fn hook_env(common: &CommonArgs) -> Result<HookEnv, CliError> {
+/// What `agent`'s hook runs with: the flags and the environment, read once.
+pub fn agent_hook_env(
+    common: &CommonArgs,
+    agent: crit_claude_code::agent::Agent,
+) -> Result<HookEnv, CliError> {
     Ok(HookEnv {
+        agent,
         explicit: crate::backend::explicit(common)?,
         cwd: common.cwd.clone(),
         env: Env::from_process(),

@@ -7,7 +7,9 @@
 //! (`claude-plugin/`) ships.
 
 pub mod merge;
+pub mod other;
 pub mod permissions;
+pub mod pieces;
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +17,7 @@ use crit_llm::Env;
 
 pub use merge::InstallError;
 use merge::{AddedFile, LEDGER_FILE, Ledger};
+pub use pieces::{Piece, Pieces};
 
 use crate::json_doc::{self, Json};
 
@@ -33,6 +36,8 @@ pub struct InstallOptions {
     pub dry_run: bool,
     /// Gate subagents' stops too.
     pub subagent_stop: bool,
+    /// What to wire (`--only`, `--skip`); uninstall takes out whatever is there.
+    pub pieces: Pieces,
     pub env: Env,
 }
 
@@ -51,7 +56,7 @@ pub use crit_project::scope::installed::{AGENT, FILES};
 const FILE_DIRS: [&str; 2] = ["commands", "agents"];
 
 /// How the hooks call crit.
-const CRIT: &str = crit_project::scope::installed::PROGRAM;
+pub(crate) const CRIT: &str = crit_project::scope::installed::PROGRAM;
 
 /// The `.claude` directory and, for a project, its root: the user's
 /// (`--user`), else the project's at `cwd`.
@@ -73,13 +78,17 @@ pub fn claude_dir(
 
 /// Reads, writes and removals of the install's files: confined beneath a
 /// project root, or as the user's own paths.
-struct Files {
+pub(crate) struct Files {
     root: Option<(crit_os::write::Root, PathBuf)>,
 }
 
 impl Files {
     fn new(opts: &InstallOptions) -> Result<Files, InstallError> {
-        let root = match &opts.confine_to {
+        Files::confined(opts.confine_to.as_ref())
+    }
+
+    pub(crate) fn confined(confine_to: Option<&PathBuf>) -> Result<Files, InstallError> {
+        let root = match confine_to {
             Some(r) => Some((crit_os::write::Root::open(r)?, r.clone())),
             None => None,
         };
@@ -92,7 +101,7 @@ impl Files {
         path.strip_prefix(base).ok().map(|rel| (root, rel))
     }
 
-    fn read_text(&self, path: &Path) -> Result<Option<String>, InstallError> {
+    pub(crate) fn read_text(&self, path: &Path) -> Result<Option<String>, InstallError> {
         let bytes = match self.rel(path) {
             Some((root, rel)) => match root.read(rel, Default::default()) {
                 Ok(b) => b,
@@ -112,7 +121,7 @@ impl Files {
             })
     }
 
-    fn write(&self, path: &Path, text: &str) -> Result<(), InstallError> {
+    pub(crate) fn write(&self, path: &Path, text: &str) -> Result<(), InstallError> {
         if let Some((root, rel)) = self.rel(path) {
             return Ok(root.write_atomic(rel, text.as_bytes())?);
         }
@@ -129,7 +138,7 @@ impl Files {
         )?)
     }
 
-    fn remove(&self, path: &Path) -> Result<(), InstallError> {
+    pub(crate) fn remove(&self, path: &Path) -> Result<(), InstallError> {
         if let Some((root, rel)) = self.rel(path) {
             root.remove(rel)?;
             return Ok(());
@@ -145,7 +154,7 @@ impl Files {
     }
 
     /// Removes the empty directory `path` (never one with anything in it).
-    fn remove_empty_dir(&self, path: &Path) {
+    pub(crate) fn remove_empty_dir(&self, path: &Path) {
         if self.rel(path).is_some() {
             // Beneath a project: only a real directory, never what a link names.
             if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
@@ -159,7 +168,7 @@ impl Files {
 
 /// `path` as people should read it: relative to the current directory when
 /// under it (the path need not exist yet).
-fn shown(path: &Path) -> String {
+pub(crate) fn shown(path: &Path) -> String {
     let here = std::env::current_dir()
         .ok()
         .and_then(|d| d.canonicalize().ok());
@@ -187,11 +196,11 @@ fn shown(path: &Path) -> String {
     }
 }
 
-fn sha256(text: &str) -> String {
+pub(crate) fn sha256(text: &str) -> String {
     crit_os::seal::sha256_hex(text.as_bytes())
 }
 
-fn read_ledger(place: &Files, path: &Path) -> Result<Option<Ledger>, InstallError> {
+pub(crate) fn read_ledger(place: &Files, path: &Path) -> Result<Option<Ledger>, InstallError> {
     let Some(text) = place.read_text(path)? else {
         return Ok(None);
     };
@@ -221,20 +230,11 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     });
     let old_text = before.clone().unwrap_or_default();
     let mut doc = merge::parse_settings(&label, &old_text)?;
-    let specs = merge::hooks(CRIT, opts.subagent_stop);
-    let added = merge::merge(
-        &label,
-        &mut doc,
-        &specs,
-        Some(&merge::status_line(CRIT)),
-        &mut ledger,
-    )?;
-    let rules = permissions::merge(
-        &label,
-        &mut doc,
-        &permissions::allow_rules(CRIT),
-        &mut ledger,
-    )?;
+    let specs = opts.pieces.hooks(CRIT, opts.subagent_stop);
+    let status = merge::status_line(CRIT);
+    let status = opts.pieces.has(Piece::Statusline).then_some(&status);
+    let added = merge::merge(&label, &mut doc, &specs, status, &mut ledger)?;
+    let rules = permissions::merge(&label, &mut doc, &opts.pieces.rules(CRIT), &mut ledger)?;
     let new_text = if added.is_empty() && rules.is_empty() && before.is_some() {
         old_text.clone()
     } else {
@@ -242,7 +242,7 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     };
 
     let mut notes = Vec::new();
-    if doc.get("statusLine").is_some() && ledger.status_line.is_none() {
+    if status.is_some() && doc.get("statusLine").is_some() && ledger.status_line.is_none() {
         notes.push(format!(
             "{label} has a status line of its own; crit left it. To show crit's gate in it, have your command run `{CRIT} statusline` with the same input on stdin and print its line beside yours"
         ));
@@ -258,7 +258,8 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     // The user's own ledger (`--user`) may vouch that a file is an earlier
     // crit's; a checkout's is the checkout's word, and anyone may write it.
     let ledger_vouches = opts.confine_to.is_none();
-    let Planned { files, warnings } = plan_files(&place, &dir, &mut ledger, ledger_vouches)?;
+    let Planned { files, warnings } =
+        plan_files(&place, &dir, &mut ledger, ledger_vouches, &opts.pieces)?;
     report.stderr.extend(warnings);
 
     if opts.dry_run {
@@ -305,6 +306,7 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
         report.stdout.push(format!("wrote {}", shown(path)));
     }
     report.stdout.extend(notes);
+    report.stdout.extend(wired(&opts.pieces));
     if !on_path(CRIT, &opts.env) {
         report.stderr.push(format!(
             "crit: `{CRIT}` is not on PATH, so Claude Code cannot run the hooks; put crit's directory on PATH"
@@ -328,16 +330,24 @@ fn plan_files(
     dir: &Path,
     ledger: &mut Ledger,
     ledger_vouches: bool,
+    pieces: &Pieces,
 ) -> Result<Planned, InstallError> {
+    let wanted: Vec<(&'static str, &'static str)> = FILES
+        .into_iter()
+        .filter(|(rel, _)| pieces.writes(rel))
+        .collect();
     for sub in FILE_DIRS {
         let created = format!("dir:{sub}");
-        if !dir.join(sub).exists() && !ledger.created.contains(&created) {
+        let used = wanted
+            .iter()
+            .any(|(rel, _)| rel.starts_with(&format!("{sub}/")));
+        if used && !dir.join(sub).exists() && !ledger.created.contains(&created) {
             ledger.created.push(created);
         }
     }
     let mut files = Vec::new();
     let mut warnings = Vec::new();
-    for (rel, text) in FILES {
+    for (rel, text) in wanted {
         let path = dir.join(rel);
         let recorded = ledger
             .files
@@ -362,6 +372,26 @@ fn plan_files(
         });
     }
     Ok(Planned { files, warnings })
+}
+
+/// What install wired, one line a piece, and how to leave one out.
+fn wired(pieces: &Pieces) -> Vec<String> {
+    let mut lines: Vec<String> = pieces
+        .iter()
+        .map(|p| format!("wired {}: {}", p.name(), p.what()))
+        .collect();
+    let left: Vec<&str> = Piece::ALL
+        .into_iter()
+        .filter(|p| !pieces.has(*p))
+        .map(Piece::name)
+        .collect();
+    if !left.is_empty() {
+        lines.push(format!("not wired: {}", left.join(", ")));
+    }
+    lines.push(
+        "To take a piece out, run `crit uninstall claude-code`, then `crit install claude-code --skip NAME` (or `--only NAME,…`)".into(),
+    );
+    lines
 }
 
 /// Why install left `path` (`rel` from `.claude`), and how to get crit's.
@@ -399,7 +429,7 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     let removed = merge::unmerge(
         &mut doc,
         &ledger,
-        &merge::hooks(CRIT, true),
+        &pieces::all_hooks(CRIT),
         &merge::status_line(CRIT),
     );
     let rules = permissions::unmerge(&mut doc, &ledger, &permissions::allow_rules(CRIT));
@@ -488,6 +518,6 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
 }
 
 /// Whether `program` is found on `env`'s PATH.
-fn on_path(program: &str, env: &Env) -> bool {
+pub(crate) fn on_path(program: &str, env: &Env) -> bool {
     env.which(program).is_some()
 }

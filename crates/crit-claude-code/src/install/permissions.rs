@@ -6,9 +6,11 @@
 //! one path crit installs, and no broader:
 //!
 //! - `Skill(prompt-review)`: the `!!!` hook (subscription mode) tells the
-//!   model to invoke `/prompt-review`; the command's own `allowed-tools`
-//!   then lets it run `crit prompt` (Claude Code grants a skill's
-//!   `allowed-tools` while the skill runs), so no `Bash` rule is needed.
+//!   model to invoke `/prompt-review`.
+//! - `Bash(crit prompt:*)`: the `crit prompt` that command runs. Its own
+//!   `allowed-tools` grants it too, but not every Claude Code version
+//!   honours a skill's `allowed-tools`, and without the rule the review
+//!   stops at "This command requires approval".
 //! - `Skill(crit-review)`: `/crit-review` when the model invokes it (its
 //!   `allowed-tools` grants `crit review code`).
 //! - `Bash(crit plan:*)`: the plan gate tells the model to run `crit plan`
@@ -140,7 +142,14 @@ mod tests {
         let before = doc.to_text("  ");
         let mut ledger = Ledger::default();
         let added = merge("s.json", &mut doc, &rules(), &mut ledger).unwrap();
-        assert_eq!(added, ["Skill(crit-review)", "Bash(crit plan:*)"]);
+        assert_eq!(
+            added,
+            [
+                "Bash(crit prompt:*)",
+                "Skill(crit-review)",
+                "Bash(crit plan:*)"
+            ]
+        );
         assert_eq!(ledger.permissions, added);
         let once = doc.to_text("  ");
         assert!(
@@ -157,7 +166,14 @@ mod tests {
             .unwrap();
         allow.push(Json::str("Bash(crit plan:*)"));
         let removed = unmerge(&mut doc, &ledger, &rules());
-        assert_eq!(removed, ["Skill(crit-review)", "Bash(crit plan:*)"]);
+        assert_eq!(
+            removed,
+            [
+                "Bash(crit prompt:*)",
+                "Skill(crit-review)",
+                "Bash(crit plan:*)"
+            ]
+        );
         let allow = doc.get("permissions").and_then(|p| p.get("allow")).unwrap();
         assert_eq!(allow.as_array().unwrap().len(), 5);
         let allow = doc
@@ -179,9 +195,9 @@ mod tests {
                 merge("s.json", &mut doc, &rules(), &mut ledger)
                     .unwrap()
                     .len(),
-                3
+                4
             );
-            assert_eq!(unmerge(&mut doc, &ledger, &rules()).len(), 3);
+            assert_eq!(unmerge(&mut doc, &ledger, &rules()).len(), 4);
             assert_eq!(doc.to_text("  "), before, "{original}");
         }
     }

@@ -1,5 +1,8 @@
-//! `crit hook claude-code Stop` (and `SubagentStop`): the review gate before
-//! the agent says it is done. With uncommitted changes, crit reviews them with
+//! `crit hook AGENT Stop` (Claude Code's and Codex's `Stop` and
+//! `SubagentStop`, Gemini CLI's `AfterAgent`): the review gate before the
+//! agent says it is done. The gate ([`gate`]) takes an agent-neutral
+//! [`StopInput`] and returns a [`Decision`]; [`run`] reads the agent's event
+//! and writes the decision in its words ([`crate::agent`]). With uncommitted changes, crit reviews them with
 //! the settings `crit review code --uncommitted` uses, read from the project
 //! as committed when the session began and as the user trusted it
 //! (`ProjectRules::committed_at`): the agent under the gate writes the working
@@ -7,12 +10,13 @@
 //! suppressions — moves its own review. What it committed since, and work it
 //! moved off HEAD (another branch, a tag, a stash: [`moved`]), is reviewed
 //! with the uncommitted changes. When the gate
-//! fails, Claude Code gets `{"decision":"block","reason":…}` listing the
-//! blocking findings and the agent goes back to fix them.
+//! fails, the agent gets `{"decision":"block","reason":…}` listing the
+//! blocking findings and goes back to fix them.
 //!
-//! The project is the one Claude Code runs in (`--cwd`, else
-//! `CLAUDE_PROJECT_DIR`, else the current directory), never the event's
-//! `cwd`, which the agent moves. It fails closed and never loops (see
+//! The project is the one the agent runs in (`--cwd`, else the agent's
+//! project variable, `CLAUDE_PROJECT_DIR` or `GEMINI_PROJECT_DIR`, else the
+//! directory the agent started the hook in), never the event's `cwd`, which
+//! the agent moves. It fails closed and never loops (see
 //! [`gate`]); when it lets the agent stop without a passing review, the user
 //! is told in `systemMessage` and the audit log records it.
 
@@ -33,6 +37,7 @@ use crit_review::template::Registry;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::Event;
 use crate::event::HookInput;
 use crate::state::{NotedRefs, SessionState, StopState, Subject};
 use crate::status::LiveStatus;
@@ -43,8 +48,34 @@ use gate::Before;
 /// hook, so crit ends it and says so before Claude Code would kill it.
 pub const DEADLINE_SECS: u64 = 300;
 
+/// What the gate needs from an agent's stop event, in no agent's words.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StopInput {
+    /// The agent's session: the gate's memory (rounds, what was reviewed).
+    pub session_id: Option<String>,
+    /// A subagent's id: its stops are counted apart from the main agent's.
+    pub agent_id: Option<String>,
+    /// The agent is already continuing because a stop hook held it.
+    pub stop_hook_active: bool,
+    /// The session's transcript, as the agent names it (not read: the
+    /// agent writes it).
+    pub transcript_path: Option<String>,
+}
+
+impl From<&HookInput> for StopInput {
+    fn from(e: &HookInput) -> StopInput {
+        StopInput {
+            session_id: e.session_id.clone(),
+            agent_id: e.agent_id.clone(),
+            stop_hook_active: e.stop_hook_active,
+            transcript_path: e.transcript_path.clone(),
+        }
+    }
+}
+
 /// What the gate decided, for the answer and the audit log.
-enum Gate {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
     /// Nothing to review, or it passed: the agent stops.
     Pass,
     /// The agent goes back, with this reason.
@@ -73,25 +104,30 @@ pub fn run(
         ));
         HookInput::default()
     });
-    let gate = decide(&event, hook, max_rounds, cancel);
+    let decision = gate(&StopInput::from(&event), hook, max_rounds, cancel);
     let redactor = crit_core::redact::Redactor::from_env(hook.env.iter());
-    let mut out = answer(gate, hook, &redactor);
+    let mut out = answer(decision, hook, &redactor);
     if !hook.quiet {
         out.stderr
             .extend(notes.iter().map(|n| redactor.redact_str(n).into_owned()));
     }
-    out
+    let event = if event_name == "SubagentStop" {
+        Event::SubagentStop
+    } else {
+        Event::Stop
+    };
+    hook.agent.render(event, out)
 }
 
 /// The hook's answer for `gate`.
-fn answer(gate: Gate, hook: &HookEnv, redactor: &crit_core::redact::Redactor) -> HookOutput {
+fn answer(gate: Decision, hook: &HookEnv, redactor: &crit_core::redact::Redactor) -> HookOutput {
     match gate {
-        Gate::Pass => HookOutput::default(),
-        Gate::Block(reason) => HookOutput::json(json!({
+        Decision::Pass => HookOutput::default(),
+        Decision::Block(reason) => HookOutput::json(json!({
             "decision": "block",
             "reason": redactor.redact_str(&reason),
         })),
-        Gate::LetGo(why) => {
+        Decision::LetGo(why) => {
             record_let_go(hook, &why);
             let message = format!(
                 "crit: the agent stopped without a passing review: {why}. Review the changes with `crit review code --uncommitted` before you use them."
@@ -106,13 +142,13 @@ fn answer(gate: Gate, hook: &HookEnv, redactor: &crit_core::redact::Redactor) ->
     }
 }
 
-/// The project root the gate reviews: `--cwd`, else Claude Code's project.
+/// The project root the gate reviews: `--cwd`, else the agent's project.
 fn project_dir(hook: &HookEnv) -> PathBuf {
     hook.cwd
         .clone()
         .or_else(|| {
             hook.env
-                .get("CLAUDE_PROJECT_DIR")
+                .get(hook.agent.project_dir_var()?)
                 .filter(|d| !d.is_empty())
                 .map(PathBuf::from)
         })
@@ -157,11 +193,18 @@ pub fn mark_start(event: &HookInput, hook: &HookEnv) {
     remember(Some(&session), at, None);
 }
 
-fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: CancellationToken) -> Gate {
+/// The review gate on one stop, in no agent's words. `cancel` ends a
+/// review early.
+pub fn gate(
+    event: &StopInput,
+    hook: &HookEnv,
+    max_rounds: u32,
+    cancel: CancellationToken,
+) -> Decision {
     let lookup = hook.lookup();
     let dir = project_dir(hook);
     let Ok(cwd) = dir.canonicalize() else {
-        return Gate::LetGo(format!(
+        return Decision::LetGo(format!(
             "the project directory {} does not exist",
             dir.display()
         ));
@@ -169,7 +212,7 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     let root =
         crit_project::paths::project_root_in(&cwd, hook.env.get("HOME").map(std::path::Path::new));
     if !root.join(".git").exists() {
-        return Gate::Pass;
+        return Decision::Pass;
     }
     // A subagent's stops are counted apart from the main agent's.
     let key = match (&event.session_id, &event.agent_id) {
@@ -218,7 +261,7 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
                 _ => 0,
             };
             if event.stop_hook_active && (session.is_none() || rounds >= max_rounds) {
-                return Gate::LetGo(why);
+                return Decision::LetGo(why);
             }
             return fail(session.as_ref(), keep("", rounds + 1), why);
         }
@@ -244,7 +287,7 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
     let change = match computed {
         Ok(c) => c,
         Err(e) if event.stop_hook_active => {
-            return Gate::LetGo(format!("the change could not be read: {e}"));
+            return Decision::LetGo(format!("the change could not be read: {e}"));
         }
         Err(e) => {
             return fail(
@@ -255,12 +298,15 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
         }
     };
     if change.is_empty() {
-        return Gate::Pass;
+        return Decision::Pass;
     }
     let fingerprint = gate::fingerprint(&change);
     // Without a session there is no memory: only `stop_hook_active` stops a loop.
     if session.is_none() && event.stop_hook_active {
-        return Gate::LetGo("Claude Code gave no session id to count the gate's rounds by".into());
+        return Decision::LetGo(format!(
+            "{} gave no session id to count the gate's rounds by",
+            hook.agent.name()
+        ));
     }
     let rounds = match gate::before(
         remembered.as_ref(),
@@ -268,15 +314,15 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
         event.stop_hook_active,
         max_rounds,
     ) {
-        Before::Passed => return Gate::Pass,
-        Before::LetGo(why) => return Gate::LetGo(why),
+        Before::Passed => return Decision::Pass,
+        Before::LetGo(why) => return Decision::LetGo(why),
         Before::Again { reason, rounds } => {
             remember(
                 session.as_ref(),
                 keep(&fingerprint, rounds + 1),
                 Some(&reason),
             );
-            return Gate::Block(reason);
+            return Decision::Block(reason);
         }
         Before::Review { rounds } => rounds,
     };
@@ -309,7 +355,7 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
             ..Memory::new(&fingerprint, rounds, head_now.as_deref())
         };
         remember(session.as_ref(), at, None);
-        return Gate::Pass;
+        return Decision::Pass;
     }
     let reason = gate::reason(&result, fail_on);
     remember(
@@ -317,14 +363,14 @@ fn decide(event: &HookInput, hook: &HookEnv, max_rounds: u32, cancel: Cancellati
         keep(&fingerprint, rounds + 1),
         Some(&reason),
     );
-    Gate::Block(reason)
+    Decision::Block(reason)
 }
 
 /// A review that could not decide holds the gate shut: the agent goes back
 /// (the next stop reviews again), until the round limit lets it go.
-fn fail(session: Option<&SessionState>, at: Memory<'_>, why: String) -> Gate {
+fn fail(session: Option<&SessionState>, at: Memory<'_>, why: String) -> Decision {
     remember(session, at, None);
-    Gate::Block(format!(
+    Decision::Block(format!(
         "crit could not finish reviewing the uncommitted changes ({why}). The review gate holds until a review passes: stop again to retry, or ask the user to check crit's setup with `crit doctor`."
     ))
 }
@@ -413,7 +459,7 @@ enum ReviewFailed {
     Runtime(#[source] std::io::Error),
     #[error(transparent)]
     Review(#[from] crit_review::review::ReviewError),
-    #[error("stopped by a signal at Claude Code's hook deadline")]
+    #[error("stopped by a signal at the agent's hook deadline")]
     Stopped,
 }
 

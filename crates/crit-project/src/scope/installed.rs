@@ -127,6 +127,20 @@ pub fn hook_command(crit: &str, event: &str) -> String {
     format!("{crit} hook claude-code {event}")
 }
 
+/// The flag of the `UserPromptSubmit` hook install wires when the review
+/// gate is wanted without the prompt review: it only notes the commit the
+/// gate measures the session's commits from, and reviews no prompt.
+pub const NOTE_ONLY: &str = "--note-only";
+
+/// [`HOOKS`]' `UserPromptSubmit`, as install writes it without the prompt review.
+pub fn note_only_group(crit: &str) -> Value {
+    json!({"hooks": [{
+        "type": "command",
+        "command": format!("{} {NOTE_ONLY}", hook_command(crit, "UserPromptSubmit")),
+        "timeout": HOOKS[0].timeout,
+    }]})
+}
+
 /// The group install appends to `hooks.<event>`: one hook, as written.
 pub fn hook_group(crit: &str, hook: &Hook) -> Value {
     let mut group = serde_json::Map::new();
@@ -148,6 +162,7 @@ pub fn hook_group(crit: &str, hook: &Hook) -> Value {
 pub fn allow_rules(crit: &str) -> Vec<String> {
     vec![
         "Skill(prompt-review)".to_string(),
+        format!("Bash({crit} prompt:*)"),
         "Skill(crit-review)".to_string(),
         format!("Bash({crit} plan:*)"),
     ]
@@ -165,7 +180,8 @@ pub fn status_line(crit: &str) -> Value {
 /// in what is not crit's.
 pub fn without_crits(settings: &Value) -> Value {
     let mut v = settings.clone();
-    let groups: Vec<Value> = HOOKS.iter().map(|h| hook_group(PROGRAM, h)).collect();
+    let mut groups: Vec<Value> = HOOKS.iter().map(|h| hook_group(PROGRAM, h)).collect();
+    groups.push(note_only_group(PROGRAM));
     if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
         for list in hooks.values_mut().filter_map(Value::as_array_mut) {
             list.retain(|g| !groups.contains(g));

@@ -1,0 +1,177 @@
+//! The coding agents crit's hooks speak to, and what differs between them:
+//! the names of their events, where they say the project is, and the words
+//! of their answers. Every decision is made once, agent-neutral (the review
+//! gate in [`crate::stop`], the prompt review in [`crate::prompt_submit`]);
+//! an adapter here only reads an agent's event and writes its answer.
+//!
+//! The hook inputs of the three agents share the fields crit reads
+//! (`session_id`, `cwd`, `transcript_path`, `hook_event_name`, `prompt`,
+//! `stop_hook_active`, `agent_id`):
+//!
+//! - Claude Code: `UserPromptSubmit`, `Stop`, `SubagentStop`, `PreToolUse`;
+//!   a stop is held with `{"decision":"block","reason":…}`.
+//! - Codex CLI (`codex-rs/hooks/schema/generated/stop.command.{input,output}.schema.json`):
+//!   the same events and answers; its output schema allows no other keys
+//!   (`continue`, `decision`, `reason`, `stopReason`, `suppressOutput`,
+//!   `systemMessage`, and `hookSpecificOutput` for `UserPromptSubmit`). It
+//!   names no project directory: the hook runs in the session's directory.
+//! - Gemini CLI (`docs/hooks/reference.md`): `BeforeAgent` (the prompt,
+//!   context in `hookSpecificOutput.additionalContext`) and `AfterAgent`
+//!   (the agent's final answer; `{"decision":"deny","reason":…}` sends the
+//!   reason back as a new prompt, and the retry carries `stop_hook_active`);
+//!   the project is `GEMINI_PROJECT_DIR`.
+
+use serde_json::Value;
+
+use crate::HookOutput;
+
+/// A coding agent crit's hooks answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Agent {
+    #[default]
+    ClaudeCode,
+    Codex,
+    Gemini,
+}
+
+/// What an agent's event is to crit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// The user submitted a prompt: the `!!!` prompt review.
+    Prompt,
+    /// The agent is about to stop: the review gate.
+    Stop,
+    /// A subagent is about to stop: the review gate, counted apart.
+    SubagentStop,
+    /// A tool is about to run: the plan gate (Claude Code's `ExitPlanMode`).
+    PreTool,
+}
+
+impl Agent {
+    /// The agent's name, for people.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex",
+            Agent::Gemini => "Gemini CLI",
+        }
+    }
+
+    /// The name `crit hook` and `crit install` take.
+    pub fn id(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+        }
+    }
+
+    /// The environment variable the agent names the project in, if any.
+    pub fn project_dir_var(self) -> Option<&'static str> {
+        match self {
+            Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
+            Agent::Codex => None,
+            Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
+        }
+    }
+
+    /// The agent's events crit answers, by their names.
+    pub fn events(self) -> &'static [(&'static str, Event)] {
+        match self {
+            Agent::ClaudeCode => &[
+                ("UserPromptSubmit", Event::Prompt),
+                ("Stop", Event::Stop),
+                ("SubagentStop", Event::SubagentStop),
+                ("PreToolUse", Event::PreTool),
+            ],
+            Agent::Codex => &[
+                ("UserPromptSubmit", Event::Prompt),
+                ("Stop", Event::Stop),
+                ("SubagentStop", Event::SubagentStop),
+            ],
+            Agent::Gemini => &[("BeforeAgent", Event::Prompt), ("AfterAgent", Event::Stop)],
+        }
+    }
+
+    /// The event called `name`, when crit answers it for this agent.
+    pub fn event(self, name: &str) -> Option<Event> {
+        self.events()
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, e)| *e)
+    }
+
+    /// The agent's name for `event`.
+    pub fn event_name(self, event: Event) -> Option<&'static str> {
+        self.events()
+            .iter()
+            .find(|(_, e)| *e == event)
+            .map(|(n, _)| *n)
+    }
+
+    /// `out`, written as crit answers Claude Code, in this agent's words:
+    /// Gemini CLI denies where Claude Code blocks, and names its own event
+    /// in `hookSpecificOutput`.
+    pub fn render(self, event: Event, mut out: HookOutput) -> HookOutput {
+        let Some(v) = out.stdout.as_mut().and_then(Value::as_object_mut) else {
+            return out;
+        };
+        if self == Agent::Gemini && v.get("decision").and_then(Value::as_str) == Some("block") {
+            v.insert("decision".into(), Value::from("deny"));
+        }
+        if let (Some(specific), Some(name)) = (
+            v.get_mut("hookSpecificOutput")
+                .and_then(Value::as_object_mut),
+            self.event_name(event),
+        ) {
+            specific.insert("hookEventName".into(), Value::from(name));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn out(v: Value) -> HookOutput {
+        HookOutput {
+            stdout: Some(v),
+            stderr: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_agent_gets_its_own_words() {
+        let block = json!({"decision": "block", "reason": "fix it"});
+        for agent in [Agent::ClaudeCode, Agent::Codex] {
+            assert_eq!(
+                agent.render(Event::Stop, out(block.clone())),
+                out(block.clone())
+            );
+        }
+        assert_eq!(
+            Agent::Gemini.render(Event::Stop, out(block)).stdout,
+            Some(json!({"decision": "deny", "reason": "fix it"}))
+        );
+        let context = json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "c"}});
+        assert_eq!(
+            Agent::Gemini
+                .render(Event::Prompt, out(context.clone()))
+                .stdout,
+            Some(
+                json!({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": "c"}})
+            )
+        );
+        assert_eq!(
+            Agent::Codex
+                .render(Event::Prompt, out(context.clone()))
+                .stdout,
+            Some(context)
+        );
+        assert_eq!(Agent::Gemini.event("AfterAgent"), Some(Event::Stop));
+        assert_eq!(Agent::Gemini.event("Stop"), None);
+        assert_eq!(Agent::Codex.event("PreToolUse"), None);
+    }
+}

@@ -1,0 +1,382 @@
+//! `crit mcp`: crit's reviews as MCP tools over stdio, for any agent that
+//! speaks MCP. Each tool runs this same `crit` on the project it was started
+//! in, so every setting, trust rule, deadline and audit line is the one the
+//! command line has; the server adds only what a client cannot be trusted
+//! with: its arguments are checked (paths must stay inside the project, a
+//! range is two revisions and nothing else) and the spend of the session is
+//! held under the user's `max_budget_usd`.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::anyhow;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use crate::cli::CommonArgs;
+use crate::exit::{CliError, Code};
+
+/// How long one tool call may run before it is ended.
+const CALL_SECS: u64 = 600;
+
+/// The server's state: the project, the spend so far, the findings it returned.
+struct Crit {
+    root: PathBuf,
+    exe: PathBuf,
+    budget: Option<f64>,
+    spent: Mutex<f64>,
+    findings: Mutex<Vec<Value>>,
+}
+
+fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
+    let schema = match schema {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    Tool::new(name, description, Arc::new(schema))
+}
+
+fn tools() -> Vec<Tool> {
+    vec![
+        tool(
+            "review_code",
+            "Review a code change with crit (the project's reviewers, settings and gate): the uncommitted changes, a revision range, or files. Returns the result JSON and a short summary.",
+            json!({"type": "object", "properties": {
+                "scope": {"type": "string", "enum": ["uncommitted", "range", "files"], "default": "uncommitted"},
+                "range": {"type": "string", "description": "For scope range: `BASE..HEAD`."},
+                "files": {"type": "array", "items": {"type": "string"}, "description": "For scope files: paths inside the project."}
+            }}),
+        ),
+        tool(
+            "check_plan",
+            "Check a plan with crit plan: a plan file inside the project, or the plan's text. Returns the verdict and the questions.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string"}, "text": {"type": "string"}
+            }}),
+        ),
+        tool(
+            "review_prompt",
+            "Review a prompt with crit's prompt reviewers. Returns the critiques and the refined prompt.",
+            json!({"type": "object", "properties": {"prompt": {"type": "string"}}, "required": ["prompt"]}),
+        ),
+        tool(
+            "explain_finding",
+            "A finding review_code returned in this session, by its fingerprint: the finding, its evidence and its proof.",
+            json!({"type": "object", "properties": {"fingerprint": {"type": "string"}}, "required": ["fingerprint"]}),
+        ),
+    ]
+}
+
+/// A call refused, with the reason the client reads.
+fn refused(why: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "crit refused the call: {}",
+        why.into()
+    ))])
+}
+
+impl Crit {
+    /// `path` from the client, inside the project, or why not.
+    fn inside(&self, path: &str) -> Result<PathBuf, String> {
+        let joined = self.root.join(path);
+        let real = joined.canonicalize().map_err(|e| format!("{path}: {e}"))?;
+        if !real.starts_with(&self.root) {
+            return Err(format!("{path} is outside the project"));
+        }
+        Ok(real)
+    }
+
+    fn over_budget(&self) -> Option<String> {
+        let budget = self.budget?;
+        let spent = self.spent.lock().map(|s| *s).unwrap_or(f64::INFINITY);
+        (spent >= budget).then(|| {
+            format!("over budget: this session spent ${spent:.4} of max_budget_usd ${budget}")
+        })
+    }
+
+    /// Runs this crit with `args` in the project, `stdin` piped in.
+    async fn crit(
+        &self,
+        args: &[String],
+        stdin: Option<&str>,
+    ) -> Result<(i32, String, String), String> {
+        use tokio::io::AsyncWriteExt;
+        let mut cmd = tokio::process::Command::new(&self.exe);
+        cmd.args(args)
+            .current_dir(&self.root)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| format!("running crit: {e}"))?;
+        if let Some(mut pipe) = child.stdin.take() {
+            let _ = pipe.write_all(stdin.unwrap_or_default().as_bytes()).await;
+        }
+        let out = tokio::time::timeout(Duration::from_secs(CALL_SECS), child.wait_with_output())
+            .await
+            .map_err(|_| format!("crit did not finish within {CALL_SECS} s"))?
+            .map_err(|e| format!("running crit: {e}"))?;
+        Ok((
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    }
+
+    async fn review_code(&self, args: &Map<String, Value>) -> CallToolResult {
+        let mut cmd: Vec<String> = ["review", "code", "--format", "json"]
+            .map(String::from)
+            .to_vec();
+        let text = |k: &str| args.get(k).and_then(Value::as_str);
+        match text("scope").unwrap_or("uncommitted") {
+            "uncommitted" => cmd.push("--uncommitted".into()),
+            "range" => {
+                let Some(range) = text("range").filter(|r| is_range(r)) else {
+                    return refused(
+                        "a range is `BASE..HEAD`: two revisions, letters, digits and ._/~^@- only",
+                    );
+                };
+                cmd.extend(["--diff".into(), range.to_string()]);
+            }
+            "files" => {
+                let files: Vec<&str> = args
+                    .get("files")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                if files.is_empty() {
+                    return refused("scope files needs `files`");
+                }
+                for f in files {
+                    match self.inside(f) {
+                        Ok(p) => {
+                            let rel = p.strip_prefix(&self.root).unwrap_or(&p);
+                            cmd.extend(["--files".into(), rel.display().to_string()]);
+                        }
+                        Err(why) => return refused(why),
+                    }
+                }
+            }
+            other => return refused(format!("unknown scope `{other}`")),
+        }
+        self.add_budget(&mut cmd);
+        let (code, stdout, stderr) = match self.crit(&cmd, None).await {
+            Ok(r) => r,
+            Err(why) => return CallToolResult::error(vec![ContentBlock::text(why)]),
+        };
+        let Ok(result) = serde_json::from_str::<Value>(&stdout) else {
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "crit review code ended {code}: {}",
+                crate::output::printable(stderr.trim())
+            ))]);
+        };
+        let cost = result["cost_usd"].as_f64().unwrap_or(0.0);
+        if let Ok(mut s) = self.spent.lock() {
+            *s += cost;
+        }
+        let findings = result["findings"].as_array().cloned().unwrap_or_default();
+        if let Ok(mut kept) = self.findings.lock() {
+            kept.extend(findings.iter().cloned());
+        }
+        let short = format!(
+            "verdict {}, {} finding{}{}",
+            result["verdict"].as_str().unwrap_or("?"),
+            findings.len(),
+            if findings.len() == 1 { "" } else { "s" },
+            if result["passed"] == true {
+                ", passed"
+            } else {
+                ", failed the gate"
+            }
+        );
+        CallToolResult::success(vec![
+            ContentBlock::text(short),
+            ContentBlock::text(result.to_string()),
+        ])
+    }
+
+    /// The rest of the session's budget as this call's limit.
+    fn add_budget(&self, cmd: &mut Vec<String>) {
+        if let Some(b) = self.budget {
+            let spent = self.spent.lock().map(|s| *s).unwrap_or(b);
+            cmd.extend([
+                "--max-budget-usd".into(),
+                format!("{}", (b - spent).max(0.0)),
+            ]);
+        }
+    }
+
+    async fn check_plan(&self, args: &Map<String, Value>) -> CallToolResult {
+        let mut cmd: Vec<String> = ["plan", "--non-interactive"].map(String::from).to_vec();
+        let _scratch;
+        match (
+            args.get("path").and_then(Value::as_str),
+            args.get("text").and_then(Value::as_str),
+        ) {
+            (Some(p), _) => match self.inside(p) {
+                Ok(p) => cmd.push(p.display().to_string()),
+                Err(why) => return refused(why),
+            },
+            (None, Some(t)) => {
+                let file = match tempfile::Builder::new().suffix(".md").tempfile() {
+                    Ok(f) => f,
+                    Err(e) => {
+                        return CallToolResult::error(vec![ContentBlock::text(e.to_string())]);
+                    }
+                };
+                if let Err(e) = std::fs::write(file.path(), t) {
+                    return CallToolResult::error(vec![ContentBlock::text(e.to_string())]);
+                }
+                cmd.push(file.path().display().to_string());
+                _scratch = file;
+            }
+            (None, None) => return refused("check_plan needs `path` or `text`"),
+        }
+        self.plain(&cmd, None).await
+    }
+
+    async fn plain(&self, cmd: &[String], stdin: Option<&str>) -> CallToolResult {
+        match self.crit(cmd, stdin).await {
+            Ok((_, stdout, stderr)) => CallToolResult::success(vec![ContentBlock::text(
+                crate::output::printable(if stdout.trim().is_empty() {
+                    &stderr
+                } else {
+                    &stdout
+                }),
+            )]),
+            Err(why) => CallToolResult::error(vec![ContentBlock::text(why)]),
+        }
+    }
+
+    fn explain(&self, args: &Map<String, Value>) -> CallToolResult {
+        let Some(fp) = args.get("fingerprint").and_then(Value::as_str) else {
+            return refused("explain_finding needs `fingerprint`");
+        };
+        let kept = self.findings.lock().map(|k| k.clone()).unwrap_or_default();
+        match kept
+            .iter()
+            .find(|f| f["id"] == fp || f["fingerprint"] == fp)
+        {
+            Some(f) => CallToolResult::success(vec![ContentBlock::text(f.to_string())]),
+            None => refused(format!(
+                "no finding {fp} among those review_code returned in this session"
+            )),
+        }
+    }
+}
+
+/// `BASE..HEAD` (or `...`) of plain revision names: nothing git would read as an option.
+fn is_range(r: &str) -> bool {
+    let ok = |s: &str| {
+        !s.is_empty()
+            && !s.starts_with('-')
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._/~^@-".contains(c))
+    };
+    let Some((a, b)) = r.split_once("..") else {
+        return false;
+    };
+    ok(a) && ok(b.strip_prefix('.').unwrap_or(b))
+}
+
+impl ServerHandler for Crit {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.instructions = Some("crit reviews code changes, plans and prompts with the project's own reviewers and settings.".into());
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let spends = matches!(
+            &*request.name,
+            "review_code" | "check_plan" | "review_prompt"
+        );
+        if spends && let Some(why) = self.over_budget() {
+            return Ok(refused(why).into());
+        }
+        let result = match &*request.name {
+            "review_code" => self.review_code(&args).await,
+            "check_plan" => self.check_plan(&args).await,
+            "review_prompt" => match args.get("prompt").and_then(Value::as_str) {
+                Some(p) => {
+                    self.plain(
+                        &["prompt", "--format", "markdown", "-"].map(String::from),
+                        Some(p),
+                    )
+                    .await
+                }
+                None => refused("review_prompt needs `prompt`"),
+            },
+            "explain_finding" => self.explain(&args),
+            other => refused(format!("no tool `{other}`")),
+        };
+        Ok(result.into())
+    }
+}
+
+/// The user's `max_budget_usd` for code reviews in `root`, as `crit config` reads it.
+fn budget(common: &CommonArgs, root: &Path) -> Option<f64> {
+    if let Some(b) = common.max_budget_usd {
+        return Some(b);
+    }
+    let project = crit_project::Project::open(
+        root,
+        crate::backend::explicit(common).ok()?,
+        crit_llm::Env::from_process(),
+    )
+    .ok()?;
+    let settings = project.settings(crit_project::Kind::Code).ok()?;
+    settings.max_budget_usd.as_ref().map(|b| b.value)
+}
+
+pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
+    let cwd = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+    let cwd = cwd
+        .canonicalize()
+        .map_err(|e| CliError::usage(anyhow!("{}: {e}", cwd.display())))?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let root = crit_project::paths::project_root_in(&cwd, home.as_deref());
+    let exe = std::env::current_exe().map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
+    let server = Crit {
+        budget: budget(common, &root),
+        root,
+        exe,
+        spent: Mutex::new(0.0),
+        findings: Mutex::new(Vec::new()),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
+    runtime.block_on(async {
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| CliError::could_not_run(anyhow!("MCP: {e}")))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| CliError::could_not_run(anyhow!("MCP: {e}")))?;
+        Ok(Code::Ok)
+    })
+}
