@@ -162,6 +162,17 @@ pub struct Template {
 }
 
 impl Template {
+    /// Whether this template is written in the review templates' original
+    /// format: one reviewer answering in their markdown severity format. Its
+    /// users read `--output json` as the original's `ReviewResult.to_dict()`.
+    pub fn in_original_format(&self) -> bool {
+        self.reviewers.is_empty()
+            && matches!(
+                self.output,
+                OutputSpec::Contract(crit_core::contract::Contract::Markdown)
+            )
+    }
+
     /// Whether project conventions (CLAUDE.md, rules) go into the prompt.
     pub fn loads_project_context(&self) -> bool {
         self.setting_sources
