@@ -7,6 +7,7 @@
 //! `templates_dir`), the project's (`.orchestration/templates`,
 //! `.crit/templates`, a `templates_dir`).
 
+mod builder;
 pub(crate) mod checks;
 mod coverage;
 mod diff;
@@ -74,6 +75,10 @@ pub enum PromptSource {
     Template(String),
     /// A built-in builder, by name.
     Builder(Builder),
+    /// A program that builds the prompt (`prompt_builder: {command: [...]}`,
+    /// the port of a Python builder): the inputs as a JSON object on stdin,
+    /// the prompt on stdout. A project's template runs it only once trusted.
+    Command(Vec<String>),
 }
 
 /// The built-in prompt builders.
