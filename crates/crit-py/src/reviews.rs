@@ -301,3 +301,11 @@ pub fn squadron_dict(result: &str) -> PyResult<String> {
         crit_core::render::compat::Compat::Squadron,
     ))
 }
+
+/// A YAML document (a review template file) as JSON, for the review
+/// templates' loader in Python, which has no YAML parser of its own.
+#[pyfunction]
+pub fn yaml_to_json(text: &str) -> PyResult<String> {
+    let value: serde_json::Value = serde_saphyr::from_str(text).map_err(errors::config)?;
+    serde_json::to_string(&value).map_err(errors::internal)
+}
