@@ -378,3 +378,29 @@ fn logging_disabled_writes_no_session_and_no_model_means_sonnet() {
         .unwrap();
     assert!(d.join(".reldo/sessions").is_dir());
 }
+
+/// A key the API refuses (401): Reldo's SDK raises and its CLI prints
+/// `{"error": …}`; so does `crit run --compat reldo`, and it fails (3).
+#[test]
+fn a_refused_key_under_compat_reldo_prints_reldos_error() {
+    let dir = reldo_project();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    for _ in 0..4 {
+        server.push(Step::reply(Reply::api_error(
+            401,
+            "authentication_error",
+            "invalid x-api-key",
+        )));
+    }
+    let out = crit(d, &server, None)
+        .args(["run", "Review app/Models/User.php", "--compat", "reldo"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
+    let error = v["error"].as_str().expect("an error key");
+    assert!(error.contains("401") || error.to_lowercase().contains("authentication"), "{v}");
+    assert!(!error.contains("sk-ant-review-secret"), "{v}");
+}
