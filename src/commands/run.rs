@@ -65,6 +65,10 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         Some(p) => RunConfig::load_with(p, at, &lookup, rules).map_err(CliError::usage)?,
         None => RunConfig::builtin(&cwd),
     };
+    if args.config.is_some() {
+        // So a plain `crit trust` can name this file and the command it needs.
+        super::trust_hints::note_refused(rules, &lookup);
+    }
     if let Some(t) = common.timeout {
         config.timeout = std::time::Duration::from_secs(t);
     }

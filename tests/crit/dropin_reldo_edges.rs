@@ -255,9 +255,16 @@ fn crit_trust_takes_the_config_crit_run_loads_with_config() {
         err.contains("run `crit trust --config ci/reldo.json`"),
         "{err}"
     );
-    // Plain `crit trust` does not see a file only --config loads ...
+    // Plain `crit trust` does not read a file only --config loads: it names
+    // the file the warning was about and the command that trusts it ...
     let plain = crit(d, &server, None).arg("trust").output().unwrap();
-    assert!(!String::from_utf8_lossy(&plain.stdout).contains("mcp_servers.kb"));
+    let said = String::from_utf8_lossy(&plain.stdout);
+    assert!(!said.contains("mcp_servers.kb"), "{said}");
+    assert!(said.contains("nothing to trust"), "{said}");
+    assert!(
+        said.contains("ci/reldo.json is loaded only with `crit run --config`, so plain `crit trust` does not read it; to trust its settings, run: crit trust --config ci/reldo.json"),
+        "{said}"
+    );
     // ... `crit trust --config` does, and then the run uses the server.
     let trust = crit(d, &server, None)
         .args(["trust", "--config", "ci/reldo.json"])
