@@ -109,7 +109,7 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = json_out(&out);
     // The user is told, on stderr and in the result.
-    let warning = "MCP server `serena` started, but allowed_tools grants none of its 2 tools";
+    let warning = "MCP server `serena` started, but allowed_tools grants none of its 2 tools: the model is shown them, and every call is refused, as in Reldo";
     assert!(stderr(&out).contains(warning), "{}", stderr(&out));
     assert!(
         r["warnings"]
@@ -118,18 +118,39 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
         "{r}"
     );
     let reqs = server.model_requests();
-    assert!(
-        !tool_names(&reqs[0].body)
-            .iter()
-            .any(|t| t.starts_with("mcp__"))
-    );
-    // A call anyway is refused as the SDK refuses it: not granted.
+    // As Reldo's SDK does: the tools are offered, and a call is refused in
+    // the SDK's words, for want of a permission nobody can grant.
+    let mut offered = tool_names(&reqs[0].body);
+    offered.retain(|t| t.starts_with("mcp__"));
+    offered.sort();
+    assert_eq!(offered, ["mcp__serena__define", "mcp__serena__lookup"]);
     let results = reqs[1].body["messages"].to_string();
     assert!(
-        results.contains("permission to use mcp__serena__lookup was not granted"),
+        results.contains("Claude requested permissions to use mcp__serena__lookup, but you haven't granted it yet."),
         "{results}"
     );
     assert!(!results.contains("lookup-fact"), "{results}");
+
+    // crit's own run config (YAML) does not offer them at all.
+    let config = std::fs::read_to_string(d.join(".claude/reldo.json")).unwrap();
+    let config: Value = serde_json::from_str(&config).unwrap();
+    std::fs::remove_file(d.join(".claude/reldo.json")).unwrap();
+    write(d, ".crit/run.yaml", &serde_json::to_string(&config).unwrap());
+    crit(d, &server, None).arg("trust").output().unwrap();
+    server.push(Step::reply(Reply::tool_use("mcp__serena__lookup", json!({"key": "User"}))));
+    server.push(Step::reply(Reply::text("STATUS: PASS")));
+    let out = crit(d, &server, None)
+        .args(["run", "Review app/Models/User.php", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let reqs = server.model_requests();
+    let n = reqs.len();
+    assert!(!tool_names(&reqs[n - 2].body).iter().any(|t| t.starts_with("mcp__")));
+    assert!(
+        reqs[n - 1].body["messages"].to_string().contains("permission to use mcp__serena__lookup was not granted"),
+    );
+    std::fs::remove_file(d.join(".crit/run.yaml")).unwrap();
 
     // `mcp__serena__*` grants them all, as in Claude Code: offered, callable, no warning.
     fr4_with_serena(d, json!(["Read", "Task", "mcp__serena__*"]));
@@ -173,7 +194,7 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
     assert!(!stderr(&out).contains("MCP server"), "{}", stderr(&out));
     let last = server.model_requests().last().unwrap().body["messages"].to_string();
     assert!(
-        last.contains("permission to use mcp__serena__lookup was not granted"),
+        last.contains("Claude requested permissions to use mcp__serena__lookup, but you haven't granted it yet."),
         "{last}"
     );
 }
