@@ -387,7 +387,10 @@ fn an_inverted_line_range_is_a_parse_error_as_mala_reports_it() {
     let text = answer.to_string();
     let r = mala_json(vec![Reply::text(&text), Reply::text(&text)]);
     assert_eq!(r["parse_error"], want, "{r}");
-    assert_eq!((r["passed"].as_bool(), r["fatal_error"].as_bool()), (Some(false), Some(false)));
+    assert_eq!(
+        (r["passed"].as_bool(), r["fatal_error"].as_bool()),
+        (Some(false), Some(false))
+    );
     let tool = || Reply::tool_use("StructuredOutput", answer.clone());
     let r = mala_json(vec![tool(), tool(), tool(), tool()]);
     assert_eq!(r["parse_error"], want, "{r}");
@@ -406,18 +409,30 @@ fn cerberus_without_a_command_says_what_it_needs_and_what_to_run() {
     server.push(Reply::json(json!({"verdict": "PASS", "findings": []})));
     let out = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
     let log = stderr(&out);
-    assert!(log.contains("ignoring `reviewer_type` from mala.yaml:1 (not trusted): run `crit trust`"), "{log}");
+    assert!(
+        log.contains("ignoring `reviewer_type` from mala.yaml:1 (not trusted): run `crit trust`"),
+        "{log}"
+    );
     crit(d, &server, None).arg("trust").assert().success();
     let asked = server.model_requests().len();
     let out = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
     let r = json_out(&out);
     let e = r["parse_error"].as_str().unwrap();
     assert!(e.contains("`reviewer_type: cerberus`"), "{e}");
-    assert!(e.contains("name it as `command:` in .crit/config.yaml, e.g. `command: [review-gate, --json]`"), "{e}");
+    assert!(
+        e.contains(
+            "name it as `command:` in .crit/config.yaml, e.g. `command: [review-gate, --json]`"
+        ),
+        "{e}"
+    );
     assert!(e.ends_with("Run: crit trust"), "{e}");
     assert_eq!(r["passed"], false);
     assert_eq!(server.model_requests().len(), asked);
     // The terminal report says it too.
     let out = code(d, &server, &["--diff", "main..HEAD"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Run: crit trust"), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Run: crit trust"),
+        "{}",
+        show(&out)
+    );
 }

@@ -135,9 +135,16 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
     let config = std::fs::read_to_string(d.join(".claude/reldo.json")).unwrap();
     let config: Value = serde_json::from_str(&config).unwrap();
     std::fs::remove_file(d.join(".claude/reldo.json")).unwrap();
-    write(d, ".crit/run.yaml", &serde_json::to_string(&config).unwrap());
+    write(
+        d,
+        ".crit/run.yaml",
+        &serde_json::to_string(&config).unwrap(),
+    );
     crit(d, &server, None).arg("trust").output().unwrap();
-    server.push(Step::reply(Reply::tool_use("mcp__serena__lookup", json!({"key": "User"}))));
+    server.push(Step::reply(Reply::tool_use(
+        "mcp__serena__lookup",
+        json!({"key": "User"}),
+    )));
     server.push(Step::reply(Reply::text("STATUS: PASS")));
     let out = crit(d, &server, None)
         .args(["run", "Review app/Models/User.php", "--json"])
@@ -146,9 +153,15 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let reqs = server.model_requests();
     let n = reqs.len();
-    assert!(!tool_names(&reqs[n - 2].body).iter().any(|t| t.starts_with("mcp__")));
     assert!(
-        reqs[n - 1].body["messages"].to_string().contains("permission to use mcp__serena__lookup was not granted"),
+        !tool_names(&reqs[n - 2].body)
+            .iter()
+            .any(|t| t.starts_with("mcp__"))
+    );
+    assert!(
+        reqs[n - 1].body["messages"]
+            .to_string()
+            .contains("permission to use mcp__serena__lookup was not granted"),
     );
     std::fs::remove_file(d.join(".crit/run.yaml")).unwrap();
 
@@ -429,6 +442,9 @@ fn a_refused_key_under_compat_reldo_prints_reldos_error() {
     let v = json_out(&out);
     assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
     let error = v["error"].as_str().expect("an error key");
-    assert!(error.contains("401") || error.to_lowercase().contains("authentication"), "{v}");
+    assert!(
+        error.contains("401") || error.to_lowercase().contains("authentication"),
+        "{v}"
+    );
     assert!(!error.contains("sk-ant-review-secret"), "{v}");
 }

@@ -558,7 +558,10 @@ fn output_json_and_file_with_compat_squadron_are_the_designs_to_dict() {
     // A template written in the original's format: its `--output json` and
     // `--output file PATH` are the original's JSON without `--compat`, as its
     // users' scripts read them; `--json` stays crit's document.
-    for args in [&["--output", "json"][..], &["--output", "file", "reviews/plain.json"][..]] {
+    for args in [
+        &["--output", "json"][..],
+        &["--output", "file", "reviews/plain.json"][..],
+    ] {
         server.push(Reply::text(MARKDOWN_ANSWER));
         let out = crit(d, &server, None)
             .args(["review", "arch", "slice.md", "--against", "arch.md"])
@@ -576,7 +579,14 @@ fn output_json_and_file_with_compat_squadron_are_the_designs_to_dict() {
     }
     server.push(Reply::text(MARKDOWN_ANSWER));
     let out = crit(d, &server, None)
-        .args(["review", "arch", "slice.md", "--against", "arch.md", "--json"])
+        .args([
+            "review",
+            "arch",
+            "slice.md",
+            "--against",
+            "arch.md",
+            "--json",
+        ])
         .output()
         .unwrap();
     let own = json_out(&out);
@@ -613,7 +623,8 @@ fn output_json_and_file_with_compat_squadron_are_the_designs_to_dict() {
 /// under a `## Summary` of PASS (kept as a CONCERN).
 #[test]
 fn markdown_blocks_the_format_does_not_place_are_kept_and_said() {
-    let no_summary = "### [CONCERN] Slice reaches into the storage layer\nslice.md:3 reads the users table.\n";
+    let no_summary =
+        "### [CONCERN] Slice reaches into the storage layer\nslice.md:3 reads the users table.\n";
     let untagged = "## Summary\nPASS\n\n## Findings\n\n### Something odd\nslice.md:2 reads the table directly.\n";
     for project_template in [true, false] {
         let dir = tempfile::tempdir().unwrap();
@@ -633,7 +644,14 @@ fn markdown_blocks_the_format_does_not_place_are_kept_and_said() {
                 server.push(Reply::text(answer));
             }
             let out = crit(d, &server, None)
-                .args(["review", "arch", "slice.md", "--against", "arch.md", "--json"])
+                .args([
+                    "review",
+                    "arch",
+                    "slice.md",
+                    "--against",
+                    "arch.md",
+                    "--json",
+                ])
                 .output()
                 .unwrap();
             json_out(&out)
@@ -643,7 +661,10 @@ fn markdown_blocks_the_format_does_not_place_are_kept_and_said() {
         assert_eq!(r["passed"], false, "{r}");
         let found = r["findings"].as_array().unwrap();
         assert_eq!(found.len(), 1, "{r}");
-        assert_eq!(found[0]["title"], "Slice reaches into the storage layer", "{r}");
+        assert_eq!(
+            found[0]["title"], "Slice reaches into the storage layer",
+            "{r}"
+        );
         assert_eq!(found[0]["location"]["path"], "slice.md", "{r}");
         let warnings = r["warnings"].to_string();
         assert!(warnings.contains("no verdict"), "{r}");
@@ -655,7 +676,9 @@ fn markdown_blocks_the_format_does_not_place_are_kept_and_said() {
         assert_eq!(found[0]["severity"], "P2", "{r}");
         let warnings = r["warnings"].to_string();
         assert!(
-            warnings.contains("finding `Something odd` has no [PASS|CONCERN|FAIL] tag: kept as a CONCERN"),
+            warnings.contains(
+                "finding `Something odd` has no [PASS|CONCERN|FAIL] tag: kept as a CONCERN"
+            ),
             "{r}"
         );
     }

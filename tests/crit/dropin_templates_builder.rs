@@ -52,13 +52,20 @@ fn a_builder_program_builds_the_prompt_once_the_project_template_is_trusted() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("its prompt_builder runs a program (sh tools/builder.sh)"), "{err}");
+    assert!(
+        err.contains("its prompt_builder runs a program (sh tools/builder.sh)"),
+        "{err}"
+    );
     assert!(err.contains("run `crit trust`"), "{err}");
     assert!(server.model_requests().is_empty());
     // `crit trust` shows the program it allows.
     let trust = crit(d, &server, None).arg("trust").output().unwrap();
     assert_eq!(trust.status.code(), Some(0), "{}", stderr(&trust));
-    let shown = format!("{}{}", String::from_utf8_lossy(&trust.stdout), stderr(&trust));
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&trust.stdout),
+        stderr(&trust)
+    );
     assert!(shown.contains("prompt_builder"), "{shown}");
     assert!(shown.contains("tools/builder.sh"), "{shown}");
 

@@ -63,8 +63,7 @@ impl Project {
 
     /// Every template, as `template` finds them.
     pub fn registry(&self) -> PyResult<Registry> {
-        Registry::load_with(&self.inner.template_dirs(), self.inner.rules())
-            .map_err(errors::config)
+        Registry::load_with(&self.inner.template_dirs(), self.inner.rules()).map_err(errors::config)
     }
 
     /// Template-review options as the command line sets them, without a

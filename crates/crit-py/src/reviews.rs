@@ -294,8 +294,7 @@ fn template_json(t: &Template) -> serde_json::Value {
 /// shape, exactly as `--compat squadron` prints it.
 #[pyfunction]
 pub fn squadron_dict(result: &str) -> PyResult<String> {
-    let result: crit_core::ReviewResult =
-        serde_json::from_str(result).map_err(errors::internal)?;
+    let result: crit_core::ReviewResult = serde_json::from_str(result).map_err(errors::internal)?;
     Ok(crit_core::render::compat::render(
         &result,
         crit_core::render::compat::Compat::Squadron,

@@ -40,7 +40,10 @@ pub fn run_review(
     // (or `file PATH`) is that tool's JSON, as its users' scripts read it.
     if template.in_original_format()
         && common.compat.is_none()
-        && common.output.as_ref().is_some_and(|o| o.first().is_some_and(|m| m != "terminal"))
+        && common
+            .output
+            .as_ref()
+            .is_some_and(|o| o.first().is_some_and(|m| m != "terminal"))
     {
         common.compat = Some(CompatArg::Squadron);
     }

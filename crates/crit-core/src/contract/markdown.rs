@@ -77,8 +77,8 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
             let severity = scale::markdown_severity(&c[1]).unwrap_or(crate::Severity::P2);
             findings.push(finding(c[2].trim(), severity, &s.body, cx));
         } else if s.level <= 2 {
-            in_findings = heading.eq_ignore_ascii_case("findings")
-                || (in_findings && heading.is_empty());
+            in_findings =
+                heading.eq_ignore_ascii_case("findings") || (in_findings && heading.is_empty());
         } else if in_findings && !heading.is_empty() {
             notes.push(format!(
                 "finding `{}` has no [PASS|CONCERN|FAIL] tag: kept as a CONCERN",

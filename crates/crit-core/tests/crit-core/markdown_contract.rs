@@ -191,7 +191,10 @@ fn untagged_blocks_are_kept_as_concerns_and_said() {
         ]
     );
     // Before any summary or `## Findings`, a heading is the answer's own structure.
-    check("### Context\nprose\n## Summary\nPASS\n", "PASS passed=true parse_error=None");
+    check(
+        "### Context\nprose\n## Summary\nPASS\n",
+        "PASS passed=true parse_error=None",
+    );
     // Findings with no summary: kept, UNKNOWN, never a pass.
     let text = "### [CONCERN] x\nsrc/a.rs:3 is wrong\n";
     check(

@@ -65,7 +65,9 @@ pub fn run_with_input(
         Some(_) => Stdio::piped(),
         None => Stdio::null(),
     };
-    cmd.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(cmd, 0);
     let mut child = cmd.spawn()?;
     if let (Some(mut w), Some(bytes)) = (child.stdin.take(), input) {

@@ -29,10 +29,11 @@ pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
     result
         .warnings
         .extend(unpriced(runs.iter().map(|r| &r.outcome)));
-    result.warnings.extend(
-        runs.iter()
-            .flat_map(|r| r.notes.iter().map(move |n| format!("{}: {n}", r.outcome.name))),
-    );
+    result.warnings.extend(runs.iter().flat_map(|r| {
+        r.notes
+            .iter()
+            .map(move |n| format!("{}: {n}", r.outcome.name))
+    }));
     result.duration_ms = runs
         .iter()
         .map(|r| r.outcome.duration_ms)

@@ -53,8 +53,12 @@ impl McpAccess {
             let reachable = tools.iter().filter(|t| granted.contains(*t)).count();
             if reachable == 0 {
                 let why = match reldo {
-                    true => "the model is shown them, and every call is refused, as in Reldo: nobody is there to grant the permission allowed_tools does not give",
-                    false => "so the review cannot use them (nobody is there to grant the permission allowed_tools does not give)",
+                    true => {
+                        "the model is shown them, and every call is refused, as in Reldo: nobody is there to grant the permission allowed_tools does not give"
+                    }
+                    false => {
+                        "so the review cannot use them (nobody is there to grant the permission allowed_tools does not give)"
+                    }
                 };
                 access.warnings.push(format!(
                     "MCP server `{name}` started, but allowed_tools grants none of its {n} tool{s}: {why}; add \"mcp__{name}\" to allowed_tools to allow them all",

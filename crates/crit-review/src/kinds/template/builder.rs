@@ -44,7 +44,9 @@ pub(super) fn run(argv: &[String], inputs: &Inputs) -> Result<String, String> {
             .status
             .and_then(|s| s.code())
             .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
-        return Err(format!("prompt builder `{shown}` failed ({code}): {stderr}"));
+        return Err(format!(
+            "prompt builder `{shown}` failed ({code}): {stderr}"
+        ));
     }
     if out.overflowed {
         return Err(format!(

@@ -109,9 +109,12 @@ impl Registry {
                 };
                 let loaded =
                     match parse_template(&file.text, &file.label, Origin::Project, Some(&path)) {
-                        Ok(t) => {
-                            gate_builder(gate_hooks(t, &file.text, &rel, rules), &file.text, &rel, rules)
-                        }
+                        Ok(t) => gate_builder(
+                            gate_hooks(t, &file.text, &rel, rules),
+                            &file.text,
+                            &rel,
+                            rules,
+                        ),
                         Err(e) => Err(broken(&file.text, &path, Origin::Project, &e)),
                     };
                 if reg.shadows_built_in(&loaded) && !allow_shadow(&loaded, &file.text, &rel, rules)
@@ -235,7 +238,12 @@ fn gate_hooks(mut t: Template, text: &str, file: &str, rules: &ProjectRules) -> 
 /// project's template that runs a program is the checkout's to write, so the
 /// program runs only once the user trusts it. Otherwise the template does
 /// not load, and says why and what to run.
-fn gate_builder(t: Template, text: &str, file: &str, rules: &ProjectRules) -> Result<Template, Broken> {
+fn gate_builder(
+    t: Template,
+    text: &str,
+    file: &str,
+    rules: &ProjectRules,
+) -> Result<Template, Broken> {
     let super::PromptSource::Command(argv) = &t.prompt else {
         return Ok(t);
     };
