@@ -165,7 +165,7 @@ pub fn parse_any(
             // markdown format: UNKNOWN (never a pass) with those findings
             // kept, rather than an error that loses them.
             match markdown::parse(text, cx) {
-                p if !p.findings.is_empty() && matches!(&first, Err(_)) => Some(Ok(p)),
+                p if !p.findings.is_empty() && first.is_err() => Some(Ok(p)),
                 _ => None,
             }
         })
