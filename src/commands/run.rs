@@ -66,6 +66,10 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         Some(p) => RunConfig::load_with(p, at, &lookup, rules).map_err(CliError::usage)?,
         None => RunConfig::builtin(&cwd),
     };
+    if args.config.is_some() {
+        // So a plain `crit trust` can name this file and the command it needs.
+        super::trust_hints::note_refused(rules, &lookup);
+    }
     if let Some(t) = common.timeout {
         config.timeout = std::time::Duration::from_secs(t);
     }
@@ -82,12 +86,19 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     // A prompt of the user's is answered as Reldo's are: text on a terminal.
     // crit's own orchestrator answers in findings, shown as every review's are.
     let users_prompt = config.prompt.is_some();
+    // Reldo's format is JSON (`.claude/reldo.json`); crit's own is YAML.
+    let reldo = common.compat == Some(Compat::Reldo)
+        || config
+            .source
+            .as_ref()
+            .is_some_and(|p| p.extension().is_some_and(|e| e == "json"));
     let handed_down = env.clone();
     let env_lookup = Arc::new(move |k: &str| handed_down.get(k).map(str::to_string));
     let mut crit = Crit::new(config, env_lookup)
         .with_backend(built, settings.request_model())
         .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value))
         .with_fail_on(settings.fail_on.value)
+        .reldo_tools(reldo)
         .verbose(common.verbose > 0);
     // Reldo's `logging.enabled` stands unless `--no-log` turns it off.
     if common.no_log {

@@ -61,11 +61,27 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
         }
         return Ok(Code::Ok);
     }
+    // Configs only `crit run --config` loads, whose settings were ignored:
+    // plain `crit trust` does not read them; say which and what to run.
+    let pending = match &args.config {
+        Some(_) => Vec::new(),
+        None => super::trust_hints::pending(&root, &lookup),
+    };
+    let name_pending = || {
+        for file in &pending {
+            println!(
+                "{} is loaded only with `crit run --config`, so plain `crit trust` does not read it; to trust its settings, run: crit trust --config {}",
+                printable_line(file),
+                printable_line(file)
+            );
+        }
+    };
     if survey.settings.is_empty() {
         println!(
             "{} has no settings that run programs, move credentials or relax the gate; nothing to trust.",
             printable_line(&root.display().to_string())
         );
+        name_pending();
         return Ok(Code::Ok);
     }
     if !common.json {
@@ -83,6 +99,7 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
             "Recorded in {}. A changed or new setting is ignored until you run `crit trust` again.",
             printable_line(&store.path().display().to_string())
         );
+        name_pending();
     }
     if let Some(ci) = trust::ci::detect(&lookup) {
         eprintln!(

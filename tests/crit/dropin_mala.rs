@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
-use support::{crit, git, init_repo, json_out, stderr, write};
+use support::{crit, git, init_repo, json_out, show, stderr, write};
 use tempfile::TempDir;
 
 /// `main` has `src/main.py`; `HEAD` (branch `work`) changes line 42.
@@ -375,4 +375,64 @@ fn an_unknown_model_costs_null_with_one_warning() {
     server.push(Reply::json(json!({"verdict": "PASS", "findings": []})));
     let out = code(d, &server, &["--diff", "main..HEAD", "--json"]);
     assert!(json_out(&out)["cost_usd"].as_f64().unwrap() > 0.0);
+}
+
+/// mala's contract has `line_end ≥ line_start`; an answer that breaks it is
+/// reported as mala reports a bad field, through either path.
+#[test]
+fn an_inverted_line_range_is_a_parse_error_as_mala_reports_it() {
+    let answer = json!({"verdict": "FAIL", "findings": [{"file_path": "src/main.py", "line_start": 6,
+        "line_end": 4, "priority": 1, "title": "[P1] Issue", "body": "Details"}]});
+    let want = "invalid field: line_end: expected at least line_start (6), got 4";
+    let text = answer.to_string();
+    let r = mala_json(vec![Reply::text(&text), Reply::text(&text)]);
+    assert_eq!(r["parse_error"], want, "{r}");
+    assert_eq!(
+        (r["passed"].as_bool(), r["fatal_error"].as_bool()),
+        (Some(false), Some(false))
+    );
+    let tool = || Reply::tool_use("StructuredOutput", answer.clone());
+    let r = mala_json(vec![tool(), tool(), tool(), tool()]);
+    assert_eq!(r["parse_error"], want, "{r}");
+    assert_eq!(r["passed"], false);
+}
+
+/// `reviewer_type: cerberus` with no program to run says what it needs (a
+/// `command:` and `crit trust`) and the command to run, where it fails.
+#[test]
+fn cerberus_without_a_command_says_what_it_needs_and_what_to_run() {
+    let dir = repo();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    write(d, "mala.yaml", "reviewer_type: cerberus\n");
+    // Untrusted, crit's agent reviews and the warning names the command to run.
+    server.push(Reply::json(json!({"verdict": "PASS", "findings": []})));
+    let out = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
+    let log = stderr(&out);
+    assert!(
+        log.contains("ignoring `reviewer_type` from mala.yaml:1 (not trusted): run `crit trust`"),
+        "{log}"
+    );
+    crit(d, &server, None).arg("trust").assert().success();
+    let asked = server.model_requests().len();
+    let out = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
+    let r = json_out(&out);
+    let e = r["parse_error"].as_str().unwrap();
+    assert!(e.contains("`reviewer_type: cerberus`"), "{e}");
+    assert!(
+        e.contains(
+            "name it as `command:` in .crit/config.yaml, e.g. `command: [review-gate, --json]`"
+        ),
+        "{e}"
+    );
+    assert!(e.ends_with("Run: crit trust"), "{e}");
+    assert_eq!(r["passed"], false);
+    assert_eq!(server.model_requests().len(), asked);
+    // The terminal report says it too.
+    let out = code(d, &server, &["--diff", "main..HEAD"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Run: crit trust"),
+        "{}",
+        show(&out)
+    );
 }

@@ -109,7 +109,7 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = json_out(&out);
     // The user is told, on stderr and in the result.
-    let warning = "MCP server `serena` started, but allowed_tools grants none of its 2 tools";
+    let warning = "MCP server `serena` started, but allowed_tools grants none of its 2 tools: the model is shown them, and every call is refused, as in Reldo";
     assert!(stderr(&out).contains(warning), "{}", stderr(&out));
     assert!(
         r["warnings"]
@@ -118,18 +118,52 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
         "{r}"
     );
     let reqs = server.model_requests();
-    assert!(
-        !tool_names(&reqs[0].body)
-            .iter()
-            .any(|t| t.starts_with("mcp__"))
-    );
-    // A call anyway is refused as the SDK refuses it: not granted.
+    // As Reldo's SDK does: the tools are offered, and a call is refused in
+    // the SDK's words, for want of a permission nobody can grant.
+    let mut offered = tool_names(&reqs[0].body);
+    offered.retain(|t| t.starts_with("mcp__"));
+    offered.sort();
+    assert_eq!(offered, ["mcp__serena__define", "mcp__serena__lookup"]);
     let results = reqs[1].body["messages"].to_string();
     assert!(
-        results.contains("permission to use mcp__serena__lookup was not granted"),
+        results.contains("Claude requested permissions to use mcp__serena__lookup, but you haven't granted it yet."),
         "{results}"
     );
     assert!(!results.contains("lookup-fact"), "{results}");
+
+    // crit's own run config (YAML) does not offer them at all.
+    let config = std::fs::read_to_string(d.join(".claude/reldo.json")).unwrap();
+    let config: Value = serde_json::from_str(&config).unwrap();
+    std::fs::remove_file(d.join(".claude/reldo.json")).unwrap();
+    write(
+        d,
+        ".crit/run.yaml",
+        &serde_json::to_string(&config).unwrap(),
+    );
+    crit(d, &server, None).arg("trust").output().unwrap();
+    server.push(Step::reply(Reply::tool_use(
+        "mcp__serena__lookup",
+        json!({"key": "User"}),
+    )));
+    server.push(Step::reply(Reply::text("STATUS: PASS")));
+    let out = crit(d, &server, None)
+        .args(["run", "Review app/Models/User.php", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let reqs = server.model_requests();
+    let n = reqs.len();
+    assert!(
+        !tool_names(&reqs[n - 2].body)
+            .iter()
+            .any(|t| t.starts_with("mcp__"))
+    );
+    assert!(
+        reqs[n - 1].body["messages"]
+            .to_string()
+            .contains("permission to use mcp__serena__lookup was not granted"),
+    );
+    std::fs::remove_file(d.join(".crit/run.yaml")).unwrap();
 
     // `mcp__serena__*` grants them all, as in Claude Code: offered, callable, no warning.
     fr4_with_serena(d, json!(["Read", "Task", "mcp__serena__*"]));
@@ -173,7 +207,7 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
     assert!(!stderr(&out).contains("MCP server"), "{}", stderr(&out));
     let last = server.model_requests().last().unwrap().body["messages"].to_string();
     assert!(
-        last.contains("permission to use mcp__serena__lookup was not granted"),
+        last.contains("Claude requested permissions to use mcp__serena__lookup, but you haven't granted it yet."),
         "{last}"
     );
 }
@@ -255,9 +289,16 @@ fn crit_trust_takes_the_config_crit_run_loads_with_config() {
         err.contains("run `crit trust --config ci/reldo.json`"),
         "{err}"
     );
-    // Plain `crit trust` does not see a file only --config loads ...
+    // Plain `crit trust` does not read a file only --config loads: it names
+    // the file the warning was about and the command that trusts it ...
     let plain = crit(d, &server, None).arg("trust").output().unwrap();
-    assert!(!String::from_utf8_lossy(&plain.stdout).contains("mcp_servers.kb"));
+    let said = String::from_utf8_lossy(&plain.stdout);
+    assert!(!said.contains("mcp_servers.kb"), "{said}");
+    assert!(said.contains("nothing to trust"), "{said}");
+    assert!(
+        said.contains("ci/reldo.json is loaded only with `crit run --config`, so plain `crit trust` does not read it; to trust its settings, run: crit trust --config ci/reldo.json"),
+        "{said}"
+    );
     // ... `crit trust --config` does, and then the run uses the server.
     let trust = crit(d, &server, None)
         .args(["trust", "--config", "ci/reldo.json"])
@@ -377,4 +418,33 @@ fn logging_disabled_writes_no_session_and_no_model_means_sonnet() {
         .output()
         .unwrap();
     assert!(d.join(".reldo/sessions").is_dir());
+}
+
+/// A key the API refuses (401): Reldo's SDK raises and its CLI prints
+/// `{"error": …}`; so does `crit run --compat reldo`, and it fails (3).
+#[test]
+fn a_refused_key_under_compat_reldo_prints_reldos_error() {
+    let dir = reldo_project();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    for _ in 0..4 {
+        server.push(Step::reply(Reply::api_error(
+            401,
+            "authentication_error",
+            "invalid x-api-key",
+        )));
+    }
+    let out = crit(d, &server, None)
+        .args(["run", "Review app/Models/User.php", "--compat", "reldo"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v = json_out(&out);
+    assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
+    let error = v["error"].as_str().expect("an error key");
+    assert!(
+        error.contains("401") || error.to_lowercase().contains("authentication"),
+        "{v}"
+    );
+    assert!(!error.contains("sk-ant-review-secret"), "{v}");
 }

@@ -555,6 +555,44 @@ fn output_json_and_file_with_compat_squadron_are_the_designs_to_dict() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     to_dict(&json_out(&out));
 
+    // A template written in the original's format: its `--output json` and
+    // `--output file PATH` are the original's JSON without `--compat`, as its
+    // users' scripts read them; `--json` stays crit's document.
+    for args in [
+        &["--output", "json"][..],
+        &["--output", "file", "reviews/plain.json"][..],
+    ] {
+        server.push(Reply::text(MARKDOWN_ANSWER));
+        let out = crit(d, &server, None)
+            .args(["review", "arch", "slice.md", "--against", "arch.md"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        match args.len() {
+            2 => to_dict(&json_out(&out)),
+            _ => to_dict(
+                &serde_json::from_slice(&std::fs::read(d.join("reviews/plain.json")).unwrap())
+                    .unwrap(),
+            ),
+        }
+    }
+    server.push(Reply::text(MARKDOWN_ANSWER));
+    let out = crit(d, &server, None)
+        .args([
+            "review",
+            "arch",
+            "slice.md",
+            "--against",
+            "arch.md",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let own = json_out(&out);
+    assert_eq!(own["passed"], true, "{own}");
+    assert_eq!(own["findings"][0]["severity"], "P2", "{own}");
+
     let out = review(&["--output", "file", "reviews/arch.json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
@@ -577,4 +615,71 @@ fn output_json_and_file_with_compat_squadron_are_the_designs_to_dict() {
         stderr(&out)
     );
     assert_eq!(server.model_requests().len(), asked);
+}
+
+/// Every finding-shaped block of a markdown answer is kept, and the result
+/// says what was not understood: findings with no `## Summary` (UNKNOWN,
+/// never a pass, the findings kept), and a `### Title` with no severity tag
+/// under a `## Summary` of PASS (kept as a CONCERN).
+#[test]
+fn markdown_blocks_the_format_does_not_place_are_kept_and_said() {
+    let no_summary =
+        "### [CONCERN] Slice reaches into the storage layer\nslice.md:3 reads the users table.\n";
+    let untagged = "## Summary\nPASS\n\n## Findings\n\n### Something odd\nslice.md:2 reads the table directly.\n";
+    for project_template in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        docs(d);
+        let server = FakeServer::start_blocking();
+        if project_template {
+            // The original's arch template (its markdown format), else crit's
+            // built-in one (asked for the findings JSON, answered in markdown).
+            write(d, ".orchestration/templates/arch.yaml", SEED_ARCH);
+            crit(d, &server, None).arg("trust").assert().success();
+        }
+        let review = |answer: &str| {
+            server.push(Reply::text(answer));
+            if !project_template {
+                // Asked for its answer through crit's tool, it answers in text again.
+                server.push(Reply::text(answer));
+            }
+            let out = crit(d, &server, None)
+                .args([
+                    "review",
+                    "arch",
+                    "slice.md",
+                    "--against",
+                    "arch.md",
+                    "--json",
+                ])
+                .output()
+                .unwrap();
+            json_out(&out)
+        };
+        let r = review(no_summary);
+        assert_eq!(r["verdict"], "UNKNOWN", "{r}");
+        assert_eq!(r["passed"], false, "{r}");
+        let found = r["findings"].as_array().unwrap();
+        assert_eq!(found.len(), 1, "{r}");
+        assert_eq!(
+            found[0]["title"], "Slice reaches into the storage layer",
+            "{r}"
+        );
+        assert_eq!(found[0]["location"]["path"], "slice.md", "{r}");
+        let warnings = r["warnings"].to_string();
+        assert!(warnings.contains("no verdict"), "{r}");
+
+        let r = review(untagged);
+        let found = r["findings"].as_array().unwrap();
+        assert_eq!(found.len(), 1, "{r}");
+        assert_eq!(found[0]["title"], "Something odd", "{r}");
+        assert_eq!(found[0]["severity"], "P2", "{r}");
+        let warnings = r["warnings"].to_string();
+        assert!(
+            warnings.contains(
+                "finding `Something odd` has no [PASS|CONCERN|FAIL] tag: kept as a CONCERN"
+            ),
+            "{r}"
+        );
+    }
 }

@@ -29,6 +29,7 @@ mod dropin_mala;
 mod dropin_reldo;
 mod dropin_reldo_edges;
 mod dropin_templates;
+mod dropin_templates_builder;
 mod edges;
 mod fail_closed;
 mod gate_attributes;

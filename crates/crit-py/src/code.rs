@@ -45,10 +45,24 @@ pub struct NativeCodeReviewer {
 impl NativeCodeReviewer {
     /// crit's agent reviewer: the `code` template (or the project's override
     /// of it) with the configured backend, in process.
+    /// `system_prompt` (mala's `review_agent_prompt`) replaces the
+    /// template's reviewer instructions; crit's answer contract still follows.
     #[staticmethod]
-    #[pyo3(signature = (repo, model=None, log=true))]
-    fn agent(repo: PathBuf, model: Option<String>, log: bool) -> PyResult<Self> {
-        agent(&Project::open(&repo, model)?, log)
+    #[pyo3(signature = (repo, model=None, log=true, system_prompt=None))]
+    fn agent(
+        repo: PathBuf,
+        model: Option<String>,
+        log: bool,
+        system_prompt: Option<String>,
+    ) -> PyResult<Self> {
+        let mut reviewer = agent(&Project::open(&repo, model)?, log)?;
+        if let (Kind::Agent(a), Some(prompt)) = (&mut reviewer.kind, system_prompt) {
+            a.template.system_prompt = prompt.clone();
+            for r in &mut a.template.reviewers {
+                r.system_prompt = prompt.clone();
+            }
+        }
+        Ok(reviewer)
     }
 
     /// An external reviewer program (`argv`: the program and its arguments).

@@ -37,6 +37,9 @@ fn _crit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<code::NativeCodeReviewer>()?;
     m.add_function(wrap_pyfunction!(reviews::review_template, m)?)?;
     m.add_function(wrap_pyfunction!(reviews::review_template_sync, m)?)?;
+    m.add_function(wrap_pyfunction!(reviews::templates, m)?)?;
+    m.add_function(wrap_pyfunction!(reviews::squadron_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(reviews::yaml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(reviews::review_plan, m)?)?;
     m.add_function(wrap_pyfunction!(reviews::review_plan_sync, m)?)?;
     m.add_function(wrap_pyfunction!(prompt::review_prompt, m)?)?;

@@ -58,9 +58,12 @@ impl Project {
 
     /// A template by name: built-in, the user's, or the project's as its rules allow.
     pub fn template(&self, name: &str) -> PyResult<Template> {
-        let registry = Registry::load_with(&self.inner.template_dirs(), self.inner.rules())
-            .map_err(errors::config)?;
-        registry.get(name).cloned().map_err(errors::config)
+        self.registry()?.get(name).cloned().map_err(errors::config)
+    }
+
+    /// Every template, as `template` finds them.
+    pub fn registry(&self) -> PyResult<Registry> {
+        Registry::load_with(&self.inner.template_dirs(), self.inner.rules()).map_err(errors::config)
     }
 
     /// Template-review options as the command line sets them, without a

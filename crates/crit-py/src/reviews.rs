@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use crit_checks::{AnswerBook, Options};
 use crit_review::plan::{self as plan_kind, PanelChoice, PlanReview};
 use crit_review::review::{ReviewRequest, run_template};
+use crit_review::template::{Origin, PromptSource, Template, parse_template};
 use pyo3::prelude::*;
 use tokio_util::sync::CancellationToken;
 
@@ -21,16 +22,35 @@ struct TemplateReview {
     opts: crit_review::review::ReviewOptions,
 }
 
-fn template_review(
-    name: &str,
+/// Where a template review's template comes from: crit's registry by name,
+/// or a template's YAML the caller holds (the review templates' Python
+/// registry), which is the caller's own and so trusted as a user's.
+struct Call {
+    name: String,
+    text: Option<String>,
     inputs: BTreeMap<String, String>,
     cwd: Option<PathBuf>,
     model: Option<String>,
     context_file: Option<PathBuf>,
     log: bool,
-) -> PyResult<TemplateReview> {
+}
+
+fn template_review(call: Call) -> PyResult<TemplateReview> {
+    let Call {
+        name,
+        text,
+        inputs,
+        cwd,
+        model,
+        context_file,
+        log,
+    } = call;
     let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")), model)?;
-    let template = project.template(name)?;
+    let template = match text {
+        None => project.template(&name)?,
+        Some(text) => parse_template(&text, &format!("<{name}>"), Origin::User, None)
+            .map_err(errors::config)?,
+    };
     let kind = match template.name.as_str() {
         "code" => crit_project::Kind::Code,
         _ => crit_project::Kind::Template,
@@ -63,7 +83,8 @@ async fn run_review(mut t: TemplateReview, cancel: CancellationToken) -> bridge:
 /// Runs the review template `name` with `inputs`; an awaitable of the
 /// ReviewResult as JSON.
 #[pyfunction]
-#[pyo3(signature = (name, inputs, cwd=None, model=None, context_file=None, log=true))]
+#[pyo3(signature = (name, inputs, cwd=None, model=None, context_file=None, log=true, template_text=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn review_template<'py>(
     py: Python<'py>,
     name: &str,
@@ -72,14 +93,24 @@ pub fn review_template<'py>(
     model: Option<String>,
     context_file: Option<PathBuf>,
     log: bool,
+    template_text: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let t = template_review(name, inputs, cwd, model, context_file, log)?;
+    let t = template_review(Call {
+        name: name.to_string(),
+        text: template_text,
+        inputs,
+        cwd,
+        model,
+        context_file,
+        log,
+    })?;
     bridge::awaitable(py, move |cancel| run_review(t, cancel))
 }
 
 /// [`review_template`], blocking until done.
 #[pyfunction]
-#[pyo3(signature = (name, inputs, cwd=None, model=None, context_file=None, log=true))]
+#[pyo3(signature = (name, inputs, cwd=None, model=None, context_file=None, log=true, template_text=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn review_template_sync(
     py: Python<'_>,
     name: &str,
@@ -88,8 +119,17 @@ pub fn review_template_sync(
     model: Option<String>,
     context_file: Option<PathBuf>,
     log: bool,
+    template_text: Option<String>,
 ) -> PyResult<String> {
-    let t = template_review(name, inputs, cwd, model, context_file, log)?;
+    let t = template_review(Call {
+        name: name.to_string(),
+        text: template_text,
+        inputs,
+        cwd,
+        model,
+        context_file,
+        log,
+    })?;
     bridge::blocking(py, move |cancel| run_review(t, cancel))
 }
 
@@ -206,4 +246,65 @@ pub fn review_plan_sync(
 ) -> PyResult<String> {
     let p = plan_call(path, answers, panel, cwd, log)?;
     bridge::blocking(py, move |cancel| run_plan(p, cancel))
+}
+
+/// Every template that loads in the project at `cwd` (built-in, the user's,
+/// the project's as its rules allow), as JSON with the review templates'
+/// field names.
+#[pyfunction]
+#[pyo3(signature = (cwd=None))]
+pub fn templates(cwd: Option<PathBuf>) -> PyResult<String> {
+    let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")), None)?;
+    let registry = project.registry()?;
+    let all: Vec<serde_json::Value> = registry.list().map(template_json).collect();
+    serde_json::to_string(&all).map_err(errors::internal)
+}
+
+fn template_json(t: &Template) -> serde_json::Value {
+    let inputs = |required: bool| -> Vec<serde_json::Value> {
+        t.inputs
+            .iter()
+            .filter(|i| i.required == required)
+            .map(|i| serde_json::json!({"name": i.name, "description": i.description, "default": i.default}))
+            .collect()
+    };
+    let (prompt_template, prompt_builder) = match &t.prompt {
+        PromptSource::Template(text) => (Some(text.clone()), None),
+        PromptSource::Builder(_) => (None, Some(serde_json::json!("code"))),
+        PromptSource::Command(argv) => (None, Some(serde_json::json!({"command": argv}))),
+    };
+    serde_json::json!({
+        "name": t.name,
+        "description": t.description,
+        "system_prompt": t.system_prompt,
+        "allowed_tools": t.allowed_tools,
+        "permission_mode": t.permission_mode,
+        "setting_sources": t.setting_sources,
+        "required_inputs": inputs(true),
+        "optional_inputs": inputs(false),
+        "hooks": t.hooks,
+        "prompt_template": prompt_template,
+        "prompt_builder": prompt_builder,
+        "origin": t.origin.as_str(),
+        "path": t.path,
+    })
+}
+
+/// crit's result (JSON) in the review templates' `ReviewResult.to_dict()`
+/// shape, exactly as `--compat squadron` prints it.
+#[pyfunction]
+pub fn squadron_dict(result: &str) -> PyResult<String> {
+    let result: crit_core::ReviewResult = serde_json::from_str(result).map_err(errors::internal)?;
+    Ok(crit_core::render::compat::render(
+        &result,
+        crit_core::render::compat::Compat::Squadron,
+    ))
+}
+
+/// A YAML document (a review template file) as JSON, for the review
+/// templates' loader in Python, which has no YAML parser of its own.
+#[pyfunction]
+pub fn yaml_to_json(text: &str) -> PyResult<String> {
+    let value: serde_json::Value = serde_saphyr::from_str(text).map_err(errors::config)?;
+    serde_json::to_string(&value).map_err(errors::internal)
 }

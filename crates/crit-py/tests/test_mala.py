@@ -104,6 +104,24 @@ def test_r2_reviewer_command_in_the_project_config_runs_the_program(
     assert server.requests() == []
 
 
+def test_r2_mala_constructs_its_reviewer_with_its_own_prompt(
+    server, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # mala's own constructor call, keywords and all.
+    monkeypatch.chdir(repo)
+    reviewer = AgentReviewer(repo_path=".", review_agent_prompt="x")
+    assert reviewer.kind == "agent"
+    server.push({"json": findings_answer("PASS", [])})
+    prompt = "MALA-REVIEW-AGENT-PROMPT: review the diff, answer in JSON."
+    result = run(AgentSDKReviewer(repo, prompt)(diff_range="main..HEAD"))
+    assert result.passed is True
+    [req] = server.requests()
+    system = system_text(req)
+    assert prompt in system
+    # crit's findings contract still follows mala's prompt.
+    assert "line_start" in system
+
+
 # ---- R3: prompt and context parity ----
 
 
@@ -182,6 +200,23 @@ def test_r4_a_reviewer_programs_errors_are_worded_as_mala_words_them(
     assert result.passed is False
     assert result.fatal_error is False
     assert (result.parse_error or "").startswith(expected), result.parse_error
+
+
+def test_r4_an_inverted_line_range_is_a_parse_error_as_mala_reports_it(server, repo: Path) -> None:
+    answer = findings_answer()
+    answer["findings"][0].update(line_start=6, line_end=4)
+    server.push(*[{"json": answer}] * 4)
+    warnings: List[str] = []
+
+    class Sink:
+        def on_review_warning(self, message: str) -> None:
+            warnings.append(message)
+
+    result = run(AgentReviewer(repo, event_sink=Sink())(diff_range="main..HEAD"))
+    assert result.passed is False
+    assert result.fatal_error is False
+    assert result.parse_error == "invalid field: line_end: expected at least line_start (6), got 4"
+    assert warnings[0] == result.parse_error
 
 
 # ---- R5: timeouts ----

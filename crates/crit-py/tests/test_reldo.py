@@ -204,6 +204,8 @@ def test_the_user_story_and_fr8s_prompts(server, project: Path) -> None:
     assert isinstance(result.total_cost_usd, float)
     assert isinstance(result.duration_ms, int) and result.duration_ms >= 0
     assert result.result is not None and result.result.passed is False
+    # Reldo's result says whether the review passed, as crit's gate decided.
+    assert result.passed is False
     names = [r.name for r in result.result.reviewers]
     assert names[0] == "orchestrator"
     assert sorted(names[1:]) == ["architecture-reviewer", "backend-reviewer", "frontend-reviewer"]
@@ -226,6 +228,7 @@ def test_a_programmatic_config(server, project: Path) -> None:
     )
     result = asyncio.run(Reldo(config=config).review(prompt="Review app/Models/User.php"))
     assert result.structured_output == {"passed": True}
+    assert result.passed is True and result.passed == result.result.passed
     [req] = server.requests()
     assert ORCHESTRATOR.strip() in system_text(req)
 

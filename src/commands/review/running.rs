@@ -28,7 +28,7 @@ use crate::runner;
 use crit_core::render::compat::Compat;
 
 pub fn run_review(
-    common: CommonArgs,
+    mut common: CommonArgs,
     template: &Template,
     mut given: BTreeMap<String, String>,
     mut code: CodeFlags,
@@ -37,6 +37,17 @@ pub fn run_review(
     posting: super::Posting<'_>,
 ) -> Result<Code, CliError> {
     runner::init_logging(&common);
+    // A template written for the review templates' tool: its `--output json`
+    // (or `file PATH`) is that tool's JSON, as its users' scripts read it.
+    if template.in_original_format()
+        && common.compat.is_none()
+        && common
+            .output
+            .as_ref()
+            .is_some_and(|o| o.first().is_some_and(|m| m != "terminal"))
+    {
+        common.compat = Some(Compat::Squadron);
+    }
     let rules = project.rules();
     rules.release_warnings();
     let kind = match is_code(template) {

@@ -17,8 +17,9 @@
 //!   `code_location: {absolute_file_path, line_range: {start, end}}`, where
 //!   `priority` is optional (taken from a `[Pn]` title tag, else P2);
 //! - `"priority": "P1"` or `"1"`; numbers written as strings; a missing `line_end`
-//!   is *not* accepted (the contract requires it), but `line_end < line_start` is
-//!   clamped to `line_start`; line `0` means the whole file.
+//!   is *not* accepted (the contract requires it), nor is `line_end < line_start`
+//!   (mala reports it: the contract requires `line_end ≥ line_start`); line `0`
+//!   means the whole file.
 //!
 //! Errors are exactly mala's reviewer's: `missing field: NAME`, `invalid verdict: VALUE`,
 //! `invalid json: ...`.
@@ -169,6 +170,7 @@ fn parse_object(
         verdict,
         summary,
         findings,
+        notes: Vec::new(),
     })
 }
 
@@ -226,6 +228,13 @@ fn parse_finding(
         .ok_or_else(|| ContractError::MissingField("line_end".into()))?;
     let start = line_number(start, "line_start")?;
     let end = line_number(end, "line_end")?;
+    // Line 0 (the whole file) has no range to invert.
+    if start > 0 && end < start {
+        return Err(invalid(
+            "line_end",
+            &format!("expected at least line_start ({start}), got {end}"),
+        ));
+    }
     let title = required_string(f, "title")?;
     let body = required_string(f, "body")?;
     let severity = match f.get("priority") {
@@ -247,7 +256,7 @@ fn parse_finding(
         .unwrap_or(cx.reviewer);
     let loc = match start {
         0 => Location::file(path),
-        s => Location::lines(path, s, end.max(s)),
+        s => Location::lines(path, s, end),
     };
     let mut finding = Finding::new(title.trim(), severity, reviewer)
         .with_body(body.trim())

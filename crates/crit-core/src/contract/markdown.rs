@@ -50,11 +50,17 @@ fn re(pattern: &str) -> Regex {
 }
 
 /// Parse a markdown answer. Never fails: an answer with no verdict is `UNKNOWN`.
+/// Every finding-shaped block is kept: a `### Title` under `## Findings` (or
+/// after the summary) with no `[PASS|CONCERN|FAIL]` tag is a CONCERN, and
+/// `notes` says so, as it says when findings came with no verdict.
 pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
     let sections = split_sections(text);
     let mut verdict = None;
     let mut summary = String::new();
     let mut findings = Vec::new();
+    let mut notes = Vec::new();
+    // Inside `## Findings`, or past the summary: where a sub-heading is a finding.
+    let mut in_findings = false;
     for s in &sections {
         let heading = s
             .heading
@@ -66,19 +72,19 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
                 word => scale::markdown_verdict(word),
             });
             summary = s.body.trim().to_string();
+            in_findings = true;
         } else if let Some(c) = FINDING.captures(heading) {
             let severity = scale::markdown_severity(&c[1]).unwrap_or(crate::Severity::P2);
-            let title = c[2].trim().trim_matches('*').trim();
-            let title = if title.is_empty() {
-                "(untitled finding)"
-            } else {
-                title
-            };
-            let mut f = Finding::new(title, severity, cx.reviewer).with_body(s.body.trim());
-            if let Some(loc) = file_reference(&format!("{title}\n{}", s.body), cx) {
-                f = f.with_location(loc);
-            }
-            findings.push(f);
+            findings.push(finding(c[2].trim(), severity, &s.body, cx));
+        } else if s.level <= 2 {
+            in_findings =
+                heading.eq_ignore_ascii_case("findings") || (in_findings && heading.is_empty());
+        } else if in_findings && !heading.is_empty() {
+            notes.push(format!(
+                "finding `{}` has no [PASS|CONCERN|FAIL] tag: kept as a CONCERN",
+                heading.chars().take(80).collect::<String>()
+            ));
+            findings.push(finding(heading, crate::Severity::P2, &s.body, cx));
         }
     }
     if verdict.is_none() {
@@ -88,11 +94,32 @@ pub fn parse(text: &str, cx: &ParseContext<'_>) -> ParsedAnswer {
                 .and_then(|c| scale::markdown_verdict(&c[1]))
         });
     }
+    if verdict.is_none() && !findings.is_empty() {
+        notes.push(format!(
+            "{} finding(s) but no verdict ('## Summary' naming PASS, CONCERNS or FAIL): the findings are kept and the review does not pass",
+            findings.len()
+        ));
+    }
     ParsedAnswer {
         verdict: verdict.unwrap_or(Verdict::Unknown),
         summary,
         findings,
+        notes,
     }
+}
+
+fn finding(title: &str, severity: crate::Severity, body: &str, cx: &ParseContext<'_>) -> Finding {
+    let title = title.trim().trim_matches('*').trim();
+    let title = if title.is_empty() {
+        "(untitled finding)"
+    } else {
+        title
+    };
+    let mut f = Finding::new(title, severity, cx.reviewer).with_body(body.trim());
+    if let Some(loc) = file_reference(&format!("{title}\n{body}"), cx) {
+        f = f.with_location(loc);
+    }
+    f
 }
 
 /// Whether `text` is plainly an answer in this format: it has a `## Summary`
@@ -117,6 +144,8 @@ pub fn describes_format(prompt: &str) -> bool {
 }
 
 struct Section {
+    /// The number of `#`s; 0 for the text before the first heading.
+    level: usize,
     heading: String,
     body: String,
 }
@@ -125,6 +154,7 @@ struct Section {
 /// section with an empty heading.
 fn split_sections(text: &str) -> Vec<Section> {
     let mut out = vec![Section {
+        level: 0,
         heading: String::new(),
         body: String::new(),
     }];
@@ -135,6 +165,7 @@ fn split_sections(text: &str) -> Vec<Section> {
         }
         if !in_fence && let Some(c) = HEADING.captures(line) {
             out.push(Section {
+                level: c[1].len(),
                 heading: c[2].to_string(),
                 body: String::new(),
             });

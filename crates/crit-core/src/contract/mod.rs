@@ -37,6 +37,8 @@ pub struct ParsedAnswer {
     pub verdict: Verdict,
     pub summary: String,
     pub findings: Vec<Finding>,
+    /// What in the answer was not understood and how it was read anyway.
+    pub notes: Vec<String>,
 }
 
 /// Why an answer could not be understood. The `Display` strings are mala's
@@ -158,6 +160,15 @@ pub fn parse_any(
                 _ => None,
             }
         })
+        .or_else(|| {
+            // No reading names a verdict, but the answer holds findings in the
+            // markdown format: UNKNOWN (never a pass) with those findings
+            // kept, rather than an error that loses them.
+            match markdown::parse(text, cx) {
+                p if !p.findings.is_empty() && first.is_err() => Some(Ok(p)),
+                _ => None,
+            }
+        })
         .unwrap_or(first)
 }
 
@@ -175,6 +186,7 @@ pub fn into_result(
             let mut r = ReviewResult::new(review, parsed.verdict);
             r.summary = parsed.summary;
             r.findings = parsed.findings;
+            r.warnings = parsed.notes;
             r.raw_output = text.to_string();
             if parsed.verdict == Verdict::Unknown {
                 r.parse_error = Some(no_verdict_error(contract, text));

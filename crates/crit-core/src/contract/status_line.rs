@@ -33,6 +33,7 @@ pub fn parse(text: &str) -> ParsedAnswer {
         verdict,
         summary: String::new(),
         findings: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

@@ -232,10 +232,17 @@ fn wrong_types() {
 }
 
 #[test]
-fn reversed_range_is_clamped_and_line_zero_means_whole_file() {
+fn reversed_range_is_a_parse_error_and_line_zero_means_whole_file() {
+    // mala's contract: `line_end` is at least `line_start`; an answer that
+    // breaks it is not understood (UNKNOWN, never a pass), as mala reports it.
     check(
         r#"{"verdict":"NEEDS_WORK","findings":[
-            {"file_path":"a.py","line_start":20,"line_end":10,"priority":2,"title":"[P2] r","body":"b"},
+            {"file_path":"a.py","line_start":6,"line_end":4,"priority":2,"title":"[P2] r","body":"b"}]}"#,
+        r#"UNKNOWN passed=false parse_error=Some("invalid field: line_end: expected at least line_start (6), got 4")"#,
+    );
+    check(
+        r#"{"verdict":"NEEDS_WORK","findings":[
+            {"file_path":"a.py","line_start":20,"line_end":20,"priority":2,"title":"[P2] r","body":"b"},
             {"file_path":"README.md","line_start":0,"line_end":0,"priority":3,"title":"[P3] w","body":"b"}]}"#,
         r#"CONCERNS passed=true parse_error=None
 P2 a.py:20 "[P2] r" agent-sdk (1)

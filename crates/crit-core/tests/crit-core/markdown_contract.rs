@@ -176,10 +176,30 @@ fn untitled_finding() {
 }
 
 #[test]
-fn unknown_tags_are_not_findings() {
+fn untagged_blocks_are_kept_as_concerns_and_said() {
+    // Every finding-shaped block is kept; the result says which it could not place.
+    let text = "## Summary\nPASS\n### [WARN] Not a seed tag\nbody\n### Notes\ntext\n";
     check(
-        "## Summary\nPASS\n### [WARN] Not a seed tag\nbody\n### Notes\ntext\n",
+        text,
+        "PASS passed=true parse_error=None\nP2 - \"[WARN] Not a seed tag\" arch (4)\nP2 - \"Notes\" arch (4)",
+    );
+    assert_eq!(
+        parse(text).warnings,
+        [
+            "finding `[WARN] Not a seed tag` has no [PASS|CONCERN|FAIL] tag: kept as a CONCERN",
+            "finding `Notes` has no [PASS|CONCERN|FAIL] tag: kept as a CONCERN",
+        ]
+    );
+    // Before any summary or `## Findings`, a heading is the answer's own structure.
+    check(
+        "### Context\nprose\n## Summary\nPASS\n",
         "PASS passed=true parse_error=None",
+    );
+    // Findings with no summary: kept, UNKNOWN, never a pass.
+    let text = "### [CONCERN] x\nsrc/a.rs:3 is wrong\n";
+    check(
+        text,
+        "UNKNOWN passed=false parse_error=Some(\"no verdict: expected a '## Summary' section naming PASS, CONCERNS or FAIL\")\nP2 src/a.rs:3 \"x\" arch (19)",
     );
 }
 

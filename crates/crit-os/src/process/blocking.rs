@@ -51,11 +51,32 @@ enum Done {
 /// Runs `cmd` (stdin empty, stdout and stderr piped, its own process group)
 /// to completion or to the deadline. Errors only when it cannot be started.
 pub fn run(cmd: &mut Command, limits: Limits) -> std::io::Result<Output> {
-    cmd.stdin(Stdio::null())
+    run_with_input(cmd, None, limits)
+}
+
+/// [`run`] with `input` written to the child's stdin (then closed), from a
+/// thread of its own so a child that does not read it never blocks us.
+pub fn run_with_input(
+    cmd: &mut Command,
+    input: Option<Vec<u8>>,
+    limits: Limits,
+) -> std::io::Result<Output> {
+    let stdin = match input {
+        Some(_) => Stdio::piped(),
+        None => Stdio::null(),
+    };
+    cmd.stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(cmd, 0);
     let mut child = cmd.spawn()?;
+    if let (Some(mut w), Some(bytes)) = (child.stdin.take(), input) {
+        thread::spawn(move || {
+            use std::io::Write;
+            // A child that exits without reading is its own business.
+            let _ = w.write_all(&bytes);
+        });
+    }
     // Listed for `kill_all`; disarmed at the end, as the leader is reaped by then.
     let mut guard = GroupGuard::new(Some(child.id()));
     let (tx, rx) = mpsc::channel();

@@ -62,7 +62,9 @@ class Crit:
 
 class CodeReviewer:
     @staticmethod
-    def agent(repo: str, model: Optional[str] = None, log: bool = True) -> "CodeReviewer": ...
+    def agent(
+        repo: str, model: Optional[str] = None, log: bool = True, system_prompt: Optional[str] = None
+    ) -> "CodeReviewer": ...
     @staticmethod
     def command(argv: List[str], repo: str) -> "CodeReviewer": ...
     @staticmethod
@@ -94,6 +96,7 @@ def review_template(
     model: Optional[str] = None,
     context_file: Optional[str] = None,
     log: bool = True,
+    template_text: Optional[str] = None,
 ) -> Awaitable[str]: ...
 def review_template_sync(
     name: str,
@@ -102,7 +105,11 @@ def review_template_sync(
     model: Optional[str] = None,
     context_file: Optional[str] = None,
     log: bool = True,
+    template_text: Optional[str] = None,
 ) -> str: ...
+def templates(cwd: Optional[str] = None) -> str: ...
+def squadron_dict(result: str) -> str: ...
+def yaml_to_json(text: str) -> str: ...
 def review_plan(
     path: str,
     answers: Dict[str, str],

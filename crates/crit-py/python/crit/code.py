@@ -154,9 +154,16 @@ class AgentReviewer(_Reviewer):
     the change and the code with read-only, confined tools."""
 
     def __init__(
-        self, repo_path: PathArg = ".", *, model: Optional[str] = None, log: bool = True
+        self,
+        repo_path: PathArg = ".",
+        *,
+        model: Optional[str] = None,
+        log: bool = True,
+        system_prompt: Optional[str] = None,
     ) -> None:
-        self._native = _crit.CodeReviewer.agent(os.fspath(repo_path), model, log)
+        """``system_prompt`` replaces the template's reviewer instructions
+        (crit's answer contract still follows them)."""
+        self._native = _crit.CodeReviewer.agent(os.fspath(repo_path), model, log, system_prompt)
 
 
 class CommandReviewer(_Reviewer):

@@ -336,7 +336,7 @@ fn validation_errors_name_line_and_column() {
         ),
         (
             "name: a\ndescription: d\nsystem_prompt: s\nallowed_tools: [Read]\n",
-            "t.yaml:1:1: missing field `prompt_template`: set prompt_template (a prompt with {{ input }} placeholders) or prompt_builder (a built-in builder)",
+            "t.yaml:1:1: missing field `prompt_template`: set prompt_template (a prompt with {{ input }} placeholders) or prompt_builder (a built-in builder, or {command: [program, args…]})",
         ),
         (
             "name: a\ndescription: d\nsystem_prompt: s\nallowed_tools: [Read]\nprompt_template: x\nprompt_builder: code\n",
@@ -344,7 +344,7 @@ fn validation_errors_name_line_and_column() {
         ),
         (
             "name: a\ndescription: d\nsystem_prompt: s\nallowed_tools: [Read]\nprompt_builder: my.module.fn\n",
-            "t.yaml:5:17: unknown prompt_builder `my.module.fn`; built-in builders: code, code_review_prompt, orchestration.review.builders.code.code_review_prompt",
+            "t.yaml:5:17: unknown prompt_builder `my.module.fn`; built-in builders: code, code_review_prompt, orchestration.review.builders.code.code_review_prompt. crit does not import Python: run your builder as a program, `prompt_builder: {command: [python3, path/to/builder.py]}` (the inputs as JSON on stdin, the prompt on stdout)",
         ),
         (
             "name: a\ndescription: d\nsystem_prompt: s\nallowed_tools: [Read, Browse]\nprompt_template: x\n",

@@ -32,10 +32,13 @@ pub enum Shape<'a> {
 }
 
 pub fn shape(result: &ReviewResult) -> Shape<'_> {
-    if result.fatal_error {
+    // ERROR: the backend failed (a 401, a crash) and nothing answered. Reldo's
+    // SDK raises there, and its CLI prints the error, not an empty result.
+    if result.fatal_error || result.verdict == crate::Verdict::Error {
         let error = result
             .parse_error
             .clone()
+            .or_else(|| result.reviewers.iter().find_map(|r| r.error.clone()))
             .unwrap_or_else(|| "the review could not run".to_string());
         return Shape::Error { error };
     }

@@ -1,2 +1,3 @@
 """Drop-in facades for the Python tools crit replaces: ``crit.compat.reldo``
-(Reldo's library) and ``crit.compat.mala`` (mala's code reviewer)."""
+(Reldo's library), ``crit.compat.mala`` (mala's code reviewer) and
+``crit.compat.squadron`` (the review templates' ``orchestration.review``)."""

@@ -4,7 +4,7 @@ program (Cerberus' ``review-gate``), and ``reviewer_from_config`` picks one
 as the project's ``.crit/config.yaml`` says (``reviewer: command``), the
 agent by default. Both satisfy mala's ``CodeReviewer`` protocol::
 
-    reviewer = AgentReviewer(repo_path, event_sink=sink)
+    reviewer = AgentReviewer(repo_path, review_agent_prompt, event_sink=sink)
     result = await reviewer(diff_range="main..HEAD", context_file="/tmp/ctx.md", timeout=300)
     result.passed, result.issues, result.parse_error, result.fatal_error, result.review_log_path
 
@@ -90,12 +90,19 @@ class AgentReviewer(_Mala, code.AgentReviewer):
     def __init__(
         self,
         repo_path: PathArg = ".",
+        review_agent_prompt: Optional[str] = None,
         *,
         model: Optional[str] = None,
         log: bool = True,
         event_sink: Optional[Any] = None,
     ) -> None:
-        code.AgentReviewer.__init__(self, repo_path, model=model, log=log)
+        """As mala constructs its reviewer: ``review_agent_prompt`` (the text
+        of mala's ``review_agent.md``) is the reviewer's system prompt; crit
+        adds its findings-JSON instructions, the same contract mala's prompt
+        asks for. Without it, the ``code`` template's own prompt."""
+        code.AgentReviewer.__init__(
+            self, repo_path, model=model, log=log, system_prompt=review_agent_prompt
+        )
         self._made(event_sink)
 
 

@@ -5,7 +5,7 @@
     config = ReviewConfig.from_file(Path(".claude/reldo.json"))
     reldo = Reldo(config=config, hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[block])]})
     result = await reldo.review(prompt="Review app/Models/User.php")
-    result.text, result.structured_output, result.total_cost_usd
+    result.text, result.structured_output, result.total_cost_usd, result.passed
 
 The config file, its prompts and agents load as they are. The review is
 crit's: it fails closed, and ``result.result`` holds crit's whole result.
@@ -83,6 +83,9 @@ class ReviewResult:
     total_cost_usd: float
     duration_ms: int
     structured_output: Optional[Dict[str, Any]] = None
+    passed: bool = False
+    """Whether the review passed crit's gate (never for a review that did
+    not finish or could not be read)."""
     result: Optional[CritResult] = field(default=None, repr=False)
     """crit's whole result: verdict, ``passed``, findings, ``parse_error``."""
 
@@ -97,6 +100,7 @@ class ReviewResult:
             total_cost_usd=r.cost_usd,
             duration_ms=r.duration_ms,
             structured_output=r.structured_output,
+            passed=r.passed,
             result=r,
         )
 

@@ -29,6 +29,11 @@ pub fn aggregate(review: &str, runs: &[ReviewerRun]) -> ReviewResult {
     result
         .warnings
         .extend(unpriced(runs.iter().map(|r| &r.outcome)));
+    result.warnings.extend(runs.iter().flat_map(|r| {
+        r.notes
+            .iter()
+            .map(move |n| format!("{}: {n}", r.outcome.name))
+    }));
     result.duration_ms = runs
         .iter()
         .map(|r| r.outcome.duration_ms)
@@ -183,6 +188,7 @@ fn fold(m: &mut ReviewerRun, run: ReviewerRun, label: &str) {
     m.findings.extend(run.findings);
     m.timed_out |= run.timed_out;
     m.derived &= run.derived;
+    m.notes.extend(run.notes.iter().cloned());
     m.structured = m.structured.take().or(run.structured);
     m.sub_agents.extend(run.sub_agents);
 }
@@ -306,6 +312,7 @@ mod tests {
             failure: None,
             sub_agents: Vec::new(),
             derived: false,
+            notes: Vec::new(),
         }
     }
 

@@ -168,6 +168,9 @@ pub struct ReviewerRun {
     /// It answered with structured findings, so crit derives its verdict from
     /// them (its own word stays in `outcome.verdict`).
     pub derived: bool,
+    /// What in its answer was not understood and how it was read anyway
+    /// (the review's warnings).
+    pub notes: Vec<String>,
 }
 
 /// Runs every plan concurrently: with N reviewers against a model of latency L

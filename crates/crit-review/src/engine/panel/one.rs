@@ -437,6 +437,7 @@ fn interpret(plan: &ReviewerPlan, answer: Answer, env: &PanelEnv, took: Duration
         failure: None,
         sub_agents: answer.sub_agents,
         derived: false,
+        notes: Vec::new(),
     };
     match answer.ending {
         Ending::Completed => {

@@ -55,6 +55,9 @@ pub(super) fn read_answer(
             }
         }
     };
+    if let Ok(p) = &parsed {
+        run.notes.extend(p.notes.iter().cloned());
+    }
     match parsed {
         Ok(p) if p.verdict == Verdict::Unknown => {
             run.outcome.status = ReviewerStatus::ParseError;
@@ -105,6 +108,7 @@ fn schema_verdict(
             verdict: if passed { Verdict::Pass } else { Verdict::Fail },
             summary,
             findings: Vec::new(),
+            notes: Vec::new(),
         }),
         None => Err(ContractError::NoVerdict(
             "the answer has neither a `passed` boolean nor a `verdict`".into(),

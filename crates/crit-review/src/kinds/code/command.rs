@@ -28,6 +28,9 @@ use crit_project::trust::ProjectRules;
 const STDOUT_CAP: usize = 4 * 1024 * 1024;
 const STDERR_CAP: usize = 64 * 1024;
 
+/// Why an external reviewer with no program cannot run, and what to do.
+const NO_COMMAND: &str = "the external reviewer (mala.yaml's `reviewer_type: cerberus`, or `reviewer: command`) runs a program, and none is set: name it as `command:` in .crit/config.yaml, e.g. `command: [review-gate, --json]`, then allow it with `crit trust` (a project's program runs only once trusted). Run: crit trust";
+
 #[derive(Clone)]
 pub struct CommandReviewer {
     argv: Vec<String>,
@@ -119,9 +122,7 @@ impl CommandReviewer {
     async fn run(&self, req: &CodeReviewRequest) -> ReviewResult {
         tracing::info!("Starting review for {} with cerberus", req.describe());
         if self.argv.is_empty() {
-            return bad_request(
-                "`reviewer: command` needs a `command:` in .crit/config.yaml (the program and its arguments)",
-            );
+            return bad_request(NO_COMMAND);
         }
         let scope = match req.scope() {
             Ok(s) => s,

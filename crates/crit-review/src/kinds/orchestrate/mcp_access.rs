@@ -1,10 +1,11 @@
-//! Which MCP tools a run may call: as with the Claude Agent SDK, a server's
-//! tools need `allowed_tools` (`mcp__serena` or `mcp__serena__*` for all of
-//! them, `mcp__serena__find_symbol` for one). The others are not offered, a
-//! call to one is refused as the SDK refuses it (permission not granted), and
-//! a started server none of whose tools is allowed is a warning: its tools
-//! are unreachable, which a config copied from Reldo's documentation does
-//! not show by itself.
+//! Which MCP tools a run may call: a server's tools need `allowed_tools`
+//! (`mcp__serena` or `mcp__serena__*` for all of them,
+//! `mcp__serena__find_symbol` for one). Reldo's SDK offers the others to the
+//! model and refuses each call, since a review runs with nobody to grant a
+//! permission; with a Reldo config crit does the same, in the SDK's words,
+//! and otherwise does not offer them. A started server none of whose tools
+//! is allowed is a warning either way: its tools are unreachable, which a
+//! config copied from Reldo's documentation does not show by itself.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -20,10 +21,12 @@ pub(super) struct McpAccess {
     pub(super) not_granted: BTreeSet<String>,
     /// One per server whose tools are all unreachable.
     pub(super) warnings: Vec<String>,
+    /// Refused in Reldo's words (the tools are offered).
+    reldo: bool,
 }
 
 impl McpAccess {
-    pub(super) fn of(servers: &[Arc<McpServer>], allowed: &[String]) -> McpAccess {
+    pub(super) fn of(servers: &[Arc<McpServer>], allowed: &[String], reldo: bool) -> McpAccess {
         let mut all = ToolRegistry::default();
         for s in servers {
             s.add_to(&mut all);
@@ -38,7 +41,10 @@ impl McpAccess {
             .select(&wanted)
             .map(|r| r.names().map(str::to_string).collect())
             .unwrap_or_default();
-        let mut access = McpAccess::default();
+        let mut access = McpAccess {
+            reldo,
+            ..McpAccess::default()
+        };
         for s in servers {
             let tools: Vec<String> = s.tools().iter().map(|t| t.name().to_string()).collect();
             if tools.is_empty() {
@@ -46,8 +52,16 @@ impl McpAccess {
             }
             let reachable = tools.iter().filter(|t| granted.contains(*t)).count();
             if reachable == 0 {
+                let why = match reldo {
+                    true => {
+                        "the model is shown them, and every call is refused, as in Reldo: nobody is there to grant the permission allowed_tools does not give"
+                    }
+                    false => {
+                        "so the review cannot use them (nobody is there to grant the permission allowed_tools does not give)"
+                    }
+                };
                 access.warnings.push(format!(
-                    "MCP server `{name}` started, but allowed_tools grants none of its {n} tool{s}, so the review cannot use them (as with the Claude Agent SDK, an MCP server's tools must be allowed): add \"mcp__{name}\" to allowed_tools to allow them all",
+                    "MCP server `{name}` started, but allowed_tools grants none of its {n} tool{s}: {why}; add \"mcp__{name}\" to allowed_tools to allow them all",
                     name = s.name(),
                     n = tools.len(),
                     s = if tools.len() == 1 { "" } else { "s" },
@@ -65,6 +79,7 @@ impl McpAccess {
         (!self.not_granted.is_empty()).then(|| {
             Arc::new(NotGranted {
                 tools: self.not_granted.clone(),
+                reldo: self.reldo,
             }) as Arc<dyn Hook>
         })
     }
@@ -74,6 +89,7 @@ impl McpAccess {
 /// fix in the reason the model (and the transcript) reads.
 struct NotGranted {
     tools: BTreeSet<String>,
+    reldo: bool,
 }
 
 impl Hook for NotGranted {
@@ -87,10 +103,17 @@ impl Hook for NotGranted {
 
     fn run<'a>(&'a self, input: &'a HookInput, _cancel: &'a CancellationToken) -> HookFuture<'a> {
         let tool = input.tool_name.clone().unwrap_or_default();
+        let reldo = self.reldo;
         Box::pin(async move {
-            HookResponse::deny(format!(
-                "permission to use {tool} was not granted: the run's allowed_tools does not list it, so it cannot be called in this review"
-            ))
+            HookResponse::deny(match reldo {
+                // The Claude Agent SDK's words, which Reldo's reviewers read.
+                true => format!(
+                    "Claude requested permissions to use {tool}, but you haven't granted it yet."
+                ),
+                false => format!(
+                    "permission to use {tool} was not granted: the run's allowed_tools does not list it, so it cannot be called in this review"
+                ),
+            })
         })
     }
 }

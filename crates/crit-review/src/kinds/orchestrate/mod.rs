@@ -77,6 +77,9 @@ pub struct Crit {
     verbose: bool,
     max_budget_usd: Option<f64>,
     fail_on: crit_core::FailOn,
+    /// MCP tools `allowed_tools` does not grant are offered and refused at
+    /// the call, as Reldo's SDK does, rather than not offered.
+    reldo_tools: bool,
 }
 
 impl std::fmt::Debug for Crit {
@@ -114,6 +117,7 @@ impl Crit {
             verbose: false,
             max_budget_usd: None,
             fail_on: crit_core::FailOn::default(),
+            reldo_tools: false,
         }
     }
 
@@ -163,6 +167,15 @@ impl Crit {
         self
     }
 
+    /// Reldo's treatment of MCP tools `allowed_tools` does not grant (a Reldo
+    /// config, `--compat reldo`): the model sees them, as the Claude Agent
+    /// SDK shows them, and each call is refused for want of permission, in
+    /// the SDK's words. Otherwise they are not offered at all.
+    pub fn reldo_tools(mut self, on: bool) -> Self {
+        self.reldo_tools = on;
+        self
+    }
+
     /// `--verbose`: keep the full transcript in the session (FR7).
     pub fn verbose(mut self, on: bool) -> Self {
         self.verbose = on;
@@ -193,15 +206,18 @@ impl Crit {
             None => return Err(RunError::Backend(LlmError::NoBackend)),
         };
         let (conventions, mut removed) = project_context(&root, &cfg.cwd)?;
-        let plan = self.plan(prompt, &root, default_model, &conventions)?;
+        let mut plan = self.plan(prompt, &root, default_model, &conventions)?;
         let session = match cfg.logging.enabled {
             true => Some(self.session(&root, prompt, now)?),
             false => None,
         };
         let mut warnings = cfg.warnings.clone();
         let mcp = start_mcp(cfg, &mut warnings).await;
-        let access = McpAccess::of(&mcp, &cfg.allowed_tools);
+        let access = McpAccess::of(&mcp, &cfg.allowed_tools, self.reldo_tools);
         warnings.extend(access.warnings.iter().cloned());
+        if self.reldo_tools {
+            plan.tools.extend(access.not_granted.iter().cloned());
+        }
         let mut hooks = match &session {
             Some(s) => self
                 .hooks

@@ -288,20 +288,44 @@ impl Validator<'_> {
     fn prompt(
         &self,
         template: Option<Spanned<String>>,
-        builder: Option<Spanned<String>>,
+        builder: Option<Spanned<serde_json::Value>>,
         inputs: &[InputDef],
     ) -> Result<PromptSource, TemplateError> {
         match (template, builder) {
             (Some(_), Some(b)) => Err(self.err(&b, "set prompt_template or prompt_builder, not both")),
-            (None, None) => Err(self.missing("prompt_template", "set prompt_template (a prompt with {{ input }} placeholders) or prompt_builder (a built-in builder)")),
-            (None, Some(b)) => Builder::parse(&b.value).map(PromptSource::Builder).ok_or_else(|| {
-                let names: Vec<&str> = Builder::NAMES.iter().map(|(n, _)| *n).collect();
-                self.err(&b, format!("unknown prompt_builder `{}`; built-in builders: {}", b.value, names.join(", ")))
-            }),
+            (None, None) => Err(self.missing("prompt_template", "set prompt_template (a prompt with {{ input }} placeholders) or prompt_builder (a built-in builder, or {command: [program, args…]})")),
+            (None, Some(b)) => self.builder(&b),
             (Some(t), None) => {
                 let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
                 self.prompt_template(&t, &names).map(PromptSource::Template)
             }
+        }
+    }
+
+    /// A built-in builder by name, or a builder program. A Python builder
+    /// (a dotted path) cannot be imported: it says how to run it as a program.
+    fn builder(&self, b: &Spanned<serde_json::Value>) -> Result<PromptSource, TemplateError> {
+        let names: Vec<&str> = Builder::NAMES.iter().map(|(n, _)| *n).collect();
+        match &b.value {
+            serde_json::Value::String(name) => Builder::parse(name).map(PromptSource::Builder).ok_or_else(|| {
+                self.err(b, format!(
+                    "unknown prompt_builder `{name}`; built-in builders: {}. crit does not import Python: run your builder as a program, `prompt_builder: {{command: [python3, path/to/builder.py]}}` (the inputs as JSON on stdin, the prompt on stdout)",
+                    names.join(", ")
+                ))
+            }),
+            serde_json::Value::Object(map) if map.len() == 1 => {
+                let argv: Option<Vec<String>> = map.get("command").and_then(|c| c.as_array()).and_then(|a| {
+                    a.iter().map(|v| v.as_str().map(str::to_string)).collect()
+                });
+                match argv {
+                    Some(argv) if argv.first().is_some_and(|p| !p.trim().is_empty()) => Ok(PromptSource::Command(argv)),
+                    _ => Err(self.err(b, "prompt_builder.command must be a non-empty list of strings: [program, args…]")),
+                }
+            }
+            _ => Err(self.err(b, format!(
+                "prompt_builder must be a built-in builder ({}) or {{command: [program, args…]}}",
+                names.join(", ")
+            ))),
         }
     }
 

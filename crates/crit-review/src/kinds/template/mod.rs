@@ -7,6 +7,7 @@
 //! `templates_dir`), the project's (`.orchestration/templates`,
 //! `.crit/templates`, a `templates_dir`).
 
+mod builder;
 pub(crate) mod checks;
 mod coverage;
 mod diff;
@@ -77,6 +78,10 @@ pub enum PromptSource {
     Template(String),
     /// A built-in builder, by name.
     Builder(Builder),
+    /// A program that builds the prompt (`prompt_builder: {command: [...]}`,
+    /// the port of a Python builder): the inputs as a JSON object on stdin,
+    /// the prompt on stdout. A project's template runs it only once trusted.
+    Command(Vec<String>),
 }
 
 /// The built-in prompt builders.
@@ -165,6 +170,17 @@ pub struct Template {
 }
 
 impl Template {
+    /// Whether this template is written in the review templates' original
+    /// format: one reviewer answering in their markdown severity format. Its
+    /// users read `--output json` as the original's `ReviewResult.to_dict()`.
+    pub fn in_original_format(&self) -> bool {
+        self.reviewers.is_empty()
+            && matches!(
+                self.output,
+                OutputSpec::Contract(crit_core::contract::Contract::Markdown)
+            )
+    }
+
     /// Whether project conventions (CLAUDE.md, rules) go into the prompt.
     pub fn loads_project_context(&self) -> bool {
         self.setting_sources

@@ -50,7 +50,7 @@ pub(super) async fn prepare(
     let scope = match (&template.prompt, &req.scope) {
         (PromptSource::Builder(Builder::Code), Some(s)) => Some(s.clone()),
         (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
-        (PromptSource::Template(_), _) => None,
+        (PromptSource::Template(_) | PromptSource::Command(_), _) => None,
     };
     let mut change = match &scope {
         Some(s) => Some(compute_blocking(&req.root, s, opts).await?),

@@ -157,5 +157,6 @@ fn skipped(name: &str, why: String) -> ReviewerRun {
         failure: None,
         sub_agents: Vec::new(),
         derived: false,
+        notes: Vec::new(),
     }
 }

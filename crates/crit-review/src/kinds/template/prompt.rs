@@ -67,10 +67,17 @@ impl Template {
             (Some(own), _) => python_placeholders(own, &names),
             (None, PromptSource::Template(t)) => python_placeholders(t, &names),
             (None, PromptSource::Builder(Builder::Code)) => CODE_BUILDER.to_string(),
+            (None, PromptSource::Command(argv)) => {
+                // The program's prompt is text, not a template.
+                super::builder::run(argv, inputs).map_err(fail)?
+            }
         };
-        let user = env
-            .render_str(&user_template, &ctx)
-            .map_err(|e| fail(describe(&e)))?;
+        let user = match (&reviewer.prompt, &self.prompt) {
+            (None, PromptSource::Command(_)) => user_template,
+            _ => env
+                .render_str(&user_template, &ctx)
+                .map_err(|e| fail(describe(&e)))?,
+        };
         let (work, about) = match &self.prompt {
             PromptSource::Builder(Builder::Code) => (
                 env.render_str(CODE_WORK, &ctx)
@@ -78,7 +85,7 @@ impl Template {
                 env.render_str(CODE_ABOUT, &ctx)
                     .map_err(|e| fail(describe(&e)))?,
             ),
-            PromptSource::Template(_) => (String::new(), String::new()),
+            PromptSource::Template(_) | PromptSource::Command(_) => (String::new(), String::new()),
         };
         Ok(PromptParts {
             system: with_contract(&system, &contract),

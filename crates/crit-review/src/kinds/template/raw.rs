@@ -17,7 +17,8 @@ pub(super) struct RawTemplate {
     pub inputs: Option<RawInputs>,
     pub hooks: Option<Spanned<serde_json::Value>>,
     pub prompt_template: Option<Spanned<String>>,
-    pub prompt_builder: Option<Spanned<String>>,
+    /// A built-in builder's name, or `{command: [program, args…]}`.
+    pub prompt_builder: Option<Spanned<serde_json::Value>>,
     pub model: Option<Spanned<String>>,
     pub output: Option<Spanned<serde_json::Value>>,
     pub reviewers: Option<Vec<RawReviewer>>,

@@ -73,9 +73,10 @@ impl Registry {
                 "a project template's hooks need `Registry::load_with` and the project's trust",
             );
             for loaded in load_dir(dir, Origin::Project)? {
-                let loaded = loaded.map(|(t, text)| {
+                let loaded = loaded.and_then(|(t, text)| {
                     let file = t.path.as_ref().map(|p| p.display().to_string());
-                    gate_hooks(t, &text, file.as_deref().unwrap_or_default(), &rules)
+                    let file = file.as_deref().unwrap_or_default();
+                    gate_builder(gate_hooks(t, &text, file, &rules), &text, file, &rules)
                 });
                 // Untrusted rules never let a project template replace a built-in.
                 if !reg.shadows_built_in(&loaded) {
@@ -108,7 +109,12 @@ impl Registry {
                 };
                 let loaded =
                     match parse_template(&file.text, &file.label, Origin::Project, Some(&path)) {
-                        Ok(t) => Ok(gate_hooks(t, &file.text, &rel, rules)),
+                        Ok(t) => gate_builder(
+                            gate_hooks(t, &file.text, &rel, rules),
+                            &file.text,
+                            &rel,
+                            rules,
+                        ),
                         Err(e) => Err(broken(&file.text, &path, Origin::Project, &e)),
                     };
                 if reg.shadows_built_in(&loaded) && !allow_shadow(&loaded, &file.text, &rel, rules)
@@ -226,6 +232,40 @@ fn gate_hooks(mut t: Template, text: &str, file: &str, rules: &ProjectRules) -> 
         }
     }
     t
+}
+
+/// `t` when its prompt builder is no program or `rules` allow it: a
+/// project's template that runs a program is the checkout's to write, so the
+/// program runs only once the user trusts it. Otherwise the template does
+/// not load, and says why and what to run.
+fn gate_builder(
+    t: Template,
+    text: &str,
+    file: &str,
+    rules: &ProjectRules,
+) -> Result<Template, Broken> {
+    let super::PromptSource::Command(argv) = &t.prompt else {
+        return Ok(t);
+    };
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("prompt_builder:") || l.starts_with("\"prompt_builder\""))
+        .map_or(0, |i| i as u64 + 1);
+    let value = serde_json::to_string(argv).unwrap_or_default();
+    if rules.allow(Gated::new(file, line, "prompt_builder", value)) {
+        return Ok(t);
+    }
+    let path = t.path.clone().unwrap_or_else(|| PathBuf::from(file));
+    Err(Broken {
+        name: t.name.clone(),
+        origin: t.origin,
+        error: format!(
+            "{}:{line}: its prompt_builder runs a program ({}); a project's template runs one only once you trust it: run `crit trust` in the project",
+            path.display(),
+            argv.join(" ")
+        ),
+        path,
+    })
 }
 
 /// A template that did not load, under the name it meant to have.
