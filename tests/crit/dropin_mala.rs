@@ -364,9 +364,10 @@ fn an_unknown_model_costs_null_with_one_warning() {
     let warnings = r["warnings"].as_array().unwrap();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].as_str().unwrap().contains("claude-mystery-9"));
-    // Said once, not once per model call.
+    // Warned once, not once per model call (the estimate before the first
+    // request says the cost is unknown too).
     assert_eq!(
-        stderr(&out).matches("no known price").count(),
+        stderr(&out).matches("warning: model `claude-mystery-9` has no known price").count(),
         1,
         "{}",
         stderr(&out)

@@ -68,6 +68,8 @@ fn review(d: &Path, server: &FakeServer, extra: &[&str]) -> (Value, Output) {
             "main..HEAD",
             "--json",
             "--no-log",
+            // Big changes cost more than the default limit; spending is not what these test.
+            "--yes",
         ])
         .args(extra)
         .output()

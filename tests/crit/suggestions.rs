@@ -344,3 +344,42 @@ fn a_suggestion_with_terminal_escapes_prints_as_text() {
     // The file holds what the suggestion said: its bytes are the code's.
     assert!(read(d, "src/app.py").contains(evil));
 }
+
+/// A model can name any path: `--fix` changes only files of the reviewed
+/// change, never anything in `.git` (a `core.fsmonitor` there runs at the next
+/// `git status`), whatever `--fix-dirty` says.
+#[test]
+fn fix_changes_only_files_of_the_change_and_never_git_s_own() {
+    let dir = repo();
+    let d = dir.path();
+    write(d, "src/other.py", "x = 1\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "other"]);
+    git(d, &["checkout", "-q", "main"]);
+    git(d, &["merge", "-q", "--ff-only", "work"]);
+    git(d, &["checkout", "-q", "-b", "next"]);
+    write(d, "src/app.py", &format!("{APP}# more\n"));
+    git(d, &["commit", "-q", "-am", "more"]);
+    let config = read(d, ".git/config");
+    for path in [".git/config", "./.git/config", ".GIT/config", "src/other.py"] {
+        let server = FakeServer::start_blocking();
+        server.push(answer(vec![finding(
+            path,
+            1,
+            1,
+            "Planted",
+            "[core]\n\tfsmonitor = touch PWNED\n",
+        )]));
+        let out = crit(d, &server, None)
+            .env("XDG_CACHE_HOME", d.join(".cache"))
+            .args(["review", "code", "--diff", "main", "--no-log", "--json"])
+            .args(["--fix", "--fix-dirty"])
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert!(!err.contains("changed"), "{path}: {err}");
+        assert_eq!(read(d, ".git/config"), config, "{path}");
+        assert_eq!(read(d, "src/other.py"), "x = 1\n", "{path}");
+        assert!(!d.join("PWNED").exists());
+    }
+}

@@ -1,9 +1,12 @@
 //! `--fix`: the suggestions a review offered, applied to the working tree
 //! through the confined writer (no symlink followed, nothing outside the
-//! project). A file with changes not yet committed is left alone unless
-//! `--fix-dirty`: the user's own work is not overwritten where git cannot
-//! bring it back. Suggestions whose lines overlap in one file are all left
-//! out, and one whose lines changed since the review is too.
+//! project). Only files of the reviewed change are touched, never anything
+//! in a `.git` directory: a suggestion is the model's text, and a model can
+//! name any path. A file with changes not yet committed, or one git ignores,
+//! is left alone unless `--fix-dirty`: the user's own work is not
+//! overwritten where git cannot bring it back. Suggestions whose lines
+//! overlap in one file are all left out, and one whose lines changed since
+//! the review is too.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,8 +59,17 @@ pub fn apply(result: &ReviewResult, root: &Path, env: &Env, opts: FixOptions) {
         }
     };
     let git = Git::open(root, env, GitOptions::default());
+    let in_change: Vec<&str> = result
+        .coverage
+        .iter()
+        .flat_map(|c| c.files.iter().map(|f| f.path.as_str()))
+        .collect();
     for (path, edits) in by_file {
         let shown = printable_line(path);
+        if let Err(why) = fixable(path, &in_change) {
+            eprintln!("crit: --fix: not changing {shown}: {why}");
+            continue;
+        }
         if !opts.dirty {
             match uncommitted(git.as_ref().ok(), path) {
                 Ok(false) => {}
@@ -100,6 +112,21 @@ pub fn apply(result: &ReviewResult, root: &Path, env: &Env, opts: FixOptions) {
     }
 }
 
+/// Whether a suggestion may change `path`: a file of the reviewed change
+/// (named as the change names it), outside every `.git` directory.
+fn fixable(path: &str, in_change: &[&str]) -> Result<(), &'static str> {
+    let git_dir = path
+        .split(['/', '\\'])
+        .any(|c| c.trim().eq_ignore_ascii_case(".git"));
+    if git_dir {
+        return Err("it is inside a .git directory");
+    }
+    if !in_change.contains(&path.strip_prefix("./").unwrap_or(path)) {
+        return Err("it is not a file of the reviewed change");
+    }
+    Ok(())
+}
+
 /// Applies `edits` to the file at `path`, written only when any applied.
 fn fix_file(root: &Root, path: &str, edits: &[Edit]) -> Result<suggestion::Applied, String> {
     let text = root
@@ -131,6 +158,9 @@ fn uncommitted(git: Option<&Git>, path: &str) -> Result<bool, String> {
                 "--porcelain=v1",
                 "-z",
                 "--untracked-files=all",
+                // An ignored file (a local `.env`) is the user's, and git
+                // cannot bring it back either.
+                "--ignored=matching",
                 "--",
                 path,
             ],
