@@ -231,9 +231,11 @@ impl GithubPoster {
                 "list the pull request's comments",
             )
             .await?;
-        let me = asked
-            .or_else(|| self.recorded_login(&issue_comments))
-            .unwrap_or_else(|| WORKFLOW_BOT.to_string());
+        // Narrowing a review on a marker's word needs crit's account from
+        // the token or `--github-login`, or a workflow's own token: not the
+        // account a summary records of itself, which another App's bot can
+        // claim in a marker naming HEAD, leaving the commits since unreviewed.
+        let me = asked.unwrap_or_else(|| WORKFLOW_BOT.to_string());
         Ok(self
             .summary_recorded(&issue_comments, &me)
             .and_then(|(_, r)| r.last_review()))

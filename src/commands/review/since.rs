@@ -37,7 +37,7 @@ pub fn narrow(
     let Some(last) = last else {
         say(
             quiet,
-            "no earlier review by crit here: reviewing the whole change",
+            "no earlier review by crit here (or crit's account is unknown: a GitHub App's token needs --github-login to trust its own summary): reviewing the whole change",
         );
         return Ok(Since::First);
     };

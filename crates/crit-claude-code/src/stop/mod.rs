@@ -211,9 +211,6 @@ pub fn gate(
     };
     let root =
         crit_project::paths::project_root_in(&cwd, hook.env.get("HOME").map(std::path::Path::new));
-    if !root.join(".git").exists() {
-        return Decision::Pass;
-    }
     // A subagent's stops are counted apart from the main agent's.
     let key = match (&event.session_id, &event.agent_id) {
         (Some(s), Some(a)) => Some(format!("{s}-{a}")),
@@ -222,6 +219,28 @@ pub fn gate(
     };
     let session = key.and_then(|k| SessionState::of(&lookup, &k));
     let remembered = session.as_ref().and_then(SessionState::stop);
+    if !root.join(".git").exists() {
+        return match &remembered {
+            // Never a repository in this session: nothing to review.
+            None => Decision::Pass,
+            // It was one: an agent that moves `.git` away would otherwise
+            // stop with nothing read. Held shut like a review that could not
+            // decide, within the rounds.
+            Some(r) => {
+                let why = "the repository's .git is not there any more, so what the session changed cannot be read; put it back, or review the work with `crit review code`, before you stop".to_string();
+                let rounds = if event.stop_hook_active { r.rounds } else { 0 };
+                if event.stop_hook_active && rounds >= max_rounds {
+                    return Decision::LetGo(why);
+                }
+                let at = Memory {
+                    start: r.start.as_deref(),
+                    refs: r.refs.clone(),
+                    ..Memory::new("", rounds + 1, r.head.as_deref())
+                };
+                fail(session.as_ref(), at, why)
+            }
+        };
+    }
     let uncommitted = scope::compute(&root, &Scope::Uncommitted, &ScopeOptions::default());
     let head_now = uncommitted.as_ref().ok().and_then(|c| c.base.clone());
     // The session's first commit gives the settings; failing a note, HEAD
