@@ -31,6 +31,8 @@ struct Crit {
     exe: PathBuf,
     budget: Option<f64>,
     spent: Mutex<f64>,
+    /// Held by the call that may spend.
+    turn: tokio::sync::Mutex<()>,
     findings: Mutex<Vec<Value>>,
 }
 
@@ -224,17 +226,20 @@ impl Crit {
                 Err(why) => return refused(why),
             },
             (None, Some(t)) => {
-                let file = match tempfile::Builder::new().suffix(".md").tempfile() {
-                    Ok(f) => f,
+                // A directory of its own: a plan's directory is its session
+                // (checks.yaml, state, the lock), never the shared temp dir.
+                let dir = match tempfile::tempdir() {
+                    Ok(d) => d,
                     Err(e) => {
                         return CallToolResult::error(vec![ContentBlock::text(e.to_string())]);
                     }
                 };
-                if let Err(e) = std::fs::write(file.path(), t) {
+                let plan = dir.path().join("plan.md");
+                if let Err(e) = std::fs::write(&plan, t) {
                     return CallToolResult::error(vec![ContentBlock::text(e.to_string())]);
                 }
-                cmd.push(file.path().display().to_string());
-                _scratch = file;
+                cmd.push(plan.display().to_string());
+                _scratch = dir;
             }
             (None, None) => return refused("check_plan needs `path` or `text`"),
         }
@@ -310,8 +315,22 @@ impl ServerHandler for Crit {
             &*request.name,
             "review_code" | "check_plan" | "review_prompt"
         );
+        // One spending call at a time: each starts from what the last one spent.
+        let _turn = match spends {
+            true => Some(self.turn.lock().await),
+            false => None,
+        };
         if spends && let Some(why) = self.over_budget() {
             return Ok(refused(why).into());
+        }
+        // What a plan's panel or a prompt review spends is not reported back
+        // to be counted: under a budget they are not run.
+        if let ("check_plan" | "review_prompt", Some(b)) = (&*request.name, self.budget) {
+            return Ok(refused(format!(
+                "{} cannot be held to max_budget_usd ${b} here; run it with the crit command",
+                request.name
+            ))
+            .into());
         }
         let result = match &*request.name {
             "review_code" => self.review_code(&args).await,
@@ -361,6 +380,7 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
         root,
         exe,
         spent: Mutex::new(0.0),
+        turn: tokio::sync::Mutex::new(()),
         findings: Mutex::new(Vec::new()),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

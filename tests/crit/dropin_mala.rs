@@ -367,7 +367,9 @@ fn an_unknown_model_costs_null_with_one_warning() {
     // Warned once, not once per model call (the estimate before the first
     // request says the cost is unknown too).
     assert_eq!(
-        stderr(&out).matches("warning: model `claude-mystery-9` has no known price").count(),
+        stderr(&out)
+            .matches("warning: model `claude-mystery-9` has no known price")
+            .count(),
         1,
         "{}",
         stderr(&out)

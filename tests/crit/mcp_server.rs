@@ -168,3 +168,62 @@ fn a_call_over_the_session_s_budget_is_refused_with_the_reason() {
     });
     assert!(server.model_requests().is_empty());
 }
+
+/// Under a budget, the tools whose spending crit cannot count are refused;
+/// a plan given as text is checked in a directory of its own, never beside
+/// whatever another user left in the shared temp directory.
+#[test]
+fn uncounted_tools_are_refused_under_a_budget_and_plan_text_is_checked_alone() {
+    let dir = repo(EVAL);
+    let d = dir.path();
+    let tmp = d.join(".tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(
+        tmp.join("checks.yaml"),
+        "checks:\n  - id: planted\n    pattern: \"Plan\"\n    reason: \"PLANTED_IN_TMP\"\n",
+    )
+    .unwrap();
+    let server = FakeServer::start_blocking();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut c = command(d, &server, &["--max-budget-usd", "5"]);
+        c.env("TMPDIR", &tmp);
+        let client = ().serve(TokioChildProcess::new(c).unwrap()).await.unwrap();
+        for (tool, a) in [
+            ("review_prompt", json!({"prompt": "Write a parser."})),
+            ("check_plan", json!({"text": "# Plan\n1. Do it.\n"})),
+        ] {
+            let r = client
+                .call_tool(CallToolRequestParams::new(tool).with_arguments(args(a)))
+                .await
+                .unwrap();
+            let r = serde_json::to_value(&r).unwrap();
+            assert_eq!(r["isError"], true, "{tool}: {r}");
+            assert!(text(&r).contains("max_budget_usd"), "{tool}: {r}");
+        }
+        client.cancel().await.unwrap();
+
+        let mut c = command(d, &server, &[]);
+        c.env("TMPDIR", &tmp);
+        let client = ().serve(TokioChildProcess::new(c).unwrap()).await.unwrap();
+        let r = client
+            .call_tool(
+                CallToolRequestParams::new("check_plan")
+                    .with_arguments(args(json!({"text": "# Plan\n1. Do it.\n"}))),
+            )
+            .await
+            .unwrap();
+        let r = serde_json::to_value(&r).unwrap();
+        assert!(!text(&r).contains("PLANTED_IN_TMP"), "{r}");
+        client.cancel().await.unwrap();
+    });
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("checks.yaml")]);
+    assert!(server.model_requests().is_empty());
+}

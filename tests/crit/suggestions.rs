@@ -361,7 +361,12 @@ fn fix_changes_only_files_of_the_change_and_never_git_s_own() {
     write(d, "src/app.py", &format!("{APP}# more\n"));
     git(d, &["commit", "-q", "-am", "more"]);
     let config = read(d, ".git/config");
-    for path in [".git/config", "./.git/config", ".GIT/config", "src/other.py"] {
+    for path in [
+        ".git/config",
+        "./.git/config",
+        ".GIT/config",
+        "src/other.py",
+    ] {
         let server = FakeServer::start_blocking();
         server.push(answer(vec![finding(
             path,
