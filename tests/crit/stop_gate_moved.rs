@@ -374,3 +374,59 @@ fn a_session_that_moves_nothing_is_reviewed_as_before_in_each_agent() {
     assert!(body.contains("uncommitted changes"), "{body}");
     assert!(!body.contains("; and "), "{body}");
 }
+
+#[test]
+fn a_session_begun_before_the_first_commit_has_its_commits_reviewed() {
+    every_agent(a_session_begun_before_the_first_commit_has_its_commits_reviewed_in_each_agent);
+}
+
+/// A repository with no commit when the session began: whatever the agent
+/// commits is the session's, none of it measured from a HEAD it created.
+fn a_session_begun_before_the_first_commit_has_its_commits_reviewed_in_each_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    support::init_repo(d);
+    let server = FakeServer::start_blocking();
+    prompt(d, &server, "s", None);
+    write(d, ".gitignore", ".state/\n.home/\n");
+    write(d, "src/tool.py", SHELL);
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "first"]);
+    write(d, "README.md", "a tool\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "second"]);
+    server.push(
+        Step::when_contains("os.system(input())")
+            .reply(p1("src/tool.py", "input reaches an interpreter")),
+    );
+    server.push(confirmed());
+    let reason = blocked(&stop(d, &server, &event(Some("s"), false), &[]));
+    assert!(reason.contains("input reaches an interpreter"), "{reason}");
+    // Blocked, so the next stop still measures from nothing.
+    server.push(
+        Step::when_contains("os.system(input())")
+            .reply(p1("src/tool.py", "input reaches an interpreter")),
+    );
+    server.push(confirmed());
+    let reason = blocked(&stop(d, &server, &event(Some("s"), true), &[]));
+    assert!(reason.contains("input reaches an interpreter"), "{reason}");
+}
+
+#[test]
+fn a_repository_whose_git_directory_went_away_holds_the_gate() {
+    every_agent(a_repository_whose_git_directory_went_away_holds_the_gate_in_each_agent);
+}
+
+/// An agent that moves `.git` away before it stops gets no pass on an
+/// unreadable change: the gate holds, within its rounds.
+fn a_repository_whose_git_directory_went_away_holds_the_gate_in_each_agent() {
+    let dir = repo(EVAL);
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    prompt(d, &server, "s", None);
+    std::fs::rename(d.join(".git"), d.join(".git-away")).unwrap();
+    let reason = blocked(&stop(d, &server, &event(Some("s"), false), &[]));
+    assert!(reason.contains(".git is not there"), "{reason}");
+    assert!(server.model_requests().is_empty());
+    std::fs::rename(d.join(".git-away"), d.join(".git")).unwrap();
+}

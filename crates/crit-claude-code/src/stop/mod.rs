@@ -182,16 +182,27 @@ pub fn mark_start(event: &HookInput, hook: &HookEnv) {
     let Ok(layout) = crit_os::git::layout::discover(&root) else {
         return;
     };
-    let Some(head) = layout.head_commit() else {
-        return;
-    };
-    let at = Memory {
-        start: Some(&head),
-        refs: layout.refs().map(NotedRefs::from),
-        ..Memory::new("", 0, Some(&head))
+    let refs = layout.refs().map(NotedRefs::from);
+    let head = layout.head_commit();
+    let at = match &head {
+        Some(head) => Memory {
+            start: Some(head),
+            refs,
+            ..Memory::new("", 0, Some(head))
+        },
+        // No commit yet: whatever the session commits is measured from
+        // nothing at all.
+        None => Memory {
+            refs,
+            ..Memory::new("", 0, Some(UNBORN))
+        },
     };
     remember(Some(&session), at, None);
 }
+
+/// The head noted for a session that began before the repository's first
+/// commit (no commit id looks like it).
+const UNBORN: &str = "unborn";
 
 /// The review gate on one stop, in no agent's words. `cancel` ends a
 /// review early.
@@ -253,16 +264,19 @@ pub fn gate(
     let kept = noted.clone().or_else(|| refs_now.clone());
     // HEAD moved since the gate last decided: what was committed since then
     // is reviewed with what is not committed yet.
-    let since = match (
-        &uncommitted,
-        remembered.as_ref().and_then(|s| s.head.clone()),
-    ) {
-        (Ok(c), Some(h)) if c.base.as_deref() != Some(h.as_str()) => Some(h),
+    let noted_head = remembered.as_ref().and_then(|s| s.head.clone());
+    let born = noted_head.as_deref() == Some(UNBORN) && head_now.is_some();
+    let since = match (&uncommitted, noted_head) {
+        (Ok(c), Some(h)) if h != UNBORN && c.base.as_deref() != Some(h.as_str()) => Some(h),
         _ => None,
     };
     // Where the next stop measures commits from: HEAD once a review passed,
     // else where this one did.
-    let from = since.clone().or_else(|| head_now.clone());
+    let from = match born {
+        // Until a review passes, every commit stays the session's.
+        true => Some(UNBORN.to_string()),
+        false => since.clone().or_else(|| head_now.clone()),
+    };
     let keep = |fingerprint, rounds| Memory {
         start: start.as_deref(),
         refs: kept.clone(),
@@ -288,6 +302,23 @@ pub fn gate(
     let here = match &since {
         Some(h) => Scope::Since(h.clone()),
         None => Scope::Uncommitted,
+    };
+    let off_head = match born {
+        false => off_head,
+        // The session began before the first commit: every commit is its.
+        true => match moved::from_unborn(&root, &hook.env) {
+            Ok(mut all) => {
+                all.extend(off_head);
+                all
+            }
+            Err(why) => {
+                return fail(
+                    session.as_ref(),
+                    keep("", 0),
+                    format!("{why}; the session's commits could not be read"),
+                );
+            }
+        },
     };
     let (scope, computed) = match (&since, off_head.is_empty()) {
         (None, true) => (here, uncommitted),

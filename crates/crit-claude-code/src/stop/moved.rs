@@ -220,6 +220,24 @@ fn review_parts(
     Ok(parts)
 }
 
+/// What a session that began before the repository's first commit has
+/// committed since: every root commit's own change and everything from each
+/// root to the working tree.
+pub(super) fn from_unborn(root: &Path, env: &Env) -> Result<Vec<Scope>, String> {
+    let git = Runner::open(root, env)?;
+    let roots: Vec<String> = git
+        .ok(&["rev-list", "--max-parents=0", "HEAD", "--"])?
+        .lines()
+        .map(str::to_string)
+        .collect();
+    if roots.is_empty() {
+        return Err("HEAD has no root commit".into());
+    }
+    let mut parts = vec![Scope::Commits(roots.clone())];
+    parts.extend(roots.into_iter().map(Scope::Since));
+    Ok(parts)
+}
+
 /// crit-os's git for the few commands here, failures as reasons.
 struct Runner {
     inner: Git,
