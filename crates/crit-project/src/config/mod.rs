@@ -309,6 +309,22 @@ impl Config {
                 "command must name a program, e.g. [review-gate, --json]",
             ));
         }
+        for (key, amount) in [
+            ("max_budget_usd", &raw.max_budget_usd),
+            ("max_cost_usd", &raw.max_cost_usd),
+        ] {
+            // `.nan` or `.inf` would turn a limit off without saying so.
+            if let Some(a) = amount
+                && !(a.value.is_finite() && a.value >= 0.0)
+            {
+                return Err(FileError::at(
+                    file,
+                    a.referenced.line(),
+                    a.referenced.column(),
+                    format!("{key} takes a dollar amount of 0 or more, e.g. 2.5"),
+                ));
+            }
+        }
         // `provider: command` is the older spelling of `reviewer: command`:
         // an external reviewer program, not a model backend.
         let mut provider = None;
@@ -500,6 +516,18 @@ mod tests {
                 .to_string(),
             "c.yaml:1:10: command must name a program, e.g. [review-gate, --json]"
         );
+        for bad in [".nan", ".inf", "-1"] {
+            for key in ["max_cost_usd", "max_budget_usd"] {
+                let e = Config::parse(&format!("{key}: {bad}\n"), "c.yaml")
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    e.starts_with("c.yaml:1:") && e.contains("a dollar amount of 0 or more"),
+                    "{key}: {bad}: {e}"
+                );
+            }
+        }
+        assert!(Config::parse("max_cost_usd: 2.5\n", "c.yaml").is_ok());
     }
 
     #[test]
