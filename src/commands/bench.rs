@@ -285,7 +285,7 @@ fn extract(
                 "{} {}: the extraction failed after its retries: {}",
                 printable(&config),
                 printable(&case),
-                printable(&why)
+                printable(&why.to_string())
             ))
         })?;
         out.insert((config, case), issues);

@@ -11,6 +11,7 @@ mod agent_hooks;
 mod bench;
 mod bench_hostile;
 mod bench_martian;
+mod bench_mine;
 mod bench_runs;
 mod bounds;
 mod ci_base;

@@ -21,6 +21,19 @@ pub struct Spent {
     pub cost_usd: Option<f64>,
 }
 
+/// Why asking gave no answer, after the attempts.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AskError {
+    #[error("stopped")]
+    Stopped,
+    #[error("no answer")]
+    NoAnswer,
+    #[error("the answer is not the JSON object asked for")]
+    NotTheAnswer,
+    #[error("{0}")]
+    Model(#[from] crit_llm::LlmError),
+}
+
 /// The request for one message pair.
 pub fn request(model: &str, system: &str, user: String) -> ModelRequest {
     let mut r = ModelRequest::new(model, MAX_TOKENS);
@@ -40,15 +53,15 @@ async fn ask<T>(
     req: &ModelRequest,
     cancel: &CancellationToken,
     read: impl Fn(&str) -> Option<T>,
-) -> (Result<T, String>, Spent) {
+) -> (Result<T, AskError>, Spent) {
     let mut spent = Spent {
         usage: Usage::default(),
         cost_usd: Some(0.0),
     };
-    let mut why = String::from("no answer");
+    let mut why = AskError::NoAnswer;
     for _ in 0..ATTEMPTS {
         if cancel.is_cancelled() {
-            return (Err("stopped".into()), spent);
+            return (Err(AskError::Stopped), spent);
         }
         match backend.model.complete(req, cancel.clone()).await {
             Ok(resp) => {
@@ -59,9 +72,9 @@ async fn ask<T>(
                 if let Some(v) = read(&text) {
                     return (Ok(v), spent);
                 }
-                why = "the answer is not the JSON object asked for".into();
+                why = AskError::NotTheAnswer;
             }
-            Err(e) => why = e.to_string(),
+            Err(e) => why = AskError::Model(e),
         }
     }
     (Err(why), spent)
@@ -75,7 +88,7 @@ pub async fn judge_pair(
     system: &str,
     user: String,
     cancel: &CancellationToken,
-) -> (Result<(PairAnswer, Option<String>), String>, Spent) {
+) -> (Result<(PairAnswer, Option<String>), AskError>, Spent) {
     let req = request(model, system, user);
     ask(backend, &req, cancel, parse_judge_answer).await
 }
@@ -87,7 +100,7 @@ pub async fn extract(
     model: &str,
     comments: &[String],
     cancel: &CancellationToken,
-) -> (Result<Vec<String>, String>, Spent) {
+) -> (Result<Vec<String>, AskError>, Spent) {
     let text = comments
         .iter()
         .filter(|c| !c.is_empty())
@@ -131,7 +144,7 @@ impl crate::judge::Judge {
             Ok((PairAnswer::Failed, _)) => {
                 Err(Undecided::Retried("its answer was an error".into()))
             }
-            Err(why) => Err(Undecided::Retried(why)),
+            Err(why) => Err(Undecided::Retried(why.to_string())),
         };
         if let (Ok(j), Some(c)) = (&judgement, &self.cache) {
             c.store(key, &user, j);
