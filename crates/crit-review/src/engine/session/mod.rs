@@ -17,6 +17,7 @@
 //! `$XDG_STATE_HOME/crit/audit/`: counts, tokens, cost, hashes — never text.
 
 mod audit;
+mod feedback;
 mod flagged;
 mod redact;
 mod store;
@@ -29,6 +30,9 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use audit::append_confined;
 pub use audit::{append_audit, append_audit_at, append_gate, audit_dir};
+pub use feedback::{
+    Feedback, FeedbackKind, FeedbackOutcome, MAX_TEXT, append_feedback, feedback_dir, read_feedback,
+};
 pub use flagged::{Flagged, lines_hash, path_hash};
 pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
 pub use store::{RELDO_TRANSCRIPT, Session, list};
