@@ -221,5 +221,6 @@ pub fn crit_run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) ->
         .unwrap()
 }
 
+pub mod feedback;
 pub mod gate;
 pub mod review_repo;

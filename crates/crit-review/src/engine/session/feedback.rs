@@ -125,6 +125,57 @@ pub fn append_feedback(
     Ok(path)
 }
 
+/// Records each finding `result` dismissed by the team's suppressions as
+/// feedback of kind [`FeedbackKind::Suppression`] (the suppression's reason
+/// as the text), so mining and learnings see what the team silenced.
+/// `root` is the project the review ran in, for the line's `repo`.
+pub fn record_suppressions(
+    env: impl Fn(&str) -> Option<String>,
+    result: &crit_core::ReviewResult,
+    root: Option<&Path>,
+    now: SystemTime,
+) -> Result<usize, SessionError> {
+    let repo = root.map(|r| {
+        let r = r.canonicalize().unwrap_or_else(|_| r.to_path_buf());
+        super::path_hash(&r.display().to_string())
+    });
+    let mut n = 0;
+    for d in result.dismissed.iter().filter(|d| d.cause == "suppressed") {
+        let f = &d.finding;
+        let fp_ok = f.id.len() == 16 && f.id.bytes().all(|b| b.is_ascii_hexdigit());
+        if !fp_ok {
+            continue;
+        }
+        let event = Feedback {
+            ts: String::new(),
+            kind: FeedbackKind::Suppression,
+            outcome: FeedbackOutcome::Noted,
+            fingerprint: f.id.clone(),
+            reviewer: f.reviewer.clone(),
+            rule: f.rule_id.clone(),
+            severity: f.severity.code().to_string(),
+            path: f
+                .path()
+                .map(|p| p.trim_start_matches("./").to_string())
+                .filter(|p| project_path(p)),
+            repo: repo.clone(),
+            forge: None,
+            thread: None,
+            author: None,
+            text: d.reason.clone(),
+        };
+        append_feedback(&env, &event, now)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// A path from the project root (not absolute, no `..`), as a finding
+/// written by a model may not be.
+fn project_path(p: &str) -> bool {
+    !p.is_empty() && !p.starts_with('/') && !p.split('/').any(|c| c == ".." || c.is_empty())
+}
+
 /// Every feedback line in `dir`'s `*.jsonl` files, oldest file first, and
 /// how many lines were not feedback (skipped, never an error).
 pub fn read_feedback(dir: &Path) -> (Vec<Feedback>, usize) {

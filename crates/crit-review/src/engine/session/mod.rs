@@ -31,7 +31,8 @@ use serde::{Deserialize, Serialize};
 pub(crate) use audit::append_confined;
 pub use audit::{append_audit, append_audit_at, append_gate, audit_dir};
 pub use feedback::{
-    Feedback, FeedbackKind, FeedbackOutcome, MAX_TEXT, append_feedback, feedback_dir, read_feedback,
+    Feedback, FeedbackKind, FeedbackOutcome, MAX_TEXT, append_feedback, feedback_dir,
+    read_feedback, record_suppressions,
 };
 pub use flagged::{Flagged, lines_hash, path_hash};
 pub use redact::{REDACTED, is_secret_key, redact, redact_credentials, redact_text};
@@ -77,8 +78,17 @@ pub fn save_with(
     if let Err(e) = session.write_result_with(result, extra) {
         tracing::error!("could not save the review's result: {e}");
     }
-    if let Err(e) = append_audit_at(env, result, Some(session.id()), session.project_root(), now) {
+    if let Err(e) = append_audit_at(
+        &env,
+        result,
+        Some(session.id()),
+        session.project_root(),
+        now,
+    ) {
         tracing::error!("could not append to the audit log: {e}");
+    }
+    if let Err(e) = record_suppressions(&env, result, session.project_root(), now) {
+        tracing::error!("could not record the suppressed findings as feedback: {e}");
     }
 }
 

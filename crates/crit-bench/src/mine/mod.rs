@@ -16,6 +16,11 @@
 //! reviewer, rule and severity. A finding reported by several reviews (the
 //! Stop gate's rounds) counts once, where it was first reported. Recent
 //! findings may not have been acted on yet: choose the period accordingly.
+//!
+//! Beside it, what the team said ([`feedback`]): reactions, disputes and
+//! their outcome, resolved threads and suppressions from the feedback log.
+
+pub mod feedback;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -91,6 +96,8 @@ pub struct Mined {
     pub by_severity: Vec<Group>,
     /// Audit lines that were not review lines.
     pub skipped_lines: usize,
+    /// What the team said, from the feedback log.
+    pub feedback: feedback::FeedbackMined,
 }
 
 /// Mines the audit log in `audit_dir` over `period` for the project at
@@ -161,6 +168,7 @@ pub fn mine(audit_dir: &Path, period: &Period, root: &Path, env: &Env) -> Mined 
         by_rule,
         by_severity,
         skipped_lines: reading.skipped,
+        feedback: feedback::mine_feedback(&audit_dir.join("feedback"), period, &here),
     }
 }
 
@@ -331,6 +339,7 @@ pub fn terminal(m: &Mined) -> String {
         }
     }
     out.push_str(&super::render::table(&rows));
+    out.push_str(&feedback::terminal(&m.feedback));
     out
 }
 
