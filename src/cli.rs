@@ -156,6 +156,15 @@ pub enum Command {
     /// answers are cached. A case whose review did not finish, or whose judge could
     /// not decide a pair, is INCOMPLETE: in no score, and the exit code is 3.
     Bench(BenchArgs),
+    /// Propose learnings from the team's feedback on crit's findings: disputes and 👎 on the same reviewer's rule in the same files become a rule in the team's words, as a patch to .crit/learnings.yaml.
+    ///
+    /// Findings of one reviewer and rule, in files under one directory with one
+    /// extension, that the team disputed or marked 👎 at least `--min` times (and
+    /// more often than 👍) become one learning, scoped to those files, with the
+    /// threads it came from. The patch is printed (apply it with `git apply`), or
+    /// written with `--write`. A learning reaches reviews once it is on the base
+    /// branch, as every setting that relaxes the review does.
+    Learn(LearnArgs),
 }
 
 #[derive(Debug, Args)]
@@ -277,6 +286,22 @@ pub struct BenchMineArgs {
     /// The last day of the period (`2026-02-24`) [default: today, UTC].
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// The period of feedback: days (`90d`), weeks (`12w`), hours (`24h`), or a date (`2026-02-01`).
+    #[arg(long, value_name = "PERIOD", default_value = "90d")]
+    pub since: String,
+    /// The last day of the period (`2026-02-24`) [default: today, UTC].
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+    /// Disputes and 👎 a learning needs, at least.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub min: usize,
+    /// Write .crit/learnings.yaml instead of printing the patch.
+    #[arg(long)]
+    pub write: bool,
 }
 
 /// Where Claude Code's settings are changed.

@@ -89,6 +89,7 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
         "bench import" => &[&["json"]],
         "bench export" => &[&BACKEND, &PROJECT, &["format", "out", "timeout"]],
         "bench mine" => &[&["cwd", "json", "out"]],
+        "learn" => &[&["cwd", "json"]],
         _ => return None,
     };
     Some(groups.iter().flat_map(|g| g.iter().copied()).collect())

@@ -7,6 +7,7 @@ mod config;
 mod doctor;
 mod hook;
 mod init;
+mod learn;
 mod mcp;
 mod plan;
 mod pre_commit;
@@ -58,5 +59,6 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         }
         Command::Stats(args) => stats::run(&cli.common, &args),
         Command::Bench(args) => bench::run(&cli.common, args),
+        Command::Learn(args) => learn::run(&cli.common, &args),
     }
 }

@@ -34,6 +34,7 @@ const SUBCOMMANDS: &[&str] = &[
     "bench import",
     "bench export",
     "bench mine",
+    "learn",
 ];
 
 /// Words from crit's own design notes that mean nothing to a user.

@@ -50,6 +50,7 @@ mod install_claude;
 mod install_claude_agent;
 mod install_claude_pieces;
 mod install_claude_real;
+mod learn;
 mod mcp_server;
 mod output_schema;
 mod own_files;

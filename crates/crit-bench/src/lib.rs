@@ -30,6 +30,7 @@ mod config;
 mod corpus;
 pub mod import;
 mod judge;
+pub mod learn;
 pub mod martian;
 mod matching;
 pub mod mine;

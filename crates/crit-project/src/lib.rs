@@ -13,6 +13,7 @@ pub mod agent_defs;
 pub mod config;
 pub mod context;
 pub mod error;
+pub mod learnings;
 pub mod paths;
 mod project;
 pub mod scope;

@@ -115,13 +115,13 @@ pub fn mine_feedback(dir: &Path, period: &Period, repo: &str) -> FeedbackMined {
     out
 }
 
-/// The events of the period and project, duplicates folded: a person's
+/// The events of the period and project, duplicates folded (a person's
 /// reactions on a finding to their last, any other event recorded again to
-/// one.
+/// one), in the log's order.
 pub(crate) fn counted(lines: Vec<Feedback>, period: &Period, repo: &str) -> Vec<Feedback> {
-    let mut reactions: BTreeMap<(String, String), Feedback> = BTreeMap::new();
-    let mut others: BTreeMap<String, Feedback> = BTreeMap::new();
-    for f in lines {
+    let mut reactions: BTreeMap<(String, String), (usize, Feedback)> = BTreeMap::new();
+    let mut others: BTreeMap<String, (usize, Feedback)> = BTreeMap::new();
+    for (i, f) in lines.into_iter().enumerate() {
         let day = f.ts.get(..10).and_then(days::parse_date);
         if !day.is_some_and(|d| period.contains(d)) {
             continue;
@@ -132,7 +132,7 @@ pub(crate) fn counted(lines: Vec<Feedback>, period: &Period, repo: &str) -> Vec<
         match f.kind {
             FeedbackKind::Reaction => {
                 let who = f.author.clone().unwrap_or_default();
-                reactions.insert((f.fingerprint.clone(), who), f);
+                reactions.insert((f.fingerprint.clone(), who), (i, f));
             }
             _ => {
                 let key = serde_json::to_string(&(
@@ -143,14 +143,16 @@ pub(crate) fn counted(lines: Vec<Feedback>, period: &Period, repo: &str) -> Vec<
                     (f.kind == FeedbackKind::Dispute).then_some(&f.text),
                 ))
                 .unwrap_or_default();
-                others.entry(key).or_insert(f);
+                others.entry(key).or_insert((i, f));
             }
         }
     }
-    reactions
+    let mut all: Vec<(usize, Feedback)> = reactions
         .into_values()
         .chain(others.into_values())
-        .collect()
+        .collect();
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, f)| f).collect()
 }
 
 /// The report's second table, for people; empty when the log said nothing.
