@@ -8,6 +8,7 @@ mod support;
 mod action;
 mod action_workflows;
 mod agent_hooks;
+mod agent_install_hostile;
 mod bench;
 mod bench_hostile;
 mod bench_martian;
