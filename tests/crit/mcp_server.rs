@@ -21,7 +21,7 @@ fn p1() -> Reply {
     )
 }
 
-fn command(d: &Path, server: &FakeServer, extra: &[&str]) -> tokio::process::Command {
+pub(crate) fn command(d: &Path, server: &FakeServer, extra: &[&str]) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_crit"));
     c.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

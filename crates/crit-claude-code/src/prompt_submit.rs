@@ -95,7 +95,7 @@ fn record_answer(event: &HookInput, outcome: Outcome, hook: &HookEnv) -> HookOut
     let Some(state) = event
         .session_id
         .as_deref()
-        .and_then(|id| SessionState::of(&lookup, id))
+        .and_then(|id| SessionState::of_agent(&lookup, hook.agent, id))
     else {
         return HookOutput::default();
     };
@@ -140,7 +140,7 @@ fn review(
     let session = event
         .session_id
         .as_deref()
-        .and_then(|id| SessionState::of(&lookup, id));
+        .and_then(|id| SessionState::of_agent(&lookup, hook.agent, id));
     let dir = hook_dir(event.cwd.as_deref(), hook);
     let dir = dir.canonicalize().unwrap_or(dir);
     let mut req = PromptRequest {

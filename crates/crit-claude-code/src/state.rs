@@ -1,12 +1,16 @@
-//! What crit remembers about one Claude Code session between hook calls, in
-//! small JSON files under `$XDG_STATE_HOME/crit/claude-code/sessions/`:
+//! What crit remembers about one agent's session between hook calls, in
+//! small JSON files under `$XDG_STATE_HOME/crit/<agent>/sessions/`
+//! (`claude-code`, `codex`, …: two agents' sessions never share a memory):
 //!
 //! - `<id>.status.json`: the review running or just finished, for `crit statusline`;
 //! - `<id>.pending.json`: a refined prompt waiting for the user's answer;
 //! - `<id>.stop.json`: the review gate's rounds and the last reviewed change.
 //!
-//! The id is Claude Code's session id when it is a plain token, else its
+//! The id is the agent's session id when it is a plain token, else its
 //! hash; files older than a week are removed when a new review starts.
+//! Another agent's session that began before its state had a directory of
+//! its own (when every agent's was `claude-code`'s) is read from there
+//! until its own is written.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -17,9 +21,16 @@ use serde::{Deserialize, Serialize};
 use crit_os::git::refs::RefSnapshot;
 use crit_review::prompt::audit::Awaiting;
 
+use crate::agent::Agent;
+
 /// `$XDG_STATE_HOME/crit/claude-code/sessions`, else under `~/.local/state`.
 pub fn sessions_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_project::paths::user_state_dir(env).map(|d| d.join("claude-code").join("sessions"))
+    agent_sessions_dir(env, Agent::ClaudeCode)
+}
+
+/// `$XDG_STATE_HOME/crit/<agent>/sessions`, else under `~/.local/state`.
+pub fn agent_sessions_dir(env: &dyn Fn(&str) -> Option<String>, agent: Agent) -> Option<PathBuf> {
+    crit_project::paths::user_state_dir(env).map(|d| d.join(agent.id()).join("sessions"))
 }
 
 /// A file name part for `session_id`.
@@ -40,6 +51,9 @@ pub fn session_key(session_id: &str) -> String {
 pub struct SessionState {
     dir: PathBuf,
     key: String,
+    /// Where this session's files were before its agent had a directory of
+    /// its own: read when its own has none, never written.
+    legacy: Option<PathBuf>,
 }
 
 impl SessionState {
@@ -47,16 +61,35 @@ impl SessionState {
         SessionState {
             dir,
             key: session_key(session_id),
+            legacy: None,
         }
     }
 
-    /// For the session named by `session_id`, under `env`'s state directory.
+    /// For the Claude Code session named by `session_id`, under `env`'s
+    /// state directory.
     pub fn of(env: &dyn Fn(&str) -> Option<String>, session_id: &str) -> Option<Self> {
-        Some(SessionState::new(sessions_dir(env)?, session_id))
+        SessionState::of_agent(env, Agent::ClaudeCode, session_id)
+    }
+
+    /// For `agent`'s session named by `session_id`.
+    pub fn of_agent(
+        env: &dyn Fn(&str) -> Option<String>,
+        agent: Agent,
+        session_id: &str,
+    ) -> Option<Self> {
+        let mut state = SessionState::new(agent_sessions_dir(env, agent)?, session_id);
+        if agent != Agent::ClaudeCode {
+            state.legacy = sessions_dir(env);
+        }
+        Some(state)
     }
 
     fn path(&self, kind: &str) -> PathBuf {
-        self.dir.join(format!("{}.{kind}.json", self.key))
+        self.dir.join(self.name(kind))
+    }
+
+    fn name(&self, kind: &str) -> String {
+        format!("{}.{kind}.json", self.key)
     }
 
     fn read<T: DeserializeOwned>(&self, kind: &str) -> Option<T> {
@@ -64,11 +97,16 @@ impl SessionState {
     }
 
     fn read_up_to<T: DeserializeOwned>(&self, kind: &str, max_bytes: u64) -> Option<T> {
-        let bytes = crit_core::files::read_capped(
-            &self.path(kind),
-            crit_core::files::InputLimits { max_bytes },
-        )
-        .ok()?;
+        let limits = crit_core::files::InputLimits { max_bytes };
+        let bytes = match crit_core::files::read_capped(&self.path(kind), limits) {
+            Ok(b) => b,
+            // Only while its own directory has no such file at all.
+            Err(e) if e.is_not_found() => {
+                let old = self.legacy.as_ref()?.join(self.name(kind));
+                crit_core::files::read_capped(&old, limits).ok()?
+            }
+            Err(_) => return None,
+        };
         serde_json::from_slice(&bytes).ok()
     }
 
@@ -76,13 +114,16 @@ impl SessionState {
     fn write<T: Serialize>(&self, kind: &str, value: &T) -> std::io::Result<()> {
         let root = crit_os::write::Root::open_or_create(&self.dir, 0o700)?;
         let bytes = serde_json::to_vec(value).map_err(std::io::Error::other)?;
-        let name = format!("{}.{kind}.json", self.key);
+        let name = self.name(kind);
         root.write_atomic_with(&name, &bytes, crit_os::write::WriteOptions::private())?;
         Ok(())
     }
 
     fn clear(&self, kind: &str) {
         let _ = std::fs::remove_file(self.path(kind));
+        if let Some(old) = &self.legacy {
+            let _ = std::fs::remove_file(old.join(self.name(kind)));
+        }
     }
 
     pub fn status(&self) -> Option<Status> {

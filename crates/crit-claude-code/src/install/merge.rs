@@ -177,6 +177,21 @@ pub fn merge(
         if groups.iter().any(|g| runs(g, &s.command)) {
             continue;
         }
+        // One prompt hook a session: the prompt review's notes the
+        // session's start too, so it takes the place of crit's note-only
+        // hook, and a note-only hook is not added beside it.
+        if let Some(full) = s.command.strip_suffix(installed::NOTE_ONLY)
+            && groups.iter().any(|g| runs(g, full))
+        {
+            continue;
+        }
+        let note_only = AddedHook {
+            event: s.event.into(),
+            command: format!("{} {}", s.command, installed::NOTE_ONLY),
+        };
+        if ledger.hooks.contains(&note_only) && remove_one(groups, &note_only.command) {
+            ledger.hooks.retain(|h| *h != note_only);
+        }
         groups.push(group(s));
         let entry = AddedHook {
             event: s.event.into(),
@@ -281,6 +296,19 @@ pub fn unmerge(
         }
     }
     removed
+}
+
+/// What `ledger` lists of crit's own hooks (`ours`), for people.
+pub fn listed(ledger: &Ledger, ours: &[HookSpec]) -> Vec<String> {
+    ledger
+        .hooks
+        .iter()
+        .filter(|a| {
+            ours.iter()
+                .any(|s| s.event == a.event && s.command.trim() == a.command.trim())
+        })
+        .map(|a| format!("{} hook", a.event))
+        .collect()
 }
 
 /// Removes the first hook running `command` (and its group, when that leaves

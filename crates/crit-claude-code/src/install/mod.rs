@@ -10,6 +10,7 @@ pub mod merge;
 pub mod other;
 pub mod permissions;
 pub mod pieces;
+mod record;
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,7 @@ use crit_llm::Env;
 pub use merge::InstallError;
 use merge::{AddedFile, LEDGER_FILE, Ledger};
 pub use pieces::{Piece, Pieces};
+use record::{Before, Record, Records};
 
 use crate::json_doc::{self, Json};
 
@@ -224,10 +226,25 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     let ledger_path = dir.join(LEDGER_FILE);
     let label = shown(&settings_path);
     let before = place.read_text(&settings_path)?;
-    let mut ledger = read_ledger(&place, &ledger_path)?.unwrap_or_else(|| Ledger {
+    let records = Records::of(&opts.env);
+    let record = records.as_ref().and_then(|r| r.load(&settings_path));
+    let beside = read_ledger(&place, &ledger_path)?;
+    let first = record.is_none() && beside.is_none();
+    // The user's record vouches for what crit wrote; so does the user's own
+    // ledger (`--user`). A checkout's is the checkout's word.
+    let ledger_vouches = record.is_some() || opts.confine_to.is_none();
+    // The user's own ledger (`--user`) says which files an earlier crit wrote.
+    let users_files = beside
+        .as_ref()
+        .filter(|_| opts.confine_to.is_none())
+        .map(|l| l.files.clone());
+    let mut ledger = record::trusted_ledger(record.as_ref(), beside).unwrap_or_else(|| Ledger {
         created_settings: before.is_none(),
         ..Ledger::default()
     });
+    if let Some(files) = users_files {
+        ledger.files = files;
+    }
     let old_text = before.clone().unwrap_or_default();
     let mut doc = merge::parse_settings(&label, &old_text)?;
     let specs = opts.pieces.hooks(CRIT, opts.subagent_stop);
@@ -255,9 +272,6 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     if !dir.exists() && !ledger.created.iter().any(|c| c == "dir:.") {
         ledger.created.push("dir:.".into());
     }
-    // The user's own ledger (`--user`) may vouch that a file is an earlier
-    // crit's; a checkout's is the checkout's word, and anyone may write it.
-    let ledger_vouches = opts.confine_to.is_none();
     let Planned { files, warnings } =
         plan_files(&place, &dir, &mut ledger, ledger_vouches, &opts.pieces)?;
     report.stderr.extend(warnings);
@@ -287,6 +301,21 @@ pub fn install(opts: &InstallOptions) -> Result<Report, InstallError> {
     }
     let ledger_text = serde_json::to_string_pretty(&ledger).unwrap_or_default() + "\n";
     place.write(&ledger_path, &ledger_text)?;
+    let kept = Record {
+        file: settings_path.clone(),
+        ledger,
+        before: match (record, first) {
+            (Some(r), _) => r.before,
+            (None, true) => Some(before.map_or(Before::Absent, |text| Before::Text { text })),
+            (None, false) => None,
+        },
+        written: sha256(&new_text),
+    };
+    if let Err(e) = records.as_ref().map(|r| r.save(&kept)).transpose() {
+        report.stderr.push(format!(
+            "crit: keeping the record of this install: {e}; crit uninstall claude-code will take out only crit's own entries"
+        ));
+    }
     if added.is_empty() && rules.is_empty() {
         report
             .stdout
@@ -416,7 +445,10 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
     let settings_path = dir.join("settings.json");
     let ledger_path = dir.join(LEDGER_FILE);
     let label = shown(&settings_path);
-    let Some(ledger) = read_ledger(&place, &ledger_path)? else {
+    let records = Records::of(&opts.env);
+    let record = records.as_ref().and_then(|r| r.load(&settings_path));
+    let beside = read_ledger(&place, &ledger_path)?;
+    let Some(ledger) = record::trusted_ledger(record.as_ref(), beside) else {
         report.stdout.push(format!(
             "nothing to uninstall: {} does not exist (crit install claude-code writes it)",
             shown(&ledger_path)
@@ -433,12 +465,21 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
         &merge::status_line(CRIT),
     );
     let rules = permissions::unmerge(&mut doc, &ledger, &permissions::allow_rules(CRIT));
-    let delete_settings = before.is_some() && ledger.created_settings && doc == Json::object();
-    let new_text = if removed.is_empty() && rules.is_empty() {
+    let mut delete_settings = before.is_some() && ledger.created_settings && doc == Json::object();
+    let mut new_text = if removed.is_empty() && rules.is_empty() {
         old_text.clone()
     } else {
         doc.to_text(&json_doc::indent_of(&old_text))
     };
+    // Unchanged since crit wrote it: the bytes it had before come back.
+    match record::restore(record.as_ref(), before.as_deref()) {
+        Some(Before::Absent) => delete_settings = before.is_some(),
+        Some(Before::Text { text }) => {
+            delete_settings = false;
+            new_text = text.clone();
+        }
+        None => {}
+    }
     let mut gone = Vec::new();
     // Only the files install writes, and each only while it holds exactly
     // the text this crit ships: the ledger is a file in the checkout, so
@@ -488,6 +529,9 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Report, InstallError> {
         }
     }
     place.remove(&ledger_path)?;
+    if let Some(r) = &records {
+        r.forget(&settings_path);
+    }
     if ledger.created.iter().any(|c| c == "dir:.") {
         place.remove_empty_dir(&dir);
     }

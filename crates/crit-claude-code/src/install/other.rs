@@ -17,6 +17,7 @@ use crit_project::scope::installed;
 
 use super::merge::{self, HookSpec, InstallError, LEDGER_FILE, Ledger};
 use super::pieces::{Piece, Pieces};
+use super::record::{self, Before, Record, Records};
 use super::{CRIT, Files, Report, on_path, read_ledger, sha256, shown};
 use crate::agent::{Agent, Event};
 use crate::json_doc;
@@ -146,7 +147,11 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
     let ledger_path = opts.dir.join(LEDGER_FILE);
     let label = shown(&path);
     let before = place.read_text(&path)?;
-    let mut ledger = read_ledger(&place, &ledger_path)?.unwrap_or_else(|| Ledger {
+    let records = Records::of(&opts.env);
+    let record = records.as_ref().and_then(|r| r.load(&path));
+    let beside = read_ledger(&place, &ledger_path)?;
+    let first = record.is_none() && beside.is_none();
+    let mut ledger = record::trusted_ledger(record.as_ref(), beside).unwrap_or_else(|| Ledger {
         created_settings: before.is_none(),
         ..Ledger::default()
     });
@@ -183,6 +188,22 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
     ledger.settings_sha256 = Some(sha256(&new_text));
     let ledger_text = serde_json::to_string_pretty(&ledger).unwrap_or_default() + "\n";
     place.write(&ledger_path, &ledger_text)?;
+    let kept = Record {
+        file: path.clone(),
+        ledger,
+        before: match (record, first) {
+            (Some(r), _) => r.before,
+            (None, true) => Some(before.map_or(Before::Absent, |text| Before::Text { text })),
+            (None, false) => None,
+        },
+        written: sha256(&new_text),
+    };
+    if let Err(e) = records.as_ref().map(|r| r.save(&kept)).transpose() {
+        report.stderr.push(format!(
+            "crit: keeping the record of this install: {e}; crit uninstall {} will take out only crit's hooks",
+            agent.id()
+        ));
+    }
     report.stdout.push(if added.is_empty() {
         format!("{label}: crit's hooks are already there")
     } else {
@@ -226,7 +247,10 @@ fn wired(agent: Agent, pieces: &Pieces, project: bool) -> Vec<String> {
     lines
 }
 
-/// Takes out exactly what [`install`] added, as its ledger lists it.
+/// Takes out exactly what [`install`] added, as the user's record of it
+/// lists it (the ledger beside the file, which the checkout may have
+/// written, only for crit's own hooks): the file's bytes before the install
+/// come back while the file is as crit wrote it.
 pub fn uninstall(opts: &AgentInstall) -> Result<Report, InstallError> {
     let agent = opts.agent;
     let place = Files::confined(opts.confine_to.as_ref())?;
@@ -234,7 +258,10 @@ pub fn uninstall(opts: &AgentInstall) -> Result<Report, InstallError> {
     let path = opts.dir.join(config_file(agent));
     let ledger_path = opts.dir.join(LEDGER_FILE);
     let label = shown(&path);
-    let Some(ledger) = read_ledger(&place, &ledger_path)? else {
+    let records = Records::of(&opts.env);
+    let record = records.as_ref().and_then(|r| r.load(&path));
+    let beside = read_ledger(&place, &ledger_path)?;
+    let Some(ledger) = record::trusted_ledger(record.as_ref(), beside) else {
         report.stdout.push(format!(
             "nothing to uninstall: {} does not exist (crit install {} writes it)",
             shown(&ledger_path),
@@ -244,14 +271,29 @@ pub fn uninstall(opts: &AgentInstall) -> Result<Report, InstallError> {
     };
     let before = place.read_text(&path)?;
     let old_text = before.clone().unwrap_or_default();
-    let mut doc = merge::parse_settings(&label, &old_text)?;
-    let removed = merge::unmerge(&mut doc, &ledger, &all_hooks(agent), &json_doc::Json::Null);
-    let delete = before.is_some() && ledger.created_settings && doc == json_doc::Json::object();
-    let new_text = if removed.is_empty() {
-        old_text.clone()
-    } else {
-        doc.to_text(&json_doc::indent_of(&old_text))
+    let ours = all_hooks(agent);
+    let (new_text, removed, delete) = match record::restore(record.as_ref(), before.as_deref()) {
+        Some(back) => {
+            let removed = merge::listed(&ledger, &ours);
+            match back {
+                Before::Absent => (String::new(), removed, true),
+                Before::Text { text } => (text.clone(), removed, false),
+            }
+        }
+        None => {
+            let mut doc = merge::parse_settings(&label, &old_text)?;
+            let removed = merge::unmerge(&mut doc, &ledger, &ours, &json_doc::Json::Null);
+            let delete =
+                before.is_some() && ledger.created_settings && doc == json_doc::Json::object();
+            let text = if removed.is_empty() {
+                old_text.clone()
+            } else {
+                doc.to_text(&json_doc::indent_of(&old_text))
+            };
+            (text, removed, delete)
+        }
     };
+    let delete = delete && before.is_some();
     if opts.dry_run {
         let diff = merge::diff(&old_text, if delete { "" } else { &new_text }, &label);
         if !diff.is_empty() {
@@ -265,6 +307,9 @@ pub fn uninstall(opts: &AgentInstall) -> Result<Report, InstallError> {
         place.write(&path, &new_text)?;
     }
     place.remove(&ledger_path)?;
+    if let Some(r) = &records {
+        r.forget(&path);
+    }
     if ledger.created.iter().any(|c| c == "dir:.") {
         place.remove_empty_dir(&opts.dir);
     }
@@ -314,5 +359,30 @@ mod tests {
             ]
         );
         assert_eq!(all_hooks(Agent::Gemini).len(), 3);
+    }
+
+    /// A review tells crit's entries from the agent's own by these shapes.
+    #[test]
+    fn what_install_writes_is_what_a_review_knows_as_crits() {
+        for agent in [Agent::Codex, Agent::Gemini] {
+            let known = installed::AGENT_HOOKS
+                .iter()
+                .find(|a| a.id == agent.id())
+                .unwrap();
+            assert_eq!(known.file, config_file(agent));
+            let written: Vec<(&str, serde_json::Value)> = all_hooks(agent)
+                .iter()
+                .map(|h| {
+                    let group = merge::hooks_object(std::slice::from_ref(h));
+                    let v = serde_json::to_value(&group).unwrap();
+                    (h.event, v[h.event][0].clone())
+                })
+                .collect();
+            let mut known = known.groups(CRIT);
+            let mut written = written;
+            known.sort_by_key(|(e, g)| (*e, g.to_string()));
+            written.sort_by_key(|(e, g)| (*e, g.to_string()));
+            assert_eq!(written, known);
+        }
     }
 }

@@ -167,7 +167,7 @@ pub fn mark_start(event: &HookInput, hook: &HookEnv) {
     let Some(session) = event
         .session_id
         .as_deref()
-        .and_then(|id| SessionState::of(&lookup, id))
+        .and_then(|id| SessionState::of_agent(&lookup, hook.agent, id))
     else {
         return;
     };
@@ -228,7 +228,7 @@ pub fn gate(
         (Some(s), None) => Some(s.clone()),
         (None, _) => None,
     };
-    let session = key.and_then(|k| SessionState::of(&lookup, &k));
+    let session = key.and_then(|k| SessionState::of_agent(&lookup, hook.agent, &k));
     let remembered = session.as_ref().and_then(SessionState::stop);
     if !root.join(".git").exists() {
         return match &remembered {

@@ -220,6 +220,92 @@ pub fn without_crits(settings: &Value) -> Value {
     v
 }
 
+/// An agent besides Claude Code that `crit install` wires hooks into, as a
+/// review knows its files: its directory in a project, its hook file, and
+/// the events crit's hooks answer there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentHooks {
+    /// The name `crit hook` and `crit install` take.
+    pub id: &'static str,
+    /// The agent's directory in a project.
+    pub dir: &'static str,
+    /// Its hook file in that directory.
+    pub file: &'static str,
+    /// The event of a submitted prompt.
+    pub prompt: &'static str,
+    /// The event before the agent stops.
+    pub stop: &'static str,
+    /// The agent's timeout units in a second (Gemini CLI counts milliseconds).
+    pub per_second: u64,
+}
+
+/// Codex CLI and Gemini CLI.
+pub const AGENT_HOOKS: [AgentHooks; 2] = [
+    AgentHooks {
+        id: "codex",
+        dir: ".codex",
+        file: "hooks.json",
+        prompt: "UserPromptSubmit",
+        stop: "Stop",
+        per_second: 1,
+    },
+    AgentHooks {
+        id: "gemini",
+        dir: ".gemini",
+        file: "settings.json",
+        prompt: "BeforeAgent",
+        stop: "AfterAgent",
+        per_second: 1000,
+    },
+];
+
+impl AgentHooks {
+    /// Every group install may append, with its event: the prompt review,
+    /// the note-only prompt hook, the review gate.
+    pub fn groups(&self, crit: &str) -> Vec<(&'static str, Value)> {
+        let group = |event: &str, suffix: &str, timeout: u64| {
+            json!({"hooks": [{
+                "type": "command",
+                "command": format!("{crit} hook {} {event}{suffix}", self.id),
+                "timeout": timeout * self.per_second,
+            }]})
+        };
+        let note = format!(" {NOTE_ONLY}");
+        vec![
+            (self.prompt, group(self.prompt, "", HOOKS[0].timeout)),
+            (self.prompt, group(self.prompt, &note, HOOKS[0].timeout)),
+            (self.stop, group(self.stop, "", HOOKS[1].timeout)),
+        ]
+    }
+
+    /// `settings` without crit's groups, exactly as install writes them
+    /// (see [`without_crits`]).
+    pub fn without_crits(&self, settings: &Value) -> Value {
+        let groups: Vec<Value> = self.groups(PROGRAM).into_iter().map(|(_, g)| g).collect();
+        without_groups(settings, &groups)
+    }
+}
+
+/// `settings` with none of `groups` under `hooks`: an event left with none
+/// is taken out, and `hooks` when it is left empty.
+fn without_groups(settings: &Value, groups: &[Value]) -> Value {
+    let mut v = settings.clone();
+    if let Some(hooks) = v.get_mut("hooks").and_then(Value::as_object_mut) {
+        for list in hooks.values_mut().filter_map(Value::as_array_mut) {
+            list.retain(|g| !groups.contains(g));
+        }
+        hooks.retain(|_, list| list.as_array().is_none_or(|l| !l.is_empty()));
+    }
+    if let Some(o) = v.as_object_mut()
+        && o.get("hooks")
+            .and_then(Value::as_object)
+            .is_some_and(|x| x.is_empty())
+    {
+        o.remove("hooks");
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -90,42 +90,79 @@ impl OwnFiles {
 /// `.claude/crit-install.json`, the files install writes while each holds
 /// exactly crit's text, and `settings.json` while it is as install last wrote
 /// it (the ledger's `settings_sha256`) and what it adds to its version at
-/// `base` is only crit's.
+/// `base` is only crit's; the same of every other agent's directory
+/// (`.codex/hooks.json`, `.gemini/settings.json` and their ledgers).
 fn installed(root: &Path, base: Option<&str>) -> Vec<String> {
     let dir = root.join(".claude");
     let mut own = Vec::new();
-    if read(&dir.join(INSTALL_LEDGER)).is_some_and(|b| installed::Ledger::exactly(&b).is_some()) {
-        own.push(format!(".claude/{INSTALL_LEDGER}"));
+    for (agent_dir, _) in configs() {
+        if read(&root.join(agent_dir).join(INSTALL_LEDGER))
+            .is_some_and(|b| installed::Ledger::exactly(&b).is_some())
+        {
+            own.push(format!("{agent_dir}/{INSTALL_LEDGER}"));
+        }
     }
     for (path, text) in installed::FILES {
         if read(&dir.join(path)).is_some_and(|bytes| bytes == text.as_bytes()) {
             own.push(format!(".claude/{path}"));
         }
     }
-    if settings_are_crits(root, base) {
-        own.push(".claude/settings.json".into());
+    for (agent_dir, config) in configs() {
+        let only = |v: &serde_json::Value| match installed::AGENT_HOOKS
+            .iter()
+            .find(|a| a.dir == agent_dir)
+        {
+            Some(a) => a.without_crits(v),
+            None => installed::without_crits(v),
+        };
+        if settings_are_crits(root, base, agent_dir, config, &only) {
+            own.push(format!("{agent_dir}/{config}"));
+        }
     }
     own
 }
 
-fn settings_are_crits(root: &Path, base: Option<&str>) -> bool {
-    let dir = root.join(".claude");
+/// Each agent's directory and the settings file install merges into there.
+fn configs() -> impl Iterator<Item = (&'static str, &'static str)> {
+    std::iter::once((".claude", "settings.json"))
+        .chain(installed::AGENT_HOOKS.iter().map(|a| (a.dir, a.file)))
+}
+
+/// Whether `agent_dir/config` is as install last wrote it and holds, beside
+/// its version at `base`, nothing but crit's (`only` takes crit's out). A
+/// file that dropped crit's hooks the base had (an agent switching its own
+/// gate off) is reviewed too: everything but crit's is the same, and crit's
+/// are fewer, as does one without the hooks its ledger lists or without any
+/// hook of crit's at all.
+fn settings_are_crits(
+    root: &Path,
+    base: Option<&str>,
+    agent_dir: &str,
+    config: &str,
+    only: &dyn Fn(&serde_json::Value) -> serde_json::Value,
+) -> bool {
+    let dir = root.join(agent_dir);
     let ledger = read(&dir.join(INSTALL_LEDGER)).and_then(|b| installed::Ledger::exactly(&b));
-    let Some(sha) = ledger.and_then(|l| l.settings_sha256) else {
+    let Some(ledger) = ledger else {
         return false;
     };
-    let Some(now) = read(&dir.join("settings.json")).filter(|b| hex(b) == sha) else {
+    let ledger_hooks = ledger.hooks;
+    let Some(sha) = ledger.settings_sha256 else {
+        return false;
+    };
+    let Some(now) = read(&dir.join(config)).filter(|b| hex(b) == sha) else {
         return false;
     };
     let Ok(now) = serde_json::from_slice::<serde_json::Value>(&now) else {
         return false;
     };
+    let rel = format!("{agent_dir}/{config}");
     let before = match base {
         None => serde_json::json!({}),
         Some(rev) => match Revision::resolve(root, rev)
             .ok()
             .flatten()
-            .map(|r| r.read(".claude/settings.json"))
+            .map(|r| r.read(&rel))
         {
             Some(Ok(Some(text))) => match serde_json::from_str(&text) {
                 Ok(v) => v,
@@ -136,7 +173,90 @@ fn settings_are_crits(root: &Path, base: Option<&str>) -> bool {
             _ => return false,
         },
     };
-    installed::without_crits(&now) == installed::without_crits(&before)
+    let ours = crits(&now, only);
+    only(&now) != tidy(&now)
+        && ledger_hooks
+            .iter()
+            .all(|h| runs(&now, &h.event, &h.command))
+        && only(&now) == only(&before)
+        && kept(&crits(&before, only), &ours)
+}
+
+/// `settings` without empty hook lists, and without `hooks` when that
+/// leaves it empty: what taking crit's out leaves of a file with none.
+fn tidy(settings: &serde_json::Value) -> serde_json::Value {
+    let mut v = settings.clone();
+    if let Some(hooks) = v.get_mut("hooks").and_then(|h| h.as_object_mut()) {
+        hooks.retain(|_, l| l.as_array().is_none_or(|l| !l.is_empty()));
+    }
+    if let Some(o) = v.as_object_mut()
+        && o.get("hooks")
+            .and_then(|h| h.as_object())
+            .is_some_and(|h| h.is_empty())
+    {
+        o.remove("hooks");
+    }
+    v
+}
+
+/// Whether `settings` has a hook under `event` running `command` (in a
+/// group's `hooks`, or an entry of its own).
+fn runs(settings: &serde_json::Value, event: &str, command: &str) -> bool {
+    let is = |h: &serde_json::Value| h.get("command").and_then(|c| c.as_str()) == Some(command);
+    settings
+        .get("hooks")
+        .and_then(|h| h.get(event))
+        .and_then(|l| l.as_array())
+        .is_some_and(|l| {
+            l.iter().any(|e| {
+                is(e)
+                    || e.get("hooks")
+                        .and_then(|h| h.as_array())
+                        .is_some_and(|hs| hs.iter().any(is))
+            })
+        })
+}
+
+/// crit's hook entries in `settings` (what `only` takes out), each with its
+/// event, sorted.
+fn crits(
+    settings: &serde_json::Value,
+    only: &dyn Fn(&serde_json::Value) -> serde_json::Value,
+) -> Vec<String> {
+    let entries = |v: &serde_json::Value| -> Vec<String> {
+        let Some(hooks) = v.get("hooks").and_then(serde_json::Value::as_object) else {
+            return Vec::new();
+        };
+        hooks
+            .iter()
+            .filter_map(|(event, list)| Some((event, list.as_array()?)))
+            .flat_map(|(event, list)| list.iter().map(move |e| format!("{event} {e}")))
+            .collect()
+    };
+    let mut rest = entries(&only(settings));
+    let mut ours = Vec::new();
+    for e in entries(settings) {
+        match rest.iter().position(|r| *r == e) {
+            Some(i) => {
+                rest.remove(i);
+            }
+            None => ours.push(e),
+        }
+    }
+    ours.sort();
+    ours
+}
+
+/// Whether every one of `had` is in `has` (as many times).
+fn kept(had: &[String], has: &[String]) -> bool {
+    let mut has = has.to_vec();
+    had.iter().all(|e| match has.iter().position(|h| h == e) {
+        Some(i) => {
+            has.remove(i);
+            true
+        }
+        None => false,
+    })
 }
 
 /// A regular file's bytes, up to [`CAP`]; `None` for anything else.

@@ -4,7 +4,12 @@
 //! command line has; the server adds only what a client cannot be trusted
 //! with: its arguments are checked (paths must stay inside the project, a
 //! range is two revisions and nothing else) and the spend of the session is
-//! held under the user's `max_budget_usd`.
+//! held under the user's `max_budget_usd`. It serves one project (a git
+//! repository or a directory with `.crit/`); started anywhere else (the
+//! home directory), the tools that read a project refuse, saying why. No
+//! message may be larger than [`transport::MAX_MESSAGE_BYTES`].
+
+mod transport;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -22,12 +27,16 @@ use serde_json::{Map, Value, json};
 use crate::cli::CommonArgs;
 use crate::exit::{CliError, Code};
 
+const MIB: f64 = 1024.0 * 1024.0;
+
 /// How long one tool call may run before it is ended.
 const CALL_SECS: u64 = 600;
 
 /// The server's state: the project, the spend so far, the findings it returned.
 struct Crit {
     root: PathBuf,
+    /// Why `root` is no project, when it is not.
+    no_project: Option<String>,
     exe: PathBuf,
     budget: Option<f64>,
     spent: Mutex<f64>,
@@ -86,6 +95,9 @@ fn refused(why: impl Into<String>) -> CallToolResult {
 impl Crit {
     /// `path` from the client, inside the project, or why not.
     fn inside(&self, path: &str) -> Result<PathBuf, String> {
+        if let Some(why) = &self.no_project {
+            return Err(why.clone());
+        }
         let joined = self.root.join(path);
         let real = joined.canonicalize().map_err(|e| format!("{path}: {e}"))?;
         if !real.starts_with(&self.root) {
@@ -109,9 +121,16 @@ impl Crit {
         stdin: Option<&str>,
     ) -> Result<(i32, String, String), String> {
         use tokio::io::AsyncWriteExt;
+        // Outside a project, in a directory of its own: nothing of the
+        // directory the server was started in is read as a project's.
+        let scratch = match &self.no_project {
+            Some(_) => Some(tempfile::tempdir().map_err(|e| format!("a scratch directory: {e}"))?),
+            None => None,
+        };
+        let cwd = scratch.as_ref().map_or(self.root.as_path(), |d| d.path());
         let mut cmd = tokio::process::Command::new(&self.exe);
         cmd.args(args)
-            .current_dir(&self.root)
+            .current_dir(cwd)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -135,6 +154,9 @@ impl Crit {
         let mut cmd: Vec<String> = ["review", "code", "--format", "json"]
             .map(String::from)
             .to_vec();
+        if let Some(why) = &self.no_project {
+            return refused(why.clone());
+        }
         let text = |k: &str| args.get(k).and_then(Value::as_str);
         match text("scope").unwrap_or("uncommitted") {
             "uncommitted" => cmd.push("--uncommitted".into()),
@@ -159,7 +181,13 @@ impl Crit {
                     match self.inside(f) {
                         Ok(p) => {
                             let rel = p.strip_prefix(&self.root).unwrap_or(&p);
-                            cmd.extend(["--files".into(), rel.display().to_string()]);
+                            let rel = rel.to_string_lossy();
+                            if globby(f) || globby(&rel) {
+                                return refused(format!(
+                                    "{f}: review_code takes files by their paths, and a path with any of * ? [ ] {{ }} \\ would be read as a pattern naming other files too; review it with the crit command"
+                                ));
+                            }
+                            cmd.extend(["--files".into(), rel.into_owned()]);
                         }
                         Err(why) => return refused(why),
                     }
@@ -276,6 +304,12 @@ impl Crit {
     }
 }
 
+/// A character `--files` reads as a glob's: a path holding one would name
+/// more files than the one checked.
+fn globby(path: &str) -> bool {
+    path.contains(['*', '?', '[', ']', '{', '}', '\\'])
+}
+
 /// `BASE..HEAD` (or `...`) of plain revision names: nothing git would read as an option.
 fn is_range(r: &str) -> bool {
     let ok = |s: &str| {
@@ -310,6 +344,22 @@ impl ServerHandler for Crit {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == transport::OVERSIZED {
+            let bytes = request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("bytes"))
+                .and_then(Value::as_u64)
+                .unwrap_or_default();
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "crit refused the call: the message is {:.1} MiB, and crit mcp reads messages of at most {} MiB (give a file's path inside the project rather than its text)",
+                    bytes as f64 / MIB,
+                    transport::MAX_MESSAGE_BYTES / (1024 * 1024)
+                ),
+                None,
+            ));
+        }
         let args = request.arguments.unwrap_or_default();
         let spends = matches!(
             &*request.name,
@@ -374,10 +424,17 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
         .map_err(|e| CliError::usage(anyhow!("{}: {e}", cwd.display())))?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let root = crit_project::paths::project_root_in(&cwd, home.as_deref());
+    let no_project = (!root.join(".git").exists() && !root.join(".crit").is_dir()).then(|| {
+        format!(
+            "crit mcp was started in {}, which is no project (no git repository, no .crit directory); start it in the project's directory, or give its path with --cwd",
+            crate::output::printable(&root.display().to_string())
+        )
+    });
     let exe = std::env::current_exe().map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
     let server = Crit {
         budget: budget(common, &root),
         root,
+        no_project,
         exe,
         spent: Mutex::new(0.0),
         turn: tokio::sync::Mutex::new(()),
@@ -390,7 +447,10 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
         .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
     runtime.block_on(async {
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve(transport::Bounded::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .map_err(|e| CliError::could_not_run(anyhow!("MCP: {e}")))?;
         service
