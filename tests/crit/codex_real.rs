@@ -12,7 +12,8 @@
 //! - the Stop gate blocks once with the finding, Codex goes on with it, the
 //!   model fixes the code, and the second stop passes;
 //! - `crit mcp` registered in `config.toml`: Codex lists its tools and calls
-//!   `review_code`, whose findings come back to the model.
+//!   `review_code`: on a path outside the project it is refused with the
+//!   reason, on the uncommitted change its findings come back to the model.
 //!
 //! Codex runs a hook only once the user has trusted it in `/hooks`; these
 //! tests stand in for that with `--dangerously-bypass-hook-trust`. Codex's
@@ -31,7 +32,7 @@ use crit_testkit::prompt_review::{
     GUARDRAIL_CHECK, VAGUE_REFINED, no_contradictions, vague_panel, who,
 };
 use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The pinned CLI (see `.ci/test_deps_cfg.rs`).
 fn codex_bin() -> PathBuf {
@@ -319,7 +320,8 @@ fn codex_s_stop_is_blocked_with_the_finding_and_the_second_stop_after_the_fix_pa
     missing_codex_cli,
     ignore = "the Codex CLI is not installed: run .ci/install-test-deps"
 )]
-fn codex_lists_crit_mcp_s_tools_and_review_code_s_findings_reach_its_model() {
+fn codex_lists_crit_mcp_s_tools_a_call_outside_the_project_is_refused_and_the_findings_reach_the_model()
+ {
     let s = Setup::new(EVAL);
     // Only the MCP server here: the hooks out of the way.
     let out = s.crit(&["uninstall", "codex", "--user"]);
@@ -330,6 +332,13 @@ fn codex_lists_crit_mcp_s_tools_and_review_code_s_findings_reach_its_model() {
         "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 1,
                       "title": "eval of user input", "body": "Any input runs as Python. Use ast.literal_eval."}]}))));
     server.push(confirmed());
+    // A call outside the project first: refused, with the reason.
+    server.push(
+        Step::when_contains("review my change").reply(Reply::tool_use(
+            "mcp__crit/review_code",
+            json!({"scope": "files", "files": ["../../../../etc/passwd"]}),
+        )),
+    );
     server.push(
         Step::when_contains("review my change").reply(Reply::tool_use(
             "mcp__crit/review_code",
@@ -349,7 +358,7 @@ fn codex_lists_crit_mcp_s_tools_and_review_code_s_findings_reach_its_model() {
     let out = s.codex_configured(&server, "review my change");
     ok(&out);
     let reqs = codex_requests(&server);
-    assert_eq!(reqs.len(), 2, "{reqs:#?}");
+    assert_eq!(reqs.len(), 3, "{reqs:#?}");
     // Codex offers an MCP server's tools inside one `namespace` tool.
     let crit = reqs[0].body["tools"]
         .as_array()
@@ -372,13 +381,24 @@ fn codex_lists_crit_mcp_s_tools_and_review_code_s_findings_reach_its_model() {
     ] {
         assert!(tools.contains(&want), "{want} not offered: {tools:?}");
     }
-    let output: Vec<&Value> = reqs[1].body["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["type"] == "function_call_output")
-        .collect();
-    assert_eq!(output.len(), 1, "{:#?}", reqs[1].body["input"]);
-    let text = output[0]["output"].to_string();
-    assert!(text.contains("eval of user input"), "{text}");
+    let outputs = |r: &RecordedRequest| -> Vec<String> {
+        r.body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["type"] == "function_call_output")
+            .map(|i| i["output"].to_string())
+            .collect()
+    };
+    let refused = outputs(&reqs[1]);
+    assert_eq!(refused.len(), 1, "{:#?}", reqs[1].body["input"]);
+    assert!(refused[0].contains("outside the project"), "{}", refused[0]);
+    let reviewed = outputs(&reqs[2]);
+    assert_eq!(reviewed.len(), 2, "{:#?}", reqs[2].body["input"]);
+    assert!(
+        reviewed[1].contains("eval of user input"),
+        "{}",
+        reviewed[1]
+    );
+    assert_eq!(server.remaining_steps(), 0);
 }
