@@ -12,9 +12,8 @@
 //! CLI's `docs/hooks/reference.md` (`AfterAgent`: `decision` `"deny"` with a
 //! `reason` sends the reason back as a new prompt; `BeforeAgent`:
 //! `hookSpecificOutput.additionalContext`; timeouts in milliseconds).
-//! Neither CLI runs offline against crit-testkit: Codex CLI (0.171) speaks
-//! only OpenAI's Responses API (`wire_api = "chat"` is refused) and Gemini
-//! CLI Google's generateContent, and crit-testkit serves neither.
+//! The real CLIs run these hooks against crit-testkit's Responses API and
+//! Gemini API stand-ins in `codex_real` and `gemini_real`.
 
 use crate::install_claude::{read, run, stdout};
 use crate::stop_gate::{EVAL, confirmed, repo};

@@ -1,8 +1,10 @@
 //! Test support for crit (dev-dependency only).
 //!
 //! - [`FakeServer`]: a scripted fake LLM server on `127.0.0.1` speaking the
-//!   real Anthropic Messages (JSON and SSE) and OpenAI chat completions
-//!   (JSON and `data:` chunks) wire formats, byte-faithful to
+//!   real Anthropic Messages (JSON and SSE), OpenAI chat completions
+//!   (JSON and `data:` chunks), OpenAI Responses (JSON and SSE events; Codex
+//!   CLI's) and Google Gemini generateContent (JSON and SSE; Gemini CLI's)
+//!   wire formats, byte-faithful to
 //!   what the services send, with delivery faults (delays, stalls,
 //!   split chunks, dropped connections), hostile answers (tool input that is
 //!   not JSON: [`Reply::tool_use_raw`]; answers and error bodies that never
@@ -34,7 +36,9 @@
 //! ```
 //!
 //! Routing: `POST …/messages` is Anthropic, `POST …/chat/completions` is
-//! OpenAI (query strings ignored, so Claude Code's `?beta=true` works),
+//! OpenAI, `POST …/responses` is OpenAI Responses, `POST
+//! …/models/MODEL:generateContent` and `…:streamGenerateContent` are Gemini
+//! (query strings ignored, so Claude Code's `?beta=true` works),
 //! `POST …/messages/count_tokens` answers an estimate without using a step,
 //! `HEAD` anything answers 200, anything else 404. Authentication headers
 //! (`x-api-key` or `authorization: Bearer`) are recorded, never checked.
@@ -51,12 +55,14 @@ mod anthropic;
 mod claude;
 mod delivery;
 pub mod forge;
+mod gemini;
 mod listen;
 mod openai;
 mod prompt_cache;
 pub mod prompt_review;
 mod render;
 mod reply;
+mod responses;
 pub mod script;
 mod server;
 

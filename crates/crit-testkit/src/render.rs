@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::reply::{Block, Reply, ReplyBody};
-use crate::{anthropic, openai};
+use crate::{anthropic, gemini, openai, responses};
 
 /// The wire format a request was made in (decided by its path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,12 +12,19 @@ pub enum WireFormat {
     Anthropic,
     /// `POST …/v1/chat/completions`
     OpenAi,
+    /// `POST …/v1/responses` (OpenAI's Responses API, Codex CLI's)
+    Responses,
+    /// `POST …/models/MODEL:generateContent` or `…:streamGenerateContent`
+    /// (Google's Gemini API, Gemini CLI's)
+    Gemini,
 }
 
 /// What the renderers need to know about the request.
 #[derive(Debug)]
 pub(crate) struct RequestCtx<'a> {
     pub body: &'a Value,
+    /// The path without the query string.
+    pub path: &'a str,
     pub step: usize,
     pub seq: u64,
 }
@@ -102,6 +109,8 @@ pub(crate) fn render(reply: &Reply, format: WireFormat, ctx: &RequestCtx<'_>) ->
     let mut rendered = match format {
         WireFormat::Anthropic => anthropic::render(reply, ctx),
         WireFormat::OpenAi => openai::render(reply, ctx),
+        WireFormat::Responses => responses::render(reply, ctx),
+        WireFormat::Gemini => gemini::render(reply, ctx, gemini::is_stream_path(ctx.path)),
     };
     for (name, value) in &reply.headers {
         rendered.headers.retain(|(n, _)| n != name);
@@ -163,9 +172,10 @@ pub(crate) fn exhausted(format: WireFormat, seq: u64, path: &str) -> Rendered {
         WireFormat::Anthropic => {
             json!({"type":"error","error":{"type":"api_error","message":message},"request_id":format!("req_testkit_{seq}")})
         }
-        WireFormat::OpenAi => {
+        WireFormat::OpenAi | WireFormat::Responses => {
             json!({"error":{"message":message,"type":"server_error","param":null,"code":"testkit_script_exhausted"}})
         }
+        WireFormat::Gemini => gemini::error_body(500, "INTERNAL", &message),
     };
     json_response(
         500,

@@ -211,6 +211,12 @@ impl WireFormat {
             Some(Self::Anthropic)
         } else if path.ends_with("/chat/completions") {
             Some(Self::OpenAi)
+        } else if path.ends_with("/responses") {
+            Some(Self::Responses)
+        } else if path.contains("/models/")
+            && (path.ends_with(":generateContent") || path.ends_with(":streamGenerateContent"))
+        {
+            Some(Self::Gemini)
         } else {
             None
         }
@@ -311,9 +317,10 @@ fn answer(
             WireFormat::Anthropic => {
                 json!({"type":"error","error":{"type":"invalid_request_error","message":msg}})
             }
-            WireFormat::OpenAi => {
+            WireFormat::OpenAi | WireFormat::Responses => {
                 json!({"error":{"message":msg,"type":"invalid_request_error","param":null,"code":null}})
             }
+            WireFormat::Gemini => crate::gemini::error_body(400, "INVALID_ARGUMENT", msg),
         };
         return (render::json_response(400, &b, Vec::new()), None, none);
     }
@@ -327,6 +334,7 @@ fn answer(
     }
     let ctx = RequestCtx {
         body,
+        path,
         step: index,
         seq,
     };

@@ -8,4 +8,5 @@ mod forges;
 mod sdk_anthropic;
 mod sdk_openai;
 mod server_wire;
+mod server_wire_agents;
 mod test_deps;

@@ -1,6 +1,6 @@
-//! Fidelity of the OpenAI chat completions wire format: the official `openai`
-//! Python SDK (3.54.0, installed by `.ci/install-test-deps`) must accept
-//! every answer. Without the venv this test skips with a notice, or fails
+//! Fidelity of the OpenAI chat completions and Responses wire formats: the
+//! official `openai` Python SDK (3.54.0, installed by `.ci/install-test-deps`)
+//! must accept every answer. Without the venv this test skips with a notice, or fails
 //! when `CI` is set.
 
 use crate::common;
@@ -85,4 +85,43 @@ fn openai_sdk_accepts_every_answer() {
         ),
     ];
     run_cases("openai_sdk.py", cases);
+}
+
+#[test]
+#[cfg_attr(
+    missing_sdk_venv,
+    ignore = "the official SDKs are not installed: run .ci/install-test-deps"
+)]
+fn openai_sdk_accepts_every_responses_api_answer() {
+    let cases = vec![
+        Case {
+            check: |reqs| {
+                assert_eq!(reqs[0].path, "/v1/responses");
+                assert_eq!(reqs[0].header("authorization"), Some("Bearer sk-test"));
+            },
+            ..case("text_nonstream", vec![Reply::text("Hello there")])
+        },
+        case(
+            "text_stream",
+            vec![
+                Reply::text("Hello there, streamed")
+                    .usage(11, 22, 33, 44)
+                    .chunked(9),
+            ],
+        ),
+        case("tool_calls_stream", vec![two_calls().chunked(11)]),
+        case(
+            "reasoning_stream",
+            vec![Reply::thinking("Let me think.", "Answer.")],
+        ),
+        case(
+            "http_error",
+            vec![Reply::api_error(400, "invalid_request_error", "bad")],
+        ),
+        case(
+            "stream_failed",
+            vec![Reply::stream_error("server_error", "Overloaded")],
+        ),
+    ];
+    run_cases("openai_responses_sdk.py", cases);
 }
