@@ -136,3 +136,39 @@ fn an_unknown_end_of_a_range_is_still_named() {
     );
     assert!(server.model_requests().is_empty());
 }
+
+/// The Stop gate reads the change once: the change it fingerprints is the
+/// one the review is handed, so it runs git's `diff` no more often than
+/// `crit review code --uncommitted` does.
+#[test]
+fn the_stop_gate_hands_its_change_to_the_review() {
+    let (dir, tools) = repo_with_two_commits();
+    let d = dir.path();
+    write(d, "src/app.py", "print('hello, world')\n");
+    let cli = review_logging(d, tools.path(), &["--uncommitted"]);
+    let diffs = |runs: &[String]| runs.iter().filter(|r| *r == "diff").count();
+    assert!(diffs(&cli) > 0, "{cli:?}");
+
+    let log = tools.path().join("gate.log");
+    let bin = logging_git(&tools.path().join("gate"), &log);
+    let server = FakeServer::start_blocking();
+    server.push(crit_testkit::Reply::json(
+        json!({"verdict": "PASS", "summary": "Fine.", "findings": []}),
+    ));
+    let event = json!({"hook_event_name": "Stop", "session_id": "s", "stop_hook_active": false});
+    let out = support::crit(d, &server, Some(&bin))
+        .args(["hook", "claude-code", "Stop"])
+        .write_stdin(event.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    // Reviewed (one model request), and the change read once.
+    assert_eq!(
+        server.model_requests().len(),
+        1,
+        "{}",
+        support::stderr(&out)
+    );
+    let gate = subcommands(&log);
+    assert_eq!(diffs(&gate), diffs(&cli), "gate {gate:?}, review {cli:?}");
+}

@@ -325,6 +325,7 @@ async fn review(
         template: c.template.clone(),
         inputs: BTreeMap::new(),
         scope: Some(scope),
+        change: None,
         context_file: None,
         root: root.clone(),
         cwd: root.clone(),

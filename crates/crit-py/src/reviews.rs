@@ -64,6 +64,7 @@ fn template_review(call: Call) -> PyResult<TemplateReview> {
             template,
             inputs,
             scope: None,
+            change: None,
             context_file,
             root: project.root(),
             cwd: project.cwd(),

@@ -197,6 +197,7 @@ fn request(template: &Template, root: &Path) -> ReviewRequest {
         template: template.clone(),
         inputs: BTreeMap::from([("diff".to_string(), RANGE.to_string())]),
         scope: Some(Scope::Range(RANGE.into())),
+        change: None,
         context_file: None,
         root: root.to_path_buf(),
         cwd: root.to_path_buf(),

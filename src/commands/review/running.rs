@@ -185,6 +185,7 @@ pub fn run_review(
         template: template.clone(),
         inputs: given,
         scope,
+        change: None,
         context_file: code.context.clone(),
         root,
         cwd: project.cwd().to_path_buf(),

@@ -252,7 +252,20 @@ pub fn gate(
             }
         };
     }
-    let uncommitted = scope::compute(&root, &Scope::Uncommitted, &ScopeOptions::default());
+    // The review's settings, read before the change: the change is read
+    // once, the way the review reads it, and handed to it as fingerprinted.
+    // Failing to read them fails the review, not the stop's bookkeeping.
+    let prepared = prepare(
+        hook,
+        &cwd,
+        &root,
+        remembered.as_ref().and_then(|s| s.start.as_deref()),
+    );
+    let scope_options = match &prepared {
+        Ok(p) => p.opts.scope_options(),
+        Err(_) => ScopeOptions::default(),
+    };
+    let uncommitted = scope::compute(&root, &Scope::Uncommitted, &scope_options);
     let head_now = uncommitted.as_ref().ok().and_then(|c| c.base.clone());
     // The session's first commit gives the settings; failing a note, HEAD
     // does, and is noted for the session's later stops.
@@ -323,14 +336,14 @@ pub fn gate(
     let (scope, computed) = match (&since, off_head.is_empty()) {
         (None, true) => (here, uncommitted),
         (Some(_), true) => {
-            let c = scope::compute(&root, &here, &ScopeOptions::default());
+            let c = scope::compute(&root, &here, &scope_options);
             (here, c)
         }
         (_, false) => {
             let mut parts = vec![here];
             parts.extend(off_head);
             let s = Scope::Union(parts);
-            let c = scope::compute(&root, &s, &ScopeOptions::default());
+            let c = scope::compute(&root, &s, &scope_options);
             (s, c)
         }
     };
@@ -379,7 +392,7 @@ pub fn gate(
     let live = session
         .clone()
         .map(|s| LiveStatus::begin(s, Subject::Changes, None));
-    let reviewed = review(hook, &cwd, &root, noted_start.as_deref(), scope, cancel);
+    let reviewed = prepared.and_then(|p| review(p, &cwd, &root, scope, change, cancel));
     if let Some(l) = &live {
         match &reviewed {
             Ok((r, _)) => l.finish(r.reviewers.len(), r.findings.len(), None),
@@ -513,16 +526,22 @@ enum ReviewFailed {
     Stopped,
 }
 
-/// `crit review code --uncommitted`, in process, with the settings that
-/// command would use, read as committed.
-fn review(
+/// The review the gate runs, ready but for its change.
+struct Prepared {
+    opts: ReviewOptions,
+    template: crit_review::template::Template,
+    backend: crit_llm::Backend,
+    fail_on: FailOn,
+}
+
+/// `crit review code --uncommitted`'s settings, read as committed at the
+/// session's first commit (`start`), with the hook's own deadline.
+fn prepare(
     hook: &HookEnv,
     cwd: &std::path::Path,
     root: &std::path::Path,
     start: Option<&str>,
-    scope: Scope,
-    cancel: CancellationToken,
-) -> Result<(ReviewResult, FailOn), ReviewFailed> {
+) -> Result<Prepared, ReviewFailed> {
     let lookup = hook.lookup();
     let rules = ProjectRules::committed_at(root, start, &lookup)?;
     let project = Project::with_rules(
@@ -539,8 +558,7 @@ fn review(
     }
     let registry = Registry::load_with(&project.template_dirs(), project.rules())?;
     let template = registry.get("code")?.clone();
-    let built = settings.build_backend()?;
-    let fail_on = settings.fail_on.value;
+    let backend = settings.build_backend()?;
     // The settings `crit review code --uncommitted` runs with, the second
     // look included, so the agent and its user see the same review. Only
     // the deadline is the hook's own: the review ends before Claude Code's.
@@ -552,11 +570,36 @@ fn review(
             .map_or(DEADLINE_SECS, |t| t.value.min(DEADLINE_SECS)),
     );
     opts.log = hook.log;
+    Ok(Prepared {
+        opts,
+        template,
+        backend,
+        fail_on: settings.fail_on.value,
+    })
+}
+
+/// The review of `change` (what `scope` names, read with the review's own
+/// scope options), in process.
+fn review(
+    prepared: Prepared,
+    cwd: &std::path::Path,
+    root: &std::path::Path,
+    scope: Scope,
+    change: crit_project::scope::Change,
+    cancel: CancellationToken,
+) -> Result<(ReviewResult, FailOn), ReviewFailed> {
+    let Prepared {
+        mut opts,
+        template,
+        backend,
+        fail_on,
+    } = prepared;
     opts.cancel = cancel;
     let req = ReviewRequest {
         template,
         inputs: BTreeMap::new(),
         scope: Some(scope),
+        change: Some(change),
         context_file: None,
         root: root.to_path_buf(),
         cwd: cwd.to_path_buf(),
@@ -566,7 +609,7 @@ fn review(
         .enable_all()
         .build()
         .map_err(ReviewFailed::Runtime)?;
-    let result = runtime.block_on(run_template(&built, &req, &opts));
+    let result = runtime.block_on(run_template(&backend, &req, &opts));
     runtime.shutdown_background();
     if opts.cancel.is_cancelled() {
         return Err(ReviewFailed::Stopped);

@@ -243,6 +243,7 @@ fn review(case: &Case) -> (ReviewResult, bool) {
         template,
         inputs: Default::default(),
         scope: Some(Scope::Range("HEAD~1..HEAD".into())),
+        change: None,
         context_file: None,
         root: d.to_path_buf(),
         cwd: d.to_path_buf(),

@@ -146,3 +146,63 @@ fn filter_mode_names_are_reviewdogs() {
 }
 
 // ---- scale ------------------------------------------------------------------------
+
+// ---- a change handed in -----------------------------------------------------------
+
+/// A caller that read the change already (the Stop gate fingerprints what it
+/// reviews) hands it to the review, which reviews it as handed and does not
+/// read the repository's change again: a commit made after it was read is
+/// not in what the reviewer is sent.
+#[test]
+fn a_handed_change_is_reviewed_as_handed() {
+    use crit_llm::{Anthropic, AnthropicAuth, AnthropicConfig, Backend, RetryPolicy, Secret};
+    use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
+    use crit_review::template::Registry;
+    use crit_testkit::{FakeServer, Reply, Step};
+    use std::sync::Arc;
+
+    let (repo, _) = feature_repo();
+    let mut opts = ReviewOptions::new("sonnet");
+    opts.log = false;
+    let home = repo.home.clone();
+    opts.env = Arc::new(move |k| (k == "HOME").then(|| home.display().to_string()));
+    let scope = diff("main");
+    let handed = crit_project::scope::compute(&repo.root, &scope, &opts.scope_options()).unwrap();
+    repo.write("c.txt", "read after the change was handed\n");
+    repo.commit("later");
+
+    let server = FakeServer::start_blocking();
+    server.push(Step::reply(Reply::json(serde_json::json!(
+        {"verdict": "PASS", "summary": "Fine.", "findings": []}
+    ))));
+    let mut c = AnthropicConfig::new(
+        server.url(),
+        AnthropicAuth::ApiKey(Secret::new("sk-ant-test")),
+    );
+    c.retry = RetryPolicy {
+        max_attempts: 1,
+        ..RetryPolicy::default()
+    };
+    let backend = Backend {
+        model: Arc::new(Anthropic::new(c).unwrap()),
+        agent: None,
+    };
+    let req = ReviewRequest {
+        template: Registry::built_in().unwrap().get("code").unwrap().clone(),
+        inputs: Default::default(),
+        scope: Some(scope),
+        change: Some(handed),
+        context_file: None,
+        root: repo.root.clone(),
+        cwd: repo.root.clone(),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let r = rt.block_on(run_template(&backend, &req, &opts)).unwrap();
+    assert!(r.passed, "{}", r.summary);
+    let sent = server.model_requests()[0].body.to_string();
+    assert!(sent.contains("+ changed 10"), "{sent}");
+    assert!(!sent.contains("read after the change was handed"), "{sent}");
+}

@@ -56,6 +56,7 @@ impl AgentReviewer {
             template: self.template.clone(),
             inputs: Default::default(),
             scope: Some(scope),
+            change: None,
             context_file: req.context_file.clone(),
             root: self.root.clone(),
             cwd: self.root.clone(),

@@ -52,9 +52,10 @@ pub(super) async fn prepare(
         (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
         (PromptSource::Template(_) | PromptSource::Command(_), _) => None,
     };
-    let mut change = match &scope {
-        Some(s) => Some(compute_blocking(&req.root, s, opts).await?),
-        None => None,
+    let mut change = match (&scope, &req.change) {
+        (Some(_), Some(c)) => Some(c.clone()),
+        (Some(s), None) => Some(compute_blocking(&req.root, s, opts).await?),
+        (None, _) => None,
     };
     // A change too big for one request takes a while to prepare: said at
     // once, before redaction, screening and the parts.

@@ -35,6 +35,11 @@ pub struct ReviewRequest {
     /// For templates built with the code builder: what the change is. `None`
     /// takes it from the `diff` / `files` inputs, else surveys the project.
     pub scope: Option<Scope>,
+    /// The change `scope` names when the caller has read it already (the
+    /// Stop gate fingerprints the change it reviews), computed with
+    /// [`ReviewOptions::scope_options`]: reviewed as handed, not read again.
+    /// `None`: read here.
+    pub change: Option<Change>,
     /// The author's notes on the work, put into the user message.
     pub context_file: Option<PathBuf>,
     /// The project root: tools are confined to it, sessions live under it.
@@ -188,6 +193,21 @@ impl ReviewOptions {
         opts.env = Arc::new(move |k| env.get(k).map(str::to_string));
         opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
         opts
+    }
+}
+
+impl ReviewOptions {
+    /// How a review reads its change: this review's shard and ignored
+    /// files, the patch never cut (a change bigger than one request is
+    /// split into parts). A caller that hands the review its change reads
+    /// it with these.
+    pub fn scope_options(&self) -> ScopeOptions {
+        ScopeOptions {
+            shard: self.shard,
+            ignore: self.ignore.clone(),
+            max_patch_bytes: usize::MAX,
+            ..ScopeOptions::default()
+        }
     }
 }
 
@@ -410,13 +430,7 @@ pub(super) async fn compute_blocking(
 ) -> Result<Change, scope::ScopeError> {
     let (root, scope) = (root.to_path_buf(), scope.clone());
     let root_for_error = root.clone();
-    let opts = ScopeOptions {
-        shard: review.shard,
-        ignore: review.ignore.clone(),
-        // Never cut: a change bigger than one request is split into parts.
-        max_patch_bytes: usize::MAX,
-        ..ScopeOptions::default()
-    };
+    let opts = review.scope_options();
     match tokio::task::spawn_blocking(move || scope::compute(&root, &scope, &opts)).await {
         Ok(r) => r,
         Err(e) => Err(scope::ScopeError::Io {
