@@ -34,6 +34,10 @@ pub fn narrow(
     let head = Revision::resolve(root, "HEAD")
         .map_err(usage)?
         .ok_or_else(|| CliError::usage(anyhow!("--since-last-review: HEAD names no commit")))?;
+    // The result names the commit it reviewed: on a comment event the
+    // event names none, and the API's head at posting time may be a later
+    // push than the one reviewed.
+    pin_head(given, &head.sha);
     let Some(last) = last else {
         say(
             quiet,
@@ -73,6 +77,16 @@ pub fn narrow(
     );
     given.insert("diff".into(), format!("{}..{}", last.head, head.sha));
     Ok(Since::Commits(last))
+}
+
+/// `diff`'s right side set to `sha` when it names `HEAD`.
+fn pin_head(given: &mut BTreeMap<String, String>, sha: &str) {
+    let Some(diff) = given.get_mut("diff") else {
+        return;
+    };
+    if let Some(left) = diff.strip_suffix("HEAD").filter(|l| l.ends_with("..")) {
+        *diff = format!("{left}{sha}");
+    }
 }
 
 fn say(quiet: bool, what: &str) {

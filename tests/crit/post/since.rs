@@ -312,3 +312,42 @@ fn another_apps_marker_never_narrows_the_review() {
         );
     }
 }
+
+/// On a comment event (which names no head), a push that lands while the
+/// review runs is not taken for reviewed: the summary records the commit
+/// the review read, so the next `--since-last-review` reviews that push.
+#[test]
+fn github_on_a_comment_event_the_summary_records_the_reviewed_head() {
+    let mut pr = Pr::new();
+    let model = FakeServer::start_blocking();
+    let s = pr.github(GithubConfig::default());
+    let reviewed = pr.head.clone();
+    let later = pr.commit("src/lib.rs", &new_default_lib());
+    s.push(7, &later, pr.files());
+    s.add_compare(&reviewed, &later, pr.diff_between(&reviewed, &later));
+    git(pr.path(), &["checkout", "-q", &reviewed]);
+    // A comment event names no base: the job fetched it.
+    git(pr.path(), &["update-ref", "refs/remotes/origin/main", &pr.base]);
+    let event = pr.runner.path().join("comment-event.json");
+    let comment = json!({"action": "created",
+        "issue": {"number": 7, "pull_request": {"url": "x"}},
+        "comment": {"id": 1, "body": "/crit review", "user": {"login": "dev"},
+                    "author_association": "MEMBER"}});
+    std::fs::write(&event, comment.to_string()).unwrap();
+    model.push(answer(vec![unwrap_finding()]));
+    let out = pr
+        .github_crit(&model, &s)
+        .env("GITHUB_EVENT_NAME", "issue_comment")
+        .env("GITHUB_EVENT_PATH", &event)
+        .args(REVIEW)
+        .args(["--post", "github", "--since-last-review", "--fail-on", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let summary = body(&s.issue_comments(7)[0]).to_string();
+    assert!(
+        summary.contains(&format!("head={reviewed} -->")),
+        "the reviewed head, not the API's: {summary}"
+    );
+    assert!(!summary.contains(&later), "{summary}");
+}

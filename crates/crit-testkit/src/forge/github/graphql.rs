@@ -45,6 +45,7 @@ impl Github {
             for p in self.pulls.values_mut() {
                 if let Some(t) = p.threads.iter_mut().find(|t| ids.contains(&t.id)) {
                     t.resolved = true;
+                    t.resolved_by = Some(self.cfg.login.clone());
                     return Answer::json(
                         200,
                         json!({"data": {"resolveReviewThread": {"thread": {"id": t.id, "isResolved": true}}}}),
@@ -106,6 +107,7 @@ impl Github {
                 .skip(after)
                 .take(first)
                 .map(|t| json!({"id": t.id, "isResolved": t.resolved,
+                    "resolvedBy": t.resolved_by.as_deref().map(|l| json!({"login": l})),
                     "comments": {"nodes": t.comments.iter().take(1).map(|id| json!({"databaseId": id})).collect::<Vec<_>>()}}))
                 .collect();
             let end = after + nodes.len();

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 mod compare;
+mod conversation;
 mod graphql;
 mod rest;
 mod shapes;
@@ -96,6 +97,8 @@ impl GithubServer {
             compares: BTreeMap::new(),
             next_id: 1_000_001,
             events: 0,
+            associations: BTreeMap::new(),
+            reactions: BTreeMap::new(),
         });
         GithubServer { served }
     }
@@ -262,6 +265,10 @@ pub(crate) struct Github {
     compares: BTreeMap<(String, String), Vec<ChangedFile>>,
     next_id: u64,
     events: u64,
+    /// `author_association` by login (`NONE` when not set).
+    associations: BTreeMap<String, String>,
+    /// Reactions by the id of the comment they are on.
+    reactions: BTreeMap<u64, Vec<conversation::Reaction>>,
 }
 
 struct Pull {
@@ -315,6 +322,8 @@ struct IssueComment {
 struct Thread {
     id: String,
     resolved: bool,
+    /// Who resolved it.
+    resolved_by: Option<String>,
     comments: Vec<u64>,
 }
 

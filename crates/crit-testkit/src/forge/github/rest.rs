@@ -133,6 +133,12 @@ impl Github {
                 Some(id) => self.edit_issue_comment(id, &call.body),
                 None => Self::not_found(),
             },
+            ("GET" | "POST", [kind @ ("pulls" | "issues"), "comments", id, "reactions"]) => {
+                match number(id) {
+                    Some(id) => self.reactions_route(m, kind, id, call, base),
+                    None => Self::not_found(),
+                }
+            }
             (_, ["pulls" | "issues", n, ..])
                 if number(n).is_none_or(|n| !self.pulls.contains_key(&n)) =>
             {
@@ -258,7 +264,7 @@ impl Github {
         id
     }
 
-    fn edit_issue_comment(&mut self, id: u64, body: &Value) -> Answer {
+    pub(super) fn edit_issue_comment(&mut self, id: u64, body: &Value) -> Answer {
         let Some(text) = body.get("body").and_then(Value::as_str) else {
             return unprocessable(json!(["body is missing"]));
         };
@@ -282,7 +288,7 @@ impl Github {
         Self::not_found()
     }
 
-    fn edit_review_comment(&mut self, id: u64, body: &Value) -> Answer {
+    pub(super) fn edit_review_comment(&mut self, id: u64, body: &Value) -> Answer {
         let Some(text) = body.get("body").and_then(Value::as_str) else {
             return unprocessable(json!(["body is missing"]));
         };
@@ -389,6 +395,7 @@ impl Github {
             pull.threads.push(Thread {
                 id: format!("PRRT_kwDOstand{:08}", base_node + i as u64),
                 resolved: false,
+                resolved_by: None,
                 comments: vec![c.id],
             });
         }

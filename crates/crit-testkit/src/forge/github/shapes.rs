@@ -41,7 +41,7 @@ impl Github {
     pub(super) fn review_json(&self, p: &Pull, r: &Review) -> Value {
         let (o, rp, n) = (&self.cfg.owner, &self.cfg.repo, p.spec.number);
         let mut v = json!({"id": r.id, "node_id": format!("PRR_kwDOstand{:08}", r.id), "user": user_json(&r.user),
-            "body": r.body, "state": r.state, "commit_id": r.commit_id, "author_association": "NONE",
+            "body": r.body, "state": r.state, "commit_id": r.commit_id, "author_association": self.association(&r.user),
             "html_url": format!("https://github.com/{o}/{rp}/pull/{n}#pullrequestreview-{}", r.id),
             "pull_request_url": format!("{}/repos/{o}/{rp}/pulls/{n}", self.base)});
         if r.state != "PENDING" {
@@ -85,7 +85,7 @@ impl Github {
             "created_at": crate::forge::timestamp(c.created), "updated_at": crate::forge::timestamp(c.updated),
             "html_url": format!("https://github.com/{o}/{r}/pull/{n}#discussion_r{}", c.id),
             "pull_request_url": format!("{}/repos/{o}/{r}/pulls/{n}", self.base),
-            "author_association": "NONE", "start_line": c.start_line, "original_start_line": c.start_line,
+            "author_association": self.association(&c.user), "reactions": self.reactions_summary(c.id), "start_line": c.start_line, "original_start_line": c.start_line,
             "start_side": c.start_side, "line": c.line, "original_line": c.line, "side": c.side,
             "subject_type": "line"});
         if outdated {
@@ -106,6 +106,6 @@ impl Github {
             "html_url": format!("https://github.com/{o}/{r}/pull/{n}#issuecomment-{}", c.id),
             "issue_url": format!("{}/repos/{o}/{r}/issues/{n}", self.base), "user": user_json(&c.user),
             "created_at": crate::forge::timestamp(c.created), "updated_at": crate::forge::timestamp(c.updated),
-            "author_association": "NONE", "body": c.body})
+            "author_association": self.association(&c.user), "reactions": self.reactions_summary(c.id), "body": c.body})
     }
 }

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+mod conversation;
 mod routes;
 
 use super::{Access, ChangedFile, Fault, ForgeRequest};
@@ -87,6 +88,8 @@ impl GitlabServer {
             compares: BTreeMap::new(),
             next_id: 5_000_001,
             events: 0,
+            members: BTreeMap::new(),
+            awards: BTreeMap::new(),
         });
         GitlabServer { served }
     }
@@ -207,6 +210,10 @@ pub(crate) struct Gitlab {
     compares: BTreeMap<(String, String), Vec<ChangedFile>>,
     next_id: u64,
     events: u64,
+    /// Project members' access levels by username (10 Guest … 50 Owner).
+    members: BTreeMap<String, u64>,
+    /// Award emoji by the id of the note they are on.
+    awards: BTreeMap<u64, Vec<conversation::Award>>,
 }
 
 struct Mr {

@@ -6,7 +6,7 @@ use super::{Discussion, Gitlab, MAX_NOTE, Mr, Note};
 use crate::forge::hunks;
 use crate::forge::{Access, Answer, Call, FaultKind, Forge, Paging};
 
-fn message(status: u16, text: &str) -> Answer {
+pub(super) fn message(status: u16, text: &str) -> Answer {
     Answer::json(status, json!({"message": text}))
 }
 
@@ -17,8 +17,15 @@ fn bad_line_code() -> Answer {
     )
 }
 
-fn user_json(username: &str) -> Value {
-    json!({"id": username.len() as u64 * 31, "username": username, "name": username, "state": "active",
+/// A user's id: the same for the same name, different for different ones.
+pub(super) fn user_id(username: &str) -> u64 {
+    username.bytes().fold(1_469_598_103_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(1_099_511_628_211)
+    }) % 10_000_000
+}
+
+pub(super) fn user_json(username: &str) -> Value {
+    json!({"id": user_id(username), "username": username, "name": username, "state": "active",
            "avatar_url": null, "web_url": format!("https://gitlab.example/{username}")})
 }
 
@@ -90,6 +97,12 @@ impl Forge for Gitlab {
             {
                 self.compare(call)
             }
+            ("GET", ["api", "v4", "projects", project, "members", "all", user])
+                if *project == self.cfg.project_id.to_string()
+                    || *project == self.cfg.project_path =>
+            {
+                self.member(user)
+            }
             (
                 m,
                 [
@@ -147,7 +160,7 @@ impl Gitlab {
         self.next_id - 1
     }
 
-    fn event(&mut self) -> u64 {
+    pub(super) fn event(&mut self) -> u64 {
         self.events += 1;
         self.events
     }
@@ -195,33 +208,15 @@ impl Gitlab {
                 let Some(body) = call.param("body") else {
                     return message(400, "400 Bad request - body is missing");
                 };
-                let id = self.id();
-                let at = self.event();
-                let Some(d) = self
-                    .mrs
-                    .get_mut(&iid)
-                    .and_then(|mr| mr.discussions.iter_mut().find(|d| d.id == *did))
-                else {
-                    return Self::not_found();
-                };
-                let position = d.notes.first().and_then(|n| n.position.clone());
-                d.notes.push(Note {
-                    id,
-                    kind: Some(if position.is_some() {
-                        "DiffNote"
-                    } else {
-                        "DiscussionNote"
-                    }),
-                    body,
-                    author: me,
-                    created: at,
-                    updated: at,
-                    resolvable: !d.individual,
-                    resolved_by: None,
-                    position,
-                });
-                self.note_answer(iid, id, 201)
+                match self.add_reply(iid, did, &me, body) {
+                    Some(id) => self.note_answer(iid, id, 201),
+                    None => Self::not_found(),
+                }
             }
+            ("GET" | "POST", ["notes", nid, "award_emoji"]) => match nid.parse::<u64>() {
+                Ok(nid) => self.awards_route(m, iid, nid, call, base),
+                Err(_) => Self::not_found(),
+            },
             ("GET", ["versions"]) => {
                 let versions = mr.versions.iter().rev().map(|(id, b, s, h, _)| {
                     json!({"id": id, "head_commit_sha": h, "base_commit_sha": b, "start_commit_sha": s,
@@ -376,7 +371,7 @@ impl Gitlab {
             .find(|n| n.id == nid)
     }
 
-    fn note_answer(&self, iid: u64, nid: u64, status: u16) -> Answer {
+    pub(super) fn note_answer(&self, iid: u64, nid: u64, status: u16) -> Answer {
         let found = self.mrs.get(&iid).and_then(|mr| {
             mr.discussions
                 .iter()
@@ -409,7 +404,7 @@ impl Gitlab {
                "references": {"short": format!("!{}", s.iid)}})
     }
 
-    fn note_json(&self, mr: &Mr, n: &Note) -> Value {
+    pub(super) fn note_json(&self, mr: &Mr, n: &Note) -> Value {
         let mut v = json!({"id": n.id, "type": n.kind, "body": n.body, "attachment": null,
             "author": user_json(&n.author), "created_at": crate::forge::timestamp(n.created),
             "updated_at": crate::forge::timestamp(n.updated), "system": false, "noteable_id": mr.spec.iid * 101,

@@ -2,6 +2,7 @@
 //! documented shapes, state between requests, validation a client can trip,
 //! pagination, scripted faults, and the record of what was sent.
 
+mod conversation;
 mod github;
 mod gitlab;
 
