@@ -26,8 +26,17 @@ pub fn documented(review: clap::Command) -> clap::Command {
 /// the subcommand (after wins); one the chosen subcommand does not use is
 /// refused, like an unknown one.
 pub fn parse() -> Result<Cli, clap::Error> {
+    parse_from(std::env::args_os())
+}
+
+/// [`parse`] of these arguments (the first is the program's name).
+pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
     let mut cmd = command();
-    let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    let matches = cmd.try_get_matches_from_mut(args)?;
     if let Some((flag, path)) = scope::first_unused(&matches) {
         return Err(clap::Error::raw(
             clap::error::ErrorKind::UnknownArgument,
@@ -114,6 +123,16 @@ pub enum Command {
     Plan(PlanArgs),
     /// Hook adapter: reads the hook's JSON on stdin, answers on stdout.
     Hook(HookArgs),
+    /// Answer a comment on a GitHub pull request (run by a workflow on `issue_comment` and `pull_request_review_comment`): the `/crit` commands, questions and disputes in crit's threads.
+    ///
+    /// Commands (`/crit review`, `/crit describe`, `/crit ask QUESTION`,
+    /// `/crit help`) are taken from people with write access to the
+    /// repository. A reply in one of crit's threads that asks something is
+    /// answered there; one that disputes the finding has it checked again,
+    /// and the finding goes only when the check quotes the code that shows
+    /// it wrong. crit answers each comment once, never a bot or itself, and
+    /// records reactions and disputes in its feedback log.
+    Respond(RespondArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     ///
     /// `crit review`'s templates in it are the built-in ones and those of the
@@ -519,6 +538,33 @@ pub struct PostArgs {
     /// Review only the commits pushed since crit's last review of this pull or merge request (its summary records the commit it reviewed); after a force-push, or on the first review, the whole change. The summary says which commits each review covered.
     #[arg(long, requires = "post", help_heading = "Posting")]
     pub since_last_review: bool,
+}
+
+/// Who may command crit, and how often it answers.
+#[derive(Debug, Args)]
+pub struct RespondArgs {
+    /// The environment variable holding the token [default: GITHUB_TOKEN].
+    #[arg(long, value_name = "NAME")]
+    pub github_token_env: Option<String>,
+    /// The GitHub account crit posts as, when its token cannot say (an App's).
+    #[arg(long, value_name = "LOGIN")]
+    pub github_login: Option<String>,
+    /// Most answers crit gives in one thread in an hour.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_answers_per_hour: usize,
+    /// A command from someone without write access: answered with one short reply saying who may use it, or left unanswered.
+    #[arg(long, value_enum, default_value = "reply")]
+    pub others: Others,
+    /// Flags for the review `/crit review` runs (after `--`), e.g. `-- --max-cost 2`.
+    #[arg(last = true, value_name = "REVIEW_FLAGS")]
+    pub review_flags: Vec<String>,
+}
+
+/// What a command from someone without write access gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Others {
+    Reply,
+    Silent,
 }
 
 #[derive(Debug, Args)]

@@ -62,6 +62,8 @@ fn uses(path: &str) -> Option<Vec<&'static str>> {
             &["json", "fail_on", "timeout", "ignore"],
         ],
         "trust" => &[&["cwd", "json"]],
+        // What it answers with; the review it runs takes its own flags after `--`.
+        "respond" => &[&BACKEND, &PROJECT],
         "init" | "install" | "uninstall" => &[&["cwd"]],
         "stats" => &[&["format", "json", "out"]],
         "statusline" => &[],

@@ -14,6 +14,7 @@ mod pre_commit;
 mod prompt;
 mod report;
 mod report_merge;
+mod respond;
 mod review;
 mod run;
 mod stats;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Init(args) => init::run(&cli.common, &args),
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
+        Command::Respond(args) => respond::run(&cli.common, &args),
         Command::Completions { shell, install } => completions::completions(shell, install),
         Command::Man { dir } => completions::man(dir.as_deref()),
         Command::Prompt(args) => prompt::run(&cli.common, &args),

@@ -22,6 +22,7 @@ mod fix;
 mod interactive;
 mod print_prompt;
 mod running;
+pub(crate) use running::ci_scope;
 mod since;
 mod spend;
 

@@ -300,3 +300,79 @@ fn the_fork_safe_recipe_keeps_the_pull_requests_code_away_from_write_access() {
     // The artifact's pull request number is checked before it is used.
     assert!(run.contains("*[!0-9]*"), "{run}");
 }
+
+/// The comment workflow: the job that checks out the pull request's code and
+/// holds the model key runs only for pull requests from this repository;
+/// the others hold no secret and check out nothing; a bot's comment starts
+/// nothing.
+#[test]
+fn the_comment_workflow_keeps_forks_code_away_from_secrets() {
+    let doc = yaml(&root().join("examples/ci/github/comment-commands.yml"));
+    let on: Vec<&String> = doc["on"].as_object().unwrap().keys().collect();
+    assert_eq!(on, ["issue_comment", "pull_request_review_comment"]);
+    assert_eq!(doc["permissions"], json!({"contents": "read"}));
+    let jobs = doc["jobs"].as_object().unwrap();
+    let checks_out = |job: &Value| {
+        job["steps"].as_array().unwrap().iter().any(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/checkout@"))
+        })
+    };
+    for (name, job) in jobs {
+        let holds = secrets(job);
+        if holds.is_empty() && !checks_out(job) {
+            continue;
+        }
+        assert_eq!(name, "answer", "only the answering job: {name}");
+        assert_eq!(holds, ["ANTHROPIC_API_KEY"]);
+        assert_eq!(
+            job["if"].as_str().unwrap(),
+            "${{ needs.route.outputs.fork == 'false' }}"
+        );
+        let run: String = job["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["run"].as_str())
+            .collect();
+        assert!(run.contains("crit respond"), "{run}");
+        assert!(
+            run.contains("--max-cost"),
+            "unattended spending is bounded: {run}"
+        );
+        let checkout = job["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| {
+                s["uses"]
+                    .as_str()
+                    .is_some_and(|u| u.starts_with("actions/checkout@"))
+            })
+            .unwrap();
+        assert_eq!(checkout["with"]["persist-credentials"], false);
+    }
+    let route = &jobs["route"];
+    assert!(
+        route["if"].as_str().unwrap().contains("user.type != 'Bot'"),
+        "{}",
+        route["if"]
+    );
+    assert!(!checks_out(route) && secrets(route).is_empty());
+    assert!(!checks_out(&jobs["fork"]) && secrets(&jobs["fork"]).is_empty());
+}
+
+/// Every example review that runs unattended bounds what it may spend.
+#[test]
+fn unattended_example_reviews_pass_max_cost() {
+    for f in [
+        "examples/ci/github/pr-review.yml",
+        "examples/ci/github/sharded-review.yml",
+        "examples/ci/github/fork-safe-review.yml",
+        "examples/ci/gitlab/.gitlab-ci.yml",
+    ] {
+        let text = std::fs::read_to_string(root().join(f)).unwrap();
+        assert!(text.contains("--max-cost"), "{f}");
+    }
+}

@@ -22,6 +22,7 @@ const SUBCOMMANDS: &[&str] = &[
     "plan",
     "plan verify",
     "hook",
+    "respond",
     "completions",
     "man",
     "prompt",

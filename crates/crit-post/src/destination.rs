@@ -196,6 +196,16 @@ impl Destination {
         }
     }
 
+    /// The poster that reads and answers the pull request's conversation;
+    /// `None` on GitLab, whose merge requests are answered by the next
+    /// pipeline's review.
+    pub fn github_responder(&self) -> Result<Option<GithubPoster>, PostError> {
+        match &self.target {
+            Target::Github(ctx) => self.github(ctx).map(Some),
+            Target::Gitlab(_) => Ok(None),
+        }
+    }
+
     fn github(&self, ctx: &GithubContext) -> Result<GithubPoster, PostError> {
         GithubPoster::with_pacer(ctx.clone(), self.options.clone(), self.pacer.clone())
     }

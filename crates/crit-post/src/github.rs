@@ -21,7 +21,7 @@ use crate::since::LastReview;
 use crate::{DescribeReport, PostOptions, PostReport};
 
 /// Who a workflow's token posts as; it cannot ask (`GET /user` is 403).
-const WORKFLOW_BOT: &str = "github-actions[bot]";
+pub(crate) const WORKFLOW_BOT: &str = "github-actions[bot]";
 
 /// Posts review results and descriptions to one pull request.
 #[derive(Debug)]
@@ -174,7 +174,7 @@ impl GithubPoster {
 
     /// The login whose comments are crit's, when the setting or the API
     /// says; `None` for an installation token, which may not ask.
-    async fn identity(&mut self) -> Result<Option<String>, PostError> {
+    pub(crate) async fn identity(&mut self) -> Result<Option<String>, PostError> {
         if let Some(a) = &self.options.author {
             return Ok(Some(a.clone()));
         }

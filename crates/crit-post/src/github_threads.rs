@@ -10,7 +10,70 @@ use crate::http::Api;
 const THREADS_QUERY: &str = "query($owner: String!, $name: String!, $number: Int!, $cursor: String) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { reviewThreads(first: 100, after: $cursor) { pageInfo { hasNextPage endCursor } nodes { id isResolved comments(first: 1) { nodes { databaseId } } } } } } }";
 const RESOLVE_MUTATION: &str = "mutation($threadId: ID!) { resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } } }";
 
+const STATES_QUERY: &str = "query($owner: String!, $name: String!, $number: Int!, $cursor: String) { repository(owner: $owner, name: $name) { pullRequest(number: $number) { reviewThreads(first: 100, after: $cursor) { pageInfo { hasNextPage endCursor } nodes { id isResolved resolvedBy { login } comments(first: 1) { nodes { databaseId } } } } } } }";
+
 impl GithubPoster {
+    /// Each review thread's first comment and who resolved it (`None`:
+    /// open).
+    pub(crate) async fn thread_states(
+        &mut self,
+    ) -> Result<Vec<(u64, Option<String>)>, ThreadsError> {
+        let url = self.ctx.graphql_url.clone();
+        let mut out = Vec::new();
+        let mut cursor = Value::Null;
+        for _ in 0..50 {
+            let vars = json!({"owner": self.ctx.owner, "name": self.ctx.repo, "number": self.ctx.number, "cursor": cursor});
+            let answer = self
+                .api
+                .post_to(
+                    &url,
+                    &json!({"query": STATES_QUERY, "variables": vars}),
+                    "list the review threads",
+                )
+                .await?;
+            let page = answer
+                .pointer("/data/repository/pullRequest/reviewThreads")
+                .filter(|p| p.is_object())
+                .ok_or_else(|| graphql_error(&self.api, &answer))?;
+            for t in page
+                .get("nodes")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let Some(first) = t
+                    .pointer("/comments/nodes/0/databaseId")
+                    .and_then(Value::as_u64)
+                else {
+                    continue;
+                };
+                let by = match t.get("isResolved").and_then(Value::as_bool) {
+                    Some(true) => Some(
+                        t.pointer("/resolvedBy/login")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                    ),
+                    _ => None,
+                };
+                out.push((first, by));
+            }
+            match page
+                .pointer("/pageInfo/hasNextPage")
+                .and_then(Value::as_bool)
+            {
+                Some(true) => {
+                    cursor = page
+                        .pointer("/pageInfo/endCursor")
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                }
+                _ => break,
+            }
+        }
+        Ok(out)
+    }
+
     /// Resolves the review threads of these comments; `Err` says why not.
     pub(crate) async fn resolve_threads(
         &mut self,

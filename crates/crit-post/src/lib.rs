@@ -46,6 +46,8 @@ pub mod inert;
 mod marker;
 mod pace;
 mod plan;
+mod respond;
+mod respond_github;
 mod revision;
 mod since;
 mod summary;
@@ -58,6 +60,8 @@ pub use gitlab::GitlabPoster;
 pub use http::Stats;
 pub use pace::{Pacer, Patience, RealTime, Sleep};
 pub use plan::Elsewhere;
+pub use respond::{Command, Heard, Said, asks, command, disputes};
+pub use respond_github::{Reacted, inert_text, not_allowed};
 pub use since::{LastReview, Since};
 
 /// Most inline comments crit keeps open when not told otherwise: a review

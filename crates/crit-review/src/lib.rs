@@ -25,7 +25,7 @@ pub mod starter;
 
 pub use engine::prompts::{OutputSpec, PREAMBLE, PromptError, render_prompt};
 pub use engine::{panel, session};
-pub use kinds::{code, describe, orchestrate, plan, prompt, template};
+pub use kinds::{code, converse, describe, orchestrate, plan, prompt, template};
 
 /// Running a template review — code review is the `code` template over a
 /// change — from start to finish.

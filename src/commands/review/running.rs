@@ -285,7 +285,7 @@ fn no_scope(given: &BTreeMap<String, String>, code: &CodeFlags) -> bool {
 /// A code review with no scope in a pull/merge request job reviews the
 /// request's change: `diff` becomes `BASE...HEAD`. A base the clone lacks is
 /// an error saying how to fetch it.
-fn ci_scope(
+pub(crate) fn ci_scope(
     rules: &ProjectRules,
     root: &Path,
     given: &mut BTreeMap<String, String>,

@@ -13,6 +13,8 @@ mod moved;
 mod outdated;
 mod refused;
 mod report;
+mod respond;
+mod respond_threads;
 mod secrets;
 mod since;
 

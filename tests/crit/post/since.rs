@@ -327,7 +327,10 @@ fn github_on_a_comment_event_the_summary_records_the_reviewed_head() {
     s.add_compare(&reviewed, &later, pr.diff_between(&reviewed, &later));
     git(pr.path(), &["checkout", "-q", &reviewed]);
     // A comment event names no base: the job fetched it.
-    git(pr.path(), &["update-ref", "refs/remotes/origin/main", &pr.base]);
+    git(
+        pr.path(),
+        &["update-ref", "refs/remotes/origin/main", &pr.base],
+    );
     let event = pr.runner.path().join("comment-event.json");
     let comment = json!({"action": "created",
         "issue": {"number": 7, "pull_request": {"url": "x"}},
@@ -340,7 +343,13 @@ fn github_on_a_comment_event_the_summary_records_the_reviewed_head() {
         .env("GITHUB_EVENT_NAME", "issue_comment")
         .env("GITHUB_EVENT_PATH", &event)
         .args(REVIEW)
-        .args(["--post", "github", "--since-last-review", "--fail-on", "never"])
+        .args([
+            "--post",
+            "github",
+            "--since-last-review",
+            "--fail-on",
+            "never",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));

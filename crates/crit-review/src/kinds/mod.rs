@@ -6,6 +6,7 @@
 //! own crate, `crit_bench`, over this crate's API.
 
 pub mod code;
+pub mod converse;
 pub mod describe;
 pub mod orchestrate;
 pub mod plan;

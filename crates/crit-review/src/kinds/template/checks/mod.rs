@@ -8,6 +8,7 @@ pub(crate) mod finish;
 mod lenient;
 pub(crate) mod post;
 mod quote;
+pub(crate) mod recheck;
 pub(crate) mod screening;
 pub(crate) mod suggestions;
 pub(crate) mod verify;

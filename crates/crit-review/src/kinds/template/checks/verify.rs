@@ -32,7 +32,7 @@ use super::evidence::{self, Found, Sources};
 use crate::engine::panel::{self, PanelEnv, ProgressEvent, ReviewerPlan, SharedPrompt};
 use crate::engine::prompts::{OutputSpec, render_prompt};
 
-const PROMPT: &str = include_str!("../../../../prompts/verify.md");
+pub(super) const PROMPT: &str = include_str!("../../../../prompts/verify.md");
 /// The verifier's name in transcripts and in `reviewers`.
 pub(crate) const VERIFIER: &str = "verifier";
 /// The model verifiers use on Anthropic's API unless told otherwise.
@@ -256,20 +256,20 @@ fn short_title(t: &str) -> String {
     }
 }
 
-enum Decision {
+pub(super) enum Decision {
     Confirmed(String),
     Downgraded(Severity, String, Option<Disproof>),
     Refuted(String, Option<Disproof>),
 }
 
 /// The code a verifier quoted to show a finding wrong.
-struct Disproof {
+pub(super) struct Disproof {
     path: String,
     quote: String,
 }
 
 /// A decision once its disproof was checked.
-enum Proven {
+pub(super) enum Proven {
     Confirmed(String),
     /// Lowered, with the proof.
     Downgraded(Severity, String, String),
@@ -278,7 +278,7 @@ enum Proven {
     Disputed(String, String),
 }
 
-fn read(answer: Option<&Value>) -> Option<Decision> {
+pub(super) fn read(answer: Option<&Value>) -> Option<Decision> {
     let v = answer?;
     let reason = v.get("reason")?.as_str()?.trim().to_string();
     let disproof = v.get("disproof").and_then(|d| {
@@ -310,7 +310,7 @@ const NEAR: u32 = 30;
 /// and not only those lines themselves, and code rather than a comment, a
 /// brace or a lone keyword. A quote from anywhere else in the project shows
 /// only that the verifier can quote; the finding is then kept, disputed.
-fn proven(d: Decision, src: &Sources<'_>, f: &Finding) -> Proven {
+pub(super) fn proven(d: Decision, src: &Sources<'_>, f: &Finding) -> Proven {
     let check = |d: &Option<Disproof>| -> Result<String, Unproven> {
         let Some(d) = d else {
             return Err(Unproven("it quoted no code that shows it".into()));
@@ -433,7 +433,7 @@ fn apply(f: &mut Finding, d: Proven, by: String) -> String {
     did
 }
 
-fn plan(f: &Finding, system: &str, settings: &VerifySettings) -> ReviewerPlan {
+pub(super) fn plan(f: &Finding, system: &str, settings: &VerifySettings) -> ReviewerPlan {
     let location = f
         .location
         .as_ref()

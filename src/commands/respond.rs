@@ -1,0 +1,345 @@
+//! `crit respond`: one comment on a GitHub pull request answered, as a
+//! workflow on `issue_comment` and `pull_request_review_comment` runs it.
+//! What the comment asks and whether crit may answer is crit-post's
+//! (`GithubPoster::hear`); the answers are crit-review's (`converse`); this
+//! file wires them, runs `/crit review` and `/crit describe` as the review
+//! command would, and records the team's feedback.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use anyhow::anyhow;
+use crit_agent::RunLimits;
+use crit_core::redact::Redactor;
+use crit_llm::Env;
+use crit_post::{Choice, Command, Destination, ForgeKind, GithubPoster, Heard, Reacted, Said};
+use crit_project::Kind;
+use crit_project::scope::{self, Scope, ScopeOptions};
+use crit_review::converse::{Conversation, RecheckOutcome};
+use crit_review::session::{self, Feedback, FeedbackKind, FeedbackOutcome};
+
+use crate::cli::{CommonArgs, Others, RespondArgs};
+use crate::exit::{CliError, Code};
+use crate::output::printable;
+use crate::runner;
+
+const HELP: &str = "crit answers these commands from people with write access to this repository:\n\n\
+- `/crit review`: review the commits pushed since crit's last review\n\
+- `/crit describe`: write crit's section of the description\n\
+- `/crit ask QUESTION`: answer a question about the change from its code\n\
+- `/crit help`: this list\n\n\
+In one of crit's threads, ask a question and crit answers it there; say why a finding is wrong (\"false positive: …\") and crit checks it again: it goes only when the check finds the code that shows it wrong.";
+
+/// The biggest event payload crit reads.
+const MAX_EVENT: u64 = 25 * 1024 * 1024;
+
+pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
+    let env = Env::from_process();
+    let said = read_said(&env)?;
+    let choice = Choice {
+        token_var: args.github_token_env.clone(),
+        github_login: args.github_login.clone(),
+        ..Choice::default()
+    };
+    let dest = Destination::from_env(&env, ForgeKind::Github, &choice)
+        .map_err(|e| CliError::usage(anyhow!("{}", printable(&e.to_string()))))?;
+    let failed =
+        |e: crit_post::PostError| CliError::could_not_run(anyhow!("answering on GitHub: {e}"));
+    let Some(mut poster) = dest.github_responder().map_err(failed)? else {
+        return Err(CliError::usage(anyhow!(
+            "crit respond answers GitHub pull requests"
+        )));
+    };
+    let stop = runner::Stop::new();
+    let limit = args.max_answers_per_hour;
+    let (heard, reacted) = runner::block_on(&stop, |_| async {
+        let heard = poster.hear(&said, limit).await?;
+        let reacted = poster.reactions().await.unwrap_or_default();
+        Ok::<_, crit_post::PostError>((heard, reacted))
+    })?
+    .map_err(failed)?;
+    record_reactions(&env, &reacted);
+    let say = |what: &str| {
+        if !common.quiet {
+            eprintln!("crit: {}", printable(what));
+        }
+    };
+    let answer = |poster: &mut GithubPoster, text: String| {
+        runner::block_on(&stop, |_| async { poster.answer(&said, &text).await })?.map_err(failed)
+    };
+    match heard {
+        Heard::Nothing(why) => {
+            say(&format!("nothing to answer: {why}"));
+            Ok(Code::Ok)
+        }
+        Heard::NotAllowed(c) => {
+            say(&format!("{} has no write access here", said.author));
+            if args.others == Others::Reply {
+                answer(&mut poster, crit_post::not_allowed(&c))?;
+            }
+            Ok(Code::Ok)
+        }
+        Heard::Command(Command::Help) => {
+            answer(&mut poster, HELP.to_string())?;
+            Ok(Code::Ok)
+        }
+        Heard::Command(Command::Unknown(word)) => {
+            let text = format!(
+                "crit has no command {}.\n\n{HELP}",
+                crit_post::inert::code(&format!("/crit {word}"))
+            );
+            answer(&mut poster, text)?;
+            Ok(Code::Ok)
+        }
+        Heard::Command(Command::Review) => {
+            // Answered first: the comment's command runs once, whatever a
+            // re-run or an edit of it does.
+            answer(
+                &mut poster,
+                "Reviewing the commits pushed since the last review.".into(),
+            )?;
+            let mut argv: Vec<String> = [
+                "crit",
+                "review",
+                "code",
+                "--post",
+                "github",
+                "--since-last-review",
+            ]
+            .map(String::from)
+            .to_vec();
+            argv.extend(passed_on(args));
+            argv.extend(args.review_flags.iter().cloned());
+            rerun(common, argv)
+        }
+        Heard::Command(Command::Describe) => {
+            answer(
+                &mut poster,
+                "Writing crit's section of the description.".into(),
+            )?;
+            let mut argv: Vec<String> =
+                ["crit", "review", "code", "--describe", "--post", "github"]
+                    .map(String::from)
+                    .to_vec();
+            argv.extend(passed_on(args));
+            rerun(common, argv)
+        }
+        Heard::Command(Command::Ask(q)) => {
+            let talk = conversation(common, &env)?;
+            let backend = talk.1;
+            let asked =
+                runner::block_on(&stop, |_| async { talk.0.ask(&backend, &q, None).await })?;
+            let text = match asked {
+                Ok(a) => crit_post::inert_text(&a.text),
+                Err(e) => format!(
+                    "crit could not answer: {}",
+                    crit_post::inert_text(&e.to_string())
+                ),
+            };
+            answer(&mut poster, text)?;
+            Ok(Code::Ok)
+        }
+        Heard::Reply {
+            finding,
+            key,
+            root,
+            dispute,
+        } => {
+            let talk = conversation(common, &env)?;
+            let backend = talk.1;
+            let reply = talk.0.redactor.redact(&said.body).text.into_owned();
+            if !dispute {
+                let asked = runner::block_on(&stop, |_| async {
+                    talk.0.ask(&backend, &reply, Some(&finding)).await
+                })?;
+                let text = match asked {
+                    Ok(a) => crit_post::inert_text(&a.text),
+                    Err(e) => format!(
+                        "crit could not answer: {}",
+                        crit_post::inert_text(&e.to_string())
+                    ),
+                };
+                answer(&mut poster, text)?;
+                return Ok(Code::Ok);
+            }
+            let checked = runner::block_on(&stop, |_| async {
+                talk.0.recheck(&backend, &finding, &reply).await
+            })?;
+            let reason = crit_post::inert_text(&checked.reason);
+            let (text, outcome) = match &checked.outcome {
+                RecheckOutcome::Dismissed { proof } => (
+                    format!(
+                        "Checked again: crit dismisses this finding. {reason}\n\nThe proof: {}",
+                        crit_post::inert_text(proof)
+                    ),
+                    FeedbackOutcome::Dismissed,
+                ),
+                RecheckOutcome::Kept { why } => (
+                    format!(
+                        "Checked again: crit keeps this finding ({}). {reason}\n\nA reply alone does not remove a finding; code that shows it wrong does.",
+                        crit_post::inert_text(why)
+                    ),
+                    FeedbackOutcome::Kept,
+                ),
+            };
+            answer(&mut poster, text)?;
+            if outcome == FeedbackOutcome::Dismissed {
+                runner::block_on(&stop, |_| async { poster.resolve_thread(root).await })?
+                    .map_err(failed)?;
+            }
+            say(&format!("a dispute of finding {key}: {outcome:?}"));
+            record(
+                &env,
+                Feedback {
+                    ts: String::new(),
+                    kind: FeedbackKind::Dispute,
+                    outcome,
+                    fingerprint: key,
+                    reviewer: finding.reviewer.clone(),
+                    rule: finding.rule_id.clone(),
+                    severity: finding.severity.code().to_string(),
+                    path: finding.location.as_ref().map(|l| l.path().to_string()),
+                    repo: None,
+                    forge: Some("github".into()),
+                    thread: said.url.clone(),
+                    author: Some(said.author.clone()),
+                    text: reply,
+                },
+            );
+            Ok(Code::Ok)
+        }
+    }
+}
+
+/// The comment the event is about.
+fn read_said(env: &Env) -> Result<Said, CliError> {
+    let path = env.non_empty("GITHUB_EVENT_PATH").ok_or_else(|| {
+        CliError::usage(anyhow!(
+            "crit respond reads the comment from GITHUB_EVENT_PATH, which GitHub Actions sets on issue_comment and pull_request_review_comment events"
+        ))
+    })?;
+    let unreadable = |why: String| CliError::usage(anyhow!("{}: {why}", printable(path)));
+    let size = std::fs::metadata(path)
+        .map_err(|e| unreadable(e.to_string()))?
+        .len();
+    if size > MAX_EVENT {
+        return Err(unreadable("too big for an event".into()));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+    let event: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| unreadable(format!("not JSON: {e}")))?;
+    Said::from_github_event(&event).map_err(|e| unreadable(e.to_string()))
+}
+
+/// The flags `crit respond` hands on to the review it runs.
+fn passed_on(args: &RespondArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(v) = &args.github_token_env {
+        out.extend(["--github-token-env".to_string(), v.clone()]);
+    }
+    if let Some(v) = &args.github_login {
+        out.extend(["--github-login".to_string(), v.clone()]);
+    }
+    out
+}
+
+/// Runs `argv` as crit would from the command line.
+fn rerun(common: &CommonArgs, mut argv: Vec<String>) -> Result<Code, CliError> {
+    if common.quiet {
+        argv.push("--quiet".into());
+    }
+    if let Some(dir) = &common.cwd {
+        argv.extend(["--cwd".to_string(), dir.display().to_string()]);
+    }
+    let cli = crate::cli::parse_from(argv).map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    super::run(cli)
+}
+
+/// The change under review in this job, its secrets redacted, and the
+/// backend to answer with.
+fn conversation(
+    common: &CommonArgs,
+    env: &Env,
+) -> Result<(Conversation, crit_llm::Backend), CliError> {
+    let project = crate::backend::project(common, env)?;
+    let settings = crate::backend::settings(&project, Kind::Code)?;
+    let root = project.root().to_path_buf();
+    let mut given = BTreeMap::new();
+    super::review::ci_scope(project.rules(), &root, &mut given)?;
+    let scope = Scope::from_options(given.get("diff").map(String::as_str), &[], false, &[])
+        .map_err(CliError::usage)?;
+    let change =
+        scope::compute(&root, &scope, &ScopeOptions::default()).map_err(CliError::usage)?;
+    let backend = settings
+        .build_backend()
+        .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
+    let talk = Conversation {
+        root: root.clone(),
+        change,
+        model: common
+            .model
+            .clone()
+            .unwrap_or_else(|| settings.request_model()),
+        verify_model: settings.verify_model.value.clone(),
+        limits: RunLimits::default(),
+        cancel: Default::default(),
+        redactor: Redactor::process().clone(),
+    }
+    .new();
+    Ok((talk, backend))
+}
+
+/// Appends `event` to the feedback log; a log that cannot be written is
+/// said, not fatal (the answer was posted).
+fn record(env: &Env, mut event: Feedback) {
+    let lookup = |k: &str| env.get(k).map(str::to_string);
+    if let Ok(dir) = std::env::current_dir() {
+        event.repo = Some(session::path_hash(&dir.display().to_string()));
+    }
+    if let Err(e) = session::append_feedback(lookup, &event, SystemTime::now()) {
+        eprintln!("crit: the feedback log: {}", printable(&e.to_string()));
+    }
+}
+
+/// 👍/👎 and resolved threads, each recorded once.
+fn record_reactions(env: &Env, reacted: &[Reacted]) {
+    let lookup = |k: &str| env.get(k).map(str::to_string);
+    let seen = session::feedback_dir(lookup)
+        .map(|d| session::read_feedback(&d).0)
+        .unwrap_or_default();
+    for r in reacted {
+        let (kind, outcome) = match r.up {
+            Some(true) => (FeedbackKind::Reaction, FeedbackOutcome::Up),
+            Some(false) => (FeedbackKind::Reaction, FeedbackOutcome::Down),
+            None => (FeedbackKind::ResolvedUnchanged, FeedbackOutcome::Noted),
+        };
+        let already = seen.iter().any(|f| {
+            f.kind == kind
+                && f.outcome == outcome
+                && f.fingerprint == r.finding.id
+                && f.author.as_deref() == Some(r.author.as_str())
+                && f.thread == r.url
+        });
+        if already {
+            continue;
+        }
+        record(
+            env,
+            Feedback {
+                ts: String::new(),
+                kind,
+                outcome,
+                fingerprint: r.finding.id.clone(),
+                reviewer: r.finding.reviewer.clone(),
+                rule: r.finding.rule_id.clone(),
+                severity: r.finding.severity.code().to_string(),
+                path: r.finding.location.as_ref().map(|l| l.path().to_string()),
+                repo: None,
+                forge: Some("github".into()),
+                thread: r.url.clone(),
+                author: Some(r.author.clone()),
+                text: String::new(),
+            },
+        );
+    }
+}
