@@ -86,6 +86,7 @@ mod review_spend;
 mod run_cli;
 mod secrets;
 mod settings_everywhere;
+mod settings_everywhere_plan;
 mod shards;
 mod signals;
 mod stats;
