@@ -87,6 +87,7 @@ mod run_cli;
 mod secrets;
 mod settings_everywhere;
 mod settings_everywhere_plan;
+mod settings_everywhere_prompt;
 mod shards;
 mod signals;
 mod stats;
