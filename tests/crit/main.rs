@@ -91,6 +91,8 @@ mod review_spend;
 mod run_cli;
 mod secrets;
 mod settings_everywhere;
+mod settings_everywhere_plan;
+mod settings_everywhere_prompt;
 mod shards;
 mod signals;
 mod stats;

@@ -99,3 +99,79 @@ def test_a_stricter_project_gate_fails_a_p2_in_python_too(server, tmp_path: Path
     result = asyncio.run(AgentReviewer(d)(diff_range="main..HEAD"))
     assert result.passed is False
     assert [i.priority for i in result.issues] == [2]
+
+
+PANEL = (
+    "reviewer_personas:\n"
+    '  - name: "Dr. Ada Cache"\n'
+    '    domain: "caching"\n'
+    '    focus: ["invalidation"]\n'
+    '  - name: "Claude"\n'
+    '    domain: "anti-pattern detection"\n'
+    '    focus: ["CLAUDE.md violations"]\n'
+)
+
+
+def test_plan_review_agrees_with_crit_plan(server, tmp_path: Path) -> None:
+    # The project's model, one-second timeout and budget reach the plan
+    # panel from Python as they reach `crit plan` (the binary's
+    # tests/crit/settings_everywhere_plan.rs holds the library to the same),
+    # and `passed` is decided the same way, the command's exit code saying it.
+    from crit import review_plan_sync
+
+    d = tmp_path / "project"
+    d.mkdir()
+    init_repo(d)
+    write(d, ".crit/config.yaml", "model: haiku\ntimeout: 1\nmax_budget_usd: 5\n")
+    write(d, "plans/cache/plan.md", "# Plan: cache profiles\n\n1. Add a cache.\n2. Invalidate on update.\n")
+    write(d, "plans/cache/context.yaml", PANEL)
+    write(d, "plans/cache/checks.yaml", 'checks:\n  - id: no_eval\n    pattern: "eval("\n    reason: "eval runs code"\n')
+    git(d, "add", "-A")
+    git(d, "commit", "-q", "-m", "plan")
+    subprocess.run(["crit", "trust"], cwd=d, check=True, capture_output=True)
+    p1 = {
+        "file_path": "plan.md",
+        "line_start": 4,
+        "line_end": 4,
+        "priority": 1,
+        "title": "Invalidation misses other writers",
+        "body": "Billing writes profiles too; its writes never invalidate.",
+    }
+
+    def script() -> None:
+        server.push({"when_contains": "You are Dr. Ada Cache", "reply": {"json": findings_answer("FAIL", [p1])}})
+        server.push(
+            {
+                "when_contains": "You are Claude",
+                "reply": {"json": findings_answer("PASS", []), "delay_ms": 4000},
+            }
+        )
+
+    def seen(passed: bool, reviewers: list) -> dict:
+        members = sorted(
+            (r["name"], r["status"], "time" in (r.get("error") or "").lower()) for r in reviewers
+        )
+        models = sorted({r["body"]["model"] for r in server.requests()})
+        return {"passed": passed, "members": members, "models": models}
+
+    script()
+    out = subprocess.run(
+        ["crit", "plan", "plans/cache", "--non-interactive", "--json"],
+        cwd=d,
+        capture_output=True,
+        text=True,
+    )
+    cli_result = json.loads(out.stdout)
+    cli = seen(cli_result["passed"], cli_result["reviewers"])
+    assert out.returncode == (0 if cli_result["passed"] else 1), out.stderr
+
+    script()
+    result = review_plan_sync("plans/cache", cwd=d)
+    py = seen(
+        result.passed,
+        [{"name": r.name, "status": r.status, "error": r.error} for r in result.reviewers],
+    )
+    assert cli == py
+    assert cli["passed"] is False
+    assert cli["models"] == ["claude-haiku-5-5"]
+    assert [m for m in cli["members"] if "Claude" in m[0]][0][2] is True
