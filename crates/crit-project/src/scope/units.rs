@@ -135,6 +135,10 @@ fn split_section(text: &str, file: Option<usize>) -> FilePatch {
         header: String::new(),
         hunks: Vec::new(),
     };
+    // New-side lines (context and added) of the current hunk so far: counted
+    // as they pass, not recounted per added line (that was quadratic in a
+    // hunk's length: seconds on a big generated file).
+    let mut new_seen = 0u32;
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
         if let Some(hunk) = parse_hunk_header(body) {
@@ -142,13 +146,16 @@ fn split_section(text: &str, file: Option<usize>) -> FilePatch {
                 hunk,
                 text: line.to_string(),
             });
+            new_seen = 0;
             continue;
         }
         match out.hunks.last_mut() {
             Some(h) => {
                 if body.starts_with('+') {
-                    let n = h.hunk.new_start.max(1) + count_new(&h.text);
-                    h.hunk.added.push(n);
+                    h.hunk.added.push(h.hunk.new_start.max(1).saturating_add(new_seen));
+                }
+                if !body.starts_with('-') && !body.starts_with('\\') {
+                    new_seen = new_seen.saturating_add(1);
                 }
                 h.text.push_str(line);
             }
@@ -156,16 +163,6 @@ fn split_section(text: &str, file: Option<usize>) -> FilePatch {
         }
     }
     out
-}
-
-/// New-side lines (context and added) already in a hunk's text after its header.
-fn count_new(text: &str) -> u32 {
-    let n = text
-        .lines()
-        .skip(1)
-        .filter(|l| !l.starts_with('-') && !l.starts_with('\\'))
-        .count();
-    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// Each patch section's byte range and the index of the file it belongs to:
