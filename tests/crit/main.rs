@@ -91,6 +91,7 @@ mod signals;
 mod stats;
 mod stop_gate;
 mod stop_gate_moved;
+mod stop_gate_session;
 mod stop_gate_settings;
 mod suggestions;
 mod symlinks;
