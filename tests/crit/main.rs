@@ -83,6 +83,7 @@ mod review_quality;
 mod review_rereview;
 mod review_run;
 mod review_spend;
+mod review_spend_limit;
 mod run_cli;
 mod secrets;
 mod settings_everywhere;

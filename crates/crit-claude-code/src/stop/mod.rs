@@ -33,7 +33,7 @@ use crit_core::{FailOn, ReviewResult};
 use crit_project::scope::{self, Scope, ScopeOptions};
 use crit_project::trust::ProjectRules;
 use crit_project::{Kind, Project, Reviewer};
-use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
+use crit_review::review::{HoldToLimit, ReviewOptions, ReviewRequest, run_template};
 use crit_review::template::Registry;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -554,6 +554,14 @@ enum ReviewFailed {
     Review(#[from] crit_review::review::ReviewError),
     #[error("stopped by a signal at the agent's hook deadline")]
     Stopped,
+    #[error(
+        "the review would cost more than max_cost_usd ${limit:.2} ({from}) allows: {plan}; nothing was sent. Raise max_cost_usd in your crit config or review with `crit review code --uncommitted` at a terminal"
+    )]
+    OverLimit {
+        plan: String,
+        limit: f64,
+        from: String,
+    },
 }
 
 /// `crit review code --uncommitted`, in process, with the settings that
@@ -592,6 +600,12 @@ fn review(
     // look included, so the agent and its user see the same review. Only
     // the deadline is the hook's own: the review ends before Claude Code's.
     let mut opts = ReviewOptions::from_settings(&project, &settings);
+    // No one to ask at a stop: a review estimated over the user's limit is
+    // not sent (the gate holds, saying so), and one sent stops at it.
+    let limit = settings.max_cost_usd.clone();
+    opts.spending = Some(Arc::new(HoldToLimit {
+        limit_usd: limit.value,
+    }));
     opts.limits.timeout_secs = Some(
         settings
             .timeout
@@ -618,5 +632,12 @@ fn review(
     if opts.cancel.is_cancelled() {
         return Err(ReviewFailed::Stopped);
     }
-    Ok((result?, fail_on))
+    match result {
+        Err(crit_review::review::ReviewError::NotApproved(plan)) => Err(ReviewFailed::OverLimit {
+            plan: plan.describe(),
+            limit: limit.value,
+            from: limit.source.to_string(),
+        }),
+        r => Ok((r?, fail_on)),
+    }
 }
