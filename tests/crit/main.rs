@@ -28,6 +28,7 @@ mod doctor;
 mod dropin_expert_review;
 mod dropin_mala;
 mod dropin_reldo;
+mod dropin_reldo_commands;
 mod dropin_reldo_edges;
 mod dropin_templates;
 mod dropin_templates_builder;

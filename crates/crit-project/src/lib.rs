@@ -15,6 +15,7 @@ pub mod context;
 pub mod error;
 pub mod paths;
 mod project;
+pub mod project_command;
 pub mod scope;
 pub mod settings;
 pub mod suppress;
