@@ -49,6 +49,7 @@ mod hostile_output;
 mod ignore;
 mod install_claude;
 mod install_claude_agent;
+mod install_claude_bang_real;
 mod install_claude_pieces;
 mod install_claude_real;
 mod mcp_server;
