@@ -27,6 +27,7 @@ fn main() {
     for (cfg, file) in [
         ("missing_sdk_venv", "venv/bin/python"),
         ("missing_claude_cli", "npm/node_modules/.bin/claude"),
+        ("missing_claude_cli_older", "npm-older/node_modules/.bin/claude"),
         ("missing_pre_commit", "venv/bin/pre-commit"),
         ("missing_codex_cli", "npm/node_modules/.bin/codex"),
         ("missing_gemini_cli", "npm/node_modules/.bin/gemini"),

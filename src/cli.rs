@@ -466,6 +466,9 @@ pub struct TrustArgs {
     /// Trust a `crit run` config only `--config` loads too (as `crit run --config FILE` finds it).
     #[arg(long, value_name = "FILE", conflicts_with = "revoke")]
     pub config: Option<PathBuf>,
+    /// Trust without asking, from a script of yours: refused inside a coding agent's session.
+    #[arg(long, short = 'y', conflicts_with_all = ["revoke", "show"])]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,7 @@ mod review;
 mod run;
 mod stats;
 mod trust;
+mod trust_confirm;
 mod trust_hints;
 
 use anyhow::anyhow;

@@ -99,6 +99,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value))
         .with_fail_on(settings.fail_on.value)
         .reldo_tools(reldo)
+        .with_project_commands(settings.project_command_words())
         .verbose(common.verbose > 0);
     // Reldo's `logging.enabled` stands unless `--no-log` turns it off.
     if common.no_log {

@@ -91,6 +91,7 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
         );
     }
     print_settings(common, &survey.settings, &|_| true);
+    super::trust_confirm::confirm(&env, args.yes)?;
     store
         .trust(&root, &survey.settings, std::time::SystemTime::now())
         .map_err(CliError::usage)?;

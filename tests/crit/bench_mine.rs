@@ -62,7 +62,7 @@ fn mine_tells_acted_on_from_dismissed_and_suppressed_in_a_scripted_history() {
         "suppressions:\n  - title: \"suppress-me-c\"\n    reason: not a problem here\n    author: alice\n",
     );
     support::crit(d, &server, None)
-        .arg("trust")
+        .args(["trust", "--yes"])
         .assert()
         .success();
     let second = review();

@@ -151,7 +151,10 @@ fn reviewer_command_in_config_runs_the_program_and_logs_it() {
     );
     let server = FakeServer::start_blocking();
     // A project setting that runs a program: honoured once trusted.
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let out = crit(d, &server, None)
         .args(["review", "code", "--diff", "main..HEAD", "--json", "-v"])
         .output()
@@ -191,7 +194,10 @@ fn the_configured_review_timeout_stops_a_hanging_command() {
         ),
     );
     let server = FakeServer::start_blocking();
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let started = std::time::Instant::now();
     let out = crit(d, &server, None)
         .args([

@@ -69,7 +69,7 @@ fn shows_each_value_with_its_origin_and_precedence() {
         ignored.1.starts_with(".crit/config.yaml:3: not trusted"),
         "{ignored:?}"
     );
-    crit(&dir).arg("trust").assert().success();
+    crit(&dir).args(["trust", "--yes"]).assert().success();
     let doc = config_json(&dir);
     let code = &doc["kinds"][0];
     assert_eq!(code["kind"], "code review");
@@ -132,7 +132,7 @@ fn doctor_uses_the_project_config() {
         ),
     );
     // `base_url` decides where the API key goes: honoured once trusted.
-    crit(&dir).arg("trust").assert().success();
+    crit(&dir).args(["trust", "--yes"]).assert().success();
     crit(&dir)
         .args(["doctor"])
         .assert()

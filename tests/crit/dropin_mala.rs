@@ -217,7 +217,10 @@ fn r2_mala_yaml_picks_the_reviewer_model_timeout_and_cerberus() {
     );
     let untrusted = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
     assert!(stderr(&untrusted).contains("Initializing code reviewer: agent-sdk"));
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let out = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
     let log = stderr(&out);
     assert!(
@@ -416,7 +419,10 @@ fn cerberus_without_a_command_says_what_it_needs_and_what_to_run() {
         log.contains("ignoring `reviewer_type` from mala.yaml:1 (not trusted): run `crit trust`"),
         "{log}"
     );
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let asked = server.model_requests().len();
     let out = code(d, &server, &["--diff", "main..HEAD", "--compat", "mala"]);
     let r = json_out(&out);

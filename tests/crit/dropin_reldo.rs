@@ -253,7 +253,10 @@ fn the_prd_fr4_config_runs_as_written_and_totals_hold_the_sub_agents() {
     write(d, ".claude/reldo.json", FR4_CONFIG);
     let server = FakeServer::start_blocking();
     // The project's MCP server and its `cwd` run only once the user trusts them.
-    let trust = crit(d, &server, None).arg("trust").output().unwrap();
+    let trust = crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     assert_eq!(trust.status.code(), Some(0), "{}", stderr(&trust));
     server.push(Step::reply(
         Reply::tool_uses(vec![

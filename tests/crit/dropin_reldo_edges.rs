@@ -95,7 +95,10 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
     // The PRD's allowed_tools: Read, Glob, Grep, Bash, Task — no Serena tool.
     fr4_with_serena(d, json!(["Read", "Glob", "Grep", "Bash", "Task"]));
     let server = FakeServer::start_blocking();
-    let trust = crit(d, &server, None).arg("trust").output().unwrap();
+    let trust = crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     assert_eq!(trust.status.code(), Some(0), "{}", stderr(&trust));
     server.push(Step::reply(Reply::tool_use(
         "mcp__serena__lookup",
@@ -140,7 +143,10 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
         ".crit/run.yaml",
         &serde_json::to_string(&config).unwrap(),
     );
-    crit(d, &server, None).arg("trust").output().unwrap();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     server.push(Step::reply(Reply::tool_use(
         "mcp__serena__lookup",
         json!({"key": "User"}),
@@ -167,7 +173,10 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
 
     // `mcp__serena__*` grants them all, as in Claude Code: offered, callable, no warning.
     fr4_with_serena(d, json!(["Read", "Task", "mcp__serena__*"]));
-    crit(d, &server, None).arg("trust").output().unwrap();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     server.push(Step::reply(Reply::tool_use(
         "mcp__serena__lookup",
         json!({"key": "User"}),
@@ -193,7 +202,10 @@ fn mcp_tools_need_allowed_tools_as_with_the_agent_sdk_and_unreachable_ones_warn(
 
     // One tool by name: the server is reachable; only the other is refused.
     fr4_with_serena(d, json!(["Read", "Task", "mcp__serena__define"]));
-    crit(d, &server, None).arg("trust").output().unwrap();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     server.push(Step::reply(Reply::tool_use(
         "mcp__serena__lookup",
         json!({"key": "User"}),
@@ -291,7 +303,10 @@ fn crit_trust_takes_the_config_crit_run_loads_with_config() {
     );
     // Plain `crit trust` does not read a file only --config loads: it names
     // the file the warning was about and the command that trusts it ...
-    let plain = crit(d, &server, None).arg("trust").output().unwrap();
+    let plain = crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     let said = String::from_utf8_lossy(&plain.stdout);
     assert!(!said.contains("mcp_servers.kb"), "{said}");
     assert!(said.contains("nothing to trust"), "{said}");
@@ -301,7 +316,7 @@ fn crit_trust_takes_the_config_crit_run_loads_with_config() {
     );
     // ... `crit trust --config` does, and then the run uses the server.
     let trust = crit(d, &server, None)
-        .args(["trust", "--config", "ci/reldo.json"])
+        .args(["trust", "--yes", "--config", "ci/reldo.json"])
         .output()
         .unwrap();
     assert_eq!(trust.status.code(), Some(0), "{}", stderr(&trust));
@@ -317,7 +332,7 @@ fn crit_trust_takes_the_config_crit_run_loads_with_config() {
     assert!(last.contains("define-fact"), "{last}");
     // A missing file is said as such.
     let missing = crit(d, &server, None)
-        .args(["trust", "--config", "ci/nope.json"])
+        .args(["trust", "--yes", "--config", "ci/nope.json"])
         .output()
         .unwrap();
     assert_eq!(missing.status.code(), Some(2));

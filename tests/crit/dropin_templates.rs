@@ -129,7 +129,10 @@ fn the_designs_arch_template_runs_unchanged_from_orchestration_templates() {
     write(d, ".orchestration/templates/arch.yaml", SEED_ARCH);
     let server = FakeServer::start_blocking();
     // It replaces crit's built-in `arch`: the project's to decide, once.
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     server.push(Reply::text(MARKDOWN_ANSWER));
     let out = crit(d, &server, None)
         .args([
@@ -515,7 +518,10 @@ fn output_json_and_file_with_compat_squadron_are_the_designs_to_dict() {
     docs(d);
     write(d, ".orchestration/templates/arch.yaml", SEED_ARCH);
     let server = FakeServer::start_blocking();
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let review = |output: &[&str]| {
         server.push(Reply::text(MARKDOWN_ANSWER));
         crit(d, &server, None)
@@ -635,7 +641,10 @@ fn markdown_blocks_the_format_does_not_place_are_kept_and_said() {
             // The original's arch template (its markdown format), else crit's
             // built-in one (asked for the findings JSON, answered in markdown).
             write(d, ".orchestration/templates/arch.yaml", SEED_ARCH);
-            crit(d, &server, None).arg("trust").assert().success();
+            crit(d, &server, None)
+                .args(["trust", "--yes"])
+                .assert()
+                .success();
         }
         let review = |answer: &str| {
             server.push(Reply::text(answer));

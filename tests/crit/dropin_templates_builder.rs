@@ -59,7 +59,10 @@ fn a_builder_program_builds_the_prompt_once_the_project_template_is_trusted() {
     assert!(err.contains("run `crit trust`"), "{err}");
     assert!(server.model_requests().is_empty());
     // `crit trust` shows the program it allows.
-    let trust = crit(d, &server, None).arg("trust").output().unwrap();
+    let trust = crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     assert_eq!(trust.status.code(), Some(0), "{}", stderr(&trust));
     let shown = format!(
         "{}{}",

@@ -554,7 +554,7 @@ fn only_trusted_suppressions_remove_a_finding() {
     );
     let server = FakeServer::start_blocking();
     let trust = support::crit(d, &server, None)
-        .arg("trust")
+        .args(["trust", "--yes"])
         .output()
         .unwrap();
     assert!(trust.status.success(), "{}", support::show(&trust));

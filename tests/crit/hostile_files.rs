@@ -51,7 +51,7 @@ fn endless_project_files_stop_at_the_cap() {
         };
         // The project's settings are trusted, so every file is really read.
         support::crit(d, &server, None)
-            .arg("trust")
+            .args(["trust", "--yes"])
             .output()
             .unwrap();
         let out = support::crit(d, &server, None)

@@ -409,7 +409,7 @@ fn trust_shows_a_hostile_base_url_visibly() {
     assert!(url["value"].as_str().unwrap().contains("\u{202E}"), "{url}");
 
     let trusted = support::crit(d, &server, None)
-        .arg("trust")
+        .args(["trust", "--yes"])
         .output()
         .unwrap();
     assert!(trusted.status.success(), "{}", support::show(&trusted));
@@ -444,7 +444,7 @@ fn config_shows_hostile_settings_visibly_before_and_after_trust() {
             false,
         );
         support::crit(d, &server, None)
-            .arg("trust")
+            .args(["trust", "--yes"])
             .assert()
             .success();
     }

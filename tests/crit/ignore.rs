@@ -47,7 +47,7 @@ fn trusted_ignore_globs_and_the_flag_leave_files_out_and_list_them() {
     let d = dir.path();
     let server = FakeServer::start_blocking();
     let trust = support::crit(d, &server, None)
-        .arg("trust")
+        .args(["trust", "--yes"])
         .output()
         .unwrap();
     assert!(trust.status.success(), "{}", show(&trust));

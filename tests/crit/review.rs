@@ -63,7 +63,7 @@ fn project_template_overrides_built_in_and_user() {
         .stderr(predicate::str::contains(
             "ignoring `template` from .crit/templates/arch.yaml",
         ));
-    crit(&dir).arg("trust").assert().success();
+    crit(&dir).args(["trust", "--yes"]).assert().success();
     crit(&dir)
         .args(["review", "list"])
         .assert()

@@ -260,7 +260,7 @@ fn a_project_template_overrides_the_built_in_and_a_seed_template_runs_unchanged(
     );
     let server = FakeServer::start_blocking();
     // It replaces crit's built-in `arch`: the project's to decide, once.
-    crit(d, &server).arg("trust").assert().success();
+    crit(d, &server).args(["trust", "--yes"]).assert().success();
     server.push(Step::reply(Reply::json(
         json!({"verdict": "PASS", "summary": "Aligned.", "findings": []}),
     )));
@@ -550,7 +550,7 @@ hooks:
     server.push(Step::reply(Reply::json(
         json!({"verdict": "PASS", "summary": "ok", "findings": []}),
     )));
-    crit(d, &server).arg("trust").assert().success();
+    crit(d, &server).args(["trust", "--yes"]).assert().success();
     let out = crit(d, &server)
         .args([
             "review", "guarded", "--verify", "off", "src", "--json", "--no-log",

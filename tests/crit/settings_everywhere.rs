@@ -122,7 +122,7 @@ fn the_cli_the_stop_gate_and_the_library_agree() {
     let server = FakeServer::start_blocking();
     assert!(
         crit(d, &server, None)
-            .arg("trust")
+            .args(["trust", "--yes"])
             .output()
             .unwrap()
             .status

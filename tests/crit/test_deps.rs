@@ -10,6 +10,7 @@ fn under_ci_no_test_dependency_is_missing() {
     let missing: Vec<&str> = [
         (cfg!(missing_sdk_venv), "the Python SDK venv"),
         (cfg!(missing_claude_cli), "the Claude Code CLI"),
+        (cfg!(missing_claude_cli_older), "the older Claude Code CLI"),
         (cfg!(missing_pre_commit), "pre-commit"),
         (cfg!(missing_codex_cli), "the Codex CLI"),
         (cfg!(missing_gemini_cli), "the Gemini CLI"),

@@ -155,7 +155,10 @@ fn a_pull_request_is_judged_by_the_base_revisions_rules() {
     let d = pr.path();
     let server = FakeServer::start_blocking();
     // A developer trusted the branch's settings locally; CI must not care.
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let store_before = std::fs::read_to_string(d.join(".state/crit/trust.json")).unwrap();
 
     server.push(p0_and_docstring());
@@ -250,7 +253,10 @@ fn ci_without_a_base_ignores_project_exec_settings() {
     let pr = pull_request();
     let d = pr.path();
     let server = FakeServer::start_blocking();
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     git(d, &["checkout", "-q", "--detach"]);
     server.push(p0_and_docstring());
     let out = crit(d, &server, None)

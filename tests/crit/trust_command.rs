@@ -21,7 +21,10 @@ fn trust_is_for_exact_settings_of_one_project() {
     let d = dir.path();
     let env_server = FakeServer::start_blocking();
 
-    let out = crit(d, &env_server, None).arg("trust").output().unwrap();
+    let out = crit(d, &env_server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     let listed = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         listed.contains(".crit/config.yaml:3")
@@ -93,7 +96,10 @@ fn trust_is_for_exact_settings_of_one_project() {
     );
 
     // Trusted again, then revoked.
-    crit(d, &env_server, None).arg("trust").assert().success();
+    crit(d, &env_server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     other.push(answer(vec![]));
     review(d, &env_server);
     assert_eq!(other.model_requests().len(), 1);
@@ -106,7 +112,10 @@ fn trust_is_for_exact_settings_of_one_project() {
     assert_eq!(other.model_requests().len(), 1);
 
     // The same files in another checkout are not trusted.
-    crit(d, &env_server, None).arg("trust").assert().success();
+    crit(d, &env_server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let copy = tempfile::tempdir().unwrap();
     git(copy.path(), &["clone", "-q", &d.display().to_string(), "."]);
     git(copy.path(), &["checkout", "-q", "work"]);
@@ -162,7 +171,10 @@ fn a_users_command_reviewer_applies_only_trusted_suppressions() {
     assert_eq!(result["passed"], false, "{result}");
     assert_eq!(result["findings"][0]["severity"], "P0", "{result}");
     assert!(server.requests().is_empty());
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let result = json_out(&review(d, &server));
     assert_eq!(
         result["passed"], true,

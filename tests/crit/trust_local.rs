@@ -431,7 +431,10 @@ fn an_untrusted_template_cannot_replace_a_built_in() {
     let dir = hostile(&[(".crit/templates/code.yaml", lenient(""))]);
     let d = dir.path();
     let server = FakeServer::start_blocking();
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     server.push(answer(vec![]));
     let out = review(d, &server);
     assert_eq!(json_out(&out)["verdict"], "PASS", "{}", stderr(&out));
@@ -451,7 +454,10 @@ fn a_trusted_template_hook_runs() {
     let dir = hostile(&[(".crit/templates/guarded.yaml", template)]);
     let d = dir.path();
     let server = FakeServer::start_blocking();
-    let trust = crit(d, &server, None).arg("trust").output().unwrap();
+    let trust = crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     let listed = String::from_utf8_lossy(&trust.stdout).into_owned();
     assert!(
         listed.contains(".crit/templates/guarded.yaml:10") && listed.contains("hooks: "),

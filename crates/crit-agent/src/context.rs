@@ -51,6 +51,10 @@ pub struct ToolContext {
     /// The environment the front end read at its edge: the Bash tool's
     /// programs start from its `PATH` and `LANG` (nothing else of it).
     pub env: Arc<crit_os::env::Env>,
+    /// The project's own commands Bash may run besides the read-only ones
+    /// (each as its words: the program, then the arguments it starts with),
+    /// from the user's trusted settings only.
+    pub project_commands: Arc<Vec<Vec<String>>>,
 }
 
 impl ToolContext {
@@ -64,7 +68,14 @@ impl ToolContext {
             bash: Arc::new(OnceCell::new()),
             redaction: ToolRedactor::default(),
             env: Arc::default(),
+            project_commands: Arc::default(),
         })
+    }
+
+    /// The project's commands Bash may run (see [`ToolContext::project_commands`]).
+    pub fn with_project_commands(mut self, commands: Arc<Vec<Vec<String>>>) -> Self {
+        self.project_commands = commands;
+        self
     }
 
     /// The environment the Bash tool's programs start from.

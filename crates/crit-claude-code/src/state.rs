@@ -261,6 +261,10 @@ pub struct StopState {
     /// began): what moved since, off HEAD too, is reviewed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refs: Option<NotedRefs>,
+    /// The user's settings as the session began: the gate takes no
+    /// setting the session wrote (see [`crate::stop::at_start`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<crate::stop::at_start::SettingsAtStart>,
 }
 
 /// The refs as the gate noted them (crit-os's [`RefSnapshot`], kept).
@@ -324,6 +328,7 @@ mod tests {
             head: None,
             start: None,
             refs: None,
+            settings: None,
         })
         .unwrap();
         assert_eq!(s.stop().unwrap().rounds, 1);

@@ -16,6 +16,7 @@ pub mod error;
 pub mod learnings;
 pub mod paths;
 mod project;
+pub mod project_command;
 pub mod scope;
 pub mod settings;
 pub mod suppress;

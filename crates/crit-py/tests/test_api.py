@@ -239,7 +239,7 @@ def test_review_plan_runs_the_panel_crit_plan_runs(server, tmp_path: Path) -> No
     init_repo(d)
     git(d, "add", "-A")
     git(d, "commit", "-q", "-m", "plan")
-    subprocess.run(["crit", "trust"], cwd=d, check=True, capture_output=True)
+    subprocess.run(["crit", "trust", "--yes"], cwd=d, check=True, capture_output=True)
     for _ in range(2):
         server.push({"json": {"verdict": "PASS", "summary": "Sound.", "findings": []}})
     result = review_plan_sync("plans/cache", cwd=d)

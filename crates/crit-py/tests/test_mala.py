@@ -94,7 +94,7 @@ def test_r2_reviewer_command_in_the_project_config_runs_the_program(
     # A project's reviewer program is a program the checkout names: it runs
     # only once the user trusts the setting.
     assert isinstance(reviewer_from_config(repo), AgentReviewer)
-    trust = subprocess.run(["crit", "trust"], cwd=repo, capture_output=True, text=True)
+    trust = subprocess.run(["crit", "trust", "--yes"], cwd=repo, capture_output=True, text=True)
     assert trust.returncode == 0, trust.stderr
     reviewer = reviewer_from_config(repo)
     assert isinstance(reviewer, CommandReviewer)

@@ -43,7 +43,7 @@ def test_the_mala_reviewer_sees_what_crit_review_code_sees(server, tmp_path: Pat
     git(d, "checkout", "-q", "-b", "feature")
     write(d, "src/app.py", "def main():\n    return eval(input())\n")
     git(d, "commit", "-q", "-am", "change")
-    subprocess.run(["crit", "trust"], cwd=d, check=True, capture_output=True)
+    subprocess.run(["crit", "trust", "--yes"], cwd=d, check=True, capture_output=True)
 
     server.push({"json": findings_answer("PASS", [])})
     out = subprocess.run(

@@ -36,8 +36,8 @@ pub mod review {
         PartHunk, ReviewFinding, ReviewedPart, hunks_to_store,
     };
     pub use crate::kinds::template::{
-        CostPlan, Finish, PartLimits, ReviewError, ReviewOptions, ReviewRequest, Spending,
-        UnknownVerifyMode, VerifyMode, VerifySettings, run_template, run_template_or,
+        CostPlan, Finish, HoldToLimit, PartLimits, ReviewError, ReviewOptions, ReviewRequest,
+        Spending, UnknownVerifyMode, VerifyMode, VerifySettings, run_template, run_template_or,
         run_template_with_follow_up,
     };
 }

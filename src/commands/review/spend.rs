@@ -1,7 +1,8 @@
 //! Spending is the user's decision: before a review's first request its
 //! plan and estimated cost go to stderr; above the limit (`--max-cost`,
 //! `max_cost_usd`, $1 by default) crit asks at a terminal, and stops
-//! without one unless `--yes` said to go ahead.
+//! without one unless `--yes` said to go ahead. What it then spends is held
+//! to what was approved: an estimate is no promise.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -75,6 +76,18 @@ impl Spending for AskToSpend {
             return false;
         }
         matches!(answer.trim().to_lowercase().as_str(), "y" | "yes")
+    }
+
+    /// Sent without asking, the review spends at most the limit; approved
+    /// above it, at most the estimate the user saw; with `--yes`, any.
+    fn ceiling(&self, plan: &CostPlan) -> Option<f64> {
+        if self.yes {
+            return None;
+        }
+        Some(
+            plan.usd_high
+                .map_or(self.limit.value, |high| high.max(self.limit.value)),
+        )
     }
 }
 

@@ -152,7 +152,7 @@ fn an_untrusted_checkout_cannot_run_programs_or_relax_the_gate_in_each_agent() {
     let server = FakeServer::start_blocking();
     assert!(
         crit(d, &server, None)
-            .arg("trust")
+            .args(["trust", "--yes"])
             .output()
             .unwrap()
             .status

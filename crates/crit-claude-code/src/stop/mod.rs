@@ -20,6 +20,7 @@
 //! [`gate`]); when it lets the agent stop without a passing review, the user
 //! is told in `systemMessage` and the audit log records it.
 
+pub mod at_start;
 pub mod gate;
 mod moved;
 
@@ -32,7 +33,7 @@ use crit_core::{FailOn, ReviewResult};
 use crit_project::scope::{self, Scope, ScopeOptions};
 use crit_project::trust::ProjectRules;
 use crit_project::{Kind, Project, Reviewer};
-use crit_review::review::{ReviewOptions, ReviewRequest, run_template};
+use crit_review::review::{HoldToLimit, ReviewOptions, ReviewRequest, run_template};
 use crit_review::template::Registry;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -42,6 +43,7 @@ use crate::event::HookInput;
 use crate::state::{NotedRefs, SessionState, StopState, Subject};
 use crate::status::LiveStatus;
 use crate::{HookEnv, HookOutput};
+use at_start::SettingsAtStart;
 use gate::Before;
 
 /// The review's deadline at most: under the 360 s `crit install` gives the
@@ -184,18 +186,15 @@ pub fn mark_start(event: &HookInput, hook: &HookEnv) {
     };
     let refs = layout.refs().map(NotedRefs::from);
     let head = layout.head_commit();
-    let at = match &head {
-        Some(head) => Memory {
-            start: Some(head),
-            refs,
-            ..Memory::new("", 0, Some(head))
-        },
-        // No commit yet: whatever the session commits is measured from
-        // nothing at all.
-        None => Memory {
-            refs,
-            ..Memory::new("", 0, Some(UNBORN))
-        },
+    let settings = Some(SettingsAtStart::now(&root, &lookup));
+    // No commit yet: whatever the session commits is measured from nothing
+    // at all, and no project setting is read from it.
+    let head = head.as_deref().unwrap_or(UNBORN);
+    let at = Memory {
+        start: Some(head),
+        refs,
+        settings,
+        ..Memory::new("", 0, Some(head))
     };
     remember(Some(&session), at, None);
 }
@@ -230,6 +229,21 @@ pub fn gate(
     };
     let session = key.and_then(|k| SessionState::of_agent(&lookup, hook.agent, &k));
     let remembered = session.as_ref().and_then(SessionState::stop);
+    // A subagent runs within its session: where that began, and the
+    // user's settings then, are the subagent's too.
+    let main = match &event.agent_id {
+        Some(_) => event
+            .session_id
+            .as_deref()
+            .and_then(|s| SessionState::of(&lookup, s))
+            .and_then(|s| s.stop()),
+        None => None,
+    };
+    let settings_at_start = remembered
+        .as_ref()
+        .and_then(|s| s.settings.clone())
+        .or_else(|| main.as_ref().and_then(|s| s.settings.clone()))
+        .unwrap_or_else(|| SettingsAtStart::now(&root, &lookup));
     if !root.join(".git").exists() {
         return match &remembered {
             // Never a repository in this session: nothing to review.
@@ -257,9 +271,9 @@ pub fn gate(
     // Failing to read them fails the review, not the stop's bookkeeping.
     let prepared = prepare(
         hook,
-        &cwd,
-        &root,
+        (&cwd, &root),
         remembered.as_ref().and_then(|s| s.start.as_deref()),
+        &settings_at_start.trusted,
     );
     let scope_options = match &prepared {
         Ok(p) => p.opts.scope_options(),
@@ -269,7 +283,10 @@ pub fn gate(
     let head_now = uncommitted.as_ref().ok().and_then(|c| c.base.clone());
     // The session's first commit gives the settings; failing a note, HEAD
     // does, and is noted for the session's later stops.
-    let noted_start = remembered.as_ref().and_then(|s| s.start.clone());
+    let noted_start = remembered
+        .as_ref()
+        .and_then(|s| s.start.clone())
+        .or_else(|| main.as_ref().and_then(|s| s.start.clone()));
     let start = noted_start.clone().or_else(|| head_now.clone());
     let noted = remembered.as_ref().and_then(|s| s.refs.clone());
     let (off_head, refs_now) = moved::since(&root, noted.as_ref(), head_now.as_deref(), &hook.env);
@@ -293,6 +310,7 @@ pub fn gate(
     let keep = |fingerprint, rounds| Memory {
         start: start.as_deref(),
         refs: kept.clone(),
+        settings: Some(settings_at_start.clone()),
         ..Memory::new(fingerprint, rounds, from.as_deref())
     };
     let off_head = match off_head {
@@ -389,6 +407,18 @@ pub fn gate(
         }
         Before::Review { rounds } => rounds,
     };
+    // Settings the session wrote (the user's config, moved or changed) are
+    // not the gate's: it holds, within its rounds, and says why.
+    if let Some(why) = settings_at_start.changed(&SettingsAtStart::now(&root, &lookup)) {
+        let why = format!(
+            "{why}, and the review gate takes only the settings the session began with. Put them back as they were, or ask the user to start a new session if they changed them"
+        );
+        if event.stop_hook_active && rounds >= max_rounds {
+            return Decision::LetGo(why);
+        }
+        remember(session.as_ref(), keep("", rounds + 1), Some(&why));
+        return Decision::Block(format!("crit's review gate holds: {why}."));
+    }
     let live = session
         .clone()
         .map(|s| LiveStatus::begin(s, Subject::Changes, None));
@@ -415,6 +445,7 @@ pub fn gate(
         let at = Memory {
             start: start.as_deref(),
             refs: refs_now,
+            settings: Some(settings_at_start.clone()),
             ..Memory::new(&fingerprint, rounds, head_now.as_deref())
         };
         remember(session.as_ref(), at, None);
@@ -447,6 +478,7 @@ struct Memory<'a> {
     head: Option<&'a str>,
     start: Option<&'a str>,
     refs: Option<NotedRefs>,
+    settings: Option<SettingsAtStart>,
 }
 
 impl<'a> Memory<'a> {
@@ -457,12 +489,15 @@ impl<'a> Memory<'a> {
             head,
             start: None,
             refs: None,
+            settings: None,
         }
     }
 }
 
 fn remember(session: Option<&SessionState>, at: Memory<'_>, blocked: Option<&str>) {
     let Some(s) = session else { return };
+    // Noted once per session: a later stop never replaces it.
+    let settings = s.stop().and_then(|old| old.settings).or(at.settings);
     let state = StopState {
         fingerprint: at.fingerprint.to_string(),
         rounds: at.rounds,
@@ -471,6 +506,7 @@ fn remember(session: Option<&SessionState>, at: Memory<'_>, blocked: Option<&str
         head: at.head.map(str::to_string),
         start: at.start.map(str::to_string),
         refs: at.refs,
+        settings,
     };
     if let Err(e) = s.set_stop(&state) {
         tracing::warn!("the review gate's state: {e}");
@@ -524,6 +560,14 @@ enum ReviewFailed {
     Review(#[from] crit_review::review::ReviewError),
     #[error("stopped by a signal at the agent's hook deadline")]
     Stopped,
+    #[error(
+        "the review would cost more than max_cost_usd ${limit:.2} ({from}) allows: {plan}; nothing was sent. Raise max_cost_usd in your crit config or review with `crit review code --uncommitted` at a terminal"
+    )]
+    OverLimit {
+        plan: String,
+        limit: f64,
+        from: String,
+    },
 }
 
 /// The review the gate runs, ready but for its change.
@@ -532,18 +576,24 @@ struct Prepared {
     template: crit_review::template::Template,
     backend: crit_llm::Backend,
     fail_on: FailOn,
+    /// The user's spending limit (the gate has no one to ask).
+    limit: crit_core::Sourced<f64>,
 }
 
 /// `crit review code --uncommitted`'s settings, read as committed at the
 /// session's first commit (`start`), with the hook's own deadline.
 fn prepare(
     hook: &HookEnv,
-    cwd: &std::path::Path,
-    root: &std::path::Path,
+    (cwd, root): (&std::path::Path, &std::path::Path),
     start: Option<&str>,
+    trusted_at_start: &std::collections::BTreeSet<String>,
 ) -> Result<Prepared, ReviewFailed> {
     let lookup = hook.lookup();
-    let rules = ProjectRules::committed_at(root, start, &lookup)?;
+    let rules = match start {
+        Some(UNBORN) => ProjectRules::before_first_commit(root, &lookup)?,
+        _ => ProjectRules::committed_at(root, start, &lookup)?,
+    }
+    .trusted_only(trusted_at_start);
     let project = Project::with_rules(
         cwd.to_path_buf(),
         root.to_path_buf(),
@@ -563,6 +613,12 @@ fn prepare(
     // look included, so the agent and its user see the same review. Only
     // the deadline is the hook's own: the review ends before Claude Code's.
     let mut opts = ReviewOptions::from_settings(&project, &settings);
+    // No one to ask at a stop: a review estimated over the user's limit is
+    // not sent (the gate holds, saying so), and one sent stops at it.
+    let limit = settings.max_cost_usd.clone();
+    opts.spending = Some(Arc::new(HoldToLimit {
+        limit_usd: limit.value,
+    }));
     opts.limits.timeout_secs = Some(
         settings
             .timeout
@@ -575,6 +631,7 @@ fn prepare(
         template,
         backend,
         fail_on: settings.fail_on.value,
+        limit,
     })
 }
 
@@ -593,6 +650,7 @@ fn review(
         template,
         backend,
         fail_on,
+        limit,
     } = prepared;
     opts.cancel = cancel;
     let req = ReviewRequest {
@@ -614,5 +672,12 @@ fn review(
     if opts.cancel.is_cancelled() {
         return Err(ReviewFailed::Stopped);
     }
-    Ok((result?, fail_on))
+    match result {
+        Err(crit_review::review::ReviewError::NotApproved(plan)) => Err(ReviewFailed::OverLimit {
+            plan: plan.describe(),
+            limit: limit.value,
+            from: limit.source.to_string(),
+        }),
+        r => Ok((r?, fail_on)),
+    }
 }

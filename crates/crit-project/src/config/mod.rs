@@ -98,6 +98,10 @@ pub struct Config {
     /// Globs of files no review is shown (`ignore`), from the project root;
     /// each file left out is listed in the review's coverage.
     pub ignore: Option<Sourced<Vec<String>>>,
+    /// The project's own commands a reviewer's Bash may run besides the
+    /// read-only ones (`project_commands: ["npm run lint"]`), each a command
+    /// line it starts with; they run in the tools' sandbox.
+    pub project_commands: Option<Sourced<Vec<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -118,6 +122,7 @@ struct RawConfig {
     templates_dir: Option<Spanned<String>>,
     panel_start: Option<Spanned<String>>,
     ignore: Option<Spanned<Vec<String>>>,
+    project_commands: Option<Spanned<Vec<String>>>,
     review: Option<RawReview>,
 }
 
@@ -252,6 +257,14 @@ impl Config {
         ask(&mut self.ignore, rules, file, "ignore", |v| {
             Some(v.join(", "))
         });
+        // They run programs: only as the user trusted them.
+        ask(
+            &mut self.project_commands,
+            rules,
+            file,
+            "project_commands",
+            |v| Some(serde_json::to_string(v).unwrap_or_default()),
+        );
         self
     }
 
@@ -368,6 +381,18 @@ impl Config {
                 format!("ignore: {e}"),
             ));
         }
+        for line in raw.project_commands.iter().flat_map(|c| &c.value) {
+            if let Err(why) = crate::project_command::words(line)
+                && let Some(c) = &raw.project_commands
+            {
+                return Err(FileError::at(
+                    file,
+                    c.referenced.line(),
+                    c.referenced.column(),
+                    format!("project_commands: `{line}`: {why}"),
+                ));
+            }
+        }
         let models = raw.models.unwrap_or_default();
         Ok(Config {
             provider,
@@ -400,6 +425,9 @@ impl Config {
             project_templates_dir: None,
             panel_start,
             ignore: raw.ignore.map(|s| setting(file, &s, s.value.clone())),
+            project_commands: raw
+                .project_commands
+                .map(|s| setting(file, &s, s.value.clone())),
         })
     }
 
@@ -423,7 +451,8 @@ impl Config {
             templates_dir,
             project_templates_dir,
             panel_start,
-            ignore
+            ignore,
+            project_commands
         );
         if later.models.review.is_some() {
             self.models.review = later.models.review;

@@ -223,6 +223,9 @@ pub struct Settings {
     /// Globs of files left out of a code review (listed in its coverage):
     /// the trusted config's `ignore`, then `--ignore`.
     pub ignore: Vec<Sourced<String>>,
+    /// The project's commands a reviewer's Bash may run (trusted config's
+    /// `project_commands`), each a command line it starts with.
+    pub project_commands: Vec<Sourced<String>>,
 }
 
 impl Settings {
@@ -310,6 +313,9 @@ impl Settings {
         for g in &self.ignore {
             rows.push(row("ignore", &g.value, g.source.to_string()));
         }
+        for c in &self.project_commands {
+            rows.push(row("project_commands", &c.value, c.source.to_string()));
+        }
         rows.push(row("rules", &self.rules.0, self.rules.1.clone()));
         if self.kind == Kind::Template || self.kind == Kind::Code {
             for d in &self.templates.extra {
@@ -329,6 +335,14 @@ impl Settings {
     /// The `ignore` globs, without their provenance.
     pub fn ignore_globs(&self) -> Vec<String> {
         self.ignore.iter().map(|g| g.value.clone()).collect()
+    }
+
+    /// The `project_commands`, each as its words.
+    pub fn project_command_words(&self) -> Vec<Vec<String>> {
+        self.project_commands
+            .iter()
+            .filter_map(|c| crate::project_command::words(&c.value).ok())
+            .collect()
     }
 
     /// The model to put in requests: the kind's model.

@@ -102,6 +102,15 @@ pub(crate) fn resolve(
         rules,
         panel_start: panel_start(file, env),
         ignore: ignore(explicit, file),
+        project_commands: file
+            .project_commands
+            .iter()
+            .flat_map(|s| {
+                s.value
+                    .iter()
+                    .map(|c| Sourced::new(c.clone(), s.source.clone()))
+            })
+            .collect(),
     }
 }
 

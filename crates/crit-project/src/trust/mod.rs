@@ -271,6 +271,53 @@ impl ProjectRules {
         ))
     }
 
+    /// [`ProjectRules::committed`] for a session that began before the
+    /// repository's first commit: every commit is the session's, so no
+    /// project file is read (the empty tree), only the user's own settings.
+    pub fn before_first_commit(
+        root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<ProjectRules, TrustError> {
+        let revision = Revision::empty(root).map_err(|source| TrustError::Git {
+            at: "the empty tree".into(),
+            source,
+        })?;
+        let base = Base {
+            revision,
+            name: "the empty tree".into(),
+            from: "the agent's session began before the repository's first commit: the review gate reads no project settings from the commits made since".into(),
+        };
+        Ok(ProjectRules::new(
+            root,
+            Source::Revision(Box::new(base)),
+            store_policy(root, env),
+            ci::detect(env),
+        ))
+    }
+
+    /// These rules, honouring from the trust store only what `ids` also
+    /// holds: what the user trusted when an agent's session began, so a
+    /// setting trusted during the session (by the agent, which can run
+    /// `crit trust` or edit the store) does not move the session's gate.
+    pub fn trusted_only(mut self, ids: &BTreeSet<String>) -> ProjectRules {
+        if let Policy::Store(now) = &self.policy {
+            self.policy = Policy::Store(now.intersection(ids).cloned().collect());
+        }
+        self
+    }
+
+    /// The ids of the settings the user's trust store holds for the project
+    /// at `root` now; `None` when there is no store to read.
+    pub fn trusted_ids(
+        root: &Path,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<BTreeSet<String>> {
+        match store_policy(root, env) {
+            Policy::Store(ids) => Some(ids),
+            _ => None,
+        }
+    }
+
     /// The working tree, with nothing exec-capable honoured (`why` says so
     /// in each warning).
     pub fn untrusted(root: &Path, why: impl Into<String>) -> ProjectRules {

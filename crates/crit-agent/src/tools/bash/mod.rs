@@ -55,10 +55,11 @@ impl Tool for BashTool {
                 Ok(p) => p,
                 Err(e) => return ToolOutput::error(e.to_string()),
             };
-            let checked = match policy::check_command(&command, &cx.roots) {
-                Ok(c) => c,
-                Err(e) => return ToolOutput::error(e.to_string()),
-            };
+            let checked =
+                match policy::check_command_with(&command, &cx.roots, &cx.project_commands) {
+                    Ok(c) => c,
+                    Err(e) => return ToolOutput::error(e.to_string()),
+                };
             // A slice of a file's secret would get past redaction.
             if let Some(why) =
                 crate::redaction::commands::refusal(&checked, &cx.roots, &cx.redaction).await

@@ -26,6 +26,8 @@ pub struct CheckedCommand {
     /// directories named to read, as given. Empty when it reads none (or, for
     /// `grep -r` and `rg`, the current directory).
     pub reads: Vec<String>,
+    /// One of the project's own commands the user's settings allow.
+    pub project: bool,
 }
 
 /// Why a command was refused; `Display` is the message the model reads.
@@ -50,10 +52,23 @@ pub enum BashPolicyError {
     #[error("refused: give the program by name (e.g. `git`), not as a path: `{0}`")]
     ProgramPath(String),
     #[error(
-        "refused: `{program}` is not allowed; this Bash only runs read-only commands: {}",
-        ALLOWED_PROGRAMS.join(", ")
+        "refused: `{program}` is not allowed; this Bash only runs read-only commands: {}{}",
+        ALLOWED_PROGRAMS.join(", "),
+        project_list(project)
     )]
-    Program { program: String },
+    Program {
+        program: String,
+        /// The project's commands that are allowed.
+        project: Vec<String>,
+    },
+    #[error(
+        "refused: `{command}` is not one of the project's commands this Bash may run ({}); each runs as listed, followed only by files of the project",
+        project.join("; ")
+    )]
+    ProjectCommand {
+        command: String,
+        project: Vec<String>,
+    },
     #[error("refused: `git {sub}` is not allowed; allowed git subcommands: {}", git::ALLOWED_SUBCOMMANDS.join(", "))]
     GitSubcommand { sub: String },
     #[error("refused: `{arg}` for `{program}`: {why}")]
@@ -66,8 +81,26 @@ pub enum BashPolicyError {
     Path(ConfineError),
 }
 
+fn project_list(project: &[String]) -> String {
+    match project.is_empty() {
+        true => String::new(),
+        false => format!("; and the project's commands: {}", project.join("; ")),
+    }
+}
+
 /// Checks one command line against the policy.
 pub fn check_command(command: &str, roots: &Roots) -> Result<CheckedCommand, BashPolicyError> {
+    check_command_with(command, roots, &[])
+}
+
+/// [`check_command`], also allowing the project's own commands `project`
+/// (each as its words): a command that starts with one of them and goes on
+/// only with files inside the project.
+pub(crate) fn check_command_with(
+    command: &str,
+    roots: &Roots,
+    project: &[Vec<String>],
+) -> Result<CheckedCommand, BashPolicyError> {
     if command.trim().is_empty() {
         return Err(BashPolicyError::Empty);
     }
@@ -105,11 +138,7 @@ pub fn check_command(command: &str, roots: &Roots) -> Result<CheckedCommand, Bas
                 "pwd" => &spec::PWD,
                 "grep" => &spec::GREP,
                 "rg" => &spec::RG,
-                _ => {
-                    return Err(BashPolicyError::Program {
-                        program: other.to_string(),
-                    });
-                }
+                _ => return check_project(&words, roots, project),
             };
             reads = spec::check(spec, args, roots)?;
             args.to_vec()
@@ -120,6 +149,51 @@ pub fn check_command(command: &str, roots: &Roots) -> Result<CheckedCommand, Bas
         args,
         git: git_call,
         reads,
+        project: false,
+    })
+}
+
+/// One of the project's commands, or the refusal that lists them.
+fn check_project(
+    words: &[String],
+    roots: &Roots,
+    project: &[Vec<String>],
+) -> Result<CheckedCommand, BashPolicyError> {
+    let listed: Vec<String> = project.iter().map(|c| c.join(" ")).collect();
+    let same_program: Vec<&Vec<String>> = project
+        .iter()
+        .filter(|c| c.first() == words.first())
+        .collect();
+    if same_program.is_empty() {
+        return Err(BashPolicyError::Program {
+            program: words.first().cloned().unwrap_or_default(),
+            project: listed,
+        });
+    }
+    let refused = || BashPolicyError::ProjectCommand {
+        command: words.join(" "),
+        project: listed.clone(),
+    };
+    let Some(allowed) = same_program
+        .iter()
+        .filter(|c| words.starts_with(c))
+        .max_by_key(|c| c.len())
+    else {
+        return Err(refused());
+    };
+    let rest = &words[allowed.len()..];
+    // Only files of the project follow: no option, nothing outside it.
+    for arg in rest {
+        if arg.starts_with('-') || roots.resolve(arg).is_err() {
+            return Err(refused());
+        }
+    }
+    Ok(CheckedCommand {
+        program: words[0].clone(),
+        args: words[1..].to_vec(),
+        git: None,
+        reads: rest.to_vec(),
+        project: true,
     })
 }
 

@@ -70,7 +70,12 @@ pub(crate) struct GitSetup {
 impl BashSession {
     pub(crate) async fn start(cx: &ToolContext) -> BashSession {
         let layout = git_layout::discover(cx.root());
-        let rules = rules(&cx.roots, layout.as_ref().ok(), &cx.env);
+        let rules = rules(
+            &cx.roots,
+            layout.as_ref().ok(),
+            &cx.env,
+            &cx.project_commands,
+        );
         let sandbox = match tokio::task::spawn_blocking(move || Sandbox::start(rules)).await {
             Ok(Ok(s)) => {
                 tracing::info!(status = %s.status(), "tool sandbox");
@@ -89,8 +94,13 @@ impl BashSession {
 }
 
 /// The project roots and the repository read-only, the system directories and
-/// the allowed programs executable, nothing else.
-fn rules(roots: &Roots, layout: Option<&GitLayout>, env: &Env) -> SandboxRules {
+/// the allowed programs (the project's commands' too) executable, nothing else.
+fn rules(
+    roots: &Roots,
+    layout: Option<&GitLayout>,
+    env: &Env,
+    project: &[Vec<String>],
+) -> SandboxRules {
     let mut rules = SandboxRules::system();
     for r in roots.all() {
         rules = rules.read(r);
@@ -99,7 +109,11 @@ fn rules(roots: &Roots, layout: Option<&GitLayout>, env: &Env) -> SandboxRules {
         rules = rules.read(l.readable_dir());
     }
     let path = child_path(roots, env.get("PATH"));
-    for program in ALLOWED_PROGRAMS {
+    let programs = ALLOWED_PROGRAMS
+        .iter()
+        .copied()
+        .chain(project.iter().filter_map(|c| c.first().map(String::as_str)));
+    for program in programs {
         let found = std::env::split_paths(&path)
             .map(|d| d.join(program))
             .find_map(|p| p.canonicalize().ok().filter(|c| c.is_file()));

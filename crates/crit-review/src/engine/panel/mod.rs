@@ -104,6 +104,9 @@ pub struct PanelEnv {
     /// When the later reviewers start: with the first, or once its first
     /// answer has put the shared prefix in the prompt cache.
     pub panel_start: PanelStart,
+    /// The project's commands the reviewers' Bash may run besides the
+    /// read-only ones (trusted settings' `project_commands`), as words.
+    pub project_commands: Arc<Vec<Vec<String>>>,
 }
 
 /// What of an environment lookup reaches the tools' programs: `PATH` and
@@ -131,6 +134,7 @@ impl Default for PanelEnv {
             // What the tools find, the review's writers hide.
             redaction: crate::engine::redaction::tools_redactor(),
             tool_env: Arc::default(),
+            project_commands: Arc::default(),
             panel_start: PanelStart::default(),
         }
     }

@@ -219,6 +219,7 @@ async fn via_loop(
             cx.redaction = env.redaction.clone();
             cx.with_cancel(env.cancel.child_token())
                 .with_env(std::sync::Arc::clone(&env.tool_env))
+                .with_project_commands(std::sync::Arc::clone(&env.project_commands))
         }
         Err(e) => {
             return failed(format!(

@@ -80,6 +80,8 @@ pub struct Crit {
     /// MCP tools `allowed_tools` does not grant are offered and refused at
     /// the call, as Reldo's SDK does, rather than not offered.
     reldo_tools: bool,
+    /// The project's commands the agents' Bash may run (trusted settings).
+    project_commands: Vec<Vec<String>>,
 }
 
 impl std::fmt::Debug for Crit {
@@ -118,7 +120,16 @@ impl Crit {
             max_budget_usd: None,
             fail_on: crit_core::FailOn::default(),
             reldo_tools: false,
+            project_commands: Vec::new(),
         }
+    }
+
+    /// The project's own commands (`npm run lint`) the orchestrator's and
+    /// its sub-agents' Bash may run in the tools' sandbox, each as its words;
+    /// from the user's trusted settings only (`project_commands`).
+    pub fn with_project_commands(mut self, commands: Vec<Vec<String>>) -> Self {
+        self.project_commands = commands;
+        self
     }
 
     /// `--max-budget-usd`: what the orchestrator and all its sub-agents may
@@ -244,6 +255,7 @@ impl Crit {
             redaction: crate::engine::redaction::tools_redactor(),
             tool_env: panel::tool_env(self.env.as_ref()),
             panel_start: Default::default(),
+            project_commands: Arc::new(self.project_commands.clone()),
         };
         let runs = panel::run_panel(&backend, std::slice::from_ref(&plan), &env).await;
         let mut result = panel::aggregate("run", &runs);

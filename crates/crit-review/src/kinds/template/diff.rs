@@ -65,18 +65,34 @@ pub(super) async fn review(
         Some(p) => (p.run, p.skipped),
         None => (Vec::new(), Vec::new()),
     };
+    let mut ceiling = None;
     if count > 0 {
         let bytes: Vec<usize> = work.parts.iter().map(|p| work.part_bytes(p)).collect();
         let estimate = estimate::plan_from_first(&first_plans, &bytes, Some(work.added_lines()));
-        super::run::approve(opts, estimate)?;
+        ceiling = super::run::approve(opts, estimate)?;
     }
-    let limits = plan::limits(&job.template.limits, &opts.limits);
+    // What was approved is what may be spent: the panel stops there (a part
+    // not started is a gap, a reviewer cut short INCOMPLETE).
+    let cap = |budget: &mut Option<f64>| {
+        if let Some(c) = ceiling {
+            *budget = Some(budget.map_or(c, |b| b.min(c)));
+        }
+    };
+    let capped = |mut plans: Vec<panel::ReviewerPlan>| {
+        for p in &mut plans {
+            cap(&mut p.limits.max_budget_usd);
+        }
+        plans
+    };
+    let mut limits = plan::limits(&job.template.limits, &opts.limits);
+    cap(&mut limits.max_budget_usd);
+    let first_plans = capped(first_plans);
     let kept_first = first_plans.clone();
     let (ran, failed) = parts::run(
         job.backend,
         first_plans,
         count,
-        |i| parts.build(i).map(|p| p.run),
+        |i| parts.build(i).map(|p| capped(p.run)),
         job.env,
         limits,
     )

@@ -71,6 +71,32 @@ impl CostPlan {
 pub trait Spending: Send + Sync {
     /// `true` sends the review; `false` stops it before anything is sent.
     fn approve(&self, plan: &CostPlan) -> bool;
+
+    /// What the review approved with `plan` may spend in all (USD): its
+    /// reviewers stop there, and the review is INCOMPLETE, for an estimate
+    /// is no promise. `None`: no ceiling (the user allowed any cost).
+    fn ceiling(&self, plan: &CostPlan) -> Option<f64> {
+        let _ = plan;
+        None
+    }
+}
+
+/// No one to ask (an agent's hook, a library caller): a review whose
+/// estimate is over `limit_usd` is not sent, and one that is spends at most
+/// `limit_usd`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HoldToLimit {
+    pub limit_usd: f64,
+}
+
+impl Spending for HoldToLimit {
+    fn approve(&self, plan: &CostPlan) -> bool {
+        plan.usd_high.is_none_or(|high| high <= self.limit_usd)
+    }
+
+    fn ceiling(&self, _: &CostPlan) -> Option<f64> {
+        Some(self.limit_usd)
+    }
 }
 
 /// The plan of a review whose every part's requests are `parts` (each

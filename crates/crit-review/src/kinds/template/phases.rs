@@ -225,6 +225,7 @@ pub(super) async fn ask(
         redaction: ToolRedactor::new(opts.redactor.clone()),
         tool_env: crate::engine::panel::tool_env(opts.env.as_ref()),
         panel_start: opts.panel_start,
+        project_commands: Default::default(),
     };
     let job = Job {
         backend,

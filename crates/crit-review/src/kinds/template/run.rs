@@ -296,11 +296,13 @@ async fn run(
     Ok((result, conversation))
 }
 
-/// The review's plan put to whoever decides on spending (nothing sent yet).
-pub(super) fn approve(opts: &ReviewOptions, plan: CostPlan) -> Result<(), ReviewError> {
+/// The review's plan put to whoever decides on spending (nothing sent yet),
+/// and what the review may then spend in all.
+pub(super) fn approve(opts: &ReviewOptions, plan: CostPlan) -> Result<Option<f64>, ReviewError> {
     match &opts.spending {
         Some(s) if !s.approve(&plan) => Err(ReviewError::NotApproved(Box::new(plan))),
-        _ => Ok(()),
+        Some(s) => Ok(s.ceiling(&plan)),
+        None => Ok(None),
     }
 }
 
