@@ -353,6 +353,12 @@ pub struct InstallArgs {
     /// Leave these pieces out (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "PIECES")]
     pub skip: Vec<InstallPiece>,
+    /// Also register `crit mcp` (crit's review tools) in the agent's MCP
+    /// servers: `.mcp.json`, `.codex/config.toml`, `.gemini/settings.json`
+    /// (`--user`: `~/.claude.json`, `config.toml` in `$CODEX_HOME`,
+    /// `~/.gemini/settings.json`).
+    #[arg(long)]
+    pub mcp: bool,
 }
 
 /// A piece of crit in a coding agent, for `--only` and `--skip`.

@@ -56,6 +56,7 @@ mod install_claude_bang_real;
 mod install_claude_pieces;
 mod install_claude_real;
 mod learn;
+mod install_mcp;
 mod mcp_bounds;
 mod mcp_server;
 mod output_schema;

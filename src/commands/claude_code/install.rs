@@ -3,7 +3,7 @@
 
 use anyhow::anyhow;
 use crit_claude_code::agent::Agent;
-use crit_claude_code::install::{self, InstallOptions, Piece, Pieces, Report, other};
+use crit_claude_code::install::{self, InstallOptions, Piece, Pieces, Report, mcp, other};
 use crit_llm::Env;
 
 use crate::cli::{
@@ -106,12 +106,43 @@ pub fn install(common: &CommonArgs, args: &InstallArgs) -> Result<Code, CliError
         let opts = agent_options(common, &args.scope, agent, pieces)?;
         let report = other::install(&opts).map_err(failed)?;
         show(common, &report, opts.dry_run);
-        return Ok(Code::Ok);
+    } else {
+        let opts = options(common, &args.scope, args.subagent_stop, pieces)?;
+        let report = install::install(&opts).map_err(failed)?;
+        show(common, &report, opts.dry_run);
     }
-    let opts = options(common, &args.scope, args.subagent_stop, pieces)?;
-    let report = install::install(&opts).map_err(failed)?;
-    show(common, &report, opts.dry_run);
+    if args.mcp {
+        let opts = mcp_options(common, &args.scope)?;
+        let report = mcp::install(&opts).map_err(failed)?;
+        show(common, &report, opts.dry_run);
+    }
     Ok(Code::Ok)
+}
+
+/// Where the agent of `scope` reads its MCP servers.
+fn mcp_options(common: &CommonArgs, scope: &SettingsScope) -> Result<mcp::McpInstall, CliError> {
+    let env = Env::from_process();
+    let agent = other(scope.agent).unwrap_or(Agent::ClaudeCode);
+    let (file, confine_to) = mcp::mcp_file(agent, scope.user, common.cwd.as_deref(), &env)
+        .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    Ok(mcp::McpInstall {
+        agent,
+        file,
+        confine_to,
+        dry_run: scope.dry_run,
+        env,
+    })
+}
+
+/// Takes crit's MCP server out too, when install registered it.
+fn uninstall_mcp(common: &CommonArgs, scope: &SettingsScope) -> Result<(), CliError> {
+    let opts = mcp_options(common, scope)?;
+    if let Some(line) = mcp::uninstall(&opts).map_err(failed)?
+        && (!common.quiet || opts.dry_run)
+    {
+        println!("{line}");
+    }
+    Ok(())
 }
 
 pub fn uninstall(common: &CommonArgs, args: &UninstallArgs) -> Result<Code, CliError> {
@@ -119,10 +150,11 @@ pub fn uninstall(common: &CommonArgs, args: &UninstallArgs) -> Result<Code, CliE
         let opts = agent_options(common, &args.scope, agent, Pieces::default())?;
         let report = other::uninstall(&opts).map_err(failed)?;
         show(common, &report, opts.dry_run);
-        return Ok(Code::Ok);
+    } else {
+        let opts = options(common, &args.scope, false, Pieces::default())?;
+        let report = install::uninstall(&opts).map_err(failed)?;
+        show(common, &report, opts.dry_run);
     }
-    let opts = options(common, &args.scope, false, Pieces::default())?;
-    let report = install::uninstall(&opts).map_err(failed)?;
-    show(common, &report, opts.dry_run);
+    uninstall_mcp(common, &args.scope)?;
     Ok(Code::Ok)
 }

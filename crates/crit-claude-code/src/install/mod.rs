@@ -6,6 +6,7 @@
 //! agent files are the ones the repository's Claude Code plugin
 //! (`claude-plugin/`) ships.
 
+pub mod mcp;
 pub mod merge;
 pub mod other;
 pub mod permissions;
