@@ -11,7 +11,10 @@
 //!   user's settings are back byte for byte and the next `!!!` prompt goes
 //!   to the model as typed;
 //! - the `AfterAgent` gate denies once with the finding, Gemini CLI sends it
-//!   back as a prompt, the model fixes the code, and the second stop passes.
+//!   back as a prompt, the model fixes the code, and the second stop passes;
+//! - `crit mcp` in the settings' `mcpServers`: Gemini CLI lists its tools and
+//!   calls `review_code`: on a path outside the project it is refused with
+//!   the reason, on the uncommitted change its findings reach the model.
 //!
 //! The project is a folder the user trusted (`trustedFolders.json`); the
 //! model is named (`-m`), so Gemini CLI asks no router model first; its
@@ -288,4 +291,72 @@ fn gemini_s_stop_is_denied_with_the_finding_and_the_second_stop_after_the_fix_pa
     );
     assert_eq!(server.remaining_steps(), 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Fixed."));
+}
+
+#[test]
+#[cfg_attr(
+    missing_gemini_cli,
+    ignore = "the Gemini CLI is not installed: run .ci/install-test-deps"
+)]
+fn gemini_lists_crit_mcp_s_tools_a_call_outside_the_project_is_refused_and_the_findings_reach_the_model()
+ {
+    let s = Setup::new(EVAL);
+    let out = s.crit(&["uninstall", "gemini", "--user"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let mut settings: serde_json::Value = serde_json::from_str(USER_SETTINGS).unwrap();
+    settings["mcpServers"] =
+        json!({"crit": {"command": env!("CARGO_BIN_EXE_crit"), "args": ["mcp"]}});
+    std::fs::write(s.settings(), settings.to_string()).unwrap();
+    let server = FakeServer::start_blocking();
+    server.push(Step::when_contains("eval(input())").reply(Reply::json(json!({
+        "verdict": "FAIL", "summary": "Runs user input as code.",
+        "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 1,
+                      "title": "eval of user input", "body": "Any input runs as Python. Use ast.literal_eval."}]}))));
+    server.push(confirmed());
+    for args in [
+        json!({"scope": "files", "files": ["../../../../etc/passwd"]}),
+        json!({"scope": "uncommitted"}),
+    ] {
+        server.push(
+            Step::when_contains("review my change")
+                .reply(Reply::tool_use("mcp_crit_review_code", args)),
+        );
+    }
+    server.push(Reply::text("crit found one problem."));
+    let out = s.gemini(&server, "review my change");
+    ok(&out);
+    let reqs = gemini_requests(&server);
+    assert_eq!(reqs.len(), 3, "{reqs:#?}");
+    let offered: Vec<&str> = reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["functionDeclarations"].as_array().into_iter().flatten())
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    for want in [
+        "review_code",
+        "check_plan",
+        "review_prompt",
+        "explain_finding",
+    ] {
+        assert!(
+            offered.contains(&format!("mcp_crit_{want}").as_str()),
+            "{want} not offered: {offered:?}"
+        );
+    }
+    // What the tool answered, as Gemini CLI hands it back to the model.
+    let answered = |r: &RecordedRequest| -> String {
+        let last = r.body["contents"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert!(last.to_string().contains("functionResponse"), "{last}");
+        last.to_string()
+    };
+    assert!(answered(&reqs[1]).contains("outside the project"));
+    assert!(answered(&reqs[2]).contains("eval of user input"));
+    assert_eq!(server.remaining_steps(), 0);
 }
