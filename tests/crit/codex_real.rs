@@ -122,6 +122,9 @@ name = "crit-testkit"
 base_url = "{url}/v1"
 env_key = "OPENAI_API_KEY"
 wire_api = "responses"
+# An unscripted request fails the test at once instead of being retried.
+request_max_retries = 0
+stream_max_retries = 0
 
 [features]
 plugins = false
