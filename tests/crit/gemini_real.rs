@@ -48,11 +48,13 @@ fn gemini_bin() -> PathBuf {
 }
 
 /// A user's settings (in the keys this Gemini CLI writes, so it has nothing
-/// to migrate), which install and uninstall must leave as they were.
+/// to migrate), which install and uninstall must leave as they were. One
+/// attempt per request: an unscripted one fails the test at once.
 const USER_SETTINGS: &str = r#"{
   "general": {
     "enableAutoUpdate": false,
-    "enableAutoUpdateNotification": false
+    "enableAutoUpdateNotification": false,
+    "maxAttempts": 1
   },
   "privacy": {
     "usageStatisticsEnabled": false
