@@ -12,6 +12,8 @@
 //!   to the model as typed;
 //! - the `AfterAgent` gate denies once with the finding, Gemini CLI sends it
 //!   back as a prompt, the model fixes the code, and the second stop passes;
+//!   a model that never fixes is sent back `max_rounds` times, then let go,
+//!   and Gemini CLI shows the user crit's message;
 //! - `crit mcp` in the settings' `mcpServers`: Gemini CLI lists its tools and
 //!   calls `review_code`: on a path outside the project it is refused with
 //!   the reason, on the uncommitted change its findings reach the model.
@@ -361,4 +363,43 @@ fn gemini_lists_crit_mcp_s_tools_a_call_outside_the_project_is_refused_and_the_f
     assert!(answered(&reqs[1]).contains("outside the project"));
     assert!(answered(&reqs[2]).contains("eval of user input"));
     assert_eq!(server.remaining_steps(), 0);
+}
+
+#[test]
+#[cfg_attr(
+    missing_gemini_cli,
+    ignore = "the Gemini CLI is not installed: run .ci/install-test-deps"
+)]
+fn a_model_that_never_fixes_is_sent_back_max_rounds_times_then_let_go_and_the_user_is_told() {
+    let s = Setup::new(EVAL);
+    let server = FakeServer::start_blocking();
+    server.push(confirmed());
+    server.push(Step::when_contains("return eval(input())").reply(Reply::json(json!({
+        "verdict": "FAIL", "summary": "Runs user input as code.",
+        "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 1,
+                      "title": "eval of user input", "body": "Any input runs as Python. Parse it with int()."}]}))));
+    for i in 0..3 {
+        server.push(Reply::text(format!("Done {i}.")));
+    }
+    let out = s.gemini(&server, "finish the task");
+    ok(&out);
+    // Gemini CLI marks the retries it makes for a denial `stop_hook_active`,
+    // so the rounds are counted: two denials (the default max_rounds), then
+    // the agent may stop, and Gemini CLI shows the user crit's message.
+    assert_eq!(gemini_requests(&server).len(), 3);
+    let reviews = crit_requests(&server)
+        .into_iter()
+        .filter(|r| !r.body.to_string().contains("The finding to check"))
+        .count();
+    assert_eq!(reviews, 1, "the unchanged change is reviewed once");
+    assert_eq!(server.remaining_steps(), 0);
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        support::stderr(&out)
+    );
+    assert!(
+        shown.contains("the agent stopped without a passing review: the review gate sent the agent back 2 times this turn (max_rounds 2)"),
+        "{shown}"
+    );
 }
