@@ -10,7 +10,9 @@
 //!   is back byte for byte and the next `!!!` prompt goes to the model as
 //!   typed;
 //! - the Stop gate blocks once with the finding, Codex goes on with it, the
-//!   model fixes the code, and the second stop passes;
+//!   model fixes the code, and the second stop passes; a model that never
+//!   fixes is sent back `max_rounds` times, then let go, and the audit log
+//!   says so;
 //! - `crit mcp` registered in `config.toml`: Codex lists its tools and calls
 //!   `review_code`: on a path outside the project it is refused with the
 //!   reason, on the uncommitted change its findings come back to the model.
@@ -122,6 +124,9 @@ name = "crit-testkit"
 base_url = "{url}/v1"
 env_key = "OPENAI_API_KEY"
 wire_api = "responses"
+# An unscripted request fails the test at once instead of being retried.
+request_max_retries = 0
+stream_max_retries = 0
 
 [features]
 plugins = false
@@ -401,4 +406,50 @@ fn codex_lists_crit_mcp_s_tools_a_call_outside_the_project_is_refused_and_the_fi
         reviewed[1]
     );
     assert_eq!(server.remaining_steps(), 0);
+}
+
+#[test]
+#[cfg_attr(
+    missing_codex_cli,
+    ignore = "the Codex CLI is not installed: run .ci/install-test-deps"
+)]
+fn a_model_that_never_fixes_is_sent_back_max_rounds_times_then_let_go_and_audited() {
+    let s = Setup::new(EVAL);
+    let server = FakeServer::start_blocking();
+    server.push(confirmed());
+    server.push(Step::when_contains("return eval(input())").reply(Reply::json(json!({
+        "verdict": "FAIL", "summary": "Runs user input as code.",
+        "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 1,
+                      "title": "eval of user input", "body": "Any input runs as Python. Parse it with int()."}]}))));
+    for i in 0..3 {
+        server.push(Reply::text(format!("Done {i}.")));
+    }
+    let out = s.codex(&server, "finish the task");
+    ok(&out);
+    // Codex carries `stop_hook_active` on the stops the gate caused, so the
+    // rounds are counted: two blocks (the default max_rounds), then the agent
+    // may stop. The change did not change, so it was reviewed once.
+    assert_eq!(codex_requests(&server).len(), 3);
+    let reviews = crit_requests(&server)
+        .into_iter()
+        .filter(|r| !r.body.to_string().contains("The finding to check"))
+        .count();
+    assert_eq!(reviews, 1);
+    assert_eq!(server.remaining_steps(), 0);
+    // `codex exec` shows a Stop hook's `systemMessage` nowhere; the audit
+    // log keeps that the gate let go without a passing review.
+    let audit = std::fs::read_dir(s.home.path().join("state/crit/audit"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect::<String>();
+    let let_go: Vec<&str> = audit
+        .lines()
+        .filter(|l| l.contains(r#""action":"let_go""#))
+        .collect();
+    assert_eq!(let_go.len(), 1, "{audit}");
+    assert!(
+        let_go[0].contains("sent the agent back 2 times this turn (max_rounds 2)"),
+        "{audit}"
+    );
 }

@@ -11,7 +11,12 @@
 //!   user's settings are back byte for byte and the next `!!!` prompt goes
 //!   to the model as typed;
 //! - the `AfterAgent` gate denies once with the finding, Gemini CLI sends it
-//!   back as a prompt, the model fixes the code, and the second stop passes.
+//!   back as a prompt, the model fixes the code, and the second stop passes;
+//!   a model that never fixes is sent back `max_rounds` times, then let go,
+//!   and Gemini CLI shows the user crit's message;
+//! - `crit mcp` in the settings' `mcpServers`: Gemini CLI lists its tools and
+//!   calls `review_code`: on a path outside the project it is refused with
+//!   the reason, on the uncommitted change its findings reach the model.
 //!
 //! The project is a folder the user trusted (`trustedFolders.json`); the
 //! model is named (`-m`), so Gemini CLI asks no router model first; its
@@ -45,11 +50,13 @@ fn gemini_bin() -> PathBuf {
 }
 
 /// A user's settings (in the keys this Gemini CLI writes, so it has nothing
-/// to migrate), which install and uninstall must leave as they were.
+/// to migrate), which install and uninstall must leave as they were. One
+/// attempt per request: an unscripted one fails the test at once.
 const USER_SETTINGS: &str = r#"{
   "general": {
     "enableAutoUpdate": false,
-    "enableAutoUpdateNotification": false
+    "enableAutoUpdateNotification": false,
+    "maxAttempts": 1
   },
   "privacy": {
     "usageStatisticsEnabled": false
@@ -288,4 +295,111 @@ fn gemini_s_stop_is_denied_with_the_finding_and_the_second_stop_after_the_fix_pa
     );
     assert_eq!(server.remaining_steps(), 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Fixed."));
+}
+
+#[test]
+#[cfg_attr(
+    missing_gemini_cli,
+    ignore = "the Gemini CLI is not installed: run .ci/install-test-deps"
+)]
+fn gemini_lists_crit_mcp_s_tools_a_call_outside_the_project_is_refused_and_the_findings_reach_the_model()
+ {
+    let s = Setup::new(EVAL);
+    let out = s.crit(&["uninstall", "gemini", "--user"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let mut settings: serde_json::Value = serde_json::from_str(USER_SETTINGS).unwrap();
+    settings["mcpServers"] =
+        json!({"crit": {"command": env!("CARGO_BIN_EXE_crit"), "args": ["mcp"]}});
+    std::fs::write(s.settings(), settings.to_string()).unwrap();
+    let server = FakeServer::start_blocking();
+    server.push(Step::when_contains("eval(input())").reply(Reply::json(json!({
+        "verdict": "FAIL", "summary": "Runs user input as code.",
+        "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 1,
+                      "title": "eval of user input", "body": "Any input runs as Python. Use ast.literal_eval."}]}))));
+    server.push(confirmed());
+    for args in [
+        json!({"scope": "files", "files": ["../../../../etc/passwd"]}),
+        json!({"scope": "uncommitted"}),
+    ] {
+        server.push(
+            Step::when_contains("review my change")
+                .reply(Reply::tool_use("mcp_crit_review_code", args)),
+        );
+    }
+    server.push(Reply::text("crit found one problem."));
+    let out = s.gemini(&server, "review my change");
+    ok(&out);
+    let reqs = gemini_requests(&server);
+    assert_eq!(reqs.len(), 3, "{reqs:#?}");
+    let offered: Vec<&str> = reqs[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["functionDeclarations"].as_array().into_iter().flatten())
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    for want in [
+        "review_code",
+        "check_plan",
+        "review_prompt",
+        "explain_finding",
+    ] {
+        assert!(
+            offered.contains(&format!("mcp_crit_{want}").as_str()),
+            "{want} not offered: {offered:?}"
+        );
+    }
+    // What the tool answered, as Gemini CLI hands it back to the model.
+    let answered = |r: &RecordedRequest| -> String {
+        let last = r.body["contents"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        assert!(last.to_string().contains("functionResponse"), "{last}");
+        last.to_string()
+    };
+    assert!(answered(&reqs[1]).contains("outside the project"));
+    assert!(answered(&reqs[2]).contains("eval of user input"));
+    assert_eq!(server.remaining_steps(), 0);
+}
+
+#[test]
+#[cfg_attr(
+    missing_gemini_cli,
+    ignore = "the Gemini CLI is not installed: run .ci/install-test-deps"
+)]
+fn a_model_that_never_fixes_is_sent_back_max_rounds_times_then_let_go_and_the_user_is_told() {
+    let s = Setup::new(EVAL);
+    let server = FakeServer::start_blocking();
+    server.push(confirmed());
+    server.push(Step::when_contains("return eval(input())").reply(Reply::json(json!({
+        "verdict": "FAIL", "summary": "Runs user input as code.",
+        "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 1,
+                      "title": "eval of user input", "body": "Any input runs as Python. Parse it with int()."}]}))));
+    for i in 0..3 {
+        server.push(Reply::text(format!("Done {i}.")));
+    }
+    let out = s.gemini(&server, "finish the task");
+    ok(&out);
+    // Gemini CLI marks the retries it makes for a denial `stop_hook_active`,
+    // so the rounds are counted: two denials (the default max_rounds), then
+    // the agent may stop, and Gemini CLI shows the user crit's message.
+    assert_eq!(gemini_requests(&server).len(), 3);
+    let reviews = crit_requests(&server)
+        .into_iter()
+        .filter(|r| !r.body.to_string().contains("The finding to check"))
+        .count();
+    assert_eq!(reviews, 1, "the unchanged change is reviewed once");
+    assert_eq!(server.remaining_steps(), 0);
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        support::stderr(&out)
+    );
+    assert!(
+        shown.contains("the agent stopped without a passing review: the review gate sent the agent back 2 times this turn (max_rounds 2)"),
+        "{shown}"
+    );
 }
