@@ -243,15 +243,11 @@ fn passed_on(args: &RespondArgs) -> Vec<String> {
     out
 }
 
-/// Runs `argv` as crit would from the command line.
-fn rerun(common: &CommonArgs, mut argv: Vec<String>) -> Result<Code, CliError> {
-    if common.quiet {
-        argv.push("--quiet".into());
-    }
-    if let Some(dir) = &common.cwd {
-        argv.extend(["--cwd".to_string(), dir.display().to_string()]);
-    }
-    let cli = crate::cli::parse_from(argv).map_err(|e| CliError::usage(anyhow!("{e}")))?;
+/// Runs `argv` as crit would from the command line, with the shared flags
+/// `crit respond` was given (its backend, project and terminal).
+fn rerun(common: &CommonArgs, argv: Vec<String>) -> Result<Code, CliError> {
+    let mut cli = crate::cli::parse_from(argv).map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    cli.common = common.clone().overlay(cli.common);
     super::run(cli)
 }
 
