@@ -644,6 +644,11 @@ pub enum HookAgent {
     Codex,
     /// Gemini CLI: BeforeAgent (the prompt review), AfterAgent (the review gate).
     Gemini,
+    /// Cursor: beforeSubmitPrompt (notes the session's start), stop (the review gate).
+    Cursor,
+    /// Copilot CLI: userPromptSubmitted (notes the session's start), agentStop
+    /// and subagentStop (the review gate).
+    Copilot,
     /// The pre-commit framework: events `review` (the staged change, or the
     /// pushed commits at pre-push) and `prompt` (the prompt files given).
     PreCommit,

@@ -23,6 +23,8 @@ pub fn run(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
         HookAgent::ClaudeCode => Agent::ClaudeCode,
         HookAgent::Codex => Agent::Codex,
         HookAgent::Gemini => Agent::Gemini,
+        HookAgent::Cursor => Agent::Cursor,
+        HookAgent::Copilot => Agent::Copilot,
     };
     if !args.args.is_empty() {
         return Err(CliError::usage(anyhow!(
@@ -106,10 +108,11 @@ fn prompt_submit(common: &CommonArgs, agent: Agent, note_only: bool) -> Result<C
     };
     // No setting is read, no runtime started, for a prompt without `!!!`:
     // only the review gate's note of the commit the session starts from.
-    if note_only || !crit_claude_code::event::acts_on(&input) {
+    if note_only || !agent.reviews_prompts() || !crit_claude_code::event::acts_on(&input) {
         if let Ok(hook) = claude_code::agent_hook_env(common, agent) {
             crit_claude_code::prompt_submit::note_session_start(&input, &hook);
         }
+        claude_code::emit(&agent.render(Event::Prompt, Default::default()));
         return Ok(Code::Ok);
     }
     runner::init_logging(common);

@@ -20,6 +20,22 @@
 //!   (the agent's final answer; `{"decision":"deny","reason":…}` sends the
 //!   reason back as a new prompt, and the retry carries `stop_hook_active`);
 //!   the project is `GEMINI_PROJECT_DIR`.
+//! - Cursor (`hooks.json`, version 1): `beforeSubmitPrompt` (its answer is
+//!   `{"continue": …}` only: no context can ride along, so crit notes the
+//!   session's start there and reviews no prompt) and `stop` (`status`,
+//!   `loop_count`; `{"followup_message": …}` is sent as the user's next
+//!   message, so the gate's reason goes back that way). The session is its
+//!   `conversation_id`; a stop with a `loop_count` above 0 follows a held one.
+//! - Copilot CLI (`.github/hooks/*.json`, camelCase events and fields:
+//!   `sessionId`, `cwd`, `transcriptPath`, `prompt`): `userPromptSubmitted`
+//!   (its answer is not read: the session's start only) and `agentStop`
+//!   (`{"decision":"block","reason":…}` queues the reason as the next
+//!   prompt). Its stop says nothing of an earlier hold, so the gate counts
+//!   the rounds of a session until a review passes.
+//!
+//! When the gate lets an agent go without a passing review, every agent's
+//! answer carries `systemMessage` (Cursor and Copilot CLI ignore keys they
+//! do not know), and stderr says it too.
 
 use serde_json::Value;
 
@@ -32,6 +48,8 @@ pub enum Agent {
     ClaudeCode,
     Codex,
     Gemini,
+    Cursor,
+    Copilot,
 }
 
 /// What an agent's event is to crit.
@@ -54,6 +72,8 @@ impl Agent {
             Agent::ClaudeCode => "Claude Code",
             Agent::Codex => "Codex",
             Agent::Gemini => "Gemini CLI",
+            Agent::Cursor => "Cursor",
+            Agent::Copilot => "Copilot CLI",
         }
     }
 
@@ -63,6 +83,8 @@ impl Agent {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::Copilot => "copilot",
         }
     }
 
@@ -70,9 +92,21 @@ impl Agent {
     pub fn project_dir_var(self) -> Option<&'static str> {
         match self {
             Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
-            Agent::Codex => None,
+            Agent::Codex | Agent::Cursor | Agent::Copilot => None,
             Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
         }
+    }
+
+    /// Whether the agent's prompt hook can carry the prompt review's answer
+    /// back (Cursor's and Copilot CLI's cannot: they only note the start).
+    pub fn reviews_prompts(self) -> bool {
+        matches!(self, Agent::ClaudeCode | Agent::Codex | Agent::Gemini)
+    }
+
+    /// Whether the agent's stop event says the agent goes on because a
+    /// stop hook held it (Copilot CLI's does not).
+    pub fn says_when_held(self) -> bool {
+        self != Agent::Copilot
     }
 
     /// The agent's events crit answers, by their names.
@@ -90,6 +124,12 @@ impl Agent {
                 ("SubagentStop", Event::SubagentStop),
             ],
             Agent::Gemini => &[("BeforeAgent", Event::Prompt), ("AfterAgent", Event::Stop)],
+            Agent::Cursor => &[("beforeSubmitPrompt", Event::Prompt), ("stop", Event::Stop)],
+            Agent::Copilot => &[
+                ("userPromptSubmitted", Event::Prompt),
+                ("agentStop", Event::Stop),
+                ("subagentStop", Event::SubagentStop),
+            ],
         }
     }
 
@@ -113,9 +153,26 @@ impl Agent {
     /// Gemini CLI denies where Claude Code blocks, and names its own event
     /// in `hookSpecificOutput`.
     pub fn render(self, event: Event, mut out: HookOutput) -> HookOutput {
+        if self == Agent::Cursor && event == Event::Prompt {
+            // Cursor waits for an answer to every prompt: it goes on.
+            out.stdout = Some(serde_json::json!({"continue": true}));
+            return out;
+        }
         let Some(v) = out.stdout.as_mut().and_then(Value::as_object_mut) else {
             return out;
         };
+        if matches!(self, Agent::Cursor | Agent::Copilot) {
+            // Neither has Claude Code's event-specific answers.
+            v.remove("hookSpecificOutput");
+        }
+        if self == Agent::Cursor {
+            let reason = v.remove("reason");
+            if v.remove("decision").is_some()
+                && let Some(reason) = reason
+            {
+                v.insert("followup_message".into(), reason);
+            }
+        }
         if self == Agent::Gemini && v.get("decision").and_then(Value::as_str) == Some("block") {
             v.insert("decision".into(), Value::from("deny"));
         }
@@ -168,8 +225,33 @@ mod tests {
             Agent::Codex
                 .render(Event::Prompt, out(context.clone()))
                 .stdout,
-            Some(context)
+            Some(context.clone())
         );
+        let block = json!({"decision": "block", "reason": "fix it"});
+        assert_eq!(
+            Agent::Cursor.render(Event::Stop, out(block.clone())).stdout,
+            Some(json!({"followup_message": "fix it"}))
+        );
+        assert_eq!(
+            Agent::Copilot
+                .render(Event::Stop, out(block.clone()))
+                .stdout,
+            Some(block)
+        );
+        assert_eq!(
+            Agent::Cursor
+                .render(Event::Prompt, HookOutput::default())
+                .stdout,
+            Some(json!({"continue": true}))
+        );
+        assert_eq!(
+            Agent::Copilot
+                .render(Event::Prompt, out(context.clone()))
+                .stdout,
+            Some(json!({}))
+        );
+        assert_eq!(Agent::Copilot.event("agentStop"), Some(Event::Stop));
+        assert_eq!(Agent::Cursor.event("stop"), Some(Event::Stop));
         assert_eq!(Agent::Gemini.event("AfterAgent"), Some(Event::Stop));
         assert_eq!(Agent::Gemini.event("Stop"), None);
         assert_eq!(Agent::Codex.event("PreToolUse"), None);

@@ -40,18 +40,29 @@ impl HookInput {
         let Some(fields) = value.as_object() else {
             return Err(serde::de::Error::custom("the event is not a JSON object"));
         };
-        let text = |k: &str| fields.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        // Each field under any agent's name for it: Cursor's
+        // `conversation_id`, Copilot CLI's camelCase.
+        let text = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| fields.get(*k).and_then(|v| v.as_str()))
+                .map(str::to_string)
+        };
+        let held = fields
+            .get("stop_hook_active")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false)
+            || fields
+                .get("loop_count")
+                .and_then(serde_json::Value::as_u64)
+                .is_some_and(|n| n > 0);
         Ok(HookInput {
-            session_id: text("session_id"),
-            cwd: text("cwd"),
-            hook_event_name: text("hook_event_name"),
-            transcript_path: text("transcript_path"),
-            prompt: text("prompt"),
-            stop_hook_active: fields
-                .get("stop_hook_active")
-                .and_then(serde_json::Value::as_bool)
-                .unwrap_or(false),
-            agent_id: text("agent_id"),
+            session_id: text(&["session_id", "sessionId", "conversation_id"]),
+            cwd: text(&["cwd"]),
+            hook_event_name: text(&["hook_event_name", "hookEventName"]),
+            transcript_path: text(&["transcript_path", "transcriptPath"]),
+            prompt: text(&["prompt"]),
+            stop_hook_active: held,
+            agent_id: text(&["agent_id", "agentId"]),
         })
     }
 }
@@ -73,7 +84,9 @@ pub const TRIGGER: &str = "!!!";
 /// The decision on an event's raw bytes; `None` when they are not a JSON
 /// object (the caller fails open).
 pub fn decide(input: &[u8]) -> Option<(PromptAction, HookInput)> {
-    let event: HookInput = serde_json::from_slice(input).ok()?;
+    // Fields of the wrong type make no event; each agent's names are read.
+    serde_json::from_slice::<HookInput>(input).ok()?;
+    let event = HookInput::parse(input).ok()?;
     let action = event
         .prompt
         .as_deref()

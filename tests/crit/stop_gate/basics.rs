@@ -20,8 +20,8 @@ fn a_failing_review_blocks_with_the_findings_then_the_fix_passes_in_each_agent()
     server.push(confirmed());
     let out = stop(d, &server, &event(Some("s1"), false), &[]);
     let block = decision(&out).expect("no block");
-    assert_eq!(block["decision"], agent().block);
-    let reason = block["reason"].as_str().unwrap();
+    assert!(holds(&block), "{block}");
+    let reason = block[agent().reason].as_str().unwrap();
     assert!(
         reason.contains("- src/app.py:2 [P0] eval of user input. Fix: Any input runs as Python."),
         "{reason}"
@@ -107,11 +107,7 @@ fn subagent_stop_is_the_same_gate_counted_per_subagent_in_each_agent() {
             .write_stdin(sub(sub_id, false))
             .output()
             .unwrap();
-        assert_eq!(
-            decision(&out).unwrap()["decision"],
-            agent().block,
-            "{sub_id}"
-        );
+        assert!(holds(&decision(&out).unwrap()), "{sub_id}");
     }
     assert_eq!(reviews(&server), 2);
 }
@@ -238,10 +234,10 @@ fn committed_before_the_first_stop_is_reviewed_in_each_agent() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
-    assert!(
-        out.stdout.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    assert_eq!(
+        decision(&out),
+        // Cursor waits for every prompt's answer: it goes on.
+        (agent().id == "cursor").then(|| json!({"continue": true}))
     );
     assert!(server.model_requests().is_empty());
     // The agent commits the backdoor and stops with a clean tree.

@@ -29,30 +29,57 @@ pub(crate) struct Adapter {
     pub stop: &'static str,
     /// The event of a submitted prompt.
     pub prompt: &'static str,
-    /// The decision that holds the agent.
-    pub block: &'static str,
+    /// The decision that holds the agent (Cursor has none: its
+    /// `followup_message` is the hold).
+    pub block: Option<&'static str>,
+    /// Where the reason is.
+    pub reason: &'static str,
 }
 
-pub(crate) const ADAPTERS: [Adapter; 3] = [
+pub(crate) const ADAPTERS: [Adapter; 5] = [
     Adapter {
         id: "claude-code",
         stop: "Stop",
         prompt: "UserPromptSubmit",
-        block: "block",
+        block: Some("block"),
+        reason: "reason",
     },
     Adapter {
         id: "codex",
         stop: "Stop",
         prompt: "UserPromptSubmit",
-        block: "block",
+        block: Some("block"),
+        reason: "reason",
     },
     Adapter {
         id: "gemini",
         stop: "AfterAgent",
         prompt: "BeforeAgent",
-        block: "deny",
+        block: Some("deny"),
+        reason: "reason",
+    },
+    Adapter {
+        id: "cursor",
+        stop: "stop",
+        prompt: "beforeSubmitPrompt",
+        block: None,
+        reason: "followup_message",
+    },
+    Adapter {
+        id: "copilot",
+        stop: "agentStop",
+        prompt: "userPromptSubmitted",
+        block: Some("block"),
+        reason: "reason",
     },
 ];
+
+/// Whether `answer` holds the agent, in the running agent's words.
+pub(crate) fn holds(answer: &Value) -> bool {
+    let a = agent();
+    answer.get(a.reason).and_then(Value::as_str).is_some()
+        && a.block.is_none_or(|b| answer["decision"] == b)
+}
 
 thread_local! {
     static AGENT: std::cell::Cell<Adapter> = const { std::cell::Cell::new(ADAPTERS[0]) };
@@ -66,7 +93,16 @@ pub(crate) fn agent() -> Adapter {
 /// Runs `body` once for each agent's adapter (each run makes its own
 /// repository and server).
 pub(crate) fn every_agent(body: fn()) {
-    agents_with(&["claude-code", "codex", "gemini"], body);
+    agents_with(
+        &["claude-code", "codex", "gemini", "cursor", "copilot"],
+        body,
+    );
+}
+
+/// Runs `body` for the agents whose stop says when a hook held it (all but
+/// Copilot CLI, whose rounds are counted per session: see `rounds`).
+pub(crate) fn agents_saying_when_held(body: fn()) {
+    agents_with(&["claude-code", "codex", "gemini", "cursor"], body);
 }
 
 /// Runs `body` for the adapters named in `ids`.
@@ -123,11 +159,26 @@ pub(crate) fn pass() -> Reply {
     Reply::json(support::pass())
 }
 
+/// A stop event as the running agent writes one: Cursor's
+/// `conversation_id` and `loop_count`, Copilot CLI's camelCase (and no word
+/// of an earlier hold), the others' `session_id` and `stop_hook_active`.
 pub(crate) fn event(session: Option<&str>, active: bool) -> String {
-    let mut e = json!({"hook_event_name": agent().stop, "stop_hook_active": active,
-        "last_assistant_message": "Done.", "transcript_path": "/nonexistent.jsonl"});
+    let mut e = match agent().id {
+        "cursor" => json!({"hook_event_name": "stop", "status": "completed",
+            "loop_count": u32::from(active), "generation_id": "g",
+            "workspace_roots": ["/nonexistent"]}),
+        "copilot" => json!({"timestamp": 1_704_614_750_000_u64, "cwd": "/nonexistent",
+            "transcriptPath": "/nonexistent.jsonl", "stopReason": "end_turn"}),
+        _ => json!({"hook_event_name": agent().stop, "stop_hook_active": active,
+            "last_assistant_message": "Done.", "transcript_path": "/nonexistent.jsonl"}),
+    };
     if let Some(s) = session {
-        e["session_id"] = json!(s);
+        let key = match agent().id {
+            "cursor" => "conversation_id",
+            "copilot" => "sessionId",
+            _ => "session_id",
+        };
+        e[key] = json!(s);
     }
     e.to_string()
 }
@@ -150,6 +201,6 @@ pub(crate) fn decision(o: &Output) -> Option<Value> {
 
 pub(crate) fn blocked(o: &Output) -> String {
     let d = decision(o).unwrap_or_else(|| panic!("not blocked: {}", support::stderr(o)));
-    assert_eq!(d["decision"], agent().block, "{d}");
-    d["reason"].as_str().unwrap().to_string()
+    assert!(holds(&d), "{d}");
+    d[agent().reason].as_str().unwrap().to_string()
 }

@@ -19,7 +19,7 @@ type Failure<'a> = (
 
 #[test]
 fn it_fails_closed_and_never_loops() {
-    every_agent(it_fails_closed_and_never_loops_in_each_agent);
+    agents_saying_when_held(it_fails_closed_and_never_loops_in_each_agent);
 }
 
 fn it_fails_closed_and_never_loops_in_each_agent() {
@@ -96,7 +96,7 @@ fn it_fails_closed_and_never_loops_in_each_agent() {
 
 #[test]
 fn it_fails_closed_when_the_review_cannot_decide() {
-    every_agent(it_fails_closed_when_the_review_cannot_decide_in_each_agent);
+    agents_saying_when_held(it_fails_closed_when_the_review_cannot_decide_in_each_agent);
 }
 
 fn it_fails_closed_when_the_review_cannot_decide_in_each_agent() {
@@ -194,7 +194,7 @@ fn it_fails_closed_when_the_review_cannot_decide_in_each_agent() {
 /// each is blocked again.
 #[test]
 fn rounds_cannot_be_walked_out_of() {
-    every_agent(rounds_cannot_be_walked_out_of_in_each_agent);
+    agents_saying_when_held(rounds_cannot_be_walked_out_of_in_each_agent);
 }
 
 fn rounds_cannot_be_walked_out_of_in_each_agent() {
@@ -282,4 +282,52 @@ fn told_user(o: &Output) -> String {
     let d = decision(o).expect("no answer for the user");
     assert!(d.get("decision").is_none(), "blocked: {d}");
     d["systemMessage"].as_str().unwrap().to_string()
+}
+
+/// Copilot CLI's stop says nothing of an earlier hold, and a held stop's
+/// reason comes back as the next prompt: the gate counts a session's rounds
+/// until a review passes, so an agent that never fixes is let go at the
+/// limit, said, and a pass starts the count again.
+#[test]
+fn a_stop_that_never_says_it_was_held_is_still_bounded() {
+    agents_with(
+        &["copilot"],
+        a_stop_that_never_says_it_was_held_is_still_bounded_in_copilot,
+    );
+}
+
+fn a_stop_that_never_says_it_was_held_is_still_bounded_in_copilot() {
+    let dir = repo(EVAL);
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    server.push(p0());
+    server.push(confirmed());
+    let e = event(Some("c1"), false);
+    // Held, then held again with the same reason (no new review), then let go.
+    let first = blocked(&stop(d, &server, &e, &["--max-rounds", "2"]));
+    assert!(first.contains("eval of user input"), "{first}");
+    let again = blocked(&stop(d, &server, &e, &["--max-rounds", "2"]));
+    assert_eq!(again, first);
+    let out = stop(d, &server, &e, &["--max-rounds", "2"]);
+    let said = decision(&out).unwrap();
+    assert!(said.get("decision").is_none(), "{said}");
+    assert!(
+        said["systemMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("without a passing review")),
+        "{said}"
+    );
+    assert_eq!(reviews(&server), 1);
+    // The fix passes, and the count starts again.
+    write(
+        d,
+        "src/app.py",
+        "import ast\ndef main():\n    return ast.literal_eval(input())\n",
+    );
+    server.push(pass());
+    assert_eq!(decision(&stop(d, &server, &e, &[])), None);
+    write(d, "src/app.py", EVAL);
+    server.push(p0());
+    server.push(confirmed());
+    blocked(&stop(d, &server, &e, &[]));
 }

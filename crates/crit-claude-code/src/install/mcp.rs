@@ -75,6 +75,8 @@ pub fn mcp_file(
             Agent::ClaudeCode => home.join(".claude.json"),
             Agent::Codex => home.join(".codex/config.toml"),
             Agent::Gemini => home.join(".gemini/settings.json"),
+            Agent::Cursor => home.join(".cursor/mcp.json"),
+            Agent::Copilot => home.join(".copilot/mcp-config.json"),
         };
         return Ok((file, None));
     }
@@ -84,6 +86,9 @@ pub fn mcp_file(
         Agent::ClaudeCode => root.join(".mcp.json"),
         Agent::Codex => root.join(".codex/config.toml"),
         Agent::Gemini => root.join(".gemini/settings.json"),
+        Agent::Cursor => root.join(".cursor/mcp.json"),
+        // Copilot CLI reads its servers from the user's file only.
+        Agent::Copilot => return mcp_file(agent, true, None, env),
     };
     Ok((file, Some(root)))
 }
@@ -238,6 +243,10 @@ fn trust_note(agent: Agent, project: bool) -> String {
         (Agent::ClaudeCode, true) => "Claude Code asks before it starts a server a project's .mcp.json names (`/mcp` shows it)".into(),
         (Agent::Codex, true) => "Codex reads a project's .codex/config.toml only in a project you trust (`/mcp` shows the server)".into(),
         (Agent::Gemini, true) => "Gemini CLI starts a project's servers only in a folder you trust (`/mcp` shows the server)".into(),
+        (Agent::Cursor | Agent::Copilot, true) => format!(
+            "{} asks before it starts a server a project names (its MCP settings show it)",
+            agent.name()
+        ),
         (_, false) => format!("{} starts the server in every project; it serves the project it starts in", agent.name()),
     }
 }

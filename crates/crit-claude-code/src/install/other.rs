@@ -40,6 +40,8 @@ pub fn supported(agent: Agent) -> &'static [Piece] {
     match agent {
         Agent::ClaudeCode => &Piece::ALL,
         Agent::Codex | Agent::Gemini => &[Piece::PromptReview, Piece::StopGate],
+        // Their prompt hooks cannot carry a review back.
+        Agent::Cursor | Agent::Copilot => &[Piece::StopGate],
     }
 }
 
@@ -55,6 +57,8 @@ pub fn agent_dir(
         Agent::ClaudeCode => ".claude",
         Agent::Codex => ".codex",
         Agent::Gemini => ".gemini",
+        Agent::Cursor => ".cursor",
+        Agent::Copilot => ".github/hooks",
     };
     if user {
         if agent == Agent::Codex
@@ -74,8 +78,9 @@ pub fn agent_dir(
 /// The file the agent reads its hooks from, in its directory.
 pub fn config_file(agent: Agent) -> &'static str {
     match agent {
-        Agent::Codex => "hooks.json",
+        Agent::Codex | Agent::Cursor => "hooks.json",
         Agent::ClaudeCode | Agent::Gemini => "settings.json",
+        Agent::Copilot => "crit.json",
     }
 }
 

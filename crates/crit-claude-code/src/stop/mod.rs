@@ -235,7 +235,7 @@ pub fn gate(
         Some(_) => event
             .session_id
             .as_deref()
-            .and_then(|s| SessionState::of(&lookup, s))
+            .and_then(|s| SessionState::of_agent(&lookup, hook.agent, s))
             .and_then(|s| s.stop()),
         None => None,
     };
@@ -244,6 +244,13 @@ pub fn gate(
         .and_then(|s| s.settings.clone())
         .or_else(|| main.as_ref().and_then(|s| s.settings.clone()))
         .unwrap_or_else(|| SettingsAtStart::now(&root, &lookup));
+    // An agent whose stop says nothing of an earlier hold: every stop of a
+    // session the gate held since its last pass is a held one, so the
+    // rounds bound it.
+    let mut event = event.clone();
+    event.stop_hook_active |=
+        !hook.agent.says_when_held() && remembered.as_ref().is_some_and(|s| s.rounds > 0);
+    let event = &event;
     if !root.join(".git").exists() {
         return match &remembered {
             // Never a repository in this session: nothing to review.
@@ -396,7 +403,14 @@ pub fn gate(
         max_rounds,
     ) {
         Before::Passed => return Decision::Pass,
-        Before::LetGo(why) => return Decision::LetGo(why),
+        Before::LetGo(why) => {
+            // The agent stops: its next stop follows the user's next prompt,
+            // a new turn, where the agent's stop cannot say so.
+            if !hook.agent.says_when_held() {
+                remember(session.as_ref(), keep("", 0), None);
+            }
+            return Decision::LetGo(why);
+        }
         Before::Again { reason, rounds } => {
             remember(
                 session.as_ref(),
@@ -441,7 +455,13 @@ pub fn gate(
         );
     }
     if result.passed {
-        // Passed: later stops measure from here, refs included.
+        // Passed: later stops measure from here, refs included (and the
+        // rounds start again where the agent's stop cannot say so).
+        let rounds = if hook.agent.says_when_held() {
+            rounds
+        } else {
+            0
+        };
         let at = Memory {
             start: start.as_deref(),
             refs: refs_now,
