@@ -295,3 +295,21 @@ pub fn not_allowed(c: &Command) -> String {
 pub fn inert_text(text: &str) -> String {
     inert::block(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_within_the_hour() {
+        assert_eq!(secs("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(secs("2026-01-01T00:00:00Z"), Some(1_767_225_600));
+        assert!(within_hour("2026-01-01T00:00:00Z", "2026-01-01T00:59:59Z"));
+        assert!(!within_hour("2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z"));
+        assert!(!within_hour("2025-12-31T23:30:00Z", "2026-01-01T00:30:00Z"));
+        assert!(
+            within_hour("garbage", "2026-01-01T00:00:00Z"),
+            "unreadable counts"
+        );
+    }
+}
