@@ -51,6 +51,7 @@ mod install_claude_agent;
 mod install_claude_pieces;
 mod install_claude_real;
 mod learn;
+mod learnings_base;
 mod mcp_server;
 mod output_schema;
 mod own_files;
