@@ -58,6 +58,7 @@ mod install_claude_real;
 mod learn;
 mod install_mcp;
 mod mcp_bounds;
+mod learnings_base;
 mod mcp_server;
 mod output_schema;
 mod own_files;

@@ -138,6 +138,10 @@ pub struct Finding {
     /// crit checks it against the conventions the reviewer was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convention: Option<String>,
+    /// The id of the team's learning the reviewer said covers it; crit checks
+    /// the learning's scope before it dismisses the finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learning: Option<String>,
     /// Taken from an earlier review of the same hunk (the text it points at
     /// has not changed since), not found again in this run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -200,6 +204,7 @@ impl Finding {
             in_change: None,
             evidence: None,
             convention: None,
+            learning: None,
             cached: false,
             agreed_by: Vec::new(),
             verification: None,

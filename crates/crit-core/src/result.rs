@@ -58,7 +58,7 @@ pub struct ReviewerOutcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Dismissed {
     pub finding: Finding,
-    /// `suppressed`, `outside_change`, `over_cap`, `not_confirmed`,
+    /// `suppressed`, `learning`, `outside_change`, `over_cap`, `not_confirmed`,
     /// `evidence_not_found`, `no_consensus`, or
     /// `lowered` (still in `findings` at its lower severity; here as reported).
     pub cause: String,

@@ -171,6 +171,10 @@ impl Scope {
         let Some(path) = path.map(|p| p.trim_start_matches("./")) else {
             return false;
         };
+        // A path a model wrote: `src/parse/../main.rs` is not under `src/parse`.
+        if path.starts_with('/') || path.split(['/', '\\']).any(|c| c == ".." || c == ".") {
+            return false;
+        }
         let in_paths = self.paths.is_empty()
             || self
                 .paths
@@ -320,5 +324,7 @@ mod tests {
         assert!(!s.matches("security", None, Some("src/a/b.rs")));
         assert!(!s.matches("security", Some("r1"), Some("tests/b.rs")));
         assert!(!s.matches("security", Some("r1"), None));
+        assert!(!s.matches("security", Some("r1"), Some("src/a/../../etc/b.rs")));
+        assert!(!s.matches("security", Some("r1"), Some("/src/a/b.rs")));
     }
 }

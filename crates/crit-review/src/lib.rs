@@ -24,7 +24,7 @@ mod kinds;
 pub mod starter;
 
 pub use engine::prompts::{OutputSpec, PREAMBLE, PromptError, render_prompt};
-pub use engine::{panel, session};
+pub use engine::{learnings, panel, session};
 pub use kinds::{code, converse, describe, orchestrate, plan, prompt, template};
 
 /// Running a template review — code review is the `code` template over a

@@ -91,6 +91,11 @@ pub struct WireFinding {
     /// the conventions given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convention: Option<String>,
+    /// Only when one of the team's learnings given to you covers this
+    /// finding: the learning's id. crit checks its scope and dismisses the
+    /// finding with the learning as the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learning: Option<String>,
     /// Only for a local, certain fix: the exact lines that replace
     /// line_start..line_end, indentation kept (at most 20 lines, and at most
     /// three times the lines replaced). crit checks it against the file.
@@ -263,6 +268,7 @@ fn parse_finding(
         .with_location(loc);
     finding.evidence = optional_text(f, "evidence");
     finding.convention = optional_text(f, "convention");
+    finding.learning = optional_text(f, "learning");
     // Verbatim: its indentation is part of the replacement lines.
     finding.suggestion = f
         .get("suggestion")

@@ -38,6 +38,9 @@ pub fn survey_with(root: &Path, more: &dyn Fn(&ProjectRules, &Config) -> Vec<Str
     if let Err(e) = Suppressions::load_with(&rules) {
         unreadable.push(e.to_string());
     }
+    if let Err(e) = crate::learnings::Learnings::load_with(&rules) {
+        unreadable.push(e.to_string());
+    }
     let prompt_review = crate::config::prompt_review::ConfigPaths {
         plugin_user: None,
         crit_user: None,

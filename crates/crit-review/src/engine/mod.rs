@@ -5,6 +5,7 @@
 //! of a review's requests.
 
 pub(crate) mod hunk_cache;
+pub mod learnings;
 pub(crate) mod pace;
 pub mod panel;
 pub(crate) mod prompts;

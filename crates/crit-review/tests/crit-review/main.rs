@@ -11,6 +11,7 @@ mod cli_schema;
 mod code_reviewer;
 mod flagged;
 mod gate_property;
+mod learnings;
 mod orchestrate;
 mod panel;
 mod prompt_config;

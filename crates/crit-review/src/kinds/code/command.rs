@@ -202,6 +202,8 @@ impl CommandReviewer {
         Finish {
             change: Some(&change),
             suppressions: &suppressions,
+            // A program is given no learnings, so none of its findings cites one.
+            learnings: &crit_project::learnings::Learnings::default(),
             filter: self.filter,
             max_findings: self.max_findings,
             fail_on: self.fail_on,

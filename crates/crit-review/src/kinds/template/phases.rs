@@ -19,6 +19,7 @@ use super::{Builder, PromptSource, diff, plans as plan};
 use crate::engine::panel::{self, FollowUp, PanelEnv, ProgressEvent, SharedTranscript};
 use crate::engine::redaction::{self, Removed};
 use crate::engine::session::{self, Session};
+use crit_project::learnings::Learnings;
 use crit_project::scope::{Change, Scope};
 use crit_project::suppress::Suppressions;
 use crit_project::trust::ProjectRules;
@@ -112,6 +113,9 @@ pub(super) async fn prepare(
 pub(super) struct Setup {
     pub rules: Arc<ProjectRules>,
     pub suppressions: Suppressions,
+    /// The team's learnings, as the project's rules allow them (in CI, the
+    /// base revision's).
+    pub learnings: Learnings,
     pub session: Option<Session>,
 }
 
@@ -126,6 +130,7 @@ pub(super) fn set_up(
         None => Arc::new(ProjectRules::discover(&req.root, opts.env.as_ref(), None)?),
     };
     let suppressions = Suppressions::load_with(&rules)?;
+    let learnings = Learnings::load_with(&rules).map_err(ReviewError::Learnings)?;
     let session = match opts.log {
         true => Some(Session::create(
             &req.root,
@@ -137,6 +142,7 @@ pub(super) fn set_up(
     Ok(Setup {
         rules,
         suppressions,
+        learnings,
         session,
     })
 }
@@ -190,7 +196,15 @@ pub(super) async fn ask(
                 .removed
                 .extend(redaction::redact_context(&mut cx, &opts.redactor));
             screen_context(&mut cx);
-            cx.render()
+            let learned = crate::engine::learnings::learnings_section(
+                &setup.learnings,
+                &under_review,
+                |t| redaction::redact_str(t, &opts.redactor),
+            )?;
+            match learned.is_empty() {
+                true => cx.render(),
+                false => format!("{}\n\n{learned}", cx.render().trim_end()),
+            }
         }
         false => String::new(),
     };
@@ -308,6 +322,7 @@ pub(super) fn conclude(
     let finish = Finish {
         change: p.change.as_ref(),
         suppressions: &setup.suppressions,
+        learnings: &setup.learnings,
         filter: opts.filter,
         max_findings: opts.max_findings,
         fail_on: opts.fail_on,

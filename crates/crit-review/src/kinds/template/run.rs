@@ -224,6 +224,10 @@ pub enum ReviewError {
     #[error(transparent)]
     Suppressions(#[from] crit_project::suppress::SuppressError),
     #[error(transparent)]
+    Learnings(crit_project::error::FileError),
+    #[error("the learnings' prompt: {0}")]
+    LearningsPrompt(#[from] crate::engine::prompts::PromptError),
+    #[error(transparent)]
     Session(#[from] session::SessionError),
     #[error("cannot read the context file {}: {source}", path.display())]
     ContextFile {

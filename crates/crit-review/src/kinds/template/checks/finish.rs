@@ -1,5 +1,5 @@
 //! What happens to a panel's findings before the gate: each is marked inside
-//! or outside the change, the team's suppressions apply, the diff filter and
+//! or outside the change, the team's suppressions and learnings apply, the diff filter and
 //! the cap drop what a pipeline asked to drop. Nothing is lost: whatever does
 //! not count moves to `dismissed` with the reason.
 
@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use crit_core::{Dismissed, FailOn, Finding, ReviewResult, ReviewerStatus, Severity, Verdict};
 
+use crit_project::learnings::Learnings;
 use crit_project::scope::{Change, FilterMode};
 use crit_project::suppress::Suppressions;
 
@@ -15,6 +16,9 @@ use crit_project::suppress::Suppressions;
 pub struct Finish<'a> {
     pub change: Option<&'a Change>,
     pub suppressions: &'a Suppressions,
+    /// The team's learnings the reviewers were given: a finding that cites
+    /// one covering it is dismissed.
+    pub learnings: &'a Learnings,
     pub filter: Option<FilterMode>,
     pub max_findings: Option<usize>,
     pub fail_on: FailOn,
@@ -47,6 +51,7 @@ impl Finish<'_> {
         for e in applied.expired {
             tracing::warn!("suppression no longer applies: {e}");
         }
+        crate::engine::learnings::apply_learnings(self.learnings, result);
         if let (Some(change), Some(mode)) = (self.change, self.filter) {
             let (kept, outside): (Vec<Finding>, Vec<Finding>) =
                 std::mem::take(&mut result.findings)
