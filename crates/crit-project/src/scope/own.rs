@@ -58,14 +58,14 @@ impl OwnFiles {
     /// crit's own files in the project at `root`. Reads only the files
     /// crit writes; a missing or unreadable one is simply not crit's.
     pub fn of(root: &Path) -> OwnFiles {
-        OwnFiles::against(root, None)
+        OwnFiles::against(root, None, &crit_os::Env::new())
     }
 
     /// [`OwnFiles::of`] for a change from `base` (a commit): `settings.json`
     /// is crit's when all it adds to the base's is crit's; with no base, when
-    /// it holds nothing else.
-    pub fn against(root: &Path, base: Option<&str>) -> OwnFiles {
-        let mut paths = installed(root, base);
+    /// it holds nothing else. `env` is what git sees to read the base.
+    pub fn against(root: &Path, base: Option<&str>, env: &crit_os::Env) -> OwnFiles {
+        let mut paths = installed(root, base, env);
         if read(&root.join(".crit/.gitignore")).is_some_and(|b| b == CRIT_GITIGNORE.as_bytes()) {
             paths.push(".crit/.gitignore".into());
         }
@@ -91,7 +91,7 @@ impl OwnFiles {
 /// exactly crit's text, and `settings.json` while it is as install last wrote
 /// it (the ledger's `settings_sha256`) and what it adds to its version at
 /// `base` is only crit's.
-fn installed(root: &Path, base: Option<&str>) -> Vec<String> {
+fn installed(root: &Path, base: Option<&str>, env: &crit_os::Env) -> Vec<String> {
     let dir = root.join(".claude");
     let mut own = Vec::new();
     if read(&dir.join(INSTALL_LEDGER)).is_some_and(|b| installed::Ledger::exactly(&b).is_some()) {
@@ -102,13 +102,13 @@ fn installed(root: &Path, base: Option<&str>) -> Vec<String> {
             own.push(format!(".claude/{path}"));
         }
     }
-    if settings_are_crits(root, base) {
+    if settings_are_crits(root, base, env) {
         own.push(".claude/settings.json".into());
     }
     own
 }
 
-fn settings_are_crits(root: &Path, base: Option<&str>) -> bool {
+fn settings_are_crits(root: &Path, base: Option<&str>, env: &crit_os::Env) -> bool {
     let dir = root.join(".claude");
     let ledger = read(&dir.join(INSTALL_LEDGER)).and_then(|b| installed::Ledger::exactly(&b));
     let Some(sha) = ledger.and_then(|l| l.settings_sha256) else {
@@ -122,7 +122,7 @@ fn settings_are_crits(root: &Path, base: Option<&str>) -> bool {
     };
     let before = match base {
         None => serde_json::json!({}),
-        Some(rev) => match Revision::resolve(root, rev)
+        Some(rev) => match Revision::resolve(root, rev, env)
             .ok()
             .flatten()
             .map(|r| r.read(".claude/settings.json"))
@@ -168,8 +168,8 @@ fn named(globs: &[String], path: &str) -> bool {
 /// Leaves crit's own files out of `change`, except those `globs` (the
 /// user's `--files`) name. Not a note for the reviewer: the model has no use
 /// for crit's files, so they are only logged.
-pub(super) fn leave_out(root: &Path, change: &mut Change, globs: &[String]) {
-    let own = OwnFiles::against(root, change.base.as_deref());
+pub(super) fn leave_out(root: &Path, change: &mut Change, globs: &[String], env: &crit_os::Env) {
+    let own = OwnFiles::against(root, change.base.as_deref(), env);
     let keep: Vec<bool> = change
         .files
         .iter()
