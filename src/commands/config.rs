@@ -125,7 +125,7 @@ fn rules_rows(project: &Project) -> Vec<SelectionRow> {
         row("rules", &value, &source),
     ];
     if let Some(c) = rules.ci() {
-        rows.push(match ci::review_base(rules.root(), c) {
+        rows.push(match ci::review_base(rules.root(), c, project.env()) {
             Ok(Some(b)) => row(
                 "base",
                 &b.label(),

@@ -52,8 +52,13 @@ fn review(
         // still what is pushed, never the uncommitted changes.
         (_, _, (Some(remote), Some(local))) => {
             let root = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-            let chosen =
-                crit_project::scope::push_scope(&root, &remote, &local).map_err(CliError::usage)?;
+            let chosen = crit_project::scope::push_scope(
+                &root,
+                &remote,
+                &local,
+                &crit_os::Env::from_process(),
+            )
+            .map_err(CliError::usage)?;
             if !common.quiet {
                 eprintln!("crit: {}", crate::output::printable(&chosen.why));
             }

@@ -11,8 +11,7 @@
 //! counts as mutating and runs alone. Errors of a call (a tool-level error, a
 //! broken server, the per-call timeout) come back to the model as error results.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -22,7 +21,6 @@ use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::io::AsyncReadExt;
 
@@ -31,30 +29,7 @@ use crate::registry::ToolRegistry;
 use crate::tool::{Tool, ToolFuture, ToolOutput};
 use crate::truncate::{HeadTail, cut_at_char};
 
-/// One MCP server: a program to start (stdio), or an HTTP endpoint
-/// (streamable HTTP, which servers configured as `sse` speak too).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct McpServerConfig {
-    /// The server's name: its tools are `mcp__name__tool`.
-    pub name: String,
-    /// The program of a stdio server (empty for an HTTP one).
-    #[serde(default)]
-    pub command: String,
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Added to crit's own environment.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// Where the program runs (default: the run's working directory).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<PathBuf>,
-    /// The endpoint of an HTTP server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// Headers sent with every request to an HTTP server.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub headers: BTreeMap<String, String>,
-}
+pub use crit_core::agent::McpServerConfig;
 
 /// How long a server may take to start (spawn, initialize, list tools) and to
 /// answer one call.

@@ -9,27 +9,7 @@ use crate::context::ToolContext;
 use crate::tool::{Tool, ToolOutput};
 use crate::tools::{BashTool, GlobTool, GrepTool, ReadTool, TodoWriteTool};
 
-/// The prefix of MCP tool names, as in Claude Code.
-pub const MCP_PREFIX: &str = "mcp__";
-
-/// crit's older MCP spelling, `server__tool`.
-fn is_legacy_mcp(name: &str) -> bool {
-    !name.starts_with(MCP_PREFIX)
-        && name
-            .split_once("__")
-            .is_some_and(|(s, t)| !s.is_empty() && !t.is_empty())
-}
-
-/// Whether a reviewer can be offered a tool of this name: a built-in tool,
-/// `Task`, or an MCP tool or server (known only once servers start).
-pub fn is_offered_tool(name: &str) -> bool {
-    ToolRegistry::builtin().get(name).is_some()
-        || name == crate::subagent::TASK_TOOL
-        || name
-            .strip_prefix(MCP_PREFIX)
-            .is_some_and(|rest| !rest.is_empty())
-        || is_legacy_mcp(name)
-}
+pub use crit_core::agent::{MCP_PREFIX, is_legacy_mcp, is_offered_tool};
 
 /// A tool name that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -167,5 +147,23 @@ impl ToolRegistry {
                 self.names().collect::<Vec<_>>().join(", ")
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names a configuration may offer (crit-core's list, which the
+    /// project reads) are exactly the built-in tools this loop has.
+    #[test]
+    fn the_offered_built_ins_are_the_registrys() {
+        let registry = ToolRegistry::builtin();
+        let names: Vec<&str> = registry.names().collect();
+        assert_eq!(names, crit_core::agent::BUILTIN_TOOLS);
+        for name in names {
+            assert!(is_offered_tool(name), "{name}");
+        }
+        assert!(!is_offered_tool("Write"));
     }
 }

@@ -16,48 +16,28 @@ use crate::registry::{RegistryError, ToolRegistry};
 use crate::run::RunStatus;
 
 /// The tool's name.
-pub const TASK_TOOL: &str = "Task";
+pub use crit_core::agent::TASK_TOOL;
 
-/// A sub-agent the main agent may launch.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubAgentDef {
-    /// What the model passes as `subagent_type`.
-    pub name: String,
-    /// When to use it; shown to the main agent in the Task tool's description.
-    pub description: String,
-    pub system_prompt: String,
-    /// Tool names from the main agent's registry; empty means all of them.
-    /// `Task` is never given to a sub-agent.
-    pub tools: Vec<String>,
-    /// A model id or alias; `None` (or `inherit`) uses the main agent's model.
-    pub model: Option<String>,
-}
+pub use crit_core::agent::SubAgentDef;
 
-impl SubAgentDef {
-    /// The tools this sub-agent gets from its parent's `registry`.
-    pub fn registry(&self, parent: &ToolRegistry) -> Result<ToolRegistry, RegistryError> {
-        let mut tools = if self.tools.is_empty() {
-            parent.clone()
-        } else {
-            let names: Vec<&str> = self
-                .tools
-                .iter()
-                .map(|t| t.trim())
-                .filter(|t| *t != TASK_TOOL)
-                .collect();
-            parent.select(&names)?
-        };
-        tools.remove(TASK_TOOL);
-        Ok(tools)
-    }
-
-    /// The model this sub-agent runs on.
-    pub fn model_or<'a>(&'a self, parent: &'a str) -> &'a str {
-        match self.model.as_deref().map(str::trim) {
-            None | Some("" | "inherit") => parent,
-            Some(m) => m,
-        }
-    }
+/// The tools sub-agent `def` gets from its parent's `registry`.
+pub fn registry_for(
+    def: &SubAgentDef,
+    parent: &ToolRegistry,
+) -> Result<ToolRegistry, RegistryError> {
+    let mut tools = if def.tools.is_empty() {
+        parent.clone()
+    } else {
+        let names: Vec<&str> = def
+            .tools
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| *t != TASK_TOOL)
+            .collect();
+        parent.select(&names)?
+    };
+    tools.remove(TASK_TOOL);
+    Ok(tools)
 }
 
 /// What one sub-agent run did.
@@ -86,7 +66,7 @@ pub fn task_description(defs: &[SubAgentDef], parent_tools: &ToolRegistry) -> St
     let agents: Vec<String> = defs
         .iter()
         .map(|d| {
-            let tools = match d.registry(parent_tools) {
+            let tools = match registry_for(d, parent_tools) {
                 Ok(r) if r.is_empty() => "none".to_string(),
                 Ok(r) => r.names().collect::<Vec<_>>().join(", "),
                 Err(_) => d.tools.join(", "),

@@ -29,6 +29,7 @@
 
 // A library never writes to the terminal: what it has to say goes to its caller.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(unreachable_pub)]
 
 pub mod approval;
 pub mod ask;

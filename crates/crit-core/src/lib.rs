@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(unreachable_pub)]
 
+pub mod agent;
 pub mod contract;
 pub mod coverage;
 pub mod files;
@@ -27,6 +28,7 @@ pub mod sourced;
 pub mod suggestion;
 pub mod terminal;
 pub mod timestamp;
+pub mod transcript;
 pub mod usage;
 pub mod verdict;
 

@@ -36,7 +36,7 @@ impl FileDiff {
     /// Parses a unified diff's hunks (`@@ -a,b +c,d @@` and their lines);
     /// anything before the first hunk header (file headers) is skipped, and
     /// malformed lines are passed over rather than trusted.
-    pub fn parse(patch: &str) -> Self {
+    pub(crate) fn parse(patch: &str) -> Self {
         let mut hunks: Vec<Vec<Shown>> = Vec::new();
         let (mut old, mut new) = (0u32, 0u32);
         let mut open = false;
@@ -85,7 +85,7 @@ impl FileDiff {
 
     /// The part of lines `start..=end` that one hunk shows: the first hunk
     /// that shows any of them, clipped to it.
-    pub fn anchor(&self, start: u32, end: u32) -> Option<Anchor> {
+    pub(crate) fn anchor(&self, start: u32, end: u32) -> Option<Anchor> {
         let end = end.max(start);
         self.hunks.iter().find_map(|hunk| {
             let lines: Vec<&Shown> = hunk

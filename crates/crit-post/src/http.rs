@@ -67,7 +67,7 @@ impl std::fmt::Debug for Api {
 }
 
 impl Api {
-    pub fn new(
+    pub(crate) fn new(
         forge: ForgeKind,
         base: &str,
         token: Secret,
@@ -108,18 +108,22 @@ impl Api {
         })
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
-    pub async fn get(&mut self, path: &str, action: &str) -> Result<Value, PostError> {
+    pub(crate) async fn get(&mut self, path: &str, action: &str) -> Result<Value, PostError> {
         let url = self.url(path);
         Ok(self.request(Method::GET, &url, None, action).await?.0)
     }
 
     /// Every item of a paginated list, following `Link: rel="next"` only to
     /// URLs under the API base (the token goes with each request).
-    pub async fn get_all(&mut self, path: &str, action: &str) -> Result<Vec<Value>, PostError> {
+    pub(crate) async fn get_all(
+        &mut self,
+        path: &str,
+        action: &str,
+    ) -> Result<Vec<Value>, PostError> {
         let sep = if path.contains('?') { '&' } else { '?' };
         let mut url = self.url(&format!("{path}{sep}per_page=100"));
         let mut all = Vec::new();
@@ -143,7 +147,7 @@ impl Api {
         Err(self.protocol(action, &format!("more than {MAX_PAGES} pages")))
     }
 
-    pub async fn write(
+    pub(crate) async fn write(
         &mut self,
         method: Method,
         path: &str,
@@ -155,7 +159,7 @@ impl Api {
     }
 
     /// A POST to a full URL (GitHub's GraphQL endpoint).
-    pub async fn post_to(
+    pub(crate) async fn post_to(
         &mut self,
         url: &str,
         body: &Value,
@@ -167,22 +171,22 @@ impl Api {
     /// Waits the run's backoff before the poster sends a write again itself
     /// (`retry` 0 is the first time again); an error when the run's
     /// patience is spent.
-    pub async fn backoff(&mut self, retry: u32, action: &str) -> Result<(), PostError> {
+    pub(crate) async fn backoff(&mut self, retry: u32, action: &str) -> Result<(), PostError> {
         let wait = self.patience.backoff.backoff(retry, 0.0);
         self.wait(wait, action).await
     }
 
     /// Attempts of one write, the first included.
-    pub fn max_attempts(&self) -> u32 {
+    pub(crate) fn max_attempts(&self) -> u32 {
         self.patience.max_attempts.max(1)
     }
 
     /// A server's words, fit to keep (see [`server_words`]).
-    pub fn words(&self, text: &str) -> String {
+    pub(crate) fn words(&self, text: &str) -> String {
         server_words(text, self.token.expose())
     }
 
-    pub fn protocol(&self, action: &str, message: &str) -> PostError {
+    pub(crate) fn protocol(&self, action: &str, message: &str) -> PostError {
         PostError::Protocol {
             forge: self.forge,
             action: action.to_string(),

@@ -29,7 +29,7 @@ pub(crate) struct Recorded {
 
 impl Recorded {
     /// The review it records, when it records the head reviewed.
-    pub fn last_review(self) -> Option<crate::since::LastReview> {
+    pub(crate) fn last_review(self) -> Option<crate::since::LastReview> {
         Some(crate::since::LastReview {
             head: self.head?,
             from: self.from,
@@ -46,7 +46,7 @@ pub(crate) struct Markers {
 
 impl Markers {
     /// `scope` is kept to `[A-Za-z0-9._-]`, at most 64 characters.
-    pub fn new(scope: Option<&str>) -> Self {
+    pub(crate) fn new(scope: Option<&str>) -> Self {
         let scope = scope
             .map(|s| {
                 s.chars()
@@ -66,13 +66,13 @@ impl Markers {
     }
 
     #[cfg(test)]
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         format!("<!-- {}summary -->", self.prefix())
     }
 
     /// The summary's marker recording `r` (each field only when it fits a
     /// marker: an account's name, a full commit id).
-    pub fn summary_with(&self, r: &Recorded) -> String {
+    pub(crate) fn summary_with(&self, r: &Recorded) -> String {
         let mut fields = String::new();
         if let Some(l) = r.by.as_deref().filter(|l| login_ok(l)) {
             fields.push_str(&format!(" by={l}"));
@@ -86,22 +86,22 @@ impl Markers {
         format!("<!-- {}summary{fields} -->", self.prefix())
     }
 
-    pub fn finding(&self, key: &str, resolved: bool) -> String {
+    pub(crate) fn finding(&self, key: &str, resolved: bool) -> String {
         let state = if resolved { " resolved" } else { "" };
         format!("<!-- {}finding {key}{state} -->", self.prefix())
     }
 
-    pub fn describe_start(&self) -> String {
+    pub(crate) fn describe_start(&self) -> String {
         format!("<!-- {}description:start -->", self.prefix())
     }
 
-    pub fn describe_end(&self) -> String {
+    pub(crate) fn describe_end(&self) -> String {
         format!("<!-- {}description:end -->", self.prefix())
     }
 
     /// The marker on the first line of `body`, if it is one of this
     /// poster's.
-    pub fn read(&self, body: &str) -> Option<Marker> {
+    pub(crate) fn read(&self, body: &str) -> Option<Marker> {
         let first = body.split('\n').next()?.trim_end_matches('\r').trim();
         let inner = first.strip_prefix("<!-- ")?.strip_suffix(" -->")?;
         let rest = inner.strip_prefix(&self.prefix())?;

@@ -254,7 +254,7 @@ pub(crate) struct ChangedSince {
 
 impl ChangedSince {
     /// Whether any of lines `start..=end` of `path` changed.
-    pub fn touches(&self, path: &str, start: u32, end: u32) -> bool {
+    pub(crate) fn touches(&self, path: &str, start: u32, end: u32) -> bool {
         if self.unknown {
             return true;
         }

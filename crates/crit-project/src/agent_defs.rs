@@ -326,8 +326,8 @@ fn suggest_name(name: &str) -> String {
 
 impl AgentDef {
     /// The sub-agent the agent loop launches through `Task`.
-    pub fn into_sub_agent(self) -> crit_agent::SubAgentDef {
-        crit_agent::SubAgentDef {
+    pub fn into_sub_agent(self) -> crit_core::agent::SubAgentDef {
+        crit_core::agent::SubAgentDef {
             name: self.name,
             description: self.description,
             system_prompt: self.prompt,

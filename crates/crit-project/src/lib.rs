@@ -8,6 +8,7 @@
 
 // A library never writes to the terminal: what it has to say goes to its caller.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(unreachable_pub)]
 
 pub mod agent_defs;
 pub mod config;

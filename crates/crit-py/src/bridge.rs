@@ -27,7 +27,7 @@ const WIND_DOWN: Duration = Duration::from_secs(10);
 
 /// What every review returns across the boundary: the `ReviewResult` as JSON,
 /// which the Python layer turns into typed objects.
-pub type Answer = PyResult<String>;
+pub(crate) type Answer = PyResult<String>;
 
 fn joined(r: Result<Answer, tokio::task::JoinError>) -> Answer {
     r.unwrap_or_else(|e| match e.is_cancelled() {
@@ -39,14 +39,14 @@ fn joined(r: Result<Answer, tokio::task::JoinError>) -> Answer {
 /// The caller's event loop and its context (`contextvars`), where an awaited
 /// review's result is delivered and its hooks run.
 #[derive(Debug)]
-pub struct CallerLoop {
+pub(crate) struct CallerLoop {
     pub event_loop: Py<PyAny>,
     pub context: Py<PyAny>,
 }
 
 impl CallerLoop {
     /// The running loop of the calling coroutine.
-    pub fn current(py: Python<'_>) -> PyResult<Self> {
+    pub(crate) fn current(py: Python<'_>) -> PyResult<Self> {
         Ok(CallerLoop {
             event_loop: py
                 .import("asyncio")?
@@ -61,7 +61,7 @@ impl CallerLoop {
 
     /// Calls `callback(*args)` on the loop, from any thread; an error when
     /// the loop is closed.
-    pub fn call_soon(
+    pub(crate) fn call_soon(
         &self,
         py: Python<'_>,
         callback: Bound<'_, PyAny>,
@@ -121,7 +121,7 @@ impl CancelOnDone {
 }
 
 /// An asyncio awaitable for the review `start` builds around its token.
-pub fn awaitable<'py, F, Fut>(py: Python<'py>, start: F) -> PyResult<Bound<'py, PyAny>>
+pub(crate) fn awaitable<'py, F, Fut>(py: Python<'py>, start: F) -> PyResult<Bound<'py, PyAny>>
 where
     F: FnOnce(CancellationToken) -> Fut,
     Fut: Future<Output = Answer> + Send + 'static,
@@ -158,7 +158,7 @@ fn deliver(py: Python<'_>, caller: &CallerLoop, future: Py<PyAny>, answer: Answe
 }
 
 /// Runs the review to its end with the GIL released, watching for signals.
-pub fn blocking<F, Fut>(py: Python<'_>, start: F) -> Answer
+pub(crate) fn blocking<F, Fut>(py: Python<'_>, start: F) -> Answer
 where
     F: FnOnce(CancellationToken) -> Fut,
     Fut: Future<Output = Answer> + Send + 'static,
@@ -192,6 +192,6 @@ where
     }
 }
 
-pub fn stopped() -> PyErr {
+pub(crate) fn stopped() -> PyErr {
     errors::CritError::new_err("the review was stopped: the Python interpreter is exiting")
 }

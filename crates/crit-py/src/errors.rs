@@ -84,7 +84,7 @@ create_exception!(
     "Posting to the pull or merge request failed (a token that may not write, the forge unreachable); the result itself is unaffected."
 );
 
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("CritError", py.get_type::<CritError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
@@ -99,11 +99,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-pub fn config(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn config(e: impl std::fmt::Display) -> PyErr {
     ConfigError::new_err(e.to_string())
 }
 
-pub fn backend(e: LlmError) -> PyErr {
+pub(crate) fn backend(e: LlmError) -> PyErr {
     match e {
         LlmError::NoBackend => NoBackendError::new_err(e.to_string()),
         LlmError::Config { .. } => ConfigError::new_err(e.to_string()),
@@ -111,7 +111,7 @@ pub fn backend(e: LlmError) -> PyErr {
     }
 }
 
-pub fn run(e: RunError) -> PyErr {
+pub(crate) fn run(e: RunError) -> PyErr {
     match e {
         RunError::Backend(b) => backend(b),
         RunError::Context(c) => ContextError::new_err(c.to_string()),
@@ -120,7 +120,7 @@ pub fn run(e: RunError) -> PyErr {
     }
 }
 
-pub fn review(e: ReviewError) -> PyErr {
+pub(crate) fn review(e: ReviewError) -> PyErr {
     match e {
         ReviewError::Scope(s) => ScopeError::new_err(s.to_string()),
         ReviewError::Context(c) => ContextError::new_err(c.to_string()),
@@ -129,11 +129,11 @@ pub fn review(e: ReviewError) -> PyErr {
     }
 }
 
-pub fn post(e: crit_post::PostError) -> PyErr {
+pub(crate) fn post(e: crit_post::PostError) -> PyErr {
     PostError::new_err(e.to_string())
 }
 
 /// A task that panicked: a bug in crit, said as such.
-pub fn internal(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn internal(e: impl std::fmt::Display) -> PyErr {
     CritError::new_err(format!("internal error in crit (please report it): {e}"))
 }

@@ -23,18 +23,18 @@ use crate::errors;
 use crate::runtime;
 
 /// One hook as the Python layer hands it over: `(event, matcher, adapter, name)`.
-pub type HookSpecTuple = (String, String, Py<PyAny>, String);
+pub(crate) type HookSpecTuple = (String, String, Py<PyAny>, String);
 
 /// A validated hook, shared by every review of a `Crit`.
 #[derive(Debug)]
-pub struct HookSpec {
+pub(crate) struct HookSpec {
     event: HookEvent,
     matcher: ToolMatcher,
     adapter: Py<PyAny>,
     name: String,
 }
 
-pub fn specs(raw: Vec<HookSpecTuple>) -> PyResult<Vec<Arc<HookSpec>>> {
+pub(crate) fn specs(raw: Vec<HookSpecTuple>) -> PyResult<Vec<Arc<HookSpec>>> {
     raw.into_iter()
         .map(|(event, matcher, adapter, name)| {
             let event = match event.as_str() {
@@ -64,7 +64,10 @@ pub fn specs(raw: Vec<HookSpecTuple>) -> PyResult<Vec<Arc<HookSpec>>> {
 }
 
 /// The hooks of one review; `caller` is the event loop of an awaited review.
-pub fn for_review(specs: &[Arc<HookSpec>], caller: Option<Arc<CallerLoop>>) -> crit_agent::Hooks {
+pub(crate) fn for_review(
+    specs: &[Arc<HookSpec>],
+    caller: Option<Arc<CallerLoop>>,
+) -> crit_agent::Hooks {
     crit_agent::Hooks::new(
         specs
             .iter()

@@ -70,7 +70,7 @@ async fn send(
 /// awaitable of what was done, as JSON.
 #[pyfunction]
 #[pyo3(signature = (result, forge, token_env=None, pull_request=None, github_login=None, max_comments=None))]
-pub fn post<'py>(
+pub(crate) fn post<'py>(
     py: Python<'py>,
     result: &str,
     forge: &str,
@@ -92,7 +92,7 @@ pub fn post<'py>(
 /// [`post`], blocking until done.
 #[pyfunction]
 #[pyo3(signature = (result, forge, token_env=None, pull_request=None, github_login=None, max_comments=None))]
-pub fn post_sync(
+pub(crate) fn post_sync(
     py: Python<'_>,
     result: &str,
     forge: &str,

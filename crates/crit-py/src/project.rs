@@ -15,17 +15,17 @@ use crate::errors;
 
 /// The process environment: Python is a front end, so the module reads it
 /// here, at its edge, and hands it on as data.
-pub fn env(k: &str) -> Option<String> {
+pub(crate) fn env(k: &str) -> Option<String> {
     std::env::var(k).ok()
 }
 
-pub struct Project {
+pub(crate) struct Project {
     inner: crit_project::Project,
 }
 
 impl Project {
     /// The project `dir` belongs to; `model` (the caller's) over the settings.
-    pub fn open(dir: &Path, model: Option<String>) -> PyResult<Project> {
+    pub(crate) fn open(dir: &Path, model: Option<String>) -> PyResult<Project> {
         let explicit = Explicit {
             model: model.map(|m| Sourced::explicit(m, "model=")),
             ..Explicit::default()
@@ -35,40 +35,40 @@ impl Project {
         Ok(Project { inner })
     }
 
-    pub fn root(&self) -> PathBuf {
+    pub(crate) fn root(&self) -> PathBuf {
         self.inner.root().to_path_buf()
     }
 
-    pub fn cwd(&self) -> PathBuf {
+    pub(crate) fn cwd(&self) -> PathBuf {
         self.inner.cwd().to_path_buf()
     }
 
-    pub fn inner(&self) -> &crit_project::Project {
+    pub(crate) fn inner(&self) -> &crit_project::Project {
         &self.inner
     }
 
-    pub fn settings(&self, kind: Kind) -> PyResult<Settings> {
+    pub(crate) fn settings(&self, kind: Kind) -> PyResult<Settings> {
         self.inner.settings(kind).map_err(errors::config)
     }
 
     /// The backend the settings choose.
-    pub fn backend(&self, settings: &Settings) -> PyResult<Backend> {
+    pub(crate) fn backend(&self, settings: &Settings) -> PyResult<Backend> {
         settings.build_backend().map_err(errors::backend)
     }
 
     /// A template by name: built-in, the user's, or the project's as its rules allow.
-    pub fn template(&self, name: &str) -> PyResult<Template> {
+    pub(crate) fn template(&self, name: &str) -> PyResult<Template> {
         self.registry()?.get(name).cloned().map_err(errors::config)
     }
 
     /// Every template, as `template` finds them.
-    pub fn registry(&self) -> PyResult<Registry> {
+    pub(crate) fn registry(&self) -> PyResult<Registry> {
         Registry::load_with(&self.inner.template_dirs(), self.inner.rules()).map_err(errors::config)
     }
 
     /// Template-review options as the command line sets them, without a
     /// progress display.
-    pub fn options(&self, settings: &Settings, log: bool) -> ReviewOptions {
+    pub(crate) fn options(&self, settings: &Settings, log: bool) -> ReviewOptions {
         let mut opts = ReviewOptions::from_settings(&self.inner, settings);
         opts.log = log;
         opts

@@ -84,7 +84,7 @@ async fn run_prompt(p: PromptReview, cancel: CancellationToken) -> bridge::Answe
 /// `{"result", "review"}` as JSON.
 #[pyfunction]
 #[pyo3(signature = (text, cwd=None, model=None, cache=true, log=true))]
-pub fn review_prompt<'py>(
+pub(crate) fn review_prompt<'py>(
     py: Python<'py>,
     text: String,
     cwd: Option<PathBuf>,
@@ -99,7 +99,7 @@ pub fn review_prompt<'py>(
 /// [`review_prompt`], blocking until done.
 #[pyfunction]
 #[pyo3(signature = (text, cwd=None, model=None, cache=true, log=true))]
-pub fn review_prompt_sync(
+pub(crate) fn review_prompt_sync(
     py: Python<'_>,
     text: String,
     cwd: Option<PathBuf>,

@@ -86,7 +86,7 @@ async fn run_review(mut t: TemplateReview, cancel: CancellationToken) -> bridge:
 #[pyfunction]
 #[pyo3(signature = (name, inputs, cwd=None, model=None, context_file=None, log=true, template_text=None))]
 #[allow(clippy::too_many_arguments)]
-pub fn review_template<'py>(
+pub(crate) fn review_template<'py>(
     py: Python<'py>,
     name: &str,
     inputs: BTreeMap<String, String>,
@@ -112,7 +112,7 @@ pub fn review_template<'py>(
 #[pyfunction]
 #[pyo3(signature = (name, inputs, cwd=None, model=None, context_file=None, log=true, template_text=None))]
 #[allow(clippy::too_many_arguments)]
-pub fn review_template_sync(
+pub(crate) fn review_template_sync(
     py: Python<'_>,
     name: &str,
     inputs: BTreeMap<String, String>,
@@ -222,7 +222,7 @@ async fn run_plan(p: PlanCall, cancel: CancellationToken) -> bridge::Answer {
 /// ReviewResult as JSON.
 #[pyfunction]
 #[pyo3(signature = (path, answers, panel=true, cwd=None, log=true))]
-pub fn review_plan<'py>(
+pub(crate) fn review_plan<'py>(
     py: Python<'py>,
     path: String,
     answers: BTreeMap<String, String>,
@@ -237,7 +237,7 @@ pub fn review_plan<'py>(
 /// [`review_plan`], blocking until done.
 #[pyfunction]
 #[pyo3(signature = (path, answers, panel=true, cwd=None, log=true))]
-pub fn review_plan_sync(
+pub(crate) fn review_plan_sync(
     py: Python<'_>,
     path: String,
     answers: BTreeMap<String, String>,
@@ -254,7 +254,7 @@ pub fn review_plan_sync(
 /// field names.
 #[pyfunction]
 #[pyo3(signature = (cwd=None))]
-pub fn templates(cwd: Option<PathBuf>) -> PyResult<String> {
+pub(crate) fn templates(cwd: Option<PathBuf>) -> PyResult<String> {
     let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")), None)?;
     let registry = project.registry()?;
     let all: Vec<serde_json::Value> = registry.list().map(template_json).collect();
@@ -294,7 +294,7 @@ fn template_json(t: &Template) -> serde_json::Value {
 /// crit's result (JSON) in the review templates' `ReviewResult.to_dict()`
 /// shape, exactly as `--compat squadron` prints it.
 #[pyfunction]
-pub fn squadron_dict(result: &str) -> PyResult<String> {
+pub(crate) fn squadron_dict(result: &str) -> PyResult<String> {
     let result: crit_core::ReviewResult = serde_json::from_str(result).map_err(errors::internal)?;
     Ok(crit_core::render::compat::render(
         &result,
@@ -305,7 +305,7 @@ pub fn squadron_dict(result: &str) -> PyResult<String> {
 /// A YAML document (a review template file) as JSON, for the review
 /// templates' loader in Python, which has no YAML parser of its own.
 #[pyfunction]
-pub fn yaml_to_json(text: &str) -> PyResult<String> {
+pub(crate) fn yaml_to_json(text: &str) -> PyResult<String> {
     let value: serde_json::Value = serde_saphyr::from_str(text).map_err(errors::config)?;
     serde_json::to_string(&value).map_err(errors::internal)
 }

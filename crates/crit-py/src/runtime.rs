@@ -81,7 +81,7 @@ fn handle() -> PyResult<Handle> {
 }
 
 /// Starts a review, cancelled by its token (or at exit).
-pub fn spawn<F, Fut>(start: F) -> PyResult<(CancellationToken, JoinHandle<Fut::Output>)>
+pub(crate) fn spawn<F, Fut>(start: F) -> PyResult<(CancellationToken, JoinHandle<Fut::Output>)>
 where
     F: FnOnce(CancellationToken) -> Fut,
     Fut: Future + Send + 'static,
@@ -94,7 +94,7 @@ where
 }
 
 /// Runs `work` on the runtime, waited for at exit like a review.
-pub fn spawn_tracked<Fut>(work: Fut) -> PyResult<()>
+pub(crate) fn spawn_tracked<Fut>(work: Fut) -> PyResult<()>
 where
     Fut: Future<Output = ()> + Send + 'static,
 {
@@ -105,7 +105,7 @@ where
 /// A runtime thread's way into Python: `f` with the GIL, unless the
 /// interpreter is exiting (`None`; `f` is dropped without the GIL, which
 /// Python objects it holds allow).
-pub fn with_python<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
+pub(crate) fn with_python<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
     {
         let mut s = state();
         if s.closed {
@@ -131,7 +131,7 @@ pub fn with_python<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
 /// Registered with `atexit`: runs before the interpreter finalizes, while
 /// it is whole. Idempotent.
 #[pyfunction]
-pub fn at_exit(py: Python<'_>) {
+pub(crate) fn at_exit(py: Python<'_>) {
     // Without the GIL: the threads inside Python need it to leave, and the
     // tasks winding down may drop Python objects.
     py.detach(shut_down);

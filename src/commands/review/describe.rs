@@ -25,7 +25,15 @@ pub fn run(
     posting: super::Posting<'_>,
 ) -> Result<Code, CliError> {
     let root = project.root().to_path_buf();
-    let change = scope::compute(&root, scope, &ScopeOptions::default()).map_err(CliError::usage)?;
+    let change = scope::compute(
+        &root,
+        scope,
+        &ScopeOptions {
+            env: project.env().clone(),
+            ..ScopeOptions::default()
+        },
+    )
+    .map_err(CliError::usage)?;
     if change.is_empty() {
         if !common.quiet {
             eprintln!(

@@ -293,7 +293,9 @@ pub(crate) fn ci_scope(
     let Some(c) = rules.ci() else {
         return Ok(());
     };
-    match ci::review_base(root, c).map_err(|why| CliError::usage(anyhow!("{why}")))? {
+    match ci::review_base(root, c, &crit_os::Env::from_process())
+        .map_err(|why| CliError::usage(anyhow!("{why}")))?
+    {
         Some(base) => {
             tracing::info!(
                 "{}: reviewing the change against {} ({}, from {})",
@@ -321,7 +323,8 @@ fn branch_scope(
     code: &mut CodeFlags,
     quiet: bool,
 ) -> Result<(), CliError> {
-    let chosen = crit_project::scope::branch_scope(root).map_err(CliError::usage)?;
+    let chosen = crit_project::scope::branch_scope(root, &crit_os::Env::from_process())
+        .map_err(CliError::usage)?;
     if !quiet && chosen.scope != Scope::Survey {
         eprintln!(
             "crit: no scope given: {} (--diff, --commit, --uncommitted or --files choose another)",

@@ -31,7 +31,8 @@ pub fn narrow(
     }
     let last = poster.last_review(&runner::Stop::new())?;
     let usage = |e: crit_project::scope::ScopeError| CliError::usage(anyhow!("{e}"));
-    let head = Revision::resolve(root, "HEAD")
+    let env = crit_os::Env::from_process();
+    let head = Revision::resolve(root, "HEAD", &env)
         .map_err(usage)?
         .ok_or_else(|| CliError::usage(anyhow!("--since-last-review: HEAD names no commit")))?;
     // The result names the commit it reviewed: on a comment event the
@@ -45,7 +46,7 @@ pub fn narrow(
         );
         return Ok(Since::First);
     };
-    let earlier = Revision::resolve(root, &last.head).map_err(usage)?;
+    let earlier = Revision::resolve(root, &last.head, &env).map_err(usage)?;
     let ancestor = match &earlier {
         Some(e) => e.is_ancestor_of(&head).map_err(usage)?,
         None => false,

@@ -50,7 +50,7 @@ pub(super) async fn run(
             None,
         );
     };
-    let tools = match def.registry(&t.parent.tools) {
+    let tools = match crate::subagent::registry_for(def, &t.parent.tools) {
         Ok(tools) => tools,
         Err(e) => {
             return (

@@ -284,7 +284,10 @@ pub fn gate(
     );
     let scope_options = match &prepared {
         Ok(p) => p.opts.scope_options(),
-        Err(_) => ScopeOptions::default(),
+        Err(_) => ScopeOptions {
+            env: hook.env.clone(),
+            ..ScopeOptions::default()
+        },
     };
     let uncommitted = scope::compute(&root, &Scope::Uncommitted, &scope_options);
     let head_now = uncommitted.as_ref().ok().and_then(|c| c.base.clone());

@@ -22,10 +22,45 @@ use std::time::Duration;
 use crit_os::Env;
 use crit_os::git::layout::GitLayout;
 use crit_os::git::refs::{Reflog, ReflogEntry};
-use crit_os::git::{Git, GitOptions, is_object_id};
+use crit_os::git::{Git, GitError, GitOptions, is_object_id};
 use crit_project::scope::Scope;
 
 use crate::state::NotedRefs;
+
+/// What moved off HEAD that the gate cannot review, and why.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Unreviewable {
+    #[error(
+        "the repository's refs can no longer be read from its files (a changed ref format, a symlinked or unreadable ref), so crit cannot tell what moved off HEAD"
+    )]
+    Refs,
+    #[error(
+        "HEAD's reflog was rewritten during the session (expired or edited), so crit cannot tell which commits HEAD passed through"
+    )]
+    HeadReflogRewritten,
+    #[error("{which} reflog cannot be read: {source}")]
+    Reflog {
+        which: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "a ref or reflog entry made during the session names an object crit cannot review as a commit ({0})"
+    )]
+    NotACommit(#[source] Box<Unreviewable>),
+    #[error(
+        "{0} commits were made off HEAD during the session (branches, tags, stashes), more than the gate reviews at once ({MAX_COMMITS})"
+    )]
+    TooMany(usize),
+    #[error("git cannot read what moved off HEAD: {0}")]
+    Open(#[source] GitError),
+    #[error("{0}")]
+    Run(#[source] GitError),
+    #[error("`git {command}`: {stderr}")]
+    Git { command: String, stderr: String },
+    #[error("HEAD has no root commit")]
+    NoRootCommit,
+}
 
 /// More commits than this moved off HEAD are not reviewed in one stop.
 const MAX_COMMITS: usize = 200;
@@ -49,7 +84,7 @@ pub(super) fn since(
     noted: Option<&NotedRefs>,
     head_now: Option<&str>,
     env: &Env,
-) -> (Result<Vec<Scope>, String>, Option<NotedRefs>) {
+) -> (Result<Vec<Scope>, Unreviewable>, Option<NotedRefs>) {
     let layout = crit_os::git::layout::discover(root).ok();
     let now = layout
         .as_ref()
@@ -59,10 +94,7 @@ pub(super) fn since(
         return (Ok(Vec::new()), now);
     };
     let Some(current) = &now else {
-        return (
-            Err("the repository's refs can no longer be read from its files (a changed ref format, a symlinked or unreadable ref), so crit cannot tell what moved off HEAD".into()),
-            None,
-        );
+        return (Err(Unreviewable::Refs), None);
     };
     let parts = tips(layout, noted, current).and_then(|mut tips| {
         let mut exclude: BTreeSet<&str> = noted.refs.values().map(String::as_str).collect();
@@ -82,7 +114,7 @@ pub(super) fn since(
 /// Refs created or moved since `noted` (remote-tracking ones are other
 /// people's: never tips), and the new entries of HEAD's and the stash's
 /// reflogs.
-fn tips(layout: &GitLayout, noted: &NotedRefs, now: &NotedRefs) -> Result<Tips, String> {
+fn tips(layout: &GitLayout, noted: &NotedRefs, now: &NotedRefs) -> Result<Tips, Unreviewable> {
     let mut tips = Tips::default();
     for (name, sha) in &now.refs {
         if name.starts_with("refs/remotes/") || noted.refs.get(name) == Some(sha) {
@@ -95,10 +127,13 @@ fn tips(layout: &GitLayout, noted: &NotedRefs, now: &NotedRefs) -> Result<Tips, 
     }
     match layout.reflog_since(Reflog::Head, noted.head_log) {
         Ok(Some(e)) => tips.refs.extend(kept(&e)),
-        Ok(None) => {
-            return Err("HEAD's reflog was rewritten during the session (expired or edited), so crit cannot tell which commits HEAD passed through".into());
+        Ok(None) => return Err(Unreviewable::HeadReflogRewritten),
+        Err(source) => {
+            return Err(Unreviewable::Reflog {
+                which: "HEAD's",
+                source,
+            });
         }
-        Err(e) => return Err(format!("HEAD's reflog cannot be read: {e}")),
     }
     // A dropped or popped stash rewrites the stash's reflog: then every
     // stash entry left is reviewed.
@@ -111,7 +146,12 @@ fn tips(layout: &GitLayout, noted: &NotedRefs, now: &NotedRefs) -> Result<Tips, 
     };
     match stash {
         Ok(e) => tips.stash.extend(kept(&e)),
-        Err(e) => return Err(format!("the stash's reflog cannot be read: {e}")),
+        Err(source) => {
+            return Err(Unreviewable::Reflog {
+                which: "the stash's",
+                source,
+            });
+        }
     }
     Ok(tips)
 }
@@ -141,20 +181,20 @@ fn review_parts(
     exclude: &BTreeSet<&str>,
     anchor: Option<&str>,
     env: &Env,
-) -> Result<Vec<Scope>, String> {
+) -> Result<Vec<Scope>, Unreviewable> {
     let git = Runner::open(root, env)?;
     // Each tip as the commit it names (a tag object peeled); every one must
     // be a commit the repository still has.
-    let peel = |set: &BTreeSet<String>| -> Result<BTreeSet<String>, String> {
+    let peel = |set: &BTreeSet<String>| -> Result<BTreeSet<String>, Unreviewable> {
         if set.is_empty() {
             return Ok(BTreeSet::new());
         }
         let mut args = vec!["rev-list", "--no-walk=unsorted", "--end-of-options"];
         args.extend(set.iter().map(String::as_str));
         args.push("--");
-        let out = git.ok(&args).map_err(|why| {
-            format!("a ref or reflog entry made during the session names an object crit cannot review as a commit ({why})")
-        })?;
+        let out = git
+            .ok(&args)
+            .map_err(|why| Unreviewable::NotACommit(Box::new(why)))?;
         Ok(out
             .lines()
             .filter(|c| !exclude.contains(c))
@@ -176,10 +216,7 @@ fn review_parts(
     }
     let fresh = git.new_commits(&all, exclude)?;
     if fresh.len() > MAX_COMMITS {
-        return Err(format!(
-            "{} commits were made off HEAD during the session (branches, tags, stashes), more than the gate reviews at once ({MAX_COMMITS})",
-            fresh.len()
-        ));
+        return Err(Unreviewable::TooMany(fresh.len()));
     }
     let mut parts = Vec::new();
     // A stash: each of its commits against its first parent (the untracked
@@ -223,7 +260,7 @@ fn review_parts(
 /// What a session that began before the repository's first commit has
 /// committed since: every root commit's own change and everything from each
 /// root to the working tree.
-pub(super) fn from_unborn(root: &Path, env: &Env) -> Result<Vec<Scope>, String> {
+pub(super) fn from_unborn(root: &Path, env: &Env) -> Result<Vec<Scope>, Unreviewable> {
     let git = Runner::open(root, env)?;
     let roots: Vec<String> = git
         .ok(&["rev-list", "--max-parents=0", "HEAD", "--"])?
@@ -231,7 +268,7 @@ pub(super) fn from_unborn(root: &Path, env: &Env) -> Result<Vec<Scope>, String> 
         .map(str::to_string)
         .collect();
     if roots.is_empty() {
-        return Err("HEAD has no root commit".into());
+        return Err(Unreviewable::NoRootCommit);
     }
     let mut parts = vec![Scope::Commits(roots.clone())];
     parts.extend(roots.into_iter().map(Scope::Since));
@@ -244,7 +281,7 @@ struct Runner {
 }
 
 impl Runner {
-    fn open(root: &Path, env: &Env) -> Result<Runner, String> {
+    fn open(root: &Path, env: &Env) -> Result<Runner, Unreviewable> {
         let mut child = Env::new();
         for key in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
             if let Some(v) = env.get(key) {
@@ -257,22 +294,29 @@ impl Runner {
         };
         Git::open(root, &child, opts)
             .map(|inner| Runner { inner })
-            .map_err(|e| format!("git cannot read what moved off HEAD: {e}"))
+            .map_err(Unreviewable::Open)
     }
 
     /// stdout of a command that must succeed.
-    fn ok(&self, args: &[&str]) -> Result<String, String> {
-        let out = self.inner.run(args, CAP).map_err(|e| e.to_string())?;
+    fn ok(&self, args: &[&str]) -> Result<String, Unreviewable> {
+        let out = self.inner.run(args, CAP).map_err(Unreviewable::Run)?;
         match out.success() && !out.overflowed {
             true => Ok(out.text()),
-            false => Err(format!("`git {}`: {}", args.join(" "), out.stderr.trim())),
+            false => Err(Unreviewable::Git {
+                command: args.join(" "),
+                stderr: out.stderr.trim().to_string(),
+            }),
         }
     }
 
     /// The commits reachable from `tips` and from none of `exclude`. A noted
     /// ref's commit may be gone since (a branch deleted and pruned): it then
     /// excludes nothing.
-    fn new_commits(&self, tips: &[&str], exclude: &BTreeSet<&str>) -> Result<Vec<String>, String> {
+    fn new_commits(
+        &self,
+        tips: &[&str],
+        exclude: &BTreeSet<&str>,
+    ) -> Result<Vec<String>, Unreviewable> {
         let not: Vec<String> = exclude.iter().map(|e| format!("^{e}")).collect();
         let mut args = vec!["rev-list", "--ignore-missing", "--end-of-options"];
         args.extend(tips);
@@ -282,15 +326,18 @@ impl Runner {
     }
 
     /// The merge base of two commits, `None` when their histories never meet.
-    fn merge_base(&self, a: &str, b: &str) -> Result<Option<String>, String> {
+    fn merge_base(&self, a: &str, b: &str) -> Result<Option<String>, Unreviewable> {
         let out = self
             .inner
             .run(&["merge-base", a, b], CAP)
-            .map_err(|e| e.to_string())?;
+            .map_err(Unreviewable::Run)?;
         match (out.success(), out.status.and_then(|s| s.code())) {
             (true, _) => Ok(Some(out.text().trim().to_string())),
             (false, Some(1)) if out.stderr.trim().is_empty() => Ok(None),
-            _ => Err(format!("`git merge-base {a} {b}`: {}", out.stderr.trim())),
+            _ => Err(Unreviewable::Git {
+                command: format!("merge-base {a} {b}"),
+                stderr: out.stderr.trim().to_string(),
+            }),
         }
     }
 }

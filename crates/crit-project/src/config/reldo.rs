@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crit_agent::{McpServerConfig, SubAgentDef};
+use crit_core::agent::{McpServerConfig, SubAgentDef};
 use serde_json::Value;
 
 use crate::trust::{ProjectRules, TrustError};
@@ -321,8 +321,7 @@ impl RunConfig {
             }
         }
         if let Some(s) = field("output_schema") {
-            crit_agent::StructuredOutput::new(s.clone())
-                .map_err(|e| invalid("output_schema", e.to_string()))?;
+            jsonschema::validator_for(&s).map_err(|e| invalid("output_schema", e.to_string()))?;
             config.output_schema = Some(s);
         }
         if let Some(t) = field("timeout_seconds") {
@@ -403,7 +402,7 @@ fn offered_tools(
             warnings.push(format!(
                 "{file}: {key}: `{name}` is not offered: crit's reviewers are read-only"
             ));
-        } else if crit_agent::is_offered_tool(name) {
+        } else if crit_core::agent::is_offered_tool(name) {
             if !out.iter().any(|o: &String| o == name) {
                 out.push(name.to_string());
             }

@@ -28,8 +28,8 @@ pub struct Chosen {
 /// the default branch (from their merge base, with the uncommitted changes
 /// of tracked files); on the default branch itself, or with no commits yet,
 /// the uncommitted changes.
-pub fn branch_scope(root: &Path) -> Result<Chosen, ScopeError> {
-    let git = Git::new(root, TIMEOUT);
+pub fn branch_scope(root: &Path, env: &crit_os::Env) -> Result<Chosen, ScopeError> {
+    let git = Git::new(root, TIMEOUT, env);
     let survey = |why: String| Chosen {
         scope: Scope::Survey,
         why: format!(
@@ -94,9 +94,14 @@ pub fn branch_scope(root: &Path) -> Result<Chosen, ScopeError> {
 /// else against its merge base with the local default branch, else, when it
 /// shares nothing with either, or is the default branch itself, everything
 /// it holds (a range from the empty tree).
-pub fn push_scope(root: &Path, remote: &str, local: &str) -> Result<Chosen, ScopeError> {
+pub fn push_scope(
+    root: &Path,
+    remote: &str,
+    local: &str,
+    env: &crit_os::Env,
+) -> Result<Chosen, ScopeError> {
     check_rev(local, "--diff")?;
-    let git = Git::new(root, TIMEOUT);
+    let git = Git::new(root, TIMEOUT, env);
     let sha = match rev_parse(&git, local)? {
         Some(sha) => sha,
         None if git.run(&["rev-parse", "--git-dir"], SMALL)?.success() => {

@@ -260,7 +260,7 @@ impl Repo {
     /// Opens the repository at `root` (its filter drivers and attribute
     /// files neutralised, see [`Git::new`]), resolving `revs` (checked not
     /// to look like options) in the same git run, for [`Repo::resolve`].
-    pub fn open(
+    pub(super) fn open(
         root: &Path,
         opts: &ScopeOptions,
         scope: &Scope,
@@ -269,7 +269,7 @@ impl Repo {
         // One run, beside the config read: where the repository is, HEAD and
         // `revs`; a failure (an unborn HEAD, an unknown rev) still prints
         // what came before it.
-        let (git, out) = Git::new_locating(root, opts.timeout, revs);
+        let (git, out) = Git::new_locating(root, opts.timeout, revs, &opts.env);
         let out = out?;
         let text = out.text();
         let lines: Vec<&str> = text.lines().collect();
@@ -328,7 +328,7 @@ impl Repo {
     }
 
     /// The commit `rev` names; `rev` was checked not to look like an option.
-    pub fn resolve(&self, rev: &str) -> Result<String, ScopeError> {
+    pub(super) fn resolve(&self, rev: &str) -> Result<String, ScopeError> {
         if let Some((_, sha)) = self.resolved.iter().find(|(r, _)| r == rev) {
             return Ok(sha.clone());
         }
@@ -420,7 +420,7 @@ impl Repo {
 
     /// `short-hash subject` of the commits from `base` (excluded) to `head`,
     /// newest first, at most 50: what the author meant, for the reviewers.
-    pub fn subjects(&self, base: &str, head: &str) -> Result<Vec<String>, ScopeError> {
+    pub(super) fn subjects(&self, base: &str, head: &str) -> Result<Vec<String>, ScopeError> {
         self.log_subjects(&format!("{base}..{head}"))
     }
 
@@ -448,14 +448,14 @@ impl Repo {
     }
 
     /// The empty tree's id in this repository's hash (the base of a root commit).
-    pub fn empty_tree(&self) -> Result<String, ScopeError> {
+    pub(super) fn empty_tree(&self) -> Result<String, ScopeError> {
         self.git.empty_tree()
     }
 
     /// `git diff REVS --`: one tree-ish compares with the working tree, two
     /// with each other. Files from the NUL listing, hunks from the patch; the
     /// patch is not cut yet ([`finish`] does).
-    pub fn diff(
+    pub(super) fn diff(
         &self,
         revs: &[&str],
         description: String,
@@ -516,7 +516,7 @@ impl Repo {
 /// Leaves crit's own files out (but those `named` names), keeps the shard
 /// asked for, then cuts the patch to the cap, at a file boundary when it can.
 fn finish(root: &Path, mut change: Change, opts: &ScopeOptions, named: &[String]) -> Change {
-    own::leave_out(root, &mut change, named);
+    own::leave_out(root, &mut change, named, &opts.env);
     super::ignore::leave_out(&mut change, &opts.ignore);
     if let Some(s) = opts.shard {
         shard::apply(&mut change, s);

@@ -18,7 +18,7 @@ pub(super) struct Selector {
 }
 
 impl Selector {
-    pub fn new(globs: &[String]) -> Result<Selector, ScopeError> {
+    pub(super) fn new(globs: &[String]) -> Result<Selector, ScopeError> {
         let mut set = GlobSetBuilder::new();
         let mut dirs = Vec::new();
         for g in globs {
@@ -42,7 +42,7 @@ impl Selector {
         Ok(Selector { set, dirs })
     }
 
-    pub fn matches(&self, path: &str) -> bool {
+    pub(super) fn matches(&self, path: &str) -> bool {
         let path = normalize(path);
         self.set.is_match(path) || self.dirs.iter().any(|d| path.starts_with(d.as_str()))
     }
@@ -114,7 +114,7 @@ pub(super) fn select(
 /// Tracked files under `root`, relative to it; `None` when git cannot say
 /// (no git, not a repository).
 fn tracked(root: &Path, opts: &ScopeOptions) -> Option<Vec<String>> {
-    let git = Git::new(root, opts.timeout);
+    let git = Git::new(root, opts.timeout, &opts.env);
     match git.run(&["ls-files", "--cached", "-z"], opts.max_git_output_bytes) {
         Ok(out) if out.success() && !out.overflowed => Some(
             out.stdout

@@ -33,28 +33,29 @@ enum Broken {
 impl Git {
     /// The runner for the repository containing `cwd`; the repository's
     /// filter drivers and attribute files are neutralised once here.
-    pub fn new(cwd: &Path, timeout: Duration) -> Self {
+    pub(super) fn new(cwd: &Path, timeout: Duration, env: &Env) -> Self {
         let opts = GitOptions {
             timeout,
             ..GitOptions::default()
         };
-        let inner = os::Git::open(cwd, &child_env(), opts).map_err(Broken::from);
+        let inner = os::Git::open(cwd, &child_env(env), opts).map_err(Broken::from);
         Git { inner }
     }
 
     /// [`Git::new`], locating the repository and resolving `revs` in the
     /// same breath (see [`os::Git::open_locating`]): the runner, and the
     /// answer of that `rev-parse` when it could run.
-    pub fn new_locating(
+    pub(super) fn new_locating(
         cwd: &Path,
         timeout: Duration,
         revs: &[&str],
+        env: &Env,
     ) -> (Self, Result<GitOutput, ScopeError>) {
         let opts = GitOptions {
             timeout,
             ..GitOptions::default()
         };
-        match os::Git::open_locating(cwd, &child_env(), opts, revs) {
+        match os::Git::open_locating(cwd, &child_env(env), opts, revs) {
             Ok((git, out)) => (Git { inner: Ok(git) }, Ok(out)),
             Err(e) => {
                 let broken = Broken::from(e);
@@ -65,30 +66,30 @@ impl Git {
     }
 
     /// The empty tree's id in this repository's object format.
-    pub fn empty_tree(&self) -> Result<String, ScopeError> {
+    pub(super) fn empty_tree(&self) -> Result<String, ScopeError> {
         Ok(self.git(&["hash-object"])?.empty_tree().to_string())
     }
 
     /// Whether a repository contains the directory, as crit's own discovery
     /// found it (never read from git's messages, which are translated).
-    pub fn in_repository(&self) -> bool {
+    pub(super) fn in_repository(&self) -> bool {
         matches!(&self.inner, Ok(g) if g.layout().is_some())
     }
 
     /// Runs `git <hardening> args`, keeping up to `cap` bytes of stdout.
     /// Errors only when git cannot be started or is killed.
-    pub fn run(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
+    pub(super) fn run(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
         self.git(args)?.run(args, cap).map_err(scope_error)
     }
 
     /// Like [`Git::run`], but a non-zero exit is a [`ScopeError::Git`].
-    pub fn ok(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
+    pub(super) fn ok(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
         self.git(args)?.ok(args, cap).map_err(scope_error)
     }
 
     /// `git diff --no-ext-diff --no-textconv --text args`: every file shown
     /// as text, whatever an attribute or a NUL byte would make git say.
-    pub fn diff(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
+    pub(super) fn diff(&self, args: &[&str], cap: usize) -> Result<GitOutput, ScopeError> {
         self.git(args)?.diff(args, true, cap).map_err(scope_error)
     }
 
@@ -133,15 +134,15 @@ fn scope_error(e: GitError) -> ScopeError {
     }
 }
 
-/// What the child may see of this process's environment: PATH (crit-os drops
-/// entries inside the project), and HOME and XDG_CONFIG_HOME so the user's
-/// own git config (git-lfs) applies. Nothing else reaches git.
-fn child_env() -> Env {
-    let mut env = Env::new();
+/// What the child may see of the environment the front end read: PATH
+/// (crit-os drops entries inside the project), and HOME and XDG_CONFIG_HOME
+/// so the user's own git config (git-lfs) applies. Nothing else reaches git.
+fn child_env(env: &Env) -> Env {
+    let mut child = Env::new();
     for key in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
-        if let Some(v) = std::env::var_os(key).and_then(|v| v.into_string().ok()) {
-            env.set(key, v);
+        if let Some(v) = env.get(key) {
+            child.set(key, v);
         }
     }
-    env
+    child
 }

@@ -166,6 +166,10 @@ pub struct ScopeOptions {
     /// out of the change and listed in [`Change::ignored`]: only ever the
     /// user's own decision, from trusted settings or `--ignore`.
     pub ignore: Vec<String>,
+    /// The environment the front end read: git sees its PATH, HOME and
+    /// XDG_CONFIG_HOME (the user's own git config), nothing else. Default:
+    /// none (git from the standard PATH, no user config).
+    pub env: crit_os::Env,
 }
 
 impl Default for ScopeOptions {
@@ -177,6 +181,7 @@ impl Default for ScopeOptions {
             max_git_output_bytes: 64 * 1024 * 1024,
             shard: None,
             ignore: Vec::new(),
+            env: crit_os::Env::new(),
         }
     }
 }

@@ -58,14 +58,14 @@ impl OwnFiles {
     /// crit's own files in the project at `root`. Reads only the files
     /// crit writes; a missing or unreadable one is simply not crit's.
     pub fn of(root: &Path) -> OwnFiles {
-        OwnFiles::against(root, None)
+        OwnFiles::against(root, None, &crit_os::Env::new())
     }
 
     /// [`OwnFiles::of`] for a change from `base` (a commit): `settings.json`
     /// is crit's when all it adds to the base's is crit's; with no base, when
-    /// it holds nothing else.
-    pub fn against(root: &Path, base: Option<&str>) -> OwnFiles {
-        let mut paths = installed(root, base);
+    /// it holds nothing else. `env` is what git sees to read the base.
+    pub fn against(root: &Path, base: Option<&str>, env: &crit_os::Env) -> OwnFiles {
+        let mut paths = installed(root, base, env);
         if read(&root.join(".crit/.gitignore")).is_some_and(|b| b == CRIT_GITIGNORE.as_bytes()) {
             paths.push(".crit/.gitignore".into());
         }
@@ -92,7 +92,7 @@ impl OwnFiles {
 /// it (the ledger's `settings_sha256`) and what it adds to its version at
 /// `base` is only crit's; the same of every other agent's directory
 /// (`.codex/hooks.json`, `.gemini/settings.json` and their ledgers).
-fn installed(root: &Path, base: Option<&str>) -> Vec<String> {
+fn installed(root: &Path, base: Option<&str>, env: &crit_os::Env) -> Vec<String> {
     let dir = root.join(".claude");
     let mut own = Vec::new();
     for (agent_dir, _) in configs() {
@@ -115,7 +115,7 @@ fn installed(root: &Path, base: Option<&str>) -> Vec<String> {
             Some(a) => a.without_crits(v),
             None => installed::without_crits(v),
         };
-        if settings_are_crits(root, base, agent_dir, config, &only) {
+        if settings_are_crits(root, base, agent_dir, config, &only, env) {
             own.push(format!("{agent_dir}/{config}"));
         }
     }
@@ -140,6 +140,7 @@ fn settings_are_crits(
     agent_dir: &str,
     config: &str,
     only: &dyn Fn(&serde_json::Value) -> serde_json::Value,
+    env: &crit_os::Env,
 ) -> bool {
     let dir = root.join(agent_dir);
     let ledger = read(&dir.join(INSTALL_LEDGER)).and_then(|b| installed::Ledger::exactly(&b));
@@ -159,7 +160,7 @@ fn settings_are_crits(
     let rel = format!("{agent_dir}/{config}");
     let before = match base {
         None => serde_json::json!({}),
-        Some(rev) => match Revision::resolve(root, rev)
+        Some(rev) => match Revision::resolve(root, rev, env)
             .ok()
             .flatten()
             .map(|r| r.read(&rel))
@@ -288,8 +289,8 @@ fn named(globs: &[String], path: &str) -> bool {
 /// Leaves crit's own files out of `change`, except those `globs` (the
 /// user's `--files`) name. Not a note for the reviewer: the model has no use
 /// for crit's files, so they are only logged.
-pub(super) fn leave_out(root: &Path, change: &mut Change, globs: &[String]) {
-    let own = OwnFiles::against(root, change.base.as_deref());
+pub(super) fn leave_out(root: &Path, change: &mut Change, globs: &[String], env: &crit_os::Env) {
+    let own = OwnFiles::against(root, change.base.as_deref(), env);
     let keep: Vec<bool> = change
         .files
         .iter()

@@ -27,9 +27,13 @@ pub struct Revision {
 impl Revision {
     /// The commit `rev` names; `Ok(None)` when the repository has no such
     /// commit (an unknown branch, or one a shallow clone left out).
-    pub fn resolve(root: &Path, rev: &str) -> Result<Option<Revision>, ScopeError> {
+    pub fn resolve(
+        root: &Path,
+        rev: &str,
+        env: &crit_os::Env,
+    ) -> Result<Option<Revision>, ScopeError> {
         check_rev(rev, "--rules-from")?;
-        let git = Git::new(root, TIMEOUT);
+        let git = Git::new(root, TIMEOUT, env);
         let spec = format!("{rev}^{{commit}}");
         let out = git.run(
             &["rev-parse", "--verify", "-q", "--end-of-options", &spec],
@@ -49,8 +53,8 @@ impl Revision {
 
     /// The empty tree of the repository at `root`: a "commit" holding no
     /// file, for a repository with no commit yet.
-    pub fn empty(root: &Path) -> Result<Revision, ScopeError> {
-        let git = Git::new(root, TIMEOUT);
+    pub fn empty(root: &Path, env: &crit_os::Env) -> Result<Revision, ScopeError> {
+        let git = Git::new(root, TIMEOUT, env);
         let sha = git.empty_tree()?;
         Ok(Revision { git, sha })
     }
@@ -145,15 +149,15 @@ impl Revision {
 }
 
 /// Whether the repository at `root` is a shallow clone.
-pub fn is_shallow(root: &Path) -> bool {
-    Git::new(root, TIMEOUT)
+pub(crate) fn is_shallow(root: &Path, env: &crit_os::Env) -> bool {
+    Git::new(root, TIMEOUT, env)
         .run(&["rev-parse", "--is-shallow-repository"], SMALL)
         .is_ok_and(|o| o.success() && o.text().trim() == "true")
 }
 
 /// The current branch's upstream (`origin/feature`), when it has one.
-pub fn upstream(root: &Path) -> Option<String> {
-    let out = Git::new(root, TIMEOUT)
+pub(crate) fn upstream(root: &Path, env: &crit_os::Env) -> Option<String> {
+    let out = Git::new(root, TIMEOUT, env)
         .run(
             &[
                 "rev-parse",
@@ -169,8 +173,8 @@ pub fn upstream(root: &Path) -> Option<String> {
 }
 
 /// The commit HEAD points at, when there is one.
-pub fn head(root: &Path) -> Option<String> {
-    Revision::resolve(root, "HEAD")
+pub(crate) fn head(root: &Path, env: &crit_os::Env) -> Option<String> {
+    Revision::resolve(root, "HEAD", env)
         .ok()
         .flatten()
         .map(|r| r.sha)

@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crit_agent::transcript::TranscriptItem;
 use crit_core::ReviewResult;
+use crit_core::transcript::TranscriptItem;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -14,7 +14,7 @@ use crate::config::{Config, ReviewerKind};
 const VERIFY_MODEL: &str = "haiku";
 
 /// The estimated cost (USD) a review spends without asking.
-pub const MAX_COST_USD: f64 = 1.0;
+pub(super) const MAX_COST_USD: f64 = 1.0;
 
 pub(crate) fn resolve(
     kind: Kind,

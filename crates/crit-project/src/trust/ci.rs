@@ -224,12 +224,12 @@ pub enum BaseError {
 }
 
 /// The base `base` names, found in the repository at `root`, or why it
-/// cannot be used.
-pub fn locate(root: &Path, ci: Ci, base: &BaseRef) -> Result<Base, BaseError> {
+/// cannot be used; `env` is what git sees.
+pub fn locate(root: &Path, ci: Ci, base: &BaseRef, env: &crit_os::Env) -> Result<Base, BaseError> {
     let (name, from) = (base.name.clone(), base.var.clone());
     let mut found = None;
     for candidate in &base.candidates {
-        match Revision::resolve(root, candidate) {
+        match Revision::resolve(root, candidate, env) {
             Ok(Some(r)) => {
                 found = Some(r);
                 break;
@@ -240,7 +240,7 @@ pub fn locate(root: &Path, ci: Ci, base: &BaseRef) -> Result<Base, BaseError> {
             }
         }
     }
-    let shallow = || revision::is_shallow(root);
+    let shallow = || revision::is_shallow(root, env);
     let fix = ci.full_history();
     match found {
         Some(revision) if revision.meets_head().unwrap_or(false) => Ok(Base {
@@ -258,11 +258,11 @@ pub fn locate(root: &Path, ci: Ci, base: &BaseRef) -> Result<Base, BaseError> {
 /// What a code review with no scope compares against in CI: the pull/merge
 /// request's base, else the branch's upstream when HEAD has moved past it.
 /// `Ok(None)`: nothing to compare with (the review surveys the project).
-pub fn review_base(root: &Path, ci: &CiEnv) -> Result<Option<Base>, BaseError> {
+pub fn review_base(root: &Path, ci: &CiEnv, env: &crit_os::Env) -> Result<Option<Base>, BaseError> {
     if let Some(base) = &ci.base {
-        return locate(root, ci.ci, base).map(Some);
+        return locate(root, ci.ci, base, env).map(Some);
     }
-    let Some(up) = revision::upstream(root) else {
+    let Some(up) = revision::upstream(root, env) else {
         return Ok(None);
     };
     let base = BaseRef {
@@ -270,8 +270,8 @@ pub fn review_base(root: &Path, ci: &CiEnv) -> Result<Option<Base>, BaseError> {
         name: up,
         var: "the branch's upstream".into(),
     };
-    let found = locate(root, ci.ci, &base)?;
-    let head = revision::head(root);
+    let found = locate(root, ci.ci, &base, env)?;
+    let head = revision::head(root, env);
     Ok((head.as_deref() != Some(found.revision.sha.as_str())).then_some(found))
 }
 

@@ -166,11 +166,13 @@ impl ProjectRules {
         rules_from: Option<&str>,
     ) -> Result<ProjectRules, TrustError> {
         let ci = ci::detect(env);
+        let git_env = git_env(env);
         if let Some(rev) = rules_from {
-            let found = Revision::resolve(root, rev).map_err(|e| TrustError::RulesFrom {
-                rev: rev.to_string(),
-                message: e.to_string(),
-            })?;
+            let found =
+                Revision::resolve(root, rev, &git_env).map_err(|e| TrustError::RulesFrom {
+                    rev: rev.to_string(),
+                    message: e.to_string(),
+                })?;
             let revision = found.ok_or_else(|| TrustError::RulesFrom {
                 rev: rev.to_string(),
                 message: "no branch, tag or commit has this name here (a remote branch may need `git fetch` first)".into(),
@@ -190,7 +192,7 @@ impl ProjectRules {
         if let Some(c) = &ci {
             let (source, policy) = match &c.base {
                 None => (Source::WorkTree, Policy::Deny(NO_BASE.into())),
-                Some(b) => match ci::locate(root, c.ci, b) {
+                Some(b) => match ci::locate(root, c.ci, b, &git_env) {
                     Ok(base) => (Source::Revision(Box::new(base)), Policy::Allow),
                     Err(why) => (
                         Source::WorkTree,
@@ -238,9 +240,10 @@ impl ProjectRules {
             at: at.to_string(),
             source,
         };
-        let revision = match (Revision::resolve(root, at).map_err(git)?, start) {
+        let git_env = git_env(env);
+        let revision = match (Revision::resolve(root, at, &git_env).map_err(git)?, start) {
             (Some(r), _) => r,
-            (None, None) => Revision::empty(root).map_err(git)?,
+            (None, None) => Revision::empty(root, &git_env).map_err(git)?,
             (None, Some(s)) => {
                 return Err(TrustError::Git {
                     at: s.to_string(),
@@ -278,7 +281,7 @@ impl ProjectRules {
         root: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<ProjectRules, TrustError> {
-        let revision = Revision::empty(root).map_err(|source| TrustError::Git {
+        let revision = Revision::empty(root, &git_env(env)).map_err(|source| TrustError::Git {
             at: "the empty tree".into(),
             source,
         })?;
@@ -578,6 +581,18 @@ impl Drop for ProjectRules {
 }
 
 /// What the user's trust store honours for the project at `root`.
+/// What git sees of the environment `env` gives: its PATH, HOME and
+/// XDG_CONFIG_HOME (the user's own git config).
+fn git_env(env: &dyn Fn(&str) -> Option<String>) -> crit_os::Env {
+    let mut git = crit_os::Env::new();
+    for key in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
+        if let Some(v) = env(key) {
+            git.set(key, v);
+        }
+    }
+    git
+}
+
 fn store_policy(root: &Path, env: &dyn Fn(&str) -> Option<String>) -> Policy {
     match TrustStore::standard(env) {
         None => {

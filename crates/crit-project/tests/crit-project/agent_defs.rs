@@ -67,7 +67,7 @@ fn into_sub_agent_keeps_every_field() {
     let sub = def.into_sub_agent();
     assert_eq!(
         sub,
-        crit_agent::SubAgentDef {
+        crit_core::agent::SubAgentDef {
             name: "sec".into(),
             description: "Security review".into(),
             system_prompt: "Find injection bugs.".into(),

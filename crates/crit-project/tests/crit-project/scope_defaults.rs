@@ -50,7 +50,7 @@ fn pushed_main_and_feature() -> Repo {
 #[test]
 fn no_scope_reviews_a_branch_against_the_default_branch_and_says_so() {
     let repo = pushed_main_and_feature();
-    let chosen = branch_scope(&repo.root).unwrap();
+    let chosen = branch_scope(&repo.root, &crit_os::Env::new()).unwrap();
     assert_eq!(chosen.scope, Scope::Diff("origin/main".into()));
     assert!(
         chosen.why.contains("`feature`") && chosen.why.contains("default branch `origin/main`"),
@@ -66,7 +66,7 @@ fn no_scope_prefers_the_upstream_the_branch_has_moved_past() {
     repo.git(&["push", "-q", "-u", "origin", "feature"]);
     repo.write("d.txt", "later\n");
     repo.commit("not pushed yet");
-    let chosen = branch_scope(&repo.root).unwrap();
+    let chosen = branch_scope(&repo.root, &crit_os::Env::new()).unwrap();
     assert_eq!(chosen.scope, Scope::Diff("origin/feature".into()));
     assert!(
         chosen.why.contains("upstream `origin/feature`"),
@@ -76,7 +76,7 @@ fn no_scope_prefers_the_upstream_the_branch_has_moved_past() {
     assert_eq!(paths(&repo, &chosen.scope), ["d.txt"]);
     // All pushed: the branch against the default branch again.
     repo.git(&["push", "-q"]);
-    let chosen = branch_scope(&repo.root).unwrap();
+    let chosen = branch_scope(&repo.root, &crit_os::Env::new()).unwrap();
     assert_eq!(chosen.scope, Scope::Diff("origin/main".into()));
     assert_eq!(paths(&repo, &chosen.scope), ["a.txt", "c.txt", "d.txt"]);
 }
@@ -89,21 +89,26 @@ fn no_scope_without_a_remote_uses_the_local_default_branch() {
     repo.git(&["checkout", "-q", "-b", "topic"]);
     repo.write("b.txt", "b\n");
     repo.commit("topic");
-    let chosen = branch_scope(&repo.root).unwrap();
+    let chosen = branch_scope(&repo.root, &crit_os::Env::new()).unwrap();
     assert_eq!(chosen.scope, Scope::Diff("main".into()));
     assert_eq!(paths(&repo, &chosen.scope), ["b.txt"]);
     // On the default branch itself: what is not committed yet.
     repo.git(&["checkout", "-q", "main"]);
     repo.write("a.txt", lines_with(5, 2, "edited"));
-    let chosen = branch_scope(&repo.root).unwrap();
+    let chosen = branch_scope(&repo.root, &crit_os::Env::new()).unwrap();
     assert_eq!(chosen.scope, Scope::Uncommitted);
     assert!(chosen.why.contains("uncommitted"), "{}", chosen.why);
     // No commits at all: the uncommitted changes too.
     let empty = Repo::new();
-    assert_eq!(branch_scope(&empty.root).unwrap().scope, Scope::Uncommitted);
+    assert_eq!(
+        branch_scope(&empty.root, &crit_os::Env::new())
+            .unwrap()
+            .scope,
+        Scope::Uncommitted
+    );
     // Not a repository: the whole project, said.
     let plain = tempfile::tempdir().unwrap();
-    let chosen = branch_scope(plain.path()).unwrap();
+    let chosen = branch_scope(plain.path(), &crit_os::Env::new()).unwrap();
     assert_eq!(chosen.scope, Scope::Survey);
     assert!(chosen.why.contains("whole project"), "{}", chosen.why);
 }
@@ -120,7 +125,13 @@ fn a_first_push_reviews_the_pushed_commits_never_the_uncommitted_changes() {
     let pushed = repo.commit("feature");
     repo.write("scratch.txt", "not committed\n");
     // The branch: against its merge base with the local default branch.
-    let chosen = push_scope(&repo.root, "origin", "refs/heads/feature").unwrap();
+    let chosen = push_scope(
+        &repo.root,
+        "origin",
+        "refs/heads/feature",
+        &crit_os::Env::new(),
+    )
+    .unwrap();
     let base = repo.git(&["rev-parse", "main"]);
     assert_eq!(chosen.scope, Scope::Range(format!("{base}..{pushed}")));
     assert!(
@@ -130,7 +141,13 @@ fn a_first_push_reviews_the_pushed_commits_never_the_uncommitted_changes() {
     );
     assert_eq!(paths(&repo, &chosen.scope), ["bad.py"]);
     // The default branch itself: everything it holds.
-    let chosen = push_scope(&repo.root, "origin", "refs/heads/main").unwrap();
+    let chosen = push_scope(
+        &repo.root,
+        "origin",
+        "refs/heads/main",
+        &crit_os::Env::new(),
+    )
+    .unwrap();
     assert!(chosen.why.contains("everything"), "{}", chosen.why);
     let change = run(&repo, &chosen.scope);
     assert_eq!(change.paths(), ["a.txt"]);
@@ -146,7 +163,13 @@ fn a_first_push_reviews_the_pushed_commits_never_the_uncommitted_changes() {
     repo.git(&["checkout", "-q", "main"]);
     repo.write("a.txt", lines_with(5, 1, "main moved"));
     repo.commit("main moved");
-    let chosen = push_scope(&repo.root, "origin", "refs/heads/feature").unwrap();
+    let chosen = push_scope(
+        &repo.root,
+        "origin",
+        "refs/heads/feature",
+        &crit_os::Env::new(),
+    )
+    .unwrap();
     assert!(
         chosen
             .why
@@ -156,7 +179,15 @@ fn a_first_push_reviews_the_pushed_commits_never_the_uncommitted_changes() {
     );
     assert_eq!(paths(&repo, &chosen.scope), ["bad.py"]);
     // A revision that could be an option is refused before git sees it.
-    assert!(push_scope(&repo.root, "origin", "--output=/tmp/x").is_err());
+    assert!(
+        push_scope(
+            &repo.root,
+            "origin",
+            "--output=/tmp/x",
+            &crit_os::Env::new()
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -280,5 +311,40 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     assert_eq!(
         paths(&repo, &Scope::Uncommitted),
         [".claude/commands/crit-review.md"]
+    );
+}
+
+/// git runs with the environment the caller gave, never this process's: the
+/// `git` found is the one on the given PATH.
+#[test]
+fn git_sees_the_environment_it_is_given() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::new();
+    repo.write("a.txt", "one\n");
+    repo.commit("base");
+    repo.write("a.txt", "two\n");
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("git"))
+        .find(|p| p.is_file())
+        .unwrap();
+    let tools = repo.outside("tools");
+    let log = tools.join("git.log");
+    let script = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+        log.display(),
+        real.display()
+    );
+    std::fs::write(tools.join("git"), script).unwrap();
+    std::fs::set_permissions(tools.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let opts = crit_project::scope::ScopeOptions {
+        env: crit_os::Env::new().with("PATH", tools.display().to_string()),
+        ..opts()
+    };
+    let change = compute(&repo.root, &Scope::Uncommitted, &opts).unwrap();
+    assert_eq!(change.files.len(), 1);
+    let ran = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        ran.contains("diff"),
+        "the given PATH's git did not run: {ran:?}"
     );
 }

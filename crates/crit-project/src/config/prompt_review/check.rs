@@ -30,7 +30,7 @@ pub(super) enum Place {
 }
 
 impl Layer {
-    pub fn user(path: &Path) -> Layer {
+    pub(super) fn user(path: &Path) -> Layer {
         Layer {
             file: path.display().to_string(),
             place: Place::User {
@@ -39,7 +39,7 @@ impl Layer {
         }
     }
 
-    pub fn project(rel: &str, label: &str) -> Layer {
+    pub(super) fn project(rel: &str, label: &str) -> Layer {
         Layer {
             file: label.to_string(),
             place: Place::Project {

@@ -19,14 +19,14 @@ pub(super) struct Gate<'a> {
 }
 
 impl Gate<'_> {
-    pub fn trusting() -> Gate<'static> {
+    pub(super) fn trusting() -> Gate<'static> {
         Gate {
             rules: None,
             file: String::new(),
         }
     }
 
-    pub fn allow(&self, key: &str, value: &str) -> bool {
+    pub(super) fn allow(&self, key: &str, value: &str) -> bool {
         match self.rules {
             None => true,
             Some(r) => r.allow_as(Gated::new(self.file.clone(), 0, key, value), &self.trust()),
@@ -44,13 +44,13 @@ impl Gate<'_> {
     }
 
     /// May `${env:NAME}` be expanded?
-    pub fn env(&self, name: &str) -> bool {
+    pub(super) fn env(&self, name: &str) -> bool {
         self.allow(&format!("${{env:{name}}}"), name)
     }
 
     /// `path` (resolved) is outside the project and the rules do not allow
     /// the setting `key` (written `value`) to take it there.
-    pub fn refuses_outside(&self, path: &Path, key: &str, value: &str) -> bool {
+    pub(super) fn refuses_outside(&self, path: &Path, key: &str, value: &str) -> bool {
         match self.rules {
             None => false,
             Some(r) => !inside(r.canonical_root(), path) && !self.allow(key, value),
@@ -59,7 +59,7 @@ impl Gate<'_> {
 
     /// A prompt file's text from where the rules read the project (at a
     /// commit, the commit's file). `None`: read it from disk.
-    pub fn read_prompt(&self, path: &Path) -> Option<Result<Option<String>, TrustError>> {
+    pub(super) fn read_prompt(&self, path: &Path) -> Option<Result<Option<String>, TrustError>> {
         let rules = self.rules?;
         let Source::Revision(_) = rules.source() else {
             return None;

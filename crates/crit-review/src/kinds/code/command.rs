@@ -128,7 +128,17 @@ impl CommandReviewer {
             Ok(s) => s,
             Err(e) => return bad_request(e),
         };
-        let change = match scope::compute(&self.root, &scope, &ScopeOptions::default()) {
+        let mut git_env = crit_os::Env::new();
+        for key in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
+            if let Some(v) = (self.env)(key) {
+                git_env.set(key, v);
+            }
+        }
+        let opts = ScopeOptions {
+            env: git_env,
+            ..ScopeOptions::default()
+        };
+        let change = match scope::compute(&self.root, &scope, &opts) {
             Ok(c) if c.is_empty() => return empty_pass(req),
             Ok(c) => c,
             Err(e) => return bad_request(e),
@@ -214,6 +224,7 @@ impl CommandReviewer {
             &mut result.findings,
             &self.root,
             Some(&scope),
+            &opts.env,
         );
         result
     }

@@ -329,7 +329,12 @@ pub(super) fn conclude(
         now,
     };
     finish.apply(&mut result);
-    suggestions::check(&mut result.findings, &req.root, p.scope.as_ref());
+    suggestions::check(
+        &mut result.findings,
+        &req.root,
+        p.scope.as_ref(),
+        &opts.git_env(),
+    );
     hold_for_coverage(&mut result, opts);
     super::coverage::add_ignored(&mut result, p.change.as_ref());
     // crit's own notes: they neither pass nor fail the gate.

@@ -206,8 +206,21 @@ impl ReviewOptions {
             shard: self.shard,
             ignore: self.ignore.clone(),
             max_patch_bytes: usize::MAX,
+            env: self.git_env(),
             ..ScopeOptions::default()
         }
+    }
+
+    /// What git sees of this review's environment: its PATH, HOME and
+    /// XDG_CONFIG_HOME (the user's own git config), nothing else.
+    pub fn git_env(&self) -> crit_os::Env {
+        let mut git = crit_os::Env::new();
+        for key in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
+            if let Some(v) = (self.env)(key) {
+                git.set(key, v);
+            }
+        }
+        git
     }
 }
 

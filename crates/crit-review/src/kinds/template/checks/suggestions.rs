@@ -56,14 +56,21 @@ fn new_side(scope: Option<&Scope>) -> NewSide {
 }
 
 /// Settles every suggestion in `findings` against its file after the change
-/// `scope` names (`None`: the working tree) in the project at `root`.
-pub(crate) fn check(findings: &mut [Finding], root: &Path, scope: Option<&Scope>) {
+/// `scope` names (`None`: the working tree) in the project at `root`; `env`
+/// is what git sees.
+pub(crate) fn check(
+    findings: &mut [Finding],
+    root: &Path,
+    scope: Option<&Scope>,
+    env: &crit_os::Env,
+) {
     if findings.iter().all(|f| f.suggestion.is_none()) {
         return;
     }
     let reader = Reader {
         root,
         side: new_side(scope),
+        env,
     };
     let mut texts: HashMap<String, Result<String, SuggestionError>> = HashMap::new();
     for f in findings.iter_mut().filter(|f| f.suggestion.is_some()) {
@@ -85,6 +92,7 @@ pub(crate) fn check(findings: &mut [Finding], root: &Path, scope: Option<&Scope>
 struct Reader<'a> {
     root: &'a Path,
     side: NewSide,
+    env: &'a crit_os::Env,
 }
 
 impl Reader<'_> {
@@ -107,7 +115,7 @@ impl Reader<'_> {
                     )
                 })
                 .map_err(|e| Unreadable(e.to_string())),
-            NewSide::Commit(rev) => match Revision::resolve(self.root, rev) {
+            NewSide::Commit(rev) => match Revision::resolve(self.root, rev, self.env) {
                 Ok(Some(commit)) => match commit.read(path) {
                     Ok(Some(text)) => Ok(text),
                     Ok(None) => Err(Unreadable(format!(
