@@ -313,6 +313,7 @@ pub(super) fn conclude(
     };
     finish.apply(&mut result);
     suggestions::check(&mut result.findings, &req.root, p.scope.as_ref());
+    super::coverage::add_hidden(&mut result, p.change.as_ref());
     hold_for_coverage(&mut result, opts);
     super::coverage::add_ignored(&mut result, p.change.as_ref());
     // crit's own notes: they neither pass nor fail the gate.
