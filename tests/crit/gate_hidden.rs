@@ -114,7 +114,11 @@ fn a_gitignore_added_at_the_top_that_hides_a_new_file_holds_the_gate() {
     let d = dir.path();
     // The tracked .gitignore edited: the edit itself is reviewed, the
     // file it hides is not, and the base's rules do not ignore it.
-    write(d, ".gitignore", ".home/\n.state/\n.cache/\nbuild/\nsecret_tool.sh\n");
+    write(
+        d,
+        ".gitignore",
+        ".home/\n.state/\n.cache/\nbuild/\nsecret_tool.sh\n",
+    );
     write(d, "secret_tool.sh", EVIL);
     let server = FakeServer::start_blocking();
     let (out, r) = review(d, &server);

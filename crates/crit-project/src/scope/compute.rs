@@ -8,8 +8,8 @@ use super::git::Git;
 use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
 use super::{
-    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, flagged, hidden, own,
-    shard, untracked,
+    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, flagged, hidden,
+    own, shard, untracked,
 };
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
