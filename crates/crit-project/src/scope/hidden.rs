@@ -127,7 +127,7 @@ impl Trusted {
             let mut m = meta.split_whitespace();
             let (mode, object) = (m.next()?, m.nth(1)?);
             let name = path.rsplit('/').next().unwrap_or(path);
-            (mode.starts_with("100") && name == ".gitignore").then(|| (path, object))
+            (mode.starts_with("100") && name == ".gitignore").then_some((path, object))
         });
         for (path, object) in entries.take(MAX_RULE_FILES) {
             let blob = git.ok(&["cat-file", "blob", object], RULES_CAP)?;
