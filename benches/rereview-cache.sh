@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What a second review of a change costs after a one-hunk fix: four parts
-# (four files of 150 KB), reviewed, one line of one file fixed in a new
+# What a second review of a change costs after a one-hunk fix: three parts
+# and four parts (files of 150 KB), reviewed, one line of one file fixed in a new
 # commit, reviewed again, against crit-testkit's fake Anthropic server with
 # the prompt cache simulated as the API keeps one (tokens are bytes / 4 of
 # each block; a prefix up to a cache breakpoint is written once and read

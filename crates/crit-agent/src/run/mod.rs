@@ -111,19 +111,43 @@ impl AgentSpec {
         }
     }
 
-    /// The first user message: the shared work (a cache breakpoint), then the
+    /// The first user message: the shared work (cache breakpoints), then the
     /// run's own prompt.
     pub(crate) fn first_message(&self) -> crit_llm::Message {
         if self.shared_prompt.is_empty() {
             return crit_llm::Message::user_text(self.prompt.clone());
         }
+        let mut content: Vec<crit_llm::Block> = split_work(&self.shared_prompt)
+            .into_iter()
+            .map(|w| crit_llm::Block::cached_text(w.to_string()))
+            .collect();
+        content.push(crit_llm::Block::text(self.prompt.clone()));
         crit_llm::Message {
             role: crit_llm::Role::User,
-            content: vec![
-                crit_llm::Block::cached_text(self.shared_prompt.clone()),
-                crit_llm::Block::text(self.prompt.clone()),
-            ],
+            content,
         }
+    }
+}
+
+/// Bytes of shared work before it is cut into a second cached block.
+const WORK_BLOCK_BYTES: usize = 48 * 1024;
+
+/// Big shared work in two blocks, each a cache breakpoint: a later review
+/// whose work changed after the first block (a fix in the part's later
+/// hunks) still reads the first from the prompt cache. The cut is the first
+/// line end at or past [`WORK_BLOCK_BYTES`], found from the start: an edit
+/// after it never moves it, so the first block stays byte for byte the same.
+fn split_work(work: &str) -> Vec<&str> {
+    // A newline byte is always a character boundary.
+    let cut = work
+        .as_bytes()
+        .get(WORK_BLOCK_BYTES..)
+        .and_then(|rest| rest.iter().position(|b| *b == b'\n'))
+        .map(|i| WORK_BLOCK_BYTES + i + 1)
+        .filter(|&at| at < work.len());
+    match cut {
+        Some(at) => vec![&work[..at], &work[at..]],
+        None => vec![work],
     }
 }
 
@@ -294,4 +318,24 @@ pub struct RunOutcome {
     /// When no valid structured answer came: the last one refused (its
     /// JSON, or why its input was not JSON).
     pub rejected_answer: Option<RejectedAnswer>,
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    #[test]
+    fn big_work_is_cut_once_where_an_edit_after_it_cannot_move_it() {
+        assert_eq!(split_work("small\n"), vec!["small\n"]);
+        let line = "é".repeat(40) + "\n";
+        let work = line.repeat(2000);
+        let blocks = split_work(&work);
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks.concat(), work);
+        assert!(blocks[0].len() >= WORK_BLOCK_BYTES && blocks[0].ends_with('\n'));
+        // An edit past the cut leaves the first block as it was.
+        let mut edited = work.clone();
+        edited.replace_range(work.len() - line.len().., "fixed\n");
+        assert_eq!(split_work(&edited)[0], blocks[0]);
+    }
 }

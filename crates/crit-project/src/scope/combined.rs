@@ -33,6 +33,7 @@ pub(super) fn compute(
                 acc.notes.extend(c.notes.iter().cloned());
                 acc.commits.extend(c.commits.iter().cloned());
                 acc.screened.extend(c.screened.iter().cloned());
+                acc.hidden.extend(c.hidden.iter().cloned());
                 merge_into(&mut acc, c);
                 acc
             }

@@ -8,8 +8,8 @@ use super::git::Git;
 use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
 use super::{
-    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, flagged, own, shard,
-    untracked,
+    Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, flagged, hidden,
+    own, shard, untracked,
 };
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
@@ -58,6 +58,7 @@ pub(super) fn compute_naming(
             part: None,
             screened: Vec::new(),
             ignored: Vec::new(),
+            hidden: Vec::new(),
             kind: Kind::Survey,
             prefix: String::new(),
         }),
@@ -81,6 +82,9 @@ pub(super) fn compute_naming(
                 .collect();
             shard::keep(&mut change, &keep);
             change.ignored.retain(|i| selector.matches(&i.path));
+            change
+                .hidden
+                .retain(|h| selector.matches(h.path.trim_end_matches('/')));
             change.description = format!("{} (only {})", change.description, globs.join(", "));
             Ok(finish(root, change, opts, globs))
         }
@@ -163,7 +167,8 @@ pub(super) fn compute_naming(
             );
             let mut change = change?;
             change.commits = commits.unwrap_or_default();
-            untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            let nested = untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            hidden::add(&repo.git, &repo.top, &base, &mut change, opts, &nested)?;
             flagged::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(root, change, opts, named))
         }
@@ -179,7 +184,8 @@ pub(super) fn compute_naming(
             let description =
                 format!("uncommitted changes (staged, unstaged and untracked files) {against}");
             let mut change = repo.diff(&[&base], description, repo.head.clone())?;
-            untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            let nested = untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            hidden::add(&repo.git, &repo.top, &base, &mut change, opts, &nested)?;
             flagged::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(root, change, opts, named))
         }
@@ -507,6 +513,7 @@ impl Repo {
             part: None,
             screened: Vec::new(),
             ignored: Vec::new(),
+            hidden: Vec::new(),
             kind: Kind::Diff,
             prefix: self.prefix.clone(),
         })

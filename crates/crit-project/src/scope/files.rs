@@ -106,6 +106,7 @@ pub(super) fn select(
         part: None,
         screened: Vec::new(),
         ignored: Vec::new(),
+        hidden: Vec::new(),
         kind: Kind::Files(selector),
         prefix: String::new(),
     })

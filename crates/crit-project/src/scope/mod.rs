@@ -16,6 +16,7 @@ mod files;
 mod filter;
 mod flagged;
 mod git;
+mod hidden;
 mod ignore;
 pub mod installed;
 mod own;
@@ -77,6 +78,11 @@ pub struct Change {
     /// in the review's coverage: never reviewed, never silently passed.
     #[serde(skip)]
     pub ignored: Vec<Ignored>,
+    /// Files git hides from an uncommitted change that the base revision's
+    /// ignore rules do not ignore, and repositories of their own: no
+    /// reviewer reads them, so the coverage lists each and the gate holds.
+    #[serde(skip)]
+    pub hidden: Vec<Hidden>,
     #[serde(skip)]
     kind: Kind,
     /// Where the project root sits in the repository (`sub/` or empty): git
@@ -144,6 +150,15 @@ pub struct Ignored {
     pub additions: u32,
     /// The first glob that matched it.
     pub glob: String,
+}
+
+/// A file (or a directory, ending in `/`) git does not show in the change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hidden {
+    /// From the project root, `/`-separated.
+    pub path: String,
+    /// Why no reviewer saw it, for people.
+    pub reason: String,
 }
 
 /// Limits of [`compute`].

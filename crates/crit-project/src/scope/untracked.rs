@@ -9,21 +9,16 @@ use super::parse::untracked_section;
 use super::{Change, ChangedFile, FileStatus, ScopeError, ScopeOptions};
 
 /// Appends the repository's untracked, not ignored files to `change`.
+/// Returns the directories git lists whole (`dir/`): each a repository of
+/// its own, whose files git does not show.
 pub(super) fn add(
     git: &Git,
     top: &Path,
     prefix: &str,
     change: &mut Change,
     opts: &ScopeOptions,
-) -> Result<(), ScopeError> {
-    // The whole repository also when the root is a subdirectory: pathspecs
-    // are literal (no `:/`), so climb from the root (`prefix`) to the top.
-    let depth = prefix.split('/').filter(|c| !c.is_empty()).count();
-    let to_top = if depth == 0 {
-        ".".to_string()
-    } else {
-        vec![".."; depth].join("/")
-    };
+) -> Result<Vec<String>, ScopeError> {
+    let to_top = to_top(prefix);
     let out = git.ok(
         &[
             "ls-files",
@@ -36,15 +31,28 @@ pub(super) fn add(
         ],
         opts.max_git_output_bytes,
     )?;
+    let mut nested = Vec::new();
     for raw in out.stdout.split(|b| *b == 0).filter(|p| !p.is_empty()) {
         let path = String::from_utf8_lossy(raw).into_owned();
-        // A nested repository is listed as `dir/`; its files are not ours.
+        // A nested repository (or a worktree) is listed as `dir/`: git
+        // shows none of its files, so the caller lists it as hidden.
         if path.ends_with('/') {
+            nested.push(path);
             continue;
         }
         add_whole(top, &path, FileStatus::Untracked, change, opts);
     }
-    Ok(())
+    Ok(nested)
+}
+
+/// The pathspec for the whole repository from the project root (`prefix`
+/// below the top): pathspecs are literal (no `:/`), so it climbs.
+pub(super) fn to_top(prefix: &str) -> String {
+    let depth = prefix.split('/').filter(|c| !c.is_empty()).count();
+    match depth {
+        0 => ".".to_string(),
+        _ => vec![".."; depth].join("/"),
+    }
 }
 
 /// What an untracked file shows in the patch.

@@ -214,6 +214,25 @@ pub(crate) fn add_ignored(result: &mut crit_core::ReviewResult, change: Option<&
     c.settle();
 }
 
+/// Files git hid from the change (see [`Change::hidden`]): each listed as
+/// not sent, a gap that holds the gate.
+pub(crate) fn add_hidden(result: &mut crit_core::ReviewResult, change: Option<&Change>) {
+    let Some(change) = change.filter(|c| !c.hidden.is_empty()) else {
+        return;
+    };
+    let c = result.coverage.get_or_insert_with(Coverage::default);
+    for h in &change.hidden {
+        c.left_out.push(LeftOut {
+            path: h.path.clone(),
+            hunks: 0,
+            lines: 0,
+            cause: LeftOutCause::NotSent,
+            reason: h.reason.clone(),
+        });
+    }
+    c.settle();
+}
+
 /// `lines 4–6, 9`: new-file line numbers, runs joined.
 fn line_list(lines: &[u32]) -> String {
     let mut runs: Vec<(u32, u32)> = Vec::new();

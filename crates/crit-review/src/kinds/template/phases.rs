@@ -335,6 +335,7 @@ pub(super) fn conclude(
         p.scope.as_ref(),
         &opts.git_env(),
     );
+    super::coverage::add_hidden(&mut result, p.change.as_ref());
     hold_for_coverage(&mut result, opts);
     super::coverage::add_ignored(&mut result, p.change.as_ref());
     // crit's own notes: they neither pass nor fail the gate.

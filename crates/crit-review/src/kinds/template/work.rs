@@ -172,7 +172,7 @@ pub(super) fn plan(
         work.files.push(FileWork {
             path,
             changed,
-            header: fp.header,
+            header: without_blob_ids(&fp.header),
             units: ids,
         });
     }
@@ -258,6 +258,17 @@ fn pack(work: &Work, todo: &[usize], budget: usize) -> Vec<Vec<usize>> {
                 .flat_map(|i| pieces[i].1.iter().copied())
                 .collect()
         })
+        .collect()
+}
+
+/// A file's diff header without its `index <old>..<new>` line: the blob ids
+/// tell a reviewer nothing, and a fix anywhere in the file changes them, so
+/// they would make the part's cached diff differ from its first byte on a
+/// re-review. (A mode is said by its own lines.)
+fn without_blob_ids(header: &str) -> String {
+    header
+        .split_inclusive('\n')
+        .filter(|l| !l.starts_with("index "))
         .collect()
 }
 
