@@ -51,6 +51,7 @@ mod install_claude;
 mod install_claude_agent;
 mod install_claude_pieces;
 mod install_claude_real;
+mod install_cursor_copilot;
 mod install_mcp;
 mod mcp_bounds;
 mod mcp_server;
