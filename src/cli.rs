@@ -390,6 +390,10 @@ pub enum InstallAgent {
     Codex,
     /// Gemini CLI: `.gemini/settings.json` (the prompt review, the review gate).
     Gemini,
+    /// Cursor: `.cursor/hooks.json` (the review gate).
+    Cursor,
+    /// Copilot CLI: `.github/hooks/crit.json` (the review gate).
+    Copilot,
 }
 
 #[derive(Debug, Args)]

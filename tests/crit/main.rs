@@ -57,6 +57,7 @@ mod install_claude_bang_real;
 mod install_claude_pieces;
 mod install_claude_real;
 mod learn;
+mod install_cursor_copilot;
 mod install_mcp;
 mod mcp_bounds;
 mod learnings_base;

@@ -64,6 +64,8 @@ fn other(agent: InstallAgent) -> Option<Agent> {
         InstallAgent::ClaudeCode => None,
         InstallAgent::Codex => Some(Agent::Codex),
         InstallAgent::Gemini => Some(Agent::Gemini),
+        InstallAgent::Cursor => Some(Agent::Cursor),
+        InstallAgent::Copilot => Some(Agent::Copilot),
     }
 }
 

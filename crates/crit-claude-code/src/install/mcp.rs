@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use crit_llm::Env;
 
-use super::merge::{self, InstallError, Ledger};
+use super::merge::{self, InstallError};
 use super::record::{Before, Record, Records};
 use super::{CRIT, Files, Report, sha256, shown};
 use crate::agent::Agent;
@@ -218,7 +218,7 @@ pub fn install(opts: &McpInstall) -> Result<Report, InstallError> {
                     Some(r) => r.before.clone(),
                     None => Some(before.map_or(Before::Absent, |text| Before::Text { text })),
                 },
-                ledger: record.map(|r| r.ledger).unwrap_or_else(Ledger::default),
+                ledger: record.map(|r| r.ledger).unwrap_or_default(),
                 written: sha256(&new),
             };
             if let Some(Err(e)) = records.as_ref().map(|r| r.save(&kept)) {

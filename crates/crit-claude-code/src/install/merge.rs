@@ -24,6 +24,20 @@ pub struct HookSpec {
     pub timeout: u64,
     /// The tools a tool event's hook runs for (a regex on the tool name).
     pub matcher: Option<&'static str>,
+    /// How the agent's file writes a hook.
+    pub shape: Shape,
+}
+
+/// How an agent's hook file writes one hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Claude Code's, Codex CLI's, Gemini CLI's: a group holding `hooks`.
+    Grouped,
+    /// Cursor's: `{"command": …}` in the event's list (`version` 1).
+    Cursor,
+    /// Copilot CLI's: `{"type": "command", "bash": …, "timeoutSec": …}`
+    /// (`version` 1).
+    Copilot,
 }
 
 /// The hooks for `crit` (the program's name or path); `SubagentStop` only
@@ -37,6 +51,7 @@ pub fn hooks(crit: &str, subagent_stop: bool) -> Vec<HookSpec> {
             command: installed::hook_command(crit, h.event),
             timeout: h.timeout,
             matcher: h.matcher,
+            shape: Shape::Grouped,
         })
         .collect()
 }
@@ -61,6 +76,19 @@ pub fn hooks_object(specs: &[HookSpec]) -> Json {
 }
 
 fn group(s: &HookSpec) -> Json {
+    match s.shape {
+        Shape::Grouped => {}
+        Shape::Cursor => {
+            return Json::Object(vec![("command".into(), Json::str(s.command.clone()))]);
+        }
+        Shape::Copilot => {
+            return Json::Object(vec![
+                ("type".into(), Json::str("command")),
+                ("bash".into(), Json::str(s.command.clone())),
+                ("timeoutSec".into(), Json::Number(s.timeout.into())),
+            ]);
+        }
+    }
     let mut fields = Vec::new();
     if let Some(m) = s.matcher {
         fields.push(("matcher".into(), Json::str(m)));
@@ -157,6 +185,10 @@ pub fn merge(
         expected,
     };
     let mut added = Vec::new();
+    if specs.iter().any(|s| s.shape != Shape::Grouped) && doc.get("version").is_none() {
+        doc.set("version", Json::Number(1.into()));
+        note_created(ledger, "version");
+    }
     if doc.get("hooks").is_none() {
         doc.set("hooks", Json::object());
         note_created(ledger, "hooks");
@@ -233,16 +265,20 @@ pub fn diff(before: &str, after: &str, label: &str) -> String {
 
 /// A hook group that runs `command`.
 fn runs(group: &Json, command: &str) -> bool {
-    group
-        .get("hooks")
-        .and_then(Json::as_array)
-        .is_some_and(|hs| hs.iter().any(|h| is_command(h, command)))
+    is_command(group, command)
+        || group
+            .get("hooks")
+            .and_then(Json::as_array)
+            .is_some_and(|hs| hs.iter().any(|h| is_command(h, command)))
 }
 
+/// A hook running `command` (Copilot CLI names it `bash`).
 fn is_command(hook: &Json, command: &str) -> bool {
-    hook.get("command")
-        .and_then(Json::as_str)
-        .is_some_and(|c| c.trim() == command.trim())
+    ["command", "bash"].iter().any(|k| {
+        hook.get(k)
+            .and_then(Json::as_str)
+            .is_some_and(|c| c.trim() == command.trim())
+    })
 }
 
 /// Takes out what `ledger` lists of crit's own hooks (`ours`) and status
@@ -281,6 +317,13 @@ pub fn unmerge(
     if hooks_created && doc.get("hooks").is_some_and(Json::is_empty_container) {
         doc.remove("hooks");
     }
+    // The `version` crit set, once nothing else is left.
+    if ledger.created.iter().any(|c| c == "version")
+        && let Json::Object(pairs) = doc
+        && pairs.iter().all(|(k, _)| k == "version")
+    {
+        doc.remove("version");
+    }
     let our_status = serde_json::to_value(our_status).ok();
     if let Some(ours) = ledger
         .status_line
@@ -314,6 +357,11 @@ pub fn listed(ledger: &Ledger, ours: &[HookSpec]) -> Vec<String> {
 /// Removes the first hook running `command` (and its group, when that leaves
 /// the group with no hooks and nothing else).
 fn remove_one(groups: &mut Vec<Json>, command: &str) -> bool {
+    // An entry of its own (Cursor's, Copilot CLI's).
+    if let Some(i) = groups.iter().position(|g| is_command(g, command)) {
+        groups.remove(i);
+        return true;
+    }
     for gi in 0..groups.len() {
         let Some(hs) = groups[gi].get_mut("hooks").and_then(Json::as_array_mut) else {
             continue;

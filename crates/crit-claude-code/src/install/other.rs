@@ -61,6 +61,11 @@ pub fn agent_dir(
         Agent::Copilot => ".github/hooks",
     };
     if user {
+        if agent == Agent::Copilot {
+            return home
+                .map(|h| (PathBuf::from(h).join(".copilot/hooks"), None))
+                .ok_or(InstallError::NoHome);
+        }
         if agent == Agent::Codex
             && let Some(dir) = env.get("CODEX_HOME").filter(|d| !d.is_empty())
         {
@@ -90,7 +95,7 @@ pub fn config_file(agent: Agent) -> &'static str {
 pub fn hooks(agent: Agent, crit: &str, pieces: &Pieces) -> Vec<HookSpec> {
     let scale = if agent == Agent::Gemini { 1000 } else { 1 };
     let mut specs = Vec::new();
-    let prompt = pieces.has(Piece::PromptReview);
+    let prompt = pieces.has(Piece::PromptReview) && agent.reviews_prompts();
     let stop = pieces.has(Piece::StopGate);
     let name = |e| agent.event_name(e).unwrap_or_default();
     if prompt || stop {
@@ -104,6 +109,7 @@ pub fn hooks(agent: Agent, crit: &str, pieces: &Pieces) -> Vec<HookSpec> {
             command,
             timeout: installed::HOOKS[0].timeout * scale,
             matcher: None,
+            shape: shape(agent),
         });
     }
     if stop {
@@ -113,9 +119,29 @@ pub fn hooks(agent: Agent, crit: &str, pieces: &Pieces) -> Vec<HookSpec> {
             command: format!("{crit} hook {} {event}", agent.id()),
             timeout: installed::HOOKS[1].timeout * scale,
             matcher: None,
+            shape: shape(agent),
         });
     }
     specs
+}
+
+/// How `agent`'s file writes a hook. Cursor's entry is its command alone
+/// (its documented fields: `command`, and `loop_limit` for `stop`);
+/// Copilot CLI's (`docs/.../hooks-reference`: `type`, `bash`, `timeoutSec`,
+/// 30 s unless said) carries the gate's deadline.
+fn shape(agent: Agent) -> merge::Shape {
+    match agent {
+        Agent::Cursor => merge::Shape::Cursor,
+        Agent::Copilot => merge::Shape::Copilot,
+        _ => merge::Shape::Grouped,
+    }
+}
+
+/// Where install keeps its ledger beside the agent's file: none for
+/// Copilot CLI, which reads every `.json` in its hooks directory as hooks
+/// (the record in the user's state directory is uninstall's guide there).
+fn ledger_path(agent: Agent, dir: &Path) -> Option<PathBuf> {
+    (agent != Agent::Copilot).then(|| dir.join(LEDGER_FILE))
 }
 
 /// Every hook install may have added to `agent`'s file, for uninstall.
@@ -138,6 +164,8 @@ fn trust_note(agent: Agent, project: bool) -> String {
     match (agent, project) {
         (Agent::Codex, true) => "Codex runs a hook only once you have trusted it (open /hooks in Codex; it asks again whenever a hook changes), and a project's hooks only in a project you trust".into(),
         (Agent::Codex, false) => "Codex runs a hook only once you have trusted it (open /hooks in Codex; it asks again whenever a hook changes)".into(),
+        (Agent::Cursor, _) => "Cursor sends the gate's reason back as your next message, at most loop_limit times a turn (5 unless set); its prompt hook cannot carry a review, so the prompt review is the MCP tool review_prompt (crit install cursor --mcp)".into(),
+        (Agent::Copilot, _) => "Copilot CLI runs the hooks in .github/hooks/ of the directory it starts in (and your own); its prompt hook's answer is not read, so the prompt review is the MCP tool review_prompt (crit install copilot --mcp)".into(),
         (_, true) => "Gemini CLI runs a project's hooks only in a folder you trust, and warns before it runs a project hook it has not seen".into(),
         (_, false) => "Gemini CLI runs these hooks in every project".into(),
     }
@@ -149,12 +177,15 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
     let place = Files::confined(opts.confine_to.as_ref())?;
     let mut report = Report::default();
     let path = opts.dir.join(config_file(agent));
-    let ledger_path = opts.dir.join(LEDGER_FILE);
+    let ledger_path = ledger_path(agent, &opts.dir);
     let label = shown(&path);
     let before = place.read_text(&path)?;
     let records = Records::of(&opts.env);
     let record = records.as_ref().and_then(|r| r.load(&path));
-    let beside = read_ledger(&place, &ledger_path)?;
+    let beside = match &ledger_path {
+        Some(p) => read_ledger(&place, p)?,
+        None => None,
+    };
     let first = record.is_none() && beside.is_none();
     let mut ledger = record::trusted_ledger(record.as_ref(), beside).unwrap_or_else(|| Ledger {
         created_settings: before.is_none(),
@@ -191,8 +222,10 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
         place.write(&path, &new_text)?;
     }
     ledger.settings_sha256 = Some(sha256(&new_text));
-    let ledger_text = serde_json::to_string_pretty(&ledger).unwrap_or_default() + "\n";
-    place.write(&ledger_path, &ledger_text)?;
+    if let Some(p) = &ledger_path {
+        let ledger_text = serde_json::to_string_pretty(&ledger).unwrap_or_default() + "\n";
+        place.write(p, &ledger_text)?;
+    }
     let kept = Record {
         file: path.clone(),
         ledger,
@@ -261,15 +294,18 @@ pub fn uninstall(opts: &AgentInstall) -> Result<Report, InstallError> {
     let place = Files::confined(opts.confine_to.as_ref())?;
     let mut report = Report::default();
     let path = opts.dir.join(config_file(agent));
-    let ledger_path = opts.dir.join(LEDGER_FILE);
+    let ledger_path = ledger_path(agent, &opts.dir);
     let label = shown(&path);
     let records = Records::of(&opts.env);
     let record = records.as_ref().and_then(|r| r.load(&path));
-    let beside = read_ledger(&place, &ledger_path)?;
+    let beside = match &ledger_path {
+        Some(p) => read_ledger(&place, p)?,
+        None => None,
+    };
     let Some(ledger) = record::trusted_ledger(record.as_ref(), beside) else {
         report.stdout.push(format!(
-            "nothing to uninstall: {} does not exist (crit install {} writes it)",
-            shown(&ledger_path),
+            "nothing to uninstall: crit has no record of installing into {} (crit install {} writes one)",
+            shown(&path),
             agent.id()
         ));
         return Ok(report);
@@ -311,7 +347,9 @@ pub fn uninstall(opts: &AgentInstall) -> Result<Report, InstallError> {
     } else if new_text != old_text {
         place.write(&path, &new_text)?;
     }
-    place.remove(&ledger_path)?;
+    if let Some(p) = &ledger_path {
+        place.remove(p)?;
+    }
     if let Some(r) = &records {
         r.forget(&path);
     }

@@ -115,6 +115,7 @@ impl Pieces {
                 command,
                 timeout: h.timeout,
                 matcher: h.matcher,
+                shape: super::merge::Shape::Grouped,
             });
         }
         specs
