@@ -152,9 +152,7 @@ fn split_section(text: &str, file: Option<usize>) -> FilePatch {
         match out.hunks.last_mut() {
             Some(h) => {
                 if body.starts_with('+') {
-                    h.hunk
-                        .added
-                        .push(h.hunk.new_start.max(1).saturating_add(new_seen));
+                    h.hunk.added.push(h.hunk.new_start.max(1).saturating_add(new_seen));
                 }
                 if !body.starts_with('-') && !body.starts_with('\\') {
                     new_seen = new_seen.saturating_add(1);
