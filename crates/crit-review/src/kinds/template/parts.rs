@@ -106,7 +106,9 @@ pub(super) async fn run(
                 _ => panel::run_panel(backend, &plans, env).await,
             };
             if let Ok(r) = reserve {
+                let cost = runs.iter().filter_map(|run| run.outcome.cost_usd).sum();
                 held.release(r);
+                held.finished(cost);
             }
             if let Some(slot) = slot {
                 pace.done(slot, backend.model.headroom());
@@ -216,11 +218,14 @@ impl<'a> Tally<'a> {
 struct Reserved {
     /// USD held for the parts in flight, and how many parts were let in.
     inner: std::sync::Mutex<(f64, usize)>,
+    /// The most a finished part cost, in micro-dollars.
+    most: std::sync::atomic::AtomicU64,
 }
 
 impl Reserved {
-    /// Holds part's share before it starts: its estimate, or what a part has
-    /// cost on average so far when that is more (an estimate is no promise).
+    /// Holds a part's share before it starts: its estimate, or what parts
+    /// have cost so far (on average, or the most a finished one cost) when
+    /// that is more: an estimate is no promise.
     /// `Err`: spent and held, it would pass the budget; not started.
     fn reserve(
         &self,
@@ -238,7 +243,8 @@ impl Reserved {
         let seen = match held.1 {
             0 => 0.0,
             n => spent / n as f64,
-        };
+        }
+        .max(self.most.load(Ordering::Relaxed) as f64 / 1e6);
         let share = estimate.max(seen);
         if let Some(max) = limits.max_budget_usd
             && held.1 > 0
@@ -258,6 +264,11 @@ impl Reserved {
         if let Ok(mut held) = self.inner.lock() {
             held.0 = (held.0 - share).max(0.0);
         }
+    }
+
+    fn finished(&self, cost_usd: f64) {
+        let micro = (cost_usd.max(0.0) * 1e6).min(u64::MAX as f64) as u64;
+        self.most.fetch_max(micro, Ordering::Relaxed);
     }
 }
 
