@@ -41,10 +41,43 @@ impl AskToSpend {
     }
 }
 
+impl AskToSpend {
+    /// A model with no known price: what it spends is never counted, so a
+    /// limit cannot hold it. Sent only on the user's word: `--yes`, or yes
+    /// at a terminal.
+    fn approve_unpriced(&self, plan: &CostPlan) -> bool {
+        say(&format!("crit: the review: {}", plan.describe()));
+        let why = format!(
+            "{} has no known price, so {} cannot be held",
+            match plan.models.is_empty() {
+                true => "the backend's default model".to_string(),
+                false => plan.models.join(", "),
+            },
+            self.limit_words()
+        );
+        if !self.terminal {
+            say(&format!(
+                "crit: {why}; nothing was sent. crit has no setting for a model's price: review with a model crit knows the price of, or pass --yes to send it with no limit"
+            ));
+            return false;
+        }
+        ask(&format!("crit: {why}. Send it with no limit? [y/N] "))
+    }
+}
+
 impl Spending for AskToSpend {
     fn approve(&self, plan: &CostPlan) -> bool {
         if plan.requests == 0 {
             return true;
+        }
+        if plan.usd_high.is_none() && !self.yes {
+            // crit's own default is no limit the user set: the unknown cost
+            // is said even with --quiet, and the review sent.
+            if self.limit.source == Source::Default {
+                say(&format!("crit: the review: {}", plan.describe()));
+                return true;
+            }
+            return self.approve_unpriced(plan);
         }
         let over = plan.usd_high.filter(|hi| *hi > self.limit.value);
         if !self.quiet || (over.is_some() && !self.yes) {
@@ -63,19 +96,10 @@ impl Spending for AskToSpend {
             ));
             return false;
         }
-        let mut err = std::io::stderr().lock();
-        let _ = write!(
-            err,
+        ask(&format!(
             "crit: up to ${high:.2} is over {}. Send it? [y/N] ",
-            output::stderr_line(&self.limit_words())
-        );
-        let _ = err.flush();
-        drop(err);
-        let mut answer = String::new();
-        if std::io::stdin().lock().read_line(&mut answer).is_err() {
-            return false;
-        }
-        matches!(answer.trim().to_lowercase().as_str(), "y" | "yes")
+            self.limit_words()
+        ))
     }
 
     /// Sent without asking, the review spends at most the limit; approved
@@ -89,6 +113,19 @@ impl Spending for AskToSpend {
                 .map_or(self.limit.value, |high| high.max(self.limit.value)),
         )
     }
+}
+
+/// `question` at the terminal; `true` on yes.
+fn ask(question: &str) -> bool {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{}", output::stderr_line(question));
+    let _ = err.flush();
+    drop(err);
+    let mut answer = String::new();
+    if std::io::stdin().lock().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_lowercase().as_str(), "y" | "yes")
 }
 
 fn say(line: &str) {

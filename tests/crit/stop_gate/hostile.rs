@@ -64,7 +64,10 @@ fn an_untrusted_checkout_cannot_run_programs_or_relax_the_gate_in_each_agent() {
             (".crit/config.yaml", "max_turns: 1\n".to_string()),
             (
                 ".crit/config.yaml",
-                "provider: openai\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n".to_string(),
+                // A priced model: one with no known price is refused under
+                // the limit (review_spend_holes), which would hide this.
+                "provider: openai\nmodel: claude-haiku-4-5\nbase_url: http://127.0.0.1:9/v1\n"
+                    .to_string(),
             ),
             (".crit/config.yaml", "max_budget_usd: 0.000001\n".to_string()),
             (

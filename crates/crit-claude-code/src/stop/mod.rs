@@ -591,6 +591,14 @@ enum ReviewFailed {
         limit: f64,
         from: String,
     },
+    #[error(
+        "the review's model ({models}) has no known price, so max_cost_usd ${limit:.2} ({from}) cannot be held: nothing was sent. crit has no setting for a model's price: use a model crit knows the price of, or review with `crit review code --uncommitted --yes` at a terminal"
+    )]
+    Unpriced {
+        models: String,
+        limit: f64,
+        from: String,
+    },
 }
 
 /// The review the gate runs, ready but for its change.
@@ -696,6 +704,16 @@ fn review(
         return Err(ReviewFailed::Stopped);
     }
     match result {
+        Err(crit_review::review::ReviewError::NotApproved(plan)) if plan.usd_high.is_none() => {
+            Err(ReviewFailed::Unpriced {
+                models: match plan.models.is_empty() {
+                    true => "the backend's default model".to_string(),
+                    false => plan.models.join(", "),
+                },
+                limit: limit.value,
+                from: limit.source.to_string(),
+            })
+        }
         Err(crit_review::review::ReviewError::NotApproved(plan)) => Err(ReviewFailed::OverLimit {
             plan: plan.describe(),
             limit: limit.value,

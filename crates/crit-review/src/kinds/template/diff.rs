@@ -86,6 +86,7 @@ pub(super) async fn review(
     };
     let mut limits = plan::limits(&job.template.limits, &opts.limits);
     cap(&mut limits.max_budget_usd);
+    let budget_usd = limits.max_budget_usd;
     let first_plans = capped(first_plans);
     let kept_first = first_plans.clone();
     let (ran, failed) = parts::run(
@@ -143,7 +144,7 @@ pub(super) async fn review(
         true => panel::aggregate(&job.template.name, &runs),
         false => nothing_sent(job, &work, &outcomes),
     };
-    post::check(job, &mut result, Some(change)).await;
+    post::check(job, &mut result, Some(change), budget_usd).await;
     let binary = binary_findings(change, opts.allow_partial);
     if let Some(mut cache) = hunks {
         store_clean(

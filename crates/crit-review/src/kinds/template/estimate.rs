@@ -83,7 +83,8 @@ pub trait Spending: Send + Sync {
 
 /// No one to ask (an agent's hook, a library caller): a review whose
 /// estimate is over `limit_usd` is not sent, and one that is spends at most
-/// `limit_usd`.
+/// `limit_usd`. A review on a model with no known price is not sent either:
+/// its spending could not be counted against the limit (fails closed).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HoldToLimit {
     pub limit_usd: f64,
@@ -91,7 +92,7 @@ pub struct HoldToLimit {
 
 impl Spending for HoldToLimit {
     fn approve(&self, plan: &CostPlan) -> bool {
-        plan.usd_high.is_none_or(|high| high <= self.limit_usd)
+        plan.requests == 0 || plan.usd_high.is_some_and(|high| high <= self.limit_usd)
     }
 
     fn ceiling(&self, _: &CostPlan) -> Option<f64> {
@@ -246,5 +247,7 @@ mod tests {
         let p = plan(&[vec![reviewer("no-such-model-x", 100)]], None);
         assert_eq!((p.usd_low, p.usd_high), (None, None));
         assert!(p.describe().contains("cost unknown"), "{}", p.describe());
+        // A limit cannot hold what is never counted: not sent.
+        assert!(!HoldToLimit { limit_usd: 100.0 }.approve(&p));
     }
 }

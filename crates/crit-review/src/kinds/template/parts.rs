@@ -37,10 +37,14 @@ pub(super) async fn run(
     let warmed = CancellationToken::new();
     let pace = Pace::new(pace::START);
     let tally = Tally::new(count, env);
+    // Under a budget the later parts also wait for the first part's first
+    // answer: what a request really costs is known before they are let in.
     let hold = count > 1
-        && first
-            .first()
-            .is_some_and(|p| panel::parts_wait(backend, p, env));
+        && (limits.max_budget_usd.is_some()
+            || first
+                .first()
+                .is_some_and(|p| panel::parts_wait(backend, p, env)));
+    let held = Reserved::default();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut failed = None;
     if count > 0 {
@@ -67,7 +71,7 @@ pub(super) async fn run(
         drop(tx);
     };
     let one = |i: usize, plans: Vec<ReviewerPlan>| {
-        let (warmed, pace, tally) = (warmed.clone(), pace.clone(), &tally);
+        let (warmed, pace, tally, held) = (warmed.clone(), pace.clone(), &tally, &held);
         async move {
             if i > 0 && hold {
                 tokio::select! {
@@ -76,7 +80,8 @@ pub(super) async fn run(
                 }
             }
             let slot = pace.slot().await;
-            let not_sent = match spent(env, &limits) {
+            let reserve = held.reserve(env, &limits, &plans);
+            let not_sent = match spent(env, &limits).or_else(|| reserve.clone().err()) {
                 Some(why) => Some(skipped(LeftOutCause::Budget, why)),
                 None if env.cancel.is_cancelled() => Some(skipped(
                     LeftOutCause::ReviewerFailed,
@@ -85,6 +90,9 @@ pub(super) async fn run(
                 None => None,
             };
             if let Some(outcome) = not_sent {
+                if let Ok(r) = reserve {
+                    held.release(r);
+                }
                 warmed.cancel();
                 if let Some(slot) = slot {
                     pace.done(slot, None);
@@ -97,6 +105,11 @@ pub(super) async fn run(
                 0 => panel::run_panel_warming(backend, &plans, env, &warmed).await,
                 _ => panel::run_panel(backend, &plans, env).await,
             };
+            if let Ok(r) = reserve {
+                let cost = runs.iter().filter_map(|run| run.outcome.cost_usd).sum();
+                held.release(r);
+                held.finished(cost);
+            }
             if let Some(slot) = slot {
                 pace.done(slot, backend.model.headroom());
             }
@@ -196,6 +209,66 @@ impl<'a> Tally<'a> {
             tokens: self.env.spend.tokens(),
             cost_usd: self.env.spend.usd(),
         });
+    }
+}
+
+/// What the parts in flight may still spend, held against the budget so
+/// that parts running side by side cannot each spend all of it.
+#[derive(Default)]
+struct Reserved {
+    /// USD held for the parts in flight, and how many parts were let in.
+    inner: std::sync::Mutex<(f64, usize)>,
+    /// The most a finished part cost, in micro-dollars.
+    most: std::sync::atomic::AtomicU64,
+}
+
+impl Reserved {
+    /// Holds a part's share before it starts: its estimate, or what parts
+    /// have cost so far (on average, or the most a finished one cost) when
+    /// that is more: an estimate is no promise.
+    /// `Err`: spent and held, it would pass the budget; not started.
+    fn reserve(
+        &self,
+        env: &PanelEnv,
+        limits: &RunLimits,
+        plans: &[ReviewerPlan],
+    ) -> Result<f64, String> {
+        let Ok(mut held) = self.inner.lock() else {
+            return Err("the review's budget could not be checked".into());
+        };
+        let spent = env.spend.usd();
+        let estimate = super::estimate::plan(&[plans.to_vec()], None)
+            .usd_high
+            .unwrap_or(0.0);
+        let seen = match held.1 {
+            0 => 0.0,
+            n => spent / n as f64,
+        }
+        .max(self.most.load(Ordering::Relaxed) as f64 / 1e6);
+        let share = estimate.max(seen);
+        if let Some(max) = limits.max_budget_usd
+            && held.1 > 0
+            && spent + held.0 + share > max
+        {
+            return Err(format!(
+                "the review's budget of ${max:.2} would be passed: ${spent:.2} spent and ${:.2} held for the parts under way, about ${share:.2} more for this part; it was not sent",
+                held.0
+            ));
+        }
+        held.0 += share;
+        held.1 += 1;
+        Ok(share)
+    }
+
+    fn release(&self, share: f64) {
+        if let Ok(mut held) = self.inner.lock() {
+            held.0 = (held.0 - share).max(0.0);
+        }
+    }
+
+    fn finished(&self, cost_usd: f64) {
+        let micro = (cost_usd.max(0.0) * 1e6).min(u64::MAX as f64) as u64;
+        self.most.fetch_max(micro, Ordering::Relaxed);
     }
 }
 

@@ -282,7 +282,7 @@ async fn ask_about_documents(
         extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
     }
     let plans = plan::plans(template, &p.prompt_inputs, &extra, job.under_review, opts)?;
-    approve(
+    let ceiling = approve(
         opts,
         super::estimate::plan(std::slice::from_ref(&plans.run), None),
     )?;
@@ -297,7 +297,7 @@ async fn ask_about_documents(
     }
     runs.extend(plans.skipped);
     let mut result = panel::aggregate(&template.name, &runs);
-    post::check(job, &mut result, p.change.as_ref()).await;
+    post::check(job, &mut result, p.change.as_ref(), ceiling).await;
     Ok(result)
 }
 

@@ -14,7 +14,12 @@ use crate::kinds::template::Job;
 
 /// Runs the checks over `result`'s findings. `change`: the change under
 /// review, for quotes of lines it removed and for the paths reviewers name.
-pub(crate) async fn check(job: &Job<'_>, result: &mut ReviewResult, change: Option<&Change>) {
+pub(crate) async fn check(
+    job: &Job<'_>,
+    result: &mut ReviewResult,
+    change: Option<&Change>,
+    budget_usd: Option<f64>,
+) {
     let from_template = job.template.consensus.filter(|c| {
         *c == panel::Consensus::Any || job.template_may_relax("consensus", &c.to_string())
     });
@@ -62,6 +67,7 @@ pub(crate) async fn check(job: &Job<'_>, result: &mut ReviewResult, change: Opti
         job.backend,
         job.env,
         &sources,
+        budget_usd,
     )
     .await
     {

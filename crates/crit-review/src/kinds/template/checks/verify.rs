@@ -126,7 +126,9 @@ impl Default for VerifySettings {
 
 /// Runs the pass over `findings`; those refuted with a disproof crit found
 /// move to `dismissed`. Returns the verifiers' part of the review (usage,
-/// cost), or `None` when nothing was verified.
+/// cost), or `None` when nothing was verified. `budget_usd`: what the whole
+/// review may spend; the checks get what is left of it, and with nothing
+/// left none is sent and the findings stay as reported.
 pub(crate) async fn run(
     findings: &mut Vec<Finding>,
     dismissed: &mut Vec<Dismissed>,
@@ -134,12 +136,16 @@ pub(crate) async fn run(
     backend: &Backend,
     env: &PanelEnv,
     src: &Sources<'_>,
+    budget_usd: Option<f64>,
 ) -> Option<ReviewerOutcome> {
     let picked: Vec<usize> = (0..findings.len())
         .filter(|i| settings.mode.wants(&findings[*i]))
         .collect();
     if picked.is_empty() {
         return None;
+    }
+    if let Some(max) = budget_usd.filter(|max| env.spend.usd() >= *max) {
+        return Some(not_checked(settings, env, picked.len(), max));
     }
     let system = match render_prompt(PROMPT, minijinja::context! {}) {
         Ok(s) => s,
@@ -148,9 +154,15 @@ pub(crate) async fn run(
             return None;
         }
     };
+    // The checks share the review's meter: each stops once the review's
+    // budget is spent.
     let plans: Vec<ReviewerPlan> = picked
         .iter()
-        .map(|i| plan(&findings[*i], &system, settings))
+        .map(|i| {
+            let mut p = plan(&findings[*i], &system, settings);
+            p.limits.max_budget_usd = budget_usd;
+            p
+        })
         .collect();
     // The generic "done" line cannot say what a decision did: each gets its own.
     let mut quiet = env.clone();
@@ -246,6 +258,33 @@ pub(crate) async fn run(
         });
     }
     Some(outcome)
+}
+
+/// No check sent: the review's budget was spent before the second look.
+/// The findings stay as reported, and the review says why.
+fn not_checked(settings: &VerifySettings, env: &PanelEnv, n: usize, max: f64) -> ReviewerOutcome {
+    let why = format!(
+        "the review's budget of ${max:.2} was spent (${:.2}) before the second look: {n} finding{} not checked, kept as reported",
+        env.spend.usd(),
+        if n == 1 { "" } else { "s" }
+    );
+    if let Some(p) = &env.progress {
+        p.event(&ProgressEvent::Note {
+            reviewer: VERIFIER.into(),
+            text: why.clone(),
+        });
+    }
+    ReviewerOutcome {
+        name: VERIFIER.into(),
+        status: ReviewerStatus::Skipped,
+        verdict: Verdict::Pass,
+        model: Some(crit_llm::pricing::resolve_alias(&settings.model)),
+        findings: 0,
+        usage: Usage::default(),
+        cost_usd: Some(0.0),
+        duration_ms: 0,
+        error: Some(why),
+    }
 }
 
 fn short_title(t: &str) -> String {
