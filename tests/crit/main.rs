@@ -59,7 +59,6 @@ mod install_claude_real;
 mod learn;
 mod install_cursor_copilot;
 mod install_mcp;
-mod learn;
 mod mcp_bounds;
 mod learnings_base;
 mod mcp_server;
