@@ -267,3 +267,32 @@ fn the_events_cwd_never_moves_the_review_in_each_agent() {
         );
     }
 }
+
+/// The agent can run the hook itself, with an environment of its own (a
+/// model endpoint it serves, a weaker model): the pass it gets that way is
+/// not the user's, and its real stop is reviewed by the user's model.
+#[test]
+fn a_pass_the_agent_got_from_its_own_model_does_not_pass_its_stop() {
+    every_agent(a_pass_the_agent_got_from_its_own_model_does_not_pass_its_stop_in_each_agent);
+}
+
+fn a_pass_the_agent_got_from_its_own_model_does_not_pass_its_stop_in_each_agent() {
+    let dir = repo(EVAL);
+    let d = dir.path();
+    let agents_own = FakeServer::start_blocking();
+    agents_own.push(pass());
+    let out = stop(d, &agents_own, &event(Some("s1"), false), &[]);
+    assert_eq!(decision(&out), None, "{}", support::stderr(&out));
+
+    let users = FakeServer::start_blocking();
+    users.push(
+        Step::when_contains("eval(input())").reply(Reply::json(json!({
+        "verdict": "FAIL", "summary": "Runs user input as code.", "findings": [
+        {"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 0,
+         "title": "eval of user input", "body": "Use ast.literal_eval."}]}))),
+    );
+    users.push(confirmed());
+    let reason = blocked(&stop(d, &users, &event(Some("s1"), false), &[]));
+    assert!(reason.contains("eval of user input"), "{reason}");
+    assert_eq!(reviews(&users), 1);
+}

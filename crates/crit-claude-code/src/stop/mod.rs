@@ -391,7 +391,12 @@ pub fn gate(
     if change.is_empty() {
         return Decision::Pass;
     }
-    let fingerprint = gate::fingerprint(&change);
+    // The change, and which model reviews it: a pass under another model
+    // (the agent running this hook with its own environment) is not this one.
+    let fingerprint = match &prepared {
+        Ok(p) => format!("{}-{}", gate::fingerprint(&change), p.reviewer_id),
+        Err(_) => gate::fingerprint(&change),
+    };
     // Without a session there is no memory: only `stop_hook_active` stops a loop.
     if session.is_none() && event.stop_hook_active {
         return Decision::LetGo(format!(
@@ -609,6 +614,28 @@ struct Prepared {
     fail_on: FailOn,
     /// The user's spending limit (the gate has no one to ask).
     limit: crit_core::Sourced<f64>,
+    /// Which model would review: a pass is remembered for this model only.
+    reviewer_id: String,
+}
+
+/// A hash of which model reviews (provider, model, endpoint, recordings,
+/// Claude Code binary). The agent can run this hook itself with its own
+/// environment (a base URL it serves, a weaker model); the pass it gets
+/// that way is remembered under another id, so the agent's stop, with the
+/// user's environment, is reviewed again.
+fn reviewer_id(settings: &crit_project::Settings) -> String {
+    let text = match &settings.backend {
+        Ok(s) => format!(
+            "{:?}\0{:?}\0{:?}\0{:?}\0{:?}",
+            s.provider.value,
+            s.model.as_ref().map(|m| &m.value),
+            s.base_url.as_ref().map(|u| &u.value),
+            s.cassettes.as_ref().map(|c| &c.value),
+            s.claude_bin.as_ref().map(|c| &c.value),
+        ),
+        Err(e) => format!("no backend: {e}"),
+    };
+    crit_review::session::path_hash(&text)
 }
 
 /// `crit review code --uncommitted`'s settings, read as committed at the
@@ -633,6 +660,7 @@ fn prepare(
         hook.env.clone(),
     )?;
     let settings = project.settings(Kind::Code)?;
+    let reviewer_id = reviewer_id(&settings);
     project.rules().release_warnings();
     if let Reviewer::Command(_) = settings.reviewer.value {
         return Err(ReviewFailed::CommandReviewer);
@@ -663,6 +691,7 @@ fn prepare(
         backend,
         fail_on: settings.fail_on.value,
         limit,
+        reviewer_id,
     })
 }
 
@@ -682,6 +711,7 @@ fn review(
         backend,
         fail_on,
         limit,
+        ..
     } = prepared;
     opts.cancel = cancel;
     let req = ReviewRequest {
