@@ -206,7 +206,14 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.write(".crit/config.yaml", "model: sonnet\n");
     let (command, text) = crit_project::scope::installed::FILES[1];
     repo.write(&format!(".claude/{command}"), text);
-    repo.write(".claude/settings.json", "{\"hooks\": {}}\n");
+    // Settings with nothing but crit's (a file without any is not what
+    // install writes, and is reviewed).
+    let settings = serde_json::json!({
+        "hooks": {},
+        "statusLine": crit_project::scope::installed::status_line("crit"),
+    })
+    .to_string();
+    repo.write(".claude/settings.json", &settings);
     // SHA-256 of the text, as crit install records it.
     let sha = |t: &str| crit_os::seal::sha256_hex(t.as_bytes());
     let ledger = crit_project::scope::installed::Ledger {
@@ -215,7 +222,7 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
             path: command.into(),
             sha256: sha(text),
         }],
-        settings_sha256: Some(sha("{\"hooks\": {}}\n")),
+        settings_sha256: Some(sha(&settings)),
         ..Default::default()
     };
     repo.write(
