@@ -185,3 +185,45 @@ fn what_the_base_revision_ignores_stays_out_and_passes() {
         "{r:#}"
     );
 }
+
+/// A file the user hides on purpose (`.git/info/exclude`) and names in their
+/// own `ignore` globs is their choice: listed as ignored, and the review
+/// passes; one the globs do not name still holds the gate.
+#[test]
+fn a_hidden_file_the_users_ignore_globs_name_is_ignored_not_a_gap() {
+    let dir = repo();
+    let d = dir.path();
+    write(d, ".git/info/exclude", "scratch/\nnotes.txt\n");
+    write(d, "scratch/try.py", EVIL);
+    let server = FakeServer::start_blocking();
+    passes(&server, 2);
+    let out = support::crit(d, &server, None)
+        .args(["review", "code", "--uncommitted", "--json", "--exit-code"])
+        .args(["--verify", "off", "--no-cache", "--no-log"])
+        .args(["--ignore", "scratch/**"])
+        .output()
+        .unwrap();
+    let r = json_out(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(r["verdict"], "PASS", "{r:#}");
+    let listed = left_out(&r);
+    assert!(
+        listed
+            .iter()
+            .any(|(p, c, _)| p.starts_with("scratch/") && c == "ignored"),
+        "{r:#}"
+    );
+
+    // Another hidden file, not named: still a gap.
+    write(d, "notes.txt", EVIL);
+    let server = FakeServer::start_blocking();
+    passes(&server, 2);
+    let out = support::crit(d, &server, None)
+        .args(["review", "code", "--uncommitted", "--json", "--exit-code"])
+        .args(["--verify", "off", "--no-cache", "--no-log"])
+        .args(["--ignore", "scratch/**"])
+        .output()
+        .unwrap();
+    let r = json_out(&out);
+    holds_for(&out, &r, &server, "notes.txt");
+}

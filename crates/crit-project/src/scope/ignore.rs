@@ -23,7 +23,29 @@ pub(super) fn leave_out(change: &mut Change, globs: &[String]) {
         .iter()
         .filter_map(|g| Selector::new(std::slice::from_ref(g)).ok().map(|s| (g, s)))
         .collect();
-    if selectors.is_empty() || change.files.is_empty() {
+    if selectors.is_empty() {
+        return;
+    }
+    // What git hides that the user's own globs name is the user's choice
+    // too: listed as ignored, not as a gap.
+    let (chosen, still): (Vec<_>, Vec<_>) = std::mem::take(&mut change.hidden)
+        .into_iter()
+        .partition(|h| selectors.iter().any(|(_, s)| s.matches(&h.path)));
+    change.hidden = still;
+    for h in chosen {
+        let glob = selectors
+            .iter()
+            .find(|(_, s)| s.matches(&h.path))
+            .map(|(g, _)| (*g).clone())
+            .unwrap_or_default();
+        change.ignored.push(Ignored {
+            path: h.path,
+            hunks: 0,
+            additions: 0,
+            glob,
+        });
+    }
+    if change.files.is_empty() {
         return;
     }
     let mut keep = Vec::with_capacity(change.files.len());
