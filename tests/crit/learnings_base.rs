@@ -269,7 +269,10 @@ fn a_learning_in_the_working_tree_applies_once_trusted() {
     );
     let system = server.model_requests()[0].body["system"].to_string();
     assert!(!system.contains("l-base"), "{system}");
-    crit(d, &server, None).arg("trust").assert().success();
+    crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .assert()
+        .success();
     let r = run(&server);
     assert_eq!(titles(&r, "dismissed"), ["header length unchecked"], "{r}");
 }

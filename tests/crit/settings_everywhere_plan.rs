@@ -131,7 +131,7 @@ fn plan_review_agrees_in_the_cli_and_the_library() {
     let server = FakeServer::start_blocking();
     assert!(
         crit(d, &server, None)
-            .arg("trust")
+            .args(["trust", "--yes"])
             .output()
             .unwrap()
             .status

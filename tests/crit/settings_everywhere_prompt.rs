@@ -77,7 +77,10 @@ fn prompt_review_agrees_in_the_cli_and_the_hook() {
     let dir = project();
     let d = dir.path();
     let server = FakeServer::start_blocking();
-    let out = crit(d, &server, None).arg("trust").output().unwrap();
+    let out = crit(d, &server, None)
+        .args(["trust", "--yes"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", crate::support::stderr(&out));
 
     script(&server);

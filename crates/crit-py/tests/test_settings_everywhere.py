@@ -128,7 +128,7 @@ def test_plan_review_agrees_with_crit_plan(server, tmp_path: Path) -> None:
     write(d, "plans/cache/checks.yaml", 'checks:\n  - id: no_eval\n    pattern: "eval("\n    reason: "eval runs code"\n')
     git(d, "add", "-A")
     git(d, "commit", "-q", "-m", "plan")
-    subprocess.run(["crit", "trust"], cwd=d, check=True, capture_output=True)
+    subprocess.run(["crit", "trust", "--yes"], cwd=d, check=True, capture_output=True)
     p1 = {
         "file_path": "plan.md",
         "line_start": 4,

@@ -677,6 +677,7 @@ fn prepare(
     let limit = settings.max_cost_usd.clone();
     opts.spending = Some(Arc::new(HoldToLimit {
         limit_usd: limit.value,
+        default_limit: limit.source == crit_core::Source::Default,
     }));
     opts.limits.timeout_secs = Some(
         settings

@@ -83,16 +83,25 @@ pub trait Spending: Send + Sync {
 
 /// No one to ask (an agent's hook, a library caller): a review whose
 /// estimate is over `limit_usd` is not sent, and one that is spends at most
-/// `limit_usd`. A review on a model with no known price is not sent either:
-/// its spending could not be counted against the limit (fails closed).
+/// `limit_usd`. A review on a model with no known price is not sent either
+/// when the user set the limit: its spending could not be counted against
+/// it (fails closed). Under crit's default limit it is sent, as
+/// `crit review code` sends it (saying the cost is unknown): a gate on a
+/// local model would otherwise hold every stop.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HoldToLimit {
     pub limit_usd: f64,
+    /// The limit is crit's default, not one the user set.
+    pub default_limit: bool,
 }
 
 impl Spending for HoldToLimit {
     fn approve(&self, plan: &CostPlan) -> bool {
-        plan.requests == 0 || plan.usd_high.is_some_and(|high| high <= self.limit_usd)
+        plan.requests == 0
+            || match plan.usd_high {
+                Some(high) => high <= self.limit_usd,
+                None => self.default_limit,
+            }
     }
 
     fn ceiling(&self, _: &CostPlan) -> Option<f64> {
@@ -248,6 +257,15 @@ mod tests {
         assert_eq!((p.usd_low, p.usd_high), (None, None));
         assert!(p.describe().contains("cost unknown"), "{}", p.describe());
         // A limit cannot hold what is never counted: not sent.
-        assert!(!HoldToLimit { limit_usd: 100.0 }.approve(&p));
+        let set = HoldToLimit {
+            limit_usd: 100.0,
+            default_limit: false,
+        };
+        assert!(!set.approve(&p));
+        let default = HoldToLimit {
+            default_limit: true,
+            ..set
+        };
+        assert!(default.approve(&p));
     }
 }
