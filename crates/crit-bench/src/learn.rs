@@ -51,7 +51,9 @@ pub fn propose(
     let (lines, _) = read_feedback(dir);
     let mut groups: BTreeMap<Key, Vec<Feedback>> = BTreeMap::new();
     for f in counted(lines, period, repo) {
-        groups.entry(key(&f)).or_default().push(f);
+        if let Some(k) = key(&f) {
+            groups.entry(k).or_default().push(f);
+        }
     }
     let known: BTreeSet<&str> = existing.entries.iter().map(|l| l.id.as_str()).collect();
     groups
@@ -70,16 +72,25 @@ struct Key {
     place: Option<(String, String)>,
 }
 
-fn key(f: &Feedback) -> Key {
-    let place = f.path.as_deref().filter(|p| plain_path(p)).map(|p| {
+/// The event's key, or `None` when a path, rule or reviewer it names is not
+/// a plain value, or it names none: dropping the odd field would widen the
+/// learning's scope past what the team spoke about (to every finding, with
+/// all three dropped), so such an event teaches nothing.
+fn key(f: &Feedback) -> Option<Key> {
+    let plain = f.path.as_deref().is_none_or(plain_path)
+        && (f.reviewer.is_empty() || identifier(&f.reviewer))
+        && f.rule.as_deref().is_none_or(identifier);
+    let place = f.path.as_deref().map(|p| {
         let top = p.split_once('/').map_or("", |(d, _)| d);
         (top.to_string(), extension(p).to_string())
     });
-    Key {
-        reviewer: Some(f.reviewer.clone()).filter(|r| identifier(r)),
-        rule: f.rule.clone().filter(|r| identifier(r)),
+    let k = Key {
+        reviewer: Some(f.reviewer.clone()).filter(|r| !r.is_empty()),
+        rule: f.rule.clone(),
         place,
-    }
+    };
+    let scoped = k.reviewer.is_some() || k.rule.is_some() || k.place.is_some();
+    (plain && scoped).then_some(k)
 }
 
 fn proposal(k: &Key, events: &[Feedback], min: usize) -> Option<Proposal> {
@@ -277,5 +288,36 @@ mod tests {
         assert_eq!(extension("src/.env"), "");
         assert!(!plain_path("src/[ab].rs"));
         assert!(!plain_path("../x.rs"));
+    }
+
+    #[test]
+    fn an_event_with_an_odd_or_no_scope_teaches_nothing() {
+        let event = |path: Option<&str>, rule: Option<&str>, reviewer: &str| Feedback {
+            ts: String::new(),
+            kind: FeedbackKind::Dispute,
+            outcome: FeedbackOutcome::Kept,
+            fingerprint: "0123456789abcdef".into(),
+            reviewer: reviewer.into(),
+            rule: rule.map(str::to_string),
+            severity: "P2".into(),
+            path: path.map(str::to_string),
+            repo: None,
+            forge: None,
+            thread: None,
+            author: None,
+            text: String::new(),
+        };
+        assert!(key(&event(Some("src/a.rs"), Some("no-eval"), "security")).is_some());
+        assert!(
+            key(&event(
+                Some("src/\u{1b}[2Ja.rs"),
+                Some("no-eval"),
+                "security"
+            ))
+            .is_none()
+        );
+        assert!(key(&event(Some("src/a.rs"), Some("no eval\n"), "security")).is_none());
+        assert!(key(&event(Some("src/a.rs"), Some("no-eval"), "sec urity")).is_none());
+        assert!(key(&event(None, None, "")).is_none());
     }
 }
