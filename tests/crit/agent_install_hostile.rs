@@ -276,3 +276,43 @@ fn a_review_leaves_out_each_agent_s_install_only_while_it_is_crits() {
 fn sha256(text: &str) -> String {
     crit_os::seal::sha256_hex(text.as_bytes())
 }
+
+/// A checkout's file can hold crit's own stop command where it never runs
+/// (a matcher that matches nothing) or has no time to (a 1 ms timeout):
+/// install does not call that "already there", it wires crit's own hook.
+#[test]
+fn a_neutered_copy_of_crits_hook_is_not_crits_hook() {
+    let stops = [
+        ("claude-code", ".claude/settings.json", "Stop"),
+        ("codex", ".codex/hooks.json", "Stop"),
+        ("gemini", ".gemini/settings.json", "AfterAgent"),
+    ];
+    for (agent, file, stop) in stops {
+        let command = format!("crit hook {agent} {stop}");
+        let neutered = [
+            json!({"matcher": "never-matches-anything",
+                "hooks": [{"type": "command", "command": command}]}),
+            json!({"hooks": [{"type": "command", "command": command, "timeout": 1}]}),
+        ];
+        for group in neutered {
+            let dir = project();
+            let d = dir.path();
+            write(d, file, &json!({"hooks": {stop: [group]}}).to_string());
+            let out = run(d, &["install", agent, "--only", "stop-gate"]);
+            assert!(
+                !stdout(&out).contains("already there"),
+                "{agent}: {}",
+                stdout(&out)
+            );
+            let v: Value = serde_json::from_str(&read(d, file)).unwrap();
+            let wired = v["hooks"][stop].as_array().unwrap().iter().any(|g| {
+                g.get("matcher").is_none()
+                    && g["hooks"].as_array().unwrap().iter().any(|h| {
+                        h["command"] == command.as_str()
+                            && h["timeout"].as_u64().is_some_and(|t| t > 1)
+                    })
+            });
+            assert!(wired, "{agent}: {v}");
+        }
+    }
+}

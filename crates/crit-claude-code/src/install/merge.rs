@@ -206,14 +206,14 @@ pub fn merge(
             .get_mut(s.event)
             .and_then(Json::as_array_mut)
             .ok_or_else(|| shape(format!("`hooks.{}`", s.event), "an array"))?;
-        if groups.iter().any(|g| runs(g, &s.command)) {
+        if groups.iter().any(|g| runs_as(g, &s.command, s)) {
             continue;
         }
         // One prompt hook a session: the prompt review's notes the
         // session's start too, so it takes the place of crit's note-only
         // hook, and a note-only hook is not added beside it.
         if let Some(full) = s.command.strip_suffix(installed::NOTE_ONLY)
-            && groups.iter().any(|g| runs(g, full))
+            && groups.iter().any(|g| runs_as(g, full, s))
         {
             continue;
         }
@@ -263,13 +263,42 @@ pub fn diff(before: &str, after: &str, label: &str) -> String {
         .to_string()
 }
 
-/// A hook group that runs `command`.
-fn runs(group: &Json, command: &str) -> bool {
-    is_command(group, command)
-        || group
-            .get("hooks")
-            .and_then(Json::as_array)
-            .is_some_and(|hs| hs.iter().any(|h| is_command(h, command)))
+/// A hook group that runs `command` as `spec` would have it run: for the
+/// events `spec` names (its matcher, or every one) and given at least its
+/// time at a stop. A checkout's file can hold crit's command under a matcher
+/// that never matches or, at a stop, with a 1 ms timeout; that is not crit's
+/// hook, and install adds its own beside it rather than call it "already
+/// there".
+fn runs_as(group: &Json, command: &str, spec: &HookSpec) -> bool {
+    let matcher = group.get("matcher").and_then(Json::as_str);
+    let matcher_ok = match (spec.matcher, matcher) {
+        (Some(want), Some(m)) => m == want,
+        (Some(_), None) => false,
+        (None, m) => matches!(m, None | Some("" | "*")),
+    };
+    // A user's shorter timeout on the prompt review is theirs to choose;
+    // on the review gate it lets the agent stop unreviewed.
+    let gate = matches!(
+        spec.event,
+        "Stop" | "SubagentStop" | "AfterAgent" | "stop" | "agentStop" | "subagentStop"
+    );
+    let timeout_ok = |h: &Json| {
+        !gate
+            || ["timeout", "timeoutSec"]
+                .iter()
+                .filter_map(|k| h.get(k))
+                .all(|t| match t {
+                    Json::Number(n) => n.as_f64().is_some_and(|t| t >= spec.timeout as f64),
+                    _ => false,
+                })
+    };
+    let hook_ok = |h: &Json| is_command(h, command) && timeout_ok(h);
+    matcher_ok
+        && (hook_ok(group)
+            || group
+                .get("hooks")
+                .and_then(Json::as_array)
+                .is_some_and(|hs| hs.iter().any(hook_ok)))
 }
 
 /// A hook running `command` (Copilot CLI names it `bash`).
