@@ -186,14 +186,6 @@ fn codex_requests(server: &FakeServer) -> Vec<RecordedRequest> {
         .collect()
 }
 
-fn crit_requests(server: &FakeServer) -> Vec<RecordedRequest> {
-    server
-        .model_requests()
-        .into_iter()
-        .filter(|r| r.path.ends_with("/chat/completions"))
-        .collect()
-}
-
 /// What Codex sent the model after its instructions: the conversation.
 fn conversation(r: &RecordedRequest) -> String {
     r.body["input"].to_string()
@@ -248,7 +240,7 @@ fn a_bang_prompt_s_review_reaches_codex_s_model_and_uninstall_restores_the_hooks
         "the refined prompt is not in the request: {body}"
     );
     assert_eq!(
-        crit_requests(&server).len(),
+        support::chat_requests(&server).len(),
         5,
         "the four reviewers and the guardrail check ran in the hook"
     );
@@ -261,7 +253,7 @@ fn a_bang_prompt_s_review_reaches_codex_s_model_and_uninstall_restores_the_hooks
     server.push(Step::when_contains("optimize the settings page!!!").reply(Reply::text("On it.")));
     let out = s.codex(&server, "optimize the settings page!!!");
     ok(&out);
-    assert_eq!(crit_requests(&server).len(), 0);
+    assert_eq!(support::chat_requests(&server).len(), 0);
     let reqs = codex_requests(&server);
     assert_eq!(reqs.len(), 1);
     assert!(!conversation(&reqs[0]).contains("Prompt Review"));
@@ -303,7 +295,7 @@ fn codex_s_stop_is_blocked_with_the_finding_and_the_second_stop_after_the_fix_pa
         std::fs::read_to_string(p.join("src/app.py")).unwrap(),
         "def main():\n    return int(input())\n"
     );
-    let reviews = crit_requests(&server)
+    let reviews = support::chat_requests(&server)
         .into_iter()
         .filter(|r| !r.body.to_string().contains("The finding to check"))
         .count();
@@ -430,7 +422,7 @@ fn a_model_that_never_fixes_is_sent_back_max_rounds_times_then_let_go_and_audite
     // rounds are counted: two blocks (the default max_rounds), then the agent
     // may stop. The change did not change, so it was reviewed once.
     assert_eq!(codex_requests(&server).len(), 3);
-    let reviews = crit_requests(&server)
+    let reviews = support::chat_requests(&server)
         .into_iter()
         .filter(|r| !r.body.to_string().contains("The finding to check"))
         .count();

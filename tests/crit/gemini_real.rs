@@ -154,14 +154,6 @@ fn gemini_requests(server: &FakeServer) -> Vec<RecordedRequest> {
         .collect()
 }
 
-fn crit_requests(server: &FakeServer) -> Vec<RecordedRequest> {
-    server
-        .model_requests()
-        .into_iter()
-        .filter(|r| r.path.ends_with("/chat/completions"))
-        .collect()
-}
-
 fn conversation(r: &RecordedRequest) -> String {
     r.body["contents"].to_string()
 }
@@ -222,7 +214,7 @@ fn a_bang_prompt_s_review_reaches_gemini_s_model_and_uninstall_restores_the_sett
         "the refined prompt is not in the request: {body}"
     );
     assert_eq!(
-        crit_requests(&server).len(),
+        support::chat_requests(&server).len(),
         5,
         "the four reviewers and the guardrail check ran in the hook"
     );
@@ -242,7 +234,7 @@ fn a_bang_prompt_s_review_reaches_gemini_s_model_and_uninstall_restores_the_sett
     server.push(Step::when_contains("optimize the settings page!!!").reply(Reply::text("On it.")));
     let out = s.gemini(&server, "optimize the settings page!!!");
     ok(&out);
-    assert_eq!(crit_requests(&server).len(), 0);
+    assert_eq!(support::chat_requests(&server).len(), 0);
     let reqs = gemini_requests(&server);
     assert_eq!(reqs.len(), 1);
     assert!(!conversation(&reqs[0]).contains("Prompt Review"));
@@ -280,7 +272,7 @@ fn gemini_s_stop_is_denied_with_the_finding_and_the_second_stop_after_the_fix_pa
         std::fs::read_to_string(p.join("src/app.py")).unwrap(),
         "def main():\n    return int(input())\n"
     );
-    let reviews = crit_requests(&server)
+    let reviews = support::chat_requests(&server)
         .into_iter()
         .filter(|r| !r.body.to_string().contains("The finding to check"))
         .count();
@@ -387,7 +379,7 @@ fn a_model_that_never_fixes_is_sent_back_max_rounds_times_then_let_go_and_the_us
     // so the rounds are counted: two denials (the default max_rounds), then
     // the agent may stop, and Gemini CLI shows the user crit's message.
     assert_eq!(gemini_requests(&server).len(), 3);
-    let reviews = crit_requests(&server)
+    let reviews = support::chat_requests(&server)
         .into_iter()
         .filter(|r| !r.body.to_string().contains("The finding to check"))
         .count();

@@ -101,7 +101,9 @@ impl Learnings {
             let line = entry.referenced.line();
             let r = entry.value;
             for g in &r.scope.paths {
-                glob(g).map_err(|m| FileError::at(file, line, 1, m))?;
+                glob(g).map_err(|e| {
+                    FileError::at(file, line, 1, format!("`{g}` is not a glob: {e}"))
+                })?;
             }
             if r.rule.trim().is_empty() {
                 return Err(FileError::at(file, line, 1, "a learning needs its `rule`"));
@@ -186,12 +188,11 @@ impl Scope {
     }
 }
 
-fn glob(pattern: &str) -> Result<GlobMatcher, String> {
+fn glob(pattern: &str) -> Result<GlobMatcher, globset::Error> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
         .map(|g| g.compile_matcher())
-        .map_err(|e| format!("`{pattern}` is not a glob: {e}"))
 }
 
 /// The language of a file, by its extension.

@@ -224,3 +224,13 @@ pub fn crit_run(d: &Path, server: &FakeServer, config: &Path, extra: &[&str]) ->
 pub mod feedback;
 pub mod gate;
 pub mod review_repo;
+
+/// The requests crit itself sent a fake server (chat completions), beside
+/// what an agent's CLI sent it in its own wire format.
+pub fn chat_requests(server: &crit_testkit::FakeServer) -> Vec<crit_testkit::RecordedRequest> {
+    server
+        .model_requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .collect()
+}
