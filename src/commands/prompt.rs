@@ -21,9 +21,9 @@ use crit_claude_code::state::{Pending, SessionState, Subject};
 use crit_claude_code::status::LiveStatus;
 use crit_llm::Env;
 use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, LoadedConfig};
-use crit_review::prompt::audit::Awaiting;
-use crit_review::prompt::render::{self, BlockStyle};
-use crit_review::prompt::{
+use crit_prompt::audit::Awaiting;
+use crit_prompt::render::{self, BlockStyle};
+use crit_prompt::{
     Decision, FailedBecause, Outcome, PromptOptions, PromptRequest, PromptReview, Status, audit,
     backend as prompt_backend, gate, run,
 };
@@ -74,7 +74,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             inputs: &inputs,
             cwd: &cwd,
             trigger,
-            lookup: &lookup,
+            env: &env,
         };
         open.finish(root, &why)
     };
@@ -128,7 +128,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             let jobs = args.jobs;
             async move { gate::review_many(&requests, &opts, jobs).await }
         })?;
-        return finish_gate(common, &settings, reviews, log, &lookup, &stop);
+        return finish_gate(common, &settings, reviews, log, &env, &stop);
     }
     let Some(request) = requests.into_iter().next() else {
         return Err(CliError::usage(anyhow!("no prompt to review")));
@@ -151,7 +151,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
         let took_part = review
             .reviewers
             .iter()
-            .filter(|r| r.state != crit_review::prompt::result::ReviewerState::NotRun)
+            .filter(|r| r.state != crit_prompt::result::ReviewerState::NotRun)
             .count();
         l.finish(took_part, review.findings_count(), failed);
     }
@@ -159,7 +159,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     if let Some(signal) = stop.signal() {
         return Ok(signal.code());
     }
-    finish_one(common, args, review, log, &lookup, session.as_ref())
+    finish_one(common, args, review, log, &env, session.as_ref())
 }
 
 /// How long after a `!!!` the review `/prompt-review` runs counts as its.
@@ -172,7 +172,7 @@ struct FailOpen<'a> {
     inputs: &'a Inputs,
     cwd: &'a Path,
     trigger: &'a str,
-    lookup: &'a dyn Fn(&str) -> Option<String>,
+    env: &'a Env,
 }
 
 impl FailOpen<'_> {
@@ -193,7 +193,7 @@ impl FailOpen<'_> {
             self.args,
             review,
             !self.common.no_log,
-            self.lookup,
+            self.env,
             None,
         )
     }
@@ -297,7 +297,7 @@ fn finish_one(
     args: &PromptArgs,
     mut review: PromptReview,
     log: bool,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    env: &Env,
     session: Option<&SessionState>,
 ) -> Result<Code, CliError> {
     let format = output_format(common);
@@ -314,7 +314,7 @@ fn finish_one(
         OutFormat::Prompt => {
             if !common.quiet {
                 let style = BlockStyle {
-                    width: block_width(lookup),
+                    width: block_width(env),
                     color,
                 };
                 let mut err = std::io::stderr().lock();
@@ -346,7 +346,7 @@ fn finish_one(
         }
     }
     if log {
-        append_audit(&review, lookup);
+        append_audit(&review, env);
     }
     // Claude asks the user; their answer, in the next prompt, is recorded then.
     if let Some(s) = session
@@ -368,7 +368,7 @@ fn finish_gate(
     settings: &crit_project::Settings,
     mut reviews: Vec<PromptReview>,
     log: bool,
-    lookup: &dyn Fn(&str) -> Option<String>,
+    env: &Env,
     stop: &runner::Stop,
 ) -> Result<Code, CliError> {
     for r in &mut reviews {
@@ -391,15 +391,15 @@ fn finish_gate(
             );
         }
         if log {
-            append_audit(r, lookup);
+            append_audit(r, env);
         }
     }
     let result = gate::to_result(&reviews, settings.fail_on.value);
     runner::finish(common, result, stop, settings.gate)
 }
 
-fn append_audit(review: &PromptReview, lookup: &dyn Fn(&str) -> Option<String>) {
-    let Some(dir) = audit::dir(lookup) else {
+fn append_audit(review: &PromptReview, env: &Env) {
+    let Some(dir) = audit::dir(env) else {
         tracing::warn!("prompt review audit log: set XDG_STATE_HOME or HOME");
         return;
     };
@@ -458,8 +458,8 @@ fn stderr_color(common: &CommonArgs) -> bool {
 }
 
 /// `COLUMNS` when set, else 72; between 40 and 100.
-fn block_width(lookup: &dyn Fn(&str) -> Option<String>) -> usize {
-    lookup("COLUMNS")
+fn block_width(env: &Env) -> usize {
+    env.get("COLUMNS")
         .and_then(|c| c.trim().parse::<usize>().ok())
         .unwrap_or(72)
         .clamp(40, 100)

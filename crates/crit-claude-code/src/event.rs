@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use crit_review::prompt::Outcome;
+use crit_prompt::Outcome;
 
 /// The fields crit reads from a hook event (the rest is ignored).
 #[derive(Debug, Clone, Default, Deserialize)]

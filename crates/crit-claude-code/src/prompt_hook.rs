@@ -9,8 +9,8 @@
 //! When the review could not run, the prompt proceeds as written and Claude
 //! is told so in one line (prompt review fails open, loudly).
 
-use crit_review::prompt::render::{self, BlockStyle};
-use crit_review::prompt::{PromptReview, Status};
+use crit_prompt::render::{self, BlockStyle};
+use crit_prompt::{PromptReview, Status};
 
 /// The approval question, as the plugin asks it.
 pub const QUESTION: &str = "Proceed with the refined prompt? (yes / no / edit)";

@@ -27,8 +27,8 @@ use crate::prompt_hook;
 use crate::state::{Pending, SessionState, Subject};
 use crate::status::LiveStatus;
 use crate::{HookEnv, HookOutput, hook_dir};
-use crit_review::prompt::audit::{self, Awaiting};
-use crit_review::prompt::{
+use crit_prompt::audit::{self, Awaiting};
+use crit_prompt::{
     FailedBecause, Outcome, PromptRequest, PromptReview, Status, backend as prompt_backend, run,
 };
 use serde_json::json;
@@ -107,7 +107,7 @@ fn record_answer(event: &HookInput, outcome: Outcome, hook: &HookEnv) -> HookOut
     if crit_core::timestamp::unix_secs(now).saturating_sub(pending.at) > ANSWER_WITHIN_SECS {
         return HookOutput::default();
     }
-    if let Some(dir) = audit::dir(&lookup)
+    if let Some(dir) = audit::dir(&hook.env)
         && let Err(e) = audit::append_decision(&dir, &pending.review, outcome, now)
     {
         return HookOutput::note(format!(
@@ -121,7 +121,6 @@ fn record_answer(event: &HookInput, outcome: Outcome, hook: &HookEnv) -> HookOut
 /// Where the review's outcome goes.
 struct Sink<'a> {
     hook: &'a HookEnv,
-    lookup: &'a dyn Fn(&str) -> Option<String>,
     session: Option<SessionState>,
     log: bool,
     /// Lines for stderr.
@@ -152,7 +151,6 @@ fn review(
     };
     let mut sink = Sink {
         hook,
-        lookup: &lookup,
         session,
         log: hook.log,
         notes: Vec::new(),
@@ -271,7 +269,7 @@ impl Sink<'_> {
     fn finish(mut self, mut review: PromptReview, live: Option<Arc<LiveStatus>>) -> HookOutput {
         review.decide(None);
         if self.log {
-            match audit::dir(self.lookup) {
+            match audit::dir(&self.hook.env) {
                 Some(dir) => {
                     if let Err(e) = audit::append(&dir, &review, SystemTime::now()) {
                         self.notes.push(format!(
@@ -296,7 +294,7 @@ impl Sink<'_> {
             let took_part = review
                 .reviewers
                 .iter()
-                .filter(|r| r.state != crit_review::prompt::result::ReviewerState::NotRun)
+                .filter(|r| r.state != crit_prompt::result::ReviewerState::NotRun)
                 .count();
             l.finish(took_part, review.findings_count(), failed.clone());
         }

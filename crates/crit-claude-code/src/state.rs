@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crit_os::git::refs::RefSnapshot;
-use crit_review::prompt::audit::Awaiting;
+use crit_prompt::audit::Awaiting;
 
 use crate::agent::Agent;
 

@@ -1,5 +1,5 @@
 //! Prompt review (`crit prompt`, the prompt-review plugin) as a module
-//! function, over `crit_review::prompt`. Like the command it fails open: a
+//! function, over `crit_prompt`. Like the command it fails open: a
 //! review that cannot run returns the original prompt and says why.
 
 use std::path::PathBuf;
@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use crit_core::FailOn;
 use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths};
-use crit_review::prompt::{PromptOptions, PromptRequest, audit, backend, gate, run};
+use crit_prompt::{PromptOptions, PromptRequest, audit, backend, gate, run};
 use pyo3::prelude::*;
 use tokio_util::sync::CancellationToken;
 
@@ -19,7 +19,8 @@ struct PromptReview {
     req: PromptRequest,
     /// `None`: prompt review is switched off (`PROMPT_REVIEW_ENABLED=false`).
     opts: Option<PromptOptions>,
-    audit: bool,
+    /// Where the audit line goes; `None` when none is written.
+    audit: Option<PathBuf>,
 }
 
 fn prompt_review(
@@ -56,7 +57,9 @@ fn prompt_review(
     Ok(PromptReview {
         req,
         opts,
-        audit: log && loaded.config.budget.log_costs,
+        audit: (log && loaded.config.budget.log_costs)
+            .then(|| audit::dir(project.inner().env()))
+            .flatten(),
     })
 }
 
@@ -69,9 +72,8 @@ async fn run_prompt(p: PromptReview, cancel: CancellationToken) -> bridge::Answe
         }
         None => run::disabled(&p.req, "prompt review is off (PROMPT_REVIEW_ENABLED=false)"),
     };
-    if p.audit
-        && let Some(dir) = audit::dir(&env)
-        && let Err(e) = audit::append(&dir, &review, SystemTime::now())
+    if let Some(dir) = &p.audit
+        && let Err(e) = audit::append(dir, &review, SystemTime::now())
     {
         tracing::warn!("the prompt review's audit line was not written: {e}");
     }

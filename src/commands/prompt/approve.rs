@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, Write};
 
-use crit_review::prompt::Decision;
+use crit_prompt::Decision;
 
 const QUESTION: &str = "Proceed with the refined prompt? (yes / no / edit) ";
 

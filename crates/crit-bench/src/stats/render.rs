@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::{Count, Stats};
-use crit_review::prompt::render::cost;
+use crit_prompt::render::cost;
 
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 

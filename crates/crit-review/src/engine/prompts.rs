@@ -83,7 +83,7 @@ pub const PREAMBLE: &str = include_str!("../../prompts/preamble.md");
 
 /// The "Your answer" section for an output contract: what a system prompt
 /// ends with so the reviewer answers in a form crit can read.
-pub(crate) fn contract_instructions(output: &OutputSpec) -> Result<String, PromptError> {
+pub fn contract_instructions(output: &OutputSpec) -> Result<String, PromptError> {
     environment()
         .render_str(
             contract_partial(output),

@@ -2,7 +2,6 @@
 //! servers on real temporary repositories.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod prompt_support;
 mod scope_support;
 mod support_code;
 
@@ -14,14 +13,6 @@ mod gate_property;
 mod learnings;
 mod orchestrate;
 mod panel;
-mod prompt_config;
-mod prompt_context;
-mod prompt_editor;
-mod prompt_editor_plugin;
-mod prompt_pipeline;
-mod prompt_prompts;
-mod prompt_render;
-mod prompt_schema;
 mod scope_filter;
 mod session;
 mod templates;

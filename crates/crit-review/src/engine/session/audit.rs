@@ -150,11 +150,7 @@ fn append_line(dir: &Path, value: &impl Serialize, secs: u64) -> Result<PathBuf,
 
 /// One line appended to `name` in the user's state directory `dir` (owner
 /// only, no symlink followed, one locked `O_APPEND` write).
-pub(crate) fn append_confined(
-    dir: &Path,
-    name: &str,
-    line: &[u8],
-) -> Result<(), crit_os::write::FsError> {
+pub fn append_confined(dir: &Path, name: &str, line: &[u8]) -> Result<(), crit_os::write::FsError> {
     crit_os::write::Root::open_or_create(dir, 0o700)?.append(name, line, 0o600)
 }
 

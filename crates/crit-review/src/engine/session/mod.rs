@@ -28,8 +28,7 @@ use std::path::PathBuf;
 use crit_core::Verdict;
 use serde::{Deserialize, Serialize};
 
-pub(crate) use audit::append_confined;
-pub use audit::{append_audit, append_audit_at, append_gate, audit_dir};
+pub use audit::{append_audit, append_audit_at, append_confined, append_gate, audit_dir};
 pub use feedback::{
     Feedback, FeedbackKind, FeedbackOutcome, MAX_TEXT, append_feedback, feedback_dir,
     read_feedback, record_suppressions,
