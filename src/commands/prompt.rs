@@ -20,12 +20,11 @@ use anyhow::anyhow;
 use crit_claude_code::state::{Pending, SessionState, Subject};
 use crit_claude_code::status::LiveStatus;
 use crit_llm::Env;
-use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, LoadedConfig};
 use crit_prompt::audit::Awaiting;
 use crit_prompt::render::{self, BlockStyle};
 use crit_prompt::{
-    Decision, FailedBecause, Outcome, PromptOptions, PromptRequest, PromptReview, Status, audit,
-    backend as prompt_backend, gate, run,
+    Decision, FailedBecause, Outcome, PromptOptions, PromptRequest, PromptReview, PromptSettings,
+    Status, audit, gate, run,
 };
 
 use crate::backend;
@@ -86,18 +85,14 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
         Err(e) => return Err(e),
     };
     project.rules().release_warnings();
-    let rules = project.rules();
     let root = project.root().to_path_buf();
-    let mut loaded = match prompt_config::load(&ConfigPaths::standard(&lookup), rules, &lookup) {
-        Ok(l) => l,
+    let settings = match PromptSettings::of(&project) {
+        Ok(s) => s,
         Err(e) if !gate_mode => return failed_open(&root, e.to_string()),
         Err(e) => return Err(CliError::usage(e)),
     };
-    if let Some(secs) = common.timeout {
-        loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
-    }
     let quiet = common.quiet;
-    for w in &loaded.warnings {
+    for w in &settings.loaded.warnings {
         if !quiet {
             eprintln!("crit: {}", crate::output::printable(w));
         }
@@ -113,11 +108,11 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             source: source.clone(),
         })
         .collect();
-    if !loaded.enabled {
+    if !settings.enabled() {
         return kill_switch(common, &requests, gate_mode);
     }
-    let opts = options(common, args, &env, &loaded, project.config())?;
-    let log = !common.no_log && loaded.config.budget.log_costs;
+    let opts = options(common, args, &settings);
+    let log = !common.no_log && settings.logs();
     let stop = runner::Stop::new();
     if gate_mode {
         let settings = backend::settings(&project, crit_project::Kind::Prompt)?;
@@ -229,20 +224,14 @@ fn inputs(args: &PromptArgs, cwd: &Path) -> Result<Inputs, CliError> {
     Ok(Inputs { prompts })
 }
 
-/// The backend (or why there is none: the review then fails open), models, cache.
-fn options(
-    common: &CommonArgs,
-    args: &PromptArgs,
-    env: &Env,
-    loaded: &LoadedConfig,
-    crit_config: &crit_project::config::Config,
-) -> Result<PromptOptions, CliError> {
-    let explicit = backend::explicit(common)?;
-    let mut opts = prompt_backend::options(&explicit, crit_config, loaded, env, !args.no_cache);
+/// The options the settings give (the backend, or why there is none: the
+/// review then fails open), with the progress display `-v` asks for.
+fn options(common: &CommonArgs, args: &PromptArgs, settings: &PromptSettings) -> PromptOptions {
+    let mut opts = PromptOptions::from_settings(settings, !args.no_cache);
     if common.verbose > 0 && !common.quiet {
         opts.progress = Some(Arc::new(StderrProgress::new()));
     }
-    Ok(opts)
+    opts
 }
 
 /// `PROMPT_REVIEW_ENABLED=false`: nothing is reviewed, the prompt passes.

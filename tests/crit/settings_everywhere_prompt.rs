@@ -1,9 +1,14 @@
-//! Prompt review, every door: `crit prompt` and Claude Code's `!!!` hook, in
-//! the same trusted project, ask the model the project's prompt-review
-//! settings name and record the same review in the audit log.
+//! Prompt review, every door: `crit prompt`, Claude Code's `!!!` hook and a
+//! library caller, in the same trusted project, ask the model the project's
+//! prompt-review settings name and record the same review in the audit log.
 
 use std::path::Path;
+use std::time::SystemTime;
 
+use crit_os::Env;
+use crit_project::{Explicit, Project};
+use crit_prompt::settings::PromptSettings;
+use crit_prompt::{PromptOptions, PromptRequest, audit};
 use crit_testkit::prompt_review::{GUARDRAIL_CHECK, VAGUE, no_contradictions, vague_panel, who};
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::{Value, json};
@@ -72,8 +77,45 @@ fn seen(d: &Path, server: &FakeServer) -> Value {
     })
 }
 
+/// A library caller: crit-project opened as a front end opens it, in the
+/// environment the binary ran in, the options made from its settings, the
+/// review run and its audit line written.
+fn library(d: &Path, server: &FakeServer) {
+    let env = Env::from_pairs([
+        ("HOME", d.join(".home").display().to_string()),
+        ("XDG_STATE_HOME", d.join(".state").display().to_string()),
+        (
+            "ANTHROPIC_API_KEY",
+            "sk-ant-review-secret-0123456789".into(),
+        ),
+        ("ANTHROPIC_BASE_URL", server.url()),
+        ("PATH", std::env::var("PATH").unwrap_or_default()),
+        ("PROMPT_REVIEW_MODE", "api".into()),
+    ]);
+    let project = Project::open(d, Explicit::default(), env).unwrap();
+    let settings = PromptSettings::of(&project).unwrap();
+    assert!(settings.enabled() && settings.logs());
+    let opts = PromptOptions::from_settings(&settings, true);
+    let req = PromptRequest {
+        prompt: VAGUE.into(),
+        root: project.root().to_path_buf(),
+        cwd: project.root().to_path_buf(),
+        trigger: "library".into(),
+        source: None,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut review = runtime.block_on(crit_prompt::review(&req, &opts));
+    review.decide(None);
+    let dir = audit::dir(project.env()).unwrap();
+    audit::append(&dir, &review, SystemTime::now()).unwrap();
+}
+
 #[test]
-fn prompt_review_agrees_in_the_cli_and_the_hook() {
+fn prompt_review_agrees_in_the_cli_the_hook_and_the_library() {
     let dir = project();
     let d = dir.path();
     let server = FakeServer::start_blocking();
@@ -106,8 +148,15 @@ fn prompt_review_agrees_in_the_cli_and_the_hook() {
         .unwrap();
     assert!(out.status.success(), "{}", crate::support::stderr(&out));
     let hook = seen(d, &server);
+    std::fs::remove_dir_all(d.join(".home/.cache")).unwrap();
+
+    let server = FakeServer::start_blocking();
+    script(&server);
+    library(d, &server);
+    let lib = seen(d, &server);
 
     assert_eq!(cli, hook, "crit prompt, then the !!! hook");
+    assert_eq!(cli, lib, "crit prompt, then a library caller");
     assert_eq!(cli["models"], json!(["claude-opus-4-1"]), "{cli}");
     assert_eq!(cli["outcome"], "reviewed", "{cli}");
 }

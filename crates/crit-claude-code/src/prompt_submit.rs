@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crit_project::Project;
-use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths, Mode};
+use crit_project::config::prompt_review::Mode;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{Agent, Event};
@@ -29,7 +29,7 @@ use crate::status::LiveStatus;
 use crate::{HookEnv, HookOutput, hook_dir};
 use crit_prompt::audit::{self, Awaiting};
 use crit_prompt::{
-    FailedBecause, Outcome, PromptRequest, PromptReview, Status, backend as prompt_backend, run,
+    FailedBecause, Outcome, PromptOptions, PromptRequest, PromptReview, PromptSettings, Status, run,
 };
 use serde_json::json;
 
@@ -166,11 +166,10 @@ fn review(
             );
         }
     };
-    let rules = project.rules();
-    rules.release_warnings();
+    project.rules().release_warnings();
     req.root = project.root().to_path_buf();
-    let mut loaded = match prompt_config::load(&ConfigPaths::standard(&lookup), rules, &lookup) {
-        Ok(l) => l,
+    let settings = match PromptSettings::of(&project) {
+        Ok(s) => s,
         Err(e) => {
             return sink.finish(
                 run::failed(&req, FailedBecause::Settings, &e.to_string()),
@@ -178,22 +177,17 @@ fn review(
             );
         }
     };
-    for w in &loaded.warnings {
+    for w in &settings.loaded.warnings {
         sink.notes.push(format!("crit: {w}"));
     }
-    if !loaded.enabled {
+    if !settings.enabled() {
         return HookOutput {
             stdout: None,
             stderr: sink.notes,
         };
     }
-    sink.log = sink.log && loaded.config.budget.log_costs;
-    if let Some(secs) = hook.explicit.timeout.as_ref().map(|t| t.value) {
-        loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
-    }
-    let crit_config = project.config();
-    let explicit = project.explicit();
-    match prompt_backend::choose(explicit, crit_config, &loaded, env) {
+    sink.log = sink.log && settings.logs();
+    match &settings.choice {
         Err(e) => {
             // The full list of ways to set one up is `crit doctor`'s to show.
             let first = e.to_string();
@@ -226,7 +220,7 @@ fn review(
             emit(hook, &context, None, sink.notes)
         }
         Ok(_) => {
-            let mut opts = prompt_backend::options(explicit, crit_config, &loaded, env, true);
+            let mut opts = PromptOptions::from_settings(&settings, true);
             let live = sink
                 .session
                 .clone()

@@ -15,7 +15,6 @@
 
 use crit_llm::{Env, LlmError, Provider, Selection, Sourced};
 
-use super::run::PromptOptions;
 use crit_project::Explicit;
 use crit_project::config::Config;
 use crit_project::config::prompt_review::{LoadedConfig, Mode};
@@ -153,38 +152,4 @@ fn api(explicit: &Explicit, crit: &Config, env: &Env) -> Result<Selection, LlmEr
         }
         Err(first) => Err(first),
     }
-}
-
-/// Options for a review: the backend `choose` picks, built (when there is
-/// none, the reason, so the review fails open with it), its models, and the
-/// default cache directory from `env` (`None` when `cache` is false). What a
-/// caller without the CLI (a hook) needs besides the request.
-pub fn options(
-    explicit: &Explicit,
-    crit: &Config,
-    loaded: &LoadedConfig,
-    env: &Env,
-    cache: bool,
-) -> PromptOptions {
-    let mut opts = match choose(explicit, crit, loaded, env) {
-        Ok(mut choice) => {
-            // A server asking to wait past the review's budget is not waited
-            // for: the review says it was rate limited, not that it timed out.
-            let budget = std::time::Duration::from_millis(loaded.config.budget.timeout_ms);
-            let retry = &mut choice.selection.retry;
-            retry.max_retry_after = retry.max_retry_after.min(budget);
-            let built = choice.selection.build();
-            let mut o = PromptOptions::new(loaded.config.clone(), built, choice.mode);
-            o.backend_label = choice.selection.provider.value.to_string();
-            o.reviewer_model = choice.reviewer_model;
-            o.editor_model = choice.editor_model;
-            o.notes = choice.notes;
-            o
-        }
-        Err(e) => PromptOptions::new(loaded.config.clone(), Err(e), loaded.config.mode),
-    };
-    if cache {
-        opts.cache_dir = super::cache::default_dir(env);
-    }
-    opts
 }

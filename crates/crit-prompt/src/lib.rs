@@ -10,7 +10,9 @@
 //! [`run::review`] is the whole pipeline for one prompt, with a deadline; it
 //! never fails (prompt review fails open, loudly) and returns a
 //! [`PromptReview`]: the refined prompt, the diff, every critique and what the
-//! editor did with it. A caller (the CLI, a Claude Code hook) renders it with
+//! editor did with it. Its options come from a project's settings, one way
+//! for every caller ([`PromptSettings::of`], [`PromptOptions::from_settings`]).
+//! A caller (the CLI, a Claude Code hook) renders it with
 //! [`render`], asks the user, records the decision with
 //! [`PromptReview::decide`] and appends the [`audit`] line.
 //!
@@ -36,8 +38,10 @@ pub mod render;
 pub mod result;
 pub mod reviewers;
 pub mod run;
+pub mod settings;
 pub mod stack;
 pub mod triggers;
 
 pub use result::{Decision, FailedBecause, Outcome, PromptReview, Status};
 pub use run::{PromptOptions, PromptRequest, review};
+pub use settings::PromptSettings;

@@ -6,14 +6,13 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use crit_core::FailOn;
-use crit_project::config::prompt_review::{self as prompt_config, ConfigPaths};
-use crit_prompt::{PromptOptions, PromptRequest, audit, backend, gate, run};
+use crit_prompt::{PromptOptions, PromptRequest, PromptSettings, audit, gate, run};
 use pyo3::prelude::*;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge;
 use crate::errors;
-use crate::project::{Project, env};
+use crate::project::Project;
 
 struct PromptReview {
     req: PromptRequest,
@@ -36,8 +35,7 @@ fn prompt_review(
         ));
     }
     let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")), model)?;
-    let loaded = prompt_config::load(&ConfigPaths::standard(&env), project.inner().rules(), &env)
-        .map_err(errors::config)?;
+    let settings = PromptSettings::of(project.inner()).map_err(errors::config)?;
     let req = PromptRequest {
         prompt: text,
         root: project.root(),
@@ -45,19 +43,13 @@ fn prompt_review(
         trigger: "python".into(),
         source: None,
     };
-    let opts = loaded.enabled.then(|| {
-        backend::options(
-            project.inner().explicit(),
-            project.inner().config(),
-            &loaded,
-            project.inner().env(),
-            cache,
-        )
-    });
+    let opts = settings
+        .enabled()
+        .then(|| PromptOptions::from_settings(&settings, cache));
     Ok(PromptReview {
         req,
         opts,
-        audit: (log && loaded.config.budget.log_costs)
+        audit: (log && settings.logs())
             .then(|| audit::dir(project.inner().env()))
             .flatten(),
     })
