@@ -49,13 +49,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
     let inputs = inputs(args, &cwd)?;
-    let gate_mode = inputs.prompts.len() > 1
-        || common.fail_on.is_some()
-        || common.exit_code
-        || matches!(
-            FormatChoice::output(common.format),
-            Some(Format::Sarif | Format::Rdjson)
-        );
+    let gate_mode = gate_mode(common, &inputs);
     // Run from Claude Code (`/prompt-review`): its status line follows the
     // review, and a `!!!` the hook handed on makes this its review.
     let session = env
@@ -97,17 +91,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             eprintln!("crit: {}", crate::output::printable(w));
         }
     }
-    let requests: Vec<PromptRequest> = inputs
-        .prompts
-        .iter()
-        .map(|(text, source)| PromptRequest {
-            prompt: text.clone(),
-            root: root.clone(),
-            cwd: cwd.clone(),
-            trigger: trigger.into(),
-            source: source.clone(),
-        })
-        .collect();
+    let requests = requests(&inputs, &root, &cwd, trigger);
     if !settings.enabled() {
         return kill_switch(common, &requests, gate_mode);
     }
@@ -128,14 +112,55 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     let Some(request) = requests.into_iter().next() else {
         return Err(CliError::usage(anyhow!("no prompt to review")));
     };
+    let review = review_one(request, opts, session.as_ref(), &stop)?;
+    // Stopped by a signal: nothing is chosen for anyone.
+    if let Some(signal) = stop.signal() {
+        return Ok(signal.code());
+    }
+    finish_one(common, args, review, log, &env, session.as_ref())
+}
+
+/// Several prompts, a gate asked for, or a format for CI: every prompt is
+/// reviewed and the findings are one result for the gate.
+fn gate_mode(common: &CommonArgs, inputs: &Inputs) -> bool {
+    inputs.prompts.len() > 1
+        || common.fail_on.is_some()
+        || common.exit_code
+        || matches!(
+            FormatChoice::output(common.format),
+            Some(Format::Sarif | Format::Rdjson)
+        )
+}
+
+fn requests(inputs: &Inputs, root: &Path, cwd: &Path, trigger: &str) -> Vec<PromptRequest> {
+    inputs
+        .prompts
+        .iter()
+        .map(|(text, source)| PromptRequest {
+            prompt: text.clone(),
+            root: root.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            trigger: trigger.into(),
+            source: source.clone(),
+        })
+        .collect()
+}
+
+/// One prompt reviewed; run from a Claude Code session, its status line
+/// follows the review.
+fn review_one(
+    request: PromptRequest,
+    mut opts: PromptOptions,
+    session: Option<&SessionState>,
+    stop: &runner::Stop,
+) -> Result<PromptReview, CliError> {
     let live = session
-        .clone()
+        .cloned()
         .map(|s| LiveStatus::begin(s, Subject::Prompt, opts.progress.clone()));
-    let mut opts = opts;
     if let Some(l) = &live {
         opts.progress = Some(l.clone() as Arc<dyn crit_review::panel::Progress>);
     }
-    let review = runner::block_on(&stop, |cancel| {
+    let review = runner::block_on(stop, |cancel| {
         let mut opts = opts.clone();
         opts.cancel = cancel;
         async move { run::review(&request, &opts).await }
@@ -150,11 +175,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             .count();
         l.finish(took_part, review.findings_count(), failed);
     }
-    // Stopped by a signal: nothing is chosen for anyone.
-    if let Some(signal) = stop.signal() {
-        return Ok(signal.code());
-    }
-    finish_one(common, args, review, log, &env, session.as_ref())
+    Ok(review)
 }
 
 /// How long after a `!!!` the review `/prompt-review` runs counts as its.

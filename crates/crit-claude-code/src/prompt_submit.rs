@@ -197,65 +197,78 @@ fn review(
             let why = format!("{first}; `crit doctor` shows how to set one up");
             sink.finish(run::failed(&req, FailedBecause::NoBackend, &why), None)
         }
-        Ok(choice) if choice.mode == Mode::Subscription => {
-            // The review runs in Claude's session, through the slash command.
-            let command = if env.get("CLAUDE_PLUGIN_ROOT").is_some() {
-                "/crit:prompt-review"
-            } else {
-                "/prompt-review"
-            };
-            // The review `/prompt-review` runs is this `!!!`'s, in the audit log too.
-            if let Some(s) = &sink.session {
-                let now = crit_core::timestamp::unix_secs(SystemTime::now());
-                if let Err(e) = s.set_triggered(now) {
-                    sink.notes
-                        .push(format!("crit: recording the `!!!` trigger: {e}"));
-                }
-            }
-            // Other agents have no slash command of crit's: they run `crit prompt` in their shell.
-            let context = match hook.agent {
-                Agent::ClaudeCode => prompt_hook::subscription(&stripped, command),
-                _ => prompt_hook::subscription_shell(&stripped),
-            };
-            emit(hook, &context, None, sink.notes)
-        }
-        Ok(_) => {
-            let mut opts = PromptOptions::from_settings(&settings, true);
-            let live = sink
-                .session
-                .clone()
-                .map(|s| LiveStatus::begin(s, Subject::Prompt, None));
-            if let Some(l) = &live {
-                opts.progress = Some(l.clone() as Arc<dyn crit_review::panel::Progress>);
-            }
-            opts.cancel = cancel;
-            let reviewed = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .map_err(|e| format!("starting the async runtime: {e}"))
-                .map(|runtime| {
-                    let review = runtime.block_on(run::review(&req, &opts));
-                    runtime.shutdown_background();
-                    review
-                });
-            let review = match reviewed {
-                // Claude Code ends a hook that outlives its timeout with a signal.
-                _ if opts.cancel.is_cancelled() => run::failed(
-                    &req,
-                    FailedBecause::Deadline,
-                    &format!(
-                        "stopped by {} at {}'s hook timeout",
-                        signal().unwrap_or("a signal"),
-                        hook.agent.name()
-                    ),
-                ),
-                Ok(r) => r,
-                Err(e) => run::failed(&req, FailedBecause::Error, &e),
-            };
-            sink.finish(review, live)
+        Ok(choice) if choice.mode == Mode::Subscription => in_session(hook, sink, &stripped),
+        Ok(_) => here(hook, sink, &req, &settings, cancel, signal),
+    }
+}
+
+/// Subscription mode: the review runs in Claude's session, through the
+/// slash command (other agents run `crit prompt` in their shell).
+fn in_session(hook: &HookEnv, mut sink: Sink<'_>, stripped: &str) -> HookOutput {
+    let command = if hook.env.get("CLAUDE_PLUGIN_ROOT").is_some() {
+        "/crit:prompt-review"
+    } else {
+        "/prompt-review"
+    };
+    // The review `/prompt-review` runs is this `!!!`'s, in the audit log too.
+    if let Some(s) = &sink.session {
+        let now = crit_core::timestamp::unix_secs(SystemTime::now());
+        if let Err(e) = s.set_triggered(now) {
+            sink.notes
+                .push(format!("crit: recording the `!!!` trigger: {e}"));
         }
     }
+    let context = match hook.agent {
+        Agent::ClaudeCode => prompt_hook::subscription(stripped, command),
+        _ => prompt_hook::subscription_shell(stripped),
+    };
+    emit(hook, &context, None, sink.notes)
+}
+
+/// API mode: the review runs here, within its budget and the hook's own
+/// deadline (a signal cancels it).
+fn here(
+    hook: &HookEnv,
+    sink: Sink<'_>,
+    req: &PromptRequest,
+    settings: &PromptSettings,
+    cancel: CancellationToken,
+    signal: &dyn Fn() -> Option<&'static str>,
+) -> HookOutput {
+    let mut opts = PromptOptions::from_settings(settings, true);
+    let live = sink
+        .session
+        .clone()
+        .map(|s| LiveStatus::begin(s, Subject::Prompt, None));
+    if let Some(l) = &live {
+        opts.progress = Some(l.clone() as Arc<dyn crit_review::panel::Progress>);
+    }
+    opts.cancel = cancel;
+    let reviewed = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))
+        .map(|runtime| {
+            let review = runtime.block_on(run::review(req, &opts));
+            runtime.shutdown_background();
+            review
+        });
+    let review = match reviewed {
+        // Claude Code ends a hook that outlives its timeout with a signal.
+        _ if opts.cancel.is_cancelled() => run::failed(
+            req,
+            FailedBecause::Deadline,
+            &format!(
+                "stopped by {} at {}'s hook timeout",
+                signal().unwrap_or("a signal"),
+                hook.agent.name()
+            ),
+        ),
+        Ok(r) => r,
+        Err(e) => run::failed(req, FailedBecause::Error, &e),
+    };
+    sink.finish(review, live)
 }
 
 impl Sink<'_> {

@@ -46,60 +46,15 @@ pub fn choose(
     env: &Env,
 ) -> Result<Choice, LlmError> {
     let mut notes = Vec::new();
-    let with = |provider: Provider, label: &str| {
-        let mut e = explicit.clone();
-        e.provider = Some(Sourced::explicit(provider, label));
-        select_backend(&e, crit, env)
-    };
     let crit_provider = explicit.provider.is_some()
         || env.non_empty("CRIT_PROVIDER").is_some()
         || crit.provider.is_some();
-    let selection = if explicit.provider.is_some()
-        || (loaded.source("mode").is_none() && crit_provider)
-    {
-        select_backend(explicit, crit, env)?
-    } else {
-        let label = format!(
-            "prompt review mode `{}` ({})",
-            loaded.config.mode.as_str(),
-            loaded.source("mode").unwrap_or("default")
-        );
-        match loaded.config.mode {
-            Mode::Subscription => match with(Provider::ClaudeCode, &label) {
-                Ok(s) => s,
-                Err(_) if loaded.config.api_fallback => match api(explicit, crit, env) {
-                    Ok(s) => {
-                        // One short line, and only when the user chose
-                        // subscription mode: by default an API user
-                        // without Claude Code is simply on the API.
-                        if let Some(from) = loaded.source("mode") {
-                            notes.push(format!(
-                                    "the Claude Code CLI is not available for subscription mode ({from}); using {} (api_fallback)",
-                                    s.provider.value
-                                ));
-                        }
-                        s
-                    }
-                    // Neither: the error that names every way to configure one.
-                    Err(_) => return Err(LlmError::NoBackend),
-                },
-                Err(e) => return Err(e),
-            },
-            Mode::Api => match api(explicit, crit, env) {
-                Ok(s) => s,
-                Err(e) => match with(Provider::ClaudeCode, &label) {
-                    Ok(s) => {
-                        notes.push(format!(
-                            "api mode is unavailable ({e}); using subscription mode (Claude Code)"
-                        ));
-                        s
-                    }
-                    // Neither: the error that names every way to configure one.
-                    Err(_) => return Err(LlmError::NoBackend),
-                },
-            },
-        }
-    };
+    let selection =
+        if explicit.provider.is_some() || (loaded.source("mode").is_none() && crit_provider) {
+            select_backend(explicit, crit, env)?
+        } else {
+            by_mode(explicit, crit, loaded, env, &mut notes)?
+        };
     let mode = mode_of(selection.provider.value);
     let crit_model = selection.request_model();
     let pick = |key: &str, configured: &str| -> String {
@@ -122,6 +77,63 @@ pub fn choose(
         reviewer_model,
         editor_model,
         notes,
+    })
+}
+
+/// The backend the prompt-review settings' `mode` asks for, with its
+/// fallback (the other mode) when it is unavailable; a fallback the user
+/// should hear of is added to `notes`.
+fn by_mode(
+    explicit: &Explicit,
+    crit: &Config,
+    loaded: &LoadedConfig,
+    env: &Env,
+    notes: &mut Vec<String>,
+) -> Result<Selection, LlmError> {
+    let with = |provider: Provider, label: &str| {
+        let mut e = explicit.clone();
+        e.provider = Some(Sourced::explicit(provider, label));
+        select_backend(&e, crit, env)
+    };
+    let label = format!(
+        "prompt review mode `{}` ({})",
+        loaded.config.mode.as_str(),
+        loaded.source("mode").unwrap_or("default")
+    );
+    Ok(match loaded.config.mode {
+        Mode::Subscription => match with(Provider::ClaudeCode, &label) {
+            Ok(s) => s,
+            Err(_) if loaded.config.api_fallback => match api(explicit, crit, env) {
+                Ok(s) => {
+                    // One short line, and only when the user chose
+                    // subscription mode: by default an API user
+                    // without Claude Code is simply on the API.
+                    if let Some(from) = loaded.source("mode") {
+                        notes.push(format!(
+                                "the Claude Code CLI is not available for subscription mode ({from}); using {} (api_fallback)",
+                                s.provider.value
+                            ));
+                    }
+                    s
+                }
+                // Neither: the error that names every way to configure one.
+                Err(_) => return Err(LlmError::NoBackend),
+            },
+            Err(e) => return Err(e),
+        },
+        Mode::Api => match api(explicit, crit, env) {
+            Ok(s) => s,
+            Err(e) => match with(Provider::ClaudeCode, &label) {
+                Ok(s) => {
+                    notes.push(format!(
+                        "api mode is unavailable ({e}); using subscription mode (Claude Code)"
+                    ));
+                    s
+                }
+                // Neither: the error that names every way to configure one.
+                Err(_) => return Err(LlmError::NoBackend),
+            },
+        },
     })
 }
 

@@ -12,7 +12,7 @@ use crit_core::{FailOn, ReviewResult, ReviewerOutcome, ReviewerStatus, Verdict};
 use futures_util::StreamExt;
 use globset::GlobBuilder;
 
-use super::result::{PromptReview, ReviewerState, Status};
+use super::result::{PromptReview, ReviewerReport, ReviewerState, Status};
 use super::run::{PromptOptions, PromptRequest, review};
 
 /// One prompt file.
@@ -150,32 +150,12 @@ pub fn to_result(reviews: &[PromptReview], gate: FailOn) -> ReviewResult {
             .iter()
             .filter(|x| x.state != ReviewerState::NotRun)
         {
-            result.reviewers.push(ReviewerOutcome {
-                name: if reviews.len() > 1 {
-                    format!("{}:{file}", rep.name)
-                } else {
-                    rep.name.clone()
-                },
-                status: match rep.state {
-                    ReviewerState::Ok | ReviewerState::NoIssues => ReviewerStatus::Completed,
-                    ReviewerState::Skipped => ReviewerStatus::ParseError,
-                    ReviewerState::TimedOut => ReviewerStatus::Incomplete,
-                    ReviewerState::Failed | ReviewerState::NotRun => ReviewerStatus::Failed,
-                },
-                verdict: match rep.state {
-                    ReviewerState::Ok => Verdict::Concerns,
-                    ReviewerState::NoIssues => Verdict::Pass,
-                    ReviewerState::TimedOut => Verdict::Incomplete,
-                    ReviewerState::Skipped => Verdict::Unknown,
-                    _ => Verdict::Error,
-                },
-                model: rep.model.clone(),
-                findings: rep.findings,
-                usage: rep.usage,
-                cost_usd: Some(rep.cost_usd),
-                duration_ms: rep.duration_ms,
-                error: rep.state.unavailable().then(|| rep.why.clone()),
-            });
+            let name = if reviews.len() > 1 {
+                format!("{}:{file}", rep.name)
+            } else {
+                rep.name.clone()
+            };
+            result.reviewers.push(outcome(rep, name));
         }
         result.usage += r.usage;
         result.cost_usd = crit_core::usage::add_cost(result.cost_usd, Some(r.cost_usd));
@@ -195,4 +175,30 @@ pub fn to_result(reviews: &[PromptReview], gate: FailOn) -> ReviewResult {
     result.structured_output = serde_json::to_value(reviews).ok();
     result.apply_gate(gate);
     result
+}
+
+/// One reviewer's report as a review result's reviewer outcome.
+fn outcome(rep: &ReviewerReport, name: String) -> ReviewerOutcome {
+    ReviewerOutcome {
+        name,
+        status: match rep.state {
+            ReviewerState::Ok | ReviewerState::NoIssues => ReviewerStatus::Completed,
+            ReviewerState::Skipped => ReviewerStatus::ParseError,
+            ReviewerState::TimedOut => ReviewerStatus::Incomplete,
+            ReviewerState::Failed | ReviewerState::NotRun => ReviewerStatus::Failed,
+        },
+        verdict: match rep.state {
+            ReviewerState::Ok => Verdict::Concerns,
+            ReviewerState::NoIssues => Verdict::Pass,
+            ReviewerState::TimedOut => Verdict::Incomplete,
+            ReviewerState::Skipped => Verdict::Unknown,
+            _ => Verdict::Error,
+        },
+        model: rep.model.clone(),
+        findings: rep.findings,
+        usage: rep.usage,
+        cost_usd: Some(rep.cost_usd),
+        duration_ms: rep.duration_ms,
+        error: rep.state.unavailable().then(|| rep.why.clone()),
+    }
 }

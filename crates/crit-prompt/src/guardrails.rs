@@ -132,6 +132,27 @@ pub(super) async fn settle(
         );
         return edit;
     };
+    let overridden = overridden(found, &edit, &others, &guards);
+    if overridden.is_empty() {
+        return edit;
+    }
+    match editor::edit_overriding(input, overridden) {
+        Ok(e) => e,
+        Err(e) => {
+            warn(review, e.to_string());
+            edit
+        }
+    }
+}
+
+/// The applied edits (`others`, indexes into `edit.applied`) the check found
+/// contradicting a guardrail, each as a conflict the guardrail wins; once each.
+fn overridden(
+    found: &[Value],
+    edit: &Edit,
+    others: &[usize],
+    guards: &[Proposal],
+) -> Vec<Conflict> {
     let mut overridden: Vec<Conflict> = Vec::new();
     for c in found {
         let index = |k: &str| {
@@ -160,16 +181,7 @@ pub(super) async fn settle(
             ),
         });
     }
-    if overridden.is_empty() {
-        return edit;
-    }
-    match editor::edit_overriding(input, overridden) {
-        Ok(e) => e,
-        Err(e) => {
-            warn(review, e.to_string());
-            edit
-        }
-    }
+    overridden
 }
 
 fn plan(

@@ -158,46 +158,7 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
     let c = style.color;
     let mut b = Body { lines: Vec::new() };
     b.blank();
-    let asked: Vec<_> = review
-        .reviewers
-        .iter()
-        .filter(|r| r.state != ReviewerState::NotRun)
-        .collect();
-    if !asked.is_empty() {
-        b.plain("Reviewers:", 0);
-        let name_w = asked
-            .iter()
-            .map(|r| r.label.chars().count())
-            .max()
-            .unwrap_or(0);
-        for r in &asked {
-            let word = r.state.word();
-            let color = match r.state {
-                ReviewerState::Ok | ReviewerState::NoIssues => GREEN,
-                ReviewerState::Skipped => YELLOW,
-                _ => RED,
-            };
-            let detail = if r.state.unavailable() {
-                format!("  {}", r.why)
-            } else {
-                format!(
-                    "  {}  {}  {:.1}s",
-                    tokens(r.usage.total()),
-                    cost(r.cost_usd),
-                    r.duration_ms as f64 / 1000.0
-                )
-            };
-            let pad = " ".repeat(name_w - r.label.chars().count());
-            let head = format!("  {}{pad}  ", r.label);
-            let plain = format!("{head}{word:<9}{detail}");
-            let painted = format!(
-                "{head}{}{}{detail}",
-                paint(c, color, word),
-                " ".repeat(9usize.saturating_sub(word.len()))
-            );
-            b.text(plain, painted, head.chars().count() + 2);
-        }
-    }
+    reviewer_lines(&mut b, review, c);
     b.plain(cost_line(review), 0);
     if !review.warnings.is_empty() {
         b.blank();
@@ -220,14 +181,63 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
             );
         }
     }
+    outcome_sections(&mut b, review, inner, c);
+    b.blank();
+    frame(&b, width, c)
+}
+
+/// One line per reviewer asked: its state, and its tokens, cost and time
+/// (or why it gave no answer).
+fn reviewer_lines(b: &mut Body, review: &PromptReview, c: bool) {
+    let asked: Vec<_> = review
+        .reviewers
+        .iter()
+        .filter(|r| r.state != ReviewerState::NotRun)
+        .collect();
+    if asked.is_empty() {
+        return;
+    }
+    b.plain("Reviewers:", 0);
+    let name_w = asked
+        .iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    for r in &asked {
+        let word = r.state.word();
+        let color = match r.state {
+            ReviewerState::Ok | ReviewerState::NoIssues => GREEN,
+            ReviewerState::Skipped => YELLOW,
+            _ => RED,
+        };
+        let detail = if r.state.unavailable() {
+            format!("  {}", r.why)
+        } else {
+            format!(
+                "  {}  {}  {:.1}s",
+                tokens(r.usage.total()),
+                cost(r.cost_usd),
+                r.duration_ms as f64 / 1000.0
+            )
+        };
+        let pad = " ".repeat(name_w - r.label.chars().count());
+        let head = format!("  {}{pad}  ", r.label);
+        let plain = format!("{head}{word:<9}{detail}");
+        let painted = format!(
+            "{head}{}{}{detail}",
+            paint(c, color, word),
+            " ".repeat(9usize.saturating_sub(word.len()))
+        );
+        b.text(plain, painted, head.chars().count() + 2);
+    }
+}
+
+/// What became of the prompt: the changes and the refined prompt, no
+/// changes, or the raw critiques when the editor gave up.
+fn outcome_sections(b: &mut Body, review: &PromptReview, inner: usize, c: bool) {
     match review.status {
         Status::Refined => {
-            section(
-                &mut b,
-                &format!("Changes ({})", review.changes.len()),
-                inner,
-                c,
-            );
+            section(b, &format!("Changes ({})", review.changes.len()), inner, c);
             for a in &review.changes {
                 let (mark, text) = change_line(review, a);
                 let color = match mark {
@@ -241,17 +251,17 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
                 b.blank();
             }
             b.lines.pop();
-            section(&mut b, "Refined Prompt", inner, c);
+            section(b, "Refined Prompt", inner, c);
             for line in review.refined.trim_end().split('\n') {
                 b.plain(line.trim_end(), hanging_indent(line).min(inner / 2));
             }
         }
         Status::NoChanges => {
-            section(&mut b, "No changes", inner, c);
+            section(b, "No changes", inner, c);
             b.plain(review.no_changes_sentence(), 0);
         }
         Status::EditorFailed => {
-            section(&mut b, "Raw critiques", inner, c);
+            section(b, "Raw critiques", inner, c);
             for line in review.raw_critiques.as_deref().unwrap_or("").split('\n') {
                 let indent = line.len() - line.trim_start().len();
                 b.plain(line, indent + 2);
@@ -259,8 +269,6 @@ pub fn block(review: &PromptReview, style: &BlockStyle) -> String {
         }
         Status::FailedOpen | Status::Disabled => {}
     }
-    b.blank();
-    frame(&b, width, c)
 }
 
 /// Where a wrapped line continues: under the text of a list item.
