@@ -2,8 +2,8 @@
 //! in each agent's own hook file, in the shape it documents (Cursor's
 //! `.cursor/hooks.json`, version 1, `{"command": …}` entries; Copilot CLI's
 //! `.github/hooks/crit.json`, version 1, `{"type": "command", "bash": …,
-//! "timeoutSec": …}`), the prompt review left out with the reason and the
-//! MCP tool offered instead, a second install changing nothing, and
+//! "timeoutSec": …}`), Cursor's prompt review left out with the reason and
+//! the MCP tool offered instead, a second install changing nothing, and
 //! uninstall giving the file back byte for byte (or taking out what crit
 //! created).
 
@@ -80,16 +80,19 @@ fn copilot_gets_a_hook_file_of_crits_own_and_no_ledger_beside_it() {
         "{\"version\": 1, \"hooks\": {}}\n",
     );
     let out = run(d, &["install", "copilot"]);
-    assert!(
-        stdout(&out).contains("Copilot CLI has no place for prompt-review"),
-        "{}",
-        stdout(&out)
-    );
+    let said = stdout(&out);
+    for want in [
+        "wired prompt-review",
+        "Copilot CLI has no place for plan-gate, agent, statusline",
+        "only in a folder you trust",
+    ] {
+        assert!(said.contains(want), "{want}: {said}");
+    }
     let v: Value = serde_json::from_str(&read(d, ".github/hooks/crit.json")).unwrap();
     assert_eq!(
         v,
         json!({"version": 1, "hooks": {
-            "userPromptSubmitted": [{"type": "command", "bash": "crit hook copilot userPromptSubmitted --note-only", "timeoutSec": 60}],
+            "userPromptSubmitted": [{"type": "command", "bash": "crit hook copilot userPromptSubmitted", "timeoutSec": 60}],
             "agentStop": [{"type": "command", "bash": "crit hook copilot agentStop", "timeoutSec": 360}]}})
     );
     // Copilot CLI reads every .json there as hooks: nothing else of crit's.

@@ -15,6 +15,12 @@
 //!   (`docs/tools/mcp-server.md`).
 //! - Cursor: `mcp.json` (`~/.cursor/`, a project's `.cursor/`):
 //!   `mcpServers.<name>` with `command` and `args`.
+//! - Copilot CLI (1.0.102, `copilot mcp --help`): the user's
+//!   `mcp-config.json` in `$COPILOT_HOME` (`~/.copilot`), a project's
+//!   `.mcp.json` or `.github/mcp.json`: `mcpServers.<name>` with `command`
+//!   and `args` (`copilot mcp add` adds `"type": "local"` and `"tools":
+//!   ["*"]`, which it assumes when they are left out). crit takes
+//!   `.github/mcp.json`, Copilot's own (`.mcp.json` is Claude Code's too).
 //!
 //! crit's entry is known by its exact shape: uninstall removes it only while
 //! it is exactly what install wrote (a server of the user's own named
@@ -65,6 +71,10 @@ pub fn mcp_file(
 ) -> Result<(PathBuf, Option<PathBuf>), InstallError> {
     let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
     if user {
+        if agent == Agent::Copilot {
+            let dir = super::other::copilot_home(env).ok_or(InstallError::NoHome)?;
+            return Ok((dir.join("mcp-config.json"), None));
+        }
         if agent == Agent::Codex
             && let Some(dir) = env.get("CODEX_HOME").filter(|d| !d.is_empty())
         {
@@ -87,8 +97,7 @@ pub fn mcp_file(
         Agent::Codex => root.join(".codex/config.toml"),
         Agent::Gemini => root.join(".gemini/settings.json"),
         Agent::Cursor => root.join(".cursor/mcp.json"),
-        // Copilot CLI reads its servers from the user's file only.
-        Agent::Copilot => return mcp_file(agent, true, None, env),
+        Agent::Copilot => root.join(".github/mcp.json"),
     };
     Ok((file, Some(root)))
 }
