@@ -21,6 +21,7 @@ mod claude_code_hooks_real;
 mod claude_code_real;
 mod code_review;
 mod codex_real;
+mod codex_trust_real;
 mod colors;
 mod completions;
 mod config;
