@@ -5,9 +5,13 @@
 //! "timeoutSec": …}`), Cursor's prompt review left out with the reason and
 //! the MCP tool offered instead, a second install changing nothing, and
 //! uninstall giving the file back byte for byte (or taking out what crit
-//! created).
+//! created); `--mcp` registering `crit mcp` where each reads its servers
+//! (Cursor's `mcp.json`, Copilot CLI's `.github/mcp.json` and
+//! `mcp-config.json`), a server started from that entry answering with
+//! crit's tools.
 
 use crate::install_claude::{read, run, stdout};
+use crate::install_mcp::{registered, tools};
 use crate::support;
 
 use serde_json::{Value, json};
@@ -108,4 +112,77 @@ fn copilot_gets_a_hook_file_of_crits_own_and_no_ledger_beside_it() {
         read(d, ".github/hooks/team.json"),
         "{\"version\": 1, \"hooks\": {}}\n"
     );
+}
+
+/// A server of the user's own in an agent's MCP file.
+const SERVERS: &str =
+    "{\n  \"mcpServers\": {\n    \"docs\": {\"url\": \"https://docs.example/mcp\"}\n  }\n}\n";
+
+#[test]
+fn cursor_and_copilot_register_crit_mcp_where_they_read_servers_and_give_the_files_back() {
+    for (agent, scope, file, note) in [
+        (
+            "cursor",
+            "--project",
+            ".cursor/mcp.json",
+            "Customize > MCPs",
+        ),
+        (
+            "cursor",
+            "--user",
+            ".home/.cursor/mcp.json",
+            "every project",
+        ),
+        (
+            "copilot",
+            "--project",
+            ".github/mcp.json",
+            "only in a folder you trust",
+        ),
+        (
+            "copilot",
+            "--user",
+            ".home/.copilot/mcp-config.json",
+            "every project",
+        ),
+    ] {
+        let dir = project();
+        let d = dir.path();
+        write(d, file, SERVERS);
+        let out = run(d, &["install", agent, scope, "--mcp"]);
+        let said = stdout(&out);
+        assert!(
+            said.contains("added the MCP server `crit`"),
+            "{agent} {scope}: {said}"
+        );
+        assert!(said.contains(note), "{agent} {scope}: {said}");
+        let (command, args) = registered(d, agent, file);
+        assert_eq!(
+            tools(d, &command, &args),
+            [
+                "review_code",
+                "check_plan",
+                "review_prompt",
+                "explain_finding"
+            ]
+        );
+        let v: Value = serde_json::from_str(&read(d, file)).unwrap();
+        assert_eq!(
+            v["mcpServers"]["docs"],
+            json!({"url": "https://docs.example/mcp"})
+        );
+        let installed = read(d, file);
+        run(d, &["install", agent, scope, "--mcp"]);
+        assert_eq!(read(d, file), installed, "{agent} {scope}");
+        run(d, &["uninstall", agent, scope]);
+        assert_eq!(read(d, file), SERVERS, "{agent} {scope}");
+
+        // A file crit created goes with it.
+        let dir = project();
+        let d = dir.path();
+        run(d, &["install", agent, scope, "--mcp"]);
+        assert!(d.join(file).is_file(), "{agent} {scope}");
+        run(d, &["uninstall", agent, scope]);
+        assert!(!d.join(file).exists(), "{agent} {scope}");
+    }
 }

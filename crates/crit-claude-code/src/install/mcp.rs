@@ -13,8 +13,8 @@
 //! - Gemini CLI: `settings.json` (`~/.gemini/`, a project's `.gemini/`):
 //!   `mcpServers.<name>` with `command` and `args`
 //!   (`docs/tools/mcp-server.md`).
-//! - Cursor: `mcp.json` (`~/.cursor/`, a project's `.cursor/`):
-//!   `mcpServers.<name>` with `command` and `args`.
+//! - Cursor (`cursor.com/docs/mcp`): `mcp.json` (`~/.cursor/`, a project's
+//!   `.cursor/`): `mcpServers.<name>` with `command`, `args` (and `env`).
 //! - Copilot CLI (1.0.102, `copilot mcp --help`): the user's
 //!   `mcp-config.json` in `$COPILOT_HOME` (`~/.copilot`), a project's
 //!   `.mcp.json` or `.github/mcp.json`: `mcpServers.<name>` with `command`
@@ -252,10 +252,8 @@ fn trust_note(agent: Agent, project: bool) -> String {
         (Agent::ClaudeCode, true) => "Claude Code asks before it starts a server a project's .mcp.json names (`/mcp` shows it)".into(),
         (Agent::Codex, true) => "Codex reads a project's .codex/config.toml only in a project you trust (`/mcp` shows the server)".into(),
         (Agent::Gemini, true) => "Gemini CLI starts a project's servers only in a folder you trust (`/mcp` shows the server)".into(),
-        (Agent::Cursor | Agent::Copilot, true) => format!(
-            "{} asks before it starts a server a project names (its MCP settings show it)",
-            agent.name()
-        ),
+        (Agent::Cursor, true) => "Cursor lists a project's servers under Customize > MCPs: check that crit's is switched on there".into(),
+        (Agent::Copilot, true) => "Copilot CLI starts a project's servers only in a folder you trust (`/mcp` shows the server)".into(),
         (_, false) => format!("{} starts the server in every project; it serves the project it starts in", agent.name()),
     }
 }
