@@ -66,6 +66,7 @@ mod mcp_bounds;
 mod mcp_server;
 mod output_schema;
 mod own_files;
+mod own_files_agents;
 mod own_files_hostile;
 mod plan_cli;
 mod plan_crash;

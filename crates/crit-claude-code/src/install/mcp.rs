@@ -319,6 +319,25 @@ pub fn uninstall(opts: &McpInstall) -> Result<Option<String>, InstallError> {
 mod tests {
     use super::*;
 
+    /// A review tells crit's server from the user's by this entry.
+    #[test]
+    fn what_install_registers_is_what_a_review_knows_as_crits() {
+        use crit_project::scope::own_agents;
+        for agent in [Agent::Cursor, Agent::Copilot] {
+            let (file, _) = mcp_file(agent, false, Some(Path::new("/p")), &Env::default()).unwrap();
+            let rel = file
+                .strip_prefix("/p")
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            assert!(own_agents::MCP_FILES.contains(&rel.as_str()), "{rel}");
+            assert_eq!(
+                serde_json::to_value(json_entry(agent, CRIT)).unwrap(),
+                own_agents::mcp_server(CRIT)
+            );
+        }
+    }
+
     #[test]
     fn a_server_named_crit_is_found_however_toml_spells_it() {
         for has in [
