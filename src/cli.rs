@@ -236,9 +236,10 @@ pub struct InstallArgs {
     #[arg(long, value_enum, value_delimiter = ',', value_name = "PIECES")]
     pub skip: Vec<InstallPiece>,
     /// Also register `crit mcp` (crit's review tools) in the agent's MCP
-    /// servers: `.mcp.json`, `.codex/config.toml`, `.gemini/settings.json`
-    /// (`--user`: `~/.claude.json`, `config.toml` in `$CODEX_HOME`,
-    /// `~/.gemini/settings.json`).
+    /// servers: `.mcp.json`, `.codex/config.toml`, `.gemini/settings.json`,
+    /// `.cursor/mcp.json`, `.github/mcp.json` (`--user`: `~/.claude.json`,
+    /// `config.toml` in `$CODEX_HOME`, `~/.gemini/settings.json`,
+    /// `~/.cursor/mcp.json`, `mcp-config.json` in `$COPILOT_HOME`).
     #[arg(long)]
     pub mcp: bool,
 }
@@ -274,7 +275,7 @@ pub enum InstallAgent {
     Gemini,
     /// Cursor: `.cursor/hooks.json` (the review gate).
     Cursor,
-    /// Copilot CLI: `.github/hooks/crit.json` (the review gate).
+    /// Copilot CLI: `.github/hooks/crit.json` (the prompt review, the review gate).
     Copilot,
 }
 
@@ -532,7 +533,7 @@ pub enum HookAgent {
     Gemini,
     /// Cursor: beforeSubmitPrompt (notes the session's start), stop (the review gate).
     Cursor,
-    /// Copilot CLI: userPromptSubmitted (notes the session's start), agentStop
+    /// Copilot CLI: userPromptSubmitted (the prompt review), agentStop
     /// and subagentStop (the review gate).
     Copilot,
     /// The pre-commit framework: events `review` (the staged change, or the

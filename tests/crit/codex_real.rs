@@ -18,7 +18,8 @@
 //!   reason, on the uncommitted change its findings come back to the model.
 //!
 //! Codex runs a hook only once the user has trusted it in `/hooks`; these
-//! tests stand in for that with `--dangerously-bypass-hook-trust`. Codex's
+//! tests stand in for that with `--dangerously-bypass-hook-trust` (the
+//! trust itself is `codex_trust_real`'s). Codex's
 //! plugin sync and update check are off, so it talks to nothing but the
 //! fake server. Without the installed CLI these tests are reported as
 //! ignored on a developer machine; under CI they run (see `test_deps`).
@@ -37,7 +38,7 @@ use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::json;
 
 /// The pinned CLI (see `.ci/test_deps_cfg.rs`).
-fn codex_bin() -> PathBuf {
+pub(crate) fn codex_bin() -> PathBuf {
     let bin =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/codex");
     assert!(
@@ -68,37 +69,43 @@ const USER_HOOKS: &str = r#"{
 
 /// A project with a change in it, and beside it the Codex home crit was
 /// installed into.
-struct Setup {
+pub(crate) struct Setup {
     dir: tempfile::TempDir,
-    home: tempfile::TempDir,
+    pub(crate) home: tempfile::TempDir,
 }
 
 impl Setup {
-    fn new(change: &str) -> Setup {
+    pub(crate) fn new(change: &str) -> Setup {
+        let s = Setup::bare(change);
+        let out = s.crit(&["install", "codex", "--user"]);
+        assert!(out.status.success(), "{}", support::stderr(&out));
+        s
+    }
+
+    /// The user's own hooks file, and nothing of crit's yet.
+    pub(crate) fn bare(change: &str) -> Setup {
         let s = Setup {
             dir: repo(change),
             home: tempfile::tempdir().unwrap(),
         };
         std::fs::create_dir_all(s.codex_home()).unwrap();
         std::fs::write(s.hooks(), USER_HOOKS).unwrap();
-        let out = s.crit(&["install", "codex", "--user"]);
-        assert!(out.status.success(), "{}", support::stderr(&out));
         s
     }
 
-    fn project(&self) -> &Path {
+    pub(crate) fn project(&self) -> &Path {
         self.dir.path()
     }
 
-    fn codex_home(&self) -> PathBuf {
+    pub(crate) fn codex_home(&self) -> PathBuf {
         self.home.path().join("codex-home")
     }
 
-    fn hooks(&self) -> PathBuf {
+    pub(crate) fn hooks(&self) -> PathBuf {
         self.codex_home().join("hooks.json")
     }
 
-    fn crit(&self, args: &[&str]) -> Output {
+    pub(crate) fn crit(&self, args: &[&str]) -> Output {
         assert_cmd::Command::cargo_bin("crit")
             .unwrap()
             .env_clear()
@@ -113,7 +120,7 @@ impl Setup {
 
     /// Codex's configuration: the fake server as its model provider, nothing
     /// that reaches the network, and `extra` TOML after it.
-    fn configure(&self, server: &FakeServer, extra: &str) {
+    pub(crate) fn configure(&self, server: &FakeServer, extra: &str) {
         let config = format!(
             r#"model = "gpt-testkit"
 model_provider = "testkit"
@@ -147,20 +154,21 @@ enabled = false
     }
 
     fn codex_configured(&self, server: &FakeServer, prompt: &str) -> Output {
+        self.exec(server, prompt, true)
+    }
+
+    /// `codex exec PROMPT` as configured, with Codex's trust of hooks
+    /// bypassed or not.
+    pub(crate) fn exec(&self, server: &FakeServer, prompt: &str, bypass: bool) -> Output {
         let path = format!(
             "{}:{}",
             crit_dir().display(),
             std::env::var("PATH").unwrap_or_default()
         );
         std::process::Command::new(codex_bin())
-            .args([
-                "exec",
-                "--dangerously-bypass-hook-trust",
-                "--sandbox",
-                "danger-full-access",
-                "--",
-                prompt,
-            ])
+            .arg("exec")
+            .args(bypass.then_some("--dangerously-bypass-hook-trust"))
+            .args(["--sandbox", "danger-full-access", "--", prompt])
             .env_clear()
             .env("PATH", path)
             .env("HOME", self.home.path())
@@ -178,7 +186,7 @@ enabled = false
 }
 
 /// Requests Codex sent (crit's own go to chat completions).
-fn codex_requests(server: &FakeServer) -> Vec<RecordedRequest> {
+pub(crate) fn codex_requests(server: &FakeServer) -> Vec<RecordedRequest> {
     server
         .model_requests()
         .into_iter()
@@ -187,11 +195,11 @@ fn codex_requests(server: &FakeServer) -> Vec<RecordedRequest> {
 }
 
 /// What Codex sent the model after its instructions: the conversation.
-fn conversation(r: &RecordedRequest) -> String {
+pub(crate) fn conversation(r: &RecordedRequest) -> String {
     r.body["input"].to_string()
 }
 
-fn ok(out: &Output) {
+pub(crate) fn ok(out: &Output) {
     assert!(
         out.status.success(),
         "codex failed:\n{}\n{}",
@@ -428,8 +436,17 @@ fn a_model_that_never_fixes_is_sent_back_max_rounds_times_then_let_go_and_audite
         .count();
     assert_eq!(reviews, 1);
     assert_eq!(server.remaining_steps(), 0);
-    // `codex exec` shows a Stop hook's `systemMessage` nowhere; the audit
-    // log keeps that the gate let go without a passing review.
+    // `codex exec` prints a hook's event and status only (`hook: Stop
+    // Completed`), never what the hook said (`systemMessage`, `stopReason`,
+    // stderr alike), so the gate's word that it let go reaches no one there
+    // (Codex's TUI shows it); the audit log keeps it.
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        support::stderr(&out)
+    );
+    assert!(shown.contains("hook: Stop Completed"), "{shown}");
+    assert!(!shown.contains("without a passing review"), "{shown}");
     let audit = std::fs::read_dir(s.home.path().join("state/crit/audit"))
         .unwrap()
         .flatten()

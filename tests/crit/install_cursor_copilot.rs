@@ -2,12 +2,16 @@
 //! in each agent's own hook file, in the shape it documents (Cursor's
 //! `.cursor/hooks.json`, version 1, `{"command": …}` entries; Copilot CLI's
 //! `.github/hooks/crit.json`, version 1, `{"type": "command", "bash": …,
-//! "timeoutSec": …}`), the prompt review left out with the reason and the
-//! MCP tool offered instead, a second install changing nothing, and
+//! "timeoutSec": …}`), Cursor's prompt review left out with the reason and
+//! the MCP tool offered instead, a second install changing nothing, and
 //! uninstall giving the file back byte for byte (or taking out what crit
-//! created).
+//! created); `--mcp` registering `crit mcp` where each reads its servers
+//! (Cursor's `mcp.json`, Copilot CLI's `.github/mcp.json` and
+//! `mcp-config.json`), a server started from that entry answering with
+//! crit's tools.
 
 use crate::install_claude::{read, run, stdout};
+use crate::install_mcp::{registered, tools};
 use crate::support;
 
 use serde_json::{Value, json};
@@ -80,16 +84,19 @@ fn copilot_gets_a_hook_file_of_crits_own_and_no_ledger_beside_it() {
         "{\"version\": 1, \"hooks\": {}}\n",
     );
     let out = run(d, &["install", "copilot"]);
-    assert!(
-        stdout(&out).contains("Copilot CLI has no place for prompt-review"),
-        "{}",
-        stdout(&out)
-    );
+    let said = stdout(&out);
+    for want in [
+        "wired prompt-review",
+        "Copilot CLI has no place for plan-gate, agent, statusline",
+        "only in a folder you trust",
+    ] {
+        assert!(said.contains(want), "{want}: {said}");
+    }
     let v: Value = serde_json::from_str(&read(d, ".github/hooks/crit.json")).unwrap();
     assert_eq!(
         v,
         json!({"version": 1, "hooks": {
-            "userPromptSubmitted": [{"type": "command", "bash": "crit hook copilot userPromptSubmitted --note-only", "timeoutSec": 60}],
+            "userPromptSubmitted": [{"type": "command", "bash": "crit hook copilot userPromptSubmitted", "timeoutSec": 60}],
             "agentStop": [{"type": "command", "bash": "crit hook copilot agentStop", "timeoutSec": 360}]}})
     );
     // Copilot CLI reads every .json there as hooks: nothing else of crit's.
@@ -105,4 +112,77 @@ fn copilot_gets_a_hook_file_of_crits_own_and_no_ledger_beside_it() {
         read(d, ".github/hooks/team.json"),
         "{\"version\": 1, \"hooks\": {}}\n"
     );
+}
+
+/// A server of the user's own in an agent's MCP file.
+const SERVERS: &str =
+    "{\n  \"mcpServers\": {\n    \"docs\": {\"url\": \"https://docs.example/mcp\"}\n  }\n}\n";
+
+#[test]
+fn cursor_and_copilot_register_crit_mcp_where_they_read_servers_and_give_the_files_back() {
+    for (agent, scope, file, note) in [
+        (
+            "cursor",
+            "--project",
+            ".cursor/mcp.json",
+            "Customize > MCPs",
+        ),
+        (
+            "cursor",
+            "--user",
+            ".home/.cursor/mcp.json",
+            "every project",
+        ),
+        (
+            "copilot",
+            "--project",
+            ".github/mcp.json",
+            "only in a folder you trust",
+        ),
+        (
+            "copilot",
+            "--user",
+            ".home/.copilot/mcp-config.json",
+            "every project",
+        ),
+    ] {
+        let dir = project();
+        let d = dir.path();
+        write(d, file, SERVERS);
+        let out = run(d, &["install", agent, scope, "--mcp"]);
+        let said = stdout(&out);
+        assert!(
+            said.contains("added the MCP server `crit`"),
+            "{agent} {scope}: {said}"
+        );
+        assert!(said.contains(note), "{agent} {scope}: {said}");
+        let (command, args) = registered(d, agent, file);
+        assert_eq!(
+            tools(d, &command, &args),
+            [
+                "review_code",
+                "check_plan",
+                "review_prompt",
+                "explain_finding"
+            ]
+        );
+        let v: Value = serde_json::from_str(&read(d, file)).unwrap();
+        assert_eq!(
+            v["mcpServers"]["docs"],
+            json!({"url": "https://docs.example/mcp"})
+        );
+        let installed = read(d, file);
+        run(d, &["install", agent, scope, "--mcp"]);
+        assert_eq!(read(d, file), installed, "{agent} {scope}");
+        run(d, &["uninstall", agent, scope]);
+        assert_eq!(read(d, file), SERVERS, "{agent} {scope}");
+
+        // A file crit created goes with it.
+        let dir = project();
+        let d = dir.path();
+        run(d, &["install", agent, scope, "--mcp"]);
+        assert!(d.join(file).is_file(), "{agent} {scope}");
+        run(d, &["uninstall", agent, scope]);
+        assert!(!d.join(file).exists(), "{agent} {scope}");
+    }
 }

@@ -43,7 +43,7 @@ fn project() -> tempfile::TempDir {
 }
 
 /// The command and arguments the agent would start, from its file.
-fn registered(d: &Path, agent: &str, file: &str) -> (String, Vec<String>) {
+pub(crate) fn registered(d: &Path, agent: &str, file: &str) -> (String, Vec<String>) {
     let text = read(d, file);
     if agent == "codex" {
         assert!(text.starts_with(FILES[1].2), "{text}");
@@ -68,7 +68,7 @@ fn registered(d: &Path, agent: &str, file: &str) -> (String, Vec<String>) {
 }
 
 /// Starts the server as the agent would and lists its tools.
-fn tools(d: &Path, command: &str, args: &[String]) -> Vec<String> {
+pub(crate) fn tools(d: &Path, command: &str, args: &[String]) -> Vec<String> {
     let bin = Path::new(env!("CARGO_BIN_EXE_crit")).parent().unwrap();
     let mut c = tokio::process::Command::new(command);
     c.env_clear()

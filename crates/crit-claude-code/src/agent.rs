@@ -26,12 +26,15 @@
 //!   `loop_count`; `{"followup_message": …}` is sent as the user's next
 //!   message, so the gate's reason goes back that way). The session is its
 //!   `conversation_id`; a stop with a `loop_count` above 0 follows a held one.
-//! - Copilot CLI (`.github/hooks/*.json`, camelCase events and fields:
-//!   `sessionId`, `cwd`, `transcriptPath`, `prompt`): `userPromptSubmitted`
-//!   (its answer is not read: the session's start only) and `agentStop`
-//!   (`{"decision":"block","reason":…}` queues the reason as the next
-//!   prompt). Its stop says nothing of an earlier hold, so the gate counts
-//!   the rounds of a session until a review passes.
+//! - Copilot CLI (`.github/hooks/*.json`, `~/.copilot/hooks/*.json`;
+//!   camelCase events and fields: `sessionId`, `cwd`, `transcriptPath`,
+//!   `prompt`), as its 1.0.102 runs them (`tests/crit/copilot_real.rs`):
+//!   `userPromptSubmitted` (a top-level `additionalContext` in the answer is
+//!   added to the prompt the model reads; `hookSpecificOutput` is not read)
+//!   and `agentStop` (`{"decision":"block","reason":…}` sends the reason as
+//!   the next prompt, and the stop after it carries `stop_hook_active`). The
+//!   gate also counts the rounds of a session itself until a review passes,
+//!   as Copilot CLI's documented stop input has no such field.
 //!
 //! When the gate lets an agent go without a passing review, every agent's
 //! answer carries `systemMessage` (Cursor and Copilot CLI ignore keys they
@@ -92,15 +95,17 @@ impl Agent {
     pub fn project_dir_var(self) -> Option<&'static str> {
         match self {
             Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
-            Agent::Codex | Agent::Cursor | Agent::Copilot => None,
+            Agent::Codex | Agent::Cursor => None,
             Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
+            // Set for a project's hooks and the user's alike.
+            Agent::Copilot => Some("COPILOT_PROJECT_DIR"),
         }
     }
 
     /// Whether the agent's prompt hook can carry the prompt review's answer
-    /// back (Cursor's and Copilot CLI's cannot: they only note the start).
+    /// back (Cursor's cannot: it only notes the start).
     pub fn reviews_prompts(self) -> bool {
-        matches!(self, Agent::ClaudeCode | Agent::Codex | Agent::Gemini)
+        self != Agent::Cursor
     }
 
     /// Whether the agent's stop event says the agent goes on because a
@@ -162,8 +167,14 @@ impl Agent {
             return out;
         };
         if matches!(self, Agent::Cursor | Agent::Copilot) {
-            // Neither has Claude Code's event-specific answers.
-            v.remove("hookSpecificOutput");
+            // Neither has Claude Code's event-specific answers: Copilot CLI
+            // reads a prompt's context at the top level.
+            let context = v
+                .remove("hookSpecificOutput")
+                .and_then(|mut s| s.get_mut("additionalContext").map(Value::take));
+            if let Some(context) = context.filter(|_| self == Agent::Copilot) {
+                v.insert("additionalContext".into(), context);
+            }
         }
         if self == Agent::Cursor {
             let reason = v.remove("reason");
@@ -248,6 +259,10 @@ mod tests {
             Agent::Copilot
                 .render(Event::Prompt, out(context.clone()))
                 .stdout,
+            Some(json!({"additionalContext": "c"}))
+        );
+        assert_eq!(
+            Agent::Cursor.render(Event::Stop, out(context)).stdout,
             Some(json!({}))
         );
         assert_eq!(Agent::Copilot.event("agentStop"), Some(Event::Stop));

@@ -284,8 +284,9 @@ fn told_user(o: &Output) -> String {
     d["systemMessage"].as_str().unwrap().to_string()
 }
 
-/// Copilot CLI's stop says nothing of an earlier hold, and a held stop's
-/// reason comes back as the next prompt: the gate counts a session's rounds
+/// A Copilot CLI stop without `stop_hook_active` (its documented input has
+/// none; 1.0.102 sends it, see `copilot_real`), whose held reason comes back
+/// as the next prompt: the gate counts a session's rounds
 /// until a review passes, so an agent that never fixes is let go at the
 /// limit, said, and a pass starts the count again.
 #[test]

@@ -13,8 +13,14 @@
 //! - Gemini CLI: `settings.json` (`~/.gemini/`, a project's `.gemini/`):
 //!   `mcpServers.<name>` with `command` and `args`
 //!   (`docs/tools/mcp-server.md`).
-//! - Cursor: `mcp.json` (`~/.cursor/`, a project's `.cursor/`):
-//!   `mcpServers.<name>` with `command` and `args`.
+//! - Cursor (`cursor.com/docs/mcp`): `mcp.json` (`~/.cursor/`, a project's
+//!   `.cursor/`): `mcpServers.<name>` with `command`, `args` (and `env`).
+//! - Copilot CLI (1.0.102, `copilot mcp --help`): the user's
+//!   `mcp-config.json` in `$COPILOT_HOME` (`~/.copilot`), a project's
+//!   `.mcp.json` or `.github/mcp.json`: `mcpServers.<name>` with `command`
+//!   and `args` (`copilot mcp add` adds `"type": "local"` and `"tools":
+//!   ["*"]`, which it assumes when they are left out). crit takes
+//!   `.github/mcp.json`, Copilot's own (`.mcp.json` is Claude Code's too).
 //!
 //! crit's entry is known by its exact shape: uninstall removes it only while
 //! it is exactly what install wrote (a server of the user's own named
@@ -65,6 +71,10 @@ pub fn mcp_file(
 ) -> Result<(PathBuf, Option<PathBuf>), InstallError> {
     let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
     if user {
+        if agent == Agent::Copilot {
+            let dir = super::other::copilot_home(env).ok_or(InstallError::NoHome)?;
+            return Ok((dir.join("mcp-config.json"), None));
+        }
         if agent == Agent::Codex
             && let Some(dir) = env.get("CODEX_HOME").filter(|d| !d.is_empty())
         {
@@ -87,8 +97,7 @@ pub fn mcp_file(
         Agent::Codex => root.join(".codex/config.toml"),
         Agent::Gemini => root.join(".gemini/settings.json"),
         Agent::Cursor => root.join(".cursor/mcp.json"),
-        // Copilot CLI reads its servers from the user's file only.
-        Agent::Copilot => return mcp_file(agent, true, None, env),
+        Agent::Copilot => root.join(".github/mcp.json"),
     };
     Ok((file, Some(root)))
 }
@@ -243,10 +252,8 @@ fn trust_note(agent: Agent, project: bool) -> String {
         (Agent::ClaudeCode, true) => "Claude Code asks before it starts a server a project's .mcp.json names (`/mcp` shows it)".into(),
         (Agent::Codex, true) => "Codex reads a project's .codex/config.toml only in a project you trust (`/mcp` shows the server)".into(),
         (Agent::Gemini, true) => "Gemini CLI starts a project's servers only in a folder you trust (`/mcp` shows the server)".into(),
-        (Agent::Cursor | Agent::Copilot, true) => format!(
-            "{} asks before it starts a server a project names (its MCP settings show it)",
-            agent.name()
-        ),
+        (Agent::Cursor, true) => "Cursor lists a project's servers under Customize > MCPs: check that crit's is switched on there".into(),
+        (Agent::Copilot, true) => "Copilot CLI starts a project's servers only in a folder you trust (`/mcp` shows the server)".into(),
         (_, false) => format!("{} starts the server in every project; it serves the project it starts in", agent.name()),
     }
 }
@@ -311,6 +318,25 @@ pub fn uninstall(opts: &McpInstall) -> Result<Option<String>, InstallError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A review tells crit's server from the user's by this entry.
+    #[test]
+    fn what_install_registers_is_what_a_review_knows_as_crits() {
+        use crit_project::scope::own_agents;
+        for agent in [Agent::Cursor, Agent::Copilot] {
+            let (file, _) = mcp_file(agent, false, Some(Path::new("/p")), &Env::default()).unwrap();
+            let rel = file
+                .strip_prefix("/p")
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            assert!(own_agents::MCP_FILES.contains(&rel.as_str()), "{rel}");
+            assert_eq!(
+                serde_json::to_value(json_entry(agent, CRIT)).unwrap(),
+                own_agents::mcp_server(CRIT)
+            );
+        }
+    }
 
     #[test]
     fn a_server_named_crit_is_found_however_toml_spells_it() {

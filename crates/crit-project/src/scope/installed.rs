@@ -237,10 +237,26 @@ pub struct AgentHooks {
     pub stop: &'static str,
     /// The agent's timeout units in a second (Gemini CLI counts milliseconds).
     pub per_second: u64,
+    /// How its file writes one of crit's hooks.
+    pub shape: HookShape,
 }
 
-/// Codex CLI and Gemini CLI.
-pub const AGENT_HOOKS: [AgentHooks; 2] = [
+/// How an agent's hook file writes one of crit's hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookShape {
+    /// A group: `{"hooks": [{"type": "command", "command": …, "timeout": …}]}`.
+    Grouped,
+    /// Cursor's entry of its own, `{"command": …}`, in a file of `version` 1.
+    /// Its prompt hook carries no review: install writes only the note.
+    Cursor,
+    /// Copilot CLI's, `{"type": "command", "bash": …, "timeoutSec": …}`, in
+    /// a file of `version` 1 that is crit's alone (`.github/hooks/crit.json`:
+    /// no ledger beside it, as Copilot reads every `.json` there).
+    Copilot,
+}
+
+/// Codex CLI, Gemini CLI, Cursor and Copilot CLI.
+pub const AGENT_HOOKS: [AgentHooks; 4] = [
     AgentHooks {
         id: "codex",
         dir: ".codex",
@@ -248,6 +264,7 @@ pub const AGENT_HOOKS: [AgentHooks; 2] = [
         prompt: "UserPromptSubmit",
         stop: "Stop",
         per_second: 1,
+        shape: HookShape::Grouped,
     },
     AgentHooks {
         id: "gemini",
@@ -256,6 +273,25 @@ pub const AGENT_HOOKS: [AgentHooks; 2] = [
         prompt: "BeforeAgent",
         stop: "AfterAgent",
         per_second: 1000,
+        shape: HookShape::Grouped,
+    },
+    AgentHooks {
+        id: "cursor",
+        dir: ".cursor",
+        file: "hooks.json",
+        prompt: "beforeSubmitPrompt",
+        stop: "stop",
+        per_second: 1,
+        shape: HookShape::Cursor,
+    },
+    AgentHooks {
+        id: "copilot",
+        dir: ".github/hooks",
+        file: "crit.json",
+        prompt: "userPromptSubmitted",
+        stop: "agentStop",
+        per_second: 1,
+        shape: HookShape::Copilot,
     },
 ];
 
@@ -264,25 +300,40 @@ impl AgentHooks {
     /// the note-only prompt hook, the review gate.
     pub fn groups(&self, crit: &str) -> Vec<(&'static str, Value)> {
         let group = |event: &str, suffix: &str, timeout: u64| {
-            json!({"hooks": [{
-                "type": "command",
-                "command": format!("{crit} hook {} {event}{suffix}", self.id),
-                "timeout": timeout * self.per_second,
-            }]})
+            let command = format!("{crit} hook {} {event}{suffix}", self.id);
+            let timeout = timeout * self.per_second;
+            match self.shape {
+                HookShape::Grouped => json!({"hooks": [{
+                    "type": "command", "command": command, "timeout": timeout,
+                }]}),
+                HookShape::Cursor => json!({"command": command}),
+                HookShape::Copilot => {
+                    json!({"type": "command", "bash": command, "timeoutSec": timeout})
+                }
+            }
         };
         let note = format!(" {NOTE_ONLY}");
-        vec![
+        let mut all = vec![
             (self.prompt, group(self.prompt, "", HOOKS[0].timeout)),
             (self.prompt, group(self.prompt, &note, HOOKS[0].timeout)),
             (self.stop, group(self.stop, "", HOOKS[1].timeout)),
-        ]
+        ];
+        if self.shape == HookShape::Cursor {
+            all.remove(0);
+        }
+        all
     }
 
     /// `settings` without crit's groups, exactly as install writes them
-    /// (see [`without_crits`]).
+    /// (see [`without_crits`]), and without the `version` 1 of a file that
+    /// holds nothing else (install writes it with crit's first entry).
     pub fn without_crits(&self, settings: &Value) -> Value {
         let groups: Vec<Value> = self.groups(PROGRAM).into_iter().map(|(_, g)| g).collect();
-        without_groups(settings, &groups)
+        let v = without_groups(settings, &groups);
+        if self.shape != HookShape::Grouped && v == json!({"version": 1}) {
+            return json!({});
+        }
+        v
     }
 }
 

@@ -20,6 +20,7 @@ mod hidden;
 mod ignore;
 pub mod installed;
 mod own;
+pub mod own_agents;
 mod parse;
 pub(crate) mod revision;
 mod session_files;

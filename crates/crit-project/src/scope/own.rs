@@ -20,7 +20,6 @@ use crit_os::seal::sha256_hex as hex;
 
 use super::files::{Selector, normalize};
 use super::installed;
-use super::revision::Revision;
 use super::{Change, FileStatus, session_files, shard};
 
 /// Where `crit install` records what it added, in the `.claude` directory it
@@ -91,7 +90,9 @@ impl OwnFiles {
 /// exactly crit's text, and `settings.json` while it is as install last wrote
 /// it (the ledger's `settings_sha256`) and what it adds to its version at
 /// `base` is only crit's; the same of every other agent's directory
-/// (`.codex/hooks.json`, `.gemini/settings.json` and their ledgers).
+/// (`.codex/hooks.json`, `.gemini/settings.json`, `.cursor/hooks.json` and
+/// their ledgers), and the files of crit's with no ledger
+/// ([`super::own_agents`]).
 fn installed(root: &Path, base: Option<&str>, env: &crit_os::Env) -> Vec<String> {
     let dir = root.join(".claude");
     let mut own = Vec::new();
@@ -119,6 +120,7 @@ fn installed(root: &Path, base: Option<&str>, env: &crit_os::Env) -> Vec<String>
             own.push(format!("{agent_dir}/{config}"));
         }
     }
+    own.extend(super::own_agents::crits(root, base, env));
     own
 }
 
@@ -158,21 +160,9 @@ fn settings_are_crits(
         return false;
     };
     let rel = format!("{agent_dir}/{config}");
-    let before = match base {
-        None => serde_json::json!({}),
-        Some(rev) => match Revision::resolve(root, rev, env)
-            .ok()
-            .flatten()
-            .map(|r| r.read(&rel))
-        {
-            Some(Ok(Some(text))) => match serde_json::from_str(&text) {
-                Ok(v) => v,
-                Err(_) => return false,
-            },
-            Some(Ok(None)) => serde_json::json!({}),
-            // Could not check: the file is reviewed.
-            _ => return false,
-        },
+    // Could not check: the file is reviewed.
+    let Some(before) = super::own_agents::at_base(root, base, &rel, env) else {
+        return false;
     };
     let ours = crits(&now, only);
     only(&now) != tidy(&now)
@@ -261,7 +251,7 @@ fn kept(had: &[String], has: &[String]) -> bool {
 }
 
 /// A regular file's bytes, up to [`CAP`]; `None` for anything else.
-fn read(path: &Path) -> Option<Vec<u8>> {
+pub(super) fn read(path: &Path) -> Option<Vec<u8>> {
     let meta = std::fs::symlink_metadata(path).ok()?;
     if !meta.is_file() || meta.len() > CAP {
         return None;
