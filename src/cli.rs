@@ -238,7 +238,8 @@ pub struct InstallArgs {
     /// Also register `crit mcp` (crit's review tools) in the agent's MCP
     /// servers: `.mcp.json`, `.codex/config.toml`, `.gemini/settings.json`
     /// (`--user`: `~/.claude.json`, `config.toml` in `$CODEX_HOME`,
-    /// `~/.gemini/settings.json`).
+    /// `~/.gemini/settings.json`), `opencode.json` (`--user`:
+    /// `~/.config/opencode/opencode.json`).
     #[arg(long)]
     pub mcp: bool,
 }
@@ -276,6 +277,9 @@ pub enum InstallAgent {
     Cursor,
     /// Copilot CLI: `.github/hooks/crit.json` (the review gate).
     Copilot,
+    /// OpenCode: a plugin, `.opencode/plugins/crit.js` (the prompt review, the review gate).
+    #[value(name = "opencode")]
+    OpenCode,
 }
 
 #[derive(Debug, Args)]
@@ -535,6 +539,10 @@ pub enum HookAgent {
     /// Copilot CLI: userPromptSubmitted (notes the session's start), agentStop
     /// and subagentStop (the review gate).
     Copilot,
+    /// OpenCode (crit's plugin calls it): chat.message (the prompt review),
+    /// session.idle (the review gate).
+    #[value(name = "opencode")]
+    OpenCode,
     /// The pre-commit framework: events `review` (the staged change, or the
     /// pushed commits at pre-push) and `prompt` (the prompt files given).
     PreCommit,

@@ -33,6 +33,15 @@
 //!   prompt). Its stop says nothing of an earlier hold, so the gate counts
 //!   the rounds of a session until a review passes.
 //!
+//! - OpenCode (plugins, `packages/plugin/src/index.ts` `Hooks`): no command
+//!   hooks; crit's plugin ([`crate::install::opencode`]) runs `crit hook
+//!   opencode EVENT` and writes the event's fields as crit reads them
+//!   (`sessionID`, `cwd`, `prompt`). `chat.message` (awaited before the
+//!   user's message is saved: the review's context is added to its text)
+//!   and `session.idle` (the turn has ended: a hold is sent back as the next
+//!   prompt). Its idle event says nothing of an earlier hold, so the gate
+//!   counts a session's rounds, as for Copilot CLI.
+//!
 //! When the gate lets an agent go without a passing review, every agent's
 //! answer carries `systemMessage` (Cursor and Copilot CLI ignore keys they
 //! do not know), and stderr says it too.
@@ -50,6 +59,7 @@ pub enum Agent {
     Gemini,
     Cursor,
     Copilot,
+    OpenCode,
 }
 
 /// What an agent's event is to crit.
@@ -74,6 +84,7 @@ impl Agent {
             Agent::Gemini => "Gemini CLI",
             Agent::Cursor => "Cursor",
             Agent::Copilot => "Copilot CLI",
+            Agent::OpenCode => "OpenCode",
         }
     }
 
@@ -85,6 +96,7 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Cursor => "cursor",
             Agent::Copilot => "copilot",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -92,7 +104,7 @@ impl Agent {
     pub fn project_dir_var(self) -> Option<&'static str> {
         match self {
             Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
-            Agent::Codex | Agent::Cursor | Agent::Copilot => None,
+            Agent::Codex | Agent::Cursor | Agent::Copilot | Agent::OpenCode => None,
             Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
         }
     }
@@ -100,13 +112,16 @@ impl Agent {
     /// Whether the agent's prompt hook can carry the prompt review's answer
     /// back (Cursor's and Copilot CLI's cannot: they only note the start).
     pub fn reviews_prompts(self) -> bool {
-        matches!(self, Agent::ClaudeCode | Agent::Codex | Agent::Gemini)
+        matches!(
+            self,
+            Agent::ClaudeCode | Agent::Codex | Agent::Gemini | Agent::OpenCode
+        )
     }
 
     /// Whether the agent's stop event says the agent goes on because a
-    /// stop hook held it (Copilot CLI's does not).
+    /// stop hook held it (Copilot CLI's and OpenCode's do not).
     pub fn says_when_held(self) -> bool {
-        self != Agent::Copilot
+        !matches!(self, Agent::Copilot | Agent::OpenCode)
     }
 
     /// The agent's events crit answers, by their names.
@@ -130,6 +145,7 @@ impl Agent {
                 ("agentStop", Event::Stop),
                 ("subagentStop", Event::SubagentStop),
             ],
+            Agent::OpenCode => &[("chat.message", Event::Prompt), ("session.idle", Event::Stop)],
         }
     }
 
@@ -255,5 +271,12 @@ mod tests {
         assert_eq!(Agent::Gemini.event("AfterAgent"), Some(Event::Stop));
         assert_eq!(Agent::Gemini.event("Stop"), None);
         assert_eq!(Agent::Codex.event("PreToolUse"), None);
+        assert_eq!(Agent::OpenCode.event("session.idle"), Some(Event::Stop));
+        assert_eq!(
+            Agent::OpenCode
+                .render(Event::Stop, out(json!({"decision": "block", "reason": "r"})))
+                .stdout,
+            Some(json!({"decision": "block", "reason": "r"}))
+        );
     }
 }

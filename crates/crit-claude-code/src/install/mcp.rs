@@ -15,6 +15,10 @@
 //!   (`docs/tools/mcp-server.md`).
 //! - Cursor: `mcp.json` (`~/.cursor/`, a project's `.cursor/`):
 //!   `mcpServers.<name>` with `command` and `args`.
+//! - OpenCode: `opencode.json` (a project's at its root, the user's in
+//!   `~/.config/opencode/`): `mcp.<name>` with `type: "local"` and
+//!   `command` as an array (opencode-ai 1.18.33's config schema: `local`
+//!   servers take `command`, `cwd`, `environment`, `disabled`, `timeout`).
 //!
 //! crit's entry is known by its exact shape: uninstall removes it only while
 //! it is exactly what install wrote (a server of the user's own named
@@ -44,8 +48,26 @@ pub fn toml_table(crit: &str) -> String {
     )
 }
 
-/// The JSON entry install sets under `mcpServers.crit`.
+/// The key `agent`'s file keeps its servers under.
+fn servers_key(agent: Agent) -> &'static str {
+    if agent == Agent::OpenCode {
+        "mcp"
+    } else {
+        "mcpServers"
+    }
+}
+
+/// The JSON entry install sets under `mcpServers.crit` (OpenCode's `mcp.crit`).
 pub fn json_entry(agent: Agent, crit: &str) -> Json {
+    if agent == Agent::OpenCode {
+        return Json::Object(vec![
+            ("type".into(), Json::str("local")),
+            (
+                "command".into(),
+                Json::Array(vec![Json::str(crit), Json::str("mcp")]),
+            ),
+        ]);
+    }
     let mut fields = Vec::new();
     if agent == Agent::ClaudeCode {
         fields.push(("type".to_string(), Json::str("stdio")));
@@ -77,6 +99,11 @@ pub fn mcp_file(
             Agent::Gemini => home.join(".gemini/settings.json"),
             Agent::Cursor => home.join(".cursor/mcp.json"),
             Agent::Copilot => home.join(".copilot/mcp-config.json"),
+            Agent::OpenCode => env
+                .get("XDG_CONFIG_HOME")
+                .filter(|d| !d.is_empty())
+                .map_or_else(|| home.join(".config"), PathBuf::from)
+                .join("opencode/opencode.json"),
         };
         return Ok((file, None));
     }
@@ -87,6 +114,7 @@ pub fn mcp_file(
         Agent::Codex => root.join(".codex/config.toml"),
         Agent::Gemini => root.join(".gemini/settings.json"),
         Agent::Cursor => root.join(".cursor/mcp.json"),
+        Agent::OpenCode => root.join("opencode.json"),
         // Copilot CLI reads its servers from the user's file only.
         Agent::Copilot => return mcp_file(agent, true, None, env),
     };
@@ -162,15 +190,16 @@ fn added(
     }
     let mut doc = merge::parse_settings(label, old)?;
     let ours = json_entry(opts.agent, CRIT);
-    if doc.get("mcpServers").is_none() {
-        doc.set("mcpServers", Json::object());
+    let key = servers_key(opts.agent);
+    if doc.get(key).is_none() {
+        doc.set(key, Json::object());
     }
     let servers = doc
-        .get_mut("mcpServers")
+        .get_mut(key)
         .filter(|s| s.is_object())
         .ok_or_else(|| InstallError::Shape {
             file: label.into(),
-            what: "`mcpServers`".into(),
+            what: format!("`{key}`"),
             expected: "an object",
         })?;
     match servers.get(NAME) {
@@ -243,6 +272,7 @@ fn trust_note(agent: Agent, project: bool) -> String {
         (Agent::ClaudeCode, true) => "Claude Code asks before it starts a server a project's .mcp.json names (`/mcp` shows it)".into(),
         (Agent::Codex, true) => "Codex reads a project's .codex/config.toml only in a project you trust (`/mcp` shows the server)".into(),
         (Agent::Gemini, true) => "Gemini CLI starts a project's servers only in a folder you trust (`/mcp` shows the server)".into(),
+        (Agent::OpenCode, true) => "OpenCode starts the servers a project's opencode.json names, with no prompt (`opencode mcp list` shows it)".into(),
         (Agent::Cursor | Agent::Copilot, true) => format!(
             "{} asks before it starts a server a project names (its MCP settings show it)",
             agent.name()
@@ -275,7 +305,7 @@ pub fn uninstall(opts: &McpInstall) -> Result<Option<String>, InstallError> {
         }
         None => {
             let mut doc = merge::parse_settings(&label, &now)?;
-            let Some(servers) = doc.get_mut("mcpServers") else {
+            let Some(servers) = doc.get_mut(servers_key(opts.agent)) else {
                 return Ok(None);
             };
             if !servers

@@ -39,7 +39,7 @@ pub struct AgentInstall {
 pub fn supported(agent: Agent) -> &'static [Piece] {
     match agent {
         Agent::ClaudeCode => &Piece::ALL,
-        Agent::Codex | Agent::Gemini => &[Piece::PromptReview, Piece::StopGate],
+        Agent::Codex | Agent::Gemini | Agent::OpenCode => &[Piece::PromptReview, Piece::StopGate],
         // Their prompt hooks cannot carry a review back.
         Agent::Cursor | Agent::Copilot => &[Piece::StopGate],
     }
@@ -59,8 +59,20 @@ pub fn agent_dir(
         Agent::Gemini => ".gemini",
         Agent::Cursor => ".cursor",
         Agent::Copilot => ".github/hooks",
+        Agent::OpenCode => ".opencode",
     };
     if user {
+        if agent == Agent::OpenCode {
+            // OpenCode's global config directory (xdg-basedir).
+            let config = env
+                .get("XDG_CONFIG_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| PathBuf::from(h).join(".config")));
+            return config
+                .map(|c| (c.join("opencode"), None))
+                .ok_or(InstallError::NoHome);
+        }
         if agent == Agent::Copilot {
             return home
                 .map(|h| (PathBuf::from(h).join(".copilot/hooks"), None))
@@ -86,6 +98,7 @@ pub fn config_file(agent: Agent) -> &'static str {
         Agent::Codex | Agent::Cursor => "hooks.json",
         Agent::ClaudeCode | Agent::Gemini => "settings.json",
         Agent::Copilot => "crit.json",
+        Agent::OpenCode => super::opencode::PLUGIN,
     }
 }
 
@@ -166,6 +179,7 @@ fn trust_note(agent: Agent, project: bool) -> String {
         (Agent::Codex, false) => "Codex runs a hook only once you have trusted it (open /hooks in Codex; it asks again whenever a hook changes)".into(),
         (Agent::Cursor, _) => "Cursor sends the gate's reason back as your next message, at most loop_limit times a turn (5 unless set); its prompt hook cannot carry a review, so the prompt review is the MCP tool review_prompt (crit install cursor --mcp)".into(),
         (Agent::Copilot, _) => "Copilot CLI runs the hooks in .github/hooks/ of the directory it starts in (and your own); its prompt hook's answer is not read, so the prompt review is the MCP tool review_prompt (crit install copilot --mcp)".into(),
+        (Agent::OpenCode, _) => "OpenCode loads crit's plugin when it starts; restart a running OpenCode to load it".into(),
         (_, true) => "Gemini CLI runs a project's hooks only in a folder you trust, and warns before it runs a project hook it has not seen".into(),
         (_, false) => "Gemini CLI runs these hooks in every project".into(),
     }
@@ -173,6 +187,9 @@ fn trust_note(agent: Agent, project: bool) -> String {
 
 /// Merges crit's hooks into the agent's file.
 pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
+    if opts.agent == Agent::OpenCode {
+        return super::opencode::install(opts);
+    }
     let agent = opts.agent;
     let place = Files::confined(opts.confine_to.as_ref())?;
     let mut report = Report::default();
@@ -257,6 +274,11 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
     Ok(report)
 }
 
+/// [`wired`] for `opts`.
+pub(crate) fn wired_lines(opts: &AgentInstall) -> Vec<String> {
+    wired(opts.agent, &opts.pieces, opts.confine_to.is_some())
+}
+
 /// What install wired in `agent`, what it could not, and how to take a piece out.
 fn wired(agent: Agent, pieces: &Pieces, project: bool) -> Vec<String> {
     let has = supported(agent);
@@ -290,6 +312,9 @@ fn wired(agent: Agent, pieces: &Pieces, project: bool) -> Vec<String> {
 /// written, only for crit's own hooks): the file's bytes before the install
 /// come back while the file is as crit wrote it.
 pub fn uninstall(opts: &AgentInstall) -> Result<Report, InstallError> {
+    if opts.agent == Agent::OpenCode {
+        return super::opencode::uninstall(opts);
+    }
     let agent = opts.agent;
     let place = Files::confined(opts.confine_to.as_ref())?;
     let mut report = Report::default();

@@ -107,6 +107,15 @@ fn installed(root: &Path, base: Option<&str>, env: &crit_os::Env) -> Vec<String>
             own.push(format!(".claude/{path}"));
         }
     }
+    // OpenCode's plugin: crit's only with exactly a text install writes (an
+    // agent that edits it to let its turns through has its edit reviewed).
+    if read(&root.join(installed::OPENCODE_PLUGIN)).is_some_and(|bytes| {
+        installed::opencode_plugins(installed::PROGRAM)
+            .iter()
+            .any(|t| bytes == t.as_bytes())
+    }) {
+        own.push(installed::OPENCODE_PLUGIN.into());
+    }
     for (agent_dir, config) in configs() {
         let only = |v: &serde_json::Value| match installed::AGENT_HOOKS
             .iter()
