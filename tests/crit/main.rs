@@ -63,6 +63,7 @@ mod learnings_base;
 mod mcp_bounds;
 mod mcp_server;
 mod output_schema;
+mod opencode_real;
 mod own_files;
 mod own_files_hostile;
 mod plan_cli;

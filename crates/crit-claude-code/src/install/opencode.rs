@@ -50,7 +50,8 @@ fn limits(project: bool) -> Vec<String> {
         "OpenCode cannot hold a turn from a plugin: when the gate holds, crit's plugin sends the findings back as the next prompt, which OpenCode's TUI and `opencode serve` run at once; `opencode run` exits when the turn ends, before it runs (there, check with crit's pre-commit hook, or the MCP tool review_code: `crit install opencode --mcp`)".to_string(),
     ];
     if project {
-        lines.push("OpenCode loads a project's plugins from .opencode/plugins/ in every project it opens, with no trust prompt; it also installs its plugin package into .opencode/ (from the npm registry) on start".into());
+        lines.push("OpenCode loads a project's plugins from .opencode/plugins/ in every project it opens, with no trust prompt".into());
+        lines.push("OpenCode writes .opencode/.gitignore (which ignores itself) when it first starts in a project; the review gate reviews no file a .gitignore the session wrote hides, and holds: commit it once (`git add -f .opencode/.gitignore`)".into());
     }
     lines
 }
