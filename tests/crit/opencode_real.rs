@@ -208,7 +208,10 @@ fn title_step() -> Step {
 )]
 fn a_bang_prompt_s_review_reaches_opencode_s_model_and_uninstall_restores_the_config() {
     // No gate: crit's own MCP entry in opencode.json is a change it would review.
-    let s = Setup::new("def main():\n    return 1\n", &["--mcp", "--skip", "stop-gate"]);
+    let s = Setup::new(
+        "def main():\n    return 1\n",
+        &["--mcp", "--skip", "stop-gate"],
+    );
     assert_ne!(
         std::fs::read_to_string(s.project().join("opencode.json")).unwrap(),
         USER_CONFIG
@@ -391,11 +394,15 @@ fn opencode_lists_crit_mcp_s_tools_a_call_outside_the_project_is_refused_and_the
         "findings": [{"file_path": "src/app.py", "line_start": 2, "line_end": 2, "priority": 1,
                       "title": "eval of user input", "body": "Any input runs as Python. Use ast.literal_eval."}]}))));
     server.push(confirmed());
-    server.push(Step::when_contains("eval of user input").reply(Reply::text("crit found one problem.")));
-    server.push(Step::when_contains("outside the project").reply(Reply::tool_use(
-        "crit_review_code",
-        json!({"scope": "uncommitted"}),
-    )));
+    server.push(
+        Step::when_contains("eval of user input").reply(Reply::text("crit found one problem.")),
+    );
+    server.push(
+        Step::when_contains("outside the project").reply(Reply::tool_use(
+            "crit_review_code",
+            json!({"scope": "uncommitted"}),
+        )),
+    );
     // A call outside the project first: refused, with the reason.
     server.push(
         Step::when_contains("review my change").reply(Reply::tool_use(
@@ -422,7 +429,10 @@ fn opencode_lists_crit_mcp_s_tools_a_call_outside_the_project_is_refused_and_the
         "crit_review_prompt",
         "crit_explain_finding",
     ] {
-        assert!(tools.iter().any(|t| t == want), "{want} not offered: {tools:?}");
+        assert!(
+            tools.iter().any(|t| t == want),
+            "{want} not offered: {tools:?}"
+        );
     }
     let last = |r: &RecordedRequest| -> String {
         r.body["messages"]
@@ -433,8 +443,16 @@ fn opencode_lists_crit_mcp_s_tools_a_call_outside_the_project_is_refused_and_the
             .map(|m| m["content"].to_string())
             .unwrap_or_default()
     };
-    assert!(last(&reqs[1]).contains("outside the project"), "{}", last(&reqs[1]));
-    assert!(last(&reqs[2]).contains("eval of user input"), "{}", last(&reqs[2]));
+    assert!(
+        last(&reqs[1]).contains("outside the project"),
+        "{}",
+        last(&reqs[1])
+    );
+    assert!(
+        last(&reqs[2]).contains("eval of user input"),
+        "{}",
+        last(&reqs[2])
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("crit found one problem."));
     let out = s.crit(&["uninstall", "opencode"]);
     assert!(out.status.success(), "{}", support::stderr(&out));

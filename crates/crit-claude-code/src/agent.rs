@@ -145,7 +145,10 @@ impl Agent {
                 ("agentStop", Event::Stop),
                 ("subagentStop", Event::SubagentStop),
             ],
-            Agent::OpenCode => &[("chat.message", Event::Prompt), ("session.idle", Event::Stop)],
+            Agent::OpenCode => &[
+                ("chat.message", Event::Prompt),
+                ("session.idle", Event::Stop),
+            ],
         }
     }
 
@@ -274,7 +277,10 @@ mod tests {
         assert_eq!(Agent::OpenCode.event("session.idle"), Some(Event::Stop));
         assert_eq!(
             Agent::OpenCode
-                .render(Event::Stop, out(json!({"decision": "block", "reason": "r"})))
+                .render(
+                    Event::Stop,
+                    out(json!({"decision": "block", "reason": "r"}))
+                )
                 .stdout,
             Some(json!({"decision": "block", "reason": "r"}))
         );

@@ -194,14 +194,14 @@ fn added(
     if doc.get(key).is_none() {
         doc.set(key, Json::object());
     }
-    let servers = doc
-        .get_mut(key)
-        .filter(|s| s.is_object())
-        .ok_or_else(|| InstallError::Shape {
-            file: label.into(),
-            what: format!("`{key}`"),
-            expected: "an object",
-        })?;
+    let servers =
+        doc.get_mut(key)
+            .filter(|s| s.is_object())
+            .ok_or_else(|| InstallError::Shape {
+                file: label.into(),
+                what: format!("`{key}`"),
+                expected: "an object",
+            })?;
     match servers.get(NAME) {
         Some(v) if same(v, &ours) => return Ok((old.to_string(), None)),
         Some(_) => return Ok((old.to_string(), Some(false))),

@@ -87,7 +87,10 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
     }
     let records = Records::of(&opts.env);
     let mut record = records.as_ref().and_then(|r| r.load(&path));
-    let mut ledger = record.as_ref().map(|r| r.ledger.clone()).unwrap_or_default();
+    let mut ledger = record
+        .as_ref()
+        .map(|r| r.ledger.clone())
+        .unwrap_or_default();
     let plugins = path.parent().map(PathBuf::from).unwrap_or_default();
     for (dir, name) in [(&opts.dir, "dir:."), (&plugins, "dir:plugins")] {
         if !dir.exists() && !ledger.created.iter().any(|c| c == name) {
@@ -114,9 +117,7 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
     }
     report.stdout.push(format!("wrote {label}"));
     report.stdout.extend(super::other::wired_lines(opts));
-    report
-        .stdout
-        .extend(limits(opts.confine_to.is_some()));
+    report.stdout.extend(limits(opts.confine_to.is_some()));
     if !on_path(CRIT, &opts.env) {
         report.stderr.push(format!(
             "crit: `{CRIT}` is not on PATH, so OpenCode's plugin cannot run it; put crit's directory on PATH"
