@@ -32,6 +32,7 @@ fn main() {
         ("missing_codex_cli", "npm/node_modules/.bin/codex"),
         ("missing_gemini_cli", "npm/node_modules/.bin/gemini"),
         ("missing_copilot_cli", "npm/node_modules/.bin/copilot"),
+        ("missing_opencode_cli", "npm/node_modules/.bin/opencode"),
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         if !root.join(file).exists() {

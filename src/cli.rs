@@ -237,9 +237,10 @@ pub struct InstallArgs {
     pub skip: Vec<InstallPiece>,
     /// Also register `crit mcp` (crit's review tools) in the agent's MCP
     /// servers: `.mcp.json`, `.codex/config.toml`, `.gemini/settings.json`,
-    /// `.cursor/mcp.json`, `.github/mcp.json` (`--user`: `~/.claude.json`,
-    /// `config.toml` in `$CODEX_HOME`, `~/.gemini/settings.json`,
-    /// `~/.cursor/mcp.json`, `mcp-config.json` in `$COPILOT_HOME`).
+    /// `.cursor/mcp.json`, `.github/mcp.json`, `opencode.json` (`--user`:
+    /// `~/.claude.json`, `config.toml` in `$CODEX_HOME`,
+    /// `~/.gemini/settings.json`, `~/.cursor/mcp.json`, `mcp-config.json` in
+    /// `$COPILOT_HOME`, `~/.config/opencode/opencode.json`).
     #[arg(long)]
     pub mcp: bool,
 }
@@ -277,6 +278,9 @@ pub enum InstallAgent {
     Cursor,
     /// Copilot CLI: `.github/hooks/crit.json` (the prompt review, the review gate).
     Copilot,
+    /// OpenCode: a plugin, `.opencode/plugins/crit.js` (the prompt review, the review gate).
+    #[value(name = "opencode")]
+    OpenCode,
 }
 
 #[derive(Debug, Args)]
@@ -536,6 +540,10 @@ pub enum HookAgent {
     /// Copilot CLI: userPromptSubmitted (the prompt review), agentStop
     /// and subagentStop (the review gate).
     Copilot,
+    /// OpenCode (crit's plugin calls it): chat.message (the prompt review),
+    /// session.idle (the review gate).
+    #[value(name = "opencode")]
+    OpenCode,
     /// The pre-commit framework: events `review` (the staged change, or the
     /// pushed commits at pre-push) and `prompt` (the prompt files given).
     PreCommit,

@@ -25,6 +25,7 @@ pub fn run(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
         HookAgent::Gemini => Agent::Gemini,
         HookAgent::Cursor => Agent::Cursor,
         HookAgent::Copilot => Agent::Copilot,
+        HookAgent::OpenCode => Agent::OpenCode,
     };
     if !args.args.is_empty() {
         return Err(CliError::usage(anyhow!(

@@ -15,6 +15,7 @@ fn under_ci_no_test_dependency_is_missing() {
         (cfg!(missing_codex_cli), "the Codex CLI"),
         (cfg!(missing_gemini_cli), "the Gemini CLI"),
         (cfg!(missing_copilot_cli), "the Copilot CLI"),
+        (cfg!(missing_opencode_cli), "OpenCode"),
     ]
     .into_iter()
     .filter_map(|(m, what)| m.then_some(what))

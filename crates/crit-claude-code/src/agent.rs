@@ -36,6 +36,15 @@
 //!   gate also counts the rounds of a session itself until a review passes,
 //!   as Copilot CLI's documented stop input has no such field.
 //!
+//! - OpenCode (plugins, `packages/plugin/src/index.ts` `Hooks`): no command
+//!   hooks; crit's plugin ([`crate::install::opencode`]) runs `crit hook
+//!   opencode EVENT` and writes the event's fields as crit reads them
+//!   (`sessionID`, `cwd`, `prompt`). `chat.message` (awaited before the
+//!   user's message is saved: the review's context is added to its text)
+//!   and `session.idle` (the turn has ended: a hold is sent back as the next
+//!   prompt). Its idle event says nothing of an earlier hold, so the gate
+//!   counts a session's rounds, as for Copilot CLI.
+//!
 //! When the gate lets an agent go without a passing review, every agent's
 //! answer carries `systemMessage` (Cursor and Copilot CLI ignore keys they
 //! do not know), and stderr says it too.
@@ -53,6 +62,7 @@ pub enum Agent {
     Gemini,
     Cursor,
     Copilot,
+    OpenCode,
 }
 
 /// What an agent's event is to crit.
@@ -77,6 +87,7 @@ impl Agent {
             Agent::Gemini => "Gemini CLI",
             Agent::Cursor => "Cursor",
             Agent::Copilot => "Copilot CLI",
+            Agent::OpenCode => "OpenCode",
         }
     }
 
@@ -88,6 +99,7 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Cursor => "cursor",
             Agent::Copilot => "copilot",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -95,7 +107,7 @@ impl Agent {
     pub fn project_dir_var(self) -> Option<&'static str> {
         match self {
             Agent::ClaudeCode => Some("CLAUDE_PROJECT_DIR"),
-            Agent::Codex | Agent::Cursor => None,
+            Agent::Codex | Agent::Cursor | Agent::OpenCode => None,
             Agent::Gemini => Some("GEMINI_PROJECT_DIR"),
             // Set for a project's hooks and the user's alike.
             Agent::Copilot => Some("COPILOT_PROJECT_DIR"),
@@ -109,9 +121,9 @@ impl Agent {
     }
 
     /// Whether the agent's stop event says the agent goes on because a
-    /// stop hook held it (Copilot CLI's does not).
+    /// stop hook held it (Copilot CLI's and OpenCode's do not).
     pub fn says_when_held(self) -> bool {
-        self != Agent::Copilot
+        !matches!(self, Agent::Copilot | Agent::OpenCode)
     }
 
     /// The agent's events crit answers, by their names.
@@ -134,6 +146,10 @@ impl Agent {
                 ("userPromptSubmitted", Event::Prompt),
                 ("agentStop", Event::Stop),
                 ("subagentStop", Event::SubagentStop),
+            ],
+            Agent::OpenCode => &[
+                ("chat.message", Event::Prompt),
+                ("session.idle", Event::Stop),
             ],
         }
     }
@@ -270,5 +286,15 @@ mod tests {
         assert_eq!(Agent::Gemini.event("AfterAgent"), Some(Event::Stop));
         assert_eq!(Agent::Gemini.event("Stop"), None);
         assert_eq!(Agent::Codex.event("PreToolUse"), None);
+        assert_eq!(Agent::OpenCode.event("session.idle"), Some(Event::Stop));
+        assert_eq!(
+            Agent::OpenCode
+                .render(
+                    Event::Stop,
+                    out(json!({"decision": "block", "reason": "r"}))
+                )
+                .stdout,
+            Some(json!({"decision": "block", "reason": "r"}))
+        );
     }
 }

@@ -41,7 +41,7 @@ impl HookInput {
             return Err(serde::de::Error::custom("the event is not a JSON object"));
         };
         // Each field under any agent's name for it: Cursor's
-        // `conversation_id`, Copilot CLI's camelCase.
+        // `conversation_id`, Copilot CLI's camelCase, OpenCode's `sessionID`.
         let text = |keys: &[&str]| {
             keys.iter()
                 .find_map(|k| fields.get(*k).and_then(|v| v.as_str()))
@@ -56,7 +56,7 @@ impl HookInput {
                 .and_then(serde_json::Value::as_u64)
                 .is_some_and(|n| n > 0);
         Ok(HookInput {
-            session_id: text(&["session_id", "sessionId", "conversation_id"]),
+            session_id: text(&["session_id", "sessionId", "sessionID", "conversation_id"]),
             cwd: text(&["cwd"]),
             hook_event_name: text(&["hook_event_name", "hookEventName"]),
             transcript_path: text(&["transcript_path", "transcriptPath"]),

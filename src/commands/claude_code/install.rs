@@ -66,6 +66,7 @@ fn other(agent: InstallAgent) -> Option<Agent> {
         InstallAgent::Gemini => Some(Agent::Gemini),
         InstallAgent::Cursor => Some(Agent::Cursor),
         InstallAgent::Copilot => Some(Agent::Copilot),
+        InstallAgent::OpenCode => Some(Agent::OpenCode),
     }
 }
 

@@ -36,7 +36,7 @@ pub(crate) struct Adapter {
     pub reason: &'static str,
 }
 
-pub(crate) const ADAPTERS: [Adapter; 5] = [
+pub(crate) const ADAPTERS: [Adapter; 6] = [
     Adapter {
         id: "claude-code",
         stop: "Stop",
@@ -72,6 +72,14 @@ pub(crate) const ADAPTERS: [Adapter; 5] = [
         block: Some("block"),
         reason: "reason",
     },
+    // What crit's OpenCode plugin writes and reads.
+    Adapter {
+        id: "opencode",
+        stop: "session.idle",
+        prompt: "chat.message",
+        block: Some("block"),
+        reason: "reason",
+    },
 ];
 
 /// Whether `answer` holds the agent, in the running agent's words.
@@ -94,13 +102,20 @@ pub(crate) fn agent() -> Adapter {
 /// repository and server).
 pub(crate) fn every_agent(body: fn()) {
     agents_with(
-        &["claude-code", "codex", "gemini", "cursor", "copilot"],
+        &[
+            "claude-code",
+            "codex",
+            "gemini",
+            "cursor",
+            "copilot",
+            "opencode",
+        ],
         body,
     );
 }
 
 /// Runs `body` for the agents whose stop says when a hook held it (all but
-/// Copilot CLI, whose rounds are counted per session: see `rounds`).
+/// Copilot CLI and OpenCode, whose rounds are counted per session: see `rounds`).
 pub(crate) fn agents_saying_when_held(body: fn()) {
     agents_with(&["claude-code", "codex", "gemini", "cursor"], body);
 }
@@ -169,6 +184,7 @@ pub(crate) fn event(session: Option<&str>, active: bool) -> String {
             "workspace_roots": ["/nonexistent"]}),
         "copilot" => json!({"timestamp": 1_704_614_750_000_u64, "cwd": "/nonexistent",
             "transcriptPath": "/nonexistent.jsonl", "stopReason": "end_turn"}),
+        "opencode" => json!({"hook_event_name": "session.idle", "cwd": "/nonexistent"}),
         _ => json!({"hook_event_name": agent().stop, "stop_hook_active": active,
             "last_assistant_message": "Done.", "transcript_path": "/nonexistent.jsonl"}),
     };
@@ -176,6 +192,7 @@ pub(crate) fn event(session: Option<&str>, active: bool) -> String {
         let key = match agent().id {
             "cursor" => "conversation_id",
             "copilot" => "sessionId",
+            "opencode" => "sessionID",
             _ => "session_id",
         };
         e[key] = json!(s);

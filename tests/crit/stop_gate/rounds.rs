@@ -292,7 +292,7 @@ fn told_user(o: &Output) -> String {
 #[test]
 fn a_stop_that_never_says_it_was_held_is_still_bounded() {
     agents_with(
-        &["copilot"],
+        &["copilot", "opencode"],
         a_stop_that_never_says_it_was_held_is_still_bounded_in_copilot,
     );
 }

@@ -21,6 +21,10 @@
 //!   and `args` (`copilot mcp add` adds `"type": "local"` and `"tools":
 //!   ["*"]`, which it assumes when they are left out). crit takes
 //!   `.github/mcp.json`, Copilot's own (`.mcp.json` is Claude Code's too).
+//! - OpenCode: `opencode.json` (a project's at its root, the user's in
+//!   `~/.config/opencode/`): `mcp.<name>` with `type: "local"` and
+//!   `command` as an array (opencode-ai 1.18.33's config schema: `local`
+//!   servers take `command`, `cwd`, `environment`, `disabled`, `timeout`).
 //!
 //! crit's entry is known by its exact shape: uninstall removes it only while
 //! it is exactly what install wrote (a server of the user's own named
@@ -50,8 +54,26 @@ pub fn toml_table(crit: &str) -> String {
     )
 }
 
-/// The JSON entry install sets under `mcpServers.crit`.
+/// The key `agent`'s file keeps its servers under.
+fn servers_key(agent: Agent) -> &'static str {
+    if agent == Agent::OpenCode {
+        "mcp"
+    } else {
+        "mcpServers"
+    }
+}
+
+/// The JSON entry install sets under `mcpServers.crit` (OpenCode's `mcp.crit`).
 pub fn json_entry(agent: Agent, crit: &str) -> Json {
+    if agent == Agent::OpenCode {
+        return Json::Object(vec![
+            ("type".into(), Json::str("local")),
+            (
+                "command".into(),
+                Json::Array(vec![Json::str(crit), Json::str("mcp")]),
+            ),
+        ]);
+    }
     let mut fields = Vec::new();
     if agent == Agent::ClaudeCode {
         fields.push(("type".to_string(), Json::str("stdio")));
@@ -87,6 +109,11 @@ pub fn mcp_file(
             Agent::Gemini => home.join(".gemini/settings.json"),
             Agent::Cursor => home.join(".cursor/mcp.json"),
             Agent::Copilot => home.join(".copilot/mcp-config.json"),
+            Agent::OpenCode => env
+                .get("XDG_CONFIG_HOME")
+                .filter(|d| !d.is_empty())
+                .map_or_else(|| home.join(".config"), PathBuf::from)
+                .join("opencode/opencode.json"),
         };
         return Ok((file, None));
     }
@@ -98,6 +125,7 @@ pub fn mcp_file(
         Agent::Gemini => root.join(".gemini/settings.json"),
         Agent::Cursor => root.join(".cursor/mcp.json"),
         Agent::Copilot => root.join(".github/mcp.json"),
+        Agent::OpenCode => root.join("opencode.json"),
     };
     Ok((file, Some(root)))
 }
@@ -171,17 +199,18 @@ fn added(
     }
     let mut doc = merge::parse_settings(label, old)?;
     let ours = json_entry(opts.agent, CRIT);
-    if doc.get("mcpServers").is_none() {
-        doc.set("mcpServers", Json::object());
+    let key = servers_key(opts.agent);
+    if doc.get(key).is_none() {
+        doc.set(key, Json::object());
     }
-    let servers = doc
-        .get_mut("mcpServers")
-        .filter(|s| s.is_object())
-        .ok_or_else(|| InstallError::Shape {
-            file: label.into(),
-            what: "`mcpServers`".into(),
-            expected: "an object",
-        })?;
+    let servers =
+        doc.get_mut(key)
+            .filter(|s| s.is_object())
+            .ok_or_else(|| InstallError::Shape {
+                file: label.into(),
+                what: format!("`{key}`"),
+                expected: "an object",
+            })?;
     match servers.get(NAME) {
         Some(v) if same(v, &ours) => return Ok((old.to_string(), None)),
         Some(_) => return Ok((old.to_string(), Some(false))),
@@ -254,6 +283,7 @@ fn trust_note(agent: Agent, project: bool) -> String {
         (Agent::Gemini, true) => "Gemini CLI starts a project's servers only in a folder you trust (`/mcp` shows the server)".into(),
         (Agent::Cursor, true) => "Cursor lists a project's servers under Customize > MCPs: check that crit's is switched on there".into(),
         (Agent::Copilot, true) => "Copilot CLI starts a project's servers only in a folder you trust (`/mcp` shows the server)".into(),
+        (Agent::OpenCode, true) => "OpenCode starts the servers a project's opencode.json names, with no prompt (`opencode mcp list` shows it)".into(),
         (_, false) => format!("{} starts the server in every project; it serves the project it starts in", agent.name()),
     }
 }
@@ -282,7 +312,7 @@ pub fn uninstall(opts: &McpInstall) -> Result<Option<String>, InstallError> {
         }
         None => {
             let mut doc = merge::parse_settings(&label, &now)?;
-            let Some(servers) = doc.get_mut("mcpServers") else {
+            let Some(servers) = doc.get_mut(servers_key(opts.agent)) else {
                 return Ok(None);
             };
             if !servers

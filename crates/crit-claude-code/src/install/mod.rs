@@ -8,6 +8,7 @@
 
 pub mod mcp;
 pub mod merge;
+pub mod opencode;
 pub mod other;
 pub mod permissions;
 pub mod pieces;

@@ -39,7 +39,9 @@ pub struct AgentInstall {
 pub fn supported(agent: Agent) -> &'static [Piece] {
     match agent {
         Agent::ClaudeCode => &Piece::ALL,
-        Agent::Codex | Agent::Gemini | Agent::Copilot => &[Piece::PromptReview, Piece::StopGate],
+        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::OpenCode => {
+            &[Piece::PromptReview, Piece::StopGate]
+        }
         // Its prompt hook cannot carry a review back.
         Agent::Cursor => &[Piece::StopGate],
     }
@@ -59,8 +61,20 @@ pub fn agent_dir(
         Agent::Gemini => ".gemini",
         Agent::Cursor => ".cursor",
         Agent::Copilot => ".github/hooks",
+        Agent::OpenCode => ".opencode",
     };
     if user {
+        if agent == Agent::OpenCode {
+            // OpenCode's global config directory (xdg-basedir).
+            let config = env
+                .get("XDG_CONFIG_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| PathBuf::from(h).join(".config")));
+            return config
+                .map(|c| (c.join("opencode"), None))
+                .ok_or(InstallError::NoHome);
+        }
         if agent == Agent::Copilot {
             return copilot_home(env)
                 .map(|h| (h.join("hooks"), None))
@@ -96,6 +110,7 @@ pub fn config_file(agent: Agent) -> &'static str {
         Agent::Codex | Agent::Cursor => "hooks.json",
         Agent::ClaudeCode | Agent::Gemini => "settings.json",
         Agent::Copilot => "crit.json",
+        Agent::OpenCode => super::opencode::PLUGIN,
     }
 }
 
@@ -177,6 +192,7 @@ fn trust_note(agent: Agent, project: bool) -> String {
         (Agent::Cursor, _) => "Cursor sends the gate's reason back as your next message, at most loop_limit times a turn (5 unless set); its prompt hook cannot carry a review, so the prompt review is the MCP tool review_prompt (crit install cursor --mcp)".into(),
         (Agent::Copilot, true) => "Copilot CLI runs a project's .github/hooks/ only in a folder you trust (its trust prompt when it starts there, trustedFolders in ~/.copilot/config.json, or --trust-folder for one prompt); crit install copilot --user wires your own hooks, which run in every project".into(),
         (Agent::Copilot, false) => "Copilot CLI runs these hooks in every project".into(),
+        (Agent::OpenCode, _) => "OpenCode loads crit's plugin when it starts; restart a running OpenCode to load it".into(),
         (_, true) => "Gemini CLI runs a project's hooks only in a folder you trust, and warns before it runs a project hook it has not seen".into(),
         (_, false) => "Gemini CLI runs these hooks in every project".into(),
     }
@@ -184,6 +200,9 @@ fn trust_note(agent: Agent, project: bool) -> String {
 
 /// Merges crit's hooks into the agent's file.
 pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
+    if opts.agent == Agent::OpenCode {
+        return super::opencode::install(opts);
+    }
     let agent = opts.agent;
     let place = Files::confined(opts.confine_to.as_ref())?;
     let mut report = Report::default();
@@ -268,6 +287,11 @@ pub fn install(opts: &AgentInstall) -> Result<Report, InstallError> {
     Ok(report)
 }
 
+/// [`wired`] for `opts`.
+pub(crate) fn wired_lines(opts: &AgentInstall) -> Vec<String> {
+    wired(opts.agent, &opts.pieces, opts.confine_to.is_some())
+}
+
 /// What install wired in `agent`, what it could not, and how to take a piece out.
 fn wired(agent: Agent, pieces: &Pieces, project: bool) -> Vec<String> {
     let has = supported(agent);
@@ -301,6 +325,9 @@ fn wired(agent: Agent, pieces: &Pieces, project: bool) -> Vec<String> {
 /// written, only for crit's own hooks): the file's bytes before the install
 /// come back while the file is as crit wrote it.
 pub fn uninstall(opts: &AgentInstall) -> Result<Report, InstallError> {
+    if opts.agent == Agent::OpenCode {
+        return super::opencode::uninstall(opts);
+    }
     let agent = opts.agent;
     let place = Files::confined(opts.confine_to.as_ref())?;
     let mut report = Report::default();

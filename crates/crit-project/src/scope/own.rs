@@ -108,6 +108,18 @@ fn installed(root: &Path, base: Option<&str>, env: &crit_os::Env) -> Vec<String>
             own.push(format!(".claude/{path}"));
         }
     }
+    // OpenCode's plugin: crit's only with exactly a text install writes
+    // that runs the gate. Without it (a text install writes for
+    // `--only prompt-review`) it is the change of an agent that switched
+    // its gate off, and is reviewed.
+    if read(&root.join(installed::OPENCODE_PLUGIN)).is_some_and(|bytes| {
+        [true, false]
+            .map(|prompt| installed::opencode_plugin(installed::PROGRAM, prompt, true))
+            .iter()
+            .any(|t| bytes == t.as_bytes())
+    }) {
+        own.push(installed::OPENCODE_PLUGIN.into());
+    }
     for (agent_dir, config) in configs() {
         let only = |v: &serde_json::Value| match installed::AGENT_HOOKS
             .iter()
