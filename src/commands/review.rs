@@ -16,6 +16,7 @@ use crate::cli::{CommonArgs, ReviewArgs};
 use crate::exit::{CliError, Code};
 use crate::post::Poster;
 
+mod answers;
 mod code_flags;
 mod describe;
 mod fix;

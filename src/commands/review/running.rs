@@ -72,6 +72,13 @@ pub fn run_review(
             None => branch_scope(&root, &mut given, &mut code, common.quiet)?,
         }
     }
+    if let (true, Some(poster)) = (is_code(template), posting.poster) {
+        let policy = super::answers::Policy {
+            limit: 3,
+            others: crate::cli::Others::Reply,
+        };
+        super::answers::catch_up(&common, posting.env, poster, &code.post, policy);
+    }
     let since = match (code.post.since_last_review, posting.poster) {
         (true, Some(poster)) => Some(super::since::narrow(
             poster,

@@ -1,0 +1,129 @@
+//! Before a `--post` review: answering what people wrote in crit's threads
+//! since the last run. GitLab starts no pipeline on a comment, so this is
+//! how its merge requests get answers (on the next pipeline); on GitHub it
+//! answers what no `crit respond` job did. The answers are `crit respond`'s
+//! (its rules, its limit per thread, its answers); a failure here is said
+//! and the review goes on, since it is not the review's.
+
+use anyhow::anyhow;
+use crit_llm::Env;
+use crit_post::{ForgeKind, GitlabPoster, Heard, Rules, Waiting};
+
+use crate::cli::{CommonArgs, Others, PostArgs};
+use crate::commands::respond::{self, Acting, Answering, OnGithub};
+use crate::exit::CliError;
+use crate::output::printable;
+use crate::post::Poster;
+use crate::runner;
+
+/// How crit answers: the most answers per thread in an hour, and whether a
+/// command from someone without write access gets a short answer.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    pub limit: usize,
+    pub others: Others,
+}
+
+/// Answers what waits on the pull or merge request `poster` posts to.
+pub fn catch_up(common: &CommonArgs, env: &Env, poster: &Poster, post: &PostArgs, policy: Policy) {
+    if let Err(e) = answer_all(common, env, poster, post, policy) {
+        eprintln!(
+            "crit: answering the comments since the last run: {}; the review goes on",
+            printable(&e.message())
+        );
+    }
+}
+
+fn answer_all(
+    common: &CommonArgs,
+    env: &Env,
+    poster: &Poster,
+    post: &PostArgs,
+    policy: Policy,
+) -> Result<(), CliError> {
+    let dest = poster.destination();
+    let stop = runner::Stop::new();
+    let forge = dest.forge();
+    let name = match forge {
+        ForgeKind::Github => "github",
+        ForgeKind::Gitlab => "gitlab",
+    };
+    let mut describe: Vec<String> = ["crit", "review", "code", "--describe", "--post", name]
+        .map(String::from)
+        .to_vec();
+    let token = match forge {
+        ForgeKind::Github => ("--github-token-env", &post.github_token_env),
+        ForgeKind::Gitlab => ("--gitlab-token-env", &post.gitlab_token_env),
+    };
+    if let Some(v) = token.1 {
+        describe.extend([token.0.to_string(), v.clone()]);
+    }
+    if let Some(v) = &post.github_login {
+        describe.extend(["--github-login".to_string(), v.clone()]);
+    }
+    let acting = Acting {
+        others: policy.others,
+        review: None,
+        describe,
+    };
+    let err = |e: crit_post::PostError| respond::failed(&forge.to_string(), e);
+    if let Some(mut gl) = dest.gitlab_responder().map_err(err)? {
+        let rules = Rules {
+            limit: policy.limit,
+            answer_others: policy.others == Others::Reply,
+        };
+        let waiting =
+            runner::block_on(&stop, |_| async { gl.waiting(rules).await })?.map_err(err)?;
+        for w in waiting {
+            let mut thread = OnGitlab {
+                poster: &mut gl,
+                waiting: &w,
+            };
+            let heard = w.heard.clone();
+            respond::act(common, env, &stop, &mut thread, &w.said, heard, &acting)?;
+        }
+        return Ok(());
+    }
+    let Some(mut gh) = dest.github_responder().map_err(err)? else {
+        return Err(CliError::usage(anyhow!(
+            "no pull or merge request to answer on"
+        )));
+    };
+    let pending = runner::block_on(&stop, |_| async { gh.unanswered().await })?.map_err(err)?;
+    for said in pending {
+        let heard = runner::block_on(&stop, |_| async { gh.hear(&said, policy.limit).await })?
+            .map_err(err)?;
+        if let Heard::Nothing(_) = heard {
+            continue;
+        }
+        let mut thread = OnGithub {
+            poster: &mut gh,
+            said: &said,
+        };
+        respond::act(common, env, &stop, &mut thread, &said, heard, &acting)?;
+    }
+    Ok(())
+}
+
+struct OnGitlab<'a> {
+    poster: &'a mut GitlabPoster,
+    waiting: &'a Waiting,
+}
+
+impl Answering for OnGitlab<'_> {
+    fn answer(&mut self, stop: &runner::Stop, text: String) -> Result<(), CliError> {
+        let (poster, w) = (&mut *self.poster, self.waiting);
+        runner::block_on(stop, |_| async { poster.answer_note(w, &text).await })?
+            .map_err(|e| respond::failed("GitLab", e))
+    }
+
+    fn resolve(&mut self, stop: &runner::Stop, _root: u64) -> Result<(), CliError> {
+        let (poster, w) = (&mut *self.poster, self.waiting);
+        runner::block_on(stop, |_| async { poster.resolve_discussion(w).await })?;
+        Ok(())
+    }
+
+    fn forge(&self) -> &'static str {
+        "gitlab"
+    }
+}
