@@ -46,6 +46,7 @@ mod gate_parts;
 mod gate_redaction;
 mod gate_verdicts;
 mod gemini_real;
+mod gitlab_ci;
 mod git_calls;
 mod help;
 mod hostile_files;
