@@ -18,10 +18,11 @@ use crit_project::scope::{self, Scope, ScopeOptions};
 use crit_review::converse::{Conversation, RecheckOutcome};
 use crit_review::session::{self, Feedback, FeedbackKind, FeedbackOutcome};
 
-use crate::cli::{CommonArgs, Others, RespondArgs};
+use crate::cli::{CommonArgs, RespondArgs};
 use crate::exit::{CliError, Code};
 use crate::output::printable;
 use crate::runner;
+use crit_project::config::respond::Others as RespondOthers;
 
 const HELP: &str = "crit answers these commands from people with write access to this repository:\n\n\
 - `/crit review`: review the commits pushed since crit's last review\n\
@@ -49,7 +50,12 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
         )));
     };
     let stop = runner::Stop::new();
-    let limit = args.max_answers_per_hour;
+    let mut project = crate::backend::project(common, &env)?;
+    let mut explicit = crate::backend::explicit(common)?;
+    explicit.respond = crate::cli::respond_flags(args.max_answers_per_hour, args.others);
+    project.set_explicit(explicit);
+    let policy = crate::backend::settings(&project, Kind::Code)?.respond;
+    let limit = policy.max_answers_per_hour.value as usize;
     let (heard, reacted) = runner::block_on(&stop, |_| async {
         let heard = poster.hear(&said, limit).await?;
         let reacted = poster.reactions().await.unwrap_or_default();
@@ -74,7 +80,7 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
         .to_vec();
     describe.extend(passed_on(args));
     let acting = Acting {
-        others: args.others,
+        others: policy.others.value,
         review: Some(review),
         describe,
     };
@@ -99,7 +105,7 @@ pub(crate) trait Answering {
 /// What the commands run.
 pub(crate) struct Acting {
     /// A command from someone without write access.
-    pub others: Others,
+    pub others: RespondOthers,
     /// The command line `/crit review` runs; `None` when the review this
     /// run is about to do is that review.
     pub review: Option<Vec<String>>,
@@ -158,7 +164,7 @@ pub(crate) fn act(
         }
         Heard::NotAllowed(c) => {
             say(&format!("{} has no write access here", said.author));
-            if acting.others == Others::Reply {
+            if acting.others == RespondOthers::Reply {
                 thread.answer(stop, crit_post::not_allowed(&c))?;
             }
             Ok(Code::Ok)

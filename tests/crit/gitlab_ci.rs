@@ -77,7 +77,11 @@ fn every_gitlab_pipeline_crit_ships_is_valid_against_gitlabs_schema() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.gitlab-ci.yml");
     let text = std::fs::read_to_string(&files[0]).unwrap();
-    let broken = text.replacen("rules:\n", "rules: merge_request_event\n  x-old-rules:\n", 1);
+    let broken = text.replacen(
+        "rules:\n",
+        "rules: merge_request_event\n  x-old-rules:\n",
+        1,
+    );
     assert_ne!(broken, text);
     std::fs::write(&bad, broken).unwrap();
     let (ok, said) = check(&bad);
@@ -106,7 +110,10 @@ fn the_merge_request_pipeline_answers_on_each_run_and_keeps_secrets_from_forks()
     );
     assert_eq!(rules[0]["when"], "never");
     let script = job(&doc)["script"].to_string();
-    assert!(script.contains("crit review code --post gitlab"), "{script}");
+    assert!(
+        script.contains("crit review code --post gitlab"),
+        "{script}"
+    );
     assert!(script.contains("crit-cli"), "the package's name: {script}");
     // The secrets are the project's masked variables, never in the file.
     for secret in ["ANTHROPIC_API_KEY", "GITLAB_TOKEN"] {

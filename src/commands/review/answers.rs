@@ -9,6 +9,10 @@ use anyhow::anyhow;
 use crit_llm::Env;
 use crit_post::{ForgeKind, GitlabPoster, Heard, Rules, Waiting};
 
+use clap::{Arg, ArgMatches};
+use crit_project::Respond;
+use crit_project::config::respond::{Others as RespondOthers, RespondConfig};
+
 use crate::cli::{CommonArgs, Others, PostArgs};
 use crate::commands::respond::{self, Acting, Answering, OnGithub};
 use crate::exit::CliError;
@@ -16,16 +20,48 @@ use crate::output::printable;
 use crate::post::Poster;
 use crate::runner;
 
-/// How crit answers: the most answers per thread in an hour, and whether a
-/// command from someone without write access gets a short answer.
-#[derive(Debug, Clone, Copy)]
-pub struct Policy {
-    pub limit: usize,
-    pub others: Others,
+const ANSWERS: &str = "max-answers-per-hour";
+const OTHERS: &str = "others";
+
+/// `crit review code`'s flags for the answers, over `respond:` in the
+/// trusted config.
+pub fn augment(cmd: clap::Command) -> clap::Command {
+    cmd.arg(
+        Arg::new(ANSWERS)
+            .long(ANSWERS)
+            .value_name("N")
+            .value_parser(clap::value_parser!(u32).range(1..))
+            .requires("post")
+            .help("Most answers crit gives in one thread in an hour, before a --post review [default: `respond.max_answers_per_hour` in .crit/config.yaml, else 3]")
+            .help_heading("Posting"),
+    )
+    .arg(
+        Arg::new(OTHERS)
+            .long(OTHERS)
+            .value_name("WHAT")
+            .value_parser(clap::builder::EnumValueParser::<Others>::new())
+            .requires("post")
+            .help("A command from someone without write access: reply (one short answer saying who may use it) or silent [default: `respond.others` in .crit/config.yaml, else reply]")
+            .help_heading("Posting"),
+    )
+}
+
+/// The flags `augment` added, as explicit settings.
+pub fn flags(m: &ArgMatches) -> RespondConfig {
+    crate::cli::respond_flags(
+        m.get_one::<u32>(ANSWERS).copied(),
+        m.get_one::<Others>(OTHERS).copied(),
+    )
 }
 
 /// Answers what waits on the pull or merge request `poster` posts to.
-pub fn catch_up(common: &CommonArgs, env: &Env, poster: &Poster, post: &PostArgs, policy: Policy) {
+pub fn catch_up(
+    common: &CommonArgs,
+    env: &Env,
+    poster: &Poster,
+    post: &PostArgs,
+    policy: &Respond,
+) {
     if let Err(e) = answer_all(common, env, poster, post, policy) {
         eprintln!(
             "crit: answering the comments since the last run: {}; the review goes on",
@@ -39,7 +75,7 @@ fn answer_all(
     env: &Env,
     poster: &Poster,
     post: &PostArgs,
-    policy: Policy,
+    policy: &Respond,
 ) -> Result<(), CliError> {
     let dest = poster.destination();
     let stop = runner::Stop::new();
@@ -61,16 +97,17 @@ fn answer_all(
     if let Some(v) = &post.github_login {
         describe.extend(["--github-login".to_string(), v.clone()]);
     }
+    let limit = policy.max_answers_per_hour.value as usize;
     let acting = Acting {
-        others: policy.others,
+        others: policy.others.value,
         review: None,
         describe,
     };
     let err = |e: crit_post::PostError| respond::failed(&forge.to_string(), e);
     if let Some(mut gl) = dest.gitlab_responder().map_err(err)? {
         let rules = Rules {
-            limit: policy.limit,
-            answer_others: policy.others == Others::Reply,
+            limit,
+            answer_others: policy.others.value == RespondOthers::Reply,
         };
         let waiting =
             runner::block_on(&stop, |_| async { gl.waiting(rules).await })?.map_err(err)?;
@@ -91,8 +128,8 @@ fn answer_all(
     };
     let pending = runner::block_on(&stop, |_| async { gh.unanswered().await })?.map_err(err)?;
     for said in pending {
-        let heard = runner::block_on(&stop, |_| async { gh.hear(&said, policy.limit).await })?
-            .map_err(err)?;
+        let heard =
+            runner::block_on(&stop, |_| async { gh.hear(&said, limit).await })?.map_err(err)?;
         if let Heard::Nothing(_) = heard {
             continue;
         }

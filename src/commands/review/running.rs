@@ -73,11 +73,7 @@ pub fn run_review(
         }
     }
     if let (true, Some(poster)) = (is_code(template), posting.poster) {
-        let policy = super::answers::Policy {
-            limit: 3,
-            others: crate::cli::Others::Reply,
-        };
-        super::answers::catch_up(&common, posting.env, poster, &code.post, policy);
+        super::answers::catch_up(&common, posting.env, poster, &code.post, &settings.respond);
     }
     let since = match (code.post.since_last_review, posting.poster) {
         (true, Some(poster)) => Some(super::since::narrow(

@@ -16,6 +16,7 @@ mod outdated;
 mod refused;
 mod report;
 mod respond;
+mod respond_settings;
 mod respond_threads;
 mod secrets;
 mod since;
