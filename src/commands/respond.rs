@@ -246,7 +246,8 @@ pub(crate) fn act(
             let (text, outcome) = match &checked.outcome {
                 RecheckOutcome::Dismissed { proof } => (
                     format!(
-                        "Checked again: crit dismisses this finding. {reason}\n\nThe proof: {}",
+                        "{}Checked again: crit dismisses this finding. {reason}\n\nThe proof: {}",
+                        remembered(&key, proof),
                         crit_post::inert_text(proof)
                     ),
                     FeedbackOutcome::Dismissed,
@@ -284,6 +285,19 @@ pub(crate) fn act(
             );
             Ok(Code::Ok)
         }
+    }
+}
+
+/// The hidden line that lets later runs over the change list the finding
+/// as dismissed (its proof checked again there), when the proof names the
+/// code it quoted; else nothing.
+fn remembered(key: &str, proof: &str) -> String {
+    match crit_review::review::DisputeDismissal::from_proof(key, proof, "") {
+        Some(d) => format!(
+            "{}\n",
+            crit_post::dismissal_marker(key, &d.path, &d.quote, proof)
+        ),
+        None => String::new(),
     }
 }
 

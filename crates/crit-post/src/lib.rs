@@ -64,8 +64,9 @@ pub use http::Stats;
 pub use pace::{Pacer, Patience, RealTime, Sleep};
 pub use plan::Elsewhere;
 pub use respond::{Command, Heard, Said, asks, command, disputes};
+pub use respond_catchup::{Remembered, dismissal_marker};
 pub use respond_github::{Reacted, inert_text, not_allowed};
-pub use respond_gitlab::{Rules, Waiting};
+pub use respond_gitlab::{Pending, Rules, Waiting};
 pub use since::{LastReview, Since};
 
 /// Most inline comments crit keeps open when not told otherwise: a review

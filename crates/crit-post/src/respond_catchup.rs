@@ -53,3 +53,67 @@ fn said(c: &Value, on_a_line: bool) -> Said {
         author: login,
     }
 }
+
+/// crit's record, in its answer to a dispute, of the finding it dismissed:
+/// the finding's key, and the proof's quote, file and words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remembered {
+    pub key: String,
+    pub path: String,
+    pub quote: String,
+    pub proof: String,
+    /// The thread: its address, else `note N` / `comment N`.
+    pub thread: String,
+}
+
+/// The hidden line crit's answer carries (after its first) when it
+/// dismissed finding `key` on a dispute. The rest is hex, so nothing in a
+/// quote can end the comment.
+pub fn dismissal_marker(key: &str, path: &str, quote: &str, proof: &str) -> String {
+    let data = serde_json::json!({"p": path, "q": quote, "r": proof}).to_string();
+    let hex: String = data.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("<!-- crit:dismissed {key} {hex} -->")
+}
+
+/// The record on the second line of `body`, if it holds one.
+pub(crate) fn read_dismissal(body: &str, thread: String) -> Option<Remembered> {
+    let line = body.split('\n').nth(1)?.trim();
+    let inner = line
+        .strip_prefix("<!-- crit:dismissed ")?
+        .strip_suffix(" -->")?;
+    let (key, hex) = inner.split_once(' ')?;
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric()) || hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect();
+    let v: Value = serde_json::from_slice(&bytes?).ok()?;
+    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(Remembered {
+        key: key.to_string(),
+        path: s("p")?,
+        quote: s("q")?,
+        proof: s("r")?,
+        thread,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dismissal_round_trips_whatever_the_quote_holds() {
+        let m = dismissal_marker("0a1b", "src/a.rs", "x --> y\n<!--", "p");
+        let body = format!("<!-- crit:answers 5 -->\n{m}\nChecked again");
+        let r = read_dismissal(&body, "t".into()).unwrap();
+        assert_eq!(
+            (r.key.as_str(), r.quote.as_str()),
+            ("0a1b", "x --> y\n<!--")
+        );
+        assert!(read_dismissal(&format!("{m}\nsecond"), "t".into()).is_none());
+        assert!(read_dismissal("a\n<!-- crit:dismissed k zz -->", "t".into()).is_none());
+    }
+}

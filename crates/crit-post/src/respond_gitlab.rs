@@ -18,6 +18,7 @@ use crate::marker::Marker;
 use crate::respond::{
     Heard, Said, answer_marker, answered_id, asks, command, disputes, finding_of,
 };
+use crate::respond_catchup::{Remembered, read_dismissal};
 use crate::respond_github::within_hour;
 
 /// GitLab's Developer role: the least that may push, so may command crit.
@@ -33,6 +34,14 @@ pub struct Waiting {
     threaded: bool,
 }
 
+/// What waits on the merge request: the notes to answer, and the findings
+/// crit dismissed on a dispute in their discussions.
+#[derive(Debug, Clone, Default)]
+pub struct Pending {
+    pub waiting: Vec<Waiting>,
+    pub dismissed: Vec<Remembered>,
+}
+
 /// What the rules leave to answer: the caller's choice for commands from
 /// people without write access, and the limit per discussion.
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +55,7 @@ pub struct Rules {
 impl GitlabPoster {
     /// Every note on the merge request crit has yet to answer, oldest
     /// first, with what it asks (notes that ask nothing are left out).
-    pub async fn waiting(&mut self, rules: Rules) -> Result<Vec<Waiting>, PostError> {
+    pub async fn waiting(&mut self, rules: Rules) -> Result<Pending, PostError> {
         let me = self.identity().await?;
         let discussions = self
             .api
@@ -64,6 +73,7 @@ impl GitlabPoster {
             .collect();
         let mut access: BTreeMap<u64, bool> = BTreeMap::new();
         let mut out = Vec::new();
+        let mut dismissed = Vec::new();
         for d in &discussions {
             let all: Vec<&Value> = notes(d).collect();
             let Some(first) = all.first() else { continue };
@@ -85,6 +95,21 @@ impl GitlabPoster {
                 ) => Some((key.clone(), finding_of(&key, &as_comment(first)))),
                 _ => None,
             };
+            // crit's own record of dismissing this discussion's finding
+            // (whose note crit has marked resolved since).
+            let key_of_first = match (author(first) == me, self.markers.read(body(first))) {
+                (true, Some(Marker::Finding { key, .. })) => Some(key),
+                _ => None,
+            };
+            if let Some(key) = &key_of_first {
+                dismissed.extend(
+                    all.iter()
+                        .filter(|n| author(n) == me)
+                        .filter_map(|n| read_dismissal(body(n), format!("note {root}")))
+                        .filter(|r| r.key == *key)
+                        .take(1),
+                );
+            }
             let mut answers: Vec<String> = all
                 .iter()
                 .filter(|n| author(n) == me)
@@ -166,14 +191,22 @@ impl GitlabPoster {
             }
         }
         // Each answer's thread, for the feedback log: the note's address.
-        if !out.is_empty() {
+        if !out.is_empty() || !dismissed.is_empty() {
             let page = self.api.get(&self.mr(""), "read the merge request").await?;
             let web = str_of(&page, "web_url");
             for w in out.iter_mut().filter(|_| !web.is_empty()) {
                 w.said.url = Some(format!("{web}#note_{}", w.said.id));
             }
+            for r in dismissed.iter_mut().filter(|_| !web.is_empty()) {
+                if let Some(id) = r.thread.strip_prefix("note ") {
+                    r.thread = format!("{web}#note_{id}");
+                }
+            }
         }
-        Ok(out)
+        Ok(Pending {
+            waiting: out,
+            dismissed,
+        })
     }
 
     /// The member API's word that user `uid` may push (Developer or

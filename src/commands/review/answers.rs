@@ -7,7 +7,8 @@
 
 use anyhow::anyhow;
 use crit_llm::Env;
-use crit_post::{ForgeKind, GitlabPoster, Heard, Rules, Waiting};
+use crit_post::{ForgeKind, GitlabPoster, Heard, Remembered, Rules, Waiting};
+use crit_review::review::DisputeDismissal;
 
 use clap::{Arg, ArgMatches};
 use crit_project::Respond;
@@ -54,19 +55,34 @@ pub fn flags(m: &ArgMatches) -> RespondConfig {
     )
 }
 
-/// Answers what waits on the pull or merge request `poster` posts to.
+/// Answers what waits on the pull or merge request `poster` posts to; the
+/// findings crit dismissed on a dispute there (this run's answers
+/// included), for the review to dismiss again while their proof holds.
 pub fn catch_up(
     common: &CommonArgs,
     env: &Env,
     poster: &Poster,
     post: &PostArgs,
     policy: &Respond,
-) {
-    if let Err(e) = answer_all(common, env, poster, post, policy) {
-        eprintln!(
-            "crit: answering the comments since the last run: {}; the review goes on",
-            printable(&e.message())
-        );
+) -> Vec<DisputeDismissal> {
+    match answer_all(common, env, poster, post, policy) {
+        Ok(remembered) => remembered
+            .into_iter()
+            .map(|r| DisputeDismissal {
+                fingerprint: r.key,
+                path: r.path,
+                quote: r.quote,
+                proof: r.proof,
+                thread: r.thread,
+            })
+            .collect(),
+        Err(e) => {
+            eprintln!(
+                "crit: answering the comments since the last run: {}; the review goes on",
+                printable(&e.message())
+            );
+            Vec::new()
+        }
     }
 }
 
@@ -76,7 +92,7 @@ fn answer_all(
     poster: &Poster,
     post: &PostArgs,
     policy: &Respond,
-) -> Result<(), CliError> {
+) -> Result<Vec<Remembered>, CliError> {
     let dest = poster.destination();
     let stop = runner::Stop::new();
     let forge = dest.forge();
@@ -109,9 +125,13 @@ fn answer_all(
             limit,
             answer_others: policy.others.value == RespondOthers::Reply,
         };
-        let waiting =
+        let pending =
             runner::block_on(&stop, |_| async { gl.waiting(rules).await })?.map_err(err)?;
-        for w in waiting {
+        let disputes = pending
+            .waiting
+            .iter()
+            .any(|w| matches!(w.heard, Heard::Reply { dispute: true, .. }));
+        for w in pending.waiting {
             let mut thread = OnGitlab {
                 poster: &mut gl,
                 waiting: &w,
@@ -119,7 +139,12 @@ fn answer_all(
             let heard = w.heard.clone();
             respond::act(common, env, &stop, &mut thread, &w.said, heard, &acting)?;
         }
-        return Ok(());
+        if !disputes {
+            return Ok(pending.dismissed);
+        }
+        // This run's answers may have dismissed more.
+        let again = runner::block_on(&stop, |_| async { gl.waiting(rules).await })?.map_err(err)?;
+        return Ok(again.dismissed);
     }
     let Some(mut gh) = dest.github_responder().map_err(err)? else {
         return Err(CliError::usage(anyhow!(
@@ -139,7 +164,7 @@ fn answer_all(
         };
         respond::act(common, env, &stop, &mut thread, &said, heard, &acting)?;
     }
-    Ok(())
+    Ok(Vec::new())
 }
 
 struct OnGitlab<'a> {

@@ -8,6 +8,7 @@ use crit_testkit::{FakeServer, GitlabConfig, GitlabServer, Reply};
 
 use super::respond_threads::{decision, feedback};
 use super::*;
+use crate::support::json_out;
 
 const CRIT: &str = "project_4242_bot_5f3a";
 
@@ -285,4 +286,102 @@ fn a_discussion_gets_at_most_the_limit_of_answers_an_hour() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(answers(&s).len(), 3, "three an hour by default");
     assert_eq!(model.model_requests().len(), 5);
+}
+
+#[test]
+fn a_finding_dismissed_on_a_dispute_stays_dismissed_while_its_proof_holds() {
+    let (mut pr, model, s, root) = setup();
+    s.seed_reply(3, root, "dev", "False positive: the fallback handles it");
+    model.push(decision("refuted", Some("let fallback = 8080;")));
+    model.push(answer(vec![unwrap_finding(), magic_finding()]));
+    let out = post(&pr, &model, &s, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let discussions = s.discussions(3).len();
+    let dismissed_on_dispute = |result: &Value| -> Vec<Value> {
+        result["dismissed"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .filter(|d| d["cause"] == "dispute")
+            .cloned()
+            .collect()
+    };
+    // The same run's review already lists it as dismissed, with the proof
+    // and the thread.
+    let result = json_out(&out);
+    let titles = |r: &Value| -> Vec<String> {
+        r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(
+        !titles(&result)
+            .iter()
+            .any(|t| t.contains("Unchecked unwrap")),
+        "{result}"
+    );
+    let gone = dismissed_on_dispute(&result);
+    assert_eq!(gone.len(), 1, "{result}");
+    assert!(
+        gone[0]["finding"]["title"]
+            .as_str()
+            .unwrap()
+            .contains("Unchecked unwrap")
+    );
+    assert!(
+        gone[0]["proof"]
+            .as_str()
+            .unwrap()
+            .contains("let fallback = 8080;"),
+        "{}",
+        gone[0]
+    );
+    assert!(
+        gone[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("#note_{root}")),
+        "{}",
+        gone[0]
+    );
+
+    // The next pipeline: the model reports it again; it is dismissed again
+    // with no re-check, and nothing new is posted for it.
+    model.push(answer(vec![unwrap_finding(), magic_finding()]));
+    let out = post(&pr, &model, &s, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let result = json_out(&out);
+    assert_eq!(dismissed_on_dispute(&result).len(), 1, "{result}");
+    assert!(titles(&result).iter().any(|t| t.contains("Magic number")));
+    assert_eq!(
+        model.model_requests().len(),
+        4,
+        "first review, re-check, two reviews"
+    );
+    assert_eq!(s.discussions(3).len(), discussions, "nothing posted anew");
+
+    // A push that takes the quoted code away: the proof no longer holds,
+    // and the finding counts again.
+    let head = pr.commit(
+        "src/lib.rs",
+        &std::fs::read_to_string(pr.path().join("src/lib.rs"))
+            .unwrap()
+            .replace("let fallback = 8080;", "let fallback = p;"),
+    );
+    s.push(3, &head, pr.files());
+    model.push(answer(vec![unwrap_finding()]));
+    let out = post(&pr, &model, &s, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let result = json_out(&out);
+    assert!(dismissed_on_dispute(&result).is_empty(), "{result}");
+    assert!(
+        titles(&result)
+            .iter()
+            .any(|t| t.contains("Unchecked unwrap")),
+        "{result}"
+    );
 }
