@@ -1,7 +1,7 @@
 // Shared by the build scripts of the crates whose tests drive third-party
 // programs installed by `.ci/install-test-deps` into `.test-deps/`: the official
-// Anthropic and OpenAI Python SDKs, the Claude Code, Codex, Gemini and Copilot
-// CLIs, pre-commit.
+// Anthropic and OpenAI Python SDKs, the Claude Code, Codex, Gemini, Copilot
+// and OpenCode CLIs, pre-commit, check-jsonschema.
 //
 // Sets `cfg(missing_<dep>)` when a dependency is absent, so those tests carry
 // `#[cfg_attr(missing_<dep>, ignore = "…")]` and the test harness reports them
@@ -29,6 +29,7 @@ fn main() {
         ("missing_claude_cli", "npm/node_modules/.bin/claude"),
         ("missing_claude_cli_older", "npm-older/node_modules/.bin/claude"),
         ("missing_pre_commit", "venv/bin/pre-commit"),
+        ("missing_check_jsonschema", "venv/bin/check-jsonschema"),
         ("missing_codex_cli", "npm/node_modules/.bin/codex"),
         ("missing_gemini_cli", "npm/node_modules/.bin/gemini"),
         ("missing_copilot_cli", "npm/node_modules/.bin/copilot"),

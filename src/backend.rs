@@ -79,5 +79,7 @@ pub fn explicit(common: &CommonArgs) -> Result<Explicit, CliError> {
             .iter()
             .map(|g| Sourced::explicit(g.clone(), flag("--ignore")))
             .collect(),
+        // `crit respond`'s and `crit review code --post`'s own flags.
+        respond: Default::default(),
     })
 }

@@ -449,12 +449,12 @@ pub struct RespondArgs {
     /// The GitHub account crit posts as, when its token cannot say (an App's).
     #[arg(long, value_name = "LOGIN")]
     pub github_login: Option<String>,
-    /// Most answers crit gives in one thread in an hour.
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub max_answers_per_hour: usize,
-    /// A command from someone without write access: answered with one short reply saying who may use it, or left unanswered.
-    #[arg(long, value_enum, default_value = "reply")]
-    pub others: Others,
+    /// Most answers crit gives in one thread in an hour [default: `respond.max_answers_per_hour` in .crit/config.yaml, else 3].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_answers_per_hour: Option<u32>,
+    /// A command from someone without write access: answered with one short reply saying who may use it, or left unanswered [default: `respond.others` in .crit/config.yaml, else reply].
+    #[arg(long, value_enum)]
+    pub others: Option<Others>,
     /// Flags for the review `/crit review` runs (after `--`), e.g. `-- --max-cost 2`.
     #[arg(last = true, value_name = "REVIEW_FLAGS")]
     pub review_flags: Vec<String>,
@@ -465,6 +465,28 @@ pub struct RespondArgs {
 pub enum Others {
     Reply,
     Silent,
+}
+
+impl From<Others> for crit_project::config::respond::Others {
+    fn from(o: Others) -> Self {
+        match o {
+            Others::Reply => Self::Reply,
+            Others::Silent => Self::Silent,
+        }
+    }
+}
+
+/// `--max-answers-per-hour` and `--others` as explicit settings.
+pub fn respond_flags(
+    max_answers_per_hour: Option<u32>,
+    others: Option<Others>,
+) -> crit_project::config::respond::RespondConfig {
+    use crit_llm::Sourced;
+    crit_project::config::respond::RespondConfig {
+        max_answers_per_hour: max_answers_per_hour
+            .map(|n| Sourced::explicit(n, "--max-answers-per-hour")),
+        others: others.map(|o| Sourced::explicit(o.into(), "--others")),
+    }
 }
 
 #[derive(Debug, Args)]

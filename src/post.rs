@@ -59,6 +59,11 @@ impl Poster {
         Ok(Some(Poster { dest }))
     }
 
+    /// Where it posts.
+    pub fn destination(&self) -> &Destination {
+        &self.dest
+    }
+
     /// Has `redactor` redact the token (a review's own redactor, so that
     /// not even a reviewed file holding it shows it to the model).
     pub fn teach(&self, redactor: &Redactor) {

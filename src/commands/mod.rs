@@ -14,7 +14,7 @@ mod pre_commit;
 mod prompt;
 mod report;
 mod report_merge;
-mod respond;
+pub(crate) mod respond;
 mod review;
 mod run;
 mod stats;

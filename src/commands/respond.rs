@@ -18,10 +18,11 @@ use crit_project::scope::{self, Scope, ScopeOptions};
 use crit_review::converse::{Conversation, RecheckOutcome};
 use crit_review::session::{self, Feedback, FeedbackKind, FeedbackOutcome};
 
-use crate::cli::{CommonArgs, Others, RespondArgs};
+use crate::cli::{CommonArgs, RespondArgs};
 use crate::exit::{CliError, Code};
 use crate::output::printable;
 use crate::runner;
+use crit_project::config::respond::Others as RespondOthers;
 
 const HELP: &str = "crit answers these commands from people with write access to this repository:\n\n\
 - `/crit review`: review the commits pushed since crit's last review\n\
@@ -43,29 +44,118 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
     };
     let dest = Destination::from_env(&env, ForgeKind::Github, &choice)
         .map_err(|e| CliError::usage(anyhow!("{}", printable(&e.to_string()))))?;
-    let failed =
-        |e: crit_post::PostError| CliError::could_not_run(anyhow!("answering on GitHub: {e}"));
-    let Some(mut poster) = dest.github_responder().map_err(failed)? else {
+    let Some(mut poster) = dest.github_responder().map_err(|e| failed("GitHub", e))? else {
         return Err(CliError::usage(anyhow!(
             "crit respond answers GitHub pull requests"
         )));
     };
     let stop = runner::Stop::new();
-    let limit = args.max_answers_per_hour;
+    let mut project = crate::backend::project(common, &env)?;
+    let mut explicit = crate::backend::explicit(common)?;
+    explicit.respond = crate::cli::respond_flags(args.max_answers_per_hour, args.others);
+    project.set_explicit(explicit);
+    let policy = crate::backend::settings(&project, Kind::Code)?.respond;
+    let limit = policy.max_answers_per_hour.value as usize;
     let (heard, reacted) = runner::block_on(&stop, |_| async {
         let heard = poster.hear(&said, limit).await?;
         let reacted = poster.reactions().await.unwrap_or_default();
         Ok::<_, crit_post::PostError>((heard, reacted))
     })?
-    .map_err(failed)?;
+    .map_err(|e| failed("GitHub", e))?;
     record_reactions(&env, &reacted);
+    let mut review: Vec<String> = [
+        "crit",
+        "review",
+        "code",
+        "--post",
+        "github",
+        "--since-last-review",
+    ]
+    .map(String::from)
+    .to_vec();
+    review.extend(passed_on(args));
+    review.extend(args.review_flags.iter().cloned());
+    let mut describe: Vec<String> = ["crit", "review", "code", "--describe", "--post", "github"]
+        .map(String::from)
+        .to_vec();
+    describe.extend(passed_on(args));
+    let acting = Acting {
+        others: policy.others.value,
+        review: Some(review),
+        describe,
+    };
+    let mut thread = OnGithub {
+        poster: &mut poster,
+        said: &said,
+    };
+    act(common, &env, &stop, &mut thread, &said, heard, &acting)
+}
+
+/// Where crit's one answer to a comment goes.
+pub(crate) trait Answering {
+    /// Posts `text` as crit's answer.
+    fn answer(&mut self, stop: &runner::Stop, text: String) -> Result<(), CliError>;
+    /// Resolves the thread whose first comment is `root`; a forge that
+    /// refuses is logged, not fatal.
+    fn resolve(&mut self, stop: &runner::Stop, root: u64) -> Result<(), CliError>;
+    /// The forge's name, as the feedback log records it.
+    fn forge(&self) -> &'static str;
+}
+
+/// What the commands run.
+pub(crate) struct Acting {
+    /// A command from someone without write access.
+    pub others: RespondOthers,
+    /// The command line `/crit review` runs; `None` when the review this
+    /// run is about to do is that review.
+    pub review: Option<Vec<String>>,
+    /// The command line `/crit describe` runs.
+    pub describe: Vec<String>,
+}
+
+pub(crate) struct OnGithub<'a> {
+    pub poster: &'a mut GithubPoster,
+    pub said: &'a Said,
+}
+
+impl Answering for OnGithub<'_> {
+    fn answer(&mut self, stop: &runner::Stop, text: String) -> Result<(), CliError> {
+        let (poster, said) = (&mut *self.poster, self.said);
+        runner::block_on(stop, |_| async { poster.answer(said, &text).await })?
+            .map_err(|e| failed("GitHub", e))
+    }
+
+    fn resolve(&mut self, stop: &runner::Stop, root: u64) -> Result<(), CliError> {
+        let poster = &mut *self.poster;
+        runner::block_on(stop, |_| async { poster.resolve_thread(root).await })?
+            .map(|_| ())
+            .map_err(|e| failed("GitHub", e))
+    }
+
+    fn forge(&self) -> &'static str {
+        "github"
+    }
+}
+
+/// Exit 3 for an answer the forge did not take.
+pub(crate) fn failed(forge: &str, e: crit_post::PostError) -> CliError {
+    CliError::could_not_run(anyhow!("answering on {forge}: {e}"))
+}
+
+/// Does what `heard` says to `said`, answering through `thread`.
+pub(crate) fn act(
+    common: &CommonArgs,
+    env: &Env,
+    stop: &runner::Stop,
+    thread: &mut dyn Answering,
+    said: &Said,
+    heard: Heard,
+    acting: &Acting,
+) -> Result<Code, CliError> {
     let say = |what: &str| {
         if !common.quiet {
             eprintln!("crit: {}", printable(what));
         }
-    };
-    let answer = |poster: &mut GithubPoster, text: String| {
-        runner::block_on(&stop, |_| async { poster.answer(&said, &text).await })?.map_err(failed)
     };
     match heard {
         Heard::Nothing(why) => {
@@ -74,13 +164,13 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
         }
         Heard::NotAllowed(c) => {
             say(&format!("{} has no write access here", said.author));
-            if args.others == Others::Reply {
-                answer(&mut poster, crit_post::not_allowed(&c))?;
+            if acting.others == RespondOthers::Reply {
+                thread.answer(stop, crit_post::not_allowed(&c))?;
             }
             Ok(Code::Ok)
         }
         Heard::Command(Command::Help) => {
-            answer(&mut poster, HELP.to_string())?;
+            thread.answer(stop, HELP.to_string())?;
             Ok(Code::Ok)
         }
         Heard::Command(Command::Unknown(word)) => {
@@ -88,47 +178,34 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
                 "crit has no command {}.\n\n{HELP}",
                 crit_post::inert::code(&format!("/crit {word}"))
             );
-            answer(&mut poster, text)?;
+            thread.answer(stop, text)?;
             Ok(Code::Ok)
         }
         Heard::Command(Command::Review) => {
             // Answered first: the comment's command runs once, whatever a
             // re-run or an edit of it does.
-            answer(
-                &mut poster,
+            let Some(argv) = &acting.review else {
+                thread.answer(
+                    stop,
+                    "crit reviews the commits pushed since the last review in this pipeline."
+                        .into(),
+                )?;
+                return Ok(Code::Ok);
+            };
+            thread.answer(
+                stop,
                 "Reviewing the commits pushed since the last review.".into(),
             )?;
-            let mut argv: Vec<String> = [
-                "crit",
-                "review",
-                "code",
-                "--post",
-                "github",
-                "--since-last-review",
-            ]
-            .map(String::from)
-            .to_vec();
-            argv.extend(passed_on(args));
-            argv.extend(args.review_flags.iter().cloned());
-            rerun(common, argv)
+            rerun(common, argv.clone())
         }
         Heard::Command(Command::Describe) => {
-            answer(
-                &mut poster,
-                "Writing crit's section of the description.".into(),
-            )?;
-            let mut argv: Vec<String> =
-                ["crit", "review", "code", "--describe", "--post", "github"]
-                    .map(String::from)
-                    .to_vec();
-            argv.extend(passed_on(args));
-            rerun(common, argv)
+            thread.answer(stop, "Writing crit's section of the description.".into())?;
+            rerun(common, acting.describe.clone())
         }
         Heard::Command(Command::Ask(q)) => {
-            let talk = conversation(common, &env)?;
+            let talk = conversation(common, env)?;
             let backend = talk.1;
-            let asked =
-                runner::block_on(&stop, |_| async { talk.0.ask(&backend, &q, None).await })?;
+            let asked = runner::block_on(stop, |_| async { talk.0.ask(&backend, &q, None).await })?;
             let text = match asked {
                 Ok(a) => crit_post::inert_text(&a.text),
                 Err(e) => format!(
@@ -136,7 +213,7 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
                     crit_post::inert_text(&e.to_string())
                 ),
             };
-            answer(&mut poster, text)?;
+            thread.answer(stop, text)?;
             Ok(Code::Ok)
         }
         Heard::Reply {
@@ -145,11 +222,11 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
             root,
             dispute,
         } => {
-            let talk = conversation(common, &env)?;
+            let talk = conversation(common, env)?;
             let backend = talk.1;
             let reply = talk.0.redactor.redact(&said.body).text.into_owned();
             if !dispute {
-                let asked = runner::block_on(&stop, |_| async {
+                let asked = runner::block_on(stop, |_| async {
                     talk.0.ask(&backend, &reply, Some(&finding)).await
                 })?;
                 let text = match asked {
@@ -159,17 +236,18 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
                         crit_post::inert_text(&e.to_string())
                     ),
                 };
-                answer(&mut poster, text)?;
+                thread.answer(stop, text)?;
                 return Ok(Code::Ok);
             }
-            let checked = runner::block_on(&stop, |_| async {
+            let checked = runner::block_on(stop, |_| async {
                 talk.0.recheck(&backend, &finding, &reply).await
             })?;
             let reason = crit_post::inert_text(&checked.reason);
             let (text, outcome) = match &checked.outcome {
                 RecheckOutcome::Dismissed { proof } => (
                     format!(
-                        "Checked again: crit dismisses this finding. {reason}\n\nThe proof: {}",
+                        "{}Checked again: crit dismisses this finding. {reason}\n\nThe proof: {}",
+                        remembered(&key, proof),
                         crit_post::inert_text(proof)
                     ),
                     FeedbackOutcome::Dismissed,
@@ -182,14 +260,13 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
                     FeedbackOutcome::Kept,
                 ),
             };
-            answer(&mut poster, text)?;
+            thread.answer(stop, text)?;
             if outcome == FeedbackOutcome::Dismissed {
-                runner::block_on(&stop, |_| async { poster.resolve_thread(root).await })?
-                    .map_err(failed)?;
+                thread.resolve(stop, root)?;
             }
             say(&format!("a dispute of finding {key}: {outcome:?}"));
             record(
-                &env,
+                env,
                 Feedback {
                     ts: String::new(),
                     kind: FeedbackKind::Dispute,
@@ -200,7 +277,7 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
                     severity: finding.severity.code().to_string(),
                     path: finding.location.as_ref().map(|l| l.path().to_string()),
                     repo: None,
-                    forge: Some("github".into()),
+                    forge: Some(thread.forge().into()),
                     thread: said.url.clone(),
                     author: Some(said.author.clone()),
                     text: reply,
@@ -208,6 +285,19 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
             );
             Ok(Code::Ok)
         }
+    }
+}
+
+/// The hidden line that lets later runs over the change list the finding
+/// as dismissed (its proof checked again there), when the proof names the
+/// code it quoted; else nothing.
+fn remembered(key: &str, proof: &str) -> String {
+    match crit_review::review::DisputeDismissal::from_proof(key, proof, "") {
+        Some(d) => format!(
+            "{}\n",
+            crit_post::dismissal_marker(key, &d.path, &d.quote, proof)
+        ),
+        None => String::new(),
     }
 }
 
@@ -253,7 +343,7 @@ fn rerun(common: &CommonArgs, argv: Vec<String>) -> Result<Code, CliError> {
 
 /// The change under review in this job, its secrets redacted, and the
 /// backend to answer with.
-fn conversation(
+pub(crate) fn conversation(
     common: &CommonArgs,
     env: &Env,
 ) -> Result<(Conversation, crit_llm::Backend), CliError> {

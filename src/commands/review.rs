@@ -16,6 +16,7 @@ use crate::cli::{CommonArgs, ReviewArgs};
 use crate::exit::{CliError, Code};
 use crate::post::Poster;
 
+mod answers;
 mod code_flags;
 mod describe;
 mod fix;
@@ -121,6 +122,7 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
     explicit.max_cost_usd = matches
         .get_one::<f64>(MAX_COST)
         .map(|v| crit_llm::Sourced::explicit(*v, "--max-cost".to_string()));
+    explicit.respond = code.respond.clone();
     project.set_explicit(explicit);
     // Where to post is settled before the review spends anything.
     let poster = Poster::from_args(&code.post, &env)?;

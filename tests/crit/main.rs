@@ -49,6 +49,7 @@ mod gate_redaction;
 mod gate_verdicts;
 mod gemini_real;
 mod git_calls;
+mod gitlab_ci;
 mod help;
 mod hostile_files;
 mod hostile_output;

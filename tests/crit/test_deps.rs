@@ -12,6 +12,7 @@ fn under_ci_no_test_dependency_is_missing() {
         (cfg!(missing_claude_cli), "the Claude Code CLI"),
         (cfg!(missing_claude_cli_older), "the older Claude Code CLI"),
         (cfg!(missing_pre_commit), "pre-commit"),
+        (cfg!(missing_check_jsonschema), "check-jsonschema"),
         (cfg!(missing_codex_cli), "the Codex CLI"),
         (cfg!(missing_gemini_cli), "the Gemini CLI"),
         (cfg!(missing_copilot_cli), "the Copilot CLI"),

@@ -59,7 +59,7 @@ pub struct ReviewerOutcome {
 pub struct Dismissed {
     pub finding: Finding,
     /// `suppressed`, `learning`, `outside_change`, `over_cap`, `not_confirmed`,
-    /// `evidence_not_found`, `no_consensus`, or
+    /// `evidence_not_found`, `no_consensus`, `dispute`, or
     /// `lowered` (still in `findings` at its lower severity; here as reported).
     pub cause: String,
     /// Why, for a person: the suppression's reason and author, the filter mode.

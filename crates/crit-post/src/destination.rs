@@ -206,6 +206,15 @@ impl Destination {
         }
     }
 
+    /// A GitLab poster to answer notes with, when the destination is a
+    /// merge request.
+    pub fn gitlab_responder(&self) -> Result<Option<GitlabPoster>, PostError> {
+        match &self.target {
+            Target::Gitlab(ctx) => self.gitlab(ctx).map(Some),
+            Target::Github(_) => Ok(None),
+        }
+    }
+
     fn github(&self, ctx: &GithubContext) -> Result<GithubPoster, PostError> {
         GithubPoster::with_pacer(ctx.clone(), self.options.clone(), self.pacer.clone())
     }

@@ -202,7 +202,7 @@ impl GitlabPoster {
         Ok(summary.and_then(|(_, r)| r.last_review()))
     }
 
-    async fn identity(&mut self) -> Result<String, PostError> {
+    pub(crate) async fn identity(&mut self) -> Result<String, PostError> {
         if let Some(a) = &self.options.author {
             return Ok(a.clone());
         }

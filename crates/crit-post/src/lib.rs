@@ -48,7 +48,9 @@ mod marker;
 mod pace;
 mod plan;
 mod respond;
+mod respond_catchup;
 mod respond_github;
+mod respond_gitlab;
 mod revision;
 mod since;
 mod summary;
@@ -62,7 +64,9 @@ pub use http::Stats;
 pub use pace::{Pacer, Patience, RealTime, Sleep};
 pub use plan::Elsewhere;
 pub use respond::{Command, Heard, Said, asks, command, disputes};
+pub use respond_catchup::{Remembered, dismissal_marker};
 pub use respond_github::{Reacted, inert_text, not_allowed};
+pub use respond_gitlab::{Pending, Rules, Waiting};
 pub use since::{LastReview, Since};
 
 /// Most inline comments crit keeps open when not told otherwise: a review

@@ -26,21 +26,21 @@ pub struct Reacted {
 
 impl GithubPoster {
     /// crit's account: the one given or asked, else a workflow's bot.
-    async fn me(&mut self) -> Result<String, PostError> {
+    pub(crate) async fn me(&mut self) -> Result<String, PostError> {
         Ok(self
             .identity()
             .await?
             .unwrap_or_else(|| WORKFLOW_BOT.to_string()))
     }
 
-    async fn review_comments(&mut self) -> Result<Vec<Value>, PostError> {
+    pub(crate) async fn review_comments(&mut self) -> Result<Vec<Value>, PostError> {
         let path = self.pull("/comments");
         self.api
             .get_all(&path, "list the pull request's review comments")
             .await
     }
 
-    async fn conversation(&mut self) -> Result<Vec<Value>, PostError> {
+    pub(crate) async fn conversation(&mut self) -> Result<Vec<Value>, PostError> {
         let path = self.repo(&format!("/issues/{}/comments", self.ctx.number));
         self.api
             .get_all(&path, "list the pull request's comments")
@@ -258,7 +258,7 @@ impl GithubPoster {
 
 /// `at` is within the hour before `now` (RFC 3339, UTC, as GitHub writes
 /// them); an unreadable time counts as recent.
-fn within_hour(at: &str, now: &str) -> bool {
+pub(crate) fn within_hour(at: &str, now: &str) -> bool {
     match (secs(at), secs(now)) {
         (Some(a), Some(n)) => n.saturating_sub(a) < 3600,
         _ => true,

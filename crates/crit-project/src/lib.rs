@@ -25,4 +25,4 @@ pub mod trust;
 
 pub use error::FileError;
 pub use project::{Project, ProjectError};
-pub use settings::{Explicit, Kind, PanelStart, Reviewer, Settings, TemplateDirs};
+pub use settings::{Explicit, Kind, PanelStart, Respond, Reviewer, Settings, TemplateDirs};

@@ -38,6 +38,7 @@ pub mod review {
     pub use crate::engine::hunk_cache::decide::{
         PartHunk, ReviewFinding, ReviewedPart, hunks_to_store,
     };
+    pub use crate::kinds::template::checks::disputed::DisputeDismissal;
     pub use crate::kinds::template::{
         CostPlan, Finish, HoldToLimit, PartLimits, ReviewError, ReviewOptions, ReviewRequest,
         Spending, UnknownVerifyMode, VerifyMode, VerifySettings, run_template, run_template_or,

@@ -35,7 +35,7 @@ pub fn is_code(template: &Template) -> bool {
 
 pub fn augment(cmd: clap::Command) -> clap::Command {
     let heading = "Code review";
-    PostArgs::augment_args(cmd).arg(
+    super::answers::augment(PostArgs::augment_args(cmd)).arg(
         Arg::new(COMMIT)
             .long(COMMIT)
             .value_name("SHA")
@@ -158,6 +158,8 @@ pub struct CodeFlags {
     /// `--fix-dirty`: also to files with changes not committed.
     pub fix_dirty: bool,
     pub post: PostArgs,
+    /// How to answer in crit's threads before a `--post` review (flags).
+    pub respond: crit_project::config::respond::RespondConfig,
 }
 
 impl CodeFlags {
@@ -190,6 +192,7 @@ impl CodeFlags {
             fix: m.get_flag(FIX),
             fix_dirty: m.get_flag(FIX_DIRTY),
             post: PostArgs::from_arg_matches(m).map_err(|e| CliError::usage(anyhow!("{e}")))?,
+            respond: super::answers::flags(m),
         })
     }
 }

@@ -72,6 +72,12 @@ pub fn run_review(
             None => branch_scope(&root, &mut given, &mut code, common.quiet)?,
         }
     }
+    let disputed = match (is_code(template), posting.poster) {
+        (true, Some(poster)) => {
+            super::answers::catch_up(&common, posting.env, poster, &code.post, &settings.respond)
+        }
+        _ => Vec::new(),
+    };
     let since = match (code.post.since_last_review, posting.poster) {
         (true, Some(poster)) => Some(super::since::narrow(
             poster,
@@ -159,6 +165,7 @@ pub fn run_review(
     let mut opts = ReviewOptions::from_settings(project, &settings);
     opts.filter = code.filter;
     opts.max_findings = code.max_findings;
+    opts.disputed = disputed;
     opts.shard = code.shard;
     if let Some(n) = code.max_chunks {
         opts.parts.max_parts = n.max(1);

@@ -40,7 +40,7 @@ fn a_first_run_opens_positioned_discussions_with_a_suggestion_and_one_summary_no
         "the merge request's change: {prompt}"
     );
     assert_eq!(
-        calls(&s.requests()),
+        after_catch_up(calls(&s.requests()), &GITLAB_CATCH_UP),
         [
             "GET /api/v4/user".to_string(),
             format!("GET {MR}"),

@@ -7,13 +7,16 @@ mod action;
 mod describe;
 mod failures;
 mod github;
+mod github_answers;
 mod gitlab;
+mod gitlab_answers;
 mod identity;
 mod moved;
 mod outdated;
 mod refused;
 mod report;
 mod respond;
+mod respond_settings;
 mod respond_threads;
 mod secrets;
 mod since;
@@ -395,4 +398,29 @@ pub fn calls(requests: &[crit_testkit::ForgeRequest]) -> Vec<String> {
 
 pub fn body(v: &Value) -> &str {
     v["body"].as_str().unwrap()
+}
+
+/// What a `--post` run reads first on GitHub: the comments crit has yet to
+/// answer.
+pub const GITHUB_CATCH_UP: [&str; 3] = [
+    "GET /user",
+    "GET /repos/octo-org/hello-world/pulls/7/comments",
+    "GET /repos/octo-org/hello-world/issues/7/comments",
+];
+
+/// What a `--post` run reads first on GitLab: the notes crit has yet to
+/// answer.
+pub const GITLAB_CATCH_UP: [&str; 2] = [
+    "GET /api/v4/user",
+    "GET /api/v4/projects/4242/merge_requests/3/discussions",
+];
+
+/// `calls` after the reads a `--post` run makes first to answer what waits
+/// (`reads`), which must be there.
+pub fn after_catch_up(calls: Vec<String>, reads: &[&str]) -> Vec<String> {
+    assert!(
+        calls.len() >= reads.len() && calls[..reads.len()] == *reads,
+        "the run reads what waits first: {calls:?}"
+    );
+    calls[reads.len()..].to_vec()
 }

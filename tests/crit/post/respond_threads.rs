@@ -12,7 +12,7 @@ use super::*;
 const KEY: &str = "0123456789abcdef";
 
 /// crit's inline comment on line 10, as its poster writes one; its id.
-fn crit_finding(s: &GithubServer) -> u64 {
+pub fn crit_finding(s: &GithubServer) -> u64 {
     let text = format!(
         "<!-- crit:finding {KEY} -->\n**P1** · high · Unchecked unwrap on user input\n\n`v.unwrap()` panics when the port is not set.\n\n<sub>crit · correctness</sub>\n"
     );
@@ -20,7 +20,7 @@ fn crit_finding(s: &GithubServer) -> u64 {
 }
 
 /// crit's replies in the thread of `root`.
-fn replies(s: &GithubServer, root: u64) -> Vec<String> {
+pub fn replies(s: &GithubServer, root: u64) -> Vec<String> {
     s.review_comments(7)
         .iter()
         .filter(|c| c["in_reply_to_id"] == root && c["user"]["login"] == "github-actions[bot]")
@@ -29,7 +29,7 @@ fn replies(s: &GithubServer, root: u64) -> Vec<String> {
 }
 
 /// The verifier's answer.
-fn decision(outcome: &str, quote: Option<&str>) -> Reply {
+pub fn decision(outcome: &str, quote: Option<&str>) -> Reply {
     let mut v = json!({"outcome": outcome, "reason": "The port is checked before use."});
     if let Some(q) = quote {
         v["disproof"] = json!({"file_path": "src/lib.rs", "quote": q});
@@ -37,7 +37,7 @@ fn decision(outcome: &str, quote: Option<&str>) -> Reply {
     Reply::json(v)
 }
 
-fn feedback(pr: &Pr) -> Vec<Value> {
+pub fn feedback(pr: &Pr) -> Vec<Value> {
     let dir = pr.path().join(".state/crit/audit/feedback");
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {

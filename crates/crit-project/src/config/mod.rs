@@ -20,6 +20,7 @@ mod expect;
 pub mod mala;
 pub mod prompt_review;
 pub mod reldo;
+pub mod respond;
 
 use std::path::{Path, PathBuf};
 
@@ -102,6 +103,8 @@ pub struct Config {
     /// read-only ones (`project_commands: ["npm run lint"]`), each a command
     /// line it starts with; they run in the tools' sandbox.
     pub project_commands: Option<Sourced<Vec<String>>>,
+    /// How crit answers in its threads (`respond:`).
+    pub respond: respond::RespondConfig,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -124,6 +127,7 @@ struct RawConfig {
     ignore: Option<Spanned<Vec<String>>>,
     project_commands: Option<Spanned<Vec<String>>>,
     review: Option<RawReview>,
+    respond: Option<respond::RawRespond>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -394,7 +398,9 @@ impl Config {
             }
         }
         let models = raw.models.unwrap_or_default();
+        let respond = raw.respond.unwrap_or_default().parse(file)?;
         Ok(Config {
+            respond,
             provider,
             model: raw
                 .model
@@ -463,6 +469,7 @@ impl Config {
         if later.models.judge.is_some() {
             self.models.judge = later.models.judge;
         }
+        self.respond.overlay(later.respond);
     }
 }
 

@@ -142,6 +142,8 @@ pub struct Explicit {
     pub rules_from: Option<String>,
     /// `--ignore GLOB`: files left out of the review, added to the config's.
     pub ignore: Vec<Sourced<String>>,
+    /// `--max-answers-per-hour`, `--others`: over the config's `respond:`.
+    pub respond: crate::config::respond::RespondConfig,
 }
 
 /// Who reviews.
@@ -226,6 +228,18 @@ pub struct Settings {
     /// The project's commands a reviewer's Bash may run (trusted config's
     /// `project_commands`), each a command line it starts with.
     pub project_commands: Vec<Sourced<String>>,
+    /// How crit answers in its threads on a pull or merge request.
+    pub respond: Respond,
+}
+
+/// How crit answers in its threads: flags over the trusted config's
+/// `respond:` over the defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Respond {
+    /// Most answers in one thread in an hour.
+    pub max_answers_per_hour: Sourced<u32>,
+    /// What a command from someone without write access gets.
+    pub others: Sourced<crate::config::respond::Others>,
 }
 
 impl Settings {
@@ -315,6 +329,19 @@ impl Settings {
         }
         for c in &self.project_commands {
             rows.push(row("project_commands", &c.value, c.source.to_string()));
+        }
+        if self.kind == Kind::Code {
+            let r = &self.respond;
+            rows.push(row(
+                "respond.max_answers_per_hour",
+                &r.max_answers_per_hour.value.to_string(),
+                r.max_answers_per_hour.source.to_string(),
+            ));
+            rows.push(row(
+                "respond.others",
+                r.others.value.word(),
+                r.others.source.to_string(),
+            ));
         }
         rows.push(row("rules", &self.rules.0, self.rules.1.clone()));
         if self.kind == Kind::Template || self.kind == Kind::Code {

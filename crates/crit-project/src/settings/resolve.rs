@@ -102,6 +102,7 @@ pub(crate) fn resolve(
         rules,
         panel_start: panel_start(file, env),
         ignore: ignore(explicit, file),
+        respond: respond(explicit, file),
         project_commands: file
             .project_commands
             .iter()
@@ -111,6 +112,24 @@ pub(crate) fn resolve(
                     .map(|c| Sourced::new(c.clone(), s.source.clone()))
             })
             .collect(),
+    }
+}
+
+/// `respond:`: the flags, then the config, then the defaults.
+fn respond(explicit: &Explicit, file: &Config) -> super::Respond {
+    use crate::config::respond::{DEFAULT_MAX_ANSWERS_PER_HOUR, Others};
+    let (flags, config) = (&explicit.respond, &file.respond);
+    super::Respond {
+        max_answers_per_hour: flags
+            .max_answers_per_hour
+            .clone()
+            .or_else(|| config.max_answers_per_hour.clone())
+            .unwrap_or_else(|| Sourced::new(DEFAULT_MAX_ANSWERS_PER_HOUR, Source::Default)),
+        others: flags
+            .others
+            .clone()
+            .or_else(|| config.others.clone())
+            .unwrap_or_else(|| Sourced::new(Others::Reply, Source::Default)),
     }
 }
 

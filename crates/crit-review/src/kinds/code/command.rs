@@ -218,6 +218,9 @@ impl CommandReviewer {
             max_findings: self.max_findings,
             fail_on: self.fail_on,
             now: std::time::SystemTime::now(),
+            // Answers to disputes are the agent reviewer's, on a `--post` run.
+            disputed: &[],
+            root: &self.root,
         }
         .apply(&mut result);
         crate::kinds::template::checks::suggestions::check(

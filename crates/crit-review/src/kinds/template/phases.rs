@@ -327,6 +327,8 @@ pub(super) fn conclude(
         max_findings: opts.max_findings,
         fail_on: opts.fail_on,
         now,
+        disputed: &opts.disputed,
+        root: &req.root,
     };
     finish.apply(&mut result);
     suggestions::check(

@@ -110,6 +110,10 @@ pub struct ReviewOptions {
     pub spending: Option<Arc<dyn Spending>>,
     /// Globs of files left out of a code review, each listed in its coverage.
     pub ignore: Vec<String>,
+    /// Findings crit dismissed on a dispute in this change's threads (a
+    /// `--post` run reads them there): dismissed again while their proof
+    /// holds.
+    pub disputed: Vec<crate::kinds::template::checks::disputed::DisputeDismissal>,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -162,6 +166,7 @@ impl ReviewOptions {
             panel_start: Default::default(),
             spending: None,
             ignore: Vec::new(),
+            disputed: Vec::new(),
         }
     }
 

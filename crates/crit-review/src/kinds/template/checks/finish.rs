@@ -23,6 +23,10 @@ pub struct Finish<'a> {
     pub max_findings: Option<usize>,
     pub fail_on: FailOn,
     pub now: SystemTime,
+    /// Findings dismissed on a dispute in this change's threads, and where
+    /// their proofs are checked again (the project root).
+    pub disputed: &'a [super::disputed::DisputeDismissal],
+    pub root: &'a std::path::Path,
 }
 
 impl Finish<'_> {
@@ -52,6 +56,16 @@ impl Finish<'_> {
             tracing::warn!("suppression no longer applies: {e}");
         }
         crate::engine::learnings::apply_learnings(self.learnings, result);
+        if let Some(change) = self.change {
+            let files: Vec<String> = change.files.iter().map(|f| f.path.clone()).collect();
+            let src = super::evidence::Sources {
+                root: self.root,
+                patch: &change.patch,
+                files: &files,
+                conventions: "",
+            };
+            super::disputed::apply(self.disputed, &src, result);
+        }
         if let (Some(change), Some(mode)) = (self.change, self.filter) {
             let (kept, outside): (Vec<Finding>, Vec<Finding>) =
                 std::mem::take(&mut result.findings)

@@ -3,6 +3,7 @@
 //! a second look, finishing (suppressions, the diff filter, the cap), and
 //! which suggestions may be offered.
 
+pub(crate) mod disputed;
 pub(crate) mod evidence;
 pub(crate) mod finish;
 mod lenient;

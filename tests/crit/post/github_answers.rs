@@ -1,0 +1,54 @@
+//! On GitHub too, a `crit review code --post github` run first answers what
+//! no `crit respond` job did (a repository whose workflow has no comment
+//! events): the same answers, once each.
+
+use crit_testkit::{FakeServer, GithubConfig, Reply};
+
+use super::respond::answers;
+use super::respond_threads::{crit_finding, replies};
+use super::*;
+
+#[test]
+fn a_post_run_answers_what_waits_once_and_never_a_bot() {
+    let pr = Pr::new();
+    let model = FakeServer::start_blocking();
+    let s = pr.github(GithubConfig::default());
+    s.set_association("dev", "MEMBER");
+    s.set_association("renovate[bot]", "MEMBER");
+    let root = crit_finding(&s);
+    let asked = s.seed_reply(7, "dev", root, "Why does this matter here?");
+    let help = s.seed_issue_comment(7, "dev", "/crit help");
+    s.seed_issue_comment(7, "renovate[bot]", "/crit help");
+    model.push(Reply::json(
+        json!({"answer": "A missing port stops the server at start."}),
+    ));
+    model.push(answer(vec![unwrap_finding()]));
+    let run = || {
+        pr.github_crit(&model, &s)
+            .args(REVIEW)
+            .args(["--post", "github", "--fail-on", "never"])
+            .output()
+            .unwrap()
+    };
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let said = replies(&s, root);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].starts_with(&format!("<!-- crit:answers {asked} -->")));
+    assert!(said[0].contains("stops the server at start"), "{}", said[0]);
+    let talk = answers(&s);
+    assert_eq!(talk.len(), 1, "the person's help, not the bot's: {talk:?}");
+    assert!(talk[0].starts_with(&format!("<!-- crit:answers {help} -->")));
+    assert_eq!(
+        model.model_requests().len(),
+        2,
+        "the answer, then the review"
+    );
+
+    model.push(answer(vec![unwrap_finding()]));
+    let out = run();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(replies(&s, root).len(), 1);
+    assert_eq!(answers(&s).len(), 1);
+    assert_eq!(model.model_requests().len(), 3, "only the review");
+}
