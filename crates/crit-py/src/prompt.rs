@@ -13,13 +13,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bridge;
 use crate::errors;
-use crate::project::{Project, env};
+use crate::project::Project;
 
 struct PromptReview {
     req: PromptRequest,
     /// `None`: prompt review is switched off (`PROMPT_REVIEW_ENABLED=false`).
     opts: Option<PromptOptions>,
-    audit: bool,
+    /// Where the audit line goes (`None`: not written).
+    audit: Option<PathBuf>,
 }
 
 fn prompt_review(
@@ -35,7 +36,8 @@ fn prompt_review(
         ));
     }
     let project = Project::open(&cwd.unwrap_or_else(|| PathBuf::from(".")), model)?;
-    let loaded = prompt_config::load(&ConfigPaths::standard(&env), project.inner().rules(), &env)
+    let env = project.inner().env();
+    let loaded = prompt_config::load(&ConfigPaths::standard(env), project.inner().rules(), env)
         .map_err(errors::config)?;
     let req = PromptRequest {
         prompt: text,
@@ -56,7 +58,9 @@ fn prompt_review(
     Ok(PromptReview {
         req,
         opts,
-        audit: log && loaded.config.budget.log_costs,
+        audit: (log && loaded.config.budget.log_costs)
+            .then(|| audit::dir(&|k: &str| env.get(k).map(str::to_string)))
+            .flatten(),
     })
 }
 
@@ -69,9 +73,8 @@ async fn run_prompt(p: PromptReview, cancel: CancellationToken) -> bridge::Answe
         }
         None => run::disabled(&p.req, "prompt review is off (PROMPT_REVIEW_ENABLED=false)"),
     };
-    if p.audit
-        && let Some(dir) = audit::dir(&env)
-        && let Err(e) = audit::append(&dir, &review, SystemTime::now())
+    if let Some(dir) = &p.audit
+        && let Err(e) = audit::append(dir, &review, SystemTime::now())
     {
         tracing::warn!("the prompt review's audit line was not written: {e}");
     }

@@ -166,7 +166,7 @@ fn plan_call(
 async fn run_plan(p: PlanCall, cancel: CancellationToken) -> bridge::Answer {
     tokio::task::spawn_blocking(move || {
         // Python is a front end: the environment is read here, at its edge.
-        let env = crit_os::env::Env::from_process();
+        let env = crate::project::env();
         let options = Options::from_env(&env);
         // The panel runs on the bindings' runtime, from this blocking thread.
         let runtime = tokio::runtime::Handle::try_current().map_err(errors::internal)?;

@@ -127,7 +127,7 @@ pub(super) fn set_up(
 ) -> Result<Setup, ReviewError> {
     let rules = match &opts.rules {
         Some(r) => Arc::clone(r),
-        None => Arc::new(ProjectRules::discover(&req.root, opts.env.as_ref(), None)?),
+        None => Arc::new(ProjectRules::discover(&req.root, &opts.env, None)?),
     };
     let suppressions = Suppressions::load_with(&rules)?;
     let learnings = Learnings::load_with(&rules).map_err(ReviewError::Learnings)?;
@@ -237,7 +237,7 @@ pub(super) async fn ask(
         cancel: opts.cancel.clone(),
         spend: Default::default(),
         redaction: ToolRedactor::new(opts.redactor.clone()),
-        tool_env: crate::engine::panel::tool_env(opts.env.as_ref()),
+        tool_env: crate::engine::panel::tool_env(&opts.env),
         panel_start: opts.panel_start,
         project_commands: Default::default(),
     };
@@ -329,12 +329,7 @@ pub(super) fn conclude(
         now,
     };
     finish.apply(&mut result);
-    suggestions::check(
-        &mut result.findings,
-        &req.root,
-        p.scope.as_ref(),
-        &opts.git_env(),
-    );
+    suggestions::check(&mut result.findings, &req.root, p.scope.as_ref(), &opts.env);
     super::coverage::add_hidden(&mut result, p.change.as_ref());
     hold_for_coverage(&mut result, opts);
     super::coverage::add_ignored(&mut result, p.change.as_ref());
@@ -354,7 +349,7 @@ pub(super) fn conclude(
     scrub(&mut result, &opts.redactor);
     if let Some(s) = &setup.session {
         result.session_log_path = Some(s.dir().display().to_string());
-        session::save(s, &result, transcript_error, opts.env.as_ref(), now);
+        session::save(s, &result, transcript_error, &opts.env, now);
     }
     result
 }
