@@ -676,8 +676,7 @@ fn prepare(
     // not sent (the gate holds, saying so), and one sent stops at it.
     let limit = settings.max_cost_usd.clone();
     opts.spending = Some(Arc::new(HoldToLimit {
-        limit_usd: limit.value,
-        default_limit: limit.source == crit_core::Source::Default,
+        limit: limit.clone(),
     }));
     opts.limits.timeout_secs = Some(
         settings

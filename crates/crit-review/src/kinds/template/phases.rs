@@ -281,11 +281,19 @@ async fn ask_about_documents(
     if let Some(c) = &p.change {
         extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
     }
-    let plans = plan::plans(template, &p.prompt_inputs, &extra, job.under_review, opts)?;
+    let mut plans = plan::plans(template, &p.prompt_inputs, &extra, job.under_review, opts)?;
     let ceiling = approve(
         opts,
         super::estimate::plan(std::slice::from_ref(&plans.run), None),
     )?;
+    // What was approved is what may be spent, as over a change: each
+    // reviewer stops there (cut short, it is INCOMPLETE).
+    if let Some(c) = ceiling {
+        for plan in &mut plans.run {
+            let b = &mut plan.limits.max_budget_usd;
+            *b = Some(b.map_or(c, |b| b.min(c)));
+        }
+    }
     let mut runs = panel::run_panel(job.backend, &plans.run, job.env).await;
     if let (Some(slot), Some(plan), Some(run)) = (conversation, plans.run.first(), runs.first()) {
         *slot = Some(FollowUp::new(
