@@ -30,6 +30,12 @@ impl Project {
             model: model.map(|m| Sourced::explicit(m, "model=")),
             ..Explicit::default()
         };
+        Project::open_with(dir, explicit)
+    }
+
+    /// The project `dir` belongs to, with the caller's own choices over the
+    /// settings (as the command line's flags are).
+    pub(crate) fn open_with(dir: &Path, explicit: Explicit) -> PyResult<Project> {
         let inner = crit_project::Project::open(dir, explicit, env()).map_err(errors::config)?;
         Ok(Project { inner })
     }
