@@ -653,6 +653,10 @@ pub struct CommonArgs {
     /// Do not write session logs under .crit/sessions.
     #[arg(long, help_heading = "Diagnostics")]
     pub no_log: bool,
+    /// The process's environment, read once in `main` and handed down to
+    /// every command (never a flag).
+    #[arg(skip)]
+    pub env: crit_os::Env,
 }
 
 impl CommonArgs {
@@ -685,6 +689,7 @@ impl CommonArgs {
             verbose: later.verbose.max(self.verbose),
             quiet: later.quiet || self.quiet,
             no_log: later.no_log || self.no_log,
+            env: self.env,
         }
     }
 }

@@ -16,8 +16,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // The front end reads the environment; the libraries' writers redact the
     // secret-named variables' values from what it held at start.
-    crit_core::redact::Redactor::init_process(crit_os::env::Env::from_process().iter());
-    let cli = match cli::parse() {
+    let env = crit_os::env::Env::from_process();
+    crit_core::redact::Redactor::init_process(env.iter());
+    let mut cli = match cli::parse() {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version are "errors" to clap; they print to stdout and exit 0.
@@ -30,6 +31,8 @@ fn main() -> ExitCode {
             return code.into();
         }
     };
+    // The one read of the environment: every command takes it from here.
+    cli.common.env = env;
     match commands::run(cli) {
         Ok(code) => code.into(),
         Err(err) => {

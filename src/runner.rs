@@ -29,7 +29,7 @@ pub fn init_logging(common: &CommonArgs) {
         (false, 1) => "info",
         (false, _) => "debug",
     };
-    let filter = std::env::var("CRIT_LOG").unwrap_or_else(|_| {
+    let filter = common.env.get("CRIT_LOG").map(str::to_string).unwrap_or_else(|| {
         format!("warn,crit={level},crit_project={level},crit_review={level},crit_agent={level},crit_llm={level},crit_checks={level},crit_post={level}")
     });
     let _ = tracing_subscriber::fmt()

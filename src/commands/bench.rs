@@ -14,7 +14,7 @@ use crit_bench::{
     self as bench, BenchConfig, BenchOptions, BenchProgress, CaseReport, CaseStatus, Configured,
     Corpus, Judge, JudgeCache,
 };
-use crit_llm::{Env, Source, Sourced};
+use crit_llm::{Source, Sourced};
 use crit_project::Kind;
 use crit_review::template::{Builder, PromptSource, Registry};
 
@@ -43,7 +43,7 @@ pub fn run(common: &CommonArgs, args: BenchArgs) -> Result<Code, CliError> {
 
 fn measure(common: &CommonArgs, args: &BenchArgs, dir: &Path) -> Result<Code, CliError> {
     runner::init_logging(common);
-    let env = Env::from_process();
+    let env = common.env.clone();
     let project = backend::project(common, &env)?;
     project.rules().release_warnings();
     let code = backend::settings(&project, Kind::Code)?;
@@ -81,8 +81,7 @@ fn measure(common: &CommonArgs, args: &BenchArgs, dir: &Path) -> Result<Code, Cl
         }
         let mut one = Configured::new(&project, c, template.clone(), &code);
         if args.reuse {
-            one.options.hunk_cache =
-                crit_review::review::HunkCache::at_default(&|k| std::env::var(k).ok());
+            one.options.hunk_cache = crit_review::review::HunkCache::at_default(&env);
         }
         configured.push(one);
     }
@@ -179,7 +178,7 @@ fn import(common: &CommonArgs, args: &BenchImportArgs) -> Result<Code, CliError>
         benchmark: args.dir.clone(),
         repos: args.repos.clone(),
         out: args.corpus.clone(),
-        env: Env::from_process(),
+        env: common.env.clone(),
     };
     let done = bench::import::import_martian(&req).map_err(CliError::usage)?;
     let text = match common.json {
@@ -242,7 +241,7 @@ fn extract(
     common: &CommonArgs,
     results: &bench::martian::export::Results,
 ) -> Result<std::collections::BTreeMap<(String, String), Vec<String>>, CliError> {
-    let env = Env::from_process();
+    let env = common.env.clone();
     let project = backend::project(common, &env)?;
     let settings = backend::settings(&project, Kind::Bench)?;
     let backend = settings
@@ -301,9 +300,8 @@ fn mine(common: &CommonArgs, args: &BenchMineArgs) -> Result<Code, CliError> {
         None => days::of_secs(crit_core::timestamp::unix_secs(SystemTime::now())),
     };
     let period = Period::parse(&args.since, until).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let env = Env::from_process();
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    let audit = crit_review::session::audit_dir(lookup).ok_or_else(|| {
+    let env = common.env.clone();
+    let audit = crit_review::session::audit_dir(&env).ok_or_else(|| {
         CliError::usage(anyhow!(
             "cannot tell where the audit log is: set XDG_STATE_HOME or HOME"
         ))

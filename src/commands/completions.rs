@@ -12,18 +12,18 @@ use clap_complete::Shell;
 use crate::exit::{CliError, Code};
 
 /// What completions and man pages document, from the current directory.
-fn documented() -> clap::Command {
-    crate::cli::documented(super::review::documented(Path::new(".")))
+fn documented(env: &crit_os::Env) -> clap::Command {
+    crate::cli::documented(super::review::documented(Path::new("."), env))
 }
 
-pub fn completions(shell: Shell, install: bool) -> Result<Code, CliError> {
-    let mut cmd = documented();
+pub fn completions(shell: Shell, install: bool, env: &crit_os::Env) -> Result<Code, CliError> {
+    let mut cmd = documented(env);
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "crit", &mut out);
     if !install {
         return write_stdout(&out);
     }
-    let path = install_path(shell)?;
+    let path = install_path(shell, env)?;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::could_not_run(anyhow!("{}: {e}", dir.display())))?;
@@ -36,11 +36,10 @@ pub fn completions(shell: Shell, install: bool) -> Result<Code, CliError> {
 
 /// Where a shell loads a user's completions from with no setup: bash's
 /// bash-completion and fish read these directories on their own.
-fn install_path(shell: Shell) -> Result<std::path::PathBuf, CliError> {
+fn install_path(shell: Shell, env: &crit_os::Env) -> Result<std::path::PathBuf, CliError> {
     use crit_os::dirs::{Base, base_dir};
-    let env = crit_os::Env::from_process();
     let under = |base: Base, path: &str| {
-        base_dir(&env, base)
+        base_dir(env, base)
             .map(|dir| dir.join(path))
             .ok_or_else(|| CliError::usage(anyhow!("HOME is not set (or not an absolute path)")))
     };
@@ -53,8 +52,8 @@ fn install_path(shell: Shell) -> Result<std::path::PathBuf, CliError> {
     }
 }
 
-pub fn man(dir: Option<&Path>) -> Result<Code, CliError> {
-    let cmd = documented();
+pub fn man(dir: Option<&Path>, env: &crit_os::Env) -> Result<Code, CliError> {
+    let cmd = documented(env);
     match dir {
         Some(dir) => {
             let write =

@@ -16,7 +16,7 @@ use crate::output::{json_printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     crate::runner::init_logging(common);
-    let env = Env::from_process();
+    let env = common.env.clone();
     let project = backend::project(common, &env)?;
     project.rules().release_warnings();
     let mut kinds = Vec::new();
@@ -76,8 +76,7 @@ const STOP_GATE: &str =
 /// working tree's, with the user's own config, flags and environment over
 /// them. Each row says where its value came from.
 fn stop_gate_rows(project: &Project, env: &Env) -> Vec<SelectionRow> {
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    let gate = ProjectRules::committed(project.root(), &lookup)
+    let gate = ProjectRules::committed(project.root(), &env)
         .map_err(|e| e.to_string())
         .and_then(|rules| {
             Project::with_rules(

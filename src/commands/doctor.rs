@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use crit_agent::sandbox::{self, SandboxStatus};
-use crit_llm::{Env, LlmError, Selection, Sourced, doctor};
+use crit_llm::{LlmError, Selection, Sourced, doctor};
 use crit_project::Kind;
 use tokio_util::sync::CancellationToken;
 
@@ -18,7 +18,7 @@ use crate::output::{json_printable, printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     crate::runner::init_logging(common);
-    let env = Env::from_process();
+    let env = common.env.clone();
     let project = backend::project(common, &env)?;
     project.rules().release_warnings();
     let code = backend::settings(&project, Kind::Code)?;

@@ -8,7 +8,6 @@ use std::path::Path;
 use anyhow::anyhow;
 use crit_claude_code::agent::{Agent, Event};
 use crit_claude_code::plan_gate::{self, PlanGate};
-use crit_llm::Env;
 
 use super::claude_code;
 use crate::cli::{CommonArgs, HookAgent, HookArgs};
@@ -46,13 +45,13 @@ pub fn run(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
         )));
     };
     match event {
-        Event::PreTool => pre_tool_use(args),
+        Event::PreTool => pre_tool_use(common, args),
         Event::Prompt => prompt_submit(common, agent, args.note_only),
         Event::Stop | Event::SubagentStop => stop(common, args, agent),
     }
 }
 
-fn pre_tool_use(args: &HookArgs) -> Result<Code, CliError> {
+fn pre_tool_use(common: &CommonArgs, args: &HookArgs) -> Result<Code, CliError> {
     // Exit 2 on bad input: Claude Code then blocks the tool, so the hook fails closed.
     let input = crit_core::files::read_capped_from(
         std::io::stdin().lock(),
@@ -64,8 +63,8 @@ fn pre_tool_use(args: &HookArgs) -> Result<Code, CliError> {
         plan: args.plan.clone(),
         plan_dirs: args.plan_dirs.clone(),
     };
-    let out = plan_gate::run(&input, &gate, &Env::from_process())
-        .map_err(|e| CliError::usage(anyhow!("{e}")))?;
+    let out =
+        plan_gate::run(&input, &gate, &common.env).map_err(|e| CliError::usage(anyhow!("{e}")))?;
     claude_code::emit(&out);
     Ok(Code::Ok)
 }

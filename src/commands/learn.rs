@@ -9,7 +9,6 @@ use anyhow::anyhow;
 use crit_bench::learn::{Proposal, patch, propose};
 use crit_bench::stats::{Period, days};
 use crit_core::{Dest, Printable};
-use crit_os::env::Env;
 use crit_os::write::Root;
 use crit_project::learnings::{LEARNINGS_FILE, Learnings, with_added};
 
@@ -27,9 +26,8 @@ pub fn run(common: &CommonArgs, args: &LearnArgs) -> Result<Code, CliError> {
         None => days::of_secs(crit_core::timestamp::unix_secs(SystemTime::now())),
     };
     let period = Period::parse(&args.since, until).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let env = Env::from_process();
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    let feedback = crit_review::session::feedback_dir(lookup).ok_or_else(|| {
+    let env = common.env.clone();
+    let feedback = crit_review::session::feedback_dir(&env).ok_or_else(|| {
         CliError::usage(anyhow!(
             "cannot tell where the feedback log is: set XDG_STATE_HOME or HOME"
         ))

@@ -45,17 +45,17 @@ pub fn run(cli: Cli) -> Result<Code, CliError> {
         Command::Plan(args) => plan::run(&cli.common, args),
         Command::Hook(args) => hook::run(&cli.common, &args),
         Command::Respond(args) => respond::run(&cli.common, &args),
-        Command::Completions { shell, install } => completions::completions(shell, install),
-        Command::Man { dir } => completions::man(dir.as_deref()),
+        Command::Completions { shell, install } => {
+            completions::completions(shell, install, &cli.common.env)
+        }
+        Command::Man { dir } => completions::man(dir.as_deref(), &cli.common.env),
         Command::Prompt(args) => prompt::run(&cli.common, &args),
         Command::Install(args) => claude_code::install::install(&cli.common, &args),
         Command::Uninstall(args) => claude_code::install::uninstall(&cli.common, &args),
         Command::Mcp => mcp::run(&cli.common),
         Command::Statusline => {
             let input = claude_code::read_stdin().unwrap_or_default();
-            if let Some(line) =
-                crit_claude_code::statusline::line(&input, &crit_llm::Env::from_process())
-            {
+            if let Some(line) = crit_claude_code::statusline::line(&input, &cli.common.env) {
                 println!("{line}");
             }
             Ok(Code::Ok)

@@ -8,7 +8,6 @@ use std::path::Path;
 use anyhow::anyhow;
 use crit_checks::{AnswerBook, Freshness, Options, PromptAsker, Report};
 use crit_core::Verdict;
-use crit_llm::Env;
 use crit_project::Kind;
 use crit_review::plan::{PanelChoice, PlanOutcome, PlanReview, review_plan};
 
@@ -32,7 +31,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     let target = in_cwd(common, target);
     let output = OutputPlan::from_common(common)?;
     let book = AnswerBook::parse(&args.answer).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let options = Options::from_env(&crit_os::env::Env::from_process());
+    let options = Options::from_env(&common.env);
     // Signals stop the LLM panel (its reviewers' processes included); the
     // checks' own writes are atomic and finish first.
     let stop = runner::Stop::new();
@@ -44,7 +43,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::could_not_run(anyhow!("starting the async runtime: {e}")))?;
-    let env = Env::from_process();
+    let env = common.env.clone();
     let settings = backend::project(common, &env).and_then(|p| backend::settings(&p, Kind::Plan));
     let unloaded = settings
         .as_ref()
@@ -134,7 +133,7 @@ fn exit_code(
 
 fn verify(common: &CommonArgs, path: &str) -> Result<Code, CliError> {
     let target = in_cwd(common, path);
-    let options = Options::from_env(&crit_os::env::Env::from_process());
+    let options = Options::from_env(&common.env);
     let (paths, freshness) =
         crit_checks::verify(&target, &options).map_err(|e| CliError::usage(anyhow!(e)))?;
     let (code, line) = match freshness {

@@ -18,9 +18,8 @@ use crate::cli::{CommonArgs, ReviewArgs, RunArgs};
 use crate::exit::{CliError, Code};
 
 pub fn run(common: CommonArgs, event: &str, args: &[String]) -> Result<Code, CliError> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
     match event {
-        "review" => review(gated(common), args, env),
+        "review" => review(gated(common), args),
         "prompt" => prompt(gated(common), args),
         other => Err(CliError::usage(anyhow!(
             "crit hook pre-commit {other}: unsupported event (supported: review, prompt)"
@@ -36,11 +35,8 @@ fn gated(mut common: CommonArgs) -> CommonArgs {
 
 /// `crit review code` over what is being committed or pushed; `args` are
 /// more review flags (`--fail-on p2`, `--filter added`).
-fn review(
-    common: CommonArgs,
-    args: &[String],
-    env: impl Fn(&str) -> Option<String>,
-) -> Result<Code, CliError> {
+fn review(common: CommonArgs, args: &[String]) -> Result<Code, CliError> {
+    let env = |k: &str| common.env.non_empty(k).map(str::to_string);
     let push = (
         env("PRE_COMMIT_REMOTE_NAME"),
         env("PRE_COMMIT_LOCAL_BRANCH"),
@@ -52,13 +48,8 @@ fn review(
         // still what is pushed, never the uncommitted changes.
         (_, _, (Some(remote), Some(local))) => {
             let root = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-            let chosen = crit_project::scope::push_scope(
-                &root,
-                &remote,
-                &local,
-                &crit_os::Env::from_process(),
-            )
-            .map_err(CliError::usage)?;
+            let chosen = crit_project::scope::push_scope(&root, &remote, &local, &common.env)
+                .map_err(CliError::usage)?;
             if !common.quiet {
                 eprintln!("crit: {}", crate::output::printable(&chosen.why));
             }

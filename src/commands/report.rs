@@ -7,8 +7,6 @@ use crit_core::ReviewResult;
 use crit_core::files::{InputLimits, read_capped, read_capped_from};
 use crit_core::result::RESULT_SCHEMA_VERSION;
 
-use crit_llm::Env;
-
 use crate::cli::{CommonArgs, PostArgs, ReportArgs};
 use crate::exit::{CliError, Code};
 use crate::output::OutputPlan;
@@ -17,7 +15,7 @@ use crate::post::Poster;
 pub fn run(common: &CommonArgs, args: &ReportArgs, post: &PostArgs) -> Result<Code, CliError> {
     let plan = OutputPlan::from_common(common)?;
     crate::runner::init_logging(common);
-    let poster = Poster::from_args(post, &Env::from_process())?;
+    let poster = Poster::from_args(post, &common.env)?;
     let (name, text) = read_input(&args.file)?;
     let mut result = parse(&name, &text)?;
     result.fill_missing_ids();
@@ -45,7 +43,7 @@ pub(super) fn gate_saved(
     let level = match (common.fail_on, common.exit_code) {
         (Some(f), _) => f,
         (None, true) => {
-            let env = Env::from_process();
+            let env = common.env.clone();
             crate::backend::project(common, &env)
                 .and_then(|p| crate::backend::settings(&p, crit_project::Kind::Code))
                 .map_or_else(|_| crit_core::FailOn::default(), |s| s.fail_on.value)

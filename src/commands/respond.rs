@@ -35,7 +35,7 @@ In one of crit's threads, ask a question and crit answers it there; say why a fi
 const MAX_EVENT: u64 = 25 * 1024 * 1024;
 
 pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
-    let env = Env::from_process();
+    let env = common.env.clone();
     let said = read_said(&env)?;
     let choice = Choice {
         token_var: args.github_token_env.clone(),
@@ -351,11 +351,18 @@ pub(crate) fn conversation(
     let settings = crate::backend::settings(&project, Kind::Code)?;
     let root = project.root().to_path_buf();
     let mut given = BTreeMap::new();
-    super::review::ci_scope(project.rules(), &root, &mut given)?;
+    super::review::ci_scope(project.rules(), &root, env, &mut given)?;
     let scope = Scope::from_options(given.get("diff").map(String::as_str), &[], false, &[])
         .map_err(CliError::usage)?;
-    let change =
-        scope::compute(&root, &scope, &ScopeOptions::default()).map_err(CliError::usage)?;
+    let change = scope::compute(
+        &root,
+        &scope,
+        &ScopeOptions {
+            env: env.clone(),
+            ..ScopeOptions::default()
+        },
+    )
+    .map_err(CliError::usage)?;
     let backend = settings
         .build_backend()
         .map_err(|e| CliError::could_not_run(anyhow!("{e}")))?;
@@ -378,19 +385,17 @@ pub(crate) fn conversation(
 /// Appends `event` to the feedback log; a log that cannot be written is
 /// said, not fatal (the answer was posted).
 fn record(env: &Env, mut event: Feedback) {
-    let lookup = |k: &str| env.get(k).map(str::to_string);
     if let Ok(dir) = std::env::current_dir() {
         event.repo = Some(session::path_hash(&dir.display().to_string()));
     }
-    if let Err(e) = session::append_feedback(lookup, &event, SystemTime::now()) {
+    if let Err(e) = session::append_feedback(env, &event, SystemTime::now()) {
         eprintln!("crit: the feedback log: {}", printable(&e.to_string()));
     }
 }
 
 /// 👍/👎 and resolved threads, each recorded once.
 fn record_reactions(env: &Env, reacted: &[Reacted]) {
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    let seen = session::feedback_dir(lookup)
+    let seen = session::feedback_dir(env)
         .map(|d| session::read_feedback(&d).0)
         .unwrap_or_default();
     for r in reacted {

@@ -42,7 +42,7 @@ pub fn run(common: CommonArgs, args: &ReviewArgs) -> Result<Code, CliError> {
         .unwrap_or_else(|| Path::new(".").to_path_buf());
     let mut early = common.clone();
     early.rules_from = flag_value(rest, "--rules-from").or_else(|| common.rules_from.clone());
-    let env = Env::from_process();
+    let env = common.env.clone();
     let mut project = crate::backend::project_at(&root, &early, &env)?;
 
     let registry =
@@ -186,9 +186,8 @@ fn command_for(template: &Template) -> clap::Command {
 /// subcommand per template (the built-in ones and the project's in `dir`),
 /// each with its own flags; crit's shared flags are added by the caller.
 /// A project whose templates do not load still gets the built-in ones.
-pub fn documented(dir: &Path) -> clap::Command {
-    let env = Env::from_process();
-    let registry = crate::backend::project_at(dir, &CommonArgs::default(), &env)
+pub fn documented(dir: &Path, env: &Env) -> clap::Command {
+    let registry = crate::backend::project_at(dir, &CommonArgs::default(), env)
         .ok()
         .and_then(|p| Registry::load_with(&p.template_dirs(), p.rules()).ok())
         .or_else(|| Registry::load(&Default::default()).ok());

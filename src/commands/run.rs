@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 use crit_core::ReviewResult;
-use crit_llm::Env;
 use crit_project::Kind;
 use crit_review::orchestrate::{Crit, Cwd, RunConfig};
 
@@ -43,12 +42,11 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("--cwd {}: {e}", cwd.display())))?;
-    let env = Env::from_process();
+    let env = common.env.clone();
     let project = backend::project(common, &env)?;
     project.rules().release_warnings();
     let settings = backend::settings(&project, Kind::Run)?;
     let rules = project.rules();
-    let lookup = |k: &str| env.get(k).map(str::to_string);
     let path = match &args.config {
         // As in Reldo, a relative --config is relative to --cwd.
         Some(p) if p.is_relative() && given.is_some() => Some(cwd.join(p)),
@@ -63,12 +61,12 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         None => Cwd::Default(&cwd),
     };
     let mut config = match &path {
-        Some(p) => RunConfig::load_with(p, at, &lookup, rules).map_err(CliError::usage)?,
+        Some(p) => RunConfig::load_with(p, at, &env, rules).map_err(CliError::usage)?,
         None => RunConfig::builtin(&cwd),
     };
     if args.config.is_some() {
         // So a plain `crit trust` can name this file and the command it needs.
-        super::trust_hints::note_refused(rules, &lookup);
+        super::trust_hints::note_refused(rules, &env);
     }
     if let Some(t) = common.timeout {
         config.timeout = std::time::Duration::from_secs(t);
@@ -92,9 +90,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
             .source
             .as_ref()
             .is_some_and(|p| p.extension().is_some_and(|e| e == "json"));
-    let handed_down = env.clone();
-    let env_lookup = Arc::new(move |k: &str| handed_down.get(k).map(str::to_string));
-    let mut crit = Crit::new(config, env_lookup)
+    let mut crit = Crit::new(config, env.clone())
         .with_backend(built, settings.request_model())
         .with_max_budget_usd(settings.max_budget_usd.as_ref().map(|b| b.value))
         .with_fail_on(settings.fail_on.value)

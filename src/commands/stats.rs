@@ -18,8 +18,7 @@ pub fn run(common: &CommonArgs, args: &StatsArgs) -> Result<Code, CliError> {
         None => days::of_secs(crit_core::timestamp::unix_secs(SystemTime::now())),
     };
     let period = Period::parse(&args.since, until).map_err(|e| CliError::usage(anyhow!(e)))?;
-    let lookup = |k: &str| std::env::var(k).ok();
-    let sources = Sources::standard(&lookup);
+    let sources = Sources::standard(&common.env);
     if sources.audit.is_none() {
         return Err(CliError::usage(anyhow!(
             "cannot tell where the audit log is: set XDG_STATE_HOME or HOME"

@@ -12,12 +12,11 @@ use crate::exit::{CliError, Code};
 use crate::output::{json_printable, printable, printable_line, printable_value};
 
 pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
-    let env = Env::from_process();
-    let lookup = |k: &str| env.get(k).map(str::to_string);
+    let env = common.env.clone();
     let dir = common.cwd.clone().unwrap_or_else(|| ".".into());
     let root =
         crit_project::paths::project_root_in(&dir, env.get("HOME").map(std::path::Path::new));
-    let store = TrustStore::standard(&lookup).ok_or_else(|| {
+    let store = TrustStore::standard(&env).ok_or_else(|| {
         CliError::usage(anyhow!(
             "there is nowhere to keep the trust store: set HOME or XDG_STATE_HOME"
         ))
@@ -65,7 +64,7 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
     // plain `crit trust` does not read them; say which and what to run.
     let pending = match &args.config {
         Some(_) => Vec::new(),
-        None => super::trust_hints::pending(&root, &lookup),
+        None => super::trust_hints::pending(&root, &env),
     };
     let name_pending = || {
         for file in &pending {
@@ -102,7 +101,7 @@ pub fn run(common: &CommonArgs, args: &TrustArgs) -> Result<Code, CliError> {
         );
         name_pending();
     }
-    if let Some(ci) = trust::ci::detect(&lookup) {
+    if let Some(ci) = trust::ci::detect(&env) {
         eprintln!(
             "crit: note: in CI ({}), project rules come from the base revision, not from this trust",
             ci.ci.name()
@@ -131,7 +130,7 @@ fn add_run_config(
         .is_some_and(|(p, r)| p.starts_with(r));
     if !inside {
         // Loaded as the user's own file: every setting is honoured already.
-        let _ = crit_review::orchestrate::RunConfig::load(&path, root, &|_| None)
+        let _ = crit_review::orchestrate::RunConfig::load(&path, root, &Env::new())
             .map_err(|e| CliError::usage(anyhow!("{e}")))?;
         eprintln!(
             "crit: {} is outside {}: it is your own file and `crit run --config` honours it without trust",
@@ -141,9 +140,7 @@ fn add_run_config(
         return Ok(());
     }
     let rules = trust::ProjectRules::trusting(root);
-    // Any variable "is set": the question is whether to read it, not its value.
-    let any = |_: &str| Some(String::new());
-    crit_review::orchestrate::RunConfig::load_with(&path, root, &any, &rules)
+    crit_review::orchestrate::RunConfig::survey_with(&path, root, &rules)
         .map_err(|e| CliError::usage(anyhow!("{e}")))?;
     for asked in rules.asked() {
         if !survey.settings.iter().any(|s| s.id() == asked.setting.id()) {

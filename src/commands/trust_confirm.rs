@@ -79,8 +79,7 @@ pub fn confirm(env: &Env, yes: bool) -> Result<(), CliError> {
 /// Whether crit's agent hooks noted a session lately (a prompt, a stop or
 /// the status line, under the user's state directory).
 fn hooked_session_running(env: &Env) -> bool {
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    let Some(dir) = crit_claude_code::state::sessions_dir(&lookup) else {
+    let Some(dir) = crit_claude_code::state::sessions_dir(env) else {
         return false;
     };
     let Ok(entries) = std::fs::read_dir(dir) else {

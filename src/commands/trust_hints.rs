@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crit_project::trust::ProjectRules;
 
-fn file(lookup: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_project::paths::user_state_dir(lookup).map(|d| d.join("config-hints.json"))
+fn file(env: &crit_os::Env) -> Option<PathBuf> {
+    crit_os::dirs::state_dir(env).map(|d| d.join("config-hints.json"))
 }
 
 fn read(path: &Path) -> BTreeMap<String, BTreeSet<String>> {
@@ -29,7 +29,7 @@ fn key(root: &Path) -> String {
 
 /// After `crit run --config FILE`: remember FILE when `rules` refused any of
 /// its settings. Best effort.
-pub fn note_refused(rules: &ProjectRules, lookup: &dyn Fn(&str) -> Option<String>) {
+pub fn note_refused(rules: &ProjectRules, env: &crit_os::Env) {
     let refused: BTreeSet<String> = rules
         .asked()
         .into_iter()
@@ -38,7 +38,7 @@ pub fn note_refused(rules: &ProjectRules, lookup: &dyn Fn(&str) -> Option<String
         .filter(|f| !crit_project::config::reldo::STANDARD_PATHS.contains(&f.as_str()))
         .filter(|f| f.ends_with(".json") || f.ends_with(".yaml") || f.ends_with(".yml"))
         .collect();
-    let Some(path) = file(lookup).filter(|_| !refused.is_empty()) else {
+    let Some(path) = file(env).filter(|_| !refused.is_empty()) else {
         return;
     };
     let mut all = read(&path);
@@ -66,8 +66,8 @@ pub fn note_refused(rules: &ProjectRules, lookup: &dyn Fn(&str) -> Option<String
 
 /// The configs of the project at `root` that `crit run --config` loaded and
 /// whose settings were not trusted, those that still exist.
-pub fn pending(root: &Path, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
-    let Some(path) = file(lookup) else {
+pub fn pending(root: &Path, env: &crit_os::Env) -> Vec<String> {
+    let Some(path) = file(env) else {
         return Vec::new();
     };
     read(&path)

@@ -168,3 +168,39 @@ fn the_second_look_gets_only_what_is_left_of_the_budget() {
         assert!(text.contains(&format!("eval of input {n}")), "{v}");
     }
 }
+
+/// A review of documents is held to the limit as one of a change is: a
+/// reviewer whose first turn spent past what was approved is stopped there
+/// (INCOMPLETE), not given its second turn.
+#[test]
+fn a_document_review_stops_at_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init_repo(d);
+    write(
+        d,
+        "slice.md",
+        "# Slice\n\nRead users straight from the table.\n",
+    );
+    write(
+        d,
+        "arch.md",
+        "# Architecture\n\nOnly repositories touch storage.\n",
+    );
+    let server = FakeServer::start_blocking();
+    // One turn costs $3 on sonnet; the answer after it would pass.
+    server.push(Step::reply(
+        Reply::tool_use("Read", json!({"file_path": "slice.md"})).usage(1_000_000, 100, 0, 0),
+    ));
+    server.push(Step::reply(Reply::text(
+        "## Summary\nPASS\n\nThe slice fits.\n\n## Findings\n\n### [PASS] Fits\nNothing crosses a boundary.\n",
+    )));
+    let out = crit(d, &server, None)
+        .args(["review", "arch", "slice.md", "--against", "arch.md"])
+        .args(["--json", "--no-log", "--max-cost", "0.50"])
+        .output()
+        .unwrap();
+    let v = json_out(&out);
+    assert_eq!(server.model_requests().len(), 1, "{v}");
+    assert_ne!(v["verdict"], "PASS", "{v}");
+}

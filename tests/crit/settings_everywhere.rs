@@ -1,6 +1,6 @@
 //! One project, every door: `crit review code`, Claude Code's Stop gate and
 //! a library caller of crit-project see the same effective settings — the
-//! model and timeout from mala.yaml, the gate and limits from a trusted
+//! model and timeout from mala.yaml, the gate, limits and budgets from a trusted
 //! `.crit/config.yaml`, the user's `templates_dir` — and, in CI, the base
 //! revision's rules. (The Python package's mala reviewer is held to the same
 //! in crates/crit-py/tests/test_settings_everywhere.py.)
@@ -16,11 +16,13 @@ use serde_json::{Value, json};
 use crate::support::{crit, git, init_repo, session_dirs, write};
 
 /// The settings every front end must agree on.
-const KEYS: [&str; 6] = [
+const KEYS: [&str; 8] = [
     "model",
     "timeout",
     "fail_on",
     "max_turns",
+    "max_budget_usd",
+    "max_cost_usd",
     "templates_dir",
     "verify_model",
 ];
@@ -44,7 +46,11 @@ fn project() -> tempfile::TempDir {
         "mala.yaml",
         "agent_sdk_reviewer_model: haiku\nagent_sdk_review_timeout: 77\n",
     );
-    write(d, ".crit/config.yaml", "fail_on: p0\nmax_turns: 9\n");
+    write(
+        d,
+        ".crit/config.yaml",
+        "fail_on: p0\nmax_turns: 9\nmax_budget_usd: 3\nmax_cost_usd: 2\n",
+    );
     write(d, "src/app.py", "def main():\n    return 1\n");
     git(d, &["add", "-A"]);
     git(d, &["commit", "-qm", "base"]);
@@ -133,6 +139,8 @@ fn the_cli_the_stop_gate_and_the_library_agree() {
         ("timeout", "77s"),
         ("fail_on", "p0"),
         ("max_turns", "9"),
+        ("max_budget_usd", "3.00"),
+        ("max_cost_usd", "2.00"),
         ("templates_dir", &*d.join(".home/tpl").display().to_string()),
         ("verify_model", "haiku"),
     ]
@@ -244,6 +252,8 @@ fn in_ci_every_door_reads_the_base_revisions_rules() {
         ("timeout", "77s"),
         ("fail_on", "p0"),
         ("max_turns", "9"),
+        ("max_budget_usd", "3.00"),
+        ("max_cost_usd", "2.00"),
         ("templates_dir", &*d.join(".home/tpl").display().to_string()),
         ("verify_model", "haiku"),
     ]

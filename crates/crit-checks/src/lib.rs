@@ -62,7 +62,9 @@ pub use crit_os::seal::SealKey;
 pub use error::CheckError;
 pub use machine::{Answer, Asker, Limits, Outcome, Question};
 pub use matcher::{CheckSet, Scan};
-pub use panel::{MemberSummary, NoPanel, Panel, PanelRequest, PanelVote, VoiceKind, VoiceRequest};
+pub use panel::{
+    MemberSummary, NoPanel, Panel, PanelRequest, PanelVote, VoiceError, VoiceKind, VoiceRequest,
+};
 pub use review::{Options, Report, review, review_with_panel, verify};
 pub use session::SessionPaths;
 pub use state::{Context, HistoryEntry, Persona, Reviewers, State};

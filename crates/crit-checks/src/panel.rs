@@ -75,6 +75,22 @@ pub struct VoiceRequest<'a> {
     pub project_root: &'a Path,
 }
 
+/// Why the persona could not word a check's question or rejection (crit's
+/// own words stand, with a warning).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VoiceError {
+    /// The persona's prompt could not be put together.
+    #[error("{0}")]
+    Prompt(String),
+    #[error("no answer")]
+    NoAnswer,
+    /// The model's run failed, or its answer did not parse.
+    #[error("{0}")]
+    Failed(String),
+    #[error("its answer held no words")]
+    NoWords,
+}
+
 /// The panel of a plan review.
 pub trait Panel {
     fn review(&mut self, request: &PanelRequest<'_>) -> PanelVote;
@@ -82,7 +98,7 @@ pub trait Panel {
     /// The persona's own words on why a check's finding matters
     /// (expert-review's "Persona Usage"): `None` when no model can speak for
     /// it (crit's words stand), `Some(Err(why))` when it could not.
-    fn voice(&mut self, _request: &VoiceRequest<'_>) -> Option<Result<String, String>> {
+    fn voice(&mut self, _request: &VoiceRequest<'_>) -> Option<Result<String, VoiceError>> {
         None
     }
 

@@ -56,17 +56,6 @@ impl Options {
     }
 }
 
-/// crit's state directory (the same place as crit's audit log), by the one
-/// XDG rule of [`crit_os::dirs::state_dir`].
-pub fn state_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let env = crit_os::Env::from_pairs(
-        ["XDG_STATE_HOME", "HOME"]
-            .into_iter()
-            .filter_map(|k| env(k).map(|v| (k, v))),
-    );
-    crit_os::dirs::state_dir(&env)
-}
-
 /// Everything the output needs.
 #[derive(Debug)]
 pub struct Report {

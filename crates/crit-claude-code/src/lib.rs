@@ -44,6 +44,8 @@ pub struct HookEnv {
 }
 
 impl HookEnv {
+    /// The prompt hook's lookup (it moves to `&self.env` with the prompt
+    /// review's crate).
     fn lookup(&self) -> impl Fn(&str) -> Option<String> + '_ {
         |k| self.env.get(k).map(str::to_string)
     }

@@ -40,10 +40,9 @@ pub fn run(input: &[u8], gate: &PlanGate, env: &Env) -> Result<HookOutput, BadIn
     if event.get("tool_name").and_then(Value::as_str) != Some("ExitPlanMode") {
         return Ok(HookOutput::default());
     }
-    let lookup = |k: &str| env.get(k).map(str::to_string);
     let options = Options {
         home: env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
-        state_dir: crit_checks::review::state_dir(lookup),
+        state_dir: crit_os::dirs::state_dir(env),
         ..Options::default()
     };
     let dirs = plan_dirs(gate, options.home.as_deref());

@@ -22,15 +22,16 @@ use crit_os::git::refs::RefSnapshot;
 use crit_prompt::audit::Awaiting;
 
 use crate::agent::Agent;
+use crit_os::env::Lookup;
 
 /// `$XDG_STATE_HOME/crit/claude-code/sessions`, else under `~/.local/state`.
-pub fn sessions_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+pub fn sessions_dir(env: &crit_os::Env) -> Option<PathBuf> {
     agent_sessions_dir(env, Agent::ClaudeCode)
 }
 
 /// `$XDG_STATE_HOME/crit/<agent>/sessions`, else under `~/.local/state`.
-pub fn agent_sessions_dir(env: &dyn Fn(&str) -> Option<String>, agent: Agent) -> Option<PathBuf> {
-    crit_project::paths::user_state_dir(env).map(|d| d.join(agent.id()).join("sessions"))
+pub fn agent_sessions_dir(env: &crit_os::Env, agent: Agent) -> Option<PathBuf> {
+    crit_os::dirs::state_dir(env).map(|d| d.join(agent.id()).join("sessions"))
 }
 
 /// A file name part for `session_id`.
@@ -67,16 +68,13 @@ impl SessionState {
 
     /// For the Claude Code session named by `session_id`, under `env`'s
     /// state directory.
-    pub fn of(env: &dyn Fn(&str) -> Option<String>, session_id: &str) -> Option<Self> {
+    pub fn of(env: &(impl Lookup + ?Sized), session_id: &str) -> Option<Self> {
         SessionState::of_agent(env, Agent::ClaudeCode, session_id)
     }
 
     /// For `agent`'s session named by `session_id`.
-    pub fn of_agent(
-        env: &dyn Fn(&str) -> Option<String>,
-        agent: Agent,
-        session_id: &str,
-    ) -> Option<Self> {
+    pub fn of_agent(env: &(impl Lookup + ?Sized), agent: Agent, session_id: &str) -> Option<Self> {
+        let env = &crit_os::Env::of_dirs(env);
         let mut state = SessionState::new(agent_sessions_dir(env, agent)?, session_id);
         if agent != Agent::ClaudeCode {
             state.legacy = sessions_dir(env);

@@ -18,8 +18,7 @@ pub fn line(input: &[u8], env: &Env) -> Option<String> {
         .and_then(|i| i.session_id)
         .or_else(|| env.get("CLAUDE_CODE_SESSION_ID").map(str::to_string))
         .filter(|s| !s.is_empty())?;
-    let lookup = |k: &str| env.get(k).map(str::to_string);
-    let state = SessionState::of(&lookup, &id)?;
+    let state = SessionState::of(env, &id)?;
     let now = crit_core::timestamp::unix_secs(SystemTime::now());
     status::line(state.status().as_ref(), now)
 }

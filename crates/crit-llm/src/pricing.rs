@@ -98,7 +98,7 @@ pub fn lookup(model: &str) -> Option<&'static ModelInfo> {
 /// or id crit knows, or a full `claude-…` id (a newer model, priced as
 /// unknown). Anything else is a typo the API would refuse after crit had
 /// started: the error names the nearest known name and lists them all.
-pub fn check_claude_model(model: &str) -> Result<(), String> {
+pub fn check_claude_model(model: &str) -> Result<(), UnknownModel> {
     if model.is_empty() || lookup(model).is_some() || model.starts_with("claude-") {
         return Ok(());
     }
@@ -112,12 +112,27 @@ pub fn check_claude_model(model: &str) -> Result<(), String> {
         .filter(|k| edit_distance(model, k) <= 2)
         .map(|k| format!(" (did you mean `{k}`?)"))
         .unwrap_or_default();
-    Err(format!(
-        "unknown model `{model}`{nearest}: known are the aliases {} and the ids {}; a full \
-         `claude-…` id crit does not know yet is passed on as given, its price unknown",
-        aliases.join(", "),
-        ids.join(", ")
-    ))
+    Err(UnknownModel {
+        model: model.to_string(),
+        nearest,
+        aliases: aliases.join(", "),
+        ids: ids.join(", "),
+    })
+}
+
+/// A model name for Anthropic's API or the Claude Code CLI that crit does
+/// not know and that is no full `claude-…` id: most likely a typo.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "unknown model `{model}`{nearest}: known are the aliases {aliases} and the ids {ids}; a full \
+     `claude-…` id crit does not know yet is passed on as given, its price unknown"
+)]
+pub struct UnknownModel {
+    pub model: String,
+    /// ` (did you mean `…`?)`, or empty.
+    nearest: String,
+    aliases: String,
+    ids: String,
 }
 
 /// Levenshtein distance, for "did you mean".

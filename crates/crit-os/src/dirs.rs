@@ -14,50 +14,34 @@ use crate::env::Env;
 
 /// `$XDG_CONFIG_HOME/crit`, else `~/.config/crit`: what the user configures.
 pub fn config_dir(env: &Env) -> Option<PathBuf> {
-    config_dir_from(&|k| env.get(k).map(str::to_string))
+    crit_dir(env, "XDG_CONFIG_HOME", ".config")
 }
 
 /// `$XDG_STATE_HOME/crit`, else `~/.local/state/crit`: what crit keeps for
 /// the user between runs (sessions, audit logs, the sealing key, trust).
 pub fn state_dir(env: &Env) -> Option<PathBuf> {
-    state_dir_from(&|k| env.get(k).map(str::to_string))
+    crit_dir(env, "XDG_STATE_HOME", ".local/state")
 }
 
 /// `$XDG_CACHE_HOME/crit`, else `~/.cache/crit`: what crit can recompute.
 pub fn cache_dir(env: &Env) -> Option<PathBuf> {
-    cache_dir_from(&|k| env.get(k).map(str::to_string))
+    crit_dir(env, "XDG_CACHE_HOME", ".cache")
 }
 
 /// `$HOME`, when it is an absolute path.
 pub fn home(env: &Env) -> Option<PathBuf> {
-    absolute(&|k| env.get(k).map(str::to_string), "HOME")
-}
-
-/// [`config_dir`] for a caller that looks the environment up itself.
-pub fn config_dir_from(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_dir(get, "XDG_CONFIG_HOME", ".config")
-}
-
-/// [`state_dir`] for a caller that looks the environment up itself.
-pub fn state_dir_from(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_dir(get, "XDG_STATE_HOME", ".local/state")
-}
-
-/// [`cache_dir`] for a caller that looks the environment up itself.
-pub fn cache_dir_from(get: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_dir(get, "XDG_CACHE_HOME", ".cache")
+    absolute(env, "HOME")
 }
 
 /// Another program's base directory by the same rule, without `crit/`:
 /// `$XDG_DATA_HOME` else `~/.local/share` ([`Base::Data`]), `$XDG_CONFIG_HOME`
 /// else `~/.config` ([`Base::Config`]); where shells read completions.
 pub fn base_dir(env: &Env, base: Base) -> Option<PathBuf> {
-    let get = |k: &str| env.get(k).map(str::to_string);
     let (xdg, under_home) = match base {
         Base::Data => ("XDG_DATA_HOME", ".local/share"),
         Base::Config => ("XDG_CONFIG_HOME", ".config"),
     };
-    absolute(&get, xdg).or_else(|| absolute(&get, "HOME").map(|h| h.join(under_home)))
+    absolute(env, xdg).or_else(|| absolute(env, "HOME").map(|h| h.join(under_home)))
 }
 
 /// An XDG base directory [`base_dir`] knows.
@@ -67,14 +51,14 @@ pub enum Base {
     Config,
 }
 
-fn crit_dir(get: &dyn Fn(&str) -> Option<String>, xdg: &str, under_home: &str) -> Option<PathBuf> {
-    absolute(get, xdg)
-        .or_else(|| absolute(get, "HOME").map(|h| h.join(under_home)))
+fn crit_dir(env: &Env, xdg: &str, under_home: &str) -> Option<PathBuf> {
+    absolute(env, xdg)
+        .or_else(|| absolute(env, "HOME").map(|h| h.join(under_home)))
         .map(|base| base.join("crit"))
 }
 
-fn absolute(get: &dyn Fn(&str) -> Option<String>, key: &str) -> Option<PathBuf> {
-    get(key).map(PathBuf::from).filter(|p| p.is_absolute())
+fn absolute(env: &Env, key: &str) -> Option<PathBuf> {
+    env.get(key).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 #[cfg(test)]

@@ -2,23 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-/// `$XDG_CONFIG_HOME/crit`, else `~/.config/crit`, by crit-os's one rule
-/// (a relative `XDG_*` or `HOME` is ignored, as the specification says).
-/// `env` is injected so tests stay hermetic.
-pub fn user_config_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_os::dirs::config_dir_from(&env)
-}
-
-/// `$XDG_STATE_HOME/crit`, else `~/.local/state/crit`: what crit keeps for
-/// the user across runs (the trust store, the audit log).
-pub fn user_state_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_os::dirs::state_dir_from(&env)
-}
-
-/// `$XDG_CACHE_HOME/crit`, else `~/.cache/crit`: what crit can recompute
-/// (reviews of prompts and hunks it has seen before).
-pub fn user_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_os::dirs::cache_dir_from(env)
+/// `$XDG_CACHE_HOME/crit`, else `~/.cache/crit`, for the prompt review's
+/// cache, whose front ends still pass a lookup; everything else calls
+/// [`crit_os::dirs`] with the front end's [`crit_os::Env`].
+pub fn user_cache_dir(env: &(impl crit_os::env::Lookup + ?Sized)) -> Option<PathBuf> {
+    crit_os::dirs::cache_dir(&crit_os::Env::of_dirs(env))
 }
 
 /// The project a directory belongs to: the nearest ancestor holding `.git`
@@ -47,44 +35,23 @@ pub fn project_root_in(dir: &Path, home: Option<&Path>) -> PathBuf {
         .to_path_buf()
 }
 
-/// Environment lookups passed down instead of read from the process, so tests
-/// and library users decide where crit's files go (`XDG_*`, `HOME`).
-pub type EnvLookup = std::sync::Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_relative_xdg_directory_is_ignored_as_the_specification_says() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(key, _)| *key == k)
-                    .map(|(_, v)| v.to_string())
-            }
+    fn a_lookup_and_an_env_reach_the_one_xdg_rule() {
+        let lookup = |k: &str| match k {
+            "XDG_CACHE_HOME" => Some("cache".to_string()),
+            "HOME" => Some("/h".to_string()),
+            _ => None,
         };
-        let relative = env(&[
-            ("XDG_STATE_HOME", "state"),
-            ("XDG_CONFIG_HOME", "./c"),
-            ("HOME", "/h"),
-        ]);
         assert_eq!(
-            user_state_dir(relative),
-            Some(PathBuf::from("/h/.local/state/crit"))
+            user_cache_dir(&lookup),
+            Some(PathBuf::from("/h/.cache/crit"))
         );
-        assert_eq!(
-            user_config_dir(relative),
-            Some(PathBuf::from("/h/.config/crit"))
-        );
-        let absolute = env(&[
-            ("XDG_STATE_HOME", "/s"),
-            ("XDG_CACHE_HOME", "/c"),
-            ("HOME", "/h"),
-        ]);
-        assert_eq!(user_state_dir(absolute), Some(PathBuf::from("/s/crit")));
-        assert_eq!(user_cache_dir(&absolute), Some(PathBuf::from("/c/crit")));
-        assert_eq!(user_state_dir(env(&[("HOME", "rel")])), None);
+        let env = crit_os::Env::from_pairs([("XDG_CACHE_HOME", "/c"), ("PATH", "/bin")]);
+        assert_eq!(user_cache_dir(&env), Some(PathBuf::from("/c/crit")));
+        assert_eq!(crit_os::Env::of_dirs(&env).get("PATH"), None);
     }
 }

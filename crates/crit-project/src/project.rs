@@ -57,8 +57,7 @@ impl Project {
             Some(h) if h == root => PathBuf::from("."),
             _ => root.clone(),
         };
-        let lookup = |k: &str| env.get(k).map(str::to_string);
-        let rules = ProjectRules::discover(&shown, &lookup, explicit.rules_from.as_deref())?;
+        let rules = ProjectRules::discover(&shown, &env, explicit.rules_from.as_deref())?;
         Project::with_rules(cwd, root, Arc::new(rules), explicit, env)
     }
 
@@ -71,8 +70,7 @@ impl Project {
         explicit: Explicit,
         env: Env,
     ) -> Result<Project, ProjectError> {
-        let lookup = |k: &str| env.get(k).map(str::to_string);
-        let (user, _) = Config::standard_paths(&root, lookup);
+        let (user, _) = Config::standard_paths(&root, &env);
         let config = Config::load_project(user.as_deref(), &rules)?;
         Ok(Project {
             cwd,
@@ -104,8 +102,7 @@ impl Project {
     /// Where review templates are found: the user's directory and
     /// `templates_dir`, the project's `.crit/templates` and `templates_dir`.
     pub fn template_dirs(&self) -> TemplateDirs {
-        let lookup = |k: &str| self.env.get(k).map(str::to_string);
-        let mut dirs = TemplateDirs::standard(&self.root, lookup);
+        let mut dirs = TemplateDirs::standard(&self.root, &self.env);
         if let Some(d) = &self.config.templates_dir {
             dirs.extra.push(home_relative(&d.value, &self.env));
         }

@@ -221,7 +221,7 @@ async fn run(kind: Kind, req: CodeReviewRequest, cancel: CancellationToken) -> b
         } => {
             // Python is a front end: the environment is read here, at its edge.
             let mut result = CommandReviewer::new(argv, root)
-                .with_env(std::sync::Arc::new(crate::project::env))
+                .with_env(crate::project::env())
                 .with_noise_controls(None, None, fail_on)
                 .with_cancel(cancel)
                 .review(&req)

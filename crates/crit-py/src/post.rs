@@ -25,7 +25,7 @@ fn prepare(result: &str, forge: &str, choice: Choice) -> PyResult<(Destination, 
         }
     };
     // Python is a front end: the environment is read here, at its edge.
-    let env = crit_os::env::Env::from_process();
+    let env = crate::project::env();
     let dest = Destination::from_env(&env, kind, &choice).map_err(errors::config)?;
     let mut parsed: ReviewResult = serde_json::from_str(result)
         .map_err(|e| errors::config(format!("the result is not a ReviewResult: {e}")))?;

@@ -13,10 +13,10 @@ use pyo3::prelude::*;
 
 use crate::errors;
 
-/// The process environment: Python is a front end, so the module reads it
-/// here, at its edge, and hands it on as data.
-pub(crate) fn env(k: &str) -> Option<String> {
-    std::env::var(k).ok()
+/// The process environment: Python is a front end, so each of the module's
+/// entries reads it once, here, at its edge, and hands it on as data.
+pub(crate) fn env() -> Env {
+    Env::from_process()
 }
 
 pub(crate) struct Project {
@@ -30,8 +30,13 @@ impl Project {
             model: model.map(|m| Sourced::explicit(m, "model=")),
             ..Explicit::default()
         };
-        let inner = crit_project::Project::open(dir, explicit, Env::from_process())
-            .map_err(errors::config)?;
+        Project::open_with(dir, explicit)
+    }
+
+    /// The project `dir` belongs to, with the caller's own choices over the
+    /// settings (as the command line's flags are).
+    pub(crate) fn open_with(dir: &Path, explicit: Explicit) -> PyResult<Project> {
+        let inner = crit_project::Project::open(dir, explicit, env()).map_err(errors::config)?;
         Ok(Project { inner })
     }
 

@@ -5,6 +5,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crit_checks::{AnswerBook, Options};
+use crit_core::FailOn;
+use crit_llm::Sourced;
+use crit_project::Explicit;
 use crit_review::plan::{self as plan_kind, PanelChoice, PlanReview};
 use crit_review::review::{ReviewRequest, run_template};
 use crit_review::template::{Origin, PromptSource, Template, parse_template};
@@ -141,6 +144,8 @@ struct PlanCall {
     panel: bool,
     cwd: PathBuf,
     log: bool,
+    /// `fail_on=`: the gate, as `crit plan --fail-on` sets it.
+    fail_on: Option<FailOn>,
 }
 
 fn plan_call(
@@ -149,7 +154,17 @@ fn plan_call(
     panel: bool,
     cwd: Option<PathBuf>,
     log: bool,
+    fail_on: Option<String>,
 ) -> PyResult<PlanCall> {
+    let fail_on = fail_on
+        .map(|f| {
+            FailOn::parse(&f).ok_or_else(|| {
+                errors::config(format!(
+                    "fail_on={f:?}: expected p0, p1, p2, p3, concerns or never"
+                ))
+            })
+        })
+        .transpose()?;
     let specs: Vec<String> = answers.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let book = AnswerBook::parse(&specs).map_err(errors::config)?;
     Ok(PlanCall {
@@ -158,6 +173,7 @@ fn plan_call(
         panel,
         cwd: cwd.unwrap_or_else(|| PathBuf::from(".")),
         log,
+        fail_on,
     })
 }
 
@@ -166,11 +182,15 @@ fn plan_call(
 async fn run_plan(p: PlanCall, cancel: CancellationToken) -> bridge::Answer {
     tokio::task::spawn_blocking(move || {
         // Python is a front end: the environment is read here, at its edge.
-        let env = crit_os::env::Env::from_process();
+        let env = crate::project::env();
         let options = Options::from_env(&env);
         // The panel runs on the bindings' runtime, from this blocking thread.
         let runtime = tokio::runtime::Handle::try_current().map_err(errors::internal)?;
-        let project = Project::open(&p.cwd, None);
+        let explicit = Explicit {
+            fail_on: p.fail_on.map(|f| Sourced::explicit(f, "fail_on=")),
+            ..Explicit::default()
+        };
+        let project = Project::open_with(&p.cwd, explicit);
         let settings = project
             .as_ref()
             .map_err(ToString::to_string)
@@ -221,7 +241,7 @@ async fn run_plan(p: PlanCall, cancel: CancellationToken) -> bridge::Answer {
 /// `session://ID`) with `answers` to its questions; an awaitable of the
 /// ReviewResult as JSON.
 #[pyfunction]
-#[pyo3(signature = (path, answers, panel=true, cwd=None, log=true))]
+#[pyo3(signature = (path, answers, panel=true, cwd=None, log=true, fail_on=None))]
 pub(crate) fn review_plan<'py>(
     py: Python<'py>,
     path: String,
@@ -229,14 +249,15 @@ pub(crate) fn review_plan<'py>(
     panel: bool,
     cwd: Option<PathBuf>,
     log: bool,
+    fail_on: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let p = plan_call(path, answers, panel, cwd, log)?;
+    let p = plan_call(path, answers, panel, cwd, log, fail_on)?;
     bridge::awaitable(py, move |cancel| run_plan(p, cancel))
 }
 
 /// [`review_plan`], blocking until done.
 #[pyfunction]
-#[pyo3(signature = (path, answers, panel=true, cwd=None, log=true))]
+#[pyo3(signature = (path, answers, panel=true, cwd=None, log=true, fail_on=None))]
 pub(crate) fn review_plan_sync(
     py: Python<'_>,
     path: String,
@@ -244,8 +265,9 @@ pub(crate) fn review_plan_sync(
     panel: bool,
     cwd: Option<PathBuf>,
     log: bool,
+    fail_on: Option<String>,
 ) -> PyResult<String> {
-    let p = plan_call(path, answers, panel, cwd, log)?;
+    let p = plan_call(path, answers, panel, cwd, log, fail_on)?;
     bridge::blocking(py, move |cancel| run_plan(p, cancel))
 }
 

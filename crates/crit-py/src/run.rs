@@ -10,7 +10,6 @@ use pyo3::prelude::*;
 use crate::bridge;
 use crate::errors;
 use crate::hooks::{self, HookSpec, HookSpecTuple};
-use crate::project::env;
 
 /// A configured orchestrator; the Python class `crit.Crit` wraps it.
 #[pyclass(module = "crit._crit", name = "Crit", frozen)]
@@ -37,7 +36,8 @@ impl NativeCrit {
         max_budget_usd: Option<f64>,
         verbose: bool,
     ) -> PyResult<Self> {
-        let config = RunConfig::load(&path, &cwd()?, &env).map_err(errors::config)?;
+        let config =
+            RunConfig::load(&path, &cwd()?, &crate::project::env()).map_err(errors::config)?;
         Self::new(config, hooks, max_budget_usd, verbose)
     }
 
@@ -50,8 +50,8 @@ impl NativeCrit {
         max_budget_usd: Option<f64>,
         verbose: bool,
     ) -> PyResult<Self> {
-        let config =
-            RunConfig::parse(text, "<config dict>", &cwd()?, &env).map_err(errors::config)?;
+        let config = RunConfig::parse(text, "<config dict>", &cwd()?, &crate::project::env())
+            .map_err(errors::config)?;
         Self::new(config, hooks, max_budget_usd, verbose)
     }
 
@@ -95,8 +95,7 @@ impl NativeCrit {
     fn crit(&self, caller: Option<Arc<bridge::CallerLoop>>) -> PyResult<Crit> {
         let project = crate::project::Project::open(&self.config.cwd, None)?;
         let settings = project.settings(crit_project::Kind::Run)?;
-        // Python is a front end: the process environment is read here, at its edge.
-        let crit = Crit::new(self.config.clone(), Arc::new(env))
+        let crit = Crit::new(self.config.clone(), project.inner().env().clone())
             .with_settings(&settings)
             .map_err(errors::backend)?
             .with_hooks(hooks::for_review(&self.hooks, caller))

@@ -16,7 +16,17 @@ from crit.compat.mala import AgentReviewer
 
 from conftest import findings_answer, git, init_repo, write
 
-KEYS = ("model", "timeout", "fail_on", "max_turns", "templates_dir", "verify_model", "rules")
+KEYS = (
+    "model",
+    "timeout",
+    "fail_on",
+    "max_turns",
+    "max_budget_usd",
+    "max_cost_usd",
+    "templates_dir",
+    "verify_model",
+    "rules",
+)
 
 
 def rows(session_dir: Path) -> Dict[str, str]:
@@ -36,7 +46,7 @@ def test_the_mala_reviewer_sees_what_crit_review_code_sees(server, tmp_path: Pat
     templates.mkdir()
     write(tmp_path, "config/crit/config.yaml", f"templates_dir: {templates}\n")
     write(d, "mala.yaml", "agent_sdk_reviewer_model: haiku\nagent_sdk_review_timeout: 77\n")
-    write(d, ".crit/config.yaml", "fail_on: p0\nmax_turns: 9\n")
+    write(d, ".crit/config.yaml", "fail_on: p0\nmax_turns: 9\nmax_budget_usd: 3\nmax_cost_usd: 2\n")
     write(d, "src/app.py", "def main():\n    return 1\n")
     git(d, "add", "-A")
     git(d, "commit", "-q", "-m", "base")
@@ -67,6 +77,8 @@ def test_the_mala_reviewer_sees_what_crit_review_code_sees(server, tmp_path: Pat
     assert cli["timeout"] == "77s"
     assert cli["fail_on"] == "p0"
     assert cli["max_turns"] == "9"
+    assert cli["max_budget_usd"] == "3.00"
+    assert cli["max_cost_usd"] == "2.00"
     assert cli["templates_dir"] == str(templates)
     assert cli["rules"] == "working tree"
     models = [r["body"]["model"] for r in server.requests()]
@@ -175,3 +187,49 @@ def test_plan_review_agrees_with_crit_plan(server, tmp_path: Path) -> None:
     assert cli["passed"] is False
     assert cli["models"] == ["claude-haiku-5-5"]
     assert [m for m in cli["members"] if "Claude" in m[0]][0][2] is True
+
+
+def test_review_plan_takes_fail_on_as_crit_plan_does(server, tmp_path: Path) -> None:
+    # A blocking finding fails the plan at crit's default gate; `fail_on`
+    # moves the gate in Python exactly as `crit plan --fail-on` moves it.
+    import pytest
+
+    from crit import ConfigError, review_plan_sync
+
+    d = tmp_path / "project"
+    d.mkdir()
+    init_repo(d)
+    write(d, ".crit/config.yaml", "model: haiku\n")
+    write(d, "plans/cache/plan.md", "# Plan: cache profiles\n\n1. Add a cache.\n2. Invalidate on update.\n")
+    write(d, "plans/cache/context.yaml", PANEL)
+    git(d, "add", "-A")
+    git(d, "commit", "-q", "-m", "plan")
+    p2 = {
+        "file_path": "plan.md",
+        "line_start": 4,
+        "line_end": 4,
+        "priority": 2,
+        "title": "Invalidation misses other writers",
+        "body": "Billing writes profiles too; its writes never invalidate.",
+    }
+
+    def script() -> None:
+        server.push({"when_contains": "You are Dr. Ada Cache", "reply": {"json": findings_answer("NEEDS_WORK", [p2])}})
+        server.push({"when_contains": "You are Claude", "reply": {"json": findings_answer("PASS", [])}})
+
+    for level, passed in (("p3", False), ("p1", True)):
+        script()
+        out = subprocess.run(
+            ["crit", "plan", "plans/cache", "--non-interactive", "--json", "--fail-on", level],
+            cwd=d,
+            capture_output=True,
+            text=True,
+        )
+        cli = json.loads(out.stdout)
+        assert cli["passed"] is passed, out.stdout
+        assert out.returncode == (0 if passed else 1), out.stderr
+        script()
+        result = review_plan_sync("plans/cache", cwd=d, fail_on=level)
+        assert result.passed is passed, level
+    with pytest.raises(ConfigError, match="fail_on"):
+        review_plan_sync("plans/cache", cwd=d, fail_on="p9")

@@ -208,10 +208,10 @@ fn options(log: bool, state: &Path) -> ReviewOptions {
     let mut opts = ReviewOptions::new("claude-opus-5-5");
     opts.log = log;
     let state = state.to_path_buf();
-    opts.env = Arc::new(move |k| match k {
-        "XDG_STATE_HOME" | "HOME" => Some(state.display().to_string()),
-        _ => None,
-    });
+    opts.env = crit_os::Env::from_pairs([
+        ("XDG_STATE_HOME", state.display().to_string()),
+        ("HOME", state.display().to_string()),
+    ]);
     opts
 }
 

@@ -42,6 +42,6 @@ pub mod review {
     pub use crate::kinds::template::{
         CostPlan, Finish, HoldToLimit, PartLimits, ReviewError, ReviewOptions, ReviewRequest,
         Spending, UnknownVerifyMode, VerifyMode, VerifySettings, run_template, run_template_or,
-        run_template_with_follow_up,
+        run_template_with_follow_up, sends_unpriced,
     };
 }

@@ -4,7 +4,6 @@
 use anyhow::anyhow;
 use crit_claude_code::agent::Agent;
 use crit_claude_code::install::{self, InstallOptions, Piece, Pieces, Report, mcp, other};
-use crit_llm::Env;
 
 use crate::cli::{
     CommonArgs, InstallAgent, InstallArgs, InstallPiece, SettingsScope, UninstallArgs,
@@ -17,7 +16,7 @@ fn options(
     subagent_stop: bool,
     pieces: Pieces,
 ) -> Result<InstallOptions, CliError> {
-    let env = Env::from_process();
+    let env = common.env.clone();
     let (dir, confine_to) = install::claude_dir(scope.user, common.cwd.as_deref(), &env)
         .map_err(|e| CliError::usage(anyhow!("{e}")))?;
     Ok(InstallOptions {
@@ -76,7 +75,7 @@ fn agent_options(
     agent: Agent,
     pieces: Pieces,
 ) -> Result<other::AgentInstall, CliError> {
-    let env = Env::from_process();
+    let env = common.env.clone();
     let (dir, confine_to) = other::agent_dir(agent, scope.user, common.cwd.as_deref(), &env)
         .map_err(|e| CliError::usage(anyhow!("{e}")))?;
     Ok(other::AgentInstall {
@@ -124,7 +123,7 @@ pub fn install(common: &CommonArgs, args: &InstallArgs) -> Result<Code, CliError
 
 /// Where the agent of `scope` reads its MCP servers.
 fn mcp_options(common: &CommonArgs, scope: &SettingsScope) -> Result<mcp::McpInstall, CliError> {
-    let env = Env::from_process();
+    let env = common.env.clone();
     let agent = other(scope.agent).unwrap_or(Agent::ClaudeCode);
     let (file, confine_to) = mcp::mcp_file(agent, scope.user, common.cwd.as_deref(), &env)
         .map_err(|e| CliError::usage(anyhow!("{e}")))?;

@@ -8,7 +8,6 @@ use std::io::{Read, Write};
 
 use crit_claude_code::{HookEnv, HookOutput};
 use crit_core::files::InputLimits;
-use crit_llm::Env;
 
 use crate::cli::CommonArgs;
 use crate::exit::CliError;
@@ -44,7 +43,7 @@ pub fn agent_hook_env(
         agent,
         explicit: crate::backend::explicit(common)?,
         cwd: common.cwd.clone(),
-        env: Env::from_process(),
+        env: common.env.clone(),
         quiet: common.quiet,
         log: !common.no_log,
     })

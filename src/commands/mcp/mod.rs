@@ -410,7 +410,7 @@ fn budget(common: &CommonArgs, root: &Path) -> Option<f64> {
     let project = crit_project::Project::open(
         root,
         crate::backend::explicit(common).ok()?,
-        crit_llm::Env::from_process(),
+        common.env.clone(),
     )
     .ok()?;
     let settings = project.settings(crit_project::Kind::Code).ok()?;
@@ -422,7 +422,7 @@ pub fn run(common: &CommonArgs) -> Result<Code, CliError> {
     let cwd = cwd
         .canonicalize()
         .map_err(|e| CliError::usage(anyhow!("{}: {e}", cwd.display())))?;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = common.env.get("HOME").map(PathBuf::from);
     let root = crit_project::paths::project_root_in(&cwd, home.as_deref());
     let no_project = (!root.join(".git").exists() && !root.join(".crit").is_dir()).then(|| {
         format!(

@@ -68,8 +68,8 @@ pub fn run_review(
     }
     if is_code(template) && no_scope(&given, &code) && !code.all {
         match rules.ci() {
-            Some(_) => ci_scope(rules, &root, &mut given)?,
-            None => branch_scope(&root, &mut given, &mut code, common.quiet)?,
+            Some(_) => ci_scope(rules, &root, project.env(), &mut given)?,
+            None => branch_scope(&root, project.env(), &mut given, &mut code, common.quiet)?,
         }
     }
     let disputed = match (is_code(template), posting.poster) {
@@ -82,6 +82,7 @@ pub fn run_review(
         (true, Some(poster)) => Some(super::since::narrow(
             poster,
             &root,
+            project.env(),
             &mut given,
             common.quiet,
         )?),
@@ -172,7 +173,7 @@ pub fn run_review(
     }
     opts.allow_partial = code.allow_partial;
     if !code.no_cache {
-        opts.hunk_cache = HunkCache::at_default(&|k| std::env::var(k).ok());
+        opts.hunk_cache = HunkCache::at_default(project.env());
     }
     opts.verify = checks.verify;
     opts.consensus = checks.consensus;
@@ -295,14 +296,13 @@ fn no_scope(given: &BTreeMap<String, String>, code: &CodeFlags) -> bool {
 pub(crate) fn ci_scope(
     rules: &ProjectRules,
     root: &Path,
+    env: &crit_os::Env,
     given: &mut BTreeMap<String, String>,
 ) -> Result<(), CliError> {
     let Some(c) = rules.ci() else {
         return Ok(());
     };
-    match ci::review_base(root, c, &crit_os::Env::from_process())
-        .map_err(|why| CliError::usage(anyhow!("{why}")))?
-    {
+    match ci::review_base(root, c, env).map_err(|why| CliError::usage(anyhow!("{why}")))? {
         Some(base) => {
             tracing::info!(
                 "{}: reviewing the change against {} ({}, from {})",
@@ -326,12 +326,12 @@ pub(crate) fn ci_scope(
 /// which on stderr.
 fn branch_scope(
     root: &Path,
+    env: &crit_os::Env,
     given: &mut BTreeMap<String, String>,
     code: &mut CodeFlags,
     quiet: bool,
 ) -> Result<(), CliError> {
-    let chosen = crit_project::scope::branch_scope(root, &crit_os::Env::from_process())
-        .map_err(CliError::usage)?;
+    let chosen = crit_project::scope::branch_scope(root, env).map_err(CliError::usage)?;
     if !quiet && chosen.scope != Scope::Survey {
         eprintln!(
             "crit: no scope given: {} (--diff, --commit, --uncommitted or --files choose another)",

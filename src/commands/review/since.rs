@@ -21,6 +21,7 @@ use crate::runner;
 pub fn narrow(
     poster: &Poster,
     root: &Path,
+    env: &crit_os::Env,
     given: &mut BTreeMap<String, String>,
     quiet: bool,
 ) -> Result<Since, CliError> {
@@ -31,8 +32,7 @@ pub fn narrow(
     }
     let last = poster.last_review(&runner::Stop::new())?;
     let usage = |e: crit_project::scope::ScopeError| CliError::usage(anyhow!("{e}"));
-    let env = crit_os::Env::from_process();
-    let head = Revision::resolve(root, "HEAD", &env)
+    let head = Revision::resolve(root, "HEAD", env)
         .map_err(usage)?
         .ok_or_else(|| CliError::usage(anyhow!("--since-last-review: HEAD names no commit")))?;
     // The result names the commit it reviewed: on a comment event the
@@ -46,7 +46,7 @@ pub fn narrow(
         );
         return Ok(Since::First);
     };
-    let earlier = Revision::resolve(root, &last.head, &env).map_err(usage)?;
+    let earlier = Revision::resolve(root, &last.head, env).map_err(usage)?;
     let ancestor = match &earlier {
         Some(e) => e.is_ancestor_of(&head).map_err(usage)?,
         None => false,

@@ -71,9 +71,9 @@ impl Spending for AskToSpend {
             return true;
         }
         if plan.usd_high.is_none() && !self.yes {
-            // crit's own default is no limit the user set: the unknown cost
-            // is said even with --quiet, and the review sent.
-            if self.limit.source == Source::Default {
+            // Sent unasked (the unknown cost said even with --quiet) only
+            // where every front end sends it.
+            if crit_review::review::sends_unpriced(&self.limit) {
                 say(&format!("crit: the review: {}", plan.describe()));
                 return true;
             }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 /// shape; `severity` defaults to `P2`, `repo` to the project at `dir`).
 pub fn script(dir: &Path, events: &[Value]) {
     let state = dir.join(".state").display().to_string();
-    let env = move |k: &str| (k == "XDG_STATE_HOME").then(|| state.clone());
+    let env = crit_os::Env::new().with("XDG_STATE_HOME", state);
     let repo = path_hash(&dir.canonicalize().unwrap().display().to_string());
     for e in events {
         let mut line = json!({"severity": "P2", "repo": repo});

@@ -128,11 +128,11 @@ pub struct Sources {
 
 impl Sources {
     /// The standard places, from `HOME` and `XDG_STATE_HOME`.
-    pub fn standard(env: &dyn Fn(&str) -> Option<String>) -> Sources {
+    pub fn standard(env: &crit_os::Env) -> Sources {
         Sources {
             audit: crit_review::session::audit_dir(env),
-            plugin_logs: env("HOME")
-                .filter(|h| !h.is_empty())
+            plugin_logs: env
+                .non_empty("HOME")
                 .map(|h| PathBuf::from(h).join(".claude/plugins/prompt-review/logs")),
         }
     }

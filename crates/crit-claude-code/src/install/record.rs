@@ -54,8 +54,7 @@ pub(crate) struct Records {
 impl Records {
     /// The user's records; `None` without a state directory (no HOME).
     pub(crate) fn of(env: &Env) -> Option<Records> {
-        let lookup = |k: &str| env.get(k).map(str::to_string);
-        crit_project::paths::user_state_dir(lookup).map(|d| Records {
+        crit_os::dirs::state_dir(env).map(|d| Records {
             dir: d.join("installs"),
         })
     }

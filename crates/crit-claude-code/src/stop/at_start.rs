@@ -40,14 +40,14 @@ pub struct SettingsAtStart {
 
 impl SettingsAtStart {
     /// The user's settings for the project at `root`, as they are now.
-    pub fn now(root: &Path, env: &dyn Fn(&str) -> Option<String>) -> SettingsAtStart {
-        let config_dir = crit_project::paths::user_config_dir(env);
+    pub fn now(root: &Path, env: &crit_os::Env) -> SettingsAtStart {
+        let config_dir = crit_os::dirs::config_dir(env);
         SettingsAtStart {
             config_digest: config_dir
                 .as_deref()
                 .map_or_else(|| "no config directory".into(), digest),
             config_dir: config_dir.map(|d| d.display().to_string()),
-            state_dir: crit_project::paths::user_state_dir(env).map(|d| d.display().to_string()),
+            state_dir: crit_os::dirs::state_dir(env).map(|d| d.display().to_string()),
             trusted: crit_project::trust::ProjectRules::trusted_ids(root, env).unwrap_or_default(),
         }
     }

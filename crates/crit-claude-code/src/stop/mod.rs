@@ -165,11 +165,11 @@ fn project_dir(hook: &HookEnv) -> PathBuf {
 /// this runs on every prompt); a session that already has the gate's memory
 /// is left as it is.
 pub fn mark_start(event: &HookInput, hook: &HookEnv) {
-    let lookup = hook.lookup();
+    let lookup = &hook.env;
     let Some(session) = event
         .session_id
         .as_deref()
-        .and_then(|id| SessionState::of_agent(&lookup, hook.agent, id))
+        .and_then(|id| SessionState::of_agent(lookup, hook.agent, id))
     else {
         return;
     };
@@ -186,7 +186,7 @@ pub fn mark_start(event: &HookInput, hook: &HookEnv) {
     };
     let refs = layout.refs().map(NotedRefs::from);
     let head = layout.head_commit();
-    let settings = Some(SettingsAtStart::now(&root, &lookup));
+    let settings = Some(SettingsAtStart::now(&root, lookup));
     // No commit yet: whatever the session commits is measured from nothing
     // at all, and no project setting is read from it.
     let head = head.as_deref().unwrap_or(UNBORN);
@@ -211,7 +211,7 @@ pub fn gate(
     max_rounds: u32,
     cancel: CancellationToken,
 ) -> Decision {
-    let lookup = hook.lookup();
+    let lookup = &hook.env;
     let dir = project_dir(hook);
     let Ok(cwd) = dir.canonicalize() else {
         return Decision::LetGo(format!(
@@ -227,7 +227,7 @@ pub fn gate(
         (Some(s), None) => Some(s.clone()),
         (None, _) => None,
     };
-    let session = key.and_then(|k| SessionState::of_agent(&lookup, hook.agent, &k));
+    let session = key.and_then(|k| SessionState::of_agent(lookup, hook.agent, &k));
     let remembered = session.as_ref().and_then(SessionState::stop);
     // A subagent runs within its session: where that began, and the
     // user's settings then, are the subagent's too.
@@ -235,7 +235,7 @@ pub fn gate(
         Some(_) => event
             .session_id
             .as_deref()
-            .and_then(|s| SessionState::of_agent(&lookup, hook.agent, s))
+            .and_then(|s| SessionState::of_agent(lookup, hook.agent, s))
             .and_then(|s| s.stop()),
         None => None,
     };
@@ -243,7 +243,7 @@ pub fn gate(
         .as_ref()
         .and_then(|s| s.settings.clone())
         .or_else(|| main.as_ref().and_then(|s| s.settings.clone()))
-        .unwrap_or_else(|| SettingsAtStart::now(&root, &lookup));
+        .unwrap_or_else(|| SettingsAtStart::now(&root, lookup));
     // An agent whose stop says nothing of an earlier hold: every stop of a
     // session the gate held since its last pass is a held one, so the
     // rounds bound it.
@@ -431,7 +431,7 @@ pub fn gate(
     };
     // Settings the session wrote (the user's config, moved or changed) are
     // not the gate's: it holds, within its rounds, and says why.
-    if let Some(why) = settings_at_start.changed(&SettingsAtStart::now(&root, &lookup)) {
+    if let Some(why) = settings_at_start.changed(&SettingsAtStart::now(&root, lookup)) {
         let why = format!(
             "{why}, and the review gate takes only the settings the session began with. Put them back as they were, or ask the user to start a new session if they changed them"
         );
@@ -557,7 +557,7 @@ fn record_let_go(hook: &HookEnv, why: &str) {
     if !hook.log {
         return;
     }
-    let Some(dir) = crit_review::session::audit_dir(hook.lookup()) else {
+    let Some(dir) = crit_review::session::audit_dir(&hook.env) else {
         return;
     };
     if let Err(e) =
@@ -646,10 +646,10 @@ fn prepare(
     start: Option<&str>,
     trusted_at_start: &std::collections::BTreeSet<String>,
 ) -> Result<Prepared, ReviewFailed> {
-    let lookup = hook.lookup();
+    let lookup = &hook.env;
     let rules = match start {
-        Some(UNBORN) => ProjectRules::before_first_commit(root, &lookup)?,
-        _ => ProjectRules::committed_at(root, start, &lookup)?,
+        Some(UNBORN) => ProjectRules::before_first_commit(root, lookup)?,
+        _ => ProjectRules::committed_at(root, start, lookup)?,
     }
     .trusted_only(trusted_at_start);
     let project = Project::with_rules(
@@ -676,8 +676,7 @@ fn prepare(
     // not sent (the gate holds, saying so), and one sent stops at it.
     let limit = settings.max_cost_usd.clone();
     opts.spending = Some(Arc::new(HoldToLimit {
-        limit_usd: limit.value,
-        default_limit: limit.source == crit_core::Source::Default,
+        limit: limit.clone(),
     }));
     opts.limits.timeout_secs = Some(
         settings

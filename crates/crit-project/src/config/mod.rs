@@ -283,11 +283,8 @@ impl Config {
 
     /// The standard locations: `$XDG_CONFIG_HOME/crit/config.yaml` (or
     /// `~/.config/…`) and `<project>/.crit/config.yaml`.
-    pub fn standard_paths(
-        project_root: &Path,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> (Option<PathBuf>, PathBuf) {
-        let user = crate::paths::user_config_dir(env).map(|c| c.join("config.yaml"));
+    pub fn standard_paths(project_root: &Path, env: &crit_os::Env) -> (Option<PathBuf>, PathBuf) {
+        let user = crit_os::dirs::config_dir(env).map(|c| c.join("config.yaml"));
         (user, project_root.join(".crit").join("config.yaml"))
     }
 

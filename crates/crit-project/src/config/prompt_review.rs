@@ -284,11 +284,12 @@ pub const PROJECT_FILES: [&str; 2] = [".claude/prompt-review.json", ".crit/promp
 
 impl ConfigPaths {
     /// The standard locations; `env` gives `HOME` and `XDG_CONFIG_HOME`.
-    pub fn standard(env: &dyn Fn(&str) -> Option<String>) -> ConfigPaths {
-        let home = env("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    pub fn standard(env: &(impl crit_os::env::Lookup + ?Sized)) -> ConfigPaths {
+        let home = env.var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         ConfigPaths {
             plugin_user: home.map(|h| h.join(".claude/plugins/prompt-review/config.json")),
-            crit_user: crate::paths::user_config_dir(env).map(|d| d.join("prompt-review.yaml")),
+            crit_user: crit_os::dirs::config_dir(&crit_os::Env::of_dirs(env))
+                .map(|d| d.join("prompt-review.yaml")),
         }
     }
 }
@@ -298,7 +299,7 @@ impl ConfigPaths {
 pub fn load(
     paths: &ConfigPaths,
     rules: &ProjectRules,
-    env: &dyn Fn(&str) -> Option<String>,
+    env: &(impl crit_os::env::Lookup + ?Sized),
 ) -> Result<LoadedConfig, ConfigError> {
     let mut merged = defaults();
     let mut loaded = LoadedConfig {
@@ -363,11 +364,11 @@ fn add_layer(
 /// `PROMPT_REVIEW_ENABLED`, `_MODE`, `_REVIEWER_MODEL`, `_EDITOR_MODEL`, `_TIMEOUT` (ms).
 fn apply_env(
     merged: &mut Value,
-    env: &dyn Fn(&str) -> Option<String>,
+    env: &(impl crit_os::env::Lookup + ?Sized),
     loaded: &mut LoadedConfig,
 ) -> Result<(), ConfigError> {
     let get = |k: &str| {
-        env(k)
+        env.var(k)
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
     };

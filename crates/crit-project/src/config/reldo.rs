@@ -23,6 +23,23 @@ use expand::{Lookup, expand_all, expand_with};
 use gate::Gate;
 use raw::{RawAgent, RawLogging, RawMcp};
 
+/// Where `${env:NAME}` is looked up.
+#[derive(Clone, Copy)]
+enum Vars<'a> {
+    Env(&'a crit_os::Env),
+    /// Every name is set (empty): `crit trust` asks about each one used.
+    Any,
+}
+
+impl Vars<'_> {
+    fn get(&self, name: &str) -> Option<String> {
+        match self {
+            Vars::Env(env) => env.get(name).map(str::to_string),
+            Vars::Any => Some(String::new()),
+        }
+    }
+}
+
 /// The working directory a config is loaded for.
 #[derive(Debug, Clone, Copy)]
 pub enum Cwd<'a> {
@@ -174,10 +191,29 @@ impl RunConfig {
     pub fn load_with<'c>(
         path: &Path,
         cwd: impl Into<Cwd<'c>>,
-        env: &dyn Fn(&str) -> Option<String>,
+        env: &crit_os::Env,
         rules: &ProjectRules,
     ) -> Result<RunConfig, RunConfigError> {
-        let cwd = cwd.into();
+        RunConfig::load_gated(path, cwd.into(), Vars::Env(env), rules)
+    }
+
+    /// [`RunConfig::load_with`] as `crit trust` surveys a file: every
+    /// `${env:NAME}` counts as set, so each is asked about whatever the
+    /// environment holds now.
+    pub fn survey_with<'c>(
+        path: &Path,
+        cwd: impl Into<Cwd<'c>>,
+        rules: &ProjectRules,
+    ) -> Result<RunConfig, RunConfigError> {
+        RunConfig::load_gated(path, cwd.into(), Vars::Any, rules)
+    }
+
+    fn load_gated(
+        path: &Path,
+        cwd: Cwd<'_>,
+        vars: Vars<'_>,
+        rules: &ProjectRules,
+    ) -> Result<RunConfig, RunConfigError> {
         // A project file by its path as given or as it resolves: a link out
         // of the project does not make a file the user's own.
         let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
@@ -196,7 +232,7 @@ impl RunConfig {
                     .map(Path::to_path_buf)
             });
         let Some(rel) = rel else {
-            return RunConfig::load(path, cwd, env);
+            return RunConfig::load_vars(path, cwd, vars);
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
         let file = rules.read(&rel)?.ok_or_else(|| RunConfigError::Missing {
@@ -206,7 +242,7 @@ impl RunConfig {
             rules: Some(rules),
             file: rel,
         };
-        let mut config = RunConfig::parse_with(&file.text, &file.label, cwd, env, &gate)?;
+        let mut config = RunConfig::parse_with(&file.text, &file.label, cwd, vars, &gate)?;
         config.source = Some(PathBuf::from(file.label));
         Ok(config)
     }
@@ -218,8 +254,12 @@ impl RunConfig {
     pub fn load<'c>(
         path: &Path,
         cwd: impl Into<Cwd<'c>>,
-        env: &dyn Fn(&str) -> Option<String>,
+        env: &crit_os::Env,
     ) -> Result<RunConfig, RunConfigError> {
+        RunConfig::load_vars(path, cwd.into(), Vars::Env(env))
+    }
+
+    fn load_vars(path: &Path, cwd: Cwd<'_>, vars: Vars<'_>) -> Result<RunConfig, RunConfigError> {
         let text =
             crit_core::files::read_to_string(path).map_err(|source| match source.kind() {
                 std::io::ErrorKind::NotFound => RunConfigError::Missing {
@@ -230,7 +270,8 @@ impl RunConfig {
                     source,
                 },
             })?;
-        let mut config = RunConfig::parse(&text, &path.display().to_string(), cwd, env)?;
+        let file = path.display().to_string();
+        let mut config = RunConfig::parse_with(&text, &file, cwd, vars, &Gate::trusting())?;
         config.source = Some(path.to_path_buf());
         Ok(config)
     }
@@ -241,16 +282,16 @@ impl RunConfig {
         text: &str,
         file: &str,
         cwd: impl Into<Cwd<'c>>,
-        env: &dyn Fn(&str) -> Option<String>,
+        env: &crit_os::Env,
     ) -> Result<RunConfig, RunConfigError> {
-        RunConfig::parse_with(text, file, cwd.into(), env, &Gate::trusting())
+        RunConfig::parse_with(text, file, cwd.into(), Vars::Env(env), &Gate::trusting())
     }
 
     fn parse_with(
         text: &str,
         file: &str,
         cwd: Cwd<'_>,
-        env: &dyn Fn(&str) -> Option<String>,
+        vars: Vars<'_>,
         gate: &Gate<'_>,
     ) -> Result<RunConfig, RunConfigError> {
         let mut doc = parse_document(text, file)?;
@@ -276,7 +317,7 @@ impl RunConfig {
         }
         let written = doc.clone();
         let env = |name: &str| match gate.env(name) {
-            true => Lookup::Value(env(name)),
+            true => Lookup::Value(vars.get(name)),
             false => Lookup::Keep,
         };
         let cwd = settle_cwd(&written, cwd, &env, gate, file, &mut warnings)?;

@@ -175,9 +175,9 @@ pub struct TemplateDirs {
 impl TemplateDirs {
     /// The standard locations for a project root, reading `XDG_CONFIG_HOME`
     /// and `HOME` through `env`.
-    pub fn standard(project_root: &std::path::Path, env: impl Fn(&str) -> Option<String>) -> Self {
+    pub fn standard(project_root: &std::path::Path, env: &crit_os::Env) -> Self {
         TemplateDirs {
-            user: crate::paths::user_config_dir(env).map(|c| c.join("templates")),
+            user: crit_os::dirs::config_dir(env).map(|c| c.join("templates")),
             project: Some(project_root.join(".crit").join("templates")),
             extra: Vec::new(),
             project_extra: Vec::new(),

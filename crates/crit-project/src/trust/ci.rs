@@ -80,8 +80,12 @@ impl Base {
 }
 
 /// The CI this process runs in, from `env`; `None` outside CI.
-pub fn detect(env: &dyn Fn(&str) -> Option<String>) -> Option<CiEnv> {
-    let set = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+pub fn detect(env: &crit_os::Env) -> Option<CiEnv> {
+    let set = |k: &str| {
+        env.get(k)
+            .map(str::to_string)
+            .filter(|v| !v.trim().is_empty())
+    };
     let truthy = |k: &str| {
         set(k).is_some_and(|v| {
             !matches!(
@@ -149,9 +153,10 @@ pub fn detect(env: &dyn Fn(&str) -> Option<String>) -> Option<CiEnv> {
 
 /// The pull request's base: the exact commit from the event file, then the
 /// branch `GITHUB_BASE_REF` names.
-fn github_base(env: &dyn Fn(&str) -> Option<String>) -> Option<BaseRef> {
-    let branch = env("GITHUB_BASE_REF").filter(|v| !v.trim().is_empty());
-    let sha = env("GITHUB_EVENT_PATH")
+fn github_base(env: &crit_os::Env) -> Option<BaseRef> {
+    let branch = env.non_empty("GITHUB_BASE_REF").map(str::to_string);
+    let sha = env
+        .get("GITHUB_EVENT_PATH")
         .filter(|p| !p.is_empty())
         .and_then(|p| event_base_sha(Path::new(&p)));
     let var = match (&sha, &branch) {
@@ -279,13 +284,8 @@ pub fn review_base(root: &Path, ci: &CiEnv, env: &crit_os::Env) -> Result<Option
 mod tests {
     use super::*;
 
-    fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, v)| v.to_string())
-        }
+    fn env(pairs: &[(&str, &str)]) -> crit_os::Env {
+        crit_os::Env::from_pairs(pairs.iter().copied())
     }
 
     #[test]

@@ -162,17 +162,15 @@ impl ProjectRules {
     /// honoured; else the working tree and the user's trust store.
     pub fn discover(
         root: &Path,
-        env: &dyn Fn(&str) -> Option<String>,
+        env: &crit_os::Env,
         rules_from: Option<&str>,
     ) -> Result<ProjectRules, TrustError> {
         let ci = ci::detect(env);
-        let git_env = git_env(env);
         if let Some(rev) = rules_from {
-            let found =
-                Revision::resolve(root, rev, &git_env).map_err(|e| TrustError::RulesFrom {
-                    rev: rev.to_string(),
-                    message: e.to_string(),
-                })?;
+            let found = Revision::resolve(root, rev, env).map_err(|e| TrustError::RulesFrom {
+                rev: rev.to_string(),
+                message: e.to_string(),
+            })?;
             let revision = found.ok_or_else(|| TrustError::RulesFrom {
                 rev: rev.to_string(),
                 message: "no branch, tag or commit has this name here (a remote branch may need `git fetch` first)".into(),
@@ -192,7 +190,7 @@ impl ProjectRules {
         if let Some(c) = &ci {
             let (source, policy) = match &c.base {
                 None => (Source::WorkTree, Policy::Deny(NO_BASE.into())),
-                Some(b) => match ci::locate(root, c.ci, b, &git_env) {
+                Some(b) => match ci::locate(root, c.ci, b, env) {
                     Ok(base) => (Source::Revision(Box::new(base)), Policy::Allow),
                     Err(why) => (
                         Source::WorkTree,
@@ -217,10 +215,7 @@ impl ProjectRules {
     /// agent that writes the working tree (Claude Code's Stop hook), so no
     /// setting, template or suppression the agent wrote moves its own review.
     /// A repository with no commit yet has no project files.
-    pub fn committed(
-        root: &Path,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<ProjectRules, TrustError> {
+    pub fn committed(root: &Path, env: &crit_os::Env) -> Result<ProjectRules, TrustError> {
         ProjectRules::committed_at(root, None, env)
     }
 
@@ -233,17 +228,16 @@ impl ProjectRules {
     pub fn committed_at(
         root: &Path,
         start: Option<&str>,
-        env: &dyn Fn(&str) -> Option<String>,
+        env: &crit_os::Env,
     ) -> Result<ProjectRules, TrustError> {
         let at = start.unwrap_or("HEAD");
         let git = |source| TrustError::Git {
             at: at.to_string(),
             source,
         };
-        let git_env = git_env(env);
-        let revision = match (Revision::resolve(root, at, &git_env).map_err(git)?, start) {
+        let revision = match (Revision::resolve(root, at, env).map_err(git)?, start) {
             (Some(r), _) => r,
-            (None, None) => Revision::empty(root, &git_env).map_err(git)?,
+            (None, None) => Revision::empty(root, env).map_err(git)?,
             (None, Some(s)) => {
                 return Err(TrustError::Git {
                     at: s.to_string(),
@@ -279,9 +273,9 @@ impl ProjectRules {
     /// project file is read (the empty tree), only the user's own settings.
     pub fn before_first_commit(
         root: &Path,
-        env: &dyn Fn(&str) -> Option<String>,
+        env: &crit_os::Env,
     ) -> Result<ProjectRules, TrustError> {
-        let revision = Revision::empty(root, &git_env(env)).map_err(|source| TrustError::Git {
+        let revision = Revision::empty(root, env).map_err(|source| TrustError::Git {
             at: "the empty tree".into(),
             source,
         })?;
@@ -311,10 +305,7 @@ impl ProjectRules {
 
     /// The ids of the settings the user's trust store holds for the project
     /// at `root` now; `None` when there is no store to read.
-    pub fn trusted_ids(
-        root: &Path,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Option<BTreeSet<String>> {
+    pub fn trusted_ids(root: &Path, env: &crit_os::Env) -> Option<BTreeSet<String>> {
         match store_policy(root, env) {
             Policy::Store(ids) => Some(ids),
             _ => None,
@@ -581,19 +572,7 @@ impl Drop for ProjectRules {
 }
 
 /// What the user's trust store honours for the project at `root`.
-/// What git sees of the environment `env` gives: its PATH, HOME and
-/// XDG_CONFIG_HOME (the user's own git config).
-fn git_env(env: &dyn Fn(&str) -> Option<String>) -> crit_os::Env {
-    let mut git = crit_os::Env::new();
-    for key in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
-        if let Some(v) = env(key) {
-            git.set(key, v);
-        }
-    }
-    git
-}
-
-fn store_policy(root: &Path, env: &dyn Fn(&str) -> Option<String>) -> Policy {
+fn store_policy(root: &Path, env: &crit_os::Env) -> Policy {
     match TrustStore::standard(env) {
         None => {
             Policy::Deny("no trust store: set HOME or XDG_STATE_HOME, then run `crit trust`".into())

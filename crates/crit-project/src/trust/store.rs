@@ -50,8 +50,8 @@ impl TrustStore {
 
     /// The standard location, from `XDG_STATE_HOME` or `HOME` (injected, so
     /// tests never touch the real home); `None` when neither is set.
-    pub fn standard(env: &dyn Fn(&str) -> Option<String>) -> Option<TrustStore> {
-        crate::paths::user_state_dir(env).map(|d| TrustStore::at(d.join("trust.json")))
+    pub fn standard(env: &crit_os::Env) -> Option<TrustStore> {
+        crit_os::dirs::state_dir(env).map(|d| TrustStore::at(d.join("trust.json")))
     }
 
     pub fn path(&self) -> &Path {

@@ -45,14 +45,13 @@ pub fn survey_with(root: &Path, more: &dyn Fn(&ProjectRules, &Config) -> Vec<Str
         plugin_user: None,
         crit_user: None,
     };
-    if let Err(e) = crate::config::prompt_review::load(&prompt_review, &rules, &|_| None) {
+    if let Err(e) = crate::config::prompt_review::load(&prompt_review, &rules, &crit_os::Env::new())
+    {
         unreadable.push(e.to_string());
     }
     match RunConfig::find_with(&rules) {
         Ok(Some(rel)) => {
-            // Any variable "is set": the question is whether to read it, not its value.
-            let any = |_: &str| Some(String::new());
-            if let Err(e) = RunConfig::load_with(&root.join(rel), root, &any, &rules) {
+            if let Err(e) = RunConfig::survey_with(&root.join(rel), root, &rules) {
                 unreadable.push(e.to_string());
             }
         }

@@ -116,6 +116,7 @@ def review_plan(
     panel: bool = True,
     cwd: Optional[str] = None,
     log: bool = True,
+    fail_on: Optional[str] = None,
 ) -> Awaitable[str]: ...
 def review_plan_sync(
     path: str,
@@ -123,6 +124,7 @@ def review_plan_sync(
     panel: bool = True,
     cwd: Optional[str] = None,
     log: bool = True,
+    fail_on: Optional[str] = None,
 ) -> str: ...
 def review_prompt(
     text: str,

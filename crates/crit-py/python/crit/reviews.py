@@ -74,6 +74,7 @@ async def review_plan(
     panel: bool = True,
     cwd: Optional[PathArg] = None,
     log: bool = True,
+    fail_on: Optional[str] = None,
 ) -> ReviewResult:
     """Reviews a plan (a session directory, a ``plan.md``, or
     ``session://ID``): its deterministic checks fix what they can and ask
@@ -82,9 +83,11 @@ async def review_plan(
     persona panel then reviews the plan, with the settings ``crit plan`` uses
     in the project at ``cwd`` (its timeout and budget); a relative ``path`` is
     taken from ``cwd``. ``log`` appends the audit line ``crit stats`` counts.
+    ``fail_on`` (``p0``…``p3``, ``concerns``, ``never``) sets the gate as
+    ``crit plan --fail-on`` does: ``passed`` is decided at that level.
     ``verdict == "PASS"`` is APPROVED."""
     raw = await _crit.review_plan(
-        os.fspath(path), dict(answers or {}), panel, _path(cwd), log
+        os.fspath(path), dict(answers or {}), panel, _path(cwd), log, fail_on
     )
     return ReviewResult.from_json(raw)
 
@@ -96,10 +99,11 @@ def review_plan_sync(
     panel: bool = True,
     cwd: Optional[PathArg] = None,
     log: bool = True,
+    fail_on: Optional[str] = None,
 ) -> ReviewResult:
     """``review_plan``, blocking; Ctrl-C stops it."""
     raw = _crit.review_plan_sync(
-        os.fspath(path), dict(answers or {}), panel, _path(cwd), log
+        os.fspath(path), dict(answers or {}), panel, _path(cwd), log, fail_on
     )
     return ReviewResult.from_json(raw)
 

@@ -29,14 +29,8 @@ fn a_saved_review_records_where_its_findings_pointed_and_no_text() {
             .with_body("FINDING-BODY-TEXT")
             .with_rule("hardcoded-secret"),
     );
-    let state_path = state.path().to_path_buf();
-    session::save(
-        &s,
-        &r,
-        None,
-        move |k| (k == "XDG_STATE_HOME").then(|| state_path.display().to_string()),
-        now,
-    );
+    let env = crit_os::Env::new().with("XDG_STATE_HOME", state.path().display().to_string());
+    session::save(&s, &r, None, &env, now);
     let dir = state.path().join("crit/audit");
     let file = std::fs::read_dir(&dir)
         .unwrap()

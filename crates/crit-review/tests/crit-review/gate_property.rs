@@ -234,10 +234,7 @@ fn review(case: &Case) -> (ReviewResult, bool) {
     opts.log = false;
     opts.allow_partial = case.allow_partial;
     opts.fail_on = FailOn::default();
-    opts.env = Arc::new(move |k| match k {
-        "HOME" => Some(home.display().to_string()),
-        _ => None,
-    });
+    opts.env = crit_os::Env::new().with("HOME", home.display().to_string());
     let template = Registry::built_in().unwrap().get("code").unwrap().clone();
     let req = ReviewRequest {
         template,

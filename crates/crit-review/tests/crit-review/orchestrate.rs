@@ -108,12 +108,12 @@ fn reldo_project(extra: &str) -> TempDir {
 
 fn crit_for(dir: &Path, server: &FakeServer) -> Crit {
     let state = dir.join(".state");
-    let config = RunConfig::load(&dir.join(".claude/reldo.json"), dir, &|_| None).unwrap();
-    let env = Arc::new(move |k: &str| match k {
-        "XDG_STATE_HOME" => Some(state.display().to_string()),
-        "PATH" => std::env::var("PATH").ok(),
-        _ => None,
-    });
+    let config =
+        RunConfig::load(&dir.join(".claude/reldo.json"), dir, &crit_os::Env::new()).unwrap();
+    let mut env = crit_os::Env::new().with("XDG_STATE_HOME", state.display().to_string());
+    if let Ok(path) = std::env::var("PATH") {
+        env.set("PATH", path);
+    }
     Crit::new(config, env).with_backend(backend(server), "claude-sonnet-5-5")
 }
 
@@ -333,7 +333,7 @@ async fn a_config_error_names_the_file_and_key() {
         ),
     ] {
         write(d, ".reldo/settings.json", text);
-        let err = RunConfig::load(&d.join(".reldo/settings.json"), d, &|_| None)
+        let err = RunConfig::load(&d.join(".reldo/settings.json"), d, &crit_os::Env::new())
             .unwrap_err()
             .to_string();
         assert!(err.contains(needle), "{err} lacks {needle}");
@@ -347,7 +347,7 @@ async fn a_config_error_names_the_file_and_key() {
         r#"{"prompt": "x", "agentz": {}, "agents": {"a": {"prompt": "p"}},
             "mcp_servers": {"s": {"command": "x", "env": {"T": "${env:NOPE_TOKEN}"}}}}"#,
     );
-    let c = RunConfig::load(&d.join(".reldo/settings.json"), d, &|_| None).unwrap();
+    let c = RunConfig::load(&d.join(".reldo/settings.json"), d, &crit_os::Env::new()).unwrap();
     let warnings = c.warnings.join("\n");
     assert!(warnings.contains("`agentz`"), "{warnings}");
     assert!(warnings.contains("NOPE_TOKEN"), "{warnings}");
@@ -357,10 +357,8 @@ async fn a_config_error_names_the_file_and_key() {
         ".reldo/settings.json",
         r#"{"prompt": "Review ${env:TEAM} code in ${cwd}", "timeout_seconds": 5}"#,
     );
-    let c = RunConfig::load(&d.join(".reldo/settings.json"), d, &|k| {
-        (k == "TEAM").then(|| "core".into())
-    })
-    .unwrap();
+    let team = crit_os::Env::new().with("TEAM", "core");
+    let c = RunConfig::load(&d.join(".reldo/settings.json"), d, &team).unwrap();
     assert_eq!(
         c.prompt.as_deref().unwrap(),
         format!("Review core code in {}", d.display())

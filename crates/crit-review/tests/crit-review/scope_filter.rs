@@ -165,7 +165,7 @@ fn a_handed_change_is_reviewed_as_handed() {
     let mut opts = ReviewOptions::new("sonnet");
     opts.log = false;
     let home = repo.home.clone();
-    opts.env = Arc::new(move |k| (k == "HOME").then(|| home.display().to_string()));
+    opts.env = crit_os::Env::new().with("HOME", home.display().to_string());
     let scope = diff("main");
     let handed = crit_project::scope::compute(&repo.root, &scope, &opts.scope_options()).unwrap();
     repo.write("c.txt", "read after the change was handed\n");

@@ -244,9 +244,8 @@ fn sessions_in_the_same_second_get_distinct_dirs() {
     assert_eq!(dirs.len(), 50);
 }
 
-fn state_env(dir: &Path) -> impl Fn(&str) -> Option<String> + Clone + use<> {
-    let dir = dir.display().to_string();
-    move |k: &str| (k == "XDG_STATE_HOME").then(|| dir.clone())
+fn state_env(dir: &Path) -> crit_os::Env {
+    crit_os::Env::new().with("XDG_STATE_HOME", dir.display().to_string())
 }
 
 #[test]
@@ -265,7 +264,7 @@ fn audit_line_holds_counts_and_hashes_never_text() {
     r.cost_usd = Some(0.25);
     r.duration_ms = 1234;
     r.parse_error = Some("PARSE-ERROR-TEXT".into());
-    let path = append_audit(state_env(state.path()), &r, Some("3fa9c2d1"), at(0)).unwrap();
+    let path = append_audit(&state_env(state.path()), &r, Some("3fa9c2d1"), at(0)).unwrap();
     assert_eq!(path, state.path().join("crit/audit/2026-11-21.jsonl"));
     let text = std::fs::read_to_string(&path).unwrap();
     for leak in [
@@ -316,7 +315,7 @@ fn concurrent_appends_keep_every_line_whole() {
             scope.spawn(move || {
                 for i in 0..200 {
                     let id = format!("t{n}-{i}");
-                    append_audit(env.clone(), r, Some(&id), at(0)).unwrap();
+                    append_audit(&env, r, Some(&id), at(0)).unwrap();
                 }
             });
         }
@@ -337,7 +336,7 @@ fn concurrent_appends_keep_every_line_whole() {
 fn audit_dates_roll_over_and_home_is_the_fallback() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path().display().to_string();
-    let env = move |k: &str| (k == "HOME").then(|| h.clone());
+    let env = crit_os::Env::new().with("HOME", h);
     let r = result("code", Verdict::Pass);
     let a = append_audit(&env, &r, None, at(0)).unwrap();
     let b = append_audit(&env, &r, None, at(86_400)).unwrap();
@@ -352,7 +351,7 @@ fn audit_dates_roll_over_and_home_is_the_fallback() {
     let line = std::fs::read_to_string(&a).unwrap();
     assert!(!line.contains("\"session\""), "no session: {line}");
 
-    let e = append_audit(|_: &str| None, &r, None, at(0)).unwrap_err();
+    let e = append_audit(&crit_os::Env::new(), &r, None, at(0)).unwrap_err();
     assert!(matches!(e, SessionError::NoStateDir));
     assert!(e.to_string().contains("XDG_STATE_HOME"));
 }

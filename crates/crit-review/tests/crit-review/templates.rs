@@ -262,20 +262,17 @@ fn a_broken_project_template_fails_when_used_with_its_location() {
 
 #[test]
 fn standard_dirs_follow_xdg() {
-    let env = |k: &str| match k {
-        "XDG_CONFIG_HOME" => Some("/x/config".to_string()),
-        "HOME" => Some("/home/u".to_string()),
-        _ => None,
-    };
-    let d = TemplateDirs::standard(Path::new("/p"), env);
+    let env = crit_os::Env::from_pairs([("XDG_CONFIG_HOME", "/x/config"), ("HOME", "/home/u")]);
+    let d = TemplateDirs::standard(Path::new("/p"), &env);
     assert_eq!(
         d.user.as_deref(),
         Some(Path::new("/x/config/crit/templates"))
     );
     assert_eq!(d.project.as_deref(), Some(Path::new("/p/.crit/templates")));
-    let d = TemplateDirs::standard(Path::new("/p"), |k| {
-        (k == "HOME").then(|| "/home/u".to_string())
-    });
+    let d = TemplateDirs::standard(
+        Path::new("/p"),
+        &crit_os::Env::new().with("HOME", "/home/u"),
+    );
     assert_eq!(
         d.user.as_deref(),
         Some(Path::new("/home/u/.config/crit/templates"))

@@ -17,8 +17,8 @@ use crit_review::orchestrate::RunConfig;
 use crit_review::template::{Registry, TemplateDirs};
 use scope_support::Repo;
 
-fn env<'a>(pairs: &'a [(&'a str, String)]) -> impl Fn(&str) -> Option<String> + 'a {
-    move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone())
+fn env(pairs: &[(&str, String)]) -> crit_os::Env {
+    crit_os::Env::from_pairs(pairs.iter().map(|(k, v)| (*k, v.clone())))
 }
 
 fn keys(rules: &ProjectRules) -> Vec<(String, bool)> {
@@ -321,7 +321,7 @@ fn rules_at_a_commit_for_a_project_in_a_subdirectory() {
     );
     repo.commit("change");
     let svc = repo.path("svc");
-    let rules = ProjectRules::discover(&svc, &|_: &str| None, Some("HEAD~1")).unwrap();
+    let rules = ProjectRules::discover(&svc, &crit_os::Env::new(), Some("HEAD~1")).unwrap();
     let Source::Revision(b) = rules.source() else {
         panic!("not at a commit")
     };
@@ -352,10 +352,11 @@ fn rules_at_a_commit_for_a_project_in_a_subdirectory() {
         None,
         "never above the project"
     );
-    let e = ProjectRules::discover(&svc, &|_: &str| None, Some("--output=/tmp/x")).unwrap_err();
+    let e =
+        ProjectRules::discover(&svc, &crit_os::Env::new(), Some("--output=/tmp/x")).unwrap_err();
     assert!(e.to_string().contains("cannot start with `-`"), "{e}");
     let outside = tempfile::tempdir().unwrap();
-    let e = ProjectRules::discover(outside.path(), &|_: &str| None, Some("main")).unwrap_err();
+    let e = ProjectRules::discover(outside.path(), &crit_os::Env::new(), Some("main")).unwrap_err();
     assert!(e.to_string().contains("not inside a git repository"), "{e}");
 }
 
@@ -396,4 +397,77 @@ fn a_survey_lists_every_file_kind_and_what_did_not_load() {
     assert_eq!(s.unreadable.len(), 1);
     assert!(s.unreadable[0].contains("bad.yaml"), "{:?}", s.unreadable);
     assert!(Path::new(&root).join(".crit").is_dir());
+}
+
+/// The environment a library caller hands a review decides whose trust
+/// store judges the project and where the audit line goes; the process's
+/// own environment is never read behind its back.
+#[tokio::test]
+async fn the_callers_env_not_the_processes_decides_trust_and_the_state_dir() {
+    use crate::support_code::{self, agent, numbered, options};
+    use crit_review::code::{CodeReviewRequest, CodeReviewer};
+    use crit_testkit::{FakeServer, Reply};
+    use serde_json::json;
+
+    let bare = crit_review::review::ReviewOptions::new("sonnet");
+    assert_eq!(bare.env, crit_os::Env::new(), "no fallback to the process");
+
+    let repo = support_code::Repo::new();
+    repo.git(&["checkout", "-q", "-b", "work"]);
+    repo.write("src/app.py", &numbered(10, &[(5, "x = eval(input())")]));
+    repo.commit("read input");
+    let server = FakeServer::start().await;
+    let finding = json!({"file_path": "src/app.py", "line_start": 5, "line_end": 5,
+        "priority": 1, "title": "[P1] eval of user input", "body": "Why it matters."});
+    for _ in 0..3 {
+        server.push(Reply::json(
+            json!({"verdict": "FAIL", "summary": "s", "findings": [finding]}),
+        ));
+    }
+    let req = CodeReviewRequest {
+        diff_range: Some("main..HEAD".into()),
+        ..Default::default()
+    };
+    let (trusted, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let first = agent(&server, &repo, options(other.path()))
+        .review(&req)
+        .await;
+    let id = first.findings[0].id.clone();
+    repo.write(
+        ".crit/suppressions.yaml",
+        &format!("suppressions:\n  - fingerprint: {id}\n    reason: fine here\n    author: a\n"),
+    );
+    let root = repo.path().canonicalize().unwrap();
+    let settings = crit_review::template::trust_survey(&root).settings;
+    TrustStore::at(trusted.path().join("crit/trust.json"))
+        .trust(&root, &settings, SystemTime::now())
+        .unwrap();
+    let audit_lines = |state: &Path| {
+        let Ok(dir) = std::fs::read_dir(state.join("crit/audit")) else {
+            return 0;
+        };
+        dir.filter_map(Result::ok)
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+            .map(|t| t.lines().count())
+            .sum::<usize>()
+    };
+    assert_eq!(audit_lines(trusted.path()), 0);
+
+    let judged_elsewhere = agent(&server, &repo, options(other.path()))
+        .review(&req)
+        .await;
+    assert!(
+        judged_elsewhere.dismissed.is_empty(),
+        "{judged_elsewhere:#?}"
+    );
+    assert!(!judged_elsewhere.passed);
+    assert_eq!(audit_lines(trusted.path()), 0, "the audit follows the env");
+    assert_eq!(audit_lines(other.path()), 2);
+
+    let judged_here = agent(&server, &repo, options(trusted.path()))
+        .review(&req)
+        .await;
+    assert_eq!(judged_here.dismissed.len(), 1, "{judged_here:#?}");
+    assert!(judged_here.passed);
+    assert_eq!(audit_lines(trusted.path()), 1);
 }

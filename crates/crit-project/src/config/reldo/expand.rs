@@ -59,9 +59,10 @@ pub(super) fn unset_warning(key: &str, name: &str) -> String {
 
 /// `${cwd}` and `${env:NAME}` in `s`; every other `${…}`, and an unset
 /// variable, stays as written. Returns the text and the unset names.
-pub fn expand(s: &str, cwd: &Path, env: &dyn Fn(&str) -> Option<String>) -> (String, Vec<String>) {
+pub fn expand(s: &str, cwd: &Path, env: &crit_os::Env) -> (String, Vec<String>) {
     let mut unset = Vec::new();
-    let out = expand_with(s, cwd, &|name: &str| Lookup::Value(env(name)), &mut unset);
+    let lookup = |name: &str| Lookup::Value(env.get(name).map(str::to_string));
+    let out = expand_with(s, cwd, &lookup, &mut unset);
     (out, unset)
 }
 
@@ -108,9 +109,7 @@ mod tests {
     use super::*;
 
     fn run(s: &str) -> (String, Vec<String>) {
-        expand(s, Path::new("/p"), &|k| {
-            (k == "SET").then(|| "v".to_string())
-        })
+        expand(s, Path::new("/p"), &crit_os::Env::new().with("SET", "v"))
     }
 
     #[test]

@@ -127,9 +127,9 @@ impl HunkCache {
     /// The user's cache (`$XDG_CACHE_HOME/crit/hunks-v3`, else
     /// `~/.cache/crit/hunks-v3`) under the user's sealing key (created on
     /// first use); `None`, with a warning, when either cannot be had.
-    pub fn at_default(env: &dyn Fn(&str) -> Option<String>) -> Option<Self> {
-        let dir = crit_project::paths::user_cache_dir(env)?.join("hunks-v3");
-        let state = crit_project::paths::user_state_dir(env)?;
+    pub fn at_default(env: &crit_os::Env) -> Option<Self> {
+        let dir = crit_os::dirs::cache_dir(env)?.join("hunks-v3");
+        let state = crit_os::dirs::state_dir(env)?;
         match SealKey::open_or_create(&state) {
             Ok(k) => Some(HunkCache::new(dir, k)),
             Err(e) => {

@@ -109,13 +109,13 @@ pub struct PanelEnv {
     pub project_commands: Arc<Vec<Vec<String>>>,
 }
 
-/// What of an environment lookup reaches the tools' programs: `PATH` and
-/// `LANG`, nothing else.
-pub fn tool_env(lookup: &dyn Fn(&str) -> Option<String>) -> Arc<crit_os::env::Env> {
+/// What of the front end's environment reaches the tools' programs: `PATH`
+/// and `LANG`, nothing else.
+pub fn tool_env(env: &crit_os::env::Env) -> Arc<crit_os::env::Env> {
     Arc::new(crit_os::env::Env::from_pairs(
         ["PATH", "LANG"]
             .into_iter()
-            .filter_map(|k| lookup(k).map(|v| (k, v))),
+            .filter_map(|k| env.get(k).map(|v| (k, v))),
     ))
 }
 

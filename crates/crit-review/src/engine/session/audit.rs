@@ -69,14 +69,14 @@ struct Tokens {
 /// `$XDG_STATE_HOME/crit/audit`, else `~/.local/state/crit/audit`, by crit-os's
 /// one XDG rule (a relative `XDG_STATE_HOME` is ignored). `env` is injected so
 /// tests never touch the real home.
-pub fn audit_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    crit_os::dirs::state_dir_from(&env).map(|s| s.join("audit"))
+pub fn audit_dir(env: &(impl crit_os::env::Lookup + ?Sized)) -> Option<PathBuf> {
+    crit_os::dirs::state_dir(&crit_os::Env::of_dirs(env)).map(|s| s.join("audit"))
 }
 
 /// Append one line for `result` to today's (UTC, from `now`) audit file and
 /// return its path.
 pub fn append_audit(
-    state_dir_env: impl Fn(&str) -> Option<String>,
+    state_dir_env: &crit_os::Env,
     result: &ReviewResult,
     session_id: Option<&str>,
     now: SystemTime,
@@ -87,7 +87,7 @@ pub fn append_audit(
 /// [`append_audit`] for a review that ran in the project at `root`: the line
 /// also records (as hashes) the project and where the findings pointed in it.
 pub fn append_audit_at(
-    state_dir_env: impl Fn(&str) -> Option<String>,
+    state_dir_env: &crit_os::Env,
     result: &ReviewResult,
     session_id: Option<&str>,
     root: Option<&Path>,
@@ -251,28 +251,22 @@ mod tests {
 
     #[test]
     fn state_dir_fallbacks() {
-        let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                vars.iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
+        let env = |vars: &[(&str, &str)]| crit_os::Env::from_pairs(vars.iter().copied());
         assert_eq!(
-            audit_dir(env(&[("XDG_STATE_HOME", "/s"), ("HOME", "/h")])),
+            audit_dir(&env(&[("XDG_STATE_HOME", "/s"), ("HOME", "/h")])),
             Some(PathBuf::from("/s/crit/audit"))
         );
         assert_eq!(
-            audit_dir(env(&[("XDG_STATE_HOME", ""), ("HOME", "/h")])),
+            audit_dir(&env(&[("XDG_STATE_HOME", ""), ("HOME", "/h")])),
             Some(PathBuf::from("/h/.local/state/crit/audit"))
         );
-        assert_eq!(audit_dir(env(&[])), None);
+        assert_eq!(audit_dir(&env(&[])), None);
         // Relative values are ignored, as the specification says: a log
         // written relative to wherever crit happened to run is lost.
         assert_eq!(
-            audit_dir(env(&[("XDG_STATE_HOME", "state"), ("HOME", "/h")])),
+            audit_dir(&env(&[("XDG_STATE_HOME", "state"), ("HOME", "/h")])),
             Some(PathBuf::from("/h/.local/state/crit/audit"))
         );
-        assert_eq!(audit_dir(env(&[("HOME", "rel")])), None);
+        assert_eq!(audit_dir(&env(&[("HOME", "rel")])), None);
     }
 }

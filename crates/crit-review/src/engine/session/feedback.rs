@@ -91,14 +91,14 @@ pub struct Feedback {
 }
 
 /// `audit/feedback` in the user's state directory.
-pub fn feedback_dir(env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+pub fn feedback_dir(env: &crit_os::Env) -> Option<PathBuf> {
     audit_dir(env).map(|d| d.join("feedback"))
 }
 
 /// Appends `event` (its text redacted and cut, its time set from `now`) to
 /// today's feedback file and returns the file's path.
 pub fn append_feedback(
-    env: impl Fn(&str) -> Option<String>,
+    env: &crit_os::Env,
     event: &Feedback,
     now: SystemTime,
 ) -> Result<PathBuf, SessionError> {
@@ -130,7 +130,7 @@ pub fn append_feedback(
 /// as the text), so mining and learnings see what the team silenced.
 /// `root` is the project the review ran in, for the line's `repo`.
 pub fn record_suppressions(
-    env: impl Fn(&str) -> Option<String>,
+    env: &crit_os::Env,
     result: &crit_core::ReviewResult,
     root: Option<&Path>,
     now: SystemTime,
@@ -211,7 +211,7 @@ mod tests {
     fn a_line_is_redacted_cut_and_read_back() {
         let tmp = tempfile::tempdir().unwrap();
         let state = tmp.path().to_str().unwrap().to_string();
-        let env = move |k: &str| (k == "XDG_STATE_HOME").then(|| state.clone());
+        let env = crit_os::Env::new().with("XDG_STATE_HOME", state);
         let event = Feedback {
             ts: String::new(),
             kind: FeedbackKind::Dispute,

@@ -46,7 +46,7 @@ pub fn save(
     session: &Session,
     result: &crit_core::ReviewResult,
     transcript_error: Option<String>,
-    env: impl Fn(&str) -> Option<String>,
+    env: &crit_os::Env,
     now: std::time::SystemTime,
 ) {
     save_with(
@@ -65,7 +65,7 @@ pub fn save_with(
     result: &crit_core::ReviewResult,
     extra: serde_json::Map<String, serde_json::Value>,
     transcript_error: Option<String>,
-    env: impl Fn(&str) -> Option<String>,
+    env: &crit_os::Env,
     now: std::time::SystemTime,
 ) {
     if let Some(e) = transcript_error {

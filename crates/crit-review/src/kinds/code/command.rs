@@ -44,7 +44,7 @@ pub struct CommandReviewer {
     suppressions: Option<Suppressions>,
     /// The environment the front end read (CI variables, the trust store's
     /// place); none by default, and then no project file is trusted.
-    env: crit_project::paths::EnvLookup,
+    env: crit_os::Env,
 }
 
 impl std::fmt::Debug for CommandReviewer {
@@ -71,13 +71,13 @@ impl CommandReviewer {
             max_findings: None,
             fail_on: FailOn::default(),
             suppressions: None,
-            env: std::sync::Arc::new(|_| None),
+            env: crit_os::Env::new(),
         }
     }
 
     /// The environment the front end read, for finding the project's rules
     /// when no suppressions are given.
-    pub fn with_env(mut self, env: crit_project::paths::EnvLookup) -> Self {
+    pub fn with_env(mut self, env: crit_os::Env) -> Self {
         self.env = env;
         self
     }
@@ -128,14 +128,9 @@ impl CommandReviewer {
             Ok(s) => s,
             Err(e) => return bad_request(e),
         };
-        let mut git_env = crit_os::Env::new();
-        for key in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
-            if let Some(v) = (self.env)(key) {
-                git_env.set(key, v);
-            }
-        }
+        // crit-os's git keeps only what git needs of it (PATH, HOME, …).
         let opts = ScopeOptions {
-            env: git_env,
+            env: self.env.clone(),
             ..ScopeOptions::default()
         };
         let change = match scope::compute(&self.root, &scope, &opts) {
@@ -147,7 +142,7 @@ impl CommandReviewer {
         // and reviewing without it would bring dismissed findings back.
         let suppressions = match self.suppressions.clone().map_or_else(
             || {
-                ProjectRules::discover(&self.root, self.env.as_ref(), None)
+                ProjectRules::discover(&self.root, &self.env, None)
                     .map_err(|e| e.to_string())
                     .and_then(|rules| Suppressions::load_with(&rules).map_err(|e| e.to_string()))
             },

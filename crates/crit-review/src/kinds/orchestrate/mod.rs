@@ -11,9 +11,8 @@
 //! # async fn demo() -> Result<(), crit_review::orchestrate::RunError> {
 //! // The front end reads the environment once and hands it down.
 //! let env = crit_os::env::Env::from_process();
-//! let lookup = std::sync::Arc::new(move |k: &str| env.get(k).map(str::to_string));
 //! let cwd = std::env::current_dir().unwrap_or_default();
-//! let crit = crit_review::orchestrate::Crit::from_config(".claude/reldo.json", &cwd, lookup)?;
+//! let crit = crit_review::orchestrate::Crit::from_config(".claude/reldo.json", &cwd, env)?;
 //! let result = crit.review("Review src/auth.rs: added token refresh").await?;
 //! println!("{} {}", result.verdict, result.usage.total());
 //! # Ok(()) }
@@ -73,7 +72,7 @@ pub struct Crit {
     hooks: Hooks,
     progress: Option<Arc<dyn Progress>>,
     cancel: CancellationToken,
-    env: crit_project::paths::EnvLookup,
+    env: crit_os::Env,
     verbose: bool,
     max_budget_usd: Option<f64>,
     fail_on: crit_core::FailOn,
@@ -101,14 +100,14 @@ impl Crit {
     pub fn from_config(
         path: impl AsRef<Path>,
         cwd: &Path,
-        env: crit_project::paths::EnvLookup,
+        env: crit_os::Env,
     ) -> Result<Crit, RunError> {
-        let config = RunConfig::load(path.as_ref(), cwd, env.as_ref())?;
+        let config = RunConfig::load(path.as_ref(), cwd, &env)?;
         Ok(Crit::new(config, env))
     }
 
     /// The orchestrator for `config`; `env` as for [`Crit::from_config`].
-    pub fn new(config: RunConfig, env: crit_project::paths::EnvLookup) -> Crit {
+    pub fn new(config: RunConfig, env: crit_os::Env) -> Crit {
         Crit {
             config,
             backend: None,
@@ -210,7 +209,7 @@ impl Crit {
         let started = Instant::now();
         let now = SystemTime::now();
         let cfg = &self.config;
-        let home = (self.env)("HOME").map(PathBuf::from);
+        let home = self.env.get("HOME").map(PathBuf::from);
         let root = crit_project::paths::project_root_in(&cfg.cwd, home.as_deref());
         let (backend, default_model) = match &self.backend {
             Some((b, m)) => (b.clone(), m.clone()),
@@ -253,7 +252,7 @@ impl Crit {
             cancel: self.cancel.clone(),
             spend: Default::default(),
             redaction: crate::engine::redaction::tools_redactor(),
-            tool_env: panel::tool_env(self.env.as_ref()),
+            tool_env: panel::tool_env(&self.env),
             panel_start: Default::default(),
             project_commands: Arc::new(self.project_commands.clone()),
         };
@@ -304,7 +303,7 @@ impl Crit {
                 crit_core::timestamp::rfc3339(crit_core::timestamp::unix_secs(SystemTime::now()))
                     .into(),
             );
-            session::save_with(s, &result, reldo, transcript_error, self.env.as_ref(), now);
+            session::save_with(s, &result, reldo, transcript_error, &self.env, now);
         }
         Ok(result)
     }

@@ -358,7 +358,10 @@ impl Panel for LlmPanel {
         self.runtime.block_on(self.vote(request))
     }
 
-    fn voice(&mut self, request: &VoiceRequest<'_>) -> Option<Result<String, String>> {
+    fn voice(
+        &mut self,
+        request: &VoiceRequest<'_>,
+    ) -> Option<Result<String, crit_checks::VoiceError>> {
         Some(self.runtime.block_on(self.word(request)))
     }
 }

@@ -76,18 +76,10 @@ pub fn review_plan(req: PlanReview<'_>, asker: &mut dyn Asker) -> PlanOutcome {
         result.apply_gate(s.fail_on.value);
     }
     let audit_error = match req.log {
-        true => {
-            let env = req.env;
-            match session::append_audit(
-                |k| env.get(k).map(str::to_string),
-                &result,
-                None,
-                SystemTime::now(),
-            ) {
-                Ok(_) | Err(SessionError::NoStateDir) => None,
-                Err(e) => Some(e),
-            }
-        }
+        true => match session::append_audit(req.env, &result, None, SystemTime::now()) {
+            Ok(_) | Err(SessionError::NoStateDir) => None,
+            Err(e) => Some(e),
+        },
         false => None,
     };
     PlanOutcome {

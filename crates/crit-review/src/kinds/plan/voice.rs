@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crit_agent::RunLimits;
-use crit_checks::{VoiceKind, VoiceRequest};
+use crit_checks::{VoiceError, VoiceKind, VoiceRequest};
 use serde_json::{Value, json};
 
 use super::LlmPanel;
@@ -18,7 +18,7 @@ const VOICE_CHARS: u64 = 800;
 
 impl LlmPanel {
     /// The persona's own words on a check's question or rejection.
-    pub(super) async fn word(&self, req: &VoiceRequest<'_>) -> Result<String, String> {
+    pub(super) async fn word(&self, req: &VoiceRequest<'_>) -> Result<String, VoiceError> {
         let user = render_prompt(
             VOICE,
             minijinja::context! {
@@ -30,7 +30,7 @@ impl LlmPanel {
                 rejection => req.kind == VoiceKind::Rejection,
             },
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| VoiceError::Prompt(e.to_string()))?;
         let schema = json!({
             "type": "object",
             "additionalProperties": false,
@@ -42,7 +42,7 @@ impl LlmPanel {
             "You speak as {} to the author of a plan.\n\n{}",
             req.persona,
             contract_instructions(&output)
-                .map_err(|e| e.to_string())?
+                .map_err(|e| VoiceError::Prompt(e.to_string()))?
                 .trim_end()
         );
         let plan = ReviewerPlan {
@@ -72,7 +72,7 @@ impl LlmPanel {
             .await
             .into_iter()
             .next()
-            .ok_or("no answer")?;
+            .ok_or(VoiceError::NoAnswer)?;
         let words = run
             .structured
             .as_ref()
@@ -82,11 +82,10 @@ impl LlmPanel {
             .filter(|t| !t.is_empty());
         match words {
             Some(w) => Ok(w.chars().take(VOICE_CHARS as usize).collect()),
-            None => Err(run
-                .outcome
-                .error
-                .or(run.parse_error)
-                .unwrap_or_else(|| "its answer held no words".into())),
+            None => Err(match run.outcome.error.or(run.parse_error) {
+                Some(why) => VoiceError::Failed(why),
+                None => VoiceError::NoWords,
+            }),
         }
     }
 }

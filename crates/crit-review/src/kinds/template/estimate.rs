@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crit_core::Usage;
+use crit_core::{Source, Sourced, Usage};
 use serde::Serialize;
 
 use crate::engine::panel::ReviewerPlan;
@@ -81,31 +81,36 @@ pub trait Spending: Send + Sync {
     }
 }
 
+/// Whether a review on a model with no known price goes out without anyone
+/// saying yes, under the spending `limit` (`max_cost_usd`): only when the
+/// limit is crit's default. Such a review's spending is never counted, so a
+/// limit the user set could not hold it (it fails closed); under crit's own
+/// default it is sent, its cost said to be unknown, or a gate on a local
+/// model would hold every stop. Every front end asks this one question.
+pub fn sends_unpriced(limit: &Sourced<f64>) -> bool {
+    limit.source == Source::Default
+}
+
 /// No one to ask (an agent's hook, a library caller): a review whose
-/// estimate is over `limit_usd` is not sent, and one that is spends at most
-/// `limit_usd`. A review on a model with no known price is not sent either
-/// when the user set the limit: its spending could not be counted against
-/// it (fails closed). Under crit's default limit it is sent, as
-/// `crit review code` sends it (saying the cost is unknown): a gate on a
-/// local model would otherwise hold every stop.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// estimate is over the limit is not sent, and one that is spends at most
+/// the limit; one on a model with no known price as [`sends_unpriced`] says.
+#[derive(Debug, Clone, PartialEq)]
 pub struct HoldToLimit {
-    pub limit_usd: f64,
-    /// The limit is crit's default, not one the user set.
-    pub default_limit: bool,
+    /// `max_cost_usd` and where it was set.
+    pub limit: Sourced<f64>,
 }
 
 impl Spending for HoldToLimit {
     fn approve(&self, plan: &CostPlan) -> bool {
         plan.requests == 0
             || match plan.usd_high {
-                Some(high) => high <= self.limit_usd,
-                None => self.default_limit,
+                Some(high) => high <= self.limit.value,
+                None => sends_unpriced(&self.limit),
             }
     }
 
     fn ceiling(&self, _: &CostPlan) -> Option<f64> {
-        Some(self.limit_usd)
+        Some(self.limit.value)
     }
 }
 
@@ -258,13 +263,11 @@ mod tests {
         assert!(p.describe().contains("cost unknown"), "{}", p.describe());
         // A limit cannot hold what is never counted: not sent.
         let set = HoldToLimit {
-            limit_usd: 100.0,
-            default_limit: false,
+            limit: Sourced::explicit(100.0, "--max-cost"),
         };
         assert!(!set.approve(&p));
         let default = HoldToLimit {
-            default_limit: true,
-            ..set
+            limit: Sourced::new(100.0, Source::Default),
         };
         assert!(default.approve(&p));
     }

@@ -31,7 +31,7 @@ pub use crate::engine::prompts::OutputSpec;
 pub use checks::finish::Finish;
 pub use checks::verify::{UnknownVerifyMode, VerifyMode, VerifySettings};
 pub use error::TemplateError;
-pub use estimate::{CostPlan, HoldToLimit, Spending};
+pub use estimate::{CostPlan, HoldToLimit, Spending, sends_unpriced};
 pub use load::{KNOWN_TOOLS, parse_template};
 pub use prompt::{Inputs, PromptParts};
 pub use registry::{Broken, PROJECT_DIRS, Registry, TemplateDirs, trust_survey};

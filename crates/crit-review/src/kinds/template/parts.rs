@@ -81,7 +81,9 @@ pub(super) async fn run(
             }
             let slot = pace.slot().await;
             let reserve = held.reserve(env, &limits, &plans);
-            let not_sent = match spent(env, &limits).or_else(|| reserve.clone().err()) {
+            let not_sent = match spent(env, &limits)
+                .or_else(|| reserve.clone().err().map(|e| e.to_string()))
+            {
                 Some(why) => Some(skipped(LeftOutCause::Budget, why)),
                 None if env.cancel.is_cancelled() => Some(skipped(
                     LeftOutCause::ReviewerFailed,
@@ -222,6 +224,22 @@ struct Reserved {
     most: std::sync::atomic::AtomicU64,
 }
 
+/// Why a part was not started: it would pass the review's budget.
+#[derive(Debug, Clone, thiserror::Error)]
+enum NotReserved {
+    #[error("the review's budget could not be checked")]
+    Unchecked,
+    #[error(
+        "the review's budget of ${max:.2} would be passed: ${spent:.2} spent and ${held:.2} held for the parts under way, about ${share:.2} more for this part; it was not sent"
+    )]
+    OverBudget {
+        max: f64,
+        spent: f64,
+        held: f64,
+        share: f64,
+    },
+}
+
 impl Reserved {
     /// Holds a part's share before it starts: its estimate, or what parts
     /// have cost so far (on average, or the most a finished one cost) when
@@ -232,9 +250,9 @@ impl Reserved {
         env: &PanelEnv,
         limits: &RunLimits,
         plans: &[ReviewerPlan],
-    ) -> Result<f64, String> {
+    ) -> Result<f64, NotReserved> {
         let Ok(mut held) = self.inner.lock() else {
-            return Err("the review's budget could not be checked".into());
+            return Err(NotReserved::Unchecked);
         };
         let spent = env.spend.usd();
         let estimate = super::estimate::plan(&[plans.to_vec()], None)
@@ -250,10 +268,12 @@ impl Reserved {
             && held.1 > 0
             && spent + held.0 + share > max
         {
-            return Err(format!(
-                "the review's budget of ${max:.2} would be passed: ${spent:.2} spent and ${:.2} held for the parts under way, about ${share:.2} more for this part; it was not sent",
-                held.0
-            ));
+            return Err(NotReserved::OverBudget {
+                max,
+                spent,
+                held: held.0,
+                share,
+            });
         }
         held.0 += share;
         held.1 += 1;

@@ -127,7 +127,7 @@ pub(super) fn set_up(
 ) -> Result<Setup, ReviewError> {
     let rules = match &opts.rules {
         Some(r) => Arc::clone(r),
-        None => Arc::new(ProjectRules::discover(&req.root, opts.env.as_ref(), None)?),
+        None => Arc::new(ProjectRules::discover(&req.root, &opts.env, None)?),
     };
     let suppressions = Suppressions::load_with(&rules)?;
     let learnings = Learnings::load_with(&rules).map_err(ReviewError::Learnings)?;
@@ -237,7 +237,7 @@ pub(super) async fn ask(
         cancel: opts.cancel.clone(),
         spend: Default::default(),
         redaction: ToolRedactor::new(opts.redactor.clone()),
-        tool_env: crate::engine::panel::tool_env(opts.env.as_ref()),
+        tool_env: crate::engine::panel::tool_env(&opts.env),
         panel_start: opts.panel_start,
         project_commands: Default::default(),
     };
@@ -281,11 +281,19 @@ async fn ask_about_documents(
     if let Some(c) = &p.change {
         extra.insert("scope".to_string(), Value::from(minijinja::value::Serde(c)));
     }
-    let plans = plan::plans(template, &p.prompt_inputs, &extra, job.under_review, opts)?;
+    let mut plans = plan::plans(template, &p.prompt_inputs, &extra, job.under_review, opts)?;
     let ceiling = approve(
         opts,
         super::estimate::plan(std::slice::from_ref(&plans.run), None),
     )?;
+    // What was approved is what may be spent, as over a change: each
+    // reviewer stops there (cut short, it is INCOMPLETE).
+    if let Some(c) = ceiling {
+        for plan in &mut plans.run {
+            let b = &mut plan.limits.max_budget_usd;
+            *b = Some(b.map_or(c, |b| b.min(c)));
+        }
+    }
     let mut runs = panel::run_panel(job.backend, &plans.run, job.env).await;
     if let (Some(slot), Some(plan), Some(run)) = (conversation, plans.run.first(), runs.first()) {
         *slot = Some(FollowUp::new(
@@ -331,12 +339,7 @@ pub(super) fn conclude(
         root: &req.root,
     };
     finish.apply(&mut result);
-    suggestions::check(
-        &mut result.findings,
-        &req.root,
-        p.scope.as_ref(),
-        &opts.git_env(),
-    );
+    suggestions::check(&mut result.findings, &req.root, p.scope.as_ref(), &opts.env);
     super::coverage::add_hidden(&mut result, p.change.as_ref());
     hold_for_coverage(&mut result, opts);
     super::coverage::add_ignored(&mut result, p.change.as_ref());
@@ -356,7 +359,7 @@ pub(super) fn conclude(
     scrub(&mut result, &opts.redactor);
     if let Some(s) = &setup.session {
         result.session_log_path = Some(s.dir().display().to_string());
-        session::save(s, &result, transcript_error, opts.env.as_ref(), now);
+        session::save(s, &result, transcript_error, &opts.env, now);
     }
     result
 }

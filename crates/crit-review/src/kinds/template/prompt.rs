@@ -69,7 +69,7 @@ impl Template {
             (None, PromptSource::Builder(Builder::Code)) => CODE_BUILDER.to_string(),
             (None, PromptSource::Command(argv)) => {
                 // The program's prompt is text, not a template.
-                super::builder::run(argv, inputs).map_err(fail)?
+                super::builder::run(argv, inputs).map_err(|e| fail(e.to_string()))?
             }
         };
         let user = match (&reviewer.prompt, &self.prompt) {

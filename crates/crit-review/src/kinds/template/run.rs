@@ -68,8 +68,11 @@ pub struct ReviewOptions {
     pub log: bool,
     /// The effective configuration, for `session.json` (secrets are removed).
     pub config_snapshot: serde_json::Value,
-    /// Environment lookups for the audit log's location (`XDG_STATE_HOME`, `HOME`).
-    pub env: crit_project::paths::EnvLookup,
+    /// The environment the front end read: where the audit log and caches
+    /// go (`XDG_*`, `HOME`), whose trust store judges the project, what git
+    /// and the tools' programs see (`PATH`, …). Empty by default: a library
+    /// caller hands down its own (or [`crit_os::Env::from_process`]).
+    pub env: crit_os::Env,
     pub hooks: Hooks,
     /// Whose rules judge the change (suppressions, a project template's
     /// hooks). `None`: found from `env` as the CLI does (the trust store; in
@@ -151,7 +154,7 @@ impl ReviewOptions {
             shard: None,
             log: true,
             config_snapshot: serde_json::Value::Null,
-            env: Arc::new(|k| std::env::var(k).ok()),
+            env: crit_os::Env::new(),
             hooks: Hooks::default(),
             rules: None,
             progress: None,
@@ -194,8 +197,7 @@ impl ReviewOptions {
         opts.panel_start = settings.panel_start.value;
         opts.ignore = settings.ignore_globs();
         opts.rules = Some(Arc::clone(project.rules()));
-        let env = project.env().clone();
-        opts.env = Arc::new(move |k| env.get(k).map(str::to_string));
+        opts.env = project.env().clone();
         opts.config_snapshot = serde_json::to_value(settings.rows()).unwrap_or_default();
         opts
     }
@@ -211,21 +213,9 @@ impl ReviewOptions {
             shard: self.shard,
             ignore: self.ignore.clone(),
             max_patch_bytes: usize::MAX,
-            env: self.git_env(),
+            env: self.env.clone(),
             ..ScopeOptions::default()
         }
-    }
-
-    /// What git sees of this review's environment: its PATH, HOME and
-    /// XDG_CONFIG_HOME (the user's own git config), nothing else.
-    pub fn git_env(&self) -> crit_os::Env {
-        let mut git = crit_os::Env::new();
-        for key in ["PATH", "HOME", "XDG_CONFIG_HOME"] {
-            if let Some(v) = (self.env)(key) {
-                git.set(key, v);
-            }
-        }
-        git
     }
 }
 
