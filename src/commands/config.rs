@@ -76,7 +76,7 @@ const STOP_GATE: &str =
 /// working tree's, with the user's own config, flags and environment over
 /// them. Each row says where its value came from.
 fn stop_gate_rows(project: &Project, env: &Env) -> Vec<SelectionRow> {
-    let gate = ProjectRules::committed(project.root(), &env)
+    let gate = ProjectRules::committed(project.root(), env)
         .map_err(|e| e.to_string())
         .and_then(|rules| {
             Project::with_rules(

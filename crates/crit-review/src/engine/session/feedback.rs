@@ -164,7 +164,7 @@ pub fn record_suppressions(
             author: None,
             text: d.reason.clone(),
         };
-        append_feedback(&env, &event, now)?;
+        append_feedback(env, &event, now)?;
         n += 1;
     }
     Ok(n)

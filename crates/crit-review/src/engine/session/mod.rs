@@ -77,16 +77,10 @@ pub fn save_with(
     if let Err(e) = session.write_result_with(result, extra) {
         tracing::error!("could not save the review's result: {e}");
     }
-    if let Err(e) = append_audit_at(
-        &env,
-        result,
-        Some(session.id()),
-        session.project_root(),
-        now,
-    ) {
+    if let Err(e) = append_audit_at(env, result, Some(session.id()), session.project_root(), now) {
         tracing::error!("could not append to the audit log: {e}");
     }
-    if let Err(e) = record_suppressions(&env, result, session.project_root(), now) {
+    if let Err(e) = record_suppressions(env, result, session.project_root(), now) {
         tracing::error!("could not record the suppressed findings as feedback: {e}");
     }
 }
