@@ -110,6 +110,7 @@ mod settings_everywhere_prompt;
 mod shards;
 mod signals;
 mod stats;
+mod stream_parts;
 mod stop_gate;
 mod stop_gate_moved;
 mod stop_gate_session;

@@ -29,40 +29,94 @@ pub fn pack(pieces: &[Piece], budget: usize) -> Vec<Vec<usize>> {
     });
     // Relatives (same directory and name) move as a group when it fits a
     // part; otherwise piece by piece.
-    let mut groups: Vec<Vec<&Piece>> = Vec::new();
+    let mut packer = Packer::new(budget);
+    let mut group: Vec<(usize, usize)> = Vec::new();
+    let mut of: Option<(String, String)> = None;
     for p in order {
-        match groups.last_mut() {
-            Some(g) if relation(&g[0].path) == relation(&p.path) => g.push(p),
-            _ => groups.push(vec![p]),
+        let rel = relation(&p.path);
+        if of.as_ref().is_some_and(|r| *r != rel) {
+            packer.group(std::mem::take(&mut group));
+        }
+        of = Some(rel);
+        group.push((p.id, p.bytes));
+    }
+    packer.group(group);
+    packer.finish();
+    std::iter::from_fn(|| packer.next_part()).collect()
+}
+
+/// [`pack`] one group of relatives at a time, in the order [`relation`]
+/// sorts them: each part is handed out as soon as the next one starts, so
+/// a caller can use the first part before it has seen the last file.
+#[derive(Debug)]
+pub struct Packer {
+    budget: usize,
+    /// The part being filled, and its size.
+    open: Option<(Vec<usize>, usize)>,
+    closed: std::collections::VecDeque<Vec<usize>>,
+}
+
+impl Packer {
+    pub fn new(budget: usize) -> Self {
+        Packer {
+            budget,
+            open: None,
+            closed: Default::default(),
         }
     }
-    let mut parts: Vec<Vec<usize>> = Vec::new();
-    let mut size = 0;
-    for g in groups {
-        let total: usize = g.iter().map(|p| p.bytes).sum();
-        if !parts.is_empty() && size + total > budget && total <= budget {
-            parts.push(Vec::new());
-            size = 0;
+
+    /// Places a group of relatives: `(id, bytes)` pieces, in order.
+    pub fn group(&mut self, pieces: Vec<(usize, usize)>) {
+        if pieces.is_empty() {
+            return;
         }
-        for p in g {
-            match parts.last_mut() {
-                Some(part) if part.is_empty() || size + p.bytes <= budget => {
-                    part.push(p.id);
-                    size += p.bytes;
+        let total: usize = pieces.iter().map(|p| p.1).sum();
+        if self
+            .open
+            .as_ref()
+            .is_some_and(|(_, size)| size + total > self.budget && total <= self.budget)
+        {
+            self.close();
+        }
+        for (id, bytes) in pieces {
+            match &mut self.open {
+                Some((part, size)) if part.is_empty() || *size + bytes <= self.budget => {
+                    part.push(id);
+                    *size += bytes;
                 }
                 _ => {
-                    parts.push(vec![p.id]);
-                    size = p.bytes;
+                    self.close();
+                    self.open = Some((vec![id], bytes));
                 }
             }
         }
     }
-    parts
+
+    fn close(&mut self) {
+        if let Some((part, _)) = self.open.take() {
+            self.closed.push_back(part);
+        }
+    }
+
+    /// No more groups: the open part is complete.
+    pub fn finish(&mut self) {
+        self.close();
+    }
+
+    /// Whether a part is being filled (one more part will follow those closed).
+    pub fn is_filling(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// The next complete part, in order.
+    pub fn next_part(&mut self) -> Option<Vec<usize>> {
+        self.closed.pop_front()
+    }
 }
 
 /// What orders a path among its relatives: its directory without test
 /// directories, then its name without test markers or extension.
-fn relation(path: &str) -> (String, String) {
+pub fn relation(path: &str) -> (String, String) {
     let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
     let dir: Vec<&str> = dir
         .split('/')

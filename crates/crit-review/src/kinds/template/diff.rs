@@ -16,8 +16,9 @@ use minijinja::Value;
 
 use super::checks::post;
 use super::coverage::{self, PartOutcome};
+use super::planner::Planner;
 use super::plans as plan;
-use super::work::{self, Work};
+use super::work::Work;
 use super::{Job, ReviewError, estimate, parts};
 use crate::engine::hunk_cache::{
     self,
@@ -52,23 +53,22 @@ pub(super) async fn review(
     // Read once here, written once at the end: never a file per hunk.
     let hunks = opts.hunk_cache.as_ref().map(|c| c.open(job.now));
     let cache = hunks.as_ref().zip(base.as_deref());
-    let work = work::plan(change, diff.raw_patch, cache, opts.parts);
-    let count = work.parts.len();
-    let mut parts = PartBuilder::new(job, change, &work, extra);
-    // The first part is built, the review's cost estimated from it and
-    // approved, then sent while the others are built.
-    let first = match count {
-        0 => None,
-        _ => Some(parts.build(0)?),
-    };
+    // The work is planned a part at a time: the first part is built, the
+    // review's cost estimated from it and the outline of the rest, and
+    // approved; then it is sent while the others are planned and built.
+    let planner = Planner::new(change, diff.raw_patch, cache, opts.parts);
+    let mut parts = PartBuilder::new(job, change, planner, extra);
+    let first = parts.build()?;
     let (first_plans, skipped) = match first {
         Some(p) => (p.run, p.skipped),
         None => (Vec::new(), Vec::new()),
     };
+    let outline = parts.planner.outline().clone();
+    let sent_first = parts.built > 0;
     let mut ceiling = None;
-    if count > 0 {
-        let bytes: Vec<usize> = work.parts.iter().map(|p| work.part_bytes(p)).collect();
-        let estimate = estimate::plan_from_first(&first_plans, &bytes, Some(work.added_lines()));
+    if sent_first {
+        let estimate =
+            estimate::plan_from_first(&first_plans, &outline.part_bytes, Some(outline.added_lines));
         ceiling = super::run::approve(opts, estimate)?;
     }
     // What was approved is what may be spent: the panel stops there (a part
@@ -89,17 +89,29 @@ pub(super) async fn review(
     let budget_usd = limits.max_budget_usd;
     let first_plans = capped(first_plans);
     let kept_first = first_plans.clone();
-    let (ran, failed) = parts::run(
-        job.backend,
-        first_plans,
-        count,
-        |i| parts.build(i).map(|p| capped(p.run)),
-        job.env,
-        limits,
-    )
-    .await;
+    let (ran, failed) = match sent_first {
+        true => {
+            parts::run(
+                job.backend,
+                first_plans,
+                outline.part_bytes.len(),
+                |_| parts.build().map(|p| p.map(|p| capped(p.run))),
+                job.env,
+                limits,
+            )
+            .await
+        }
+        false => (Vec::new(), None),
+    };
+    let work = parts.planner.into_work();
+    let count = work.parts.len();
     if let Some(e) = failed {
         return Err(e);
+    }
+    // A part never built (building stopped) was never sent: said so.
+    let mut ran = ran;
+    while ran.len() < count {
+        ran.push((Vec::new(), parts::never_built()));
     }
     // Where every reviewer's finding points, and whose part it came from:
     // the cache's decision waits for the whole review.
@@ -263,21 +275,24 @@ fn binary_findings(change: &Change, allow_partial: bool) -> Vec<Finding> {
         .collect()
 }
 
-/// Builds each part's plans on demand, from one copy of the change without
-/// its patch (a part's own diff replaces it; copying the whole patch for
-/// every part made a big change's parts cost its size times their number).
+/// Builds each part's plans as the planner hands the part out, from one
+/// copy of the change without its patch (a part's own diff replaces it;
+/// copying the whole patch for every part made a big change's parts cost its
+/// size times their number).
 struct PartBuilder<'a> {
     job: &'a Job<'a>,
-    work: &'a Work,
+    planner: Planner<'a>,
     skeleton: Change,
     extra: BTreeMap<String, Value>,
+    /// Parts built so far.
+    built: usize,
 }
 
 impl<'a> PartBuilder<'a> {
     fn new(
         job: &'a Job<'a>,
         change: &Change,
-        work: &'a Work,
+        planner: Planner<'a>,
         extra: BTreeMap<String, Value>,
     ) -> Self {
         let mut skeleton = change.clone();
@@ -285,44 +300,51 @@ impl<'a> PartBuilder<'a> {
         skeleton.files = Vec::new();
         PartBuilder {
             job,
-            work,
+            planner,
             skeleton,
             extra,
+            built: 0,
         }
     }
 
-    fn build(&mut self, i: usize) -> Result<plan::Plans, ReviewError> {
-        let (job, work) = (self.job, self.work);
+    /// The next part's plans; `None` when every part was built.
+    fn build(&mut self) -> Result<Option<plan::Plans>, ReviewError> {
+        let Some(i) = self.planner.next_part() else {
+            return Ok(None);
+        };
+        self.built += 1;
+        let job = self.job;
+        let several = self.planner.several(i);
+        let work = self.planner.work();
         let units = work.parts.get(i).map(Vec::as_slice).unwrap_or_default();
         let scope = part_change(
             &self.skeleton,
             work,
             units,
-            i,
-            work.parts.len(),
+            several.then_some(i),
             &job.opts.redactor,
         );
         self.extra
             .insert("scope".into(), Value::from(minijinja::value::Serde(&scope)));
-        Ok(plan::plans(
+        Ok(Some(plan::plans(
             job.template,
             job.inputs,
             &self.extra,
             job.under_review,
             job.opts,
-        )?)
+        )?))
     }
 }
 
 /// The change as one part's prompt sees it: its files (their names
 /// redacted, like every string a prompt holds), its numbered diff.
-/// `skeleton`: the change without its patch and files.
+/// `skeleton`: the change without its patch and files; `i`: which part,
+/// when there are several.
 fn part_change(
     skeleton: &Change,
     work: &Work,
     units: &[usize],
-    i: usize,
-    count: usize,
+    i: Option<usize>,
     redactor: &crit_core::redact::Redactor,
 ) -> Change {
     let (text, files) = work.text(units);
@@ -337,7 +359,9 @@ fn part_change(
             c
         })
         .collect();
-    part.part = (count > 1).then(|| format!("{}/{count}", i + 1));
+    // Which part, when there are several: the count is known only once
+    // the whole change is planned, after the first parts are sent.
+    part.part = i.map(|i| (i + 1).to_string());
     part.screened = work.screened.notes.clone();
     part.truncated = false;
     part

@@ -17,6 +17,7 @@ mod format;
 mod load;
 mod parts;
 mod phases;
+mod planner;
 mod plans;
 mod prompt;
 mod raw;

@@ -12,7 +12,10 @@ use crit_core::{LeftOutCause, ReviewerStatus};
 use crit_llm::Backend;
 use tokio_util::sync::CancellationToken;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
@@ -21,56 +24,67 @@ use super::coverage::PartOutcome;
 use crate::engine::pace::{self, Pace};
 use crate::engine::panel::{self, PanelEnv, ProgressEvent, ReviewerPlan, ReviewerRun};
 
+/// How many parts may be built and not yet sent: the planning runs ahead of
+/// the requests by this much, no more (a big change's parts are not all
+/// held in memory while the first ones wait for the provider).
+const LOOKAHEAD: usize = 4;
+
 /// Runs each part's plans as it is built: `first` is part 0's, `build(i)`
-/// makes part `i`'s (1 ≤ i < `count`) while the parts before it are
-/// already on their way. Returns, per part, its runs and how it went, and
-/// the error that stopped the building, if one did (the parts already sent
-/// still finish, and are returned).
+/// makes part `i`'s (`None`: there are no more) while the parts before it
+/// are already on their way. `expected`: how many parts the estimate
+/// counted, for the progress until the last is built. Returns, per part
+/// built, its runs and how it went, and the error that stopped the
+/// building, if one did (the parts already sent still finish, and are
+/// returned).
 pub(super) async fn run(
     backend: &Backend,
     first: Vec<ReviewerPlan>,
-    count: usize,
-    mut build: impl FnMut(usize) -> Result<Vec<ReviewerPlan>, ReviewError>,
+    expected: usize,
+    mut build: impl FnMut(usize) -> Result<Option<Vec<ReviewerPlan>>, ReviewError>,
     env: &PanelEnv,
     limits: RunLimits,
 ) -> (Vec<(Vec<ReviewerRun>, PartOutcome)>, Option<ReviewError>) {
     let warmed = CancellationToken::new();
     let pace = Pace::new(pace::START);
-    let tally = Tally::new(count, env);
+    let tally = Tally::new(expected.max(1), env);
     // Under a budget the later parts also wait for the first part's first
     // answer: what a request really costs is known before they are let in.
-    let hold = count > 1
-        && (limits.max_budget_usd.is_some()
-            || first
-                .first()
-                .is_some_and(|p| panel::parts_wait(backend, p, env)));
+    let hold = limits.max_budget_usd.is_some()
+        || first
+            .first()
+            .is_some_and(|p| panel::parts_wait(backend, p, env));
     let held = Reserved::default();
+    let ahead = Arc::new(Semaphore::new(LOOKAHEAD));
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut failed = None;
-    if count > 0 {
-        tally.built();
-        let _ = tx.send((0, first));
-    }
+    tally.built();
+    let _ = tx.send((0, first, None));
     let building = async {
-        for i in 1..count {
-            // Lets the parts already built go out before this one is made.
+        for i in 1.. {
+            // Waits until few enough built parts wait to be sent, and lets
+            // the parts already built go out before this one is made.
+            let Ok(permit) = Arc::clone(&ahead).acquire_owned().await else {
+                break;
+            };
             tokio::task::yield_now().await;
             match build(i) {
-                Ok(plans) => {
+                Ok(Some(plans)) => {
                     tally.built();
-                    if tx.send((i, plans)).is_err() {
+                    if tx.send((i, plans, Some(permit))).is_err() {
                         break;
                     }
                 }
+                Ok(None) => break,
                 Err(e) => {
                     failed = Some(e);
                     break;
                 }
             }
         }
+        tally.planned();
         drop(tx);
     };
-    let one = |i: usize, plans: Vec<ReviewerPlan>| {
+    let one = |i: usize, plans: Vec<ReviewerPlan>, permit: Option<OwnedSemaphorePermit>| {
         let (warmed, pace, tally, held) = (warmed.clone(), pace.clone(), &tally, &held);
         async move {
             if i > 0 && hold {
@@ -80,6 +94,8 @@ pub(super) async fn run(
                 }
             }
             let slot = pace.slot().await;
+            // Sent or not, it no longer waits: the next part may be built.
+            drop(permit);
             let reserve = held.reserve(env, &limits, &plans);
             let not_sent = match spent(env, &limits)
                 .or_else(|| reserve.clone().err().map(|e| e.to_string()))
@@ -121,14 +137,18 @@ pub(super) async fn run(
         }
     };
     let running = async {
-        let mut ran: Vec<Option<(Vec<ReviewerRun>, PartOutcome)>> =
-            (0..count).map(|_| None).collect();
+        let mut ran: Vec<Option<(Vec<ReviewerRun>, PartOutcome)>> = Vec::new();
         let mut in_flight = FuturesUnordered::new();
         let mut open = true;
         loop {
             tokio::select! {
                 got = rx.recv(), if open => match got {
-                    Some((i, plans)) => in_flight.push(one(i, plans)),
+                    Some((i, plans, permit)) => {
+                        if ran.len() <= i {
+                            ran.resize_with(i + 1, || None);
+                        }
+                        in_flight.push(one(i, plans, permit));
+                    }
                     None => open = false,
                 },
                 Some((i, done)) = in_flight.next(), if !in_flight.is_empty() => {
@@ -143,29 +163,27 @@ pub(super) async fn run(
     };
     let ((), ran) = tokio::join!(building, running);
     let (limit, peak) = pace.stats();
-    tracing::debug!(parts = count, peak, limit, "parts in flight");
-    // A part never built (building stopped) is never sent: said so.
+    tracing::debug!(parts = ran.len(), peak, limit, "parts in flight");
     let ran = ran
         .into_iter()
-        .map(|r| {
-            r.unwrap_or_else(|| {
-                (
-                    Vec::new(),
-                    skipped(
-                        LeftOutCause::ReviewerFailed,
-                        "the review stopped before this part was built".into(),
-                    ),
-                )
-            })
-        })
+        .map(|r| r.unwrap_or_else(|| (Vec::new(), never_built())))
         .collect();
     (ran, failed)
+}
+
+/// A part never built (building stopped) is never sent: said so.
+pub(super) fn never_built() -> PartOutcome {
+    skipped(
+        LeftOutCause::ReviewerFailed,
+        "the review stopped before this part was built".into(),
+    )
 }
 
 /// The parts' progress, said once the first part is built and once as each
 /// part is answered (at most one line per part).
 struct Tally<'a> {
-    total: usize,
+    /// The estimate's count until every part is built, then the count.
+    total: AtomicUsize,
     env: &'a PanelEnv,
     built: AtomicUsize,
     sent: AtomicUsize,
@@ -175,7 +193,7 @@ struct Tally<'a> {
 impl<'a> Tally<'a> {
     fn new(total: usize, env: &'a PanelEnv) -> Self {
         Tally {
-            total,
+            total: AtomicUsize::new(total),
             env,
             built: AtomicUsize::new(0),
             sent: AtomicUsize::new(0),
@@ -189,6 +207,12 @@ impl<'a> Tally<'a> {
         }
     }
 
+    /// Every part is built: their number is known.
+    fn planned(&self) {
+        let built = self.built.load(Ordering::Relaxed);
+        self.total.store(built, Ordering::Relaxed);
+    }
+
     fn sent(&self) {
         self.sent.fetch_add(1, Ordering::Relaxed);
     }
@@ -200,12 +224,14 @@ impl<'a> Tally<'a> {
 
     fn say(&self) {
         // One part: the reviewers' own lines say it all.
-        let (Some(p), true) = (&self.env.progress, self.total > 1) else {
+        let built = self.built.load(Ordering::Relaxed);
+        let total = self.total.load(Ordering::Relaxed).max(built);
+        let (Some(p), true) = (&self.env.progress, total > 1) else {
             return;
         };
         p.event(&ProgressEvent::Parts {
-            total: self.total,
-            built: self.built.load(Ordering::Relaxed),
+            total,
+            built,
             sent: self.sent.load(Ordering::Relaxed),
             answered: self.answered.load(Ordering::Relaxed),
             tokens: self.env.spend.tokens(),
