@@ -42,8 +42,7 @@ struct Inputs {
 
 pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     runner::init_logging(common);
-    let env = Env::from_process();
-    let lookup = |k: &str| env.get(k).map(str::to_string);
+    let env = &common.env;
     let cwd = common.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
     let cwd = cwd
         .canonicalize()
@@ -54,7 +53,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     // review, and a `!!!` the hook handed on makes this its review.
     let session = env
         .non_empty("CLAUDE_CODE_SESSION_ID")
-        .and_then(|id| SessionState::of(&lookup, id));
+        .and_then(|id| SessionState::of(env, id));
     let now = crit_core::timestamp::unix_secs(SystemTime::now());
     let trigger = match &session {
         Some(s) if !gate_mode && s.take_triggered(now, TRIGGER_WITHIN_SECS) => "!!!",

@@ -43,14 +43,6 @@ pub struct HookEnv {
     pub agent: agent::Agent,
 }
 
-impl HookEnv {
-    /// The prompt hook's lookup (it moves to `&self.env` with the prompt
-    /// review's crate).
-    fn lookup(&self) -> impl Fn(&str) -> Option<String> + '_ {
-        |k| self.env.get(k).map(str::to_string)
-    }
-}
-
 /// What a hook answers: at most one JSON object on stdout for Claude Code,
 /// and lines for stderr. Claude Code does not show stderr when a hook exits
 /// 0, so anything the user must read also goes in `systemMessage`.

@@ -91,11 +91,10 @@ fn switched_off(hook: &HookEnv) -> bool {
 
 /// The user's reply to a refined prompt this session is waiting on.
 fn record_answer(event: &HookInput, outcome: Outcome, hook: &HookEnv) -> HookOutput {
-    let lookup = hook.lookup();
     let Some(state) = event
         .session_id
         .as_deref()
-        .and_then(|id| SessionState::of_agent(&lookup, hook.agent, id))
+        .and_then(|id| SessionState::of_agent(&hook.env, hook.agent, id))
     else {
         return HookOutput::default();
     };
@@ -135,11 +134,10 @@ fn review(
     signal: &dyn Fn() -> Option<&'static str>,
 ) -> HookOutput {
     let env = &hook.env;
-    let lookup = hook.lookup();
     let session = event
         .session_id
         .as_deref()
-        .and_then(|id| SessionState::of_agent(&lookup, hook.agent, id));
+        .and_then(|id| SessionState::of_agent(&hook.env, hook.agent, id));
     let dir = hook_dir(event.cwd.as_deref(), hook);
     let dir = dir.canonicalize().unwrap_or(dir);
     let mut req = PromptRequest {

@@ -22,7 +22,6 @@ use crit_os::git::refs::RefSnapshot;
 use crit_prompt::audit::Awaiting;
 
 use crate::agent::Agent;
-use crit_os::env::Lookup;
 
 /// `$XDG_STATE_HOME/crit/claude-code/sessions`, else under `~/.local/state`.
 pub fn sessions_dir(env: &crit_os::Env) -> Option<PathBuf> {
@@ -68,13 +67,12 @@ impl SessionState {
 
     /// For the Claude Code session named by `session_id`, under `env`'s
     /// state directory.
-    pub fn of(env: &(impl Lookup + ?Sized), session_id: &str) -> Option<Self> {
+    pub fn of(env: &crit_os::Env, session_id: &str) -> Option<Self> {
         SessionState::of_agent(env, Agent::ClaudeCode, session_id)
     }
 
     /// For `agent`'s session named by `session_id`.
-    pub fn of_agent(env: &(impl Lookup + ?Sized), agent: Agent, session_id: &str) -> Option<Self> {
-        let env = &crit_os::Env::of_dirs(env);
+    pub fn of_agent(env: &crit_os::Env, agent: Agent, session_id: &str) -> Option<Self> {
         let mut state = SessionState::new(agent_sessions_dir(env, agent)?, session_id);
         if agent != Agent::ClaudeCode {
             state.legacy = sessions_dir(env);

@@ -72,41 +72,6 @@ impl Env {
     }
 }
 
-/// What a function that only reads variables by name accepts: an [`Env`],
-/// or (for the prompt review's front ends, which still hold a lookup
-/// closure until they pass the front end's `Env` too) a lookup.
-pub trait Lookup {
-    fn var(&self, key: &str) -> Option<String>;
-}
-
-impl Lookup for Env {
-    fn var(&self, key: &str) -> Option<String> {
-        self.get(key).map(str::to_string)
-    }
-}
-
-impl<F: Fn(&str) -> Option<String> + ?Sized> Lookup for F {
-    fn var(&self, key: &str) -> Option<String> {
-        self(key)
-    }
-}
-
-impl Env {
-    /// The XDG variables `lookup` holds, as an [`Env`] for [`crate::dirs`].
-    pub fn of_dirs(lookup: &(impl Lookup + ?Sized)) -> Env {
-        let keys = [
-            "HOME",
-            "XDG_CONFIG_HOME",
-            "XDG_STATE_HOME",
-            "XDG_CACHE_HOME",
-        ];
-        Env::from_pairs(
-            keys.into_iter()
-                .filter_map(|k| lookup.var(k).map(|v| (k, v))),
-        )
-    }
-}
-
 impl std::fmt::Debug for Env {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Env")

@@ -31,9 +31,7 @@ impl PromptSettings {
     /// choose with crit's flags and configuration.
     pub fn of(project: &Project) -> Result<PromptSettings, ConfigError> {
         let env = project.env();
-        let lookup = |k: &str| env.get(k).map(str::to_string);
-        let mut loaded =
-            prompt_config::load(&ConfigPaths::standard(&lookup), project.rules(), &lookup)?;
+        let mut loaded = prompt_config::load(&ConfigPaths::standard(env), project.rules(), env)?;
         if let Some(secs) = project.explicit().timeout.as_ref().map(|t| t.value) {
             loaded.config.budget.timeout_ms = secs.saturating_mul(1000).max(1);
         }

@@ -284,11 +284,11 @@ pub const PROJECT_FILES: [&str; 2] = [".claude/prompt-review.json", ".crit/promp
 
 impl ConfigPaths {
     /// The standard locations; `env` gives `HOME` and `XDG_CONFIG_HOME`.
-    pub fn standard(env: &(impl crit_os::env::Lookup + ?Sized)) -> ConfigPaths {
-        let home = env.var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    pub fn standard(env: &crit_os::Env) -> ConfigPaths {
+        let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         ConfigPaths {
             plugin_user: home.map(|h| h.join(".claude/plugins/prompt-review/config.json")),
-            crit_user: crit_os::dirs::config_dir(&crit_os::Env::of_dirs(env))
+            crit_user: crit_os::dirs::config_dir(env)
                 .map(|d| d.join("prompt-review.yaml")),
         }
     }
@@ -299,7 +299,7 @@ impl ConfigPaths {
 pub fn load(
     paths: &ConfigPaths,
     rules: &ProjectRules,
-    env: &(impl crit_os::env::Lookup + ?Sized),
+    env: &crit_os::Env,
 ) -> Result<LoadedConfig, ConfigError> {
     let mut merged = defaults();
     let mut loaded = LoadedConfig {
@@ -364,11 +364,11 @@ fn add_layer(
 /// `PROMPT_REVIEW_ENABLED`, `_MODE`, `_REVIEWER_MODEL`, `_EDITOR_MODEL`, `_TIMEOUT` (ms).
 fn apply_env(
     merged: &mut Value,
-    env: &(impl crit_os::env::Lookup + ?Sized),
+    env: &crit_os::Env,
     loaded: &mut LoadedConfig,
 ) -> Result<(), ConfigError> {
     let get = |k: &str| {
-        env.var(k)
+        env.get(k).map(str::to_string)
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
     };

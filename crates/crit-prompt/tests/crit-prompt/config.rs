@@ -51,18 +51,18 @@ impl Setup {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         vars.insert("HOME".into(), self.home.path().display().to_string());
-        let lookup = move |k: &str| vars.get(k).cloned();
-        let paths = ConfigPaths::standard(&lookup);
+        let env = crit_os::Env::from_pairs(vars);
+        let paths = ConfigPaths::standard(&env);
         let rules = ProjectRules::untrusted(self.project.path(), "not trusted in this test");
-        load(&paths, &rules, &lookup).map_err(|e| e.to_string())
+        load(&paths, &rules, &env).map_err(|e| e.to_string())
     }
 
     /// Loads with the project's settings trusted (`crit trust`, or the base revision in CI).
     fn load_trusted(&self) -> (LoadedConfig, ProjectRules) {
         let home = self.home.path().display().to_string();
-        let lookup = move |k: &str| (k == "HOME").then(|| home.clone());
+        let env = crit_os::Env::from_pairs([("HOME", home)]);
         let rules = ProjectRules::trusting(self.project.path());
-        let l = load(&ConfigPaths::standard(&lookup), &rules, &lookup).unwrap();
+        let l = load(&ConfigPaths::standard(&env), &rules, &env).unwrap();
         (l, rules)
     }
 }

@@ -69,8 +69,8 @@ struct Tokens {
 /// `$XDG_STATE_HOME/crit/audit`, else `~/.local/state/crit/audit`, by crit-os's
 /// one XDG rule (a relative `XDG_STATE_HOME` is ignored). `env` is injected so
 /// tests never touch the real home.
-pub fn audit_dir(env: &(impl crit_os::env::Lookup + ?Sized)) -> Option<PathBuf> {
-    crit_os::dirs::state_dir(&crit_os::Env::of_dirs(env)).map(|s| s.join("audit"))
+pub fn audit_dir(env: &crit_os::Env) -> Option<PathBuf> {
+    crit_os::dirs::state_dir(env).map(|s| s.join("audit"))
 }
 
 /// Append one line for `result` to today's (UTC, from `now`) audit file and
