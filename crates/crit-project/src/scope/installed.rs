@@ -357,6 +357,30 @@ fn without_groups(settings: &Value, groups: &[Value]) -> Value {
     v
 }
 
+/// OpenCode's plugin as `crit install opencode` writes it, from the
+/// project root: OpenCode has no command hooks, so crit's plugin runs `crit
+/// hook opencode …` (the template's comments say which hooks and why).
+pub const OPENCODE_PLUGIN: &str = ".opencode/plugins/crit.js";
+
+const OPENCODE_TEMPLATE: &str = include_str!("opencode_plugin.js");
+
+/// The plugin's text for the pieces it runs.
+pub fn opencode_plugin(crit: &str, prompt_review: bool, stop_gate: bool) -> String {
+    let flag = |on: bool| if on { "true" } else { "false" };
+    OPENCODE_TEMPLATE
+        .replace("__CRIT__", crit)
+        .replace("__PROMPT_REVIEW__", flag(prompt_review))
+        .replace("__STOP_GATE__", flag(stop_gate))
+}
+
+/// Every text install may write as OpenCode's plugin.
+pub fn opencode_plugins(crit: &str) -> Vec<String> {
+    [(true, true), (true, false), (false, true)]
+        .into_iter()
+        .map(|(p, s)| opencode_plugin(crit, p, s))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,28 +415,4 @@ mod tests {
             json!({"permissions": {"allow": ["Bash(*)"]}})
         );
     }
-}
-
-/// OpenCode's plugin as `crit install opencode` writes it, from the
-/// project root: OpenCode has no command hooks, so crit's plugin runs `crit
-/// hook opencode …` (the template's comments say which hooks and why).
-pub const OPENCODE_PLUGIN: &str = ".opencode/plugins/crit.js";
-
-const OPENCODE_TEMPLATE: &str = include_str!("opencode_plugin.js");
-
-/// The plugin's text for the pieces it runs.
-pub fn opencode_plugin(crit: &str, prompt_review: bool, stop_gate: bool) -> String {
-    let flag = |on: bool| if on { "true" } else { "false" };
-    OPENCODE_TEMPLATE
-        .replace("__CRIT__", crit)
-        .replace("__PROMPT_REVIEW__", flag(prompt_review))
-        .replace("__STOP_GATE__", flag(stop_gate))
-}
-
-/// Every text install may write as OpenCode's plugin.
-pub fn opencode_plugins(crit: &str) -> Vec<String> {
-    [(true, true), (true, false), (false, true)]
-        .into_iter()
-        .map(|(p, s)| opencode_plugin(crit, p, s))
-        .collect()
 }
