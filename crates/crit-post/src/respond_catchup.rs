@@ -3,18 +3,22 @@
 //! job answered (the workflow has none, or it failed). Each is then heard
 //! as `crit respond` hears it ([`GithubPoster::hear`]).
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use crate::error::PostError;
 use crate::github::{GithubPoster, author, str_at};
+use crate::marker::Marker;
 use crate::respond::{Said, answered_id, command};
 
 const WRITERS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
 
 impl GithubPoster {
     /// People's `/crit` commands and replies in review threads that no
-    /// answer of crit's names, oldest first.
-    pub async fn unanswered(&mut self) -> Result<Vec<Said>, PostError> {
+    /// answer of crit's names, oldest first; and the findings crit
+    /// dismissed on a dispute in their threads.
+    pub async fn unanswered(&mut self) -> Result<(Vec<Said>, Vec<Remembered>), PostError> {
         let me = self.me().await?;
         let review = self.review_comments().await?;
         let talk = self.conversation().await?;
@@ -32,7 +36,32 @@ impl GithubPoster {
             .filter(|s| command(&s.body).is_some() || s.in_reply_to.is_some())
             .collect();
         out.sort_by(|a, b| a.created_at.cmp(&b.created_at));
-        Ok(out)
+        // crit's finding comments by id, and its records in their threads.
+        let id = |c: &Value| c.get("id").and_then(Value::as_u64);
+        let roots: HashMap<u64, (String, String)> = review
+            .iter()
+            .filter(|c| author(c) == me)
+            .filter_map(|c| match self.markers.read(str_at(c, "/body")) {
+                Some(Marker::Finding { key, .. }) => {
+                    Some((id(c)?, (key, str_at(c, "/html_url").to_string())))
+                }
+                _ => None,
+            })
+            .collect();
+        let dismissed = review
+            .iter()
+            .filter(|c| author(c) == me)
+            .filter_map(|c| {
+                let root = c.get("in_reply_to_id").and_then(Value::as_u64)?;
+                let (key, url) = roots.get(&root)?;
+                let thread = match url.is_empty() {
+                    true => format!("comment {root}"),
+                    false => url.clone(),
+                };
+                read_dismissal(str_at(c, "/body"), thread).filter(|r| r.key == *key)
+            })
+            .collect();
+        Ok((out, dismissed))
     }
 }
 

@@ -151,20 +151,29 @@ fn answer_all(
             "no pull or merge request to answer on"
         )));
     };
-    let pending = runner::block_on(&stop, |_| async { gh.unanswered().await })?.map_err(err)?;
+    let (pending, mut dismissed) =
+        runner::block_on(&stop, |_| async { gh.unanswered().await })?.map_err(err)?;
+    let mut disputes = false;
     for said in pending {
         let heard =
             runner::block_on(&stop, |_| async { gh.hear(&said, limit).await })?.map_err(err)?;
         if let Heard::Nothing(_) = heard {
             continue;
         }
+        disputes |= matches!(heard, Heard::Reply { dispute: true, .. });
         let mut thread = OnGithub {
             poster: &mut gh,
             said: &said,
         };
         respond::act(common, env, &stop, &mut thread, &said, heard, &acting)?;
     }
-    Ok(Vec::new())
+    if disputes {
+        // This run's answers may have dismissed more.
+        dismissed = runner::block_on(&stop, |_| async { gh.unanswered().await })?
+            .map_err(err)?
+            .1;
+    }
+    Ok(dismissed)
 }
 
 struct OnGitlab<'a> {

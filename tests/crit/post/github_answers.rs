@@ -52,3 +52,57 @@ fn a_post_run_answers_what_waits_once_and_never_a_bot() {
     assert_eq!(answers(&s).len(), 1);
     assert_eq!(model.model_requests().len(), 3, "only the review");
 }
+
+#[test]
+fn a_finding_dismissed_on_a_dispute_is_listed_as_dismissed_on_the_next_run() {
+    let pr = Pr::new();
+    let model = FakeServer::start_blocking();
+    let s = pr.github(GithubConfig::default());
+    s.set_association("dev", "MEMBER");
+    let run = |model: &FakeServer| {
+        pr.github_crit(model, &s)
+            .args(REVIEW)
+            .args(["--post", "github", "--fail-on", "never"])
+            .output()
+            .unwrap()
+    };
+    model.push(answer(vec![unwrap_finding()]));
+    let out = run(&model);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let root = s.review_comments(7)[0]["id"].as_u64().unwrap();
+    // `crit respond` answers the dispute, as the comment event runs it.
+    let id = s.seed_reply(7, "dev", root, "False positive: the fallback handles it");
+    model.push(super::respond_threads::decision(
+        "refuted",
+        Some("let fallback = 8080;"),
+    ));
+    let out = super::respond::respond(&pr, &model, &s, &s.comment_event(7, id).unwrap(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(replies(&s, root)[0].contains("crit dismisses this finding"));
+
+    model.push(answer(vec![unwrap_finding()]));
+    let out = run(&model);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let result = crate::support::json_out(&out);
+    assert!(
+        result["findings"].as_array().unwrap().is_empty(),
+        "{result}"
+    );
+    let gone = &result["dismissed"][0];
+    assert_eq!(gone["cause"], "dispute", "{result}");
+    assert!(
+        gone["proof"]
+            .as_str()
+            .unwrap()
+            .contains("let fallback = 8080;"),
+        "{gone}"
+    );
+    assert_eq!(
+        s.review_comments(7)
+            .iter()
+            .filter(|c| c["in_reply_to_id"].is_null())
+            .count(),
+        1
+    );
+    assert_eq!(model.model_requests().len(), 3, "no second re-check");
+}
