@@ -89,6 +89,7 @@ fn copilot_gets_a_hook_file_of_crits_own_and_no_ledger_beside_it() {
         "wired prompt-review",
         "Copilot CLI has no place for plan-gate, agent, statusline",
         "only in a folder you trust",
+        "no OPENAI_BASE_URL, OPENAI_API_KEY or ANTHROPIC_API_KEY",
     ] {
         assert!(said.contains(want), "{want}: {said}");
     }

@@ -184,15 +184,18 @@ fn all_hooks(agent: Agent) -> Vec<HookSpec> {
     all
 }
 
+/// What Copilot CLI (1.0.102) keeps from its hooks' environment.
+const COPILOT_ENV: &str = "It passes its hooks no OPENAI_BASE_URL, OPENAI_API_KEY or ANTHROPIC_API_KEY: crit reviews there with the claude CLI's login, or a server your ~/.config/crit/config.yaml names (provider, base_url)";
+
 /// What the agent itself asks before crit's hooks run.
 fn trust_note(agent: Agent, project: bool) -> String {
     match (agent, project) {
         (Agent::Codex, true) => "Codex runs a hook only once you have trusted it (open /hooks in Codex; it asks again whenever a hook changes), and a project's hooks only in a project you trust; codex exec skips a hook you have not trusted without a word".into(),
         (Agent::Codex, false) => "Codex runs a hook only once you have trusted it (open /hooks in Codex; it asks again whenever a hook changes); codex exec skips a hook you have not trusted without a word".into(),
         (Agent::Cursor, _) => "Cursor sends the gate's reason back as your next message, at most loop_limit times a turn (5 unless set); its prompt hook cannot carry a review, so the prompt review is the MCP tool review_prompt (crit install cursor --mcp)".into(),
-        (Agent::Copilot, true) => "Copilot CLI runs a project's .github/hooks/ only in a folder you trust (its trust prompt when it starts there, trustedFolders in ~/.copilot/config.json, or --trust-folder for one prompt); crit install copilot --user wires your own hooks, which run in every project".into(),
-        (Agent::Copilot, false) => "Copilot CLI runs these hooks in every project".into(),
-        (Agent::OpenCode, _) => "OpenCode loads crit's plugin when it starts; restart a running OpenCode to load it".into(),
+        (Agent::Copilot, true) => format!("Copilot CLI runs a project's .github/hooks/ only in a folder you trust (its trust prompt when it starts there, trustedFolders in ~/.copilot/config.json, or --trust-folder for one prompt); crit install copilot --user wires your own hooks, which run in every project. {COPILOT_ENV}"),
+        (Agent::Copilot, false) => format!("Copilot CLI runs these hooks in every project. {COPILOT_ENV}"),
+
         (_, true) => "Gemini CLI runs a project's hooks only in a folder you trust, and warns before it runs a project hook it has not seen".into(),
         (_, false) => "Gemini CLI runs these hooks in every project".into(),
     }
