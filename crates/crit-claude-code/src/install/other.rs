@@ -195,7 +195,7 @@ fn trust_note(agent: Agent, project: bool) -> String {
         (Agent::Cursor, _) => "Cursor sends the gate's reason back as your next message, at most loop_limit times a turn (5 unless set); its prompt hook cannot carry a review, so the prompt review is the MCP tool review_prompt (crit install cursor --mcp)".into(),
         (Agent::Copilot, true) => format!("Copilot CLI runs a project's .github/hooks/ only in a folder you trust (its trust prompt when it starts there, trustedFolders in ~/.copilot/config.json, or --trust-folder for one prompt); crit install copilot --user wires your own hooks, which run in every project. {COPILOT_ENV}"),
         (Agent::Copilot, false) => format!("Copilot CLI runs these hooks in every project. {COPILOT_ENV}"),
-
+        (Agent::OpenCode, _) => "OpenCode loads crit's plugin when it starts; restart a running OpenCode to load it".into(),
         (_, true) => "Gemini CLI runs a project's hooks only in a folder you trust, and warns before it runs a project hook it has not seen".into(),
         (_, false) => "Gemini CLI runs these hooks in every project".into(),
     }
