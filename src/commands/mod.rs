@@ -8,6 +8,7 @@ mod doctor;
 mod hook;
 mod init;
 mod learn;
+mod learn_post;
 mod mcp;
 mod plan;
 mod pre_commit;

@@ -59,6 +59,7 @@ mod install_claude_real;
 mod install_cursor_copilot;
 mod install_mcp;
 mod learn;
+mod learn_post;
 mod learnings_base;
 mod mcp_bounds;
 mod mcp_server;
