@@ -15,7 +15,7 @@ use crit_os::write::Root;
 use crit_project::learnings::{LEARNINGS_FILE, Learnings, with_added};
 
 use crate::cli::{CommonArgs, LearnArgs};
-use crate::commands::learn_post;
+use crate::commands::{learn_post, learn_words};
 use crate::exit::{CliError, Code};
 
 /// The learnings file read, at most this big.
@@ -61,7 +61,8 @@ pub fn run(common: &CommonArgs, args: &LearnArgs) -> Result<Code, CliError> {
     };
     let existing = Learnings::parse(&before, LEARNINGS_FILE)
         .map_err(|e| CliError::usage(anyhow!("{e}; fix it before adding learnings")))?;
-    let proposals = propose(&feedback, &period, &repo, args.min, &existing);
+    let mut proposals = propose(&feedback, &period, &repo, args.min, &existing);
+    learn_words::word_all(common, &env, &root, &mut proposals)?;
     let added: Vec<_> = proposals.iter().map(|p| p.learning.clone()).collect();
     let after = match added.is_empty() {
         true => before.clone(),

@@ -9,6 +9,7 @@ mod hook;
 mod init;
 mod learn;
 mod learn_post;
+mod learn_words;
 mod mcp;
 mod plan;
 mod pre_commit;

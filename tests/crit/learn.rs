@@ -97,6 +97,7 @@ pub fn history(d: &std::path::Path, last_words: &str) {
 fn learn(d: &std::path::Path, args: &[&str]) -> std::process::Output {
     let server = FakeServer::start_blocking();
     support::crit(d, &server, None)
+        .env_remove("ANTHROPIC_API_KEY")
         .arg("learn")
         .args(args)
         .output()

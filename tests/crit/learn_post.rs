@@ -20,6 +20,7 @@ const HOSTILE_WORDS: &str =
 fn github_learn(d: &Path, s: &GithubServer, token: &str) -> Output {
     let model = FakeServer::start_blocking();
     support::crit(d, &model, None)
+        .env_remove("ANTHROPIC_API_KEY")
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_REPOSITORY", "octo-org/hello-world")
         .env("GITHUB_API_URL", s.url())
@@ -32,6 +33,7 @@ fn github_learn(d: &Path, s: &GithubServer, token: &str) -> Output {
 fn gitlab_learn(d: &Path, s: &GitlabServer) -> Output {
     let model = FakeServer::start_blocking();
     support::crit(d, &model, None)
+        .env_remove("ANTHROPIC_API_KEY")
         .env("GITLAB_CI", "true")
         .env("CI_API_V4_URL", s.api_url())
         .env("CI_PROJECT_ID", "4242")

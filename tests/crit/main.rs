@@ -60,6 +60,7 @@ mod install_cursor_copilot;
 mod install_mcp;
 mod learn;
 mod learn_post;
+mod learn_words;
 mod learnings_base;
 mod mcp_bounds;
 mod mcp_server;
