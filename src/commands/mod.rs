@@ -17,6 +17,7 @@ mod prompt;
 mod report;
 mod report_merge;
 mod respond;
+mod respond_kind;
 mod review;
 mod run;
 mod stats;

@@ -14,6 +14,7 @@ mod outdated;
 mod refused;
 mod report;
 mod respond;
+mod respond_kind;
 mod respond_threads;
 mod secrets;
 mod since;
