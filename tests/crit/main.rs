@@ -26,6 +26,7 @@ mod completions;
 mod config;
 mod confine_git;
 mod confine_home;
+mod conventions_base;
 mod doctor;
 mod dropin_expert_review;
 mod dropin_mala;
