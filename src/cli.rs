@@ -201,8 +201,14 @@ pub struct LearnArgs {
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub min: usize,
     /// Write .crit/learnings.yaml instead of printing the patch.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "post")]
     pub write: bool,
+    /// Open a pull request (GitHub) or merge request (GitLab) with the learnings, from the branch crit/learnings on the default branch; a later run updates the same branch and request. Reads the default branch's learnings file, not the working tree's.
+    #[arg(long, value_enum, ignore_case = true, value_name = "FORGE")]
+    pub post: Option<crit_post::ForgeKind>,
+    /// The environment variable holding the forge's token [default: GITHUB_TOKEN or GITLAB_TOKEN].
+    #[arg(long, value_name = "NAME", requires = "post")]
+    pub token_env: Option<String>,
 }
 
 /// Where Claude Code's settings are changed.

@@ -1,6 +1,7 @@
-//! `crit learn [--since 90d] [--min 3] [--write]`: learnings proposed from
-//! the team's feedback, as a patch to `.crit/learnings.yaml` on stdout, or
-//! written through the confined writer.
+//! `crit learn [--since 90d] [--min 3] [--write | --post FORGE]`: learnings
+//! proposed from the team's feedback, as a patch to `.crit/learnings.yaml` on
+//! stdout, written through the confined writer, or opened as a pull or merge
+//! request (`learn_post.rs`).
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -13,6 +14,7 @@ use crit_os::write::Root;
 use crit_project::learnings::{LEARNINGS_FILE, Learnings, with_added};
 
 use crate::cli::{CommonArgs, LearnArgs};
+use crate::commands::{learn_post, learn_words};
 use crate::exit::{CliError, Code};
 
 /// The learnings file read, at most this big.
@@ -41,10 +43,24 @@ pub fn run(common: &CommonArgs, args: &LearnArgs) -> Result<Code, CliError> {
     let repo = crit_review::session::path_hash(&root.display().to_string());
     let project = Root::open(&root)
         .map_err(|e| CliError::could_not_run(anyhow!("{}: {e}", root.display())))?;
-    let before = read_existing(&project)?;
+    // Posting proposes a change to the default branch, so it starts from
+    // that branch's file, not the working tree's.
+    let forge = match args.post {
+        Some(kind) => Some(learn_post::Forge::open(
+            kind,
+            args.token_env.as_deref(),
+            &env,
+        )?),
+        None => None,
+    };
+    let before = match &forge {
+        Some(f) => f.before()?,
+        None => read_existing(&project)?,
+    };
     let existing = Learnings::parse(&before, LEARNINGS_FILE)
         .map_err(|e| CliError::usage(anyhow!("{e}; fix it before adding learnings")))?;
-    let proposals = propose(&feedback, &period, &repo, args.min, &existing);
+    let mut proposals = propose(&feedback, &period, &repo, args.min, &existing);
+    learn_words::word_all(common, &env, &root, &mut proposals)?;
     let added: Vec<_> = proposals.iter().map(|p| p.learning.clone()).collect();
     let after = match added.is_empty() {
         true => before.clone(),
@@ -71,7 +87,9 @@ pub fn run(common: &CommonArgs, args: &LearnArgs) -> Result<Code, CliError> {
     for p in &proposals {
         eprintln!("{}", summary(p));
     }
-    if args.write {
+    if let Some(f) = &forge {
+        f.propose(&after, &proposals, common.quiet)?;
+    } else if args.write {
         project
             .create_dir_all(".crit", 0o755)
             .and_then(|()| project.write_atomic(LEARNINGS_FILE, after.as_bytes()))
@@ -100,7 +118,7 @@ fn read_existing(project: &Root) -> Result<String, CliError> {
 }
 
 /// One line about a proposal, for stderr.
-fn summary(p: &Proposal) -> String {
+pub(super) fn summary(p: &Proposal) -> String {
     let s = &p.learning.scope;
     let mut what = vec![];
     if let Some(r) = &s.reviewer {

@@ -225,6 +225,16 @@ pub(crate) fn act(
             let talk = conversation(common, env)?;
             let backend = talk.1;
             let reply = talk.0.redactor.redact(&said.body).text.into_owned();
+            let dispute = dispute || {
+                match super::respond_kind::read(&talk.0, &backend, &finding, &reply, &stop)? {
+                    super::respond_kind::Next::Recheck => true,
+                    super::respond_kind::Next::Answer => false,
+                    super::respond_kind::Next::Nothing(why) => {
+                        say(&format!("nothing to answer: {why}"));
+                        return Ok(Code::Ok);
+                    }
+                }
+            };
             if !dispute {
                 let asked = runner::block_on(stop, |_| async {
                     talk.0.ask(&backend, &reply, Some(&finding)).await

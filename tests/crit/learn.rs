@@ -20,7 +20,7 @@ fn on(kind: &str, outcome: &str, fp: &str, path: &str, author: &str, n: u32, tex
     e
 }
 
-fn project() -> tempfile::TempDir {
+pub fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init_repo(d);
@@ -30,7 +30,7 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-fn history(d: &std::path::Path, last_words: &str) {
+pub fn history(d: &std::path::Path, last_words: &str) {
     script(
         d,
         &[
@@ -97,6 +97,7 @@ fn history(d: &std::path::Path, last_words: &str) {
 fn learn(d: &std::path::Path, args: &[&str]) -> std::process::Output {
     let server = FakeServer::start_blocking();
     support::crit(d, &server, None)
+        .env_remove("ANTHROPIC_API_KEY")
         .arg("learn")
         .args(args)
         .output()

@@ -37,6 +37,10 @@ pub struct Proposal {
     pub for_it: usize,
     /// Replies left unquoted because they addressed the reviewer.
     pub screened: usize,
+    /// The replies it rests on that address people, made visible and cut,
+    /// oldest first: what a model may word the rule from.
+    #[serde(skip)]
+    pub replies: Vec<String>,
 }
 
 /// Proposals from the feedback in `dir` over `period` about the project whose
@@ -104,7 +108,8 @@ fn proposal(k: &Key, events: &[Feedback], min: usize) -> Option<Proposal> {
     }
     let paths: Vec<&str> = against.iter().filter_map(|f| f.path.as_deref()).collect();
     let glob = k.place.as_ref().map(|(_, ext)| glob_of(&paths, ext));
-    let (words, screened) = words(&against);
+    let (replies, screened) = words(&against);
+    let words = replies.last().cloned();
     let learning = Learning {
         id: format!(
             "l-{}",
@@ -130,6 +135,7 @@ fn proposal(k: &Key, events: &[Feedback], min: usize) -> Option<Proposal> {
         against: against.len(),
         for_it,
         screened,
+        replies: replies.into_iter().rev().take(MAX_THREADS).rev().collect(),
     })
 }
 
@@ -158,11 +164,12 @@ fn rule_text(k: &Key, glob: Option<&str>, n: usize, words: Option<&str>) -> Stri
     }
 }
 
-/// The latest reply that addresses people, not the reviewer, made visible
-/// and cut; and how many replies were left out for addressing it.
-fn words(events: &[&Feedback]) -> (Option<String>, usize) {
+/// The replies that address people, not the reviewer, made visible and
+/// cut, oldest first (the last is the team's latest words); and how many
+/// replies were left out for addressing it.
+fn words(events: &[&Feedback]) -> (Vec<String>, usize) {
     let mut screened = 0;
-    let mut chosen = None;
+    let mut chosen = Vec::new();
     let mut by_time: Vec<&&Feedback> = events
         .iter()
         .filter(|f| !f.text.trim().is_empty())
@@ -179,7 +186,7 @@ fn words(events: &[&Feedback]) -> (Option<String>, usize) {
         if line.chars().count() > MAX_WORDS {
             cut.push('…');
         }
-        chosen = Some(cut);
+        chosen.push(cut);
     }
     (chosen, screened)
 }

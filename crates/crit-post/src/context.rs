@@ -185,14 +185,22 @@ impl GitlabContext {
     }
 }
 
-fn required<'e>(env: &'e Env, var: &str, hint: &'static str) -> Result<&'e str, ContextError> {
+pub(crate) fn required<'e>(
+    env: &'e Env,
+    var: &str,
+    hint: &'static str,
+) -> Result<&'e str, ContextError> {
     env.non_empty(var).ok_or_else(|| ContextError::Missing {
         var: var.to_string(),
         hint,
     })
 }
 
-fn token(env: &Env, var: &str, hint: &'static str) -> Result<(Secret, String), ContextError> {
+pub(crate) fn token(
+    env: &Env,
+    var: &str,
+    hint: &'static str,
+) -> Result<(Secret, String), ContextError> {
     let value = required(env, var, hint)?.trim();
     if value.bytes().any(|b| !b.is_ascii_graphic()) {
         return Err(ContextError::Invalid {
@@ -203,14 +211,14 @@ fn token(env: &Env, var: &str, hint: &'static str) -> Result<(Secret, String), C
     Ok((Secret::new(value), var.to_string()))
 }
 
-fn name_ok(s: &str) -> bool {
+pub(crate) fn name_ok(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
 }
 
 /// An `http(s)://` URL without a trailing slash, query or fragment.
-fn base_url(var: &str, value: &str) -> Result<String, ContextError> {
+pub(crate) fn base_url(var: &str, value: &str) -> Result<String, ContextError> {
     let v = value.trim().trim_end_matches('/');
     let lower = v.to_ascii_lowercase();
     let ok = (lower.starts_with("https://") || lower.starts_with("http://"))

@@ -156,7 +156,8 @@ pub enum Heard {
     /// A command from someone who may not.
     NotAllowed(Command),
     /// A reply in crit's thread about `finding` (its comment `root`):
-    /// disputing it, or asking.
+    /// worded as a dispute (`dispute`), or anything else for the caller to
+    /// read (a question, a dispute in other words, an acknowledgement).
     Reply {
         finding: Box<Finding>,
         key: String,

@@ -10,7 +10,7 @@ use crate::github::{GithubPoster, WORKFLOW_BOT, author, str_at};
 use crate::inert;
 use crate::marker::Marker;
 use crate::respond::{
-    Command, Heard, Said, answer_marker, answered_id, asks, command, disputes, finding_of,
+    Command, Heard, Said, answer_marker, answered_id, command, disputes, finding_of,
 };
 
 /// 👍 or 👎 by a person on one of crit's finding comments, or its thread
@@ -118,10 +118,9 @@ impl GithubPoster {
             ) => key,
             _ => return Ok(Heard::Nothing("not a thread of crit's open findings")),
         };
+        // A reply not worded as a dispute goes on too: the caller may read
+        // it with a model (a dispute in other words is still a dispute).
         let dispute = disputes(&said.body);
-        if !dispute && !asks(&said.body) {
-            return Ok(Heard::Nothing("neither a question nor a dispute"));
-        }
         Ok(Heard::Reply {
             finding: Box::new(finding_of(&key, first)),
             key,

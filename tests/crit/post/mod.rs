@@ -17,6 +17,7 @@ mod refused;
 mod report;
 mod respond;
 mod respond_settings;
+mod respond_kind;
 mod respond_threads;
 mod secrets;
 mod since;

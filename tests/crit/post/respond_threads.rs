@@ -9,7 +9,7 @@ use crit_testkit::{FakeServer, GithubConfig, GithubServer, Reply};
 use super::respond::respond;
 use super::*;
 
-const KEY: &str = "0123456789abcdef";
+pub(super) const KEY: &str = "0123456789abcdef";
 
 /// crit's inline comment on line 10, as its poster writes one; its id.
 pub fn crit_finding(s: &GithubServer) -> u64 {
@@ -37,6 +37,11 @@ pub fn decision(outcome: &str, quote: Option<&str>) -> Reply {
     Reply::json(v)
 }
 
+/// The model's reading of a reply: a question.
+pub fn question() -> Reply {
+    Reply::json(json!({"kind": "question", "reason": "It asks why."}))
+}
+
 pub fn feedback(pr: &Pr) -> Vec<Value> {
     let dir = pr.path().join(".state/crit/audit/feedback");
     let mut out = Vec::new();
@@ -50,7 +55,7 @@ pub fn feedback(pr: &Pr) -> Vec<Value> {
     out
 }
 
-fn setup() -> (Pr, FakeServer, GithubServer, u64) {
+pub(super) fn setup() -> (Pr, FakeServer, GithubServer, u64) {
     let pr = Pr::new();
     let model = FakeServer::start_blocking();
     let s = pr.github(GithubConfig::default());
@@ -63,12 +68,13 @@ fn setup() -> (Pr, FakeServer, GithubServer, u64) {
 fn a_question_in_crits_thread_is_answered_there() {
     let (pr, model, s, root) = setup();
     let id = s.seed_reply(7, "dev", root, "Why does this matter here?");
+    model.push(question());
     model.push(Reply::json(
         json!({"answer": "A missing port stops the server at start."}),
     ));
     let out = respond(&pr, &model, &s, &s.comment_event(7, id).unwrap(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let sent = model.model_requests()[0].body.to_string();
+    let sent = model.model_requests()[1].body.to_string();
     assert!(sent.contains("Why does this matter here?"), "{sent}");
     assert!(
         sent.contains("Unchecked unwrap on user input"),
@@ -167,6 +173,7 @@ fn an_injected_reply_changes_nothing() {
 fn a_thread_gets_at_most_the_limit_of_answers_an_hour() {
     let (pr, model, s, root) = setup();
     let first = s.seed_reply(7, "dev", root, "What input triggers it?");
+    model.push(question());
     model.push(Reply::json(json!({"answer": "An unset port."})));
     let out = respond(
         &pr,
@@ -187,7 +194,11 @@ fn a_thread_gets_at_most_the_limit_of_answers_an_hour() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(show(&out).contains("limit"), "{}", show(&out));
     assert_eq!(replies(&s, root).len(), 1);
-    assert_eq!(model.model_requests().len(), 1);
+    assert_eq!(
+        model.model_requests().len(),
+        2,
+        "reading the first reply, answering it"
+    );
 }
 
 #[test]

@@ -12,6 +12,7 @@
 //! system prompt: the same inputs give the same bytes. How the block is fitted
 //! into its token budget is described in `budget.rs`.
 
+mod at_base;
 mod budget;
 pub(crate) mod frontmatter;
 mod render;
@@ -25,6 +26,7 @@ use rules::Rule;
 use walk::Read;
 
 pub use crate::paths::project_root_in;
+pub use at_base::discover_with;
 
 /// The default token budget of the context block.
 pub const DEFAULT_TOKEN_BUDGET: usize = 16_000;
@@ -183,16 +185,23 @@ pub fn discover(
             root: root.clone(),
         })?;
     let mut omitted = Vec::new();
-    let mut entries = memory(&root, cwd_rel, &mut omitted);
-    let under_review_files;
-    let under_review = match under_review {
-        UnderReview::Everything => UnderReview::Everything,
-        UnderReview::Files(files) => {
-            under_review_files = relative_files(given_root, &root, files);
-            UnderReview::Files(&under_review_files)
-        }
+    let read = |rel: &str| walk::read_confined(&root, rel);
+    let mut entries = memory(walk::memory_paths(cwd_rel), &read, &mut omitted);
+    let rule_paths = walk::rule_paths(&root, &mut omitted);
+    let under_review_files = match under_review {
+        UnderReview::Everything => None,
+        UnderReview::Files(files) => Some(relative_files(given_root, &root, files)),
     };
-    entries.extend(rule_entries(&root, under_review, &mut omitted));
+    let under_review = match &under_review_files {
+        None => UnderReview::Everything,
+        Some(files) => UnderReview::Files(files),
+    };
+    entries.extend(rule_entries(rule_paths, &read, under_review, &mut omitted));
+    Ok(fitted(entries, omitted, opts))
+}
+
+/// The entries found, fitted into the budget, with what was left out.
+fn fitted(entries: Vec<Entry>, mut omitted: Vec<Omitted>, opts: &ContextOptions) -> ProjectContext {
     let sections = budget::fit(entries, opts.token_budget, &mut omitted);
     omitted.sort_by(|a, b| a.path.cmp(&b.path));
     let mut context = ProjectContext {
@@ -201,7 +210,7 @@ pub fn discover(
         tokens: 0,
     };
     context.tokens = estimate_tokens(context.render().len());
-    Ok(context)
+    context
 }
 
 /// The files under review as rule globs see them: root-relative and
@@ -225,11 +234,15 @@ fn relative_files(given_root: &Path, root: &Path, files: &[String]) -> Vec<Strin
         .collect()
 }
 
-fn memory(root: &Path, cwd_rel: &Path, omitted: &mut Vec<Omitted>) -> Vec<Entry> {
+fn memory(
+    paths: Vec<String>,
+    read: &dyn Fn(&str) -> Read,
+    omitted: &mut Vec<Omitted>,
+) -> Vec<Entry> {
     let mut seen: Vec<(PathBuf, String, String)> = Vec::new();
     let mut entries = Vec::new();
-    for path in walk::memory_paths(cwd_rel) {
-        let (real, text) = match walk::read_confined(root, &path) {
+    for path in paths {
+        let (real, text) = match read(&path) {
             Read::Missing => continue,
             Read::Skipped(o) => {
                 omitted.push(o);
@@ -256,13 +269,14 @@ fn memory(root: &Path, cwd_rel: &Path, omitted: &mut Vec<Omitted>) -> Vec<Entry>
 }
 
 fn rule_entries(
-    root: &Path,
+    paths: Vec<String>,
+    read: &dyn Fn(&str) -> Read,
     under_review: UnderReview<'_>,
     omitted: &mut Vec<Omitted>,
 ) -> Vec<Entry> {
     let mut entries = Vec::new();
-    for path in walk::rule_paths(root, omitted) {
-        let text = match walk::read_confined(root, &path) {
+    for path in paths {
+        let text = match read(&path) {
             Read::Missing => continue,
             Read::Skipped(o) => {
                 omitted.push(o);

@@ -15,7 +15,7 @@ const MEMORY_FILES: [&str; 4] = [
     "CLAUDE.local.md",
     "AGENTS.md",
 ];
-const RULES_DIR: &str = ".claude/rules";
+pub(super) const RULES_DIR: &str = ".claude/rules";
 /// Convention files are prose for a prompt; anything bigger is not one.
 const MAX_FILE_BYTES: u64 = 1 << 20;
 /// Deep enough for any real rules tree; bounds a pathological one.

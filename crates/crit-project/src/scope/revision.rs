@@ -85,6 +85,28 @@ impl Revision {
         Ok(Some(out.text()))
     }
 
+    /// The regular files anywhere under directory `rel` at this commit, as
+    /// paths from the root, sorted; empty when there is no such directory.
+    pub fn files_under(&self, rel: &str) -> Result<Vec<String>, ScopeError> {
+        let dir = format!("./{}/", rel.trim_end_matches('/'));
+        let out = self
+            .git
+            .run(&["ls-tree", "-r", "-z", &self.sha, "--", &dir], SMALL)?;
+        if !out.success() {
+            return Ok(Vec::new());
+        }
+        let mut paths: Vec<String> = out
+            .text()
+            .split('\0')
+            .filter_map(|e| {
+                let (meta, path) = e.split_once('\t')?;
+                meta.starts_with("100").then(|| path.to_string())
+            })
+            .collect();
+        paths.sort();
+        Ok(paths)
+    }
+
     /// The names of the regular files directly in directory `rel` at this
     /// commit, sorted; empty when there is no such directory.
     pub fn list(&self, rel: &str) -> Result<Vec<String>, ScopeError> {

@@ -8,6 +8,7 @@ mod support_code;
 mod cache_decision;
 mod cli_schema;
 mod code_reviewer;
+mod converse_prompts;
 mod flagged;
 mod gate_property;
 mod learnings;

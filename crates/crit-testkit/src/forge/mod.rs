@@ -14,6 +14,7 @@ pub mod github;
 pub mod gitlab;
 mod http;
 mod hunks;
+mod repo;
 
 pub(crate) use http::{Answer, Call, Paging, decode, page, parse_query, timestamp};
 

@@ -21,7 +21,11 @@ use crate::engine::redaction::redact_change;
 use crate::kinds::template::checks::evidence::Sources;
 use crate::kinds::template::checks::verify::VerifySettings;
 
+mod classify;
+pub mod learning;
+
 pub use crate::kinds::template::checks::recheck::{Recheck, RecheckOutcome};
+pub use classify::{Classified, ReplyKind, plan as classify_plan};
 
 const ASK: &str = include_str!("../../../prompts/ask.md");
 

@@ -191,7 +191,7 @@ pub(super) async fn ask(
     let project_context = match template.loads_project_context() {
         true => {
             let survey = matches!(p.scope, Some(Scope::Survey));
-            let mut cx = project_context(req, survey, &under_review)?;
+            let mut cx = project_context(req, &setup.rules, survey, &under_review)?;
             asked
                 .removed
                 .extend(redaction::redact_context(&mut cx, &opts.redactor));

@@ -492,8 +492,11 @@ pub(super) fn files_under_review(
         .collect()
 }
 
+/// The conventions, read where the project's rules come from: in CI the
+/// base revision's (a pull request does not write its reviewers' rules).
 pub(super) fn project_context(
     req: &ReviewRequest,
+    rules: &ProjectRules,
     survey: bool,
     files: &[String],
 ) -> Result<context::ProjectContext, ReviewError> {
@@ -501,7 +504,7 @@ pub(super) fn project_context(
         true => UnderReview::Everything,
         false => UnderReview::Files(files),
     };
-    let cx = context::discover(&req.root, &req.cwd, under, &ContextOptions::default())?;
+    let cx = context::discover_with(rules, &req.cwd, under, &ContextOptions::default())?;
     for o in &cx.omitted {
         tracing::info!("project context: left out {}: {}", o.path, o.reason);
     }

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 
 mod compare;
 mod conversation;
+mod git;
 mod graphql;
 mod rest;
 mod shapes;
@@ -99,6 +100,7 @@ impl GithubServer {
             events: 0,
             associations: BTreeMap::new(),
             reactions: BTreeMap::new(),
+            repo: super::repo::Repo::new(),
         });
         GithubServer { served }
     }
@@ -233,6 +235,34 @@ impl GithubServer {
         })
     }
 
+    /// A commit on `branch` (made if missing) with these files changed;
+    /// its id.
+    pub fn seed_files(&self, branch: &str, files: &[(&str, &str)]) -> String {
+        self.served.with(|g| g.repo.seed(branch, files))
+    }
+
+    /// What `branch` holds, path to text; `None` when there is no such branch.
+    pub fn files_on(&self, branch: &str) -> Option<BTreeMap<String, String>> {
+        self.served.with(|g| g.repo.files_on(branch))
+    }
+
+    /// The commit `branch` points at and its parents.
+    pub fn branch_head(&self, branch: &str) -> Option<(String, Vec<String>)> {
+        self.served.with(|g| {
+            let head = g.repo.branches.get(branch)?.clone();
+            let parents = g.repo.commits.get(&head)?.parents.clone();
+            Some((head, parents))
+        })
+    }
+
+    /// Pull requests opened through the API, as `GET …/pulls/{n}` shows them.
+    pub fn opened_pulls(&self) -> Vec<Value> {
+        self.served.with(|g| {
+            let all = g.repo.opened.clone();
+            all.iter().map(|o| g.opened_json(o)).collect()
+        })
+    }
+
     /// An issue comment written by someone else; returns its id.
     pub fn seed_issue_comment(&self, number: u64, login: &str, body: &str) -> u64 {
         self.served
@@ -269,6 +299,8 @@ pub(crate) struct Github {
     associations: BTreeMap<String, String>,
     /// Reactions by the id of the comment they are on.
     reactions: BTreeMap<u64, Vec<conversation::Reaction>>,
+    /// Branches, commits and the pull requests opened through the API.
+    repo: super::repo::Repo,
 }
 
 struct Pull {

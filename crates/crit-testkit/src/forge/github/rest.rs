@@ -87,7 +87,8 @@ impl Forge for Github {
     }
 
     fn scoped(&self, path: &str) -> bool {
-        path.starts_with(&format!("/repos/{}/{}/", self.cfg.owner, self.cfg.repo))
+        let repo = format!("/repos/{}/{}", self.cfg.owner, self.cfg.repo);
+        path == repo || path.starts_with(&format!("{repo}/"))
     }
 
     fn route(&mut self, call: &Call, base: &str, access: Access) -> Answer {
@@ -124,6 +125,9 @@ impl Github {
 
     fn repo_route(&mut self, m: &str, rest: &[&str], call: &Call, base: &str) -> Answer {
         let number = |s: &str| s.parse::<u64>().ok();
+        if let Some(answer) = self.git_route(m, rest, call) {
+            return answer;
+        }
         match (m, rest) {
             ("PATCH", ["pulls", "comments", id]) => match number(id) {
                 Some(id) => self.edit_review_comment(id, &call.body),

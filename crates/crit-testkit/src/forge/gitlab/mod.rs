@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+mod commits;
 mod conversation;
 mod routes;
 
@@ -90,6 +91,7 @@ impl GitlabServer {
             events: 0,
             members: BTreeMap::new(),
             awards: BTreeMap::new(),
+            repo: super::repo::Repo::new(),
         });
         GitlabServer { served }
     }
@@ -197,6 +199,34 @@ impl GitlabServer {
         })
     }
 
+    /// A commit on `branch` (made if missing) with these files changed;
+    /// its id.
+    pub fn seed_files(&self, branch: &str, files: &[(&str, &str)]) -> String {
+        self.served.with(|g| g.repo.seed(branch, files))
+    }
+
+    /// What `branch` holds, path to text; `None` when there is no such branch.
+    pub fn files_on(&self, branch: &str) -> Option<BTreeMap<String, String>> {
+        self.served.with(|g| g.repo.files_on(branch))
+    }
+
+    /// The commit `branch` points at and its parents.
+    pub fn branch_head(&self, branch: &str) -> Option<(String, Vec<String>)> {
+        self.served.with(|g| {
+            let head = g.repo.branches.get(branch)?.clone();
+            let parents = g.repo.commits.get(&head)?.parents.clone();
+            Some((head, parents))
+        })
+    }
+
+    /// Merge requests opened through the API, as GitLab shows them.
+    pub fn opened_merge_requests(&self) -> Vec<Value> {
+        self.served.with(|g| {
+            let all = g.repo.opened.clone();
+            all.iter().map(|o| g.opened_mr_json(o)).collect()
+        })
+    }
+
     /// A note written by someone else; returns its id.
     pub fn seed_note(&self, iid: u64, username: &str, body: &str) -> u64 {
         self.served
@@ -214,6 +244,8 @@ pub(crate) struct Gitlab {
     members: BTreeMap<String, u64>,
     /// Award emoji by the id of the note they are on.
     awards: BTreeMap<u64, Vec<conversation::Award>>,
+    /// Branches, commits and the merge requests opened through the API.
+    repo: super::repo::Repo,
 }
 
 struct Mr {

@@ -103,6 +103,13 @@ impl Forge for Gitlab {
             {
                 self.member(user)
             }
+            (m, ["api", "v4", "projects", project, rest @ ..])
+                if (*project == self.cfg.project_id.to_string()
+                    || *project == self.cfg.project_path)
+                    && let Some(answer) = self.project_route(m, rest, call) =>
+            {
+                answer
+            }
             (
                 m,
                 [
