@@ -66,13 +66,13 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             inputs: &inputs,
             cwd: &cwd,
             trigger,
-            env: &env,
+            env,
         };
         open.finish(root, &why)
     };
     // Prompt review fails open: settings that do not load are said, and the
     // user's prompt goes on (to stdout, where `| claude -p` reads it).
-    let project = match backend::project(common, &env) {
+    let project = match backend::project(common, env) {
         Ok(p) => p,
         Err(e) if !gate_mode => return failed_open(&cwd, e.message()),
         Err(e) => return Err(e),
@@ -106,7 +106,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
             let jobs = args.jobs;
             async move { gate::review_many(&requests, &opts, jobs).await }
         })?;
-        return finish_gate(common, &settings, reviews, log, &env, &stop);
+        return finish_gate(common, &settings, reviews, log, env, &stop);
     }
     let Some(request) = requests.into_iter().next() else {
         return Err(CliError::usage(anyhow!("no prompt to review")));
@@ -116,7 +116,7 @@ pub fn run(common: &CommonArgs, args: &PromptArgs) -> Result<Code, CliError> {
     if let Some(signal) = stop.signal() {
         return Ok(signal.code());
     }
-    finish_one(common, args, review, log, &env, session.as_ref())
+    finish_one(common, args, review, log, env, session.as_ref())
 }
 
 /// Several prompts, a gate asked for, or a format for CI: every prompt is

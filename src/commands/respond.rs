@@ -226,7 +226,7 @@ pub(crate) fn act(
             let backend = talk.1;
             let reply = talk.0.redactor.redact(&said.body).text.into_owned();
             let dispute = dispute || {
-                match super::respond_kind::read(&talk.0, &backend, &finding, &reply, &stop)? {
+                match super::respond_kind::read(&talk.0, &backend, &finding, &reply, stop)? {
                     super::respond_kind::Next::Recheck => true,
                     super::respond_kind::Next::Answer => false,
                     super::respond_kind::Next::Nothing(why) => {

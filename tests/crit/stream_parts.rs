@@ -12,7 +12,9 @@ use crit_testkit::{FakeServer, Reply};
 /// A file of `lines` added lines of about 85 bytes: 2,300 of them fill a part.
 fn big_file(tag: &str, lines: usize) -> Vec<u8> {
     (0..lines)
-        .map(|i| format!("let {tag}_{i} = compute_{tag}({i}, \"padding padding padding padding\");\n"))
+        .map(|i| {
+            format!("let {tag}_{i} = compute_{tag}({i}, \"padding padding padding padding\");\n")
+        })
         .collect::<String>()
         .into_bytes()
 }
@@ -54,7 +56,14 @@ fn the_first_part_is_sent_before_the_last_part_is_planned() {
         .current_dir(d)
         .env("XDG_CACHE_HOME", d.join(".cache"))
         .env("CRIT_LOG", "crit_review::kinds::template::planner=debug")
-        .args(["review", "code", "--diff", "main..HEAD", "--json", "--no-log"])
+        .args([
+            "review",
+            "code",
+            "--diff",
+            "main..HEAD",
+            "--json",
+            "--no-log",
+        ])
         .args(["--verify", "off", "--yes", "--max-budget-usd", "50"])
         .stdout(Stdio::null())
         .stderr(File::create(&log_path).unwrap())
@@ -77,11 +86,17 @@ fn the_first_part_is_sent_before_the_last_part_is_planned() {
     assert!(log.contains("part planned"), "{log}");
     assert!(!log.contains("the work plan is complete"), "{log}");
     let planned = log.matches("part planned").count();
-    assert!(planned < 8, "{planned} of 8 parts planned before the first request: {log}");
+    assert!(
+        planned < 8,
+        "{planned} of 8 parts planned before the first request: {log}"
+    );
     // The first request holds the first part, and only it.
     let first = gate::sent(&server);
     assert!(first.contains("let f0_0 = "), "the first part is not f0.rs");
-    assert!(!first.contains("let f7_0 = "), "the last file went with the first request");
+    assert!(
+        !first.contains("let f7_0 = "),
+        "the last file went with the first request"
+    );
 }
 
 // The same change reviewed to the end: every part sent once, each added

@@ -64,8 +64,7 @@ struct Cost {
 
 /// `$XDG_STATE_HOME/crit/audit/prompt-review`, else `~/.local/state/…`.
 pub fn dir(env: &crit_os::Env) -> Option<PathBuf> {
-    crit_review::session::audit_dir(env)
-        .map(|d| d.join("prompt-review"))
+    crit_review::session::audit_dir(env).map(|d| d.join("prompt-review"))
 }
 
 /// The line for `review`, as JSON (no newline).

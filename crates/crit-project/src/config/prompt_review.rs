@@ -288,8 +288,7 @@ impl ConfigPaths {
         let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         ConfigPaths {
             plugin_user: home.map(|h| h.join(".claude/plugins/prompt-review/config.json")),
-            crit_user: crit_os::dirs::config_dir(env)
-                .map(|d| d.join("prompt-review.yaml")),
+            crit_user: crit_os::dirs::config_dir(env).map(|d| d.join("prompt-review.yaml")),
         }
     }
 }
@@ -368,7 +367,8 @@ fn apply_env(
     loaded: &mut LoadedConfig,
 ) -> Result<(), ConfigError> {
     let get = |k: &str| {
-        env.get(k).map(str::to_string)
+        env.get(k)
+            .map(str::to_string)
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
     };
