@@ -25,21 +25,51 @@ use serde_json::Value;
 
 use crate::reply::{Reply, Step};
 
+/// What is wrong in a scripted reply: which key, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptError(pub String);
+
+impl From<String> for ScriptError {
+    fn from(s: String) -> Self {
+        ScriptError(s)
+    }
+}
+
+impl From<&str> for ScriptError {
+    fn from(s: &str) -> Self {
+        ScriptError(s.to_string())
+    }
+}
+
+impl std::fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
 /// Reads one step; the error says which key is wrong and what was expected.
-pub fn step_from_json(v: &Value) -> Result<Step, String> {
+pub fn step_from_json(v: &Value) -> Result<Step, ScriptError> {
     let reply_json = v.get("reply").unwrap_or(v);
     let reply = reply_from_json(reply_json)?;
     Ok(match v.get("when_contains") {
         None | Some(Value::Null) => Step::reply(reply),
         Some(Value::String(needle)) => Step::when_contains(needle.clone()).reply(reply),
-        Some(other) => return Err(format!("when_contains: expected a string, got {other}")),
+        Some(other) => {
+            return Err(ScriptError::from(format!(
+                "when_contains: expected a string, got {other}"
+            )));
+        }
     })
 }
 
 /// Reads one reply (see the module docs for its keys).
-pub fn reply_from_json(v: &Value) -> Result<Reply, String> {
+pub fn reply_from_json(v: &Value) -> Result<Reply, ScriptError> {
     let Value::Object(map) = v else {
-        return Err(format!("a reply must be an object, got {v}"));
+        return Err(ScriptError::from(format!(
+            "a reply must be an object, got {v}"
+        )));
     };
     let bodies = [
         "text",
@@ -55,11 +85,11 @@ pub fn reply_from_json(v: &Value) -> Result<Reply, String> {
         .filter(|k| map.contains_key(*k))
         .collect();
     let [kind] = given.as_slice() else {
-        return Err(format!(
+        return Err(ScriptError::from(format!(
             "a reply needs exactly one of {}, got {}",
             bodies.join(", "),
             given.len()
-        ));
+        )));
     };
     let body = &map[*kind];
     let mut reply = match *kind {
@@ -94,9 +124,9 @@ pub fn reply_from_json(v: &Value) -> Result<Reply, String> {
             .map(|a| a.iter().filter_map(Value::as_u64).collect())
             .unwrap_or_default();
         let [i, o, w, r] = n.as_slice() else {
-            return Err(format!(
+            return Err(ScriptError::from(format!(
                 "usage: expected [input, output, cache_write, cache_read], got {u}"
-            ));
+            )));
         };
         reply = reply.usage(*i, *o, *w, *r);
     }
@@ -109,7 +139,9 @@ pub fn reply_from_json(v: &Value) -> Result<Reply, String> {
             .map(|a| a.iter().filter_map(Value::as_u64).collect())
             .unwrap_or_default();
         let [bytes, ms] = n.as_slice() else {
-            return Err(format!("stall_after_bytes: expected [bytes, ms], got {s}"));
+            return Err(ScriptError::from(format!(
+                "stall_after_bytes: expected [bytes, ms], got {s}"
+            )));
         };
         reply = reply.stall_after_bytes(*bytes as usize, Duration::from_millis(*ms));
     }
@@ -125,27 +157,32 @@ pub fn reply_from_json(v: &Value) -> Result<Reply, String> {
     Ok(reply)
 }
 
-fn call(v: &Value) -> Result<(String, Value), String> {
+fn call(v: &Value) -> Result<(String, Value), ScriptError> {
     let name = string(&v["name"], "tool_use.name")?;
     Ok((name, v.get("input").cloned().unwrap_or(Value::Null)))
 }
 
-fn status(v: &Value) -> Result<u16, String> {
+fn status(v: &Value) -> Result<u16, ScriptError> {
     v["status"]
         .as_u64()
         .and_then(|s| u16::try_from(s).ok())
-        .ok_or_else(|| format!("status: expected an HTTP status code, got {}", v["status"]))
+        .ok_or_else(|| {
+            ScriptError::from(format!(
+                "status: expected an HTTP status code, got {}",
+                v["status"]
+            ))
+        })
 }
 
-fn string(v: &Value, key: &str) -> Result<String, String> {
+fn string(v: &Value, key: &str) -> Result<String, ScriptError> {
     v.as_str()
         .map(str::to_string)
-        .ok_or_else(|| format!("{key}: expected a string, got {v}"))
+        .ok_or_else(|| ScriptError::from(format!("{key}: expected a string, got {v}")))
 }
 
-fn number(v: &Value, key: &str) -> Result<u64, String> {
+fn number(v: &Value, key: &str) -> Result<u64, ScriptError> {
     v.as_u64()
-        .ok_or_else(|| format!("{key}: expected a whole number, got {v}"))
+        .ok_or_else(|| ScriptError::from(format!("{key}: expected a whole number, got {v}")))
 }
 
 #[cfg(test)]
@@ -193,7 +230,7 @@ mod tests {
             (json!("text"), "must be an object"),
         ] {
             let e = step_from_json(&bad).unwrap_err();
-            assert!(e.contains(says), "{bad}: {e}");
+            assert!(e.0.contains(says), "{bad}: {e}");
         }
     }
 }

@@ -60,13 +60,13 @@ fn command(server: &FakeServer, cmd: &Value, t0: Instant) -> Value {
     match cmd["op"].as_str() {
         Some("push") => {
             let steps = cmd["steps"].as_array().cloned().unwrap_or_default();
-            let parsed: Result<Vec<_>, String> = steps.iter().map(step_from_json).collect();
+            let parsed: Result<Vec<_>, _> = steps.iter().map(step_from_json).collect();
             match parsed {
                 Ok(steps) => {
                     server.push_all(steps);
                     json!({"ok": true})
                 }
-                Err(e) => json!({"error": e}),
+                Err(e) => json!({"error": e.to_string()}),
             }
         }
         Some("requests") => {
