@@ -19,6 +19,7 @@ fn a_post_run_answers_what_waits_once_and_never_a_bot() {
     let asked = s.seed_reply(7, "dev", root, "Why does this matter here?");
     let help = s.seed_issue_comment(7, "dev", "/crit help");
     s.seed_issue_comment(7, "renovate[bot]", "/crit help");
+    model.push(crate::post::respond_threads::question());
     model.push(Reply::json(
         json!({"answer": "A missing port stops the server at start."}),
     ));
@@ -41,8 +42,8 @@ fn a_post_run_answers_what_waits_once_and_never_a_bot() {
     assert!(talk[0].starts_with(&format!("<!-- crit:answers {help} -->")));
     assert_eq!(
         model.model_requests().len(),
-        2,
-        "the answer, then the review"
+        3,
+        "the reading, the answer, then the review"
     );
 
     model.push(answer(vec![unwrap_finding()]));
@@ -50,7 +51,7 @@ fn a_post_run_answers_what_waits_once_and_never_a_bot() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(replies(&s, root).len(), 1);
     assert_eq!(answers(&s).len(), 1);
-    assert_eq!(model.model_requests().len(), 3, "only the review");
+    assert_eq!(model.model_requests().len(), 4, "only the review");
 }
 
 #[test]

@@ -70,19 +70,21 @@ fn setup() -> (Pr, FakeServer, GitlabServer, u64) {
 fn a_question_in_crits_discussion_is_answered_there_on_the_next_pipeline_once() {
     let (pr, model, s, root) = setup();
     let id = s.seed_reply(3, root, "dev", "Why does this matter here?");
+    model.push(crate::post::respond_threads::question());
     model.push(Reply::json(
         json!({"answer": "A missing port stops the server at start."}),
     ));
     model.push(answer(vec![unwrap_finding()]));
     let out = post(&pr, &model, &s, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let asked = model.model_requests()[1].body.to_string();
+    // The model's reading of the reply, then the answer, then the review.
+    let asked = model.model_requests()[2].body.to_string();
     assert!(asked.contains("Why does this matter here?"), "{asked}");
     assert!(asked.contains("Unchecked unwrap on user input"), "{asked}");
     assert_eq!(
         model.model_requests().len(),
-        3,
-        "the answer, then the review"
+        4,
+        "the reading, the answer, then the review"
     );
     let said = answers(&s);
     assert_eq!(said.len(), 1, "{said:?}");
@@ -104,7 +106,7 @@ fn a_question_in_crits_discussion_is_answered_there_on_the_next_pipeline_once() 
     let out = post(&pr, &model, &s, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(answers(&s).len(), 1);
-    assert_eq!(model.model_requests().len(), 4, "only the review");
+    assert_eq!(model.model_requests().len(), 5, "only the review");
 }
 
 #[test]
@@ -279,13 +281,15 @@ fn a_discussion_gets_at_most_the_limit_of_answers_an_hour() {
         s.seed_reply(3, root, "dev", q);
     }
     for _ in 0..3 {
+        model.push(crate::post::respond_threads::question());
         model.push(Reply::json(json!({"answer": "An unset port."})));
     }
     model.push(answer(vec![unwrap_finding()]));
     let out = post(&pr, &model, &s, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert_eq!(answers(&s).len(), 3, "three an hour by default");
-    assert_eq!(model.model_requests().len(), 5);
+    // The first run, three readings and three answers, then this review.
+    assert_eq!(model.model_requests().len(), 8);
 }
 
 #[test]

@@ -79,6 +79,7 @@ fn the_base_revisions_respond_rules_hold_everywhere_and_flags_override_them() {
     let first = s.seed_reply(3, root, "dev", "What input triggers it?");
     s.seed_reply(3, root, "dev", "And an empty one?");
     let stranger = s.seed_note(3, "passer-by", "/crit help");
+    model.push(crate::post::respond_threads::question());
     model.push(Reply::json(json!({"answer": "An unset port."})));
     model.push(answer(vec![unwrap_finding()]));
     let out = post(&pr, &model, &s, &[]);
@@ -88,6 +89,7 @@ fn the_base_revisions_respond_rules_hold_everywhere_and_flags_override_them() {
     assert!(body(&said[0]).starts_with(&format!("<!-- crit:answers {first} -->")));
 
     // The flags win: three an hour, and a short reply to the stranger.
+    model.push(crate::post::respond_threads::question());
     model.push(Reply::json(json!({"answer": "An empty port too."})));
     model.push(answer(vec![unwrap_finding()]));
     let out = post(
