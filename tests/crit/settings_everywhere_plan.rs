@@ -1,6 +1,6 @@
 //! Plan review, every door: `crit plan` and a library caller of
 //! crit-review's plan kind, in the same project, review with the same
-//! settings — the model, the timeout and the budget from a trusted
+//! settings — the model, the timeout and the budget (`max_budget_usd`) from a trusted
 //! `.crit/config.yaml` — and decide `passed` the same way, the command's exit
 //! code saying it. (The Python package's `review_plan` is held to the same
 //! in crates/crit-py/tests/test_settings_everywhere.py.)
@@ -21,15 +21,15 @@ const PANEL: &str = "reviewer_personas:\n  - name: \"Dr. Ada Cache\"\n    domain
 /// A trusted project whose config sets the plan panel's model, a one-second
 /// timeout and a budget, with a plan whose checks pass.
 fn project() -> tempfile::TempDir {
+    project_with("model: haiku\ntimeout: 1\nmax_budget_usd: 5\n")
+}
+
+fn project_with(config: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init_repo(d);
     write(d, ".gitignore", ".home/\n.state/\n");
-    write(
-        d,
-        ".crit/config.yaml",
-        "model: haiku\ntimeout: 1\nmax_budget_usd: 5\n",
-    );
+    write(d, ".crit/config.yaml", config);
     write(
         d,
         "plans/cache/plan.md",
@@ -76,6 +76,7 @@ fn seen(result: &Value, server: &FakeServer) -> Value {
                 "name": r["name"],
                 "status": r["status"],
                 "timed_out": error.contains("time"),
+                "over_budget": error.contains("budget"),
             })
         })
         .collect();
@@ -124,30 +125,65 @@ fn library(d: &Path, server: &FakeServer) -> Value {
     serde_json::to_value(&outcome.result).unwrap()
 }
 
-#[test]
-fn plan_review_agrees_in_the_cli_and_the_library() {
-    let dir = project();
-    let d = dir.path();
-    let server = FakeServer::start_blocking();
+/// `crit plan` in `d` after trusting its config: what it saw, and its result.
+fn cli(d: &Path, server: &FakeServer) -> (Value, Value) {
     assert!(
-        crit(d, &server, None)
+        crit(d, server, None)
             .args(["trust", "--yes"])
             .output()
             .unwrap()
             .status
             .success()
     );
-
-    script(&server);
-    let out = crit(d, &server, None)
+    script(server);
+    let out = crit(d, server, None)
         .args(["plan", "plans/cache", "--non-interactive", "--json"])
         .output()
         .unwrap();
-    let cli_result = json_out(&out);
-    let cli = seen(&cli_result, &server);
+    let result = json_out(&out);
     // The exit code says `passed`.
-    let code = if cli_result["passed"] == true { 0 } else { 1 };
-    assert_eq!(out.status.code(), Some(code), "{cli_result}");
+    let code = if result["passed"] == true { 0 } else { 1 };
+    assert_eq!(out.status.code(), Some(code), "{result}");
+    (seen(&result, server), result)
+}
+
+#[test]
+fn the_plan_budget_holds_in_the_cli_and_the_library() {
+    // A budget of nothing: no reviewer may spend, at either door.
+    let dir = project_with("model: haiku\nmax_budget_usd: 0\n");
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    let (cli, result) = self::cli(d, &server);
+    assert!(server.model_requests().is_empty(), "{result}");
+
+    let server = FakeServer::start_blocking();
+    script(&server);
+    let lib = seen(&library(d, &server), &server);
+    assert!(server.model_requests().is_empty(), "the library spent");
+    assert_eq!(cli, lib, "crit plan, then the library");
+
+    // Both personas stop at the budget, incomplete; the deterministic checks
+    // cost nothing and run.
+    let members = cli["members"].as_array().unwrap();
+    assert_eq!(members.len(), 3, "{cli}");
+    for m in members {
+        let persona = m["name"] != "checks";
+        assert_eq!(m["over_budget"], persona, "{cli}");
+        let status = if persona { "incomplete" } else { "completed" };
+        assert_eq!(m["status"], status, "{cli}");
+    }
+    assert_ne!(
+        cli["passed"], true,
+        "a panel that could not spend passes nothing: {cli}"
+    );
+}
+
+#[test]
+fn plan_review_agrees_in_the_cli_and_the_library() {
+    let dir = project();
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    let (cli, _) = self::cli(d, &server);
 
     let server = FakeServer::start_blocking();
     script(&server);

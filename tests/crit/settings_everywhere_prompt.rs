@@ -1,6 +1,7 @@
 //! Prompt review, every door: `crit prompt`, Claude Code's `!!!` hook and a
 //! library caller, in the same trusted project, ask the model the project's
-//! prompt-review settings name and record the same review in the audit log.
+//! prompt-review settings name, keep to its budget (`max_reviewers_per_call`)
+//! and record the same review in the audit log.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -29,7 +30,7 @@ fn project() -> tempfile::TempDir {
     write(
         d,
         ".crit/prompt-review.yaml",
-        "models:\n  reviewer: claude-opus-4-1\n",
+        "models:\n  reviewer: claude-opus-4-1\nbudget:\n  max_reviewers_per_call: 2\n",
     );
     git(d, &["add", "-A"]);
     git(d, &["commit", "-qm", "base"]);
@@ -159,4 +160,10 @@ fn prompt_review_agrees_in_the_cli_the_hook_and_the_library() {
     assert_eq!(cli, lib, "crit prompt, then a library caller");
     assert_eq!(cli["models"], json!(["claude-opus-4-1"]), "{cli}");
     assert_eq!(cli["outcome"], "reviewed", "{cli}");
+    // The budget's cap on reviewers, at every door.
+    assert_eq!(
+        cli["reviewers_active"].as_array().map(Vec::len),
+        Some(2),
+        "{cli}"
+    );
 }
