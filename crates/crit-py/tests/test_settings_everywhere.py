@@ -202,6 +202,7 @@ def test_review_plan_takes_fail_on_as_crit_plan_does(server, tmp_path: Path) -> 
     write(d, ".crit/config.yaml", "model: haiku\n")
     write(d, "plans/cache/plan.md", "# Plan: cache profiles\n\n1. Add a cache.\n2. Invalidate on update.\n")
     write(d, "plans/cache/context.yaml", PANEL)
+    write(d, "plans/cache/checks.yaml", 'checks:\n  - id: no_eval\n    pattern: "eval("\n    reason: "eval runs code"\n')
     git(d, "add", "-A")
     git(d, "commit", "-q", "-m", "plan")
     p2 = {
@@ -233,3 +234,47 @@ def test_review_plan_takes_fail_on_as_crit_plan_does(server, tmp_path: Path) -> 
         assert result.passed is passed, level
     with pytest.raises(ConfigError, match="fail_on"):
         review_plan_sync("plans/cache", cwd=d, fail_on="p9")
+
+
+def test_the_plan_budget_holds_in_python_as_in_crit_plan(server, tmp_path: Path) -> None:
+    # A budget of nothing: no persona may spend, from `crit plan` or from
+    # Python; both stop them at the budget and neither passes the plan.
+    from crit import review_plan_sync
+
+    d = tmp_path / "project"
+    d.mkdir()
+    init_repo(d)
+    write(d, ".crit/config.yaml", "model: haiku\nmax_budget_usd: 0\n")
+    write(d, "plans/cache/plan.md", "# Plan: cache profiles\n\n1. Add a cache.\n2. Invalidate on update.\n")
+    write(d, "plans/cache/context.yaml", PANEL)
+    write(d, "plans/cache/checks.yaml", 'checks:\n  - id: no_eval\n    pattern: "eval("\n    reason: "eval runs code"\n')
+    git(d, "add", "-A")
+    git(d, "commit", "-q", "-m", "plan")
+    subprocess.run(["crit", "trust", "--yes"], cwd=d, check=True, capture_output=True)
+
+    def seen(passed: bool, reviewers: list) -> dict:
+        members = sorted(
+            (r["name"], r["status"], "budget" in (r.get("error") or "").lower()) for r in reviewers
+        )
+        return {"passed": passed, "members": members}
+
+    out = subprocess.run(
+        ["crit", "plan", "plans/cache", "--non-interactive", "--json"],
+        cwd=d,
+        capture_output=True,
+        text=True,
+    )
+    cli_result = json.loads(out.stdout)
+    cli = seen(cli_result["passed"], cli_result["reviewers"])
+    assert out.returncode == (0 if cli_result["passed"] else 1), out.stderr
+
+    result = review_plan_sync("plans/cache", cwd=d)
+    py = seen(
+        result.passed,
+        [{"name": r.name, "status": r.status, "error": r.error} for r in result.reviewers],
+    )
+    assert server.requests() == []
+    assert cli == py
+    assert cli["passed"] is False
+    personas = [m for m in cli["members"] if m[0] != "checks"]
+    assert len(personas) == 2 and all(m[1] == "incomplete" and m[2] for m in personas), cli
