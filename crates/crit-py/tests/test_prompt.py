@@ -82,3 +82,45 @@ def test_it_fails_open_loudly_without_a_backend(project: Path) -> None:
     assert result.prompt.chosen == VAGUE
     assert result.verdict == "ERROR" and not result.passed
     assert result.parse_error and result.prompt.warnings
+
+
+def test_python_reviews_a_prompt_with_the_settings_crit_prompt_uses(server, project: Path) -> None:
+    # One trusted project, two doors: `crit prompt` and Python ask the model
+    # the project's prompt-review settings name, and keep to its budget's cap
+    # on reviewers (the binary's tests/crit/settings_everywhere_prompt.rs holds
+    # the `!!!` hook and a library caller to the same).
+    import json
+    import subprocess
+
+    from conftest import git, init_repo
+
+    init_repo(project)
+    write(project, ".crit/prompt-review.yaml", "models:\n  reviewer: claude-opus-4-1\nbudget:\n  max_reviewers_per_call: 2\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "base")
+    subprocess.run(["crit", "trust", "--yes"], cwd=project, check=True, capture_output=True)
+
+    def script() -> None:
+        for label, answer in PANEL:
+            server.push({"when_contains": f"You are the {label} reviewer", "reply": {"json": answer}})
+
+    def asked(since: int) -> List[str]:
+        """The models the panel's reviewers were asked on."""
+        return sorted(
+            r["body"]["model"]
+            for r in server.requests()[since:]
+            if any(f"You are the {label} reviewer" in json.dumps(r["body"]) for label, _ in PANEL)
+        )
+
+    script()
+    out = subprocess.run(["crit", "prompt", "--json", VAGUE], cwd=project, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    cli = asked(0)
+    seen = len(server.requests())
+
+    script()
+    review_prompt_sync(VAGUE, cwd=project, cache=False)
+    py = asked(seen)
+
+    assert cli == py
+    assert cli == ["claude-opus-4-1", "claude-opus-4-1"], cli
