@@ -28,18 +28,6 @@ use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::{Value, json};
 use support::{git, init_repo, write};
 
-/// The pinned CLI (see `.ci/test_deps_cfg.rs`).
-pub(crate) fn claude_bin() -> PathBuf {
-    let bin =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/claude");
-    assert!(
-        bin.exists(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    bin
-}
-
 pub(crate) fn crit_dir() -> PathBuf {
     Path::new(env!("CARGO_BIN_EXE_crit"))
         .parent()
@@ -117,7 +105,7 @@ impl Setup {
         };
         let home = self.tmp.path().join("claude-home");
         std::fs::create_dir_all(&home).unwrap();
-        let mut c = std::process::Command::new(claude_bin());
+        let mut c = std::process::Command::new(crate::support::npm_bin("claude"));
         c.args(["-p", "--output-format", "stream-json", "--verbose"])
             .args(extra)
             .args(["--allowedTools", "Bash", "--", prompt])
@@ -130,7 +118,7 @@ impl Setup {
             .env("DISABLE_AUTOUPDATER", "1")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             // crit's subscription mode finds the CLI here, as on a user's machine.
-            .env("CRIT_CLAUDE_BIN", claude_bin())
+            .env("CRIT_CLAUDE_BIN", crate::support::npm_bin("claude"))
             .current_dir(self.project());
         for (k, v) in env {
             c.env(k, v);

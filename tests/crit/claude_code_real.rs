@@ -10,26 +10,12 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use assert_cmd::Command;
 use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::{Value, json};
 use support::{git, init_repo, json_out, write};
-
-/// The pinned CLI. The tests that call this are ignored where it is missing
-/// (see `.ci/test_deps_cfg.rs`); under CI they run, and this fails saying how
-/// to install it.
-fn claude_bin() -> PathBuf {
-    let bin =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/claude");
-    assert!(
-        bin.exists(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    bin
-}
 
 /// `crit` on the claude-code provider, the real CLI pointed at `server`. The
 /// CLI uses the fake key it is given (`CRIT_CLAUDE_AUTH=env`): on a user's
@@ -63,7 +49,7 @@ fn assert_cli_dialect(schema: &Value) {
     ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
 )]
 fn code_review_findings_schema_end_to_end() {
-    let bin = claude_bin();
+    let bin = crate::support::npm_bin("claude");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init_repo(d);
@@ -110,7 +96,7 @@ fn code_review_findings_schema_end_to_end() {
     ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
 )]
 fn run_with_reldo_output_schema_end_to_end() {
-    let bin = claude_bin();
+    let bin = crate::support::npm_bin("claude");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(
@@ -162,7 +148,7 @@ fn run_with_reldo_output_schema_end_to_end() {
     ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
 )]
 fn plan_persona_panel_end_to_end() {
-    let bin = claude_bin();
+    let bin = crate::support::npm_bin("claude");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(
@@ -209,7 +195,7 @@ fn plan_persona_panel_end_to_end() {
     ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
 )]
 fn the_schema_crit_was_given_decides_not_the_clis_rewrite() {
-    let bin = claude_bin();
+    let bin = crate::support::npm_bin("claude");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // `unevaluatedProperties` has no draft-07 equivalent: the CLI checks the

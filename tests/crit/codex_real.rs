@@ -31,23 +31,9 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use crit_testkit::prompt_review::{
-    GUARDRAIL_CHECK, VAGUE_REFINED, no_contradictions, vague_panel, who,
-};
+use crit_testkit::prompt_review::VAGUE_REFINED;
 use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::json;
-
-/// The pinned CLI (see `.ci/test_deps_cfg.rs`).
-pub(crate) fn codex_bin() -> PathBuf {
-    let bin =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/codex");
-    assert!(
-        bin.exists(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    bin
-}
 
 /// A user's own hooks file, which install and uninstall must leave as it was.
 const USER_HOOKS: &str = r#"{
@@ -165,7 +151,7 @@ enabled = false
             crit_dir().display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        std::process::Command::new(codex_bin())
+        std::process::Command::new(crate::support::npm_bin("codex"))
             .arg("exec")
             .args(bypass.then_some("--dangerously-bypass-hook-trust"))
             .args(["--sandbox", "danger-full-access", "--", prompt])
@@ -216,15 +202,7 @@ pub(crate) fn ok(out: &Output) {
 fn a_bang_prompt_s_review_reaches_codex_s_model_and_uninstall_restores_the_hooks() {
     let s = Setup::new("def main():\n    return 1\n");
     let server = FakeServer::start_blocking();
-    for (label, answer) in vague_panel() {
-        server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
-    }
-    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
-    server.push(
-        Step::when_contains("Proceed with the refined prompt? (yes / no / edit)").reply(
-            Reply::text("Here is the review. Proceed with the refined prompt? (yes / no / edit)"),
-        ),
-    );
+    support::script_bang_review(&server, []);
     let out = s.codex(&server, "optimize the settings page!!!");
     ok(&out);
     assert!(

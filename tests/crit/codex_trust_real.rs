@@ -15,7 +15,7 @@
 //!   user trusts, and only once its hooks are trusted too;
 //! - install says so.
 
-use crate::codex_real::{Setup, codex_bin, codex_requests, conversation, ok};
+use crate::codex_real::{Setup, codex_requests, conversation, ok};
 use crate::stop_gate::{EVAL, confirmed};
 use crate::support;
 
@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 
 /// The hooks Codex finds for the project, as `/hooks` lists them.
 fn hooks_list(s: &Setup) -> Vec<Value> {
-    let mut child = std::process::Command::new(codex_bin())
+    let mut child = std::process::Command::new(crate::support::npm_bin("codex"))
         .arg("app-server")
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

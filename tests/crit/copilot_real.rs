@@ -42,23 +42,9 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use crit_testkit::prompt_review::{
-    GUARDRAIL_CHECK, VAGUE_REFINED, no_contradictions, vague_panel, who,
-};
+use crit_testkit::prompt_review::VAGUE_REFINED;
 use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::{Value, json};
-
-/// The pinned CLI (see `.ci/test_deps_cfg.rs`).
-fn copilot_bin() -> PathBuf {
-    let bin =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/copilot");
-    assert!(
-        bin.exists(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    bin
-}
 
 /// A hook file of the user's own, which install and uninstall leave as it was.
 const USER_HOOKS: &str = r#"{
@@ -164,7 +150,7 @@ impl Setup {
             ),
         )
         .unwrap();
-        std::process::Command::new(copilot_bin())
+        std::process::Command::new(crate::support::npm_bin("copilot"))
             .args([
                 "-p",
                 prompt,
@@ -256,15 +242,7 @@ fn a_bang_prompt_s_review_reaches_copilot_s_model_and_uninstall_restores_the_hoo
         ["crit.json", "team.json"]
     );
     let server = FakeServer::start_blocking();
-    for (label, answer) in vague_panel() {
-        server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
-    }
-    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
-    server.push(
-        Step::when_contains("Proceed with the refined prompt? (yes / no / edit)").reply(
-            Reply::text("Here is the review. Proceed with the refined prompt? (yes / no / edit)"),
-        ),
-    );
+    support::script_bang_review(&server, []);
     let out = s.copilot(&server, "optimize the settings page!!!", &[]);
     ok(&out);
     assert!(

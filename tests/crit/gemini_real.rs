@@ -31,23 +31,9 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
-use crit_testkit::prompt_review::{
-    GUARDRAIL_CHECK, VAGUE_REFINED, no_contradictions, vague_panel, who,
-};
+use crit_testkit::prompt_review::VAGUE_REFINED;
 use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::json;
-
-/// The pinned CLI (see `.ci/test_deps_cfg.rs`).
-fn gemini_bin() -> PathBuf {
-    let bin =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/gemini");
-    assert!(
-        bin.exists(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    bin
-}
 
 /// A user's settings (in the keys this Gemini CLI writes, so it has nothing
 /// to migrate), which install and uninstall must leave as they were. One
@@ -120,7 +106,7 @@ impl Setup {
             crit_dir().display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        std::process::Command::new(gemini_bin())
+        std::process::Command::new(crate::support::npm_bin("gemini"))
             .args([
                 "-m",
                 "gemini-2.5-pro",
@@ -175,15 +161,7 @@ fn ok(out: &Output) {
 fn a_bang_prompt_s_review_reaches_gemini_s_model_and_uninstall_restores_the_settings() {
     let s = Setup::new("def main():\n    return 1\n");
     let server = FakeServer::start_blocking();
-    for (label, answer) in vague_panel() {
-        server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
-    }
-    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
-    server.push(
-        Step::when_contains("Proceed with the refined prompt? (yes / no / edit)").reply(
-            Reply::text("Here is the review. Proceed with the refined prompt? (yes / no / edit)"),
-        ),
-    );
+    support::script_bang_review(&server, []);
     let out = s.gemini(&server, "optimize the settings page!!!");
     ok(&out);
     let reqs = gemini_requests(&server);

@@ -16,7 +16,7 @@
 //! reason, on a developer machine; under CI (`CI` set) they fail, because CI
 //! installs it.
 
-use crate::claude_code_hooks_real::{claude_bin, crit_dir, result};
+use crate::claude_code_hooks_real::{crit_dir, result};
 use crate::support;
 
 use std::path::{Path, PathBuf};
@@ -114,7 +114,7 @@ impl Scene {
     /// `claude -p` in the project with the user's own settings (no
     /// `--allowedTools`, no `--settings`), pointed at `server`.
     fn claude(&self, server: &FakeServer, prompt: &str) -> Vec<Value> {
-        let out = std::process::Command::new(claude_bin())
+        let out = std::process::Command::new(crate::support::npm_bin("claude"))
             .args(["-p", "--output-format", "stream-json", "--verbose"])
             .args(["--no-session-persistence", "--", prompt])
             .env_clear()

@@ -28,27 +28,13 @@ use crate::stop_gate::{EVAL, confirmed, repo};
 use crate::support;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crit_testkit::prompt_review::{
-    GUARDRAIL_CHECK, VAGUE_REFINED, no_contradictions, vague_panel, who,
-};
+use crit_testkit::prompt_review::VAGUE_REFINED;
 use crit_testkit::{FakeServer, RecordedRequest, Reply, Step};
 use serde_json::json;
-
-/// The pinned CLI (see `.ci/test_deps_cfg.rs`).
-fn opencode_bin() -> PathBuf {
-    let bin =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".test-deps/npm/node_modules/.bin/opencode");
-    assert!(
-        bin.exists(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    bin
-}
 
 /// A user's own `opencode.json`, which install and uninstall must leave as it was.
 const USER_CONFIG: &str = r#"{
@@ -144,7 +130,7 @@ impl Setup {
             crit_dir().display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let mut c = std::process::Command::new(opencode_bin());
+        let mut c = std::process::Command::new(crate::support::npm_bin("opencode"));
         c.env_clear()
             .env("PATH", path)
             .env("HOME", h)
@@ -217,16 +203,7 @@ fn a_bang_prompt_s_review_reaches_opencode_s_model_and_uninstall_restores_the_co
         USER_CONFIG
     );
     let server = FakeServer::start_blocking();
-    for (label, answer) in vague_panel() {
-        server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
-    }
-    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
-    server.push(title_step());
-    server.push(
-        Step::when_contains("Proceed with the refined prompt? (yes / no / edit)").reply(
-            Reply::text("Here is the review. Proceed with the refined prompt? (yes / no / edit)"),
-        ),
-    );
+    support::script_bang_review(&server, [title_step()]);
     let out = s.run(&server, "optimize the settings page!!!");
     ok(&out);
     assert!(

@@ -13,25 +13,13 @@ use crit_testkit::prompt_review::{GUARDRAIL_CHECK, critique, no_contradictions};
 use crit_testkit::{FakeServer, Reply, Step};
 use serde_json::json;
 
-/// The pinned CLI (see `.ci/test_deps_cfg.rs`).
-fn claude_bin() -> std::path::PathBuf {
-    let bin = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join(".test-deps/npm/node_modules/.bin/claude");
-    assert!(
-        bin.exists(),
-        "{} is missing: run .ci/install-test-deps",
-        bin.display()
-    );
-    bin
-}
-
 #[test]
 #[cfg_attr(
     missing_claude_cli,
     ignore = "the Claude Code CLI is not installed: run .ci/install-test-deps"
 )]
 fn subscription_mode_on_the_real_claude_code_cli() {
-    let bin = claude_bin();
+    let bin = crate::support::npm_bin("claude");
     let server = FakeServer::start_blocking();
     let answers = [
         ("Domain SME", critique("domain_sme", json!([]))),

@@ -234,3 +234,39 @@ pub fn chat_requests(server: &crit_testkit::FakeServer) -> Vec<crit_testkit::Rec
         .filter(|r| r.path.ends_with("/chat/completions"))
         .collect()
 }
+
+/// A coding agent's CLI as `.ci/install-test-deps` pins it (npm).
+pub fn npm_bin(name: &str) -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(".test-deps/npm/node_modules/.bin")
+        .join(name);
+    assert!(
+        bin.exists(),
+        "{} is missing: run .ci/install-test-deps",
+        bin.display()
+    );
+    bin
+}
+
+/// What a `!!!` prompt's review asks of the model, scripted: the four
+/// reviewers and the guardrail check in crit's hook, then `before_answer`
+/// (an agent's own side requests), then the agent's model's answer.
+pub fn script_bang_review(
+    server: &FakeServer,
+    before_answer: impl IntoIterator<Item = crit_testkit::Step>,
+) {
+    use crit_testkit::prompt_review::{GUARDRAIL_CHECK, no_contradictions, vague_panel, who};
+    use crit_testkit::{Reply, Step};
+    for (label, answer) in vague_panel() {
+        server.push(Step::when_contains(who(label)).reply(Reply::json(answer)));
+    }
+    server.push(Step::when_contains(GUARDRAIL_CHECK).reply(Reply::json(no_contradictions())));
+    for step in before_answer {
+        server.push(step);
+    }
+    server.push(
+        Step::when_contains("Proceed with the refined prompt? (yes / no / edit)").reply(
+            Reply::text("Here is the review. Proceed with the refined prompt? (yes / no / edit)"),
+        ),
+    );
+}
