@@ -148,14 +148,17 @@ impl Stop {
         Signal::from_number(self.received.load(Ordering::SeqCst))
     }
 
-    /// Records `signal` and cancels the review; false when one came before.
-    fn trip(&self, signal: Signal) -> bool {
-        let first = self
-            .received
+    /// Records `signal`; false when one came before. The review is
+    /// cancelled separately, by [`Stop::cancel_review`], so that what the
+    /// user is told is printed before the review can finish and crit exit.
+    fn record(&self, signal: Signal) -> bool {
+        self.received
             .compare_exchange(0, signal as u8, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok();
+            .is_ok()
+    }
+
+    fn cancel_review(&self) {
         self.cancel.cancel();
-        first
     }
 }
 
@@ -245,11 +248,14 @@ async fn wait(stop: Stop, _: Streams) {
 }
 
 fn on_signal(stop: &Stop, signal: Signal) {
-    if stop.trip(signal) {
+    if stop.record(signal) {
+        // Told first: once cancelled, the review may finish and crit exit
+        // before this thread would get to print.
         eprintln!(
             "crit: {}: stopping the reviewers and saving what they have (again to quit now)",
             signal.name()
         );
+        stop.cancel_review();
     } else {
         // Quit now, but take every child process group along.
         crit_llm::process_group::kill_all();
