@@ -424,6 +424,15 @@ pub struct PostArgs {
     /// Keep at most N inline comments open, the most severe first; the rest are listed in the summary [default: 30].
     #[arg(long, value_name = "N", requires = "post", help_heading = "Posting")]
     pub max_comments: Option<usize>,
+    /// The environment variable holding the forge's token [default: GITHUB_TOKEN or GITLAB_TOKEN].
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "post",
+        conflicts_with_all = ["github_token_env", "gitlab_token_env"],
+        help_heading = "Posting"
+    )]
+    pub token_env: Option<String>,
     /// The environment variable holding the GitHub token [default: GITHUB_TOKEN].
     #[arg(long, value_name = "NAME", requires = "post", help_heading = "Posting")]
     pub github_token_env: Option<String>,

@@ -32,24 +32,37 @@ impl Poster {
         let Some(forge) = args.post else {
             return Ok(None);
         };
-        let (token_var, wrong) = match forge {
-            ForgeKind::Github => (
+        // The per-forge flags, kept for the workflows that name them; a
+        // forge without one takes `--token-env`.
+        let per_forge = [
+            (
+                ForgeKind::Github,
+                "--github-token-env",
                 &args.github_token_env,
-                args.gitlab_token_env.as_ref().map(|_| "--gitlab-token-env"),
             ),
-            ForgeKind::Gitlab => (
+            (
+                ForgeKind::Gitlab,
+                "--gitlab-token-env",
                 &args.gitlab_token_env,
-                args.github_token_env.as_ref().map(|_| "--github-token-env"),
             ),
-        };
-        if let Some(flag) = wrong {
-            let name = forge_name(forge);
+        ];
+        if let Some((_, flag, _)) = per_forge
+            .iter()
+            .find(|(f, _, v)| *f != forge && v.is_some())
+        {
+            let name = forge.name();
             return Err(CliError::usage(anyhow!(
-                "{flag} names a token for the other forge; with --post {name} use --{name}-token-env"
+                "{flag} names a token for the other forge; with --post {name} use --token-env"
             )));
         }
+        let token_var = args.token_env.clone().or_else(|| {
+            per_forge
+                .iter()
+                .find(|(f, _, _)| *f == forge)
+                .and_then(|(_, _, v)| (*v).clone())
+        });
         let choice = Choice {
-            token_var: token_var.clone(),
+            token_var,
             pull_request: args.pull_request,
             github_login: args.github_login.clone(),
             max_comments: args.max_comments,
@@ -257,13 +270,6 @@ fn partial_shards(result: &ReviewResult) -> Option<String> {
         .parse::<ShardSet>()
         .is_ok_and(|s| s.missing().is_empty());
     (!complete).then(|| printable(value))
-}
-
-fn forge_name(f: ForgeKind) -> &'static str {
-    match f {
-        ForgeKind::Github => "github",
-        ForgeKind::Gitlab => "gitlab",
-    }
 }
 
 /// Exit 3; a missing permission says so in words the Action (and a person)

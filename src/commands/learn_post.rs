@@ -77,10 +77,7 @@ impl Forge {
                 )
             })?;
         if !quiet {
-            let what = match self.repo.forge() {
-                ForgeKind::Github => format!("pull request #{}", done.number),
-                ForgeKind::Gitlab => format!("merge request !{}", done.number),
-            };
+            let what = self.repo.forge().request(done.number);
             let verb = match (done.created, done.branch_changed) {
                 (true, _) => "Opened",
                 (false, true) => "Updated",

@@ -12,7 +12,9 @@ use anyhow::anyhow;
 use crit_agent::RunLimits;
 use crit_core::redact::Redactor;
 use crit_llm::Env;
-use crit_post::{Choice, Command, Destination, ForgeKind, GithubPoster, Heard, Reacted, Said};
+use crit_post::{
+    Choice, Command, Destination, ForgeKind, Heard, Reacted, Responder, Said, Waiting,
+};
 use crit_project::Kind;
 use crit_project::scope::{self, Scope, ScopeOptions};
 use crit_review::converse::{Conversation, RecheckOutcome};
@@ -44,11 +46,6 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
     };
     let dest = Destination::from_env(&env, ForgeKind::Github, &choice)
         .map_err(|e| CliError::usage(anyhow!("{}", printable(&e.to_string()))))?;
-    let Some(mut poster) = dest.github_responder().map_err(|e| failed("GitHub", e))? else {
-        return Err(CliError::usage(anyhow!(
-            "crit respond answers GitHub pull requests"
-        )));
-    };
     let stop = runner::Stop::new();
     let mut project = crate::backend::project(common, &env)?;
     let mut explicit = crate::backend::explicit(common)?;
@@ -56,26 +53,28 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
     project.set_explicit(explicit);
     let policy = crate::backend::settings(&project, Kind::Code)?.respond;
     let limit = policy.max_answers_per_hour.value as usize;
-    let (heard, reacted) = runner::block_on(&stop, |_| async {
-        let heard = poster.hear(&said, limit).await?;
-        let reacted = poster.reactions().await.unwrap_or_default();
-        Ok::<_, crit_post::PostError>((heard, reacted))
+    let mut responder = dest.responder().map_err(|e| failed(dest.forge(), e))?;
+    let (waiting, reacted) = runner::block_on(&stop, |_| async {
+        let waiting = responder.hear(said, limit).await?;
+        let reacted = responder.reactions().await.unwrap_or_default();
+        Ok::<_, crit_post::PostError>((waiting, reacted))
     })?
-    .map_err(|e| failed("GitHub", e))?;
-    record_reactions(&env, &reacted);
+    .map_err(|e| failed(dest.forge(), e))?;
+    record_reactions(&env, dest.forge(), &reacted);
+    let name = dest.forge().name();
     let mut review: Vec<String> = [
         "crit",
         "review",
         "code",
         "--post",
-        "github",
+        name,
         "--since-last-review",
     ]
     .map(String::from)
     .to_vec();
     review.extend(passed_on(args));
     review.extend(args.review_flags.iter().cloned());
-    let mut describe: Vec<String> = ["crit", "review", "code", "--describe", "--post", "github"]
+    let mut describe: Vec<String> = ["crit", "review", "code", "--describe", "--post", name]
         .map(String::from)
         .to_vec();
     describe.extend(passed_on(args));
@@ -84,22 +83,37 @@ pub fn run(common: &CommonArgs, args: &RespondArgs) -> Result<Code, CliError> {
         review: Some(review),
         describe,
     };
-    let mut thread = OnGithub {
-        poster: &mut poster,
-        said: &said,
+    let mut thread = Thread {
+        responder: &mut responder,
+        waiting: &waiting,
     };
-    act(common, &env, &stop, &mut thread, &said, heard, &acting)
+    act(common, &env, &stop, &mut thread, &acting)
 }
 
-/// Where crit's one answer to a comment goes.
-pub(crate) trait Answering {
+/// Where crit's one answer to a comment goes: its thread on the forge the
+/// responder answers on.
+pub(crate) struct Thread<'a> {
+    pub responder: &'a mut Responder,
+    pub waiting: &'a Waiting,
+}
+
+impl Thread<'_> {
     /// Posts `text` as crit's answer.
-    fn answer(&mut self, stop: &runner::Stop, text: String) -> Result<(), CliError>;
-    /// Resolves the thread whose first comment is `root`; a forge that
-    /// refuses is logged, not fatal.
-    fn resolve(&mut self, stop: &runner::Stop, root: u64) -> Result<(), CliError>;
-    /// The forge's name, as the feedback log records it.
-    fn forge(&self) -> &'static str;
+    fn answer(&mut self, stop: &runner::Stop, text: String) -> Result<(), CliError> {
+        let (responder, waiting) = (&mut *self.responder, self.waiting);
+        let forge = responder.forge();
+        runner::block_on(stop, |_| async { responder.answer(waiting, &text).await })?
+            .map_err(|e| failed(forge, e))
+    }
+
+    /// Resolves the thread; a forge that refuses is logged, not fatal.
+    fn resolve(&mut self, stop: &runner::Stop) -> Result<(), CliError> {
+        let (responder, waiting) = (&mut *self.responder, self.waiting);
+        let forge = responder.forge();
+        runner::block_on(stop, |_| async { responder.resolve(waiting).await })?
+            .map(|_| ())
+            .map_err(|e| failed(forge, e))
+    }
 }
 
 /// What the commands run.
@@ -113,45 +127,20 @@ pub(crate) struct Acting {
     pub describe: Vec<String>,
 }
 
-pub(crate) struct OnGithub<'a> {
-    pub poster: &'a mut GithubPoster,
-    pub said: &'a Said,
-}
-
-impl Answering for OnGithub<'_> {
-    fn answer(&mut self, stop: &runner::Stop, text: String) -> Result<(), CliError> {
-        let (poster, said) = (&mut *self.poster, self.said);
-        runner::block_on(stop, |_| async { poster.answer(said, &text).await })?
-            .map_err(|e| failed("GitHub", e))
-    }
-
-    fn resolve(&mut self, stop: &runner::Stop, root: u64) -> Result<(), CliError> {
-        let poster = &mut *self.poster;
-        runner::block_on(stop, |_| async { poster.resolve_thread(root).await })?
-            .map(|_| ())
-            .map_err(|e| failed("GitHub", e))
-    }
-
-    fn forge(&self) -> &'static str {
-        "github"
-    }
-}
-
 /// Exit 3 for an answer the forge did not take.
-pub(crate) fn failed(forge: &str, e: crit_post::PostError) -> CliError {
+pub(crate) fn failed(forge: ForgeKind, e: crit_post::PostError) -> CliError {
     CliError::could_not_run(anyhow!("answering on {forge}: {e}"))
 }
 
-/// Does what `heard` says to `said`, answering through `thread`.
+/// Does what the comment waiting in `thread` asks, answering there.
 pub(crate) fn act(
     common: &CommonArgs,
     env: &Env,
     stop: &runner::Stop,
-    thread: &mut dyn Answering,
-    said: &Said,
-    heard: Heard,
+    thread: &mut Thread,
     acting: &Acting,
 ) -> Result<Code, CliError> {
+    let (said, heard) = (&thread.waiting.said, thread.waiting.heard.clone());
     let say = |what: &str| {
         if !common.quiet {
             eprintln!("crit: {}", printable(what));
@@ -219,7 +208,7 @@ pub(crate) fn act(
         Heard::Reply {
             finding,
             key,
-            root,
+            root: _,
             dispute,
         } => {
             let talk = conversation(common, env)?;
@@ -272,7 +261,7 @@ pub(crate) fn act(
             };
             thread.answer(stop, text)?;
             if outcome == FeedbackOutcome::Dismissed {
-                thread.resolve(stop, root)?;
+                thread.resolve(stop)?;
             }
             say(&format!("a dispute of finding {key}: {outcome:?}"));
             record(
@@ -287,7 +276,7 @@ pub(crate) fn act(
                     severity: finding.severity.code().to_string(),
                     path: finding.location.as_ref().map(|l| l.path().to_string()),
                     repo: None,
-                    forge: Some(thread.forge().into()),
+                    forge: Some(thread.responder.forge().name().into()),
                     thread: said.url.clone(),
                     author: Some(said.author.clone()),
                     text: reply,
@@ -404,7 +393,7 @@ fn record(env: &Env, mut event: Feedback) {
 }
 
 /// 👍/👎 and resolved threads, each recorded once.
-fn record_reactions(env: &Env, reacted: &[Reacted]) {
+fn record_reactions(env: &Env, forge: ForgeKind, reacted: &[Reacted]) {
     let seen = session::feedback_dir(env)
         .map(|d| session::read_feedback(&d).0)
         .unwrap_or_default();
@@ -436,7 +425,7 @@ fn record_reactions(env: &Env, reacted: &[Reacted]) {
                 severity: r.finding.severity.code().to_string(),
                 path: r.finding.location.as_ref().map(|l| l.path().to_string()),
                 repo: None,
-                forge: Some("github".into()),
+                forge: Some(forge.name().into()),
                 thread: r.url.clone(),
                 author: Some(r.author.clone()),
                 text: String::new(),

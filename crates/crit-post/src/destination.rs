@@ -10,6 +10,7 @@ use crit_core::ReviewResult;
 use crit_core::redact::Redactor;
 use crit_llm::Env;
 
+use crate::answering::Responder;
 use crate::error::{ContextError, ForgeKind, PostError};
 use crate::pace::{Pacer, RealTime};
 use crate::since::LastReview;
@@ -196,23 +197,12 @@ impl Destination {
         }
     }
 
-    /// The poster that reads and answers the pull request's conversation;
-    /// `None` on GitLab, whose merge requests are answered by the next
-    /// pipeline's review.
-    pub fn github_responder(&self) -> Result<Option<GithubPoster>, PostError> {
-        match &self.target {
-            Target::Github(ctx) => self.github(ctx).map(Some),
-            Target::Gitlab(_) => Ok(None),
-        }
-    }
-
-    /// A GitLab poster to answer notes with, when the destination is a
-    /// merge request.
-    pub fn gitlab_responder(&self) -> Result<Option<GitlabPoster>, PostError> {
-        match &self.target {
-            Target::Gitlab(ctx) => self.gitlab(ctx).map(Some),
-            Target::Github(_) => Ok(None),
-        }
+    /// What answers the comments on the pull or merge request.
+    pub fn responder(&self) -> Result<Responder, PostError> {
+        Ok(match &self.target {
+            Target::Github(ctx) => Responder::Github(self.github(ctx)?),
+            Target::Gitlab(ctx) => Responder::Gitlab(self.gitlab(ctx)?),
+        })
     }
 
     fn github(&self, ctx: &GithubContext) -> Result<GithubPoster, PostError> {

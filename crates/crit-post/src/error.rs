@@ -14,6 +14,25 @@ pub enum ForgeKind {
     Gitlab,
 }
 
+impl ForgeKind {
+    /// Its name on crit's command line (`--post github`) and in its logs.
+    pub fn name(self) -> &'static str {
+        match self {
+            ForgeKind::Github => "github",
+            ForgeKind::Gitlab => "gitlab",
+        }
+    }
+
+    /// A pull or merge request, as people on this forge write it
+    /// (`pull request #12`, `merge request !12`).
+    pub fn request(self, number: u64) -> String {
+        match self {
+            ForgeKind::Github => format!("pull request #{number}"),
+            ForgeKind::Gitlab => format!("merge request !{number}"),
+        }
+    }
+}
+
 impl std::fmt::Display for ForgeKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -89,6 +108,12 @@ pub enum PostError {
     /// The HTTP client could not be set up.
     #[error("cannot set up the HTTP client: {0}")]
     Setup(String),
+    /// Something this forge does not do.
+    #[error("{forge} does not support {what}")]
+    Unsupported {
+        forge: ForgeKind,
+        what: &'static str,
+    },
 }
 
 impl PostError {

@@ -28,6 +28,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(unreachable_pub)]
 
+mod answering;
 mod comment;
 mod context;
 mod describe;
@@ -58,6 +59,7 @@ mod revision;
 mod since;
 mod summary;
 
+pub use answering::{Pending, Responder, Rules, Waiting};
 pub use context::{GithubContext, GitlabContext};
 pub use destination::{Choice, Destination, DestinationError};
 pub use error::{ContextError, ForgeKind, PostError};
@@ -70,7 +72,6 @@ pub use repository::{BaseFile, Change, Proposed, Repository};
 pub use respond::{Command, Heard, Said, asks, command, disputes};
 pub use respond_catchup::{Remembered, dismissal_marker};
 pub use respond_github::{Reacted, inert_text, not_allowed};
-pub use respond_gitlab::{Pending, Rules, Waiting};
 pub use since::{LastReview, Since};
 
 /// Most inline comments crit keeps open when not told otherwise: a review

@@ -18,7 +18,7 @@ impl GithubPoster {
     /// People's `/crit` commands and replies in review threads that no
     /// answer of crit's names, oldest first; and the findings crit
     /// dismissed on a dispute in their threads.
-    pub async fn unanswered(&mut self) -> Result<(Vec<Said>, Vec<Remembered>), PostError> {
+    pub(crate) async fn unanswered(&mut self) -> Result<(Vec<Said>, Vec<Remembered>), PostError> {
         let me = self.me().await?;
         let review = self.review_comments().await?;
         let talk = self.conversation().await?;

@@ -49,7 +49,7 @@ impl GithubPoster {
 
     /// What `said` asks of crit, and whether crit should answer: see
     /// [`crate::respond`].
-    pub async fn hear(&mut self, said: &Said, limit: usize) -> Result<Heard, PostError> {
+    pub(crate) async fn hear(&mut self, said: &Said, limit: usize) -> Result<Heard, PostError> {
         let me = self.me().await?;
         if said.author == me {
             return Ok(Heard::Nothing("crit's own comment"));
@@ -132,7 +132,7 @@ impl GithubPoster {
     /// Posts `text` (markdown crit wrote; model text in it already made
     /// inert) as crit's one answer to `said`: in its thread, or on the
     /// conversation.
-    pub async fn answer(&mut self, said: &Said, text: &str) -> Result<(), PostError> {
+    pub(crate) async fn answer(&mut self, said: &Said, text: &str) -> Result<(), PostError> {
         let body = format!("{}\n{text}", answer_marker(said.id));
         match (said.on_a_line, said.in_reply_to.unwrap_or(said.id)) {
             (true, root) => {
@@ -162,7 +162,7 @@ impl GithubPoster {
     }
 
     /// Resolves the review thread whose first comment is `root`.
-    pub async fn resolve_thread(&mut self, root: u64) -> Result<bool, PostError> {
+    pub(crate) async fn resolve_thread(&mut self, root: u64) -> Result<bool, PostError> {
         match self.resolve_threads(&[root]).await {
             Ok(n) => Ok(n > 0),
             Err(e) => {
@@ -174,7 +174,7 @@ impl GithubPoster {
 
     /// 👍/👎 by people on crit's open finding comments, and their threads
     /// people resolved with the flagged lines unchanged.
-    pub async fn reactions(&mut self) -> Result<Vec<Reacted>, PostError> {
+    pub(crate) async fn reactions(&mut self) -> Result<Vec<Reacted>, PostError> {
         let me = self.me().await?;
         let review = self.review_comments().await?;
         let mut out = Vec::new();

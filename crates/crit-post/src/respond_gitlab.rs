@@ -12,50 +12,23 @@ use std::collections::BTreeMap;
 use reqwest::Method;
 use serde_json::{Value, json};
 
+use crate::answering::{Pending, Place, Rules, Waiting};
 use crate::error::PostError;
 use crate::gitlab::GitlabPoster;
 use crate::marker::Marker;
 use crate::respond::{
     Heard, Said, answer_marker, answered_id, asks, command, disputes, finding_of,
 };
-use crate::respond_catchup::{Remembered, read_dismissal};
+use crate::respond_catchup::read_dismissal;
 use crate::respond_github::within_hour;
 
 /// GitLab's Developer role: the least that may push, so may command crit.
 const DEVELOPER: u64 = 30;
 
-/// A note crit is to answer, what it asks, and where the answer goes.
-#[derive(Debug, Clone)]
-pub struct Waiting {
-    pub said: Said,
-    pub heard: Heard,
-    discussion: String,
-    /// A thread (replies go in it) rather than a lone note.
-    threaded: bool,
-}
-
-/// What waits on the merge request: the notes to answer, and the findings
-/// crit dismissed on a dispute in their discussions.
-#[derive(Debug, Clone, Default)]
-pub struct Pending {
-    pub waiting: Vec<Waiting>,
-    pub dismissed: Vec<Remembered>,
-}
-
-/// What the rules leave to answer: the caller's choice for commands from
-/// people without write access, and the limit per discussion.
-#[derive(Debug, Clone, Copy)]
-pub struct Rules {
-    /// Most answers in one discussion in an hour.
-    pub limit: usize,
-    /// Commands from people without write access get a short answer.
-    pub answer_others: bool,
-}
-
 impl GitlabPoster {
     /// Every note on the merge request crit has yet to answer, oldest
     /// first, with what it asks (notes that ask nothing are left out).
-    pub async fn waiting(&mut self, rules: Rules) -> Result<Pending, PostError> {
+    pub(crate) async fn waiting(&mut self, rules: Rules) -> Result<Pending, PostError> {
         let me = self.identity().await?;
         let discussions = self
             .api
@@ -185,8 +158,10 @@ impl GitlabPoster {
                 out.push(Waiting {
                     said,
                     heard,
-                    discussion: did.clone(),
-                    threaded,
+                    place: Place::Gitlab {
+                        discussion: did.clone(),
+                        threaded,
+                    },
                 });
             }
         }
@@ -226,12 +201,18 @@ impl GitlabPoster {
     }
 
     /// Posts `text` (markdown crit wrote; model text in it already made
-    /// inert) as crit's one answer to `w`: in its thread, or as a note on
-    /// the merge request.
-    pub async fn answer_note(&mut self, w: &Waiting, text: &str) -> Result<(), PostError> {
-        let body = json!({"body": format!("{}\n{text}", answer_marker(w.said.id))});
-        let path = match w.threaded {
-            true => self.mr(&format!("/discussions/{}/notes", w.discussion)),
+    /// inert) as crit's one answer to `said`: in its discussion when that
+    /// is `threaded`, or as a note on the merge request.
+    pub(crate) async fn answer_note(
+        &mut self,
+        said: &Said,
+        discussion: &str,
+        threaded: bool,
+        text: &str,
+    ) -> Result<(), PostError> {
+        let body = json!({"body": format!("{}\n{text}", answer_marker(said.id))});
+        let path = match threaded {
+            true => self.mr(&format!("/discussions/{discussion}/notes")),
             false => self.mr("/notes"),
         };
         self.api
@@ -240,9 +221,9 @@ impl GitlabPoster {
             .map(|_| ())
     }
 
-    /// Resolves `w`'s discussion; a token that may not is said, not fatal.
-    pub async fn resolve_discussion(&mut self, w: &Waiting) -> bool {
-        let path = self.mr(&format!("/discussions/{}", w.discussion));
+    /// Resolves `discussion`; a token that may not is said, not fatal.
+    pub(crate) async fn resolve_discussion(&mut self, discussion: &str) -> bool {
+        let path = self.mr(&format!("/discussions/{discussion}"));
         let done = self
             .api
             .write(

@@ -5,9 +5,8 @@
 //! (its rules, its limit per thread, its answers); a failure here is said
 //! and the review goes on, since it is not the review's.
 
-use anyhow::anyhow;
 use crit_llm::Env;
-use crit_post::{ForgeKind, GitlabPoster, Heard, Remembered, Rules, Waiting};
+use crit_post::{Heard, Remembered, Rules};
 use crit_review::review::DisputeDismissal;
 
 use clap::{Arg, ArgMatches};
@@ -15,7 +14,7 @@ use crit_project::Respond;
 use crit_project::config::respond::{Others as RespondOthers, RespondConfig};
 
 use crate::cli::{CommonArgs, Others, PostArgs};
-use crate::commands::respond::{self, Acting, Answering, OnGithub};
+use crate::commands::respond::{self, Acting, Thread};
 use crate::exit::CliError;
 use crate::output::printable;
 use crate::post::Poster;
@@ -96,105 +95,57 @@ fn answer_all(
     let dest = poster.destination();
     let stop = runner::Stop::new();
     let forge = dest.forge();
-    let name = match forge {
-        ForgeKind::Github => "github",
-        ForgeKind::Gitlab => "gitlab",
-    };
-    let mut describe: Vec<String> = ["crit", "review", "code", "--describe", "--post", name]
-        .map(String::from)
-        .to_vec();
-    let token = match forge {
-        ForgeKind::Github => ("--github-token-env", &post.github_token_env),
-        ForgeKind::Gitlab => ("--gitlab-token-env", &post.gitlab_token_env),
-    };
-    if let Some(v) = token.1 {
-        describe.extend([token.0.to_string(), v.clone()]);
+    let mut describe: Vec<String> = [
+        "crit",
+        "review",
+        "code",
+        "--describe",
+        "--post",
+        forge.name(),
+    ]
+    .map(String::from)
+    .to_vec();
+    // The review's own posting flags, as given (only its forge's apply).
+    let given = [
+        ("--token-env", &post.token_env),
+        ("--github-token-env", &post.github_token_env),
+        ("--gitlab-token-env", &post.gitlab_token_env),
+        ("--github-login", &post.github_login),
+    ];
+    for (flag, value) in given {
+        if let Some(v) = value {
+            describe.extend([flag.to_string(), v.clone()]);
+        }
     }
-    if let Some(v) = &post.github_login {
-        describe.extend(["--github-login".to_string(), v.clone()]);
-    }
-    let limit = policy.max_answers_per_hour.value as usize;
     let acting = Acting {
         others: policy.others.value,
         review: None,
         describe,
     };
-    let err = |e: crit_post::PostError| respond::failed(&forge.to_string(), e);
-    if let Some(mut gl) = dest.gitlab_responder().map_err(err)? {
-        let rules = Rules {
-            limit,
-            answer_others: policy.others.value == RespondOthers::Reply,
-        };
-        let pending =
-            runner::block_on(&stop, |_| async { gl.waiting(rules).await })?.map_err(err)?;
-        let disputes = pending
-            .waiting
-            .iter()
-            .any(|w| matches!(w.heard, Heard::Reply { dispute: true, .. }));
-        for w in pending.waiting {
-            let mut thread = OnGitlab {
-                poster: &mut gl,
-                waiting: &w,
-            };
-            let heard = w.heard.clone();
-            respond::act(common, env, &stop, &mut thread, &w.said, heard, &acting)?;
-        }
-        if !disputes {
-            return Ok(pending.dismissed);
-        }
-        // This run's answers may have dismissed more.
-        let again = runner::block_on(&stop, |_| async { gl.waiting(rules).await })?.map_err(err)?;
-        return Ok(again.dismissed);
-    }
-    let Some(mut gh) = dest.github_responder().map_err(err)? else {
-        return Err(CliError::usage(anyhow!(
-            "no pull or merge request to answer on"
-        )));
+    let rules = Rules {
+        limit: policy.max_answers_per_hour.value as usize,
+        answer_others: policy.others.value == RespondOthers::Reply,
     };
-    let (pending, mut dismissed) =
-        runner::block_on(&stop, |_| async { gh.unanswered().await })?.map_err(err)?;
-    let mut disputes = false;
-    for said in pending {
-        let heard =
-            runner::block_on(&stop, |_| async { gh.hear(&said, limit).await })?.map_err(err)?;
-        if let Heard::Nothing(_) = heard {
-            continue;
-        }
-        disputes |= matches!(heard, Heard::Reply { dispute: true, .. });
-        let mut thread = OnGithub {
-            poster: &mut gh,
-            said: &said,
+    let err = |e: crit_post::PostError| respond::failed(forge, e);
+    let mut responder = dest.responder().map_err(err)?;
+    let pending =
+        runner::block_on(&stop, |_| async { responder.waiting(rules).await })?.map_err(err)?;
+    let disputes = pending
+        .waiting
+        .iter()
+        .any(|w| matches!(w.heard, Heard::Reply { dispute: true, .. }));
+    for waiting in &pending.waiting {
+        let mut thread = Thread {
+            responder: &mut responder,
+            waiting,
         };
-        respond::act(common, env, &stop, &mut thread, &said, heard, &acting)?;
+        respond::act(common, env, &stop, &mut thread, &acting)?;
     }
-    if disputes {
-        // This run's answers may have dismissed more.
-        dismissed = runner::block_on(&stop, |_| async { gh.unanswered().await })?
-            .map_err(err)?
-            .1;
+    if !disputes {
+        return Ok(pending.dismissed);
     }
-    Ok(dismissed)
-}
-
-struct OnGitlab<'a> {
-    poster: &'a mut GitlabPoster,
-    waiting: &'a Waiting,
-}
-
-impl Answering for OnGitlab<'_> {
-    fn answer(&mut self, stop: &runner::Stop, text: String) -> Result<(), CliError> {
-        let (poster, w) = (&mut *self.poster, self.waiting);
-        runner::block_on(stop, |_| async { poster.answer_note(w, &text).await })?
-            .map_err(|e| respond::failed("GitLab", e))
-    }
-
-    fn resolve(&mut self, stop: &runner::Stop, _root: u64) -> Result<(), CliError> {
-        let (poster, w) = (&mut *self.poster, self.waiting);
-        runner::block_on(stop, |_| async { poster.resolve_discussion(w).await })?;
-        Ok(())
-    }
-
-    fn forge(&self) -> &'static str {
-        "gitlab"
-    }
+    // This run's answers may have dismissed more.
+    let again =
+        runner::block_on(&stop, |_| async { responder.waiting(rules).await })?.map_err(err)?;
+    Ok(again.dismissed)
 }

@@ -352,6 +352,18 @@ fn without_a_pull_request_to_post_to_nothing_runs() {
     assert!(stderr(&out).contains("not about a pull request"));
     let out = post(&pr, &model, &s, &["--gitlab-token-env", "X"]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("names a token for the other forge"),
+        "{}",
+        show(&out)
+    );
+    let out = post(
+        &pr,
+        &model,
+        &s,
+        &["--token-env", "X", "--github-token-env", "Y"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(model.model_requests().is_empty(), "no review was spent");
     assert!(s.requests().is_empty());
 }

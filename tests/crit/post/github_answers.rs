@@ -107,3 +107,39 @@ fn a_finding_dismissed_on_a_dispute_is_listed_as_dismissed_on_the_next_run() {
     );
     assert_eq!(model.model_requests().len(), 3, "no second re-check");
 }
+
+/// The limit per thread holds within one run: the answers this run gives
+/// count against it before they are posted.
+#[test]
+fn one_run_answers_a_thread_no_more_than_its_limit() {
+    let pr = Pr::new();
+    let model = FakeServer::start_blocking();
+    let s = pr.github(GithubConfig::default());
+    s.set_association("dev", "MEMBER");
+    let root = crit_finding(&s);
+    let first = s.seed_reply(7, "dev", root, "Why does this matter here?");
+    let second = s.seed_reply(7, "dev", root, "And what about the tests?");
+    s.seed_reply(7, "dev", root, "One more: is 8080 right?");
+    for n in 1..=2 {
+        model.push(crate::post::respond_threads::question());
+        model.push(Reply::json(json!({"answer": format!("Answer {n}.")})));
+    }
+    model.push(answer(vec![unwrap_finding()]));
+    let out = pr
+        .github_crit(&model, &s)
+        .args(REVIEW)
+        .args(["--post", "github", "--fail-on", "never"])
+        .args(["--max-answers-per-hour", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let said = replies(&s, root);
+    assert_eq!(said.len(), 2, "two answers, then the limit: {said:?}");
+    assert!(said[0].starts_with(&format!("<!-- crit:answers {first} -->")));
+    assert!(said[1].starts_with(&format!("<!-- crit:answers {second} -->")));
+    assert_eq!(
+        model.model_requests().len(),
+        5,
+        "two readings, two answers, the review"
+    );
+}

@@ -69,7 +69,8 @@ fn the_token_is_in_nothing_crit_prints_or_writes() {
         .env_remove("GITHUB_TOKEN")
         .env("CRIT_POSTER", TOKEN)
         .args(REVIEW)
-        .args(["--post", "github", "--github-token-env", "CRIT_POSTER"])
+        // The forge-neutral name for the same flag.
+        .args(["--post", "github", "--token-env", "CRIT_POSTER"])
         .output()
         .unwrap();
     assert_eq!(failed.status.code(), Some(3), "{}", show(&failed));
