@@ -10,6 +10,7 @@ use crit_core::redact::Redactor;
 use crit_core::render::compat::Compat;
 use crit_core::render::{self, Format, RenderOptions};
 use crit_core::terminal::sanitize;
+use crit_llm::Env;
 
 use crate::cli::{ColorArg, CommonArgs, FormatChoice};
 use crate::exit::CliError;
@@ -58,7 +59,9 @@ impl OutputPlan {
         let color = match common.color {
             ColorArg::Always => true,
             ColorArg::Never => false,
-            ColorArg::Auto => format == Format::Terminal && dest.is_none() && auto_color(),
+            ColorArg::Auto => {
+                format == Format::Terminal && dest.is_none() && auto_color(&common.env)
+            }
         };
         Ok(OutputPlan {
             format,
@@ -186,8 +189,10 @@ pub fn printable_value(text: &str) -> String {
 /// How stderr is read: a CI job's log (when `CI` is set and stderr is not a
 /// terminal), where each line is escaped as GitHub's runner reads workflow
 /// commands back; else a terminal.
-pub fn stderr_dest() -> Dest {
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+pub fn stderr_dest(env: &Env) -> Dest {
+    let ci = env
+        .non_empty("CI")
+        .is_some_and(|v| v != "false" && v != "0");
     if ci && !std::io::stderr().is_terminal() {
         Dest::CiLog
     } else {
@@ -197,9 +202,9 @@ pub fn stderr_dest() -> Dest {
 
 /// One line for stderr holding model, repository or config text (a progress
 /// event, a warning): secrets redacted, on one line, escaped for
-/// [`stderr_dest`].
-pub fn stderr_line(text: &str) -> String {
-    Printable::line(&Redactor::process().redact_str(text), stderr_dest()).into_string()
+/// `dest` (see [`stderr_dest`]).
+pub fn stderr_line(dest: Dest, text: &str) -> String {
+    Printable::line(&Redactor::process().redact_str(text), dest).into_string()
 }
 
 /// A JSON document crit prints that holds model, repository or config text:
@@ -230,22 +235,20 @@ pub fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// Colors when stdout is a terminal, `NO_COLOR` is unset or empty, and the
 /// terminal is not `dumb`.
-fn auto_color() -> bool {
-    color_allowed() && std::io::stdout().is_terminal()
+fn auto_color(env: &Env) -> bool {
+    color_allowed(env) && std::io::stdout().is_terminal()
 }
 
-fn color_allowed() -> bool {
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
-    !no_color && !dumb
+fn color_allowed(env: &Env) -> bool {
+    env.non_empty("NO_COLOR").is_none() && env.get("TERM") != Some("dumb")
 }
 
 /// Whether diagnostics on stderr are coloured: `--color` decides, and `auto`
 /// means stderr is a terminal (not piped or captured) and colours are allowed.
-pub fn stderr_color(choice: ColorArg) -> bool {
-    match choice {
+pub fn stderr_color(common: &CommonArgs) -> bool {
+    match common.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => color_allowed() && std::io::stderr().is_terminal(),
+        ColorArg::Auto => color_allowed(&common.env) && std::io::stderr().is_terminal(),
     }
 }

@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crit_core::ReviewerStatus;
+use crit_core::printable::Dest;
+use crit_llm::Env;
 use crit_review::panel::{Progress, ProgressEvent};
 
 #[derive(Debug)]
@@ -18,14 +20,17 @@ pub struct StderrProgress {
     out: Mutex<()>,
     /// The change is split into parts: one line per part, not per reviewer.
     by_part: AtomicBool,
+    /// What reads stderr: a terminal or a CI log.
+    dest: Dest,
 }
 
 impl StderrProgress {
-    pub fn new() -> Self {
+    pub fn new(env: &Env) -> Self {
         StderrProgress {
             started: Instant::now(),
             out: Mutex::new(()),
             by_part: AtomicBool::new(false),
+            dest: crate::output::stderr_dest(env),
         }
     }
 
@@ -37,7 +42,7 @@ impl StderrProgress {
         let _ = writeln!(
             std::io::stderr().lock(),
             "[{secs:>6.1}s] {}",
-            crate::output::stderr_line(text)
+            crate::output::stderr_line(self.dest, text)
         );
     }
 }

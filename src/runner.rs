@@ -34,7 +34,7 @@ pub fn init_logging(common: &CommonArgs) {
     });
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-        .with_ansi(output::stderr_color(common.color))
+        .with_ansi(output::stderr_color(common))
         .with_writer(|| RedactedStderr)
         .with_target(false)
         .without_time()

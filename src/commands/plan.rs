@@ -55,7 +55,7 @@ pub fn run(common: &CommonArgs, args: PlanArgs) -> Result<Code, CliError> {
     };
     let progress: Option<std::sync::Arc<dyn crit_review::panel::Progress>> = match common.quiet {
         true => None,
-        false => Some(std::sync::Arc::new(StderrProgress::new())),
+        false => Some(std::sync::Arc::new(StderrProgress::new(&common.env))),
     };
     let req = PlanReview {
         target: &target,

@@ -28,7 +28,7 @@ use crit_prompt::{
 };
 
 use crate::backend;
-use crate::cli::{ColorArg, CommonArgs, FormatChoice, PromptArgs};
+use crate::cli::{CommonArgs, FormatChoice, PromptArgs};
 use crate::exit::{CliError, Code};
 use crate::progress::StderrProgress;
 use crate::runner;
@@ -249,7 +249,7 @@ fn inputs(args: &PromptArgs, cwd: &Path) -> Result<Inputs, CliError> {
 fn options(common: &CommonArgs, args: &PromptArgs, settings: &PromptSettings) -> PromptOptions {
     let mut opts = PromptOptions::from_settings(settings, !args.no_cache);
     if common.verbose > 0 && !common.quiet {
-        opts.progress = Some(Arc::new(StderrProgress::new()));
+        opts.progress = Some(Arc::new(StderrProgress::new(&common.env)));
     }
     opts
 }
@@ -310,7 +310,7 @@ fn finish_one(
     session: Option<&SessionState>,
 ) -> Result<Code, CliError> {
     let format = output_format(common);
-    let color = stderr_color(common);
+    let color = crate::output::stderr_color(common);
     match format {
         OutFormat::Json | OutFormat::Markdown => {
             review.decide(args.yes.then_some(Decision::Approve));
@@ -337,7 +337,7 @@ fn finish_one(
             } else if args.yes {
                 Some(Decision::Approve)
             } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-                Some(approve::ask(&review.refined))
+                Some(approve::ask(&review.refined, &common.env))
             } else {
                 if !common.quiet {
                     eprintln!(
@@ -450,19 +450,6 @@ fn write_out(common: &CommonArgs, text: &str) -> Result<(), CliError> {
             Err(CliError::could_not_run(anyhow!("writing to stdout: {e}")))
         }
         _ => Ok(()),
-    }
-}
-
-/// Colours on stderr, where the block goes.
-fn stderr_color(common: &CommonArgs) -> bool {
-    match common.color {
-        ColorArg::Always => true,
-        ColorArg::Never => false,
-        ColorArg::Auto => {
-            let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-            let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
-            !no_color && !dumb && std::io::stderr().is_terminal()
-        }
     }
 }
 

@@ -102,7 +102,7 @@ fn review(common: &CommonArgs, args: &RunArgs) -> Result<Code, CliError> {
         crit = crit.logging(false);
     }
     if !common.quiet {
-        crit = crit.with_progress(Arc::new(StderrProgress::new()));
+        crit = crit.with_progress(Arc::new(StderrProgress::new(&common.env)));
     }
     let stop = runner::Stop::new();
     let result = runner::block_on(&stop, |cancel| {

@@ -4,12 +4,13 @@
 
 use std::io::{BufRead, Write};
 
+use crit_llm::Env;
 use crit_prompt::Decision;
 
 const QUESTION: &str = "Proceed with the refined prompt? (yes / no / edit) ";
 
 /// Asks until it gets an answer; end of input keeps the original.
-pub fn ask(refined: &str) -> Decision {
+pub fn ask(refined: &str, env: &Env) -> Decision {
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     loop {
@@ -22,7 +23,7 @@ pub fn ask(refined: &str) -> Decision {
         match answer.trim().to_ascii_lowercase().as_str() {
             "y" | "yes" => return Decision::Approve,
             "n" | "no" => return Decision::Reject,
-            "e" | "edit" => match edit(refined) {
+            "e" | "edit" => match edit(refined, env) {
                 Ok(text) if text == refined => return Decision::Approve,
                 Ok(text) if text.trim().is_empty() => {
                     eprintln!("crit: the edited prompt is empty; answer again");
@@ -37,17 +38,18 @@ pub fn ask(refined: &str) -> Decision {
 
 /// The editor's command line: `$VISUAL`, else `$EDITOR`, else `vi`, split as
 /// a shell would split it (no shell runs it).
-fn editor_command() -> Result<Vec<String>, String> {
+fn editor_command(env: &Env) -> Result<Vec<String>, String> {
     let raw = ["VISUAL", "EDITOR"]
         .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.trim().is_empty()))
+        .find_map(|v| env.get(v).filter(|s| !s.trim().is_empty()))
+        .map(str::to_string)
         .unwrap_or_else(|| "vi".into());
     shlex::split(&raw)
         .filter(|w| !w.is_empty())
         .ok_or_else(|| format!("cannot parse the editor command `{raw}`"))
 }
 
-fn edit(refined: &str) -> Result<String, String> {
+fn edit(refined: &str, env: &Env) -> Result<String, String> {
     let mut file = tempfile::Builder::new()
         .prefix("crit-prompt-")
         .suffix(".md")
@@ -56,7 +58,7 @@ fn edit(refined: &str) -> Result<String, String> {
     file.write_all(refined.as_bytes())
         .and_then(|()| file.flush())
         .map_err(|e| format!("cannot write the file to edit: {e}"))?;
-    let argv = editor_command()?;
+    let argv = editor_command(env)?;
     let status = std::process::Command::new(&argv[0])
         .args(&argv[1..])
         .arg(file.path())

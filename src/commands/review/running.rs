@@ -182,12 +182,13 @@ pub fn run_review(
         poster.teach(&opts.redactor);
     }
     if !common.quiet {
-        opts.progress = Some(Arc::new(StderrProgress::new()));
+        opts.progress = Some(Arc::new(StderrProgress::new(&common.env)));
     }
     opts.spending = Some(Arc::new(super::spend::AskToSpend::new(
         settings.max_cost_usd.clone(),
         checks.yes,
         common.quiet,
+        &common.env,
     )));
     let req = ReviewRequest {
         template: template.clone(),

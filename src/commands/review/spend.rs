@@ -9,6 +9,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use crit_llm::{Source, Sourced};
 use crit_review::review::{CostPlan, Spending};
 
+use crit_core::printable::Dest;
+use crit_llm::Env;
+
 use crate::output;
 
 pub struct AskToSpend {
@@ -20,15 +23,18 @@ pub struct AskToSpend {
     quiet: bool,
     /// stdin and stderr are a terminal: someone can answer.
     terminal: bool,
+    /// What reads stderr: a terminal or a CI log.
+    dest: Dest,
 }
 
 impl AskToSpend {
-    pub fn new(limit: Sourced<f64>, yes: bool, quiet: bool) -> Self {
+    pub fn new(limit: Sourced<f64>, yes: bool, quiet: bool, env: &Env) -> Self {
         AskToSpend {
             limit,
             yes,
             quiet,
             terminal: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+            dest: output::stderr_dest(env),
         }
     }
 
@@ -46,7 +52,7 @@ impl AskToSpend {
     /// limit cannot hold it. Sent only on the user's word: `--yes`, or yes
     /// at a terminal.
     fn approve_unpriced(&self, plan: &CostPlan) -> bool {
-        say(&format!("crit: the review: {}", plan.describe()));
+        say(self.dest, &format!("crit: the review: {}", plan.describe()));
         let why = format!(
             "{} has no known price, so {} cannot be held",
             match plan.models.is_empty() {
@@ -56,12 +62,18 @@ impl AskToSpend {
             self.limit_words()
         );
         if !self.terminal {
-            say(&format!(
-                "crit: {why}; nothing was sent. crit has no setting for a model's price: review with a model crit knows the price of, or pass --yes to send it with no limit"
-            ));
+            say(
+                self.dest,
+                &format!(
+                    "crit: {why}; nothing was sent. crit has no setting for a model's price: review with a model crit knows the price of, or pass --yes to send it with no limit"
+                ),
+            );
             return false;
         }
-        ask(&format!("crit: {why}. Send it with no limit? [y/N] "))
+        ask(
+            self.dest,
+            &format!("crit: {why}. Send it with no limit? [y/N] "),
+        )
     }
 }
 
@@ -74,14 +86,14 @@ impl Spending for AskToSpend {
             // Sent unasked (the unknown cost said even with --quiet) only
             // where every front end sends it.
             if crit_review::review::sends_unpriced(&self.limit) {
-                say(&format!("crit: the review: {}", plan.describe()));
+                say(self.dest, &format!("crit: the review: {}", plan.describe()));
                 return true;
             }
             return self.approve_unpriced(plan);
         }
         let over = plan.usd_high.filter(|hi| *hi > self.limit.value);
         if !self.quiet || (over.is_some() && !self.yes) {
-            say(&format!("crit: the review: {}", plan.describe()));
+            say(self.dest, &format!("crit: the review: {}", plan.describe()));
         }
         let Some(high) = over else {
             return true;
@@ -90,16 +102,22 @@ impl Spending for AskToSpend {
             return true;
         }
         if !self.terminal {
-            say(&format!(
-                "crit: up to ${high:.2} is over {}, and there is no terminal to ask at; --yes sends it, --max-cost USD sets the limit",
-                self.limit_words()
-            ));
+            say(
+                self.dest,
+                &format!(
+                    "crit: up to ${high:.2} is over {}, and there is no terminal to ask at; --yes sends it, --max-cost USD sets the limit",
+                    self.limit_words()
+                ),
+            );
             return false;
         }
-        ask(&format!(
-            "crit: up to ${high:.2} is over {}. Send it? [y/N] ",
-            self.limit_words()
-        ))
+        ask(
+            self.dest,
+            &format!(
+                "crit: up to ${high:.2} is over {}. Send it? [y/N] ",
+                self.limit_words()
+            ),
+        )
     }
 
     /// Sent without asking, the review spends at most the limit; approved
@@ -116,9 +134,9 @@ impl Spending for AskToSpend {
 }
 
 /// `question` at the terminal; `true` on yes.
-fn ask(question: &str) -> bool {
+fn ask(dest: Dest, question: &str) -> bool {
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{}", output::stderr_line(question));
+    let _ = write!(err, "{}", output::stderr_line(dest, question));
     let _ = err.flush();
     drop(err);
     let mut answer = String::new();
@@ -128,6 +146,10 @@ fn ask(question: &str) -> bool {
     matches!(answer.trim().to_lowercase().as_str(), "y" | "yes")
 }
 
-fn say(line: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "{}", output::stderr_line(line));
+fn say(dest: Dest, line: &str) {
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{}",
+        output::stderr_line(dest, line)
+    );
 }
