@@ -309,3 +309,29 @@ fn fail_on_p2_fails_on_a_p2_and_the_default_does_not() {
         assert_eq!(r["passed"], code == 0, "{flags:?}");
     }
 }
+
+/// Two commits that change the same file: each commit's hunks reach the
+/// model (a path's second section is the same file's, never dropped).
+#[test]
+fn commits_that_change_the_same_file_are_all_sent() {
+    let dir = repo();
+    let d = dir.path();
+    write(
+        d,
+        "src/app.py",
+        &lines(&[(5, "x = eval(input())"), (9, "os.system(x)")]),
+    );
+    git(d, &["commit", "-q", "-am", "run it"]);
+    let server = FakeServer::start_blocking();
+    server.push(answer("PASS", vec![]));
+    let out = crit(d, &server, None)
+        .args(["review", "code", "--commit", "HEAD~1", "--commit", "HEAD"])
+        .args(["--json", "--verify", "off", "--no-cache"])
+        .output()
+        .unwrap();
+    let r = json_out(&out);
+    assert_eq!(r["coverage"]["complete"], true, "{}", stderr(&out));
+    let sent = server.model_requests()[0].body.to_string();
+    assert!(sent.contains("x = eval(input())"), "{sent}");
+    assert!(sent.contains("os.system(x)"), "{sent}");
+}

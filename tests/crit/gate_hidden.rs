@@ -227,3 +227,39 @@ fn a_hidden_file_the_users_ignore_globs_name_is_ignored_not_a_gap() {
     let r = json_out(&out);
     holds_for(&out, &r, &server, "notes.txt");
 }
+
+/// What `git commit` would take is reviewed, though the working tree no
+/// longer shows it: a new file staged then deleted, a line staged then
+/// undone in the file only.
+#[test]
+fn what_the_index_holds_is_reviewed() {
+    for how in [
+        "a new file staged, then deleted",
+        "a line staged, then undone",
+    ] {
+        let dir = repo();
+        let d = dir.path();
+        match how {
+            "a line staged, then undone" => {
+                write(d, "app.py", &format!("x = 2\n{EVIL}"));
+                git(d, &["add", "app.py"]);
+                write(d, "app.py", "x = 2\n");
+            }
+            _ => {
+                write(d, "conftest.py", EVIL);
+                git(d, &["add", "conftest.py"]);
+                std::fs::remove_file(d.join("conftest.py")).unwrap();
+            }
+        }
+        let server = FakeServer::start_blocking();
+        let (out, r) = review(d, &server);
+        assert_eq!(out.status.code(), Some(0), "{how}: {}", show(&out));
+        assert_eq!(r["coverage"]["complete"], true, "{how}: {r:#}");
+        let sent = crate::support::gate::sent(&server);
+        assert!(
+            sent.contains("hidden-line"),
+            "{how}: the index was not sent"
+        );
+        assert!(sent.contains("no longer has"), "{how}: no note says why");
+    }
+}

@@ -217,6 +217,48 @@ fn work_moved_off_head_is_reviewed_in_each_agent() {
         "os.system(input())",
         "src/shell.py",
     );
+    hostile(
+        "committed, then deleted in the working tree only",
+        |d| {
+            write(d, "src/shell.py", SHELL);
+            git(d, &["add", "src/shell.py"]);
+            git(d, &["commit", "-q", "-m", "helper"]);
+            std::fs::remove_file(d.join("src/shell.py")).unwrap();
+        },
+        "os.system(input())",
+        "src/shell.py",
+    );
+    hostile(
+        "committed, then undone in the working tree and the index",
+        |d| {
+            write(d, app, EVAL);
+            git(d, &["commit", "-q", "-am", "evil"]);
+            write(d, app, CLEAN);
+            git(d, &["add", app]);
+        },
+        bad,
+        app,
+    );
+    hostile(
+        "staged, then undone in the working tree only",
+        |d| {
+            write(d, app, EVAL);
+            git(d, &["add", app]);
+            write(d, app, CLEAN);
+        },
+        bad,
+        app,
+    );
+    hostile(
+        "a new file staged, then deleted",
+        |d| {
+            write(d, "src/shell.py", SHELL);
+            git(d, &["add", "src/shell.py"]);
+            std::fs::remove_file(d.join("src/shell.py")).unwrap();
+        },
+        "os.system(input())",
+        "src/shell.py",
+    );
     for flag in ["--skip-worktree", "--assume-unchanged"] {
         hostile(
             flag,
@@ -429,4 +471,55 @@ fn a_repository_whose_git_directory_went_away_holds_the_gate_in_each_agent() {
     assert!(reason.contains(".git is not there"), "{reason}");
     assert!(server.model_requests().is_empty());
     std::fs::rename(d.join(".git-away"), d.join(".git")).unwrap();
+}
+
+/// Work committed or staged as the working tree shows it is sent once: the
+/// index and the commits add a file only when they hold a line the working
+/// tree does not.
+#[test]
+fn committed_and_staged_work_is_sent_once() {
+    for how in ["committed", "staged", "committed and edited"] {
+        let dir = repo(CLEAN);
+        let d = dir.path();
+        git(d, &["checkout", "-q", "--", "."]);
+        let server = FakeServer::start_blocking();
+        prompt(d, &server, "s", None);
+        write(d, "src/app.py", "def main():\n    return 22\n");
+        match how {
+            "staged" => git(d, &["add", "-A"]),
+            _ => git(d, &["commit", "-q", "-am", "two"]),
+        }
+        if how == "committed and edited" {
+            write(d, "src/app.py", "def main():\n    return 22\n\nX = 1\n");
+        }
+        server.push(pass());
+        let out = stop(d, &server, &event(Some("s"), false), &[]);
+        assert_eq!(decision(&out), None, "{how}: {}", support::stderr(&out));
+        let sent = server.model_requests()[0].body.to_string();
+        assert_eq!(sent.matches("return 22").count(), 1, "{how}: {sent}");
+        assert!(!sent.contains("no longer has"), "{how}: {sent}");
+    }
+}
+
+/// A session whose only work is a file git hides (`.git/info/exclude`)
+/// has not changed nothing: the gate holds, the review INCOMPLETE.
+#[test]
+fn a_change_of_only_hidden_files_holds_the_gate() {
+    every_agent(a_change_of_only_hidden_files_holds_the_gate_in_each_agent);
+}
+
+fn a_change_of_only_hidden_files_holds_the_gate_in_each_agent() {
+    let dir = repo(CLEAN);
+    let d = dir.path();
+    git(d, &["checkout", "-q", "--", "."]);
+    let server = FakeServer::start_blocking();
+    prompt(d, &server, "s", None);
+    write(d, "conftest.py", SHELL);
+    let exclude = d.join(".git/info/exclude");
+    let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+    text.push_str("conftest.py\n");
+    std::fs::write(&exclude, text).unwrap();
+    server.push(pass());
+    let reason = blocked(&stop(d, &server, &event(Some("s"), false), &[]));
+    assert!(reason.contains("INCOMPLETE"), "{reason}");
 }

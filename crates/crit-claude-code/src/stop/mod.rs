@@ -388,7 +388,9 @@ pub fn gate(
             );
         }
     };
-    if change.is_empty() {
+    // Files git hides are no reviewer's: a change of only those is
+    // reviewed (and comes out INCOMPLETE), never passed as empty.
+    if change.is_empty() && change.hidden.is_empty() {
         return Decision::Pass;
     }
     // The change, and which model reviews it: a pass under another model

@@ -9,7 +9,7 @@ use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
 use super::{
     Change, ChangedFile, Kind, Scope, ScopeError, ScopeOptions, binary, files, flagged, hidden,
-    own, shard, untracked,
+    own, shard, unshown, untracked,
 };
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
@@ -168,6 +168,20 @@ pub(super) fn compute_naming(
             let mut change = change?;
             change.commits = commits.unwrap_or_default();
             let nested = untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            // What a commit or a push would take that the working tree no
+            // longer shows: the session's commits, and the index.
+            let (staged, committed) = beside(
+                || repo.diff_staged(&base),
+                || match &repo.head {
+                    Some(head) if *head != base => {
+                        repo.diff(&[&base, head], String::new(), None).map(Some)
+                    }
+                    _ => Ok(None),
+                },
+            );
+            let mut layers = vec![(unshown::Layer::Staged, staged?)];
+            layers.extend(committed?.map(|c| (unshown::Layer::Committed, c)));
+            unshown::add(&mut change, layers);
             hidden::add(&repo.git, &repo.top, &base, &mut change, opts, &nested)?;
             flagged::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(root, change, opts, named))
@@ -183,8 +197,14 @@ pub(super) fn compute_naming(
             };
             let description =
                 format!("uncommitted changes (staged, unstaged and untracked files) {against}");
-            let mut change = repo.diff(&[&base], description, repo.head.clone())?;
+            let (change, staged) = beside(
+                || repo.diff(&[&base], description, repo.head.clone()),
+                || repo.diff_staged(&base),
+            );
+            let mut change = change?;
             let nested = untracked::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
+            // What `git commit` would take that the working tree no longer shows.
+            unshown::add(&mut change, vec![(unshown::Layer::Staged, staged?)]);
             hidden::add(&repo.git, &repo.top, &base, &mut change, opts, &nested)?;
             flagged::add(&repo.git, &repo.top, &repo.prefix, &mut change, opts)?;
             Ok(finish(root, change, opts, named))
@@ -467,6 +487,21 @@ impl Repo {
         description: String,
         base: Option<String>,
     ) -> Result<Change, ScopeError> {
+        self.diff_with(&[], revs, description, base)
+    }
+
+    /// What `git commit` would take: `base` against the index.
+    pub(super) fn diff_staged(&self, base: &str) -> Result<Change, ScopeError> {
+        self.diff_with(&["--cached"], &[base], String::new(), None)
+    }
+
+    fn diff_with(
+        &self,
+        options: &[&str],
+        revs: &[&str],
+        description: String,
+        base: Option<String>,
+    ) -> Result<Change, ScopeError> {
         // Every file as text (`--text`, in `Git::diff`): crit, not an
         // attribute or git's NUL test, decides what is binary.
         const COMMON: &[&str] = &["--no-color", "--ignore-submodules=dirty", "-M"];
@@ -475,6 +510,7 @@ impl Repo {
         let args: Vec<&str> = COMMON
             .iter()
             .chain(&["--raw", "--numstat", "-z", "-p", "-U3"])
+            .chain(options)
             .chain(revs)
             // Only the project: when its root is below the repository's top
             // (a home kept in git), the rest of the repository is not shown.

@@ -27,6 +27,7 @@ mod session_files;
 mod shard;
 mod spec;
 pub mod units;
+mod unshown;
 mod untracked;
 
 use std::path::PathBuf;

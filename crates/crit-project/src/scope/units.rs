@@ -191,8 +191,13 @@ pub(super) fn section_owners(change: &Change) -> Vec<(Range<usize>, Option<usize
                 .unwrap_or_default();
             let owner = match (next..expected.len()).find(|&i| expected[i] == header) {
                 Some(i) => Some(i),
-                None if next < expected.len() => Some(next),
-                None => None,
+                // A path's next section (commits or layers joined in one
+                // change): the file it belongs to, matched before.
+                None => match expected[..next].iter().position(|e| *e == header) {
+                    Some(i) => return (s.range, Some(i)),
+                    None if next < expected.len() => Some(next),
+                    None => None,
+                },
             };
             if let Some(i) = owner {
                 next = i + 1;
