@@ -30,17 +30,16 @@ fn read_json(d: &Path, file: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(d.join(file)).unwrap()).unwrap()
 }
 
-/// Takes crit's stop hook out of the hook file and, where there is one,
-/// brings the ledger beside it up to date as install would have written it
-/// without that hook.
-fn drop_the_gate(d: &Path) {
+/// Takes crit's hook for `hook_event` out of the hook file and, where there
+/// is one, brings the ledger beside it up to date as install would have
+/// written it without that hook.
+fn drop_hook(d: &Path, hook_event: &str) {
     let (file, ledger) = hook_file();
-    let stop_event = agent().stop;
     let mut v = read_json(d, file);
     let hooks = v["hooks"].as_object_mut().unwrap();
     assert!(
-        hooks.remove(stop_event).is_some(),
-        "{file}: no {stop_event}"
+        hooks.remove(hook_event).is_some(),
+        "{file}: no {hook_event}"
     );
     let text = serde_json::to_string_pretty(&v).unwrap();
     write(d, file, &text);
@@ -51,11 +50,11 @@ fn drop_the_gate(d: &Path) {
         l["hooks"]
             .as_array_mut()
             .unwrap()
-            .retain(|h| h["event"] != stop_event);
+            .retain(|h| h["event"] != hook_event);
         l["created"]
             .as_array_mut()
             .unwrap()
-            .retain(|c| !c.as_str().unwrap().ends_with(&format!(".{stop_event}")));
+            .retain(|c| !c.as_str().unwrap().ends_with(&format!(".{hook_event}")));
         l["settings_sha256"] = json!(crit_os::seal::sha256_hex(text.as_bytes()));
         write(d, path, &serde_json::to_string_pretty(&l).unwrap());
     }
@@ -77,37 +76,74 @@ fn asked(server: &FakeServer) -> Vec<String> {
         .collect()
 }
 
+/// Installs crit for the running agent, uncommitted; the gate reviews
+/// nothing of it. Then the agent drops crit's hook for `hook_event` and
+/// rewrites the ledger: the gate's next stop reviews the hook file.
+fn dropping_it_is_reviewed(hook_event: &str) {
+    let dir = repo("def main():\n    return 1\n");
+    let d = dir.path();
+    let server = FakeServer::start_blocking();
+    install(d, &server);
+    let out = stop(d, &server, &event(Some("s1"), false), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    assert_eq!(
+        server.model_requests().len(),
+        0,
+        "crit's files were reviewed"
+    );
+    drop_hook(d, hook_event);
+    server.push(pass());
+    let out = stop(d, &server, &event(Some("s1"), false), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let (file, _) = hook_file();
+    let asked = asked(&server);
+    assert_eq!(asked.len(), 1, "the gate passed without a review");
+    assert!(
+        asked[0].contains(file),
+        "{file} was not reviewed: {}",
+        asked[0]
+    );
+}
+
 #[test]
 fn an_uncommitted_install_whose_stop_hook_the_agent_dropped_is_reviewed() {
     agents_with(
         &["claude-code", "codex", "gemini", "cursor", "copilot"],
-        || {
-            let dir = repo("def main():\n    return 1\n");
-            let d = dir.path();
-            let server = FakeServer::start_blocking();
-            install(d, &server);
-            // As install wrote it, the gate has nothing of crit's to review.
-            let out = stop(d, &server, &event(Some("s1"), false), &[]);
-            assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
-            assert_eq!(
-                server.model_requests().len(),
-                0,
-                "crit's files were reviewed"
-            );
-            drop_the_gate(d);
-            server.push(pass());
-            let out = stop(d, &server, &event(Some("s1"), false), &[]);
-            assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
-            let (file, _) = hook_file();
-            let asked = asked(&server);
-            assert_eq!(asked.len(), 1, "the gate passed without a review");
-            assert!(
-                asked[0].contains(file),
-                "{file} was not reviewed: {}",
-                asked[0]
-            );
-        },
+        || dropping_it_is_reviewed(agent().stop),
     );
+}
+
+/// The plan gate is no part of the review gate: what tells that install
+/// wrote it is install's record in the state directory, not the ledger the
+/// agent rewrote. Through `crit review code`, as a user or CI reviews.
+#[test]
+fn dropping_a_hook_install_s_record_lists_is_reviewed_whatever_the_ledger_says() {
+    agents_with(&["claude-code"], || {
+        let dir = repo("def main():\n    return 1\n");
+        let d = dir.path();
+        let server = FakeServer::start_blocking();
+        install(d, &server);
+        let review = |server: &FakeServer| {
+            let out = support::crit(d, server, None)
+                .args(["review", "code", "--verify", "off", "--no-cache", "--json"])
+                .arg("--uncommitted")
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+        };
+        review(&server);
+        assert_eq!(
+            server.model_requests().len(),
+            0,
+            "crit's files were reviewed"
+        );
+        drop_hook(d, "PreToolUse");
+        server.push(pass());
+        review(&server);
+        let asked = asked(&server);
+        assert_eq!(asked.len(), 1, "nothing was reviewed");
+        assert!(asked[0].contains(".claude/settings.json"), "{}", asked[0]);
+    });
 }
 
 #[test]
