@@ -3,7 +3,8 @@
 //! left unanswered) and the server goes on serving; started outside any
 //! project (the home directory), the tools that read a project refuse,
 //! saying why; and a file's path from the client is that file only, never a
-//! glob that reaches files the server did not check.
+//! glob that reaches files the server did not check, nor an option (a file
+//! named `-q` is that file).
 
 use crate::mcp_server::command;
 use crate::support;
@@ -141,4 +142,48 @@ fn a_file_s_path_is_that_file_never_a_glob() {
     // Nothing reached the model: neither the file named like a pattern nor
     // what the pattern would have reached.
     assert!(server.model_requests().is_empty());
+}
+
+#[test]
+fn a_file_named_like_an_option_is_reviewed_as_that_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init_repo(d);
+    write(d, ".gitignore", ".state/\n.home/\n");
+    write(d, "-q", "print('DASH_Q')\n");
+    write(d, "--fix", "print('DASH_FIX')\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    let server = FakeServer::start_blocking();
+    runtime().block_on(async {
+        let client =
+            ().serve(TokioChildProcess::new(command(d, &server, &[])).unwrap())
+                .await
+                .unwrap();
+        for name in ["-q", "--fix"] {
+            server.push(crit_testkit::Reply::json(
+                json!({"verdict": "PASS", "summary": "Fine.", "findings": []}),
+            ));
+            let r = client
+                .call_tool(
+                    CallToolRequestParams::new("review_code")
+                        .with_arguments(args(json!({"scope": "files", "files": [name]}))),
+                )
+                .await
+                .unwrap();
+            let r = serde_json::to_value(&r).unwrap();
+            assert_ne!(r["isError"], true, "{name}: {r}");
+            assert!(text(&r).contains("verdict PASS"), "{name}: {r}");
+        }
+        client.cancel().await.unwrap();
+    });
+    let asked: Vec<String> = server
+        .model_requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    // The reviewer is given that file to find and read, not an option.
+    assert!(asked[0].contains("files matching `-q`"), "{}", asked[0]);
+    assert!(asked[1].contains("files matching `--fix`"), "{}", asked[1]);
 }

@@ -166,7 +166,8 @@ impl Crit {
                         "a range is `BASE..HEAD`: two revisions, letters, digits and ._/~^@- only",
                     );
                 };
-                cmd.extend(["--diff".into(), range.to_string()]);
+                // `=`: a value is never read as an option of its own.
+                cmd.push(format!("--diff={range}"));
             }
             "files" => {
                 let files: Vec<&str> = args
@@ -187,7 +188,9 @@ impl Crit {
                                     "{f}: review_code takes files by their paths, and a path with any of * ? [ ] {{ }} \\ would be read as a pattern naming other files too; review it with the crit command"
                                 ));
                             }
-                            cmd.extend(["--files".into(), rel.into_owned()]);
+                            // `=`: a file named `-q` or `--fix` is a value,
+                            // not an option.
+                            cmd.push(format!("--files={rel}"));
                         }
                         Err(why) => return refused(why),
                     }

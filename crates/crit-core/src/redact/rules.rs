@@ -26,9 +26,13 @@ const SHAPES: &[(&str, &str)] = &[
         "openai-key",
         r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
     ),
+    // A GitHub token glued to a word (`Bearer%20ghp_…`, `x=abcghp_…`) has
+    // no boundary before it: there, only the token's exact length (36
+    // characters after `gh?_`, 22 and 59 around the fine-grained one's `_`)
+    // tells it from a word that happens to end in `ghs_`.
     (
         "github-token",
-        r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+        r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})|gh[pousr]_[A-Za-z0-9]{36}(?-u:\b)|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?-u:\b)",
     ),
     ("gitlab-token", r"(?-u:\b)glpat-[A-Za-z0-9_\-]{20,}"),
     ("slack-token", r"(?-u:\b)xox[abposr]-[A-Za-z0-9\-]{10,}"),

@@ -311,6 +311,37 @@ fn code_placeholders_and_plain_words_are_not_secrets() {
 }
 
 #[test]
+fn a_github_token_glued_to_a_word_is_still_found() {
+    let classic = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    let fine = format!("11{}_{}", "A".repeat(20), "b3".repeat(29) + "c");
+    let mut tokens: Vec<String> = ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]
+        .iter()
+        .map(|p| format!("{p}{classic}"))
+        .collect();
+    tokens.push(format!("github_pat_{fine}"));
+    for token in &tokens {
+        for before in ["url?q=Bearer%20", "x=abc", "x0", "x_", "Bearer"] {
+            let text = format!("{before}{token}&next=1");
+            assert_eq!(kinds(&text), ["github-token"], "{text}");
+            assert!(!clean(&text).contains(&token[6..]), "{text}");
+        }
+        // Where a secret's name is assigned it, it goes either way.
+        let text = format!("Authorization=Bearer%20{token}");
+        assert!(!clean(&text).contains(&token[6..]), "{text}");
+    }
+    // A word that only ends like a token's prefix is not one.
+    for text in [
+        "laughs_ABCDEFGHIJKLMNOPQRSTUVWXYZab",
+        "coughs_MeasurementCountTotalValueOfTheFirstThing",
+        "my_github_pat_environment_variable_name_here",
+        "weighs_1234567890123456789012345678901234567",
+    ] {
+        assert_eq!(kinds(text), Vec::<&str>::new(), "{text}");
+        assert_eq!(clean(text), text);
+    }
+}
+
+#[test]
 fn known_values_from_the_environment() {
     let r = Redactor::from_env([
         ("ANTHROPIC_API_KEY", "plain-looking-key-value"),

@@ -337,6 +337,37 @@ impl AgentHooks {
     }
 }
 
+/// Whether `settings` (the hook file of the agent whose directory is
+/// `dir`) wires crit's review gate as install writes it: the stop hook, and
+/// a prompt hook (the review's or the note-only one), which notes the commit
+/// the gate measures the session's commits from. A file without them is an
+/// agent's that switched its gate off, never crit's own.
+pub fn has_gate(settings: &Value, dir: &str) -> bool {
+    let (prompt, stop, groups): (&str, &str, Vec<(&str, Value)>) =
+        match AGENT_HOOKS.iter().find(|a| a.dir == dir) {
+            Some(a) => (a.prompt, a.stop, a.groups(PROGRAM)),
+            None => (
+                HOOKS[0].event,
+                HOOKS[1].event,
+                vec![
+                    (HOOKS[0].event, hook_group(PROGRAM, &HOOKS[0])),
+                    (HOOKS[0].event, note_only_group(PROGRAM)),
+                    (HOOKS[1].event, hook_group(PROGRAM, &HOOKS[1])),
+                ],
+            ),
+        };
+    let holds = |event: &str| {
+        let list = settings
+            .get("hooks")
+            .and_then(|h| h.get(event))
+            .and_then(Value::as_array);
+        groups
+            .iter()
+            .any(|(e, g)| *e == event && list.is_some_and(|l| l.contains(g)))
+    };
+    holds(prompt) && holds(stop)
+}
+
 /// `settings` with none of `groups` under `hooks`: an event left with none
 /// is taken out, and `hooks` when it is left empty.
 fn without_groups(settings: &Value, groups: &[Value]) -> Value {

@@ -146,8 +146,10 @@ fn configs() -> impl Iterator<Item = (&'static str, &'static str)> {
 /// its version at `base`, nothing but crit's (`only` takes crit's out). A
 /// file that dropped crit's hooks the base had (an agent switching its own
 /// gate off) is reviewed too: everything but crit's is the same, and crit's
-/// are fewer, as does one without the hooks its ledger lists or without any
-/// hook of crit's at all.
+/// are fewer, as does one without crit's gate (its stop and prompt hooks,
+/// [`installed::has_gate`]) or without the hooks install's record in the
+/// state directory lists: never the checkout's ledger's list, which the
+/// agent rewrites along with the file.
 fn settings_are_crits(
     root: &Path,
     base: Option<&str>,
@@ -158,11 +160,7 @@ fn settings_are_crits(
 ) -> bool {
     let dir = root.join(agent_dir);
     let ledger = read(&dir.join(INSTALL_LEDGER)).and_then(|b| installed::Ledger::exactly(&b));
-    let Some(ledger) = ledger else {
-        return false;
-    };
-    let ledger_hooks = ledger.hooks;
-    let Some(sha) = ledger.settings_sha256 else {
+    let Some(sha) = ledger.and_then(|l| l.settings_sha256) else {
         return false;
     };
     let Some(now) = read(&dir.join(config)).filter(|b| hex(b) == sha) else {
@@ -178,11 +176,42 @@ fn settings_are_crits(
     };
     let ours = crits(&now, only);
     only(&now) != tidy(&now)
-        && ledger_hooks
+        && installed::has_gate(&now, agent_dir)
+        && recorded_hooks(&dir.join(config), env)
             .iter()
             .all(|h| runs(&now, &h.event, &h.command))
         && only(&now) == only(&before)
         && kept(&crits(&before, only), &ours)
+}
+
+/// The hooks install wrote into `file`, from its record in the user's state
+/// directory (`installs/`, crit-claude-code's `install::record`), which the
+/// checkout cannot write: none without a record. The ledger beside the file
+/// is the checkout's word, and an agent that drops crit's hook rewrites it.
+fn recorded_hooks(file: &Path, env: &crit_os::Env) -> Vec<installed::AddedHook> {
+    let name = |f: &Path| {
+        let resolved = match (f.parent().map(Path::canonicalize), f.file_name()) {
+            (Some(Ok(dir)), Some(name)) => dir.join(name),
+            _ => f.to_path_buf(),
+        };
+        format!("{}.json", &hex(resolved.to_string_lossy().as_bytes())[..32])
+    };
+    let Some(state) = crit_os::dirs::state_dir(env) else {
+        return Vec::new();
+    };
+    let record = read(&state.join("installs").join(name(file)))
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+    let Some(record) = record else {
+        return Vec::new();
+    };
+    let about = record.get("file").and_then(|f| f.as_str());
+    if about.is_none_or(|f| name(Path::new(f)) != name(file)) {
+        return Vec::new();
+    }
+    record
+        .pointer("/ledger/hooks")
+        .and_then(|h| serde_json::from_value(h.clone()).ok())
+        .unwrap_or_default()
 }
 
 /// `settings` without empty hook lists, and without `hooks` when that
@@ -222,7 +251,7 @@ fn runs(settings: &serde_json::Value, event: &str, command: &str) -> bool {
 
 /// crit's hook entries in `settings` (what `only` takes out), each with its
 /// event, sorted.
-fn crits(
+pub(super) fn crits(
     settings: &serde_json::Value,
     only: &dyn Fn(&serde_json::Value) -> serde_json::Value,
 ) -> Vec<String> {
@@ -251,7 +280,7 @@ fn crits(
 }
 
 /// Whether every one of `had` is in `has` (as many times).
-fn kept(had: &[String], has: &[String]) -> bool {
+pub(super) fn kept(had: &[String], has: &[String]) -> bool {
     let mut has = has.to_vec();
     had.iter().all(|e| match has.iter().position(|h| h == e) {
         Some(i) => {
@@ -347,7 +376,10 @@ mod tests {
         std::fs::write(claude.join(crit_review), text).unwrap();
         std::fs::write(claude.join("commands/mine.md"), "edited").unwrap();
         let crits = serde_json::json!({
-            "hooks": {"Stop": [installed::hook_group(installed::PROGRAM, &installed::HOOKS[1])]},
+            "hooks": {
+                "UserPromptSubmit": [installed::hook_group(installed::PROGRAM, &installed::HOOKS[0])],
+                "Stop": [installed::hook_group(installed::PROGRAM, &installed::HOOKS[1])],
+            },
             "permissions": {"allow": installed::allow_rules(installed::PROGRAM)},
         })
         .to_string();
@@ -413,6 +445,12 @@ mod tests {
             r#"{"model": "x"}"#.to_string(),
             crits.replace("360", "1"),
             crits.replace("Skill(crit-review)", "Bash(*)"),
+            // crit's gate switched off: only the prompt hook is left.
+            serde_json::json!({
+                "hooks": {"UserPromptSubmit": [installed::hook_group(installed::PROGRAM, &installed::HOOKS[0])]},
+                "permissions": {"allow": installed::allow_rules(installed::PROGRAM)},
+            })
+            .to_string(),
         ] {
             std::fs::write(claude.join("settings.json"), &other).unwrap();
             std::fs::write(claude.join(INSTALL_LEDGER), ledger(Vec::new(), &other)).unwrap();

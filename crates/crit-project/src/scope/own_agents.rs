@@ -3,9 +3,11 @@
 //! (crit's alone) and the MCP files `crit install cursor|copilot --mcp`
 //! writes `mcpServers.crit` into (`.cursor/mcp.json`, `.github/mcp.json`).
 //! Each is crit's only while all it holds beyond its version at the
-//! change's base is crit's entries exactly as install writes them: an agent
-//! that edits crit's hook (a shorter timeout, a chained command), adds a
-//! hook or a server of its own, or drops one the base had, is reviewed.
+//! change's base is crit's entries exactly as install writes them, and the
+//! hook file still wires crit's gate (its stop and prompt hooks) with every
+//! entry of crit's the base had: an agent that edits crit's hook (a shorter
+//! timeout, a chained command), adds a hook or a server of its own, or drops
+//! one of crit's, is reviewed.
 
 use std::path::Path;
 
@@ -50,17 +52,22 @@ pub(super) fn crits(root: &Path, base: Option<&str>, env: &crit_os::Env) -> Vec<
         .filter(|a| a.shape == HookShape::Copilot)
     {
         let rel = format!("{}/{}", a.dir, a.file);
-        let has = |v: &Value| {
-            v.get("hooks")
-                .and_then(Value::as_object)
-                .is_some_and(|h| !h.is_empty())
+        // crit's only with its gate wired and every entry of crit's the base
+        // had still there: else it is an agent switching its gate off.
+        let only = |v: &Value| a.without_crits(v);
+        let has = |now: &Value, before: &Value| {
+            installed::has_gate(now, a.dir)
+                && super::own::kept(
+                    &super::own::crits(before, &only),
+                    &super::own::crits(now, &only),
+                )
         };
-        if only_crits(root, base, &rel, env, &|v| a.without_crits(v), &has) {
+        if only_crits(root, base, &rel, env, &only, &has) {
             own.push(rel);
         }
     }
     for rel in MCP_FILES {
-        let has = |v: &Value| v.pointer("/mcpServers/crit").is_some();
+        let has = |v: &Value, _: &Value| v.pointer("/mcpServers/crit").is_some();
         if only_crits(root, base, rel, env, &without_crit_server, &has) {
             own.push(rel.to_string());
         }
@@ -68,15 +75,15 @@ pub(super) fn crits(root: &Path, base: Option<&str>, env: &crit_os::Env) -> Vec<
     own
 }
 
-/// Whether `rel` holds crit's entries (`has`) and, with them taken out
-/// (`only`), is what it was at `base`.
+/// Whether `rel` holds crit's entries (`has`, of the file now and at
+/// `base`) and, with them taken out (`only`), is what it was at `base`.
 fn only_crits(
     root: &Path,
     base: Option<&str>,
     rel: &str,
     env: &crit_os::Env,
     only: &dyn Fn(&Value) -> Value,
-    has: &dyn Fn(&Value) -> bool,
+    has: &dyn Fn(&Value, &Value) -> bool,
 ) -> bool {
     let Some(now) =
         super::own::read(&root.join(rel)).and_then(|b| serde_json::from_slice::<Value>(&b).ok())
@@ -86,7 +93,7 @@ fn only_crits(
     let Some(before) = at_base(root, base, rel, env) else {
         return false;
     };
-    has(&now) && only(&now) == only(&before)
+    has(&now, &before) && only(&now) == only(&before)
 }
 
 /// `rel` (JSON) at the commit `base`: `{}` where it was not there (or no
@@ -146,5 +153,60 @@ mod tests {
         let mut added = copilot.clone();
         added["hooks"]["sessionStart"] = json!([{"type": "command", "bash": "sh x"}]);
         assert!(own(&added, &chained).is_empty());
+    }
+
+    #[test]
+    fn copilot_s_file_without_crit_s_gate_is_not_crits() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let env = crit_os::Env::new();
+        std::fs::create_dir_all(d.join(".github/hooks")).unwrap();
+        let copilot = json!({"version": 1, "hooks": {
+            "userPromptSubmitted": [{"type": "command", "bash": "crit hook copilot userPromptSubmitted", "timeoutSec": 60}],
+            "agentStop": [{"type": "command", "bash": "crit hook copilot agentStop", "timeoutSec": 360}]}});
+        let mut no_stop = copilot.clone();
+        no_stop["hooks"]
+            .as_object_mut()
+            .unwrap()
+            .remove("agentStop");
+        let mut empty_stop = copilot.clone();
+        empty_stop["hooks"]["agentStop"] = json!([]);
+        let mut no_prompt = copilot.clone();
+        no_prompt["hooks"]
+            .as_object_mut()
+            .unwrap()
+            .remove("userPromptSubmitted");
+        for forged in [&no_stop, &empty_stop, &no_prompt] {
+            std::fs::write(d.join(".github/hooks/crit.json"), forged.to_string()).unwrap();
+            assert!(crits(d, None, &env).is_empty(), "{forged}");
+        }
+        // Against a base that had the whole gate, dropping a piece of it is
+        // the agent's change too.
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "-c",
+                    "commit.gpgsign=false",
+                ])
+                .args(args)
+                .current_dir(d)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(d.join(".github/hooks/crit.json"), copilot.to_string()).unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "crit"]);
+        assert_eq!(crits(d, Some("HEAD"), &env), [".github/hooks/crit.json"]);
+        for forged in [&no_stop, &empty_stop, &no_prompt] {
+            std::fs::write(d.join(".github/hooks/crit.json"), forged.to_string()).unwrap();
+            assert!(crits(d, Some("HEAD"), &env).is_empty(), "{forged}");
+        }
     }
 }

@@ -206,10 +206,16 @@ fn crit_never_reviews_what_crit_wrote_unless_named() {
     repo.write(".crit/config.yaml", "model: sonnet\n");
     let (command, text) = crit_project::scope::installed::FILES[1];
     repo.write(&format!(".claude/{command}"), text);
-    // Settings with nothing but crit's (a file without any is not what
-    // install writes, and is reviewed).
+    // Settings with nothing but crit's, its gate wired (a file without it
+    // is not what install writes, and is reviewed).
+    let installed = |i: usize| {
+        crit_project::scope::installed::hook_group(
+            "crit",
+            &crit_project::scope::installed::HOOKS[i],
+        )
+    };
     let settings = serde_json::json!({
-        "hooks": {},
+        "hooks": {"UserPromptSubmit": [installed(0)], "Stop": [installed(1)]},
         "statusLine": crit_project::scope::installed::status_line("crit"),
     })
     .to_string();
