@@ -187,3 +187,43 @@ fn a_file_named_like_an_option_is_reviewed_as_that_file() {
     assert!(asked[0].contains("files matching `-q`"), "{}", asked[0]);
     assert!(asked[1].contains("files matching `--fix`"), "{}", asked[1]);
 }
+
+/// Several files in one call are one review of all of them.
+#[test]
+fn several_files_are_reviewed_in_one_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init_repo(d);
+    write(d, ".gitignore", ".state/\n.home/\n");
+    write(d, "a.py", "print('FIRST_FILE')\n");
+    write(d, "lib/b.py", "print('SECOND_FILE')\n");
+    write(d, "c.py", "print('THIRD_FILE')\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    let server = FakeServer::start_blocking();
+    server.push(crit_testkit::Reply::json(
+        json!({"verdict": "PASS", "summary": "Fine.", "findings": []}),
+    ));
+    runtime().block_on(async {
+        let client =
+            ().serve(TokioChildProcess::new(command(d, &server, &[])).unwrap())
+                .await
+                .unwrap();
+        let r = client
+            .call_tool(
+                CallToolRequestParams::new("review_code")
+                    .with_arguments(args(json!({"scope": "files", "files": ["a.py", "lib"]}))),
+            )
+            .await
+            .unwrap();
+        let r = serde_json::to_value(&r).unwrap();
+        assert_ne!(r["isError"], true, "{r}");
+        assert!(text(&r).contains("verdict PASS"), "{r}");
+        client.cancel().await.unwrap();
+    });
+    let asked = server.model_requests();
+    assert_eq!(asked.len(), 1);
+    let body = asked[0].body.to_string();
+    // One review of both: the file and the directory's files.
+    assert!(body.contains("files matching `{a.py,lib/**}`"), "{body}");
+}

@@ -178,22 +178,32 @@ impl Crit {
                 if files.is_empty() {
                     return refused("scope files needs `files`");
                 }
+                let several = files.len() > 1;
+                let mut rels = Vec::new();
                 for f in files {
                     match self.inside(f) {
                         Ok(p) => {
                             let rel = p.strip_prefix(&self.root).unwrap_or(&p);
-                            let rel = rel.to_string_lossy();
-                            if globby(f) || globby(&rel) {
+                            let mut rel = rel.to_string_lossy().into_owned();
+                            // Several paths go as one `{a,b}` pattern, in
+                            // which a comma would part one name in two.
+                            if globby(f) || globby(&rel) || (several && rel.contains(',')) {
                                 return refused(format!(
-                                    "{f}: review_code takes files by their paths, and a path with any of * ? [ ] {{ }} \\ would be read as a pattern naming other files too; review it with the crit command"
+                                    "{f}: review_code takes files by their paths, and a path with any of * ? [ ] {{ }} \\ (or a comma, among several paths) would be read as a pattern naming other files too; review it with the crit command"
                                 ));
                             }
-                            // `=`: a file named `-q` or `--fix` is a value,
-                            // not an option.
-                            cmd.push(format!("--files={rel}"));
+                            if several && p.is_dir() {
+                                rel.push_str("/**");
+                            }
+                            rels.push(rel);
                         }
                         Err(why) => return refused(why),
                     }
+                }
+                // `=`: a file named `-q` or `--fix` is a value, not an option.
+                match rels.as_slice() {
+                    [one] => cmd.push(format!("--files={one}")),
+                    _ => cmd.push(format!("--files={{{}}}", rels.join(","))),
                 }
             }
             other => return refused(format!("unknown scope `{other}`")),
