@@ -3,10 +3,10 @@
 //! hides code from the reviewer, so generic assignments need a value that
 //! looks like a secret (long enough, not a placeholder, not a plain word).
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::AhoCorasick;
-use regex::{Regex, RegexSet};
+use regex::Regex;
 
 use super::Hit;
 use super::keys::is_secret_key;
@@ -71,10 +71,35 @@ const SHAPES: &[(&str, &str)] = &[
 /// [`looks_secret`].
 const ASSIGNMENT: &str = r#"(?m)(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{1,63})["']?[ \t]*(?::|=|:=|=>)[ \t]*(?:[bBrRuU]{0,2}"(?P<dq>[^"\\\n]{6,})"|[bBrRuU]{0,2}'(?P<sq>[^'\\\n]{6,})'|(?P<bare>[^\s"'`,;()\[\]{}<>\\]{8,}))"#;
 
+/// Literals one of which every match of the [`SHAPES`] pattern of the same
+/// index holds (ASCII case aside): a shape's pattern is compiled and run
+/// only on a text that holds one of them, which keeps most texts (code with
+/// no credential in it) off the patterns, and the patterns' compilation off
+/// most runs. Checked against the patterns in the tests.
+const LITERALS: [&[&str]; SHAPES.len()] = [
+    &["sk-ant-"],
+    &["sk-"],
+    &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+    &["glpat-"],
+    &["xox"],
+    &["https://hooks.slack.com/services/"],
+    &["AKIA", "ASIA"],
+    &["AIza"],
+    &["_live_", "_test_"],
+    &["npm_"],
+    &["eyJ"],
+    &["://"],
+    &["authorization:"],
+];
+
 struct Rules {
-    set: RegexSet,
-    shapes: Vec<(&'static str, Regex)>,
-    assignment: Regex,
+    /// Every literal of [`LITERALS`], ASCII case-insensitive; pattern `i`
+    /// of it belongs to `shape_of[i]`.
+    literals: AhoCorasick,
+    shape_of: Vec<usize>,
+    /// Each shape's pattern, compiled when a text first needs it.
+    shapes: Vec<OnceLock<Option<Regex>>>,
+    assignment: OnceLock<Option<Regex>>,
     /// Words one of which every secret name holds (see [`is_secret_key`]):
     /// only lines with one are searched for assignments, which keeps the
     /// costly search off most lines of code.
@@ -82,15 +107,19 @@ struct Rules {
 }
 
 static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
-    let shapes = SHAPES
+    let pairs: Vec<(usize, &str)> = LITERALS
         .iter()
-        .map(|(k, p)| Regex::new(p).map(|r| (*k, r)))
-        .collect::<Result<Vec<_>, _>>()
-        .ok()?;
+        .enumerate()
+        .flat_map(|(i, lits)| lits.iter().map(move |l| (i, *l)))
+        .collect();
     Some(Rules {
-        set: RegexSet::new(SHAPES.iter().map(|(_, p)| *p)).ok()?,
-        shapes,
-        assignment: Regex::new(ASSIGNMENT).ok()?,
+        literals: AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(pairs.iter().map(|(_, l)| l))
+            .ok()?,
+        shape_of: pairs.iter().map(|(i, _)| *i).collect(),
+        shapes: SHAPES.iter().map(|_| OnceLock::new()).collect(),
+        assignment: OnceLock::new(),
         key_words: AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .build(KEY_WORDS)
@@ -98,20 +127,45 @@ static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
     })
 });
 
+/// The compiled pattern in `cell`; `None` (found nothing) were a constant
+/// pattern ever invalid, which the tests rule out.
+fn compiled<'r>(cell: &'r OnceLock<Option<Regex>>, pattern: &str) -> Option<&'r Regex> {
+    let re = cell.get_or_init(|| Regex::new(pattern).ok()).as_ref();
+    debug_assert!(re.is_some(), "a redaction pattern does not compile");
+    re
+}
+
 /// Every hit in `text`, unordered, possibly overlapping.
 pub(super) fn find(text: &str) -> Vec<Hit> {
+    find_with(text, true)
+}
+
+/// [`find`], every shape's pattern run whatever the literals say: what the
+/// prefilter must agree with.
+#[cfg(test)]
+pub(super) fn find_unfiltered(text: &str) -> Vec<Hit> {
+    find_with(text, false)
+}
+
+fn find_with(text: &str, prefilter: bool) -> Vec<Hit> {
     // The patterns are constants covered by tests; were one ever invalid,
     // nothing could be matched, so fail loudly in debug and find nothing.
     let Some(rules) = RULES.as_ref() else {
         debug_assert!(false, "a redaction pattern does not compile");
         return Vec::new();
     };
-    let matched = rules.set.matches(text);
+    let mut wanted = [!prefilter; SHAPES.len()];
+    for m in rules.literals.find_overlapping_iter(text) {
+        wanted[rules.shape_of[m.pattern().as_usize()]] = true;
+    }
     let mut hits = Vec::new();
-    for (i, (kind, re)) in rules.shapes.iter().enumerate() {
-        if !matched.matched(i) {
+    for (i, (kind, pattern)) in SHAPES.iter().enumerate() {
+        let Some(re) = wanted[i]
+            .then(|| compiled(&rules.shapes[i], pattern))
+            .flatten()
+        else {
             continue;
-        }
+        };
         for caps in re.captures_iter(text) {
             if let Some(m) = caps.get(1).or_else(|| caps.get(0)) {
                 hits.push(Hit::new(m.start(), m.end(), kind));
@@ -123,12 +177,15 @@ pub(super) fn find(text: &str) -> Vec<Hit> {
         if m.start() < line_end {
             continue;
         }
+        let Some(assignment) = compiled(&rules.assignment, ASSIGNMENT) else {
+            break;
+        };
         let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
         line_end = text[m.end()..]
             .find('\n')
             .map_or(text.len(), |i| m.end() + i);
         let before = hits.len();
-        find_assignments(&rules.assignment, &text[start..line_end], &mut hits);
+        find_assignments(assignment, &text[start..line_end], &mut hits);
         for h in &mut hits[before..] {
             h.start += start;
             h.end += start;

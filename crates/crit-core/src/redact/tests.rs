@@ -531,3 +531,37 @@ fn every_secret_name_holds_a_word_the_line_filter_looks_for() {
         );
     }
 }
+
+#[test]
+fn the_literal_prefilter_finds_what_every_pattern_finds() {
+    // Each shape in several cases and settings, near misses, and code.
+    let samples = [
+        "key = \"sk-ant-api03-AbCdEfGh12345678\"",
+        "OPENAI=sk-proj-abcdefghijklmnopqrstuvwx SK-PROJ-ABCDEFGHIJKLMNOPQRSTUVWX",
+        "token ghp_0123456789abcdefghijABCDEFGH GHO_0123456789abcdefghijABCDEFGH",
+        "github_pat_11ABCDEFG0123456789_abcdefghijkl",
+        "glpat-abcdefghij0123456789",
+        "xoxb-123456789012-abcdef xoxp-123456789012-abcdef",
+        "https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX",
+        "aws AKIAIOSFODNN7EXAMPLE here, ASIAIOSFODNN7EXAMPLE there",
+        "AIzaSyA-0123456789abcdefghijklmnopqrstu",
+        "sk_live_0123456789abcdefABCD rk_test_0123456789abcdefABCD",
+        "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "postgres://admin:s3cr3t-pw@db.internal:5432/app HTTPS://u:pw123456@x.example",
+        "Authorization: Bearer abcdefghijklmnop1234\nAUTHORIZATION:\tToken abcdefghijklmnop1234",
+        "authorization: basic dXNlcjpwYXNzd29yZDEyMzQ=",
+        "+    let url = \"redis://:hunter2hunter2@cache:6379\"; // é ü\n",
+        "fn main() { let sk = 1; let gh = 2; println!(\"{sk}{gh}\"); }",
+    ];
+    let all = samples.join("\n");
+    for text in samples.iter().copied().chain([all.as_str()]) {
+        let sorted = |mut h: Vec<Hit>| {
+            h.sort_by_key(|h| (h.start, h.end, h.kind));
+            h
+        };
+        let found = sorted(rules::find(text));
+        assert_eq!(found, sorted(rules::find_unfiltered(text)), "{text}");
+    }
+    assert!(!rules::find(&all).is_empty());
+}

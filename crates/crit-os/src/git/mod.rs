@@ -25,6 +25,7 @@
 //! The user's global config (git-lfs) still applies: crit runs fixed
 //! commands, not the model's, so this runner is not in the tools' sandbox.
 
+mod early;
 pub mod hardening;
 pub mod layout;
 pub mod refs;
@@ -36,6 +37,7 @@ use std::time::Duration;
 
 use crate::env::{Env, is_executable};
 use crate::process::{self, Limits};
+pub use early::EarlyRead;
 use hardening::{CONFIG_QUERY, GIT_ENV, HARDENING, RepoConfig};
 use layout::{GitLayout, GitLayoutError};
 
@@ -171,6 +173,23 @@ impl Git {
         opts: GitOptions,
         revs: &[&str],
     ) -> Result<(Git, GitOutput), GitError> {
+        let (git, located, _) = Git::open_reading(dir, env, opts, revs, &[])?;
+        Ok((git, located))
+    }
+
+    /// [`Git::open_locating`], with `early` (reads of commits only, see
+    /// [`EarlyRead`]) started at the same time instead of after it: each
+    /// answer, in order, or `None` where the read did not run as the
+    /// configured runner would have run it (the repository's object format
+    /// is not SHA-1, or its config names a filter driver, attribute or
+    /// exclude file to neutralise): the caller runs that one again.
+    pub fn open_reading(
+        dir: &Path,
+        env: &Env,
+        opts: GitOptions,
+        revs: &[&str],
+        early: &[EarlyRead<'_>],
+    ) -> Result<(Git, GitOutput, Vec<Option<GitOutput>>), GitError> {
         let git = Git::unconfigured(dir, env, &opts)?;
         let specs: Vec<String> = revs.iter().map(|r| format!("{r}^{{commit}}")).collect();
         let mut args = vec![
@@ -182,15 +201,31 @@ impl Git {
         ];
         args.extend(specs.iter().map(String::as_str));
         args.push("--");
-        let (config, located) = std::thread::scope(|s| {
+        // The config is not known yet: assume what a plain repository's
+        // says (SHA-1, nothing to neutralise) and keep only the answers that
+        // this turns out to be true for.
+        let assumed = git.clone().with_config(RepoConfig::default(), &opts);
+        let assumed_ref = &assumed;
+        let (config, located, read) = std::thread::scope(|s| {
             let config = s.spawn(|| git.run(CONFIG_QUERY, CONFIG_CAP));
+            let reads: Vec<_> = early
+                .iter()
+                .map(|e| s.spawn(move || e.run(assumed_ref)))
+                .collect();
             let located = git.run(&args, LOCATE_CAP);
-            (config.join(), located)
+            let read: Vec<_> = reads.into_iter().map(|r| r.join().ok()).collect();
+            (config.join(), located, read)
         });
         let config = config.map_err(|_| GitError::Unavailable {
             reason: "the thread reading git's config stopped".into(),
         })??;
-        Ok((git.configured(&config, &opts), located?))
+        let git = git.configured(&config, &opts);
+        let same = git.extra == assumed.extra && git.env == assumed.env;
+        let read = read
+            .into_iter()
+            .map(|r| r.and_then(Result::ok).filter(|_| same))
+            .collect();
+        Ok((git, located?, read))
     }
 
     /// The runner before the repository's config is read: the fixed
@@ -228,8 +263,13 @@ impl Git {
     /// nothing matches; outside a repository it fails and there is nothing
     /// to neutralise.
     fn configured(self, out: &GitOutput, opts: &GitOptions) -> Git {
+        self.with_config(RepoConfig::parse(&out.text()), opts)
+    }
+
+    /// The runner with the settings `config` lists neutralised.
+    fn with_config(self, config: RepoConfig, opts: &GitOptions) -> Git {
         let mut git = self;
-        git.config = RepoConfig::parse(&out.text());
+        git.config = config;
         let mut extra = git.config.overrides();
         let empty_tree = git.empty_tree();
         let attributes_file = match &opts.attributes {

@@ -9,7 +9,7 @@ use crit_os::Env;
 use crit_os::git::{Attributes, Git, GitError, GitOptions};
 use tempfile::TempDir;
 
-fn git(dir: &Path, args: &[&str]) {
+pub(crate) fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args(["-c", "user.email=t@example.invalid", "-c", "user.name=t"])
         .args([
@@ -32,7 +32,7 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 /// A repository whose base commit has `a.rs`; `format` is `sha1` or `sha256`.
-fn repo(format: &str) -> TempDir {
+pub(crate) fn repo(format: &str) -> TempDir {
     let dir = TempDir::new().unwrap();
     git(
         dir.path(),
@@ -61,7 +61,7 @@ fn hostile_change(dir: &Path, reencode: bool) {
     git(dir, &["config", "diff.foo.binary", "true"]);
 }
 
-fn env() -> Env {
+pub(crate) fn env() -> Env {
     Env::from_pairs([("PATH", std::env::var("PATH").unwrap_or_default())])
 }
 

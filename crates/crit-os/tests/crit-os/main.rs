@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod git;
+mod git_early;
 mod process;
 mod write;
 mod write_race;

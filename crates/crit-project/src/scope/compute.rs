@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 
 use crit_os::git::is_object_id;
 
-use super::git::Git;
+use crit_os::git::EarlyRead;
+
+use super::git::{Git, GitOutput};
 use super::parse::{PatchSection, cut_patch, parse_listing, parse_patch};
 use super::spec::{check_rev, short, split_range};
 use super::{
@@ -14,6 +16,22 @@ use super::{
 
 /// Bytes kept of a small git answer (a sha, a ref name, a config listing).
 const SMALL: usize = 64 * 1024;
+
+/// A diff's options: one run for both the NUL-separated listing (exact
+/// names, statuses, counts), an empty field, then the patch.
+const DIFF_OPTIONS: [&str; 8] = [
+    "--no-color",
+    "--ignore-submodules=dirty",
+    "-M",
+    "--raw",
+    "--numstat",
+    "-z",
+    "-p",
+    "-U3",
+];
+
+/// The commits' subjects: newest first, at most 50.
+const LOG_OPTIONS: &[&str] = &["--no-color", "-n", "50", "--format=%h %s"];
 
 /// Computes what `scope` covers in the project at `root`. `Survey` and `Files`
 /// work without git; the others need a repository (and, except
@@ -107,7 +125,31 @@ pub(super) fn compute_naming(
         }
         Scope::Range(range) => {
             let (a, b, symmetric) = split_range(range)?;
-            let repo = Repo::open(root, opts, scope, &[&b, &a])?;
+            // `A..B` reads commits only: its diff and log start with the
+            // repository's opening instead of after it (they name the
+            // commits as the rev-parse beside them does, at the same moment).
+            let paths = ["."];
+            let early = match symmetric {
+                true => Vec::new(),
+                false => vec![
+                    EarlyRead::Diff {
+                        options: &DIFF_OPTIONS,
+                        from: &a,
+                        to: &b,
+                        paths: &paths,
+                        text: true,
+                        cap: opts.max_git_output_bytes,
+                    },
+                    EarlyRead::Log {
+                        options: LOG_OPTIONS,
+                        from: &a,
+                        to: &b,
+                        cap: SMALL,
+                    },
+                ],
+            };
+            let (repo, mut read) = Repo::open_reading(root, opts, scope, &[&b, &a], &early)?;
+            let (early_log, early_diff) = (read.pop().flatten(), read.pop().flatten());
             let b_sha = repo.resolve(&b)?;
             let empty = repo.empty_tree()?;
             // From the empty tree: everything B holds (a push of a new history).
@@ -134,8 +176,14 @@ pub(super) fn compute_naming(
                 (a_sha, text)
             };
             let (commits, change) = beside(
-                || repo.subjects(&base, &b_sha),
-                || repo.diff(&[&base, &b_sha], description, Some(base.clone())),
+                || match &early_log {
+                    Some(out) => Ok(subjects_in(out)),
+                    None => repo.subjects(&base, &b_sha),
+                },
+                || match early_diff {
+                    Some(out) => repo.change_from(out, description, Some(base.clone())),
+                    None => repo.diff(&[&base, &b_sha], description, Some(base.clone())),
+                },
             );
             let mut change = change?;
             change.commits = commits?;
@@ -292,10 +340,22 @@ impl Repo {
         scope: &Scope,
         revs: &[&str],
     ) -> Result<Repo, ScopeError> {
+        Repo::open_reading(root, opts, scope, revs, &[]).map(|(repo, _)| repo)
+    }
+
+    /// [`Repo::open`], with `early` reads of commits run beside it: their
+    /// answers, `None` for each to run again (see [`Git::new_reading`]).
+    fn open_reading(
+        root: &Path,
+        opts: &ScopeOptions,
+        scope: &Scope,
+        revs: &[&str],
+        early: &[EarlyRead<'_>],
+    ) -> Result<(Repo, Vec<Option<GitOutput>>), ScopeError> {
         // One run, beside the config read: where the repository is, HEAD and
         // `revs`; a failure (an unborn HEAD, an unknown rev) still prints
         // what came before it.
-        let (git, out) = Git::new_locating(root, opts.timeout, revs, &opts.env);
+        let (git, out, read) = Git::new_reading(root, opts.timeout, revs, early, &opts.env);
         let out = out?;
         let text = out.text();
         let lines: Vec<&str> = text.lines().collect();
@@ -337,14 +397,15 @@ impl Repo {
                 root: root.to_path_buf(),
             });
         }
-        Ok(Repo {
+        let repo = Repo {
             git,
             top,
             prefix,
             head,
             resolved,
             opts: opts.clone(),
-        })
+        };
+        Ok((repo, read))
     }
 
     fn head_or(&self, what: impl FnOnce() -> String) -> Result<String, ScopeError> {
@@ -453,24 +514,10 @@ impl Repo {
     /// The same for `revs` as `git log` takes them (`A..B`, or a commit and
     /// its ancestors).
     fn log_subjects(&self, revs: &str) -> Result<Vec<String>, ScopeError> {
-        let out = self.git.ok(
-            &[
-                "log",
-                "--no-color",
-                "-n",
-                "50",
-                "--format=%h %s",
-                revs,
-                "--",
-            ],
-            SMALL,
-        )?;
-        Ok(out
-            .text()
-            .lines()
-            .map(|l| crit_core::screen::neutralize(l.trim()).0)
-            .filter(|l| !l.is_empty())
-            .collect())
+        let mut args = vec!["log"];
+        args.extend(LOG_OPTIONS);
+        args.extend([revs, "--"]);
+        Ok(subjects_in(&self.git.ok(&args, SMALL)?))
     }
 
     /// The empty tree's id in this repository's hash (the base of a root commit).
@@ -504,12 +551,8 @@ impl Repo {
     ) -> Result<Change, ScopeError> {
         // Every file as text (`--text`, in `Git::diff`): crit, not an
         // attribute or git's NUL test, decides what is binary.
-        const COMMON: &[&str] = &["--no-color", "--ignore-submodules=dirty", "-M"];
-        // One run for both: the NUL-separated listing (exact names, statuses,
-        // counts), an empty field, then the patch.
-        let args: Vec<&str> = COMMON
+        let args: Vec<&str> = DIFF_OPTIONS
             .iter()
-            .chain(&["--raw", "--numstat", "-z", "-p", "-U3"])
             .chain(options)
             .chain(revs)
             // Only the project: when its root is below the repository's top
@@ -517,15 +560,25 @@ impl Repo {
             .chain(&["--", "."])
             .copied()
             .collect();
+        let out = self.git.diff(&args, self.opts.max_git_output_bytes)?;
+        self.change_from(out, description, base)
+    }
+
+    /// The change a `git diff DIFF_OPTIONS REVS -- .` answered.
+    fn change_from(
+        &self,
+        out: GitOutput,
+        description: String,
+        base: Option<String>,
+    ) -> Result<Change, ScopeError> {
         let cap = self.opts.max_git_output_bytes;
-        let out = self.git.diff(&args, cap)?;
         let split = out.stdout.windows(2).position(|w| w == [0, 0]);
         let (listing, patch) = match split {
             Some(i) => (&out.stdout[..i + 1], &out.stdout[i + 2..]),
             None => (&out.stdout[..], &[][..]),
         };
         let bad = |reason: String| ScopeError::GitOutput {
-            command: format!("git diff {}", args.join(" ")),
+            command: format!("git diff {}", DIFF_OPTIONS.join(" ")),
             reason,
         };
         if split.is_none() && out.overflowed {
@@ -570,6 +623,15 @@ fn finish(root: &Path, mut change: Change, opts: &ScopeOptions, named: &[String]
         change.truncated = true;
     }
     change
+}
+
+/// `short-hash subject` lines of a log, screened.
+fn subjects_in(out: &GitOutput) -> Vec<String> {
+    out.text()
+        .lines()
+        .map(|l| crit_core::screen::neutralize(l.trim()).0)
+        .filter(|l| !l.is_empty())
+        .collect()
 }
 
 /// `a` on a thread of its own while `b` runs here: two independent git

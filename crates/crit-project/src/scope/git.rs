@@ -43,24 +43,27 @@ impl Git {
     }
 
     /// [`Git::new`], locating the repository and resolving `revs` in the
-    /// same breath (see [`os::Git::open_locating`]): the runner, and the
-    /// answer of that `rev-parse` when it could run.
-    pub(super) fn new_locating(
+    /// same breath, with `early` reads of commits started beside it (see
+    /// [`os::Git::open_reading`]): the runner, the answer of that `rev-parse`
+    /// when it could run, and each early answer (`None`: run it again).
+    pub(super) fn new_reading(
         cwd: &Path,
         timeout: Duration,
         revs: &[&str],
+        early: &[os::EarlyRead<'_>],
         env: &Env,
-    ) -> (Self, Result<GitOutput, ScopeError>) {
+    ) -> (Self, Result<GitOutput, ScopeError>, Vec<Option<GitOutput>>) {
         let opts = GitOptions {
             timeout,
             ..GitOptions::default()
         };
-        match os::Git::open_locating(cwd, &child_env(env), opts, revs) {
-            Ok((git, out)) => (Git { inner: Ok(git) }, Ok(out)),
+        match os::Git::open_reading(cwd, &child_env(env), opts, revs, early) {
+            Ok((git, out, read)) => (Git { inner: Ok(git) }, Ok(out), read),
             Err(e) => {
                 let broken = Broken::from(e);
                 let err = broken.error(&["rev-parse", "--show-toplevel"]);
-                (Git { inner: Err(broken) }, Err(err))
+                let none = early.iter().map(|_| None).collect();
+                (Git { inner: Err(broken) }, Err(err), none)
             }
         }
     }
