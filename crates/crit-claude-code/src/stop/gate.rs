@@ -141,6 +141,34 @@ pub fn reason(result: &ReviewResult, fail_on: FailOn) -> String {
     out.trim_end().to_string()
 }
 
+/// What the review could not show a reviewer (its coverage's gaps), for an
+/// INCOMPLETE review's reason: `path (why)`, at most [`MAX_LISTED`]; `None`
+/// when it has none.
+pub fn gaps(result: &ReviewResult) -> Option<String> {
+    let coverage = result.coverage.as_ref()?;
+    let gaps: Vec<_> = coverage
+        .left_out
+        .iter()
+        .filter(|l| l.cause.is_gap())
+        .collect();
+    if gaps.is_empty() {
+        return None;
+    }
+    let mut listed: Vec<String> = gaps
+        .iter()
+        .take(MAX_LISTED)
+        .map(|l| {
+            // Paths and reasons name the repository's files: shown inert.
+            let line = format!("{} ({})", l.path, first_line(&l.reason));
+            crit_core::Printable::line(&line, crit_core::Dest::Terminal).to_string()
+        })
+        .collect();
+    if gaps.len() > MAX_LISTED {
+        listed.push(format!("… and {} more", gaps.len() - MAX_LISTED));
+    }
+    Some(format!("no reviewer read {}", listed.join("; ")))
+}
+
 /// `src/app.py:2 [P0] eval of user input. Fix: use ast.literal_eval.`
 pub fn one_line(f: &Finding) -> String {
     let at = f

@@ -547,6 +547,7 @@ fn inconclusive(result: &ReviewResult) -> String {
         .iter()
         .find_map(|r| r.error.clone())
         .or_else(|| result.parse_error.clone())
+        .or_else(|| gate::gaps(result))
         .unwrap_or_else(|| format!("verdict {}", result.verdict.as_str()));
     format!("the review ended {}: {why}", result.verdict.as_str())
 }
