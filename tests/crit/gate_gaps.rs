@@ -254,3 +254,41 @@ fn the_review_gate_holds_on_each_gap_in_each_agent() {
         );
     }
 }
+
+/// Nothing git shows changed, only a file it hides: the gate holds still.
+#[test]
+fn the_review_gate_holds_when_only_a_hidden_file_changed() {
+    every_agent(the_review_gate_holds_when_only_a_hidden_file_changed_in_each_agent);
+}
+
+fn the_review_gate_holds_when_only_a_hidden_file_changed_in_each_agent() {
+    let plants: [(&str, fn(&Path)); 3] = [
+        ("tool.py", |d| {
+            write(d, ".git/info/exclude", "tool.py\n");
+            write(d, "tool.py", EVIL);
+        }),
+        ("helpers.py", |d| {
+            write(d, ".crit/.gitignore", crit_project::scope::CRIT_GITIGNORE);
+            write(d, ".crit/sessions/20260101T000000Z-abc/helpers.py", EVIL);
+        }),
+        ("evil.py", |d| {
+            global_excludes(d, "xdg", "evil.py\n");
+            write(d, "evil.py", EVIL);
+        }),
+    ];
+    for (path, plant) in plants {
+        // The tracked file as committed: git shows no change.
+        let dir = crate::stop_gate::repo("def main():\n    return 1\n");
+        let d = dir.path();
+        plant(d);
+        let server = FakeServer::start_blocking();
+        passes(&server, 3);
+        let out = stop(d, &server, &event(Some("s1"), false), &[]);
+        let reason = blocked(&out);
+        assert!(reason.contains(path), "{path}: {reason}");
+        assert!(
+            !crate::support::gate::sent(&server).contains("hidden-line"),
+            "{path}: a hidden file was sent"
+        );
+    }
+}

@@ -322,4 +322,30 @@ mod tests {
             "{text}"
         );
     }
+
+    #[test]
+    fn an_incomplete_review_names_what_no_reviewer_read() {
+        let mut r = ReviewResult::new("code", Verdict::Incomplete);
+        assert_eq!(gaps(&r), None);
+        let mut c = crit_core::Coverage::default();
+        let left = |path: &str, cause| crit_core::LeftOut {
+            path: path.into(),
+            hunks: 0,
+            lines: 0,
+            cause,
+            reason: "too large\x1b[2J\nsecond line".into(),
+        };
+        c.left_out
+            .push(left("gen.py", crit_core::LeftOutCause::Ignored));
+        r.coverage = Some(c.clone());
+        // What the user chose to leave out is no gap.
+        assert_eq!(gaps(&r), None);
+        c.left_out
+            .push(left("big\x07.py", crit_core::LeftOutCause::NotSent));
+        r.coverage = Some(c);
+        assert_eq!(
+            gaps(&r).as_deref(),
+            Some("no reviewer read big<U+0007>.py (too large<U+001B>[2J)")
+        );
+    }
 }

@@ -388,7 +388,9 @@ pub fn gate(
             );
         }
     };
-    if change.is_empty() {
+    // A change of files git hides alone is still a change: no reviewer
+    // reads them, so the review says so and the gate holds.
+    if change.is_empty() && change.hidden.is_empty() {
         return Decision::Pass;
     }
     // The change, and which model reviews it: a pass under another model
