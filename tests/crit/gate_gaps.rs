@@ -220,6 +220,9 @@ fn global_excludes_with_nothing_new_under_them_pass() {
     assert_eq!(left_out(&r), Vec::new(), "{r:#}");
 }
 
+/// A path the gate's reason must name, and how the agent plants it.
+type Plant = (&'static str, fn(&Path));
+
 /// The review gate, in every agent, holds on each of these gaps.
 #[test]
 fn the_review_gate_holds_on_each_gap() {
@@ -227,7 +230,7 @@ fn the_review_gate_holds_on_each_gap() {
 }
 
 fn the_review_gate_holds_on_each_gap_in_each_agent() {
-    let plants: [(&str, fn(&Path)); 4] = [
+    let plants: [Plant; 4] = [
         ("src/evil.py", |d| write(d, "src/evil.py", &huge())),
         ("helpers.py", |d| {
             write(d, ".crit/.gitignore", crit_project::scope::CRIT_GITIGNORE);
@@ -262,7 +265,7 @@ fn the_review_gate_holds_when_only_a_hidden_file_changed() {
 }
 
 fn the_review_gate_holds_when_only_a_hidden_file_changed_in_each_agent() {
-    let plants: [(&str, fn(&Path)); 3] = [
+    let plants: [Plant; 3] = [
         ("tool.py", |d| {
             write(d, ".git/info/exclude", "tool.py\n");
             write(d, "tool.py", EVIL);
