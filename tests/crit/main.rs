@@ -43,6 +43,7 @@ mod gate_attributes;
 mod gate_cache;
 mod gate_cache_split;
 mod gate_evidence;
+mod gate_gaps;
 mod gate_hidden;
 mod gate_once;
 mod gate_parts;

@@ -141,6 +141,34 @@ pub fn reason(result: &ReviewResult, fail_on: FailOn) -> String {
     out.trim_end().to_string()
 }
 
+/// What the review could not show a reviewer (its coverage's gaps), for an
+/// INCOMPLETE review's reason: `path (why)`, at most [`MAX_LISTED`]; `None`
+/// when it has none.
+pub fn gaps(result: &ReviewResult) -> Option<String> {
+    let coverage = result.coverage.as_ref()?;
+    let gaps: Vec<_> = coverage
+        .left_out
+        .iter()
+        .filter(|l| l.cause.is_gap())
+        .collect();
+    if gaps.is_empty() {
+        return None;
+    }
+    let mut listed: Vec<String> = gaps
+        .iter()
+        .take(MAX_LISTED)
+        .map(|l| {
+            // Paths and reasons name the repository's files: shown inert.
+            let line = format!("{} ({})", l.path, first_line(&l.reason));
+            crit_core::Printable::line(&line, crit_core::Dest::Terminal).to_string()
+        })
+        .collect();
+    if gaps.len() > MAX_LISTED {
+        listed.push(format!("… and {} more", gaps.len() - MAX_LISTED));
+    }
+    Some(format!("no reviewer read {}", listed.join("; ")))
+}
+
 /// `src/app.py:2 [P0] eval of user input. Fix: use ast.literal_eval.`
 pub fn one_line(f: &Finding) -> String {
     let at = f
@@ -292,6 +320,32 @@ mod tests {
         assert!(
             text.ends_with("Reviewer's summary: Deletes the users<U+001B> table.<U+0007>"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn an_incomplete_review_names_what_no_reviewer_read() {
+        let mut r = ReviewResult::new("code", Verdict::Incomplete);
+        assert_eq!(gaps(&r), None);
+        let mut c = crit_core::Coverage::default();
+        let left = |path: &str, cause| crit_core::LeftOut {
+            path: path.into(),
+            hunks: 0,
+            lines: 0,
+            cause,
+            reason: "too large\x1b[2J\nsecond line".into(),
+        };
+        c.left_out
+            .push(left("gen.py", crit_core::LeftOutCause::Ignored));
+        r.coverage = Some(c.clone());
+        // What the user chose to leave out is no gap.
+        assert_eq!(gaps(&r), None);
+        c.left_out
+            .push(left("big\x07.py", crit_core::LeftOutCause::NotSent));
+        r.coverage = Some(c);
+        assert_eq!(
+            gaps(&r).as_deref(),
+            Some("no reviewer read big<U+0007>.py (too large<U+001B>[2J)")
         );
     }
 }

@@ -388,8 +388,8 @@ pub fn gate(
             );
         }
     };
-    // Files git hides are no reviewer's: a change of only those is
-    // reviewed (and comes out INCOMPLETE), never passed as empty.
+    // A change of files git hides alone is still a change: no reviewer
+    // reads them, so the review says so and the gate holds.
     if change.is_empty() && change.hidden.is_empty() {
         return Decision::Pass;
     }
@@ -549,6 +549,7 @@ fn inconclusive(result: &ReviewResult) -> String {
         .iter()
         .find_map(|r| r.error.clone())
         .or_else(|| result.parse_error.clone())
+        .or_else(|| gate::gaps(result))
         .unwrap_or_else(|| format!("verdict {}", result.verdict.as_str()));
     format!("the review ended {}: {why}", result.verdict.as_str())
 }

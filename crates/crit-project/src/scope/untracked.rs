@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::git::Git;
 use super::parse::untracked_section;
-use super::{Change, ChangedFile, FileStatus, ScopeError, ScopeOptions};
+use super::{Change, ChangedFile, FileStatus, Hidden, ScopeError, ScopeOptions};
 
 /// Appends the repository's untracked, not ignored files to `change`.
 /// Returns the directories git lists whole (`dir/`): each a repository of
@@ -59,7 +59,7 @@ pub(super) fn to_top(prefix: &str) -> String {
 enum Shown {
     Text(String, &'static str),
     Binary,
-    /// Not shown, with the reason.
+    /// Not shown, with the reason (what the file is, no advice).
     Skipped(String),
 }
 
@@ -102,16 +102,28 @@ pub(super) fn add_whole(
                 format!("untracked binary file `{path}`; not shown"),
             );
         }
-        Some(Shown::Skipped(why)) => note(change, file, why),
+        Some(Shown::Skipped(why)) => {
+            // Listed, yet no reviewer read a line of it: a gap that holds
+            // the gate, never a file counted as reviewed with 0 lines.
+            if let Some(rel) = path.strip_prefix(change.prefix.as_str()) {
+                change.hidden.push(Hidden {
+                    path: rel.to_string(),
+                    reason: format!("{why}: not reviewed"),
+                });
+            }
+            note(
+                change,
+                file,
+                format!("{why}; not shown, read it if it matters"),
+            );
+        }
     }
 }
 
 /// A file that cannot be read is listed with a note rather than failing the
 /// whole review.
 fn read(full: &Path, path: &str, opts: &ScopeOptions) -> Option<Shown> {
-    let cannot = |e: std::io::Error| {
-        Shown::Skipped(format!("cannot read untracked `{path}`: {e}; not shown"))
-    };
+    let cannot = |e: std::io::Error| Shown::Skipped(format!("cannot read untracked `{path}`: {e}"));
     let meta = match std::fs::symlink_metadata(full) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
@@ -127,12 +139,12 @@ fn read(full: &Path, path: &str, opts: &ScopeOptions) -> Option<Shown> {
     if !meta.is_file() {
         // A FIFO would block the read forever.
         return Some(Shown::Skipped(format!(
-            "untracked `{path}` is not a regular file; not shown"
+            "untracked `{path}` is not a regular file"
         )));
     }
     if meta.len() > opts.max_untracked_bytes {
         return Some(Shown::Skipped(format!(
-            "untracked file `{path}` ({} bytes) is larger than {} bytes; not shown, read it if it matters",
+            "untracked file `{path}` ({} bytes) is larger than {} bytes",
             meta.len(),
             opts.max_untracked_bytes
         )));
