@@ -251,6 +251,9 @@ fn the_review_gate_holds_on_each_gap_in_each_agent() {
         let out = stop(d, &server, &event(Some("s1"), false), &[]);
         let reason = blocked(&out);
         assert!(reason.contains(path), "{path}: {reason}");
+        // What no reviewer read is the change's, not crit's setup.
+        assert!(reason.contains("Let git show them"), "{path}: {reason}");
+        assert!(!reason.contains("crit doctor"), "{path}: {reason}");
         assert!(
             !crate::support::gate::sent(&server).contains("hidden-line"),
             "{path}: a hidden file was sent"
@@ -289,6 +292,9 @@ fn the_review_gate_holds_when_only_a_hidden_file_changed_in_each_agent() {
         let out = stop(d, &server, &event(Some("s1"), false), &[]);
         let reason = blocked(&out);
         assert!(reason.contains(path), "{path}: {reason}");
+        // What no reviewer read is the change's, not crit's setup.
+        assert!(reason.contains("Let git show them"), "{path}: {reason}");
+        assert!(!reason.contains("crit doctor"), "{path}: {reason}");
         assert!(
             !crate::support::gate::sent(&server).contains("hidden-line"),
             "{path}: a hidden file was sent"

@@ -457,6 +457,15 @@ pub fn gate(
         Ok(r) => r,
         Err(why) => return fail(session.as_ref(), keep("", rounds + 1), why.to_string()),
     };
+    // Files no reviewer could read are no fault of crit's setup: the hold
+    // says which, and what lets the next stop review them.
+    if let Some(unread) = unread(&result) {
+        remember(session.as_ref(), keep("", rounds + 1), None);
+        return Decision::Block(format!(
+            "crit's review gate holds: the review ended {}, because {unread}. Let git show them (take them out of what an ignore rule, the index or a nested repository hides), or delete them, then stop again; files the project means to keep out of reviews belong in its `ignore` settings.",
+            result.verdict.as_str()
+        ));
+    }
     if result.fatal_error || result.parse_error.is_some() || result.verdict.is_inconclusive() {
         return fail(
             session.as_ref(),
@@ -541,6 +550,24 @@ fn remember(session: Option<&SessionState>, at: Memory<'_>, blocked: Option<&str
     if let Err(e) = s.set_stop(&state) {
         tracing::warn!("the review gate's state: {e}");
     }
+}
+
+/// What git kept from every reviewer, when that alone kept the review from
+/// deciding: every reviewer answered, nothing failed, and each gap is a
+/// file that was never sent (not a budget, a binary or a failed part).
+fn unread(result: &ReviewResult) -> Option<String> {
+    let answered = !result.fatal_error
+        && result.parse_error.is_none()
+        && result.reviewers.iter().all(|r| r.error.is_none());
+    let only_unsent = result.coverage.as_ref().is_some_and(|c| {
+        c.left_out
+            .iter()
+            .filter(|l| l.cause.is_gap())
+            .all(|l| l.cause == crit_core::LeftOutCause::NotSent)
+    });
+    (answered && only_unsent && result.verdict.is_inconclusive())
+        .then(|| gate::gaps(result))
+        .flatten()
 }
 
 fn inconclusive(result: &ReviewResult) -> String {
