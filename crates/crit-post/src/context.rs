@@ -93,22 +93,11 @@ impl GithubContext {
         number: u64,
         head_sha: Option<String>,
     ) -> Result<Self, ContextError> {
-        let repository = required(
-            env,
-            "GITHUB_REPOSITORY",
-            "set it to OWNER/REPO (GitHub Actions sets it)",
-        )?;
-        let (owner, repo) = repository
-            .split_once('/')
-            .filter(|(o, r)| name_ok(o) && name_ok(r))
-            .ok_or_else(|| ContextError::Invalid {
-                var: "GITHUB_REPOSITORY".into(),
-                reason: "expected OWNER/REPO".into(),
-            })?;
-        let api_url = match env.non_empty("GITHUB_API_URL") {
-            Some(u) => base_url("GITHUB_API_URL", u)?,
-            None => "https://api.github.com".to_string(),
-        };
+        let GithubRepository {
+            owner,
+            repo,
+            api_url,
+        } = GithubRepository::from_env(env)?;
         let graphql_url = match env.non_empty("GITHUB_GRAPHQL_URL") {
             Some(u) => base_url("GITHUB_GRAPHQL_URL", u)?,
             None => graphql_from_api(&api_url),
@@ -121,8 +110,8 @@ impl GithubContext {
         Ok(GithubContext {
             api_url,
             graphql_url,
-            owner: owner.to_string(),
-            repo: repo.to_string(),
+            owner,
+            repo,
             number,
             head_sha,
             token,
@@ -181,6 +170,39 @@ impl GitlabContext {
             head_sha,
             token,
             token_source,
+        })
+    }
+}
+
+/// The repository GitHub Actions names (`GITHUB_REPOSITORY`) and its API.
+pub(crate) struct GithubRepository {
+    pub owner: String,
+    pub repo: String,
+    pub api_url: String,
+}
+
+impl GithubRepository {
+    pub(crate) fn from_env(env: &Env) -> Result<Self, ContextError> {
+        let repository = required(
+            env,
+            "GITHUB_REPOSITORY",
+            "set it to OWNER/REPO (GitHub Actions sets it)",
+        )?;
+        let (owner, repo) = repository
+            .split_once('/')
+            .filter(|(o, r)| name_ok(o) && name_ok(r))
+            .ok_or_else(|| ContextError::Invalid {
+                var: "GITHUB_REPOSITORY".into(),
+                reason: "expected OWNER/REPO".into(),
+            })?;
+        let api_url = match env.non_empty("GITHUB_API_URL") {
+            Some(u) => base_url("GITHUB_API_URL", u)?,
+            None => "https://api.github.com".to_string(),
+        };
+        Ok(GithubRepository {
+            owner: owner.to_string(),
+            repo: repo.to_string(),
+            api_url,
         })
     }
 }

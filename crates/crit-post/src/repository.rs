@@ -11,7 +11,7 @@ use base64::Engine;
 use crit_llm::{Env, Secret};
 use serde_json::Value;
 
-use crate::context::{base_url, name_ok, required, token};
+use crate::context::{GithubRepository, base_url, required, token};
 use crate::destination::DestinationError;
 use crate::error::{ContextError, ForgeKind, PostError};
 use crate::http::{Api, Stats};
@@ -100,26 +100,15 @@ impl Repository {
     ) -> Result<Self, DestinationError> {
         let (target, (token, token_source)) = match forge {
             ForgeKind::Github => {
-                let repository = required(
-                    env,
-                    "GITHUB_REPOSITORY",
-                    "set it to OWNER/REPO (GitHub Actions sets it)",
-                )?;
-                let (owner, repo) = repository
-                    .split_once('/')
-                    .filter(|(o, r)| name_ok(o) && name_ok(r))
-                    .ok_or_else(|| ContextError::Invalid {
-                        var: "GITHUB_REPOSITORY".into(),
-                        reason: "expected OWNER/REPO".into(),
-                    })?;
-                let api_url = match env.non_empty("GITHUB_API_URL") {
-                    Some(u) => base_url("GITHUB_API_URL", u)?,
-                    None => "https://api.github.com".to_string(),
-                };
+                let GithubRepository {
+                    owner,
+                    repo,
+                    api_url,
+                } = GithubRepository::from_env(env)?;
                 let target = Target::Github {
                     api_url,
-                    owner: owner.to_string(),
-                    repo: repo.to_string(),
+                    owner,
+                    repo,
                 };
                 let t = token(
                     env,

@@ -22,10 +22,11 @@ pub(super) enum Layer {
 }
 
 impl Layer {
-    fn words(self) -> &'static str {
+    /// Its name, and what takes its lines.
+    fn words(self) -> (&'static str, &'static str) {
         match self {
-            Layer::Staged => "staged (what `git commit` takes)",
-            Layer::Committed => "committed (what `git push` takes)",
+            Layer::Staged => ("staged", "git commit"),
+            Layer::Committed => ("committed", "git push"),
         }
     }
 }
@@ -64,13 +65,9 @@ pub(super) fn add(change: &mut Change, layers: Vec<(Layer, Change)>) {
             patch.clone_from(&other.patch);
         }
         let paths: Vec<&str> = keep.iter().map(|f| f.path.as_str()).collect();
+        let (name, taker) = layer.words();
         change.notes.push(format!(
-            "lines {} that the working tree no longer has, shown as they were {}: {}",
-            layer.words(),
-            match layer {
-                Layer::Staged => "staged",
-                Layer::Committed => "committed",
-            },
+            "lines {name} (what `{taker}` takes) that the working tree no longer has, shown as they were {name}: {}",
             paths.join(", ")
         ));
         other.files = keep;
