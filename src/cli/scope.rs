@@ -120,12 +120,11 @@ fn posting_unused(path: &str) -> impl Iterator<Item = &'static str> + '_ {
 /// does not use (they still parse, so [`first_unused`] can name them). On
 /// `crit` itself they parse too, before the subcommand, but only the ones
 /// every command uses are listed.
+///
+/// A subcommand gets them when clap builds it, which parsing does only for
+/// the one that runs: giving every command its flags up front cost each run
+/// about a millisecond.
 pub fn distribute(mut cmd: clap::Command) -> clap::Command {
-    let shared: Vec<clap::Arg> = cmd
-        .get_arguments()
-        .filter(|a| SHARED.contains(&a.get_id().as_str()))
-        .cloned()
-        .collect();
     for id in SHARED.into_iter().filter(|id| !EVERYWHERE.contains(id)) {
         cmd = cmd.mut_arg(id, |a| a.hide(true));
     }
@@ -134,13 +133,21 @@ pub fn distribute(mut cmd: clap::Command) -> clap::Command {
         .map(|s| s.get_name().to_string())
         .collect();
     for name in names {
-        cmd = cmd.mut_subcommand(&name, |s| give(s, &name, &shared));
+        cmd = cmd.mut_subcommand(&name, |s| s.defer(give));
     }
     cmd
 }
 
-fn give(cmd: clap::Command, path: &str, shared: &[clap::Arg]) -> clap::Command {
-    give_as(cmd, path, shared, Unused::Hidden)
+/// A top-level subcommand with the shared flags, as [`distribute`] defers it.
+fn give(cmd: clap::Command) -> clap::Command {
+    use clap::Args;
+    let shared: Vec<clap::Arg> = super::CommonArgs::augment_args(clap::Command::new("crit"))
+        .get_arguments()
+        .filter(|a| SHARED.contains(&a.get_id().as_str()))
+        .cloned()
+        .collect();
+    let path = cmd.get_name().to_string();
+    give_as(cmd, &path, &shared, Unused::Hidden)
 }
 
 /// What a command gets of the shared flags it does not use.

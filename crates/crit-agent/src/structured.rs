@@ -5,6 +5,8 @@
 //! Named `StructuredOutput`, as in Claude Code, so templates and fake servers
 //! behave the same with either backend.
 
+use std::sync::{Arc, OnceLock};
+
 use crit_llm::ToolSpec;
 use serde_json::Value;
 
@@ -15,7 +17,10 @@ pub const TOOL_NAME: &str = "StructuredOutput";
 #[derive(Debug, Clone)]
 pub struct StructuredOutput {
     schema: Value,
-    validator: std::sync::Arc<jsonschema::Validator>,
+    /// Compiled on first use by [`StructuredOutput::deferred`]: compiling
+    /// costs a few milliseconds that a run which never gets an answer (a
+    /// printed prompt) should not pay.
+    validator: Arc<OnceLock<Result<jsonschema::Validator, SchemaError>>>,
     /// How many invalid answers are fed back before the run gives up.
     pub max_retries: u32,
 }
@@ -26,14 +31,33 @@ pub struct StructuredOutput {
 pub struct SchemaError(String);
 
 impl StructuredOutput {
+    /// The schema, compiled now: an unusable schema is an error here.
     pub fn new(schema: Value) -> Result<Self, SchemaError> {
-        let validator =
-            jsonschema::validator_for(&schema).map_err(|e| SchemaError(e.to_string()))?;
-        Ok(StructuredOutput {
+        let out = Self::deferred(schema);
+        match out.validator() {
+            Ok(_) => Ok(out),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// For a schema checked where it was read (a template's or a
+    /// configuration's, checked when loaded) or written by crit itself:
+    /// compiled when the first answer is validated. Should it not compile
+    /// then, every answer is rejected with the reason.
+    pub fn deferred(schema: Value) -> Self {
+        StructuredOutput {
             schema,
-            validator: std::sync::Arc::new(validator),
+            validator: Arc::default(),
             max_retries: 3,
-        })
+        }
+    }
+
+    fn validator(&self) -> Result<&jsonschema::Validator, &SchemaError> {
+        self.validator
+            .get_or_init(|| {
+                jsonschema::validator_for(&self.schema).map_err(|e| SchemaError(e.to_string()))
+            })
+            .as_ref()
     }
 
     pub fn schema(&self) -> &Value {
@@ -56,8 +80,10 @@ impl StructuredOutput {
     /// `Ok(())` when `value` is valid, else one line per problem, worded for the
     /// model (`/findings/0/priority: 7 is greater than the maximum of 3`).
     pub fn validate(&self, value: &Value) -> Result<(), SchemaMismatch> {
-        let errors: Vec<String> = self
-            .validator
+        let validator = self.validator().map_err(|e| SchemaMismatch {
+            problems: vec![e.to_string()],
+        })?;
+        let errors: Vec<String> = validator
             .iter_errors(value)
             .map(|e| {
                 let path = e.instance_path().to_string();
@@ -108,5 +134,9 @@ mod tests {
         assert!(e.contains("(root): \"ok\" is a required property"), "{e}");
         assert!(e.contains("/n: 7 is greater than the maximum of 3"), "{e}");
         assert!(StructuredOutput::new(json!({"type": 12})).is_err());
+        // Deferred, the same schema rejects every answer with the reason.
+        let bad = StructuredOutput::deferred(json!({"type": 12}));
+        let e = bad.validate(&json!({})).unwrap_err().to_string();
+        assert!(e.contains("invalid output schema"), "{e}");
     }
 }

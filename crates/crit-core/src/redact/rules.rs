@@ -5,7 +5,7 @@
 
 use std::sync::{LazyLock, OnceLock};
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use regex::Regex;
 
 use super::Hit;
@@ -114,6 +114,8 @@ static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
         .collect();
     Some(Rules {
         literals: AhoCorasick::builder()
+            // A DFA of so few words costs more to build than it saves a run.
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .ascii_case_insensitive(true)
             .build(pairs.iter().map(|(_, l)| l))
             .ok()?,
@@ -121,6 +123,7 @@ static RULES: LazyLock<Option<Rules>> = LazyLock::new(|| {
         shapes: SHAPES.iter().map(|_| OnceLock::new()).collect(),
         assignment: OnceLock::new(),
         key_words: AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .ascii_case_insensitive(true)
             .build(KEY_WORDS)
             .ok()?,
@@ -174,7 +177,7 @@ fn find_with(text: &str, prefilter: bool) -> Vec<Hit> {
     }
     let mut line_end = 0;
     for m in rules.key_words.find_iter(text) {
-        if m.start() < line_end {
+        if m.start() < line_end || (prefilter && !ends_a_key(&text[m.end()..])) {
             continue;
         }
         let Some(assignment) = compiled(&rules.assignment, ASSIGNMENT) else {
@@ -192,6 +195,16 @@ fn find_with(text: &str, prefilter: bool) -> Vec<Hit> {
         }
     }
     hits
+}
+
+/// Whether the key word just before `rest` can be part of an assigned key:
+/// what follows it is the rest of a name, an optional quote, blanks and a
+/// separator, as [`ASSIGNMENT`] reads them. Prose (`the author would`) and
+/// code that only mentions a key (`token.len()`) are not searched.
+fn ends_a_key(rest: &str) -> bool {
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || "_.-".contains(c));
+    let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+    rest.trim_start_matches([' ', '\t']).starts_with([':', '='])
 }
 
 /// See [`Rules::key_words`].

@@ -553,6 +553,14 @@ fn the_literal_prefilter_finds_what_every_pattern_finds() {
         "authorization: basic dXNlcjpwYXNzd29yZDEyMzQ=",
         "+    let url = \"redis://:hunter2hunter2@cache:6379\"; // é ü\n",
         "fn main() { let sk = 1; let gh = 2; println!(\"{sk}{gh}\"); }",
+        // Assignments: the key-word filter must agree with searching every
+        // line that holds a key word.
+        "DB_PASSWORD = \"hunter2hunter2\"\n  \"api_key\": \"abcd1234efgh\",",
+        "config.auth.token := abcdefgh12345678; export GITHUB_TOKEN='abcdefgh1234'",
+        "env: DB_PASSWORD=abcdef123456 password =>  \"xyzzy1234567\"",
+        "secret_key\t: abcdefgh12345678\n    password: hunter2hunter2\nSECRET = b\"abcdefgh1234\"",
+        "PASSWORD\"  : \"abcdefgh99\" and the author would: fix it, token.len() = 12345678",
+        "oauth_token=abcdefgh12345678 x-auth-key: 0123456789abcdef Bearer_Salt = 'q1w2e3r4t5y6'",
     ];
     let all = samples.join("\n");
     for text in samples.iter().copied().chain([all.as_str()]) {
@@ -564,4 +572,9 @@ fn the_literal_prefilter_finds_what_every_pattern_finds() {
         assert_eq!(found, sorted(rules::find_unfiltered(text)), "{text}");
     }
     assert!(!rules::find(&all).is_empty());
+    let assigned = rules::find(&all)
+        .iter()
+        .filter(|h| ["password", "token", "secret", "api-key"].contains(&h.kind))
+        .count();
+    assert!(assigned >= 12, "{assigned} assignments found");
 }

@@ -7,7 +7,7 @@
 //! named `REV^{commit}` after `--end-of-options`, so nothing the caller
 //! passes can make them read anything else.
 
-use super::{Git, GitError, GitOutput};
+use super::{Git, GitError, GitOutput, GitRun, diff_args};
 
 /// One read of commits, built here so it stays one.
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +34,11 @@ pub enum EarlyRead<'a> {
 impl EarlyRead<'_> {
     /// Runs it with `git`; a non-zero exit is an error.
     pub fn run(&self, git: &Git) -> Result<GitOutput, GitError> {
+        self.start(git)?.finish()
+    }
+
+    /// Starts [`EarlyRead::run`] and returns at once.
+    pub fn start(&self, git: &Git) -> Result<GitRun, GitError> {
         match *self {
             EarlyRead::Diff {
                 options,
@@ -47,7 +52,7 @@ impl EarlyRead<'_> {
                 let mut args: Vec<&str> = options.to_vec();
                 args.extend(["--end-of-options", &from, &to, "--"]);
                 args.extend(paths);
-                git.diff(&args, text, cap)
+                git.start(&diff_args(&args, text), cap, true)
             }
             EarlyRead::Log {
                 options,
@@ -59,7 +64,7 @@ impl EarlyRead<'_> {
                 let mut args: Vec<&str> = vec!["log"];
                 args.extend(options);
                 args.extend(["--end-of-options", &range, "--"]);
-                git.ok(&args, cap)
+                git.start(&args, cap, true)
             }
         }
     }

@@ -205,26 +205,21 @@ impl Git {
         // says (SHA-1, nothing to neutralise) and keep only the answers that
         // this turns out to be true for.
         let assumed = git.clone().with_config(RepoConfig::default(), &opts);
-        let assumed_ref = &assumed;
-        let (config, located, read) = std::thread::scope(|s| {
-            let config = s.spawn(|| git.run(CONFIG_QUERY, CONFIG_CAP));
-            let reads: Vec<_> = early
-                .iter()
-                .map(|e| s.spawn(move || e.run(assumed_ref)))
-                .collect();
-            let located = git.run(&args, LOCATE_CAP);
-            let read: Vec<_> = reads.into_iter().map(|r| r.join().ok()).collect();
-            (config.join(), located, read)
-        });
-        let config = config.map_err(|_| GitError::Unavailable {
-            reason: "the thread reading git's config stopped".into(),
-        })??;
+        // Every process starts from this thread before any is waited for,
+        // the reads first (the diff is the longest): a thread per process
+        // cost each its own start-up, the diff's on the critical path.
+        let reads: Vec<_> = early.iter().map(|e| e.start(&assumed)).collect();
+        let config = git.start(CONFIG_QUERY, CONFIG_CAP, false);
+        let located = git.start(&args, LOCATE_CAP, false);
+        let config = config?.finish()?;
+        let located = located.and_then(GitRun::finish);
+        let read: Vec<_> = reads
+            .into_iter()
+            .map(|r| r.and_then(GitRun::finish).ok())
+            .collect();
         let git = git.configured(&config, &opts);
         let same = git.extra == assumed.extra && git.env == assumed.env;
-        let read = read
-            .into_iter()
-            .map(|r| r.and_then(Result::ok).filter(|_| same))
-            .collect();
+        let read = read.into_iter().map(|r| r.filter(|_| same)).collect();
         Ok((git, located?, read))
     }
 
@@ -310,6 +305,16 @@ impl Git {
     /// Runs `git <hardening> args`, keeping up to `cap` bytes of stdout. A
     /// non-zero exit is not an error here ([`Git::ok`] makes it one).
     pub fn run(&self, args: &[&str], cap: usize) -> Result<GitOutput, GitError> {
+        self.start(args, cap, false)?.finish()
+    }
+
+    /// Like [`Git::run`], but a non-zero exit is a [`GitError::Failed`].
+    pub fn ok(&self, args: &[&str], cap: usize) -> Result<GitOutput, GitError> {
+        self.start(args, cap, true)?.finish()
+    }
+
+    /// Starts [`Git::run`] (or, with `ok`, [`Git::ok`]) and returns at once.
+    pub fn start(&self, args: &[&str], cap: usize, ok: bool) -> Result<GitRun, GitError> {
         let mut cmd = Command::new(&self.program);
         cmd.args(HARDENING)
             .args(&self.repo)
@@ -324,48 +329,71 @@ impl Git {
             stderr: STDERR_CAP,
             timeout: self.timeout,
         };
-        let out = process::run(&mut cmd, limits).map_err(|e| GitError::Unavailable {
-            reason: e.to_string(),
-        })?;
-        tracing::debug!(args = ?args, ok = out.success(), timed_out = out.timed_out, "git");
-        if out.timed_out {
-            return Err(GitError::Timeout {
-                command: command_line(args),
-                secs: self.timeout.as_secs_f64(),
-            });
-        }
-        Ok(GitOutput {
-            stdout: out.stdout,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            status: out.status,
-            overflowed: out.overflowed,
+        let running =
+            process::start(&mut cmd, None, limits).map_err(|e| GitError::Unavailable {
+                reason: e.to_string(),
+            })?;
+        Ok(GitRun {
+            running,
+            command: command_line(args),
+            timeout: self.timeout,
+            ok,
         })
-    }
-
-    /// Like [`Git::run`], but a non-zero exit is a [`GitError::Failed`].
-    pub fn ok(&self, args: &[&str], cap: usize) -> Result<GitOutput, GitError> {
-        let out = self.run(args, cap)?;
-        if out.success() {
-            Ok(out)
-        } else {
-            Err(GitError::Failed {
-                command: command_line(args),
-                message: out.stderr.trim().to_string(),
-            })
-        }
     }
 
     /// `git diff --no-ext-diff --no-textconv [--text] args`: with `text`, every
     /// file is shown as text whatever an attribute says; without it, git's own
     /// detection (NUL bytes) decides what is binary.
     pub fn diff(&self, args: &[&str], text: bool, cap: usize) -> Result<GitOutput, GitError> {
-        let mut all: Vec<&str> = vec!["diff"];
-        all.extend(DIFF_SAFE);
-        if text {
-            all.push("--text");
+        self.ok(&diff_args(args, text), cap)
+    }
+}
+
+/// The arguments of [`Git::diff`].
+fn diff_args<'a>(args: &[&'a str], text: bool) -> Vec<&'a str> {
+    let mut all: Vec<&str> = vec!["diff"];
+    all.extend(DIFF_SAFE);
+    if text {
+        all.push("--text");
+    }
+    all.extend(args);
+    all
+}
+
+/// A git run [`Git::start`] started; dropped unfinished, it is killed.
+#[must_use = "a run is waited for with `finish`"]
+pub struct GitRun {
+    running: process::Running,
+    command: String,
+    timeout: Duration,
+    /// A non-zero exit is an error.
+    ok: bool,
+}
+
+impl GitRun {
+    /// Waits for it: its output, or why there is none.
+    pub fn finish(self) -> Result<GitOutput, GitError> {
+        let out = self.running.finish();
+        tracing::debug!(command = %self.command, ok = out.success(), timed_out = out.timed_out, "git");
+        if out.timed_out {
+            return Err(GitError::Timeout {
+                command: self.command,
+                secs: self.timeout.as_secs_f64(),
+            });
         }
-        all.extend(args);
-        self.ok(&all, cap)
+        let out = GitOutput {
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            status: out.status,
+            overflowed: out.overflowed,
+        };
+        if self.ok && !out.success() {
+            return Err(GitError::Failed {
+                command: self.command,
+                message: out.stderr.trim().to_string(),
+            });
+        }
+        Ok(out)
     }
 }
 

@@ -61,6 +61,25 @@ pub fn run_with_input(
     input: Option<Vec<u8>>,
     limits: Limits,
 ) -> std::io::Result<Output> {
+    Ok(start(cmd, input, limits)?.finish())
+}
+
+/// A child [`start`] started: its pipes are being drained; [`Running::finish`]
+/// waits for it. Dropped unfinished, its process group is killed.
+#[must_use = "a run is waited for with `finish`"]
+pub struct Running {
+    rx: mpsc::Receiver<Done>,
+    guard: GroupGuard,
+    deadline: Instant,
+}
+
+/// Starts [`run_with_input`]'s run and returns at once: several children
+/// started one after the other run side by side.
+pub fn start(
+    cmd: &mut Command,
+    input: Option<Vec<u8>>,
+    limits: Limits,
+) -> std::io::Result<Running> {
     let stdin = match input {
         Some(_) => Stdio::piped(),
         None => Stdio::null(),
@@ -70,6 +89,7 @@ pub fn run_with_input(
         .stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(cmd, 0);
     let mut child = cmd.spawn()?;
+    let deadline = Instant::now() + limits.timeout;
     if let (Some(mut w), Some(bytes)) = (child.stdin.take(), input) {
         thread::spawn(move || {
             use std::io::Write;
@@ -78,7 +98,7 @@ pub fn run_with_input(
         });
     }
     // Listed for `kill_all`; disarmed at the end, as the leader is reaped by then.
-    let mut guard = GroupGuard::new(Some(child.id()));
+    let guard = GroupGuard::new(Some(child.id()));
     let (tx, rx) = mpsc::channel();
     if let Some(r) = child.stdout.take() {
         let tx = tx.clone();
@@ -88,72 +108,76 @@ pub fn run_with_input(
             let _ = tx.send(Done::Stdout(bytes, over));
         });
     }
-    if let Some(r) = child.stderr.take() {
-        let tx = tx.clone();
-        let cap = limits.stderr;
-        thread::spawn(move || {
-            let _ = tx.send(Done::Stderr(read_head(r, cap).0));
-        });
-    }
+    // stderr, then the exit: `finish` waits for both anyway, and a thread
+    // fewer is a start-up less for every git crit runs.
+    let stderr = child.stderr.take();
+    let cap = limits.stderr;
     thread::spawn(move || {
+        if let Some(r) = stderr {
+            let _ = tx.send(Done::Stderr(read_head(r, cap).0));
+        }
         let _ = tx.send(Done::Exit(child.wait().ok()));
     });
-    let mut out = Output {
-        stdout: Vec::new(),
-        stderr: Vec::new(),
-        status: None,
-        overflowed: false,
-        timed_out: false,
-    };
-    let deadline = Instant::now() + limits.timeout;
-    for _ in 0..3 {
-        let wait = if out.timed_out {
-            DRAIN_GRACE
-        } else {
-            deadline.saturating_duration_since(Instant::now())
+    Ok(Running {
+        rx,
+        guard,
+        deadline,
+    })
+}
+
+impl Running {
+    /// Waits for the child to exit and its pipes to close, or for the
+    /// deadline, when its process group is killed.
+    pub fn finish(mut self) -> Output {
+        let mut out = Output {
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            status: None,
+            overflowed: false,
+            timed_out: false,
         };
-        let done = match rx.recv_timeout(wait) {
-            Ok(d) => d,
-            Err(mpsc::RecvTimeoutError::Timeout) if !out.timed_out => {
-                // The leader may be reaped already while a grandchild holds a
-                // pipe; the group id stays taken while any member lives.
-                guard.kill();
-                out.timed_out = true;
-                match rx.recv_timeout(DRAIN_GRACE) {
-                    Ok(d) => d,
-                    Err(_) => break,
+        for _ in 0..3 {
+            let wait = if out.timed_out {
+                DRAIN_GRACE
+            } else {
+                self.deadline.saturating_duration_since(Instant::now())
+            };
+            let done = match self.rx.recv_timeout(wait) {
+                Ok(d) => d,
+                Err(mpsc::RecvTimeoutError::Timeout) if !out.timed_out => {
+                    // The leader may be reaped already while a grandchild holds a
+                    // pipe; the group id stays taken while any member lives.
+                    self.guard.kill();
+                    out.timed_out = true;
+                    match self.rx.recv_timeout(DRAIN_GRACE) {
+                        Ok(d) => d,
+                        Err(_) => break,
+                    }
                 }
+                Err(_) => break,
+            };
+            match done {
+                Done::Stdout(b, over) => {
+                    out.stdout = b;
+                    out.overflowed = over;
+                }
+                Done::Stderr(b) => out.stderr = b,
+                Done::Exit(s) => out.status = s,
             }
-            Err(_) => break,
-        };
-        match done {
-            Done::Stdout(b, over) => {
-                out.stdout = b;
-                out.overflowed = over;
-            }
-            Done::Stderr(b) => out.stderr = b,
-            Done::Exit(s) => out.status = s,
         }
+        self.guard.disarm();
+        out
     }
-    guard.disarm();
-    Ok(out)
 }
 
 /// Reads everything, keeping the first `cap` bytes; `true` when more came.
+/// The head grows with what comes (most outputs are small); the rest is read
+/// and dropped, so the writer never blocks on a full pipe.
 fn read_head(mut r: impl Read, cap: usize) -> (Vec<u8>, bool) {
     let mut kept = Vec::new();
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut over = false;
-    loop {
-        match r.read(&mut chunk) {
-            Ok(0) | Err(_) => return (kept, over),
-            Ok(n) => {
-                let room = cap.saturating_sub(kept.len());
-                kept.extend_from_slice(&chunk[..n.min(room)]);
-                over |= n > room;
-            }
-        }
-    }
+    let _ = r.by_ref().take(cap as u64).read_to_end(&mut kept);
+    let over = std::io::copy(&mut r, &mut std::io::sink()).is_ok_and(|n| n > 0);
+    (kept, over)
 }
 
 #[cfg(test)]

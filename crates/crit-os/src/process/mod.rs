@@ -11,7 +11,7 @@ mod capture;
 mod group;
 mod head_tail;
 
-pub use blocking::{Limits, Output, run, run_with_input};
+pub use blocking::{Limits, Output, Running, run, run_with_input, start};
 pub use capture::{Captured, Ended, Spawn, spawn_capture, spawn_capture_with};
 pub use group::{GroupGuard, kill_all};
 pub use head_tail::HeadTail;

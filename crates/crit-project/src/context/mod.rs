@@ -274,7 +274,7 @@ fn rule_entries(
     under_review: UnderReview<'_>,
     omitted: &mut Vec<Omitted>,
 ) -> Vec<Entry> {
-    let mut entries = Vec::new();
+    let mut parsed = Vec::new();
     for path in paths {
         let text = match read(&path) {
             Read::Missing => continue,
@@ -284,18 +284,22 @@ fn rule_entries(
             }
             Read::Text { text, .. } => text,
         };
-        let rule = match Rule::parse(&path, &text) {
-            Ok(rule) => rule,
-            Err(e) => {
-                omitted.push(Omitted {
-                    path,
-                    reason: e.to_string(),
-                    cause: OmitCause::Invalid,
-                });
-                continue;
-            }
-        };
-        if !rule.applies(under_review) {
+        match Rule::parse(&path, &text) {
+            Ok(rule) => parsed.push((path, rule)),
+            Err(e) => omitted.push(Omitted {
+                path,
+                reason: e.to_string(),
+                cause: OmitCause::Invalid,
+            }),
+        }
+    }
+    let applying = rules::applying(
+        &parsed.iter().map(|(_, r)| r).collect::<Vec<_>>(),
+        under_review,
+    );
+    let mut entries = Vec::new();
+    for ((path, rule), applies) in parsed.into_iter().zip(applying) {
+        if !applies {
             omitted.push(Omitted {
                 reason: format!(
                     "paths: {} matches no file under review",

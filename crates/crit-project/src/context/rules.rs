@@ -2,7 +2,7 @@
 //! frontmatter (Claude Code), or `globs:` (Cursor); without either it always
 //! applies.
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobSetBuilder};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_saphyr::Spanned;
@@ -17,7 +17,9 @@ pub(super) struct Rule {
     pub text: String,
     /// The globs as written (normalized); empty when the rule always applies.
     pub globs: Vec<String>,
-    set: GlobSet,
+    /// The globs, checked; matched with every other rule's in one set by
+    /// [`applying`].
+    compiled: Vec<Glob>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -63,27 +65,24 @@ impl Rule {
             return Ok(Rule::always(fm.body));
         }
         let mut globs = Vec::new();
-        let mut set = GlobSetBuilder::new();
+        let mut compiled = Vec::new();
         for field in [&raw.paths, &raw.globs].into_iter().flatten() {
             for glob in patterns(&fm, field).map_err(|(l, c, m)| at(l, c, &m))? {
-                let compiled = GlobBuilder::new(&glob)
+                let glob_ = GlobBuilder::new(&glob)
                     .literal_separator(true)
                     .build()
                     .map_err(|e| {
                         let (l, c) = fm.at(&field.referenced);
                         at(l, c, &format!("invalid glob `{glob}`: {}", e.kind()))
                     })?;
-                set.add(compiled);
+                compiled.push(glob_);
                 globs.push(glob);
             }
         }
-        let set = set
-            .build()
-            .map_err(|e| at(fm.first_line, 1, &format!("invalid globs: {e}")))?;
         Ok(Rule {
             text: fm.body.to_string(),
             globs,
-            set,
+            compiled,
         })
     }
 
@@ -91,18 +90,15 @@ impl Rule {
         Rule {
             text: text.to_string(),
             globs: Vec::new(),
-            set: GlobSet::empty(),
+            compiled: Vec::new(),
         }
     }
 
     /// Whether the rule applies to the work under review (paths normalized by
     /// [`normalize_path`]).
-    pub(super) fn applies(&self, under_review: UnderReview<'_>) -> bool {
-        match under_review {
-            _ if self.globs.is_empty() => true,
-            UnderReview::Everything => true,
-            UnderReview::Files(files) => files.iter().any(|f| self.set.is_match(f.as_str())),
-        }
+    #[cfg(test)]
+    fn applies(&self, under_review: UnderReview<'_>) -> bool {
+        applying(&[self], under_review)[0]
     }
 
     /// How narrowly the rule is scoped: the longest literal prefix of its globs
@@ -114,6 +110,36 @@ impl Rule {
             .max()
             .unwrap_or(0)
     }
+}
+
+/// Whether each of `rules` applies to the work under review (paths
+/// normalized by [`normalize_path`]). Every rule's globs are matched in one
+/// set: a set costs a compilation, and a project has many rules. A set that
+/// cannot be built (too large) applies every rule: more context, never less.
+pub(super) fn applying(rules: &[&Rule], under_review: UnderReview<'_>) -> Vec<bool> {
+    let mut applies: Vec<bool> = rules.iter().map(|r| r.globs.is_empty()).collect();
+    let UnderReview::Files(files) = under_review else {
+        return vec![true; rules.len()];
+    };
+    let mut set = GlobSetBuilder::new();
+    let mut owner = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
+        for glob in &rule.compiled {
+            set.add(glob.clone());
+            owner.push(i);
+        }
+    }
+    let Ok(set) = set.build() else {
+        return vec![true; rules.len()];
+    };
+    let mut matched = Vec::new();
+    for f in files {
+        set.matches_into(f.as_str(), &mut matched);
+        for &g in &matched {
+            applies[owner[g]] = true;
+        }
+    }
+    applies
 }
 
 /// The globs of a `paths:`/`globs:` value: a list of strings, or one string of

@@ -391,6 +391,16 @@ fn validation_errors_name_line_and_column() {
     for (text, expected) in cases {
         assert_eq!(&err(text), expected, "for:\n{text}");
     }
+    // A schema that does not compile is refused where it is written, not
+    // when the first answer comes.
+    let e = err(
+        "name: a\ndescription: d\nsystem_prompt: s\nallowed_tools: [Read]\nprompt_template: x\noutput:\n  type: 12\n",
+    );
+    assert!(e.starts_with("t.yaml:7:3: invalid output schema: "), "{e}");
+    assert!(
+        e.ends_with("; fix the schema or use `output: findings`"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -253,12 +253,9 @@ async fn via_loop(
             .map(with_review_rules)
             .collect();
     }
-    if let Some(schema) = answer_schema(&plan.output) {
-        match StructuredOutput::new(schema) {
-            Ok(s) => spec.output = Some(s),
-            Err(e) => return failed(e.to_string()),
-        }
-    }
+    // Schemas are checked where they are read (templates, configurations)
+    // or written by crit; compiling waits for the first answer.
+    spec.output = answer_schema(&plan.output).map(StructuredOutput::deferred);
     spec.text_answer = text_answer(&plan.output);
     let mut sink = ReviewerSink {
         reviewer: plan.name.clone(),

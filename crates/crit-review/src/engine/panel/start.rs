@@ -78,7 +78,7 @@ pub(super) fn prefix_tokens(plan: &ReviewerPlan, env: &PanelEnv) -> u64 {
         })
         .unwrap_or(0);
     let answer_bytes = answer_schema(&plan.output)
-        .and_then(|s| StructuredOutput::new(s).ok())
+        .map(StructuredOutput::deferred)
         .map_or(0, |o| {
             let t = o.tool_spec();
             t.name.len() + t.description.len() + t.input_schema.to_string().len()

@@ -378,6 +378,11 @@ impl Validator<'_> {
                 if schema.get("type").is_none() && schema.get("properties").is_none() && schema.get("$ref").is_none() {
                     return Err(self.err(o, "output schema must be a JSON Schema (with `type` or `properties`), or `schema: {…}`"));
                 }
+                // Checked here, where the error can name the file and line;
+                // a review compiles it only when an answer comes.
+                if let Err(e) = crit_agent::StructuredOutput::new(schema.clone()) {
+                    return Err(self.err(o, format!("{e}; fix the schema or use `output: findings`")));
+                }
                 Ok(OutputSpec::Schema(schema))
             }
             _ => Err(self.err(o, "output must be `findings`, `markdown`, or a JSON Schema mapping")),

@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::{Origin, Template, TemplateError, parse_template};
 use crit_project::trust::{Gated, ProjectRules, Source};
@@ -42,7 +43,33 @@ pub struct Broken {
 #[derive(Debug, Clone)]
 enum Entry {
     Ok(Box<Template>),
+    /// A built-in template, parsed when first asked for: a review uses one
+    /// of them, and parsing costs each run a few hundred microseconds. The
+    /// tests parse them all.
+    BuiltIn {
+        file: &'static str,
+        text: &'static str,
+        parsed: OnceLock<Result<Box<Template>, String>>,
+    },
     Broken(Broken),
+}
+
+impl Entry {
+    /// The template, or why it does not load (name, error).
+    fn template(&self) -> Result<&Template, (&str, &str)> {
+        match self {
+            Entry::Ok(t) => Ok(t),
+            Entry::BuiltIn { file, text, parsed } => parsed
+                .get_or_init(|| {
+                    parse_template(text, &format!("<built-in>/{file}"), Origin::BuiltIn, None)
+                        .map(Box::new)
+                        .map_err(|e| e.to_string())
+                })
+                .as_deref()
+                .map_err(|e| (file.trim_end_matches(".yaml"), e.as_str())),
+            Entry::Broken(b) => Err((&b.name, &b.error)),
+        }
+    }
 }
 
 /// Every template crit knows, by name.
@@ -54,11 +81,14 @@ pub struct Registry {
 impl Registry {
     /// The built-in templates only.
     pub fn built_in() -> Result<Self, TemplateError> {
-        let mut entries = BTreeMap::new();
-        for (file, text) in BUILT_IN {
-            let t = parse_template(text, &format!("<built-in>/{file}"), Origin::BuiltIn, None)?;
-            entries.insert(t.name.clone(), Entry::Ok(Box::new(t)));
-        }
+        let entries = BUILT_IN
+            .iter()
+            .map(|&(file, text)| {
+                let name = file.trim_end_matches(".yaml").to_string();
+                let parsed = OnceLock::new();
+                (name, Entry::BuiltIn { file, text, parsed })
+            })
+            .collect();
         Ok(Registry { entries })
     }
 
@@ -163,17 +193,16 @@ impl Registry {
     /// The template `name`; a broken one is its load error.
     pub fn get(&self, name: &str) -> Result<&Template, TemplateError> {
         match self.entries.get(name) {
-            Some(Entry::Ok(t)) => Ok(t),
-            Some(Entry::Broken(b)) => Err(TemplateError::Broken {
-                name: b.name.clone(),
-                error: b.error.clone(),
+            Some(e) => e.template().map_err(|(name, error)| TemplateError::Broken {
+                name: name.to_string(),
+                error: error.to_string(),
             }),
             None => Err(TemplateError::Unknown {
                 name: name.to_string(),
                 available: self
                     .entries
                     .iter()
-                    .filter(|(_, e)| matches!(e, Entry::Ok(_)))
+                    .filter(|(_, e)| !matches!(e, Entry::Broken(_)))
                     .map(|(n, _)| n.clone())
                     .collect(),
             }),
@@ -182,17 +211,14 @@ impl Registry {
 
     /// Templates that load, sorted by name.
     pub fn list(&self) -> impl Iterator<Item = &Template> {
-        self.entries.values().filter_map(|e| match e {
-            Entry::Ok(t) => Some(t.as_ref()),
-            Entry::Broken(_) => None,
-        })
+        self.entries.values().filter_map(|e| e.template().ok())
     }
 
     /// Template files that did not load, sorted by name.
     pub fn broken(&self) -> impl Iterator<Item = &Broken> {
         self.entries.values().filter_map(|e| match e {
             Entry::Broken(b) => Some(b),
-            Entry::Ok(_) => None,
+            Entry::Ok(_) | Entry::BuiltIn { .. } => None,
         })
     }
 }
