@@ -351,6 +351,116 @@ mod tests {
         }
     }
 
+    mod gate_property {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Every word of the patterns, in several cases, with blanks
+        /// (Unicode ones too), quotes, punctuation and the letters Unicode
+        /// case folding adds (`ſ`, `K`).
+        const PIECES: &[&str] = &[
+            "ignore",
+            "Disregard",
+            "FORGET",
+            "override",
+            "all",
+            "any",
+            "the",
+            "your",
+            "previous",
+            "prior",
+            "above",
+            "earlier",
+            "preceding",
+            "system",
+            "inſtructions",
+            "instruction",
+            "instructions",
+            "prompt",
+            "prompts",
+            "rules",
+            "guidelines",
+            "return",
+            "respond",
+            "with",
+            "output",
+            "give",
+            "answer",
+            "a",
+            "an",
+            "pass",
+            "PASS",
+            "approve",
+            "approved",
+            "verdict",
+            "you",
+            "are",
+            "now",
+            "no",
+            "longer",
+            "ai",
+            "AI",
+            "code",
+            "automated",
+            "reviewer",
+            "lgtm",
+            "this",
+            "pr",
+            "pull",
+            "request",
+            "do",
+            "not",
+            "don't",
+            "never",
+            "report",
+            "flag",
+            "mention",
+            "issues",
+            "findings",
+            "must",
+            "should",
+            "please",
+            "llm",
+            "assistant",
+            "claude",
+            "gpt",
+            "copilot",
+            "language",
+            "model",
+            "bot",
+            "review",
+            "agent",
+            " ",
+            "  ",
+            "\t",
+            "\u{00A0}",
+            "\u{3000}",
+            "`",
+            "'",
+            "\"",
+            ",",
+            ":",
+            "é",
+            "ſ",
+            "\u{212A}",
+            "main",
+            "x",
+        ];
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(4000))]
+            #[test]
+            fn the_gate_finds_what_the_unicode_patterns_find(
+                picks in proptest::collection::vec(0..PIECES.len(), 1..16)
+            ) {
+                let line: String = picks.iter().map(|&i| PIECES[i]).collect::<Vec<_>>().join(" ");
+                prop_assert_eq!(find_in(&line, true), UNICODE.find(&line, (true, true)), "{:?}", line);
+                let glued: String = picks.iter().map(|&i| PIECES[i]).collect();
+                prop_assert_eq!(find_in(&glued, true), UNICODE.find(&glued, (true, true)), "{:?}", glued);
+            }
+        }
+    }
+
     #[test]
     fn non_ascii_spellings_of_a_directive_are_found() {
         for h in [

@@ -578,3 +578,84 @@ fn the_literal_prefilter_finds_what_every_pattern_finds() {
         .count();
     assert!(assigned >= 12, "{assigned} assignments found");
 }
+
+mod gate_property {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of assignments and near misses: key words in any case, name
+    /// characters, quotes, separators, blanks, values, non-ASCII letters.
+    const PIECES: &[&str] = &[
+        "password",
+        "PASSWORD",
+        "Pass",
+        "pwd",
+        "secret",
+        "SECRET_",
+        "token",
+        "Token",
+        "api_key",
+        "key",
+        "KEY",
+        "auth",
+        "Auth",
+        "bearer",
+        "salt",
+        "credential",
+        "cookie",
+        "db_",
+        "my.",
+        "-x",
+        "_",
+        ".",
+        "\"",
+        "'",
+        "`",
+        " ",
+        "\t",
+        "  ",
+        ":",
+        "=",
+        ":=",
+        "=>",
+        " : ",
+        " = ",
+        "hunter2hunter2",
+        "abcd1234efgh5678",
+        "q1w2e3r4t5y6",
+        "x",
+        "12345678",
+        "(",
+        ")",
+        ",",
+        ";",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\n",
+        "é",
+        "ſ",
+        "K",
+        "\u{00A0}",
+        "b\"",
+        "r'",
+        "env:",
+        "#",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn the_key_word_filter_finds_what_searching_every_line_finds(
+            picks in proptest::collection::vec(0..PIECES.len(), 1..24)
+        ) {
+            let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+            let sorted = |mut h: Vec<Hit>| {
+                h.sort_by_key(|h| (h.start, h.end, h.kind));
+                h
+            };
+            prop_assert_eq!(sorted(rules::find(&text)), sorted(rules::find_unfiltered(&text)), "{:?}", text);
+        }
+    }
+}
