@@ -76,13 +76,13 @@ impl Conversation {
         }
     }
 
-    /// Answers `question` (about `about`, when asked in its thread).
-    pub async fn ask(
+    /// What [`Conversation::ask`] sends: crit's question prompt with its
+    /// answer contract, and the change and the question as data.
+    pub fn ask_plan(
         &self,
-        backend: &Backend,
         question: &str,
         about: Option<&Finding>,
-    ) -> Result<Answered, AskError> {
+    ) -> Result<ReviewerPlan, AskError> {
         let (shown, _) = crit_core::screen::neutralize(question);
         let hits = crit_core::screen::directives(&shown);
         let mut user = format!(
@@ -128,6 +128,17 @@ impl Conversation {
             max_output_tokens: 2048,
             sub_agents: Vec::new(),
         };
+        Ok(plan)
+    }
+
+    /// Answers `question` (about `about`, when asked in its thread).
+    pub async fn ask(
+        &self,
+        backend: &Backend,
+        question: &str,
+        about: Option<&Finding>,
+    ) -> Result<Answered, AskError> {
+        let plan = self.ask_plan(question, about)?;
         let run = panel::run_panel(backend, std::slice::from_ref(&plan), &self.env())
             .await
             .into_iter()
