@@ -213,21 +213,7 @@ fn the_review_gate_holds_on_each_gap_in_each_agent() {
         }),
     ];
     for (path, plant) in plants {
-        let dir = crate::stop_gate::repo("def main():\n    return 2\n");
-        let d = dir.path();
-        plant(d);
-        let server = FakeServer::start_blocking();
-        passes(&server, 3);
-        let out = stop(d, &server, &event(Some("s1"), false), &[]);
-        let reason = blocked(&out);
-        assert!(reason.contains(path), "{path}: {reason}");
-        // What no reviewer read is the change's, not crit's setup.
-        assert!(reason.contains("Let git show them"), "{path}: {reason}");
-        assert!(!reason.contains("crit doctor"), "{path}: {reason}");
-        assert!(
-            !crate::support::gate::sent(&server).contains("hidden-line"),
-            "{path}: a hidden file was sent"
-        );
+        gate_holds_on(path, plant, "def main():\n    return 2\n");
     }
 }
 
@@ -254,20 +240,27 @@ fn the_review_gate_holds_when_only_a_hidden_file_changed_in_each_agent() {
     ];
     for (path, plant) in plants {
         // The tracked file as committed: git shows no change.
-        let dir = crate::stop_gate::repo("def main():\n    return 1\n");
-        let d = dir.path();
-        plant(d);
-        let server = FakeServer::start_blocking();
-        passes(&server, 3);
-        let out = stop(d, &server, &event(Some("s1"), false), &[]);
-        let reason = blocked(&out);
-        assert!(reason.contains(path), "{path}: {reason}");
-        // What no reviewer read is the change's, not crit's setup.
-        assert!(reason.contains("Let git show them"), "{path}: {reason}");
-        assert!(!reason.contains("crit doctor"), "{path}: {reason}");
-        assert!(
-            !crate::support::gate::sent(&server).contains("hidden-line"),
-            "{path}: a hidden file was sent"
-        );
+        gate_holds_on(path, plant, "def main():\n    return 1\n");
     }
+}
+
+/// The Stop gate, in a repository whose tracked file now reads `tracked`
+/// and where `plant` hid a file git does not show, holds and names `path`,
+/// and no reviewer was sent the hidden file.
+fn gate_holds_on(path: &str, plant: fn(&Path), tracked: &str) {
+    let dir = crate::stop_gate::repo(tracked);
+    let d = dir.path();
+    plant(d);
+    let server = FakeServer::start_blocking();
+    passes(&server, 3);
+    let out = stop(d, &server, &event(Some("s1"), false), &[]);
+    let reason = blocked(&out);
+    assert!(reason.contains(path), "{path}: {reason}");
+    // What no reviewer read is the change's, not crit's setup.
+    assert!(reason.contains("Let git show them"), "{path}: {reason}");
+    assert!(!reason.contains("crit doctor"), "{path}: {reason}");
+    assert!(
+        !crate::support::gate::sent(&server).contains("hidden-line"),
+        "{path}: a hidden file was sent"
+    );
 }

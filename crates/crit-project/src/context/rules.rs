@@ -68,14 +68,14 @@ impl Rule {
         let mut compiled = Vec::new();
         for field in [&raw.paths, &raw.globs].into_iter().flatten() {
             for glob in patterns(&fm, field).map_err(|(l, c, m)| at(l, c, &m))? {
-                let glob_ = GlobBuilder::new(&glob)
+                let checked = GlobBuilder::new(&glob)
                     .literal_separator(true)
                     .build()
                     .map_err(|e| {
                         let (l, c) = fm.at(&field.referenced);
                         at(l, c, &format!("invalid glob `{glob}`: {}", e.kind()))
                     })?;
-                compiled.push(glob_);
+                compiled.push(checked);
                 globs.push(glob);
             }
         }

@@ -49,25 +49,25 @@ enum Entry {
     BuiltIn {
         file: &'static str,
         text: &'static str,
-        parsed: OnceLock<Result<Box<Template>, String>>,
+        parsed: OnceLock<Result<Box<Template>, Broken>>,
     },
     Broken(Broken),
 }
 
 impl Entry {
-    /// The template, or why it does not load (name, error).
-    fn template(&self) -> Result<&Template, (&str, &str)> {
+    /// The template, or why it does not load.
+    fn template(&self) -> Result<&Template, &Broken> {
         match self {
             Entry::Ok(t) => Ok(t),
             Entry::BuiltIn { file, text, parsed } => parsed
                 .get_or_init(|| {
-                    parse_template(text, &format!("<built-in>/{file}"), Origin::BuiltIn, None)
+                    let path = PathBuf::from(format!("<built-in>/{file}"));
+                    parse_template(text, &path.display().to_string(), Origin::BuiltIn, None)
                         .map(Box::new)
-                        .map_err(|e| e.to_string())
+                        .map_err(|e| broken(text, &path, Origin::BuiltIn, &e))
                 })
-                .as_deref()
-                .map_err(|e| (file.trim_end_matches(".yaml"), e.as_str())),
-            Entry::Broken(b) => Err((&b.name, &b.error)),
+                .as_deref(),
+            Entry::Broken(b) => Err(b),
         }
     }
 }
@@ -193,9 +193,9 @@ impl Registry {
     /// The template `name`; a broken one is its load error.
     pub fn get(&self, name: &str) -> Result<&Template, TemplateError> {
         match self.entries.get(name) {
-            Some(e) => e.template().map_err(|(name, error)| TemplateError::Broken {
-                name: name.to_string(),
-                error: error.to_string(),
+            Some(e) => e.template().map_err(|b| TemplateError::Broken {
+                name: b.name.clone(),
+                error: b.error.clone(),
             }),
             None => Err(TemplateError::Unknown {
                 name: name.to_string(),
