@@ -250,7 +250,11 @@ fn review_parts(
         };
         let base = match base {
             Some(b) => b,
-            None => git.inner.empty_tree().to_string(),
+            None => git
+                .inner
+                .empty_tree()
+                .map_err(Unreviewable::Run)?
+                .to_string(),
         };
         parts.push(Scope::Range(format!("{base}..{tip}")));
     }

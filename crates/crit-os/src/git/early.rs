@@ -7,7 +7,7 @@
 //! named `REV^{commit}` after `--end-of-options`, so nothing the caller
 //! passes can make them read anything else.
 
-use super::{Git, GitError, GitOutput, GitRun, diff_args};
+use super::{Configured, Git, GitError, GitOutput, GitRun, diff_args};
 
 /// One read of commits, built here so it stays one.
 #[derive(Debug, Clone, Copy)]
@@ -39,6 +39,21 @@ impl EarlyRead<'_> {
 
     /// Starts [`EarlyRead::run`] and returns at once.
     pub fn start(&self, git: &Git) -> Result<GitRun, GitError> {
+        self.with_args(|args, cap| git.start(args, cap, true))
+    }
+
+    /// Starts it with `configured`'s settings instead of the repository's
+    /// own (not read yet).
+    pub(super) fn start_with(
+        &self,
+        git: &Git,
+        configured: &Configured,
+    ) -> Result<GitRun, GitError> {
+        self.with_args(|args, cap| git.spawn(args, cap, true, Some(configured)))
+    }
+
+    /// Calls `start` with its arguments and output cap.
+    fn with_args<T>(&self, start: impl FnOnce(&[&str], usize) -> T) -> T {
         match *self {
             EarlyRead::Diff {
                 options,
@@ -52,7 +67,7 @@ impl EarlyRead<'_> {
                 let mut args: Vec<&str> = options.to_vec();
                 args.extend(["--end-of-options", &from, &to, "--"]);
                 args.extend(paths);
-                git.start(&diff_args(&args, text), cap, true)
+                start(&diff_args(&args, text), cap)
             }
             EarlyRead::Log {
                 options,
@@ -64,7 +79,7 @@ impl EarlyRead<'_> {
                 let mut args: Vec<&str> = vec!["log"];
                 args.extend(options);
                 args.extend(["--end-of-options", &range, "--"]);
-                git.start(&args, cap, true)
+                start(&args, cap)
             }
         }
     }

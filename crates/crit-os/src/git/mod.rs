@@ -33,6 +33,7 @@ pub mod refs;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::env::{Env, is_executable};
@@ -96,7 +97,7 @@ impl Default for GitOptions {
 }
 
 /// Why a git command did not produce output.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum GitError {
     #[error(transparent)]
     Layout(#[from] GitLayoutError),
@@ -136,15 +137,81 @@ pub struct Git {
     layout: Option<GitLayout>,
     /// `--git-dir`/`--work-tree`.
     repo: Vec<String>,
-    /// The repository's settings that need handling (filters, blame lists).
-    config: RepoConfig,
-    /// `-c` overrides and the attribute source, after the fixed hardening.
-    extra: Vec<String>,
+    attributes: Attributes,
+    /// The repository's settings, read by the first run that needs them
+    /// (shared by the clones: one read).
+    configured: Arc<OnceLock<Result<Configured, GitError>>>,
+    /// The repository's object format, when a git answer showed it before
+    /// the config was read.
+    format: Option<ObjectFormat>,
+    /// The environment, but for the attribute source ([`Configured`]).
     env: Vec<(OsString, OsString)>,
     /// `git` found once on the child's PATH: spawning by absolute path lets
     /// std use posix_spawn (a bare name with a changed PATH makes it fork,
     /// which costs more the larger the calling process).
     program: PathBuf,
+}
+
+/// What a run takes from the repository's config.
+#[derive(Debug, Clone)]
+struct Configured {
+    /// `-c` overrides after the fixed hardening.
+    extra: Vec<String>,
+    /// `GIT_ATTR_SOURCE`: the empty tree, in the repository's object format.
+    attr_source: &'static str,
+}
+
+/// How the repository names its objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ObjectFormat {
+    Sha1,
+    Sha256,
+}
+
+impl ObjectFormat {
+    /// The format of a full object name git printed.
+    fn of(id: &str) -> Option<ObjectFormat> {
+        match id.len() {
+            _ if !is_object_id(id) => None,
+            40 => Some(ObjectFormat::Sha1),
+            _ => Some(ObjectFormat::Sha256),
+        }
+    }
+
+    fn of_config(config: &RepoConfig) -> ObjectFormat {
+        match config.object_format() {
+            "sha256" => ObjectFormat::Sha256,
+            _ => ObjectFormat::Sha1,
+        }
+    }
+
+    fn empty_tree(self) -> &'static str {
+        match self {
+            ObjectFormat::Sha1 => EMPTY_TREE_SHA1,
+            ObjectFormat::Sha256 => EMPTY_TREE_SHA256,
+        }
+    }
+}
+
+impl Configured {
+    /// The runs' settings for a repository whose config lists `config`
+    /// (filter drivers, attribute files, object format).
+    fn new(config: RepoConfig, attributes: &Attributes) -> Configured {
+        let mut extra = config.overrides();
+        let attributes_file = match attributes {
+            Attributes::None => "/dev/null".to_string(),
+            Attributes::File(p) => p.display().to_string(),
+        };
+        // Last, so it beats a repository's `core.attributesFile` above.
+        extra.extend([
+            "-c".to_string(),
+            format!("core.attributesFile={attributes_file}"),
+        ]);
+        Configured {
+            attr_source: ObjectFormat::of_config(&config).empty_tree(),
+            extra,
+        }
+    }
 }
 
 impl Git {
@@ -155,8 +222,8 @@ impl Git {
     /// with git's own "not a git repository".
     pub fn open(dir: &Path, env: &Env, opts: GitOptions) -> Result<Git, GitError> {
         let git = Git::unconfigured(dir, env, &opts)?;
-        let out = git.run(CONFIG_QUERY, CONFIG_CAP)?;
-        Ok(git.configured(&out, &opts))
+        git.configured()?;
+        Ok(git)
     }
 
     /// [`Git::open`], and beside its config read (two processes at once) one
@@ -178,11 +245,17 @@ impl Git {
     }
 
     /// [`Git::open_locating`], with `early` (reads of commits only, see
-    /// [`EarlyRead`]) started at the same time instead of after it: each
-    /// answer, in order, or `None` where the read did not run as the
-    /// configured runner would have run it (the repository's object format
-    /// is not SHA-1, or its config names a filter driver, attribute or
-    /// exclude file to neutralise): the caller runs that one again.
+    /// [`EarlyRead`]) started at the same time: each answer, in order, or
+    /// `None` where the read failed or the rev-parse beside it did not show
+    /// a SHA-1 repository (the early reads assume one): the caller runs that
+    /// one again.
+    ///
+    /// With early reads the config is not read here but by the first later
+    /// run that needs it: the reads of commits need nothing from it (no
+    /// filter converts a blob read from the object store, the attribute
+    /// source and files are fixed whatever it says, and the object format
+    /// is the one the rev-parse shows), so a review of commits that runs
+    /// nothing else starts one git fewer.
     pub fn open_reading(
         dir: &Path,
         env: &Env,
@@ -190,7 +263,7 @@ impl Git {
         revs: &[&str],
         early: &[EarlyRead<'_>],
     ) -> Result<(Git, GitOutput, Vec<Option<GitOutput>>), GitError> {
-        let git = Git::unconfigured(dir, env, &opts)?;
+        let mut git = Git::unconfigured(dir, env, &opts)?;
         let specs: Vec<String> = revs.iter().map(|r| format!("{r}^{{commit}}")).collect();
         let mut args = vec![
             "rev-parse",
@@ -201,26 +274,31 @@ impl Git {
         ];
         args.extend(specs.iter().map(String::as_str));
         args.push("--");
-        // The config is not known yet: assume what a plain repository's
-        // says (SHA-1, nothing to neutralise) and keep only the answers that
-        // this turns out to be true for.
-        let assumed = git.clone().with_config(RepoConfig::default(), &opts);
+        // A plain SHA-1 repository's settings, which the reads of commits
+        // can use whatever the config says (see above).
+        let assumed = Configured::new(RepoConfig::default(), &opts.attributes);
         // Every process starts from this thread before any is waited for,
-        // the reads first (the diff is the longest): a thread per process
-        // cost each its own start-up, the diff's on the critical path.
-        let reads: Vec<_> = early.iter().map(|e| e.start(&assumed)).collect();
-        let config = git.start(CONFIG_QUERY, CONFIG_CAP, false);
-        let located = git.start(&args, LOCATE_CAP, false);
-        let config = config?.finish()?;
-        let located = located.and_then(GitRun::finish);
-        let read: Vec<_> = reads
-            .into_iter()
-            .map(|r| r.and_then(GitRun::finish).ok())
-            .collect();
-        let git = git.configured(&config, &opts);
-        let same = git.extra == assumed.extra && git.env == assumed.env;
-        let read = read.into_iter().map(|r| r.filter(|_| same)).collect();
-        Ok((git, located?, read))
+        // the reads first (the diff is the longest), and one poll on this
+        // thread drains them all.
+        let mut runs: Vec<Result<GitRun, GitError>> =
+            early.iter().map(|e| e.start_with(&git, &assumed)).collect();
+        let located = runs.len();
+        runs.push(git.spawn(&args, LOCATE_CAP, false, None));
+        let config = early.is_empty().then_some(runs.len());
+        if config.is_some() {
+            runs.push(git.spawn(CONFIG_QUERY, CONFIG_CAP, false, None));
+        }
+        let mut outs = GitRun::finish_all(runs);
+        if let Some(i) = config {
+            let out = outs.remove(i)?;
+            let configured = Configured::new(RepoConfig::parse(&out.text()), &opts.attributes);
+            let _ = git.configured.set(Ok(configured));
+        }
+        let located = outs.remove(located)?;
+        git.format = located.text().lines().find_map(ObjectFormat::of);
+        let sha1 = git.format == Some(ObjectFormat::Sha1);
+        let read = outs.into_iter().map(|r| r.ok().filter(|_| sha1)).collect();
+        Ok((git, located, read))
     }
 
     /// The runner before the repository's config is read: the fixed
@@ -246,60 +324,47 @@ impl Git {
             timeout: opts.timeout,
             layout,
             repo,
-            config: RepoConfig::default(),
-            extra: Vec::new(),
+            attributes: opts.attributes.clone(),
+            configured: Arc::default(),
+            format: None,
             program: find_git(&child_env),
             env: child_env,
         })
     }
 
-    /// The runner with the repository's config (`out`, the answer to
-    /// [`CONFIG_QUERY`]) neutralised. `git config --get-regexp` exits 1 when
-    /// nothing matches; outside a repository it fails and there is nothing
-    /// to neutralise.
-    fn configured(self, out: &GitOutput, opts: &GitOptions) -> Git {
-        self.with_config(RepoConfig::parse(&out.text()), opts)
-    }
-
-    /// The runner with the settings `config` lists neutralised.
-    fn with_config(self, config: RepoConfig, opts: &GitOptions) -> Git {
-        let mut git = self;
-        git.config = config;
-        let mut extra = git.config.overrides();
-        let empty_tree = git.empty_tree();
-        let attributes_file = match &opts.attributes {
-            Attributes::None => "/dev/null".to_string(),
-            Attributes::File(p) => p.display().to_string(),
+    /// The repository's config, read ([`CONFIG_QUERY`]) the first time it
+    /// is asked for. `git config --get-regexp` exits 1 when nothing matches;
+    /// outside a repository it fails and there is nothing to neutralise.
+    fn configured(&self) -> Result<&Configured, GitError> {
+        let read = || {
+            let out = self
+                .spawn(CONFIG_QUERY, CONFIG_CAP, false, None)?
+                .finish()?;
+            Ok(Configured::new(
+                RepoConfig::parse(&out.text()),
+                &self.attributes,
+            ))
         };
-        extra.extend([
-            "-c".to_string(),
-            format!("core.attributesFile={attributes_file}"),
-        ]);
-        git.extra = extra;
-        // The environment form, not `--attr-source`: a git older than 2.40
-        // ignores the variable instead of refusing to run.
-        git.env.push(("GIT_ATTR_SOURCE".into(), empty_tree.into()));
-        git
+        self.configured
+            .get_or_init(read)
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// The empty tree's id in the repository's object format (SHA-1 unless
     /// its config says `extensions.objectFormat=sha256`): the base of a root
-    /// commit, known without running git.
-    pub fn empty_tree(&self) -> &'static str {
-        match self.config.object_format() {
-            "sha256" => EMPTY_TREE_SHA256,
-            _ => EMPTY_TREE_SHA1,
+    /// commit, known without running git when a rev-parse showed the
+    /// format.
+    pub fn empty_tree(&self) -> Result<&'static str, GitError> {
+        match self.format {
+            Some(f) => Ok(f.empty_tree()),
+            None => Ok(self.configured()?.attr_source),
         }
     }
 
     /// Where the repository is (`None` outside any).
     pub fn layout(&self) -> Option<&GitLayout> {
         self.layout.as_ref()
-    }
-
-    /// The repository settings found at [`Git::open`] (its blame lists, say).
-    pub fn repo_config(&self) -> &RepoConfig {
-        &self.config
     }
 
     /// Runs `git <hardening> args`, keeping up to `cap` bytes of stdout. A
@@ -315,15 +380,33 @@ impl Git {
 
     /// Starts [`Git::run`] (or, with `ok`, [`Git::ok`]) and returns at once.
     pub fn start(&self, args: &[&str], cap: usize, ok: bool) -> Result<GitRun, GitError> {
+        self.spawn(args, cap, ok, Some(self.configured()?))
+    }
+
+    /// Starts `git <hardening> [configured's overrides] args`; without
+    /// `configured`, the fixed hardening only (the config read itself, and
+    /// rev-parse, which reads no file of the work tree).
+    fn spawn(
+        &self,
+        args: &[&str],
+        cap: usize,
+        ok: bool,
+        configured: Option<&Configured>,
+    ) -> Result<GitRun, GitError> {
         let mut cmd = Command::new(&self.program);
         cmd.args(HARDENING)
             .args(&self.repo)
             .args(OUTPUT_SHAPE)
-            .args(&self.extra)
+            .args(configured.map(|c| c.extra.as_slice()).unwrap_or_default())
             .args(args)
             .current_dir(&self.cwd)
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)));
+        if let Some(c) = configured {
+            // The environment form, not `--attr-source`: a git older than
+            // 2.40 ignores the variable instead of refusing to run.
+            cmd.env("GIT_ATTR_SOURCE", c.attr_source);
+        }
         let limits = Limits {
             stdout: cap,
             stderr: STDERR_CAP,
@@ -373,27 +456,73 @@ pub struct GitRun {
 impl GitRun {
     /// Waits for it: its output, or why there is none.
     pub fn finish(self) -> Result<GitOutput, GitError> {
-        let out = self.running.finish();
-        tracing::debug!(command = %self.command, ok = out.success(), timed_out = out.timed_out, "git");
-        if out.timed_out {
-            return Err(GitError::Timeout {
-                command: self.command,
-                secs: self.timeout.as_secs_f64(),
+        let (command, timeout, ok) = (self.command, self.timeout, self.ok);
+        answer(self.running.finish(), command, timeout, ok)
+    }
+
+    /// Waits for all of them at once (their pipes read side by side, on
+    /// this thread): each one's [`GitRun::finish`], in order. A run that
+    /// could not start stays the error it was.
+    pub fn finish_all(runs: Vec<Result<GitRun, GitError>>) -> Vec<Result<GitOutput, GitError>> {
+        let mut started = Vec::new();
+        let mut slots = Vec::with_capacity(runs.len());
+        for r in runs {
+            slots.push(match r {
+                Ok(run) => {
+                    started.push(run);
+                    Ok(())
+                }
+                Err(e) => Err(e),
             });
         }
-        let out = GitOutput {
-            stdout: out.stdout,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            status: out.status,
-            overflowed: out.overflowed,
-        };
-        if self.ok && !out.success() {
-            return Err(GitError::Failed {
-                command: self.command,
-                message: out.stderr.trim().to_string(),
-            });
-        }
-        Ok(out)
+        let (running, about): (Vec<_>, Vec<_>) = started
+            .into_iter()
+            .map(|r| (r.running, (r.command, r.timeout, r.ok)))
+            .unzip();
+        let mut done = process::finish_all(running)
+            .into_iter()
+            .zip(about)
+            .map(|(out, (command, timeout, ok))| answer(out, command, timeout, ok));
+        slots
+            .into_iter()
+            .map(|s| s.and_then(|()| done.next().unwrap_or_else(|| Err(lost()))))
+            .collect()
+    }
+}
+
+/// One finished run in git's terms.
+fn answer(
+    out: process::Output,
+    command: String,
+    timeout: Duration,
+    ok: bool,
+) -> Result<GitOutput, GitError> {
+    tracing::debug!(command = %command, ok = out.success(), timed_out = out.timed_out, "git");
+    if out.timed_out {
+        return Err(GitError::Timeout {
+            command,
+            secs: timeout.as_secs_f64(),
+        });
+    }
+    let out = GitOutput {
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status,
+        overflowed: out.overflowed,
+    };
+    if ok && !out.success() {
+        return Err(GitError::Failed {
+            command,
+            message: out.stderr.trim().to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// A run [`process::finish_all`] did not answer for (it answers for each).
+fn lost() -> GitError {
+    GitError::Unavailable {
+        reason: "a git run ended without an answer".into(),
     }
 }
 

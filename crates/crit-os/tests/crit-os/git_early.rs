@@ -1,7 +1,8 @@
 //! Reads of commits started before the repository's config is read
-//! (`Git::open_reading`): kept only where they ran as the configured runner
-//! runs, and never a program of the repository's, even before its config
-//! is known.
+//! (`Git::open_reading`): what the configured runner reads, whatever the
+//! config says, never a program of the repository's, run again in a
+//! repository that is not SHA-1, and with no config read at all unless a
+//! later run needs it.
 
 use std::fs;
 use std::path::Path;
@@ -72,8 +73,9 @@ fn early_reads_are_run_again_in_a_sha256_repository() {
 }
 
 /// A repository that names filter and textconv programs for every file, in
-/// its config and its own `info/attributes`: the early reads run none of
-/// them, and are run again (its config asks for overrides).
+/// its config and its own `info/attributes`, and attribute and exclude files
+/// of its own: the early reads run none of them, and read what the
+/// configured runner (which overrides them all) reads.
 #[test]
 fn early_reads_run_no_program_of_the_repository() {
     let dir = repo("sha1");
@@ -91,6 +93,9 @@ fn early_reads_run_no_program_of_the_repository() {
     }
     fs::write(d.join(".git/info/attributes"), "* filter=evil diff=evil\n").unwrap();
     fs::write(d.join(".gitattributes"), "* filter=evil diff=evil\n").unwrap();
+    fs::write(d.join(".git/hidden"), "*.rs -diff\n*.rs binary\n").unwrap();
+    git(d, &["config", "core.attributesFile", ".git/hidden"]);
+    git(d, &["config", "core.excludesFile", ".git/hidden"]);
     // The test's own commits with the programs off.
     let tame = |args: &[&str]| {
         let off = ["-c", "filter.evil.clean=cat", "-c", "filter.evil.process="];
@@ -101,8 +106,9 @@ fn early_reads_run_no_program_of_the_repository() {
     fs::write(d.join("a.rs"), "fn main() { evil() }\n").unwrap();
     tame(&["commit", "-q", "-am", "change"]);
     let (g, read) = open(d);
-    assert!(read.iter().all(Option::is_none), "{read:?}");
-    assert!(again(&g)[0].contains("+fn main() { evil() }"));
+    let read: Vec<String> = read.into_iter().map(|r| r.unwrap().text()).collect();
+    assert_eq!(read, again(&g));
+    assert!(read[0].contains("+fn main() { evil() }"), "{}", read[0]);
     let ran: Vec<_> = fs::read_dir(marks.path()).unwrap().collect();
     assert!(ran.is_empty(), "{ran:?}");
     // The same diff by git unhardened runs them (its filter process, to
@@ -113,4 +119,69 @@ fn early_reads_run_no_program_of_the_repository() {
         .output()
         .unwrap();
     assert!(Path::new(&mark("process")).exists());
+}
+
+/// A `git` first on PATH that notes each run's subcommand, then runs git.
+fn noting_git() -> (TempDir, crit_os::Env) {
+    let bin = TempDir::new().unwrap();
+    let real = std::process::Command::new("sh")
+        .args(["-c", "command -v git"])
+        .output()
+        .unwrap();
+    let real = String::from_utf8(real.stdout).unwrap().trim().to_string();
+    let log = bin.path().join("runs");
+    let script = format!(
+        "#!/bin/sh\nfor a; do case $a in -c|--*|*=*) ;; *) echo \"$a\" >>'{}'; break;; esac; done\nexec '{real}' \"$@\"\n",
+        log.display()
+    );
+    let wrapper = bin.path().join("git");
+    fs::write(&wrapper, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    (bin, crit_os::Env::from_pairs([("PATH", path)]))
+}
+
+fn runs(bin: &TempDir) -> Vec<String> {
+    let text = fs::read_to_string(bin.path().join("runs")).unwrap_or_default();
+    let mut runs: Vec<String> = text.lines().map(str::to_string).collect();
+    runs.sort();
+    runs
+}
+
+#[test]
+fn reads_of_commits_alone_read_no_config_and_a_later_run_reads_it_once() {
+    let dir = repo("sha1");
+    commit_change(dir.path());
+    let (bin, env) = noting_git();
+    let (g, located, read) =
+        Git::open_reading(dir.path(), &env, GitOptions::default(), &["HEAD"], &reads()).unwrap();
+    assert!(located.success(), "{}", located.stderr);
+    assert!(read.iter().all(Option::is_some), "{read:?}");
+    assert_eq!(runs(&bin), ["diff", "log", "rev-parse"]);
+    // The root commit's base is known from the rev-parse's answer.
+    assert_eq!(
+        g.empty_tree().unwrap(),
+        "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    );
+    assert_eq!(runs(&bin).len(), 3);
+    // A run that may read the work tree reads the config first, once for
+    // every clone of the runner.
+    let clone = g.clone();
+    g.run(&["status", "--porcelain"], 1 << 16).unwrap();
+    clone.run(&["status", "--porcelain"], 1 << 16).unwrap();
+    assert_eq!(
+        runs(&bin),
+        ["config", "diff", "log", "rev-parse", "status", "status"]
+    );
+    // Without early reads, the config is read beside the rev-parse.
+    let (bin, env) = noting_git();
+    let (g, _) = Git::open_locating(dir.path(), &env, GitOptions::default(), &["HEAD"]).unwrap();
+    assert_eq!(runs(&bin), ["config", "rev-parse"]);
+    g.run(&["status", "--porcelain"], 1 << 16).unwrap();
+    assert_eq!(runs(&bin), ["config", "rev-parse", "status"]);
 }

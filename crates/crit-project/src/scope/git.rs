@@ -70,7 +70,8 @@ impl Git {
 
     /// The empty tree's id in this repository's object format.
     pub(super) fn empty_tree(&self) -> Result<String, ScopeError> {
-        Ok(self.git(&["hash-object"])?.empty_tree().to_string())
+        let git = self.git(&["hash-object"])?;
+        Ok(git.empty_tree().map_err(scope_error)?.to_string())
     }
 
     /// Whether a repository contains the directory, as crit's own discovery
