@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::anyhow;
 use crit_core::ReviewResult;
 use crit_project::config::mala::ReviewerType;
-use crit_project::scope::Scope;
+use crit_project::scope::{Reading, Scope};
 use crit_project::suppress::Suppressions;
 use crit_project::trust::{ProjectRules, ci};
 use crit_project::{Kind, Project, Reviewer, Settings};
@@ -156,12 +156,10 @@ pub fn run_review(
             posting,
         );
     }
-    // No backend is not the end: an empty change passes without one, and
-    // anything else is an ERROR result that still reaches stdout.
-    let built = settings.build_backend();
-    // --print-prompt sends nothing: it needs no backend.
-    if let (Err(why), false, false) = (&built, checks.print_prompt, report_says_it) {
-        eprintln!("crit: {}", output::printable(&why.to_string()));
+    if checks.interactive && posting.poster.is_some() {
+        return Err(CliError::usage(anyhow!(
+            "--post does not go with --interactive: post the saved result with `crit report RESULT.json --post …`"
+        )));
     }
     let mut opts = ReviewOptions::from_settings(project, &settings);
     opts.filter = code.filter;
@@ -190,6 +188,17 @@ pub fn run_review(
         common.quiet,
         &common.env,
     )));
+    // The change is read (git) while the rest is set up.
+    opts.reading = scope
+        .as_ref()
+        .map(|s| Reading::start(&root, s, &opts.scope_options()));
+    // No backend is not the end: an empty change passes without one, and
+    // anything else is an ERROR result that still reaches stdout.
+    let built = settings.build_backend();
+    // --print-prompt sends nothing: it needs no backend.
+    if let (Err(why), false, false) = (&built, checks.print_prompt, report_says_it) {
+        eprintln!("crit: {}", output::printable(&why.to_string()));
+    }
     let req = ReviewRequest {
         template: template.clone(),
         inputs: given,
@@ -203,11 +212,6 @@ pub fn run_review(
         return print_requests(&common, built.as_ref().ok(), &req, opts);
     }
     if checks.interactive {
-        if posting.poster.is_some() {
-            return Err(CliError::usage(anyhow!(
-                "--post does not go with --interactive: post the saved result with `crit report RESULT.json --post …`"
-            )));
-        }
         let built = built.map_err(|why| CliError::could_not_run(anyhow!("{why}")))?;
         return super::interactive::run(&common, &built, &req, opts, settings.gate);
     }

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use super::walk::{self, RULES_DIR, Read};
 use super::{
-    ContextError, ContextOptions, OmitCause, Omitted, ProjectContext, UnderReview, discover,
-    fitted, memory, relative_files, rule_entries,
+    ContextError, ContextOptions, Conventions, OmitCause, Omitted, ProjectContext, UnderReview,
+    located, memory, parse_rules, read,
 };
 use crate::trust::{ProjectRules, Source};
 
@@ -21,23 +21,16 @@ pub fn discover_with(
     under_review: UnderReview<'_>,
     opts: &ContextOptions,
 ) -> Result<ProjectContext, ContextError> {
+    Ok(read_with(rules, cwd)?.select(under_review, opts))
+}
+
+/// [`read`], with every file read through `rules`: [`discover_with`] before
+/// the files under review are known.
+pub fn read_with(rules: &ProjectRules, cwd: &Path) -> Result<Conventions, ContextError> {
     let Source::Revision(base) = rules.source() else {
-        return discover(rules.root(), cwd, under_review, opts);
+        return read(rules.root(), cwd);
     };
-    let canonical = |path: &Path| {
-        std::fs::canonicalize(path).map_err(|source| ContextError::Dir {
-            path: path.to_path_buf(),
-            source,
-        })
-    };
-    let root = canonical(rules.root())?;
-    let cwd = canonical(cwd)?;
-    let cwd_rel = cwd
-        .strip_prefix(&root)
-        .map_err(|_| ContextError::CwdOutsideRoot {
-            cwd: cwd.clone(),
-            root: root.clone(),
-        })?;
+    let (root, cwd_rel, given_root) = located(rules.root(), cwd)?;
     let mut omitted = Vec::new();
     let read = |rel: &str| match rules.read(rel) {
         Ok(Some(file)) => Read::Text {
@@ -51,7 +44,7 @@ pub fn discover_with(
             cause: OmitCause::Unreadable,
         }),
     };
-    let mut entries = memory(walk::memory_paths(cwd_rel), &read, &mut omitted);
+    let memory = memory(walk::memory_paths(&cwd_rel), &read, &mut omitted);
     let at_base: Vec<String> = match base.revision.files_under(RULES_DIR) {
         Ok(paths) => paths.into_iter().filter(|p| p.ends_with(".md")).collect(),
         Err(e) => {
@@ -71,14 +64,6 @@ pub fn discover_with(
             let _ = rules.read(&path);
         }
     }
-    let files = match under_review {
-        UnderReview::Everything => None,
-        UnderReview::Files(files) => Some(relative_files(rules.root(), &root, files)),
-    };
-    let under_review = match &files {
-        None => UnderReview::Everything,
-        Some(files) => UnderReview::Files(files),
-    };
-    entries.extend(rule_entries(at_base, &read, under_review, &mut omitted));
-    Ok(fitted(entries, omitted, opts))
+    let rules = parse_rules(at_base, &read, &mut omitted);
+    Ok(Conventions::new(given_root, root, memory, rules, omitted))
 }

@@ -29,7 +29,7 @@ use super::{OmitCause, Omitted, Section, estimate_tokens, thousands};
 const MIN_KEPT_BYTES: usize = 256;
 
 /// A section before budgeting.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Entry {
     pub section: Section,
     /// The full text, kept so repeated truncation always cuts from the original.

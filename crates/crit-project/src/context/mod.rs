@@ -26,7 +26,7 @@ use rules::Rule;
 use walk::Read;
 
 pub use crate::paths::project_root_in;
-pub use at_base::discover_with;
+pub use at_base::{discover_with, read_with};
 
 /// The default token budget of the context block.
 pub const DEFAULT_TOKEN_BUDGET: usize = 16_000;
@@ -169,35 +169,91 @@ pub fn discover(
     under_review: UnderReview<'_>,
     opts: &ContextOptions,
 ) -> Result<ProjectContext, ContextError> {
+    Ok(read(root, cwd)?.select(under_review, opts))
+}
+
+/// The conventions under `root` that may apply from `cwd`, read and parsed:
+/// [`discover`] before the files under review are known.
+pub fn read(root: &Path, cwd: &Path) -> Result<Conventions, ContextError> {
+    let (root, cwd_rel, given_root) = located(root, cwd)?;
+    let mut omitted = Vec::new();
+    let read = |rel: &str| walk::read_confined(&root, rel);
+    let memory = memory(walk::memory_paths(&cwd_rel), &read, &mut omitted);
+    let rule_paths = walk::rule_paths(&root, &mut omitted);
+    let rules = parse_rules(rule_paths, &read, &mut omitted);
+    Ok(Conventions::new(given_root, root, memory, rules, omitted))
+}
+
+/// The project's conventions read and parsed ([`read`], [`read_with`]):
+/// everything the files under review do not decide, so it can be done
+/// while the change is read. [`Conventions::select`] finishes.
+#[derive(Debug, Clone)]
+pub struct Conventions {
+    /// The root as given and resolved: a file under review may name either.
+    given_root: PathBuf,
+    root: PathBuf,
+    memory: Vec<Entry>,
+    rules: Vec<(String, Rule)>,
+    matcher: rules::Matcher,
+    omitted: Vec<Omitted>,
+}
+
+impl Conventions {
+    fn new(
+        given_root: PathBuf,
+        root: PathBuf,
+        memory: Vec<Entry>,
+        rules: Vec<(String, Rule)>,
+        omitted: Vec<Omitted>,
+    ) -> Conventions {
+        let matcher = rules::Matcher::new(&rules.iter().map(|(_, r)| r).collect::<Vec<_>>());
+        Conventions {
+            given_root,
+            root,
+            memory,
+            rules,
+            matcher,
+            omitted,
+        }
+    }
+
+    /// Those that apply to `under_review`, fitted into the budget.
+    pub fn select(self, under_review: UnderReview<'_>, opts: &ContextOptions) -> ProjectContext {
+        let files = match under_review {
+            UnderReview::Everything => None,
+            UnderReview::Files(files) => Some(relative_files(&self.given_root, &self.root, files)),
+        };
+        let under_review = match &files {
+            None => UnderReview::Everything,
+            Some(files) => UnderReview::Files(files),
+        };
+        let applying = self.matcher.applying(under_review);
+        let mut omitted = self.omitted;
+        let mut entries = self.memory;
+        entries.extend(rule_entries(self.rules, applying, &mut omitted));
+        fitted(entries, omitted, opts)
+    }
+}
+
+/// The project root resolved, the working directory relative to it, and the
+/// root as given.
+fn located(root: &Path, cwd: &Path) -> Result<(PathBuf, PathBuf, PathBuf), ContextError> {
     let canonical = |path: &Path| {
         std::fs::canonicalize(path).map_err(|source| ContextError::Dir {
             path: path.to_path_buf(),
             source,
         })
     };
-    let given_root = root;
-    let root = canonical(root)?;
+    let resolved = canonical(root)?;
     let cwd = canonical(cwd)?;
     let cwd_rel = cwd
-        .strip_prefix(&root)
+        .strip_prefix(&resolved)
         .map_err(|_| ContextError::CwdOutsideRoot {
             cwd: cwd.clone(),
-            root: root.clone(),
-        })?;
-    let mut omitted = Vec::new();
-    let read = |rel: &str| walk::read_confined(&root, rel);
-    let mut entries = memory(walk::memory_paths(cwd_rel), &read, &mut omitted);
-    let rule_paths = walk::rule_paths(&root, &mut omitted);
-    let under_review_files = match under_review {
-        UnderReview::Everything => None,
-        UnderReview::Files(files) => Some(relative_files(given_root, &root, files)),
-    };
-    let under_review = match &under_review_files {
-        None => UnderReview::Everything,
-        Some(files) => UnderReview::Files(files),
-    };
-    entries.extend(rule_entries(rule_paths, &read, under_review, &mut omitted));
-    Ok(fitted(entries, omitted, opts))
+            root: resolved.clone(),
+        })?
+        .to_path_buf();
+    Ok((resolved, cwd_rel, root.to_path_buf()))
 }
 
 /// The entries found, fitted into the budget, with what was left out.
@@ -268,12 +324,13 @@ fn memory(
     entries
 }
 
-fn rule_entries(
+/// The rule files at `paths`, parsed; one that cannot be read or parsed is
+/// an [`Omitted`] entry.
+fn parse_rules(
     paths: Vec<String>,
     read: &dyn Fn(&str) -> Read,
-    under_review: UnderReview<'_>,
     omitted: &mut Vec<Omitted>,
-) -> Vec<Entry> {
+) -> Vec<(String, Rule)> {
     let mut parsed = Vec::new();
     for path in paths {
         let text = match read(&path) {
@@ -293,10 +350,15 @@ fn rule_entries(
             }),
         }
     }
-    let applying = rules::applying(
-        &parsed.iter().map(|(_, r)| r).collect::<Vec<_>>(),
-        under_review,
-    );
+    parsed
+}
+
+/// The entries of the rules that apply (`applying`, rule by rule).
+fn rule_entries(
+    parsed: Vec<(String, Rule)>,
+    applying: Vec<bool>,
+    omitted: &mut Vec<Omitted>,
+) -> Vec<Entry> {
     let mut entries = Vec::new();
     for ((path, rule), applies) in parsed.into_iter().zip(applying) {
         if !applies {

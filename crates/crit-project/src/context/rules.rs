@@ -2,7 +2,7 @@
 //! frontmatter (Claude Code), or `globs:` (Cursor); without either it always
 //! applies.
 
-use globset::{Glob, GlobBuilder, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_saphyr::Spanned;
@@ -18,7 +18,7 @@ pub(super) struct Rule {
     /// The globs as written (normalized); empty when the rule always applies.
     pub globs: Vec<String>,
     /// The globs, checked; matched with every other rule's in one set by
-    /// [`applying`].
+    /// [`Matcher`].
     compiled: Vec<Glob>,
 }
 
@@ -98,7 +98,7 @@ impl Rule {
     /// [`normalize_path`]).
     #[cfg(test)]
     fn applies(&self, under_review: UnderReview<'_>) -> bool {
-        applying(&[self], under_review)[0]
+        Matcher::new(&[self]).applying(under_review)[0]
     }
 
     /// How narrowly the rule is scoped: the longest literal prefix of its globs
@@ -112,34 +112,53 @@ impl Rule {
     }
 }
 
-/// Whether each of `rules` applies to the work under review (paths
-/// normalized by [`normalize_path`]). Every rule's globs are matched in one
-/// set: a set costs a compilation, and a project has many rules. A set that
-/// cannot be built (too large) applies every rule: more context, never less.
-pub(super) fn applying(rules: &[&Rule], under_review: UnderReview<'_>) -> Vec<bool> {
-    let mut applies: Vec<bool> = rules.iter().map(|r| r.globs.is_empty()).collect();
-    let UnderReview::Files(files) = under_review else {
-        return vec![true; rules.len()];
-    };
-    let mut set = GlobSetBuilder::new();
-    let mut owner = Vec::new();
-    for (i, rule) in rules.iter().enumerate() {
-        for glob in &rule.compiled {
-            set.add(glob.clone());
-            owner.push(i);
+/// Every rule's globs matched in one set: a set costs a compilation, and a
+/// project has many rules. Built once from the rules, before the files
+/// under review are known.
+#[derive(Debug, Clone)]
+pub(super) struct Matcher {
+    /// The rules with no globs, which always apply.
+    always: Vec<bool>,
+    /// `None` when the set cannot be built (too large): every rule applies,
+    /// more context, never less.
+    set: Option<GlobSet>,
+    /// The rule each glob of the set belongs to.
+    owner: Vec<usize>,
+}
+
+impl Matcher {
+    pub(super) fn new(rules: &[&Rule]) -> Matcher {
+        let mut set = GlobSetBuilder::new();
+        let mut owner = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            for glob in &rule.compiled {
+                set.add(glob.clone());
+                owner.push(i);
+            }
+        }
+        Matcher {
+            always: rules.iter().map(|r| r.globs.is_empty()).collect(),
+            set: set.build().ok(),
+            owner,
         }
     }
-    let Ok(set) = set.build() else {
-        return vec![true; rules.len()];
-    };
-    let mut matched = Vec::new();
-    for f in files {
-        set.matches_into(f.as_str(), &mut matched);
-        for &g in &matched {
-            applies[owner[g]] = true;
+
+    /// Whether each rule applies to the work under review (paths
+    /// normalized by [`normalize_path`]).
+    pub(super) fn applying(&self, under_review: UnderReview<'_>) -> Vec<bool> {
+        let (UnderReview::Files(files), Some(set)) = (under_review, &self.set) else {
+            return vec![true; self.always.len()];
+        };
+        let mut applies = self.always.clone();
+        let mut matched = Vec::new();
+        for f in files {
+            set.matches_into(f.as_str(), &mut matched);
+            for &g in &matched {
+                applies[self.owner[g]] = true;
+            }
         }
+        applies
     }
-    applies
 }
 
 /// The globs of a `paths:`/`globs:` value: a list of strings, or one string of

@@ -22,6 +22,7 @@ pub mod installed;
 mod own;
 pub mod own_agents;
 mod parse;
+mod reading;
 pub(crate) mod revision;
 mod session_files;
 mod shard;
@@ -42,6 +43,7 @@ pub use ignore::check_globs as check_ignore_globs;
 pub use own::{CRIT_GITIGNORE, INSTALL_LEDGER, OwnFiles, SESSION_FILES};
 pub use parse::parse_hunk_header;
 pub use parse::{PatchSection, parse_patch};
+pub use reading::{Reading, Taken};
 pub use revision::Revision;
 pub use session_files::session_dir_name;
 pub use spec::Scope;
@@ -164,7 +166,7 @@ pub struct Hidden {
 }
 
 /// Limits of [`compute`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ScopeOptions {
     /// Cap of [`Change::patch`]; default 200,000 bytes. A review splits a
     /// bigger change into parts instead, and computes it uncut.

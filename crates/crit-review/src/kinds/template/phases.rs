@@ -19,6 +19,7 @@ use super::{Builder, PromptSource, diff, plans as plan};
 use crate::engine::panel::{self, FollowUp, PanelEnv, ProgressEvent, SharedTranscript};
 use crate::engine::redaction::{self, Removed};
 use crate::engine::session::{self, Session};
+use crit_project::context::{self, ContextError, Conventions};
 use crit_project::learnings::Learnings;
 use crit_project::scope::{Change, Scope};
 use crit_project::suppress::Suppressions;
@@ -41,10 +42,23 @@ pub(super) struct Prepared {
     pub is_diff: bool,
 }
 
-pub(super) async fn prepare(
-    req: &ReviewRequest,
-    opts: &ReviewOptions,
-) -> Result<Prepared, ReviewError> {
+/// The review started: its inputs resolved and checked, and its change (if
+/// any) being read by git on a thread of its own while the rest is set up.
+pub(super) struct Started {
+    inputs: super::Inputs,
+    scope: Option<Scope>,
+    change: Option<Reading>,
+}
+
+enum Reading {
+    /// The caller's, read already.
+    Given(Box<Change>),
+    Read(tokio::task::JoinHandle<Result<Change, crit_project::scope::ScopeError>>),
+}
+
+/// Starts the review: the inputs are checked, and the change's read begins.
+/// Call it from within the runtime: the read is a blocking task of it.
+pub(super) fn start(req: &ReviewRequest, opts: &ReviewOptions) -> Result<Started, ReviewError> {
     let template = &req.template;
     let inputs = template.resolve_inputs(&req.inputs)?;
     template.check_files(&inputs, &req.cwd)?;
@@ -53,10 +67,43 @@ pub(super) async fn prepare(
         (PromptSource::Builder(Builder::Code), None) => Some(scope_from_inputs(&inputs.0)?),
         (PromptSource::Template(_) | PromptSource::Command(_), _) => None,
     };
-    let mut change = match (&scope, &req.change) {
-        (Some(_), Some(c)) => Some(c.clone()),
-        (Some(s), None) => Some(compute_blocking(&req.root, s, opts).await?),
+    let change = match (&scope, &req.change) {
+        (Some(_), Some(c)) => Some(Reading::Given(Box::new(c.clone()))),
+        (Some(s), None) => Some(Reading::Read(
+            match opts
+                .reading
+                .as_ref()
+                .and_then(|r| r.take(&req.root, s, &opts.scope_options()))
+            {
+                // Joined off the async threads, as a read here would run.
+                Some(taken) => tokio::task::spawn_blocking(move || taken.finish()),
+                None => start_compute(&req.root, s, opts),
+            },
+        )),
         (None, _) => None,
+    };
+    Ok(Started {
+        inputs,
+        scope,
+        change,
+    })
+}
+
+/// The started review's change, read and redacted for the prompts.
+pub(super) async fn prepare(
+    started: Started,
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+) -> Result<Prepared, ReviewError> {
+    let Started {
+        inputs,
+        scope,
+        change,
+    } = started;
+    let mut change = match change {
+        Some(Reading::Given(c)) => Some(*c),
+        Some(Reading::Read(reading)) => Some(finish_compute(reading, &req.root).await?),
+        None => None,
     };
     // A change too big for one request takes a while to prepare: said at
     // once, before redaction, screening and the parts.
@@ -108,42 +155,58 @@ pub(super) async fn prepare(
     })
 }
 
-/// Whose rules judge the change, what the team suppressed, where the
-/// session is logged.
+/// Whose rules judge the change, what the team suppressed, the conventions
+/// reviewers are given, where the session is logged.
 pub(super) struct Setup {
     pub rules: Arc<ProjectRules>,
     pub suppressions: Suppressions,
     /// The team's learnings, as the project's rules allow them (in CI, the
     /// base revision's).
     pub learnings: Learnings,
+    /// The project's conventions, read for a template that gives them to
+    /// its reviewers: taken when the files under review choose among them.
+    /// Their error counts only if they are used.
+    pub conventions: Option<Result<Conventions, ContextError>>,
+    /// Created once the change is read ([`session`]).
     pub session: Option<Session>,
 }
 
-pub(super) fn set_up(
-    req: &ReviewRequest,
-    opts: &ReviewOptions,
-    inputs: &BTreeMap<String, String>,
-    now: SystemTime,
-) -> Result<Setup, ReviewError> {
+/// Reads what the review is set up with; nothing here depends on the
+/// change, so it runs while the change is read.
+pub(super) fn set_up(req: &ReviewRequest, opts: &ReviewOptions) -> Result<Setup, ReviewError> {
     let rules = match &opts.rules {
         Some(r) => Arc::clone(r),
         None => Arc::new(ProjectRules::discover(&req.root, &opts.env, None)?),
     };
     let suppressions = Suppressions::load_with(&rules)?;
     let learnings = Learnings::load_with(&rules).map_err(ReviewError::Learnings)?;
-    let session = match opts.log {
+    let conventions = req
+        .template
+        .loads_project_context()
+        .then(|| context::read_with(&rules, &req.cwd));
+    Ok(Setup {
+        rules,
+        suppressions,
+        learnings,
+        conventions,
+        session: None,
+    })
+}
+
+/// The session the review is logged in, when it is logged.
+pub(super) fn session(
+    req: &ReviewRequest,
+    opts: &ReviewOptions,
+    inputs: &BTreeMap<String, String>,
+    now: SystemTime,
+) -> Result<Option<Session>, ReviewError> {
+    Ok(match opts.log {
         true => Some(Session::create(
             &req.root,
             &session_meta(req, inputs, opts, now),
             now,
         )?),
         false => None,
-    };
-    Ok(Setup {
-        rules,
-        suppressions,
-        learnings,
-        session,
     })
 }
 
@@ -162,7 +225,7 @@ pub(super) async fn ask(
     req: &ReviewRequest,
     opts: &ReviewOptions,
     p: &Prepared,
-    setup: &Setup,
+    setup: &mut Setup,
     conversation: Option<&mut Option<FollowUp>>,
     now: SystemTime,
 ) -> Result<Asked, ReviewError> {
@@ -188,10 +251,10 @@ pub(super) async fn ask(
         (None, Ok(backend)) => backend,
     };
     let under_review = files_under_review(p.change.as_ref(), &p.inputs, req);
-    let project_context = match template.loads_project_context() {
-        true => {
+    let project_context = match setup.conventions.take() {
+        Some(conventions) => {
             let survey = matches!(p.scope, Some(Scope::Survey));
-            let mut cx = project_context(req, &setup.rules, survey, &under_review)?;
+            let mut cx = project_context(conventions?, survey, &under_review);
             asked
                 .removed
                 .extend(redaction::redact_context(&mut cx, &opts.redactor));
@@ -206,7 +269,7 @@ pub(super) async fn ask(
                 false => format!("{}\n\n{learned}", cx.render().trim_end()),
             }
         }
-        false => String::new(),
+        None => String::new(),
     };
     let mut extra = BTreeMap::new();
     if let Some(path) = &req.context_file {

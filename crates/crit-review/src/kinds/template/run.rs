@@ -117,6 +117,10 @@ pub struct ReviewOptions {
     /// `--post` run reads them there): dismissed again while their proof
     /// holds.
     pub disputed: Vec<crate::kinds::template::checks::disputed::DisputeDismissal>,
+    /// The change, being read already by the caller (who knew the scope
+    /// before the review was set up): used when it is of exactly the scope
+    /// and [`ReviewOptions::scope_options`] of the review, else read again.
+    pub reading: Option<scope::Reading>,
 }
 
 impl std::fmt::Debug for ReviewOptions {
@@ -170,6 +174,7 @@ impl ReviewOptions {
             spending: None,
             ignore: Vec::new(),
             disputed: Vec::new(),
+            reading: None,
         }
     }
 
@@ -291,15 +296,18 @@ async fn run(
 ) -> Result<(ReviewResult, Option<FollowUp>), ReviewError> {
     let started = Instant::now();
     let now = SystemTime::now();
-    let prepared = phases::prepare(req, opts).await?;
-    let setup = phases::set_up(req, opts, &prepared.inputs, now)?;
+    // The change is read (git) while the rest is set up.
+    let reading = phases::start(req, opts)?;
+    let mut setup = phases::set_up(req, opts)?;
+    let prepared = phases::prepare(reading, req, opts).await?;
+    setup.session = phases::session(req, opts, &prepared.inputs, now)?;
     let mut conversation = None;
     let asked = phases::ask(
         backend,
         req,
         opts,
         &prepared,
-        &setup,
+        &mut setup,
         follow_up.then_some(&mut conversation),
         now,
     )
@@ -435,20 +443,28 @@ pub(super) fn read_context_file(path: &Path) -> Result<String, ReviewError> {
     })
 }
 
-/// git runs synchronously; off the async threads, so other work (a panel
-/// elsewhere in the process, the Ctrl-C listener) is not held up.
-pub(super) async fn compute_blocking(
+/// Starts reading the change `scope` names. git runs synchronously: off
+/// the async threads, so other work (setting the review up, a panel
+/// elsewhere in the process, the Ctrl-C listener) goes on meanwhile.
+pub(super) fn start_compute(
     root: &Path,
     scope: &Scope,
     review: &ReviewOptions,
-) -> Result<Change, scope::ScopeError> {
+) -> tokio::task::JoinHandle<Result<Change, scope::ScopeError>> {
     let (root, scope) = (root.to_path_buf(), scope.clone());
-    let root_for_error = root.clone();
     let opts = review.scope_options();
-    match tokio::task::spawn_blocking(move || scope::compute(&root, &scope, &opts)).await {
+    tokio::task::spawn_blocking(move || scope::compute(&root, &scope, &opts))
+}
+
+/// The change [`start_compute`] read.
+pub(super) async fn finish_compute(
+    reading: tokio::task::JoinHandle<Result<Change, scope::ScopeError>>,
+    root: &Path,
+) -> Result<Change, scope::ScopeError> {
+    match reading.await {
         Ok(r) => r,
         Err(e) => Err(scope::ScopeError::Io {
-            path: root_for_error,
+            path: root.to_path_buf(),
             source: std::io::Error::other(e.to_string()),
         }),
     }
@@ -492,23 +508,23 @@ pub(super) fn files_under_review(
         .collect()
 }
 
-/// The conventions, read where the project's rules come from: in CI the
-/// base revision's (a pull request does not write its reviewers' rules).
+/// The conventions that apply to the files under review (read where the
+/// project's rules come from: in CI the base revision's, as a pull request
+/// does not write its reviewers' rules).
 pub(super) fn project_context(
-    req: &ReviewRequest,
-    rules: &ProjectRules,
+    conventions: context::Conventions,
     survey: bool,
     files: &[String],
-) -> Result<context::ProjectContext, ReviewError> {
+) -> context::ProjectContext {
     let under = match survey {
         true => UnderReview::Everything,
         false => UnderReview::Files(files),
     };
-    let cx = context::discover_with(rules, &req.cwd, under, &ContextOptions::default())?;
+    let cx = conventions.select(under, &ContextOptions::default());
     for o in &cx.omitted {
         tracing::info!("project context: left out {}: {}", o.path, o.reason);
     }
-    Ok(cx)
+    cx
 }
 
 /// The template's hooks (Claude Code's shape) and the caller's, with the
