@@ -35,8 +35,8 @@ pub(super) enum ListingError {
     NoNewPath(String),
 }
 
-/// Files of a `git diff --raw --numstat -z` listing, in git's order. Hunks are
-/// empty; `Err` says what was malformed.
+/// Files of a `git diff --raw [--numstat] -z` listing, in git's order. Hunks
+/// are empty; `Err` says what was malformed.
 pub(super) fn parse_listing(bytes: &[u8]) -> Result<Vec<ChangedFile>, ListingError> {
     let mut tokens = bytes
         .split(|b| *b == 0)
@@ -74,6 +74,40 @@ pub(super) fn parse_listing(bytes: &[u8]) -> Result<Vec<ChangedFile>, ListingErr
         }
     }
     Ok(files)
+}
+
+/// Each file's added and deleted lines from a `git diff --numstat -z`
+/// listing, by its (new) path. A file git calls binary (`-`) is not in it.
+pub(super) fn parse_counts(
+    bytes: &[u8],
+) -> Result<std::collections::HashMap<String, (u32, u32)>, ListingError> {
+    let mut tokens = bytes
+        .split(|b| *b == 0)
+        .map(|t| String::from_utf8_lossy(t).into_owned());
+    let mut counts = std::collections::HashMap::new();
+    while let Some(tok) = tokens.next() {
+        if tok.is_empty() {
+            continue;
+        }
+        // "ADD\tDEL\tPATH" or, for a rename or copy, "ADD\tDEL\t" + two paths.
+        let mut parts = tok.splitn(3, '\t');
+        let (Some(add), Some(del), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(ListingError::Entry(tok));
+        };
+        let path = match path.is_empty() {
+            true => {
+                tokens.next();
+                tokens.next().unwrap_or_default()
+            }
+            false => path.to_string(),
+        };
+        if add == "-" && del == "-" {
+            continue;
+        }
+        let bad = |_| ListingError::Count(tok.clone());
+        counts.insert(path, (add.parse().map_err(bad)?, del.parse().map_err(bad)?));
+    }
+    Ok(counts)
 }
 
 /// `OLDMODE NEWMODE OLDSHA NEWSHA STATUS[SCORE]` then one or two paths.
