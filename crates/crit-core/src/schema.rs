@@ -14,10 +14,14 @@ pub fn review_result() -> serde_json::Value {
     serde_json::to_value(schema).unwrap_or_default()
 }
 
-/// The schema of the findings JSON contract reviewers answer in.
+/// The schema of the findings JSON contract reviewers answer in (generated
+/// once per process: a review asks for it several times).
 pub fn findings_contract() -> serde_json::Value {
-    let schema = SchemaSettings::draft2020_12()
-        .into_generator()
-        .into_root_schema_for::<FindingsDocument>();
-    serde_json::to_value(schema).unwrap_or_default()
+    static CONTRACT: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| {
+        let schema = SchemaSettings::draft2020_12()
+            .into_generator()
+            .into_root_schema_for::<FindingsDocument>();
+        serde_json::to_value(schema).unwrap_or_default()
+    });
+    CONTRACT.clone()
 }

@@ -143,16 +143,31 @@ pub(crate) fn check_template(text: &str, inputs: &[&str]) -> Result<(), PromptEr
     }
 }
 
+/// A minijinja environment with crit's shared partials (`crit/rubric.md`,
+/// the answer contracts, …).
 pub(crate) fn environment() -> Environment<'static> {
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Chainable);
-    for (name, text) in PARTIALS {
-        // The partials are constants of this crate, compiled here once; a syntax
-        // error in one is caught by the snapshot tests.
-        let _ = env.add_template(name, text);
-    }
-    env
+    PARTIALS_COMPILED.clone()
 }
+
+/// Compiles the shared partials now (a review does it while git reads its
+/// change), not when the first prompt is rendered.
+pub(crate) fn compile_partials() {
+    std::sync::LazyLock::force(&PARTIALS_COMPILED);
+}
+
+/// The environment with the shared partials, compiled once per process;
+/// each caller gets a copy of its own.
+static PARTIALS_COMPILED: std::sync::LazyLock<Environment<'static>> =
+    std::sync::LazyLock::new(|| {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Chainable);
+        for (name, text) in PARTIALS {
+            // The partials are constants of this crate; a syntax error in
+            // one is caught by the snapshot tests.
+            let _ = env.add_template(name, text);
+        }
+        env
+    });
 
 /// Rewrite Python-format `{name}` into `{{ name }}` for declared input names.
 /// `{{` and `{%` (already minijinja) and braces around anything else (JSON

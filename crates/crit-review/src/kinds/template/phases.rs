@@ -184,6 +184,7 @@ pub(super) fn set_up(req: &ReviewRequest, opts: &ReviewOptions) -> Result<Setup,
         .template
         .loads_project_context()
         .then(|| context::read_with(&rules, &req.cwd));
+    crate::engine::prompts::compile_partials();
     Ok(Setup {
         rules,
         suppressions,
