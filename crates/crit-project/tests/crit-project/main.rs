@@ -6,6 +6,7 @@ mod scope_support;
 mod agent_defs;
 mod context;
 mod scope;
+mod scope_counts;
 mod scope_defaults;
 mod scope_shard;
 mod scope_union;
