@@ -263,44 +263,30 @@ impl Git {
         revs: &[&str],
         early: &[EarlyRead<'_>],
     ) -> Result<(Git, GitOutput, Vec<Option<GitOutput>>), GitError> {
-        let mut git = Git::unconfigured(dir, env, &opts)?;
-        let specs: Vec<String> = revs.iter().map(|r| format!("{r}^{{commit}}")).collect();
-        let mut args = vec![
-            "rev-parse",
-            "--show-toplevel",
-            "--show-prefix",
-            "HEAD^{commit}",
-            "--end-of-options",
-        ];
-        args.extend(specs.iter().map(String::as_str));
-        args.push("--");
+        Git::start_reading(dir, env, opts, early)?.finish(revs)
+    }
+
+    /// [`Git::open_reading`] in two steps: this one starts the `early`
+    /// reads and returns at once; [`Opening::finish`] starts the rest and
+    /// waits. A front end starts the reads it knows it will need on its own
+    /// thread, where a new process gets a core at once, and finishes them on
+    /// another while it sets up.
+    pub fn start_reading(
+        dir: &Path,
+        env: &Env,
+        opts: GitOptions,
+        early: &[EarlyRead<'_>],
+    ) -> Result<Opening, GitError> {
+        let git = Git::unconfigured(dir, env, &opts)?;
         // A plain SHA-1 repository's settings, which the reads of commits
         // can use whatever the config says (see above).
         let assumed = Configured::new(RepoConfig::default(), &opts.attributes);
-        // Every process starts from this thread before any is waited for,
-        // the reads first (the diff is the longest), and one poll on this
-        // thread drains them all.
-        let mut runs: Vec<Result<GitRun, GitError>> =
-            early.iter().map(|e| e.start_with(&git, &assumed)).collect();
-        let located = runs.len();
-        runs.push(git.spawn(&args, LOCATE_CAP, false, None));
-        let config = early.is_empty().then_some(runs.len());
-        if config.is_some() {
-            runs.push(git.spawn(CONFIG_QUERY, CONFIG_CAP, false, None));
-        }
-        let mut outs = GitRun::finish_all(runs);
-        if let Some(i) = config {
-            let out = outs.remove(i)?;
-            let configured = Configured::new(RepoConfig::parse(&out.text()), &opts.attributes);
-            let _ = git.configured.set(Ok(configured));
-        }
-        let located = outs.remove(located)?;
-        git.format = located.text().lines().find_map(ObjectFormat::of);
-        let sha1 = git.format == Some(ObjectFormat::Sha1);
-        let read = outs.into_iter().map(|r| r.ok().filter(|_| sha1)).collect();
-        Ok((git, located, read))
+        // The diff, the longest, comes first.
+        let early = early.iter().map(|e| e.start_with(&git, &assumed)).collect();
+        Ok(Opening { git, opts, early })
     }
 
+    /// The runner before the repository's config is read: the fixed
     /// The runner before the repository's config is read: the fixed
     /// hardening only.
     fn unconfigured(dir: &Path, env: &Env, opts: &GitOptions) -> Result<Git, GitError> {
@@ -441,6 +427,60 @@ fn diff_args<'a>(args: &[&'a str], text: bool) -> Vec<&'a str> {
     }
     all.extend(args);
     all
+}
+
+/// A repository being opened, its early reads running ([`Git::start_reading`]);
+/// dropped unfinished, they are killed.
+#[must_use = "an opening is waited for with `finish`"]
+pub struct Opening {
+    git: Git,
+    opts: GitOptions,
+    early: Vec<Result<GitRun, GitError>>,
+}
+
+impl Opening {
+    /// Starts the `git rev-parse` of [`Git::open_locating`] for `revs`
+    /// (and the config read, when no read started early) and waits for
+    /// every run: [`Git::open_reading`]'s answer.
+    pub fn finish(
+        self,
+        revs: &[&str],
+    ) -> Result<(Git, GitOutput, Vec<Option<GitOutput>>), GitError> {
+        let Opening {
+            mut git,
+            opts,
+            early,
+        } = self;
+        let specs: Vec<String> = revs.iter().map(|r| format!("{r}^{{commit}}")).collect();
+        let mut args = vec![
+            "rev-parse",
+            "--show-toplevel",
+            "--show-prefix",
+            "HEAD^{commit}",
+            "--end-of-options",
+        ];
+        args.extend(specs.iter().map(String::as_str));
+        args.push("--");
+        // One poll on this thread drains every run.
+        let mut runs = early;
+        let located = runs.len();
+        runs.push(git.spawn(&args, LOCATE_CAP, false, None));
+        let config = (located == 0).then_some(runs.len());
+        if config.is_some() {
+            runs.push(git.spawn(CONFIG_QUERY, CONFIG_CAP, false, None));
+        }
+        let mut outs = GitRun::finish_all(runs);
+        if let Some(i) = config {
+            let out = outs.remove(i)?;
+            let configured = Configured::new(RepoConfig::parse(&out.text()), &opts.attributes);
+            let _ = git.configured.set(Ok(configured));
+        }
+        let located = outs.remove(located)?;
+        git.format = located.text().lines().find_map(ObjectFormat::of);
+        let sha1 = git.format == Some(ObjectFormat::Sha1);
+        let read = outs.into_iter().map(|r| r.ok().filter(|_| sha1)).collect();
+        Ok((git, located, read))
+    }
 }
 
 /// A git run [`Git::start`] started; dropped unfinished, it is killed.

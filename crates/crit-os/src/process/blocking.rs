@@ -25,6 +25,9 @@ const CHUNK: usize = 64 * 1024;
 /// [`BACKOFF_MAX`].
 const BACKOFF_MIN: Duration = Duration::from_micros(50);
 const BACKOFF_MAX: Duration = Duration::from_millis(10);
+/// How long dropping an unfinished run waits for its killed leader to be
+/// reaped.
+const REAP_GRACE: Duration = Duration::from_millis(500);
 
 /// Caps and deadline of one [`run`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -298,12 +301,19 @@ impl Running {
 }
 
 impl Drop for Running {
-    /// Unfinished: its group is killed (the guard) and the leader reaped
-    /// if it is gone already, so no zombie is left behind.
+    /// Unfinished: its group is killed (the guard) and the leader reaped,
+    /// so no zombie is left behind. SIGKILL cannot be caught, so the leader
+    /// is gone within moments; one stuck in the kernel is waited for
+    /// [`REAP_GRACE`] at most.
     fn drop(&mut self) {
         if self.status.is_none() {
             self.guard.kill();
-            let _ = self.child.try_wait();
+            let until = Instant::now() + REAP_GRACE;
+            let mut pause = BACKOFF_MIN;
+            while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(BACKOFF_MAX);
+            }
         }
     }
 }

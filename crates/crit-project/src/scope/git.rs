@@ -42,29 +42,22 @@ impl Git {
         Git { inner }
     }
 
-    /// [`Git::new`], locating the repository and resolving `revs` in the
-    /// same breath, with `early` reads of commits started beside it (see
-    /// [`os::Git::open_reading`]): the runner, the answer of that `rev-parse`
-    /// when it could run, and each early answer (`None`: run it again).
-    pub(super) fn new_reading(
+    /// The runner for the repository containing `cwd`, being opened: the
+    /// `early` reads of commits started, then, in [`Opening::finish`], its
+    /// location and `revs` resolved (see [`os::Git::open_reading`]).
+    pub(super) fn start_reading(
         cwd: &Path,
         timeout: Duration,
-        revs: &[&str],
         early: &[os::EarlyRead<'_>],
         env: &Env,
-    ) -> (Self, Result<GitOutput, ScopeError>, Vec<Option<GitOutput>>) {
+    ) -> Opening {
         let opts = GitOptions {
             timeout,
             ..GitOptions::default()
         };
-        match os::Git::open_reading(cwd, &child_env(env), opts, revs, early) {
-            Ok((git, out, read)) => (Git { inner: Ok(git) }, Ok(out), read),
-            Err(e) => {
-                let broken = Broken::from(e);
-                let err = broken.error(&["rev-parse", "--show-toplevel"]);
-                let none = early.iter().map(|_| None).collect();
-                (Git { inner: Err(broken) }, Err(err), none)
-            }
+        Opening {
+            started: os::Git::start_reading(cwd, &child_env(env), opts, early),
+            early: early.len(),
         }
     }
 
@@ -99,6 +92,34 @@ impl Git {
 
     fn git(&self, args: &[&str]) -> Result<&os::Git, ScopeError> {
         self.inner.as_ref().map_err(|b| b.error(args))
+    }
+}
+
+/// A repository being opened, its early reads running
+/// ([`Git::start_reading`]).
+pub(super) struct Opening {
+    started: Result<os::Opening, GitError>,
+    /// How many reads started early.
+    early: usize,
+}
+
+impl Opening {
+    /// The runner, the answer of the `rev-parse` locating the repository
+    /// and resolving `revs` when it could run, and each early read's answer
+    /// (`None`: run it again).
+    pub(super) fn finish(
+        self,
+        revs: &[&str],
+    ) -> (Git, Result<GitOutput, ScopeError>, Vec<Option<GitOutput>>) {
+        match self.started.and_then(|o| o.finish(revs)) {
+            Ok((git, out, read)) => (Git { inner: Ok(git) }, Ok(out), read),
+            Err(e) => {
+                let broken = Broken::from(e);
+                let err = broken.error(&["rev-parse", "--show-toplevel"]);
+                let none = (0..self.early).map(|_| None).collect();
+                (Git { inner: Err(broken) }, Err(err), none)
+            }
+        }
     }
 }
 

@@ -23,6 +23,7 @@ mod own;
 pub mod own_agents;
 mod parse;
 mod reading;
+mod repo;
 pub(crate) mod revision;
 mod session_files;
 mod shard;

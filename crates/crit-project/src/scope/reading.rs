@@ -1,11 +1,16 @@
-//! [`compute`] on a thread of its own: a front end starts reading the change
+//! [`compute`](super::compute) on a thread of its own: a front end starts reading the change
 //! as soon as it knows the scope, and sets the review up while git runs.
+//! The reads that need nothing but the repository's commits start on the
+//! caller's thread, before it starts anything else: a process started from
+//! a busy process waits for a core, and these are on the review's critical
+//! path.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use super::{Change, Scope, ScopeError, ScopeOptions, compute};
+use super::compute::{compute_started, start_early};
+use super::{Change, Scope, ScopeError, ScopeOptions};
 
 /// A change being read ([`Reading::start`]). Clones share the one read;
 /// [`Reading::take`] hands it to the first review of that same change.
@@ -23,10 +28,14 @@ struct Started {
 pub struct Taken(JoinHandle<Result<Change, ScopeError>>);
 
 impl Reading {
-    /// Starts [`compute`]`(root, scope, opts)` and returns at once.
+    /// Starts [`compute`]`(root, scope, opts)` and returns once its first
+    /// git processes run.
+    ///
+    /// [`compute`]: super::compute
     pub fn start(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Reading {
         let (r, s, o) = (root.to_path_buf(), scope.clone(), opts.clone());
-        let thread = std::thread::spawn(move || compute(&r, &s, &o));
+        let started = start_early(root, scope, opts);
+        let thread = std::thread::spawn(move || compute_started(&r, &s, &o, started));
         Reading(Arc::new(Mutex::new(Some(Started {
             root: root.to_path_buf(),
             scope: scope.clone(),
