@@ -263,27 +263,52 @@ impl Git {
         revs: &[&str],
         early: &[EarlyRead<'_>],
     ) -> Result<(Git, GitOutput, Vec<Option<GitOutput>>), GitError> {
-        Git::start_reading(dir, env, opts, early)?.finish(revs)
+        Git::start_reading(dir, env, opts, revs, early)?.finish()
     }
 
-    /// [`Git::open_reading`] in two steps: this one starts the `early`
-    /// reads and returns at once; [`Opening::finish`] starts the rest and
-    /// waits. A front end starts the reads it knows it will need on its own
-    /// thread, where a new process gets a core at once, and finishes them on
-    /// another while it sets up.
+    /// [`Git::open_reading`] in two steps: this one starts every run and
+    /// returns at once; [`Opening::finish`] waits for them. A front end
+    /// starts them on its own thread before it starts anything else (a
+    /// process started while the review sets up waits for a core), and
+    /// finishes them on another.
     pub fn start_reading(
         dir: &Path,
         env: &Env,
         opts: GitOptions,
+        revs: &[&str],
         early: &[EarlyRead<'_>],
     ) -> Result<Opening, GitError> {
         let git = Git::unconfigured(dir, env, &opts)?;
+        let specs: Vec<String> = revs.iter().map(|r| format!("{r}^{{commit}}")).collect();
+        let mut args = vec![
+            "rev-parse",
+            "--show-toplevel",
+            "--show-prefix",
+            "HEAD^{commit}",
+            "--end-of-options",
+        ];
+        args.extend(specs.iter().map(String::as_str));
+        args.push("--");
         // A plain SHA-1 repository's settings, which the reads of commits
         // can use whatever the config says (see above).
         let assumed = Configured::new(RepoConfig::default(), &opts.attributes);
-        // The diff, the longest, comes first.
-        let early = early.iter().map(|e| e.start_with(&git, &assumed)).collect();
-        Ok(Opening { git, opts, early })
+        // Every process starts before any is waited for, the reads first
+        // (the diff is the longest).
+        let mut runs: Vec<Result<GitRun, GitError>> =
+            early.iter().map(|e| e.start_with(&git, &assumed)).collect();
+        let located = runs.len();
+        runs.push(git.spawn(&args, LOCATE_CAP, false, None));
+        let config = early.is_empty().then_some(runs.len());
+        if config.is_some() {
+            runs.push(git.spawn(CONFIG_QUERY, CONFIG_CAP, false, None));
+        }
+        Ok(Opening {
+            git,
+            attributes: opts.attributes,
+            runs,
+            located,
+            config,
+        })
     }
 
     /// The runner before the repository's config is read: the fixed
@@ -429,50 +454,33 @@ fn diff_args<'a>(args: &[&'a str], text: bool) -> Vec<&'a str> {
     all
 }
 
-/// A repository being opened, its early reads running ([`Git::start_reading`]);
+/// A repository being opened, its runs started ([`Git::start_reading`]);
 /// dropped unfinished, they are killed.
 #[must_use = "an opening is waited for with `finish`"]
 pub struct Opening {
     git: Git,
-    opts: GitOptions,
-    early: Vec<Result<GitRun, GitError>>,
+    attributes: Attributes,
+    runs: Vec<Result<GitRun, GitError>>,
+    /// Where the rev-parse and the config read are in `runs`.
+    located: usize,
+    config: Option<usize>,
 }
 
 impl Opening {
-    /// Starts the `git rev-parse` of [`Git::open_locating`] for `revs`
-    /// (and the config read, when no read started early) and waits for
-    /// every run: [`Git::open_reading`]'s answer.
-    pub fn finish(
-        self,
-        revs: &[&str],
-    ) -> Result<(Git, GitOutput, Vec<Option<GitOutput>>), GitError> {
+    /// Waits for every run, their pipes drained by one poll on this
+    /// thread: [`Git::open_reading`]'s answer.
+    pub fn finish(self) -> Result<(Git, GitOutput, Vec<Option<GitOutput>>), GitError> {
         let Opening {
             mut git,
-            opts,
-            early,
+            attributes,
+            runs,
+            located,
+            config,
         } = self;
-        let specs: Vec<String> = revs.iter().map(|r| format!("{r}^{{commit}}")).collect();
-        let mut args = vec![
-            "rev-parse",
-            "--show-toplevel",
-            "--show-prefix",
-            "HEAD^{commit}",
-            "--end-of-options",
-        ];
-        args.extend(specs.iter().map(String::as_str));
-        args.push("--");
-        // One poll on this thread drains every run.
-        let mut runs = early;
-        let located = runs.len();
-        runs.push(git.spawn(&args, LOCATE_CAP, false, None));
-        let config = (located == 0).then_some(runs.len());
-        if config.is_some() {
-            runs.push(git.spawn(CONFIG_QUERY, CONFIG_CAP, false, None));
-        }
         let mut outs = GitRun::finish_all(runs);
         if let Some(i) = config {
             let out = outs.remove(i)?;
-            let configured = Configured::new(RepoConfig::parse(&out.text()), &opts.attributes);
+            let configured = Configured::new(RepoConfig::parse(&out.text()), &attributes);
             let _ = git.configured.set(Ok(configured));
         }
         let located = outs.remove(located)?;

@@ -186,9 +186,9 @@ fn reads_of_commits_alone_read_no_config_and_a_later_run_reads_it_once() {
     assert_eq!(runs(&bin), ["config", "rev-parse", "status"]);
 }
 
-/// `start_reading` returns with the early reads running as children of the
-/// calling thread (a front end starts them before it starts anything else);
-/// `finish` starts the rev-parse and answers as `open_reading` does.
+/// `start_reading` returns with the early reads and the rev-parse running
+/// as children of the calling thread (a front end starts them before it
+/// starts anything else); `finish` answers as `open_reading` does.
 #[cfg(target_os = "linux")]
 #[test]
 fn start_reading_starts_the_early_reads_on_the_calling_thread() {
@@ -202,16 +202,16 @@ fn start_reading_starts_the_early_reads_on_the_calling_thread() {
             .count()
     };
     let before = children();
-    let opening = Git::start_reading(dir.path(), &env, GitOptions::default(), &reads()).unwrap();
-    // Not waited for yet, so not reaped: both are still this thread's.
-    assert_eq!(children() - before, 2);
-    let (_, located, read) = opening.finish(&["HEAD"]).unwrap();
+    let start = || Git::start_reading(dir.path(), &env, GitOptions::default(), &["HEAD"], &reads());
+    let opening = start().unwrap();
+    // Not waited for yet, so not reaped: all three are still this thread's.
+    assert_eq!(children() - before, 3);
+    let (_, located, read) = opening.finish().unwrap();
     assert!(located.success(), "{}", located.stderr);
     assert!(read.iter().all(Option::is_some), "{read:?}");
     assert_eq!(runs(&bin), ["diff", "log", "rev-parse"]);
     assert_eq!(children(), before);
     // An opening dropped unfinished leaves no process behind.
-    let opening = Git::start_reading(dir.path(), &env, GitOptions::default(), &reads()).unwrap();
-    drop(opening);
+    drop(start().unwrap());
     assert_eq!(children(), before);
 }

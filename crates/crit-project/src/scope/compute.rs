@@ -33,15 +33,22 @@ pub(super) fn compute_started(
 }
 
 /// Starts the reads of `scope` that need nothing from the repository but
-/// its commits (a range `A..B`'s diff and log, see [`EarlyRead`]) and
-/// returns at once; `None` when the scope has none.
+/// its commits (a range `A..B`'s diff and log, see [`EarlyRead`]), and the
+/// rev-parse beside them, and returns at once; `None` when the scope has
+/// no such reads.
 pub(super) fn start_early(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Option<Opening> {
     let Scope::Range(range) = scope else {
         return None;
     };
     let (a, b, symmetric) = split_range(range).ok()?;
     let early = (!symmetric).then(|| range_reads(&a, &b, opts))?;
-    Some(Git::start_reading(root, opts.timeout, &early, &opts.env))
+    Some(Git::start_reading(
+        root,
+        opts.timeout,
+        &[&b, &a],
+        &early,
+        &opts.env,
+    ))
 }
 
 /// A range `A..B`'s reads of commits: its diff, then its log.
@@ -167,7 +174,7 @@ fn compute_scope(
                     true => Vec::new(),
                     false => range_reads(&a, &b, opts).to_vec(),
                 };
-                Git::start_reading(root, opts.timeout, &early, &opts.env)
+                Git::start_reading(root, opts.timeout, &[&b, &a], &early, &opts.env)
             });
             let (repo, mut read) = Repo::opened(root, opts, scope, &[&b, &a], opening)?;
             let (early_log, early_diff) = (read.pop().flatten(), read.pop().flatten());

@@ -43,11 +43,13 @@ impl Git {
     }
 
     /// The runner for the repository containing `cwd`, being opened: the
-    /// `early` reads of commits started, then, in [`Opening::finish`], its
-    /// location and `revs` resolved (see [`os::Git::open_reading`]).
+    /// `early` reads of commits and the `rev-parse` that locates it and
+    /// resolves `revs` started, waited for in [`Opening::finish`] (see
+    /// [`os::Git::open_reading`]).
     pub(super) fn start_reading(
         cwd: &Path,
         timeout: Duration,
+        revs: &[&str],
         early: &[os::EarlyRead<'_>],
         env: &Env,
     ) -> Opening {
@@ -56,7 +58,7 @@ impl Git {
             ..GitOptions::default()
         };
         Opening {
-            started: os::Git::start_reading(cwd, &child_env(env), opts, early),
+            started: os::Git::start_reading(cwd, &child_env(env), opts, revs, early),
             early: early.len(),
         }
     }
@@ -104,14 +106,10 @@ pub(super) struct Opening {
 }
 
 impl Opening {
-    /// The runner, the answer of the `rev-parse` locating the repository
-    /// and resolving `revs` when it could run, and each early read's answer
-    /// (`None`: run it again).
-    pub(super) fn finish(
-        self,
-        revs: &[&str],
-    ) -> (Git, Result<GitOutput, ScopeError>, Vec<Option<GitOutput>>) {
-        match self.started.and_then(|o| o.finish(revs)) {
+    /// The runner, the answer of the `rev-parse` when it could run, and
+    /// each early read's answer (`None`: run it again).
+    pub(super) fn finish(self) -> (Git, Result<GitOutput, ScopeError>, Vec<Option<GitOutput>>) {
+        match self.started.and_then(os::Opening::finish) {
             Ok((git, out, read)) => (Git { inner: Ok(git) }, Ok(out), read),
             Err(e) => {
                 let broken = Broken::from(e);

@@ -1,9 +1,8 @@
 //! [`compute`](super::compute) on a thread of its own: a front end starts reading the change
 //! as soon as it knows the scope, and sets the review up while git runs.
-//! The reads that need nothing but the repository's commits start on the
-//! caller's thread, before it starts anything else: a process started from
-//! a busy process waits for a core, and these are on the review's critical
-//! path.
+//! A range's git processes start on the caller's thread, before it starts
+//! anything else: a process started while the review sets up waits for a
+//! core, and these are on the review's critical path.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -63,13 +63,13 @@ impl Repo {
         scope: &Scope,
         revs: &[&str],
     ) -> Result<Repo, ScopeError> {
-        let opening = Git::start_reading(root, opts.timeout, &[], &opts.env);
+        let opening = Git::start_reading(root, opts.timeout, revs, &[], &opts.env);
         Repo::opened(root, opts, scope, revs, opening).map(|(repo, _)| repo)
     }
 
-    /// [`Repo::open`], from reads [`Git::start_reading`] started: with the
-    /// answers of its early reads of commits, `None` for each to run again
-    /// (see [`Opening::finish`]).
+    /// [`Repo::open`], from the runs [`Git::start_reading`] started for the
+    /// same `revs`: with the answers of its early reads of commits, `None`
+    /// for each to run again (see [`Opening::finish`]).
     pub(super) fn opened(
         root: &Path,
         opts: &ScopeOptions,
@@ -77,10 +77,10 @@ impl Repo {
         revs: &[&str],
         opening: Opening,
     ) -> Result<(Repo, Vec<Option<GitOutput>>), ScopeError> {
-        // One run, beside the config read: where the repository is, HEAD and
-        // `revs`; a failure (an unborn HEAD, an unknown rev) still prints
-        // what came before it.
-        let (git, out, read) = opening.finish(revs);
+        // One rev-parse, beside the config read or the early reads: where
+        // the repository is, HEAD and `revs`; a failure (an unborn HEAD, an
+        // unknown rev) still prints what came before it.
+        let (git, out, read) = opening.finish();
         let out = out?;
         let text = out.text();
         let lines: Vec<&str> = text.lines().collect();
