@@ -312,7 +312,6 @@ impl Git {
     }
 
     /// The runner before the repository's config is read: the fixed
-    /// The runner before the repository's config is read: the fixed
     /// hardening only.
     fn unconfigured(dir: &Path, env: &Env, opts: &GitOptions) -> Result<Git, GitError> {
         let (layout, repo) = match layout::discover(dir) {

@@ -97,8 +97,8 @@ impl Git {
     }
 }
 
-/// A repository being opened, its early reads running
-/// ([`Git::start_reading`]).
+/// A repository being opened, its runs started ([`Git::start_reading`]);
+/// dropped unfinished, they are killed.
 pub(super) struct Opening {
     started: Result<os::Opening, GitError>,
     /// How many reads started early.
