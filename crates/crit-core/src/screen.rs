@@ -190,6 +190,13 @@ static GATE: LazyLock<Gate> = LazyLock::new(|| Gate {
         .expect("literal words"),
 });
 
+/// Builds the gate's word automaton now instead of at the first text
+/// screened: a review builds it while git reads its change, off the path
+/// that follows.
+pub fn build_gate() {
+    LazyLock::force(&GATE);
+}
+
 /// One pattern, compiled when a line first needs it.
 struct Pattern {
     source: &'static str,

@@ -184,7 +184,12 @@ pub(super) fn set_up(req: &ReviewRequest, opts: &ReviewOptions) -> Result<Setup,
         .template
         .loads_project_context()
         .then(|| context::read_with(&rules, &req.cwd));
+    // Built once per process while git reads the change, instead of on the
+    // path after it: the shared partials, the directive gate and the
+    // findings contract's schema.
     crate::engine::prompts::compile_partials();
+    crit_core::screen::build_gate();
+    let _ = crit_core::schema::findings_contract();
     Ok(Setup {
         rules,
         suppressions,
