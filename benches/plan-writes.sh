@@ -47,9 +47,15 @@ fresh() { rm -rf "$work/s" && cp -r "$work/template" "$work/s"; }
 
 run_one() { # name bin
   local name=$1 bin=$2
+  # Each build gets its own state directory, and one run before the count
+  # writes the plan-seal key there: what is counted is a run's own writes,
+  # whichever build runs first.
+  local state=$work/state-$name
+  fresh
+  XDG_STATE_HOME=$state "$bin" plan "$work/s" >/dev/null 2>&1 || true
   fresh
   local code=0
-  strace -f -c -e trace=fsync,fdatasync -o "$work/strace.$name" "$bin" plan "$work/s" >"$work/out.$name" 2>&1 || code=$?
+  XDG_STATE_HOME=$state strace -f -c -e trace=fsync,fdatasync -o "$work/strace.$name" "$bin" plan "$work/s" >"$work/out.$name" 2>&1 || code=$?
   local fsyncs
   fsyncs=$(awk '$NF == "fsync" || $NF == "fdatasync" {n += $4} END {print n + 0}' "$work/strace.$name")
   echo "$name: exit $code, $(head -1 "$work/out.$name"), $(grep -c . "$work/s/plan.md") plan lines, fsyncs: $fsyncs"
