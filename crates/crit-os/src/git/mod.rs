@@ -194,6 +194,11 @@ impl ObjectFormat {
 }
 
 impl Configured {
+    /// The runs' settings from the answer to [`CONFIG_QUERY`].
+    fn from_answer(out: &GitOutput, attributes: &Attributes) -> Configured {
+        Configured::new(RepoConfig::parse(&out.text()), attributes)
+    }
+
     /// The runs' settings for a repository whose config lists `config`
     /// (filter drivers, attribute files, object format).
     fn new(config: RepoConfig, attributes: &Attributes) -> Configured {
@@ -304,7 +309,6 @@ impl Git {
         }
         Ok(Opening {
             git,
-            attributes: opts.attributes,
             runs,
             located,
             config,
@@ -350,10 +354,7 @@ impl Git {
             let out = self
                 .spawn(CONFIG_QUERY, CONFIG_CAP, false, None)?
                 .finish()?;
-            Ok(Configured::new(
-                RepoConfig::parse(&out.text()),
-                &self.attributes,
-            ))
+            Ok(Configured::from_answer(&out, &self.attributes))
         };
         self.configured
             .get_or_init(read)
@@ -458,7 +459,6 @@ fn diff_args<'a>(args: &[&'a str], text: bool) -> Vec<&'a str> {
 #[must_use = "an opening is waited for with `finish`"]
 pub struct Opening {
     git: Git,
-    attributes: Attributes,
     runs: Vec<Result<GitRun, GitError>>,
     /// Where the rev-parse and the config read are in `runs`.
     located: usize,
@@ -471,15 +471,13 @@ impl Opening {
     pub fn finish(self) -> Result<(Git, GitOutput, Vec<Option<GitOutput>>), GitError> {
         let Opening {
             mut git,
-            attributes,
             runs,
             located,
             config,
         } = self;
         let mut outs = GitRun::finish_all(runs);
         if let Some(i) = config {
-            let out = outs.remove(i)?;
-            let configured = Configured::new(RepoConfig::parse(&out.text()), &attributes);
+            let configured = Configured::from_answer(&outs.remove(i)?, &git.attributes);
             let _ = git.configured.set(Ok(configured));
         }
         let located = outs.remove(located)?;

@@ -18,18 +18,7 @@ use super::{
 /// `Uncommitted`, a commit). crit's own files ([`super::OwnFiles`]) are left
 /// out, except those a `--files` glob names.
 pub fn compute(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Result<Change, ScopeError> {
-    compute_started(root, scope, opts, None)
-}
-
-/// [`compute`], with the reads [`start_early`] started for the same
-/// `root`, `scope` and `opts`.
-pub(super) fn compute_started(
-    root: &Path,
-    scope: &Scope,
-    opts: &ScopeOptions,
-    started: Option<Opening>,
-) -> Result<Change, ScopeError> {
-    compute_scope(root, scope, opts, &[], started)
+    compute_scope(root, scope, opts, &[], None)
 }
 
 /// Starts the reads of `scope` that need nothing from the repository but
@@ -82,7 +71,9 @@ pub(super) fn compute_naming(
     compute_scope(root, scope, opts, named, None)
 }
 
-fn compute_scope(
+/// [`compute_naming`], with the runs [`start_early`] started for the same
+/// `root`, `scope` and `opts`, if any.
+pub(super) fn compute_scope(
     root: &Path,
     scope: &Scope,
     opts: &ScopeOptions,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use super::compute::{compute_started, start_early};
+use super::compute::{compute_scope, start_early};
 use super::{Change, Scope, ScopeError, ScopeOptions};
 
 /// A change being read ([`Reading::start`]). Clones share the one read;
@@ -34,7 +34,7 @@ impl Reading {
     pub fn start(root: &Path, scope: &Scope, opts: &ScopeOptions) -> Reading {
         let (r, s, o) = (root.to_path_buf(), scope.clone(), opts.clone());
         let started = start_early(root, scope, opts);
-        let thread = std::thread::spawn(move || compute_started(&r, &s, &o, started));
+        let thread = std::thread::spawn(move || compute_scope(&r, &s, &o, &[], started));
         Reading(Arc::new(Mutex::new(Some(Started {
             root: root.to_path_buf(),
             scope: scope.clone(),

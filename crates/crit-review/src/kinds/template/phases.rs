@@ -47,10 +47,11 @@ pub(super) struct Prepared {
 pub(super) struct Started {
     inputs: super::Inputs,
     scope: Option<Scope>,
-    change: Option<Reading>,
+    change: Option<Pending>,
 }
 
-enum Reading {
+/// The change of a started review.
+enum Pending {
     /// The caller's, read already.
     Given(Box<Change>),
     Read(tokio::task::JoinHandle<Result<Change, crit_project::scope::ScopeError>>),
@@ -68,8 +69,8 @@ pub(super) fn start(req: &ReviewRequest, opts: &ReviewOptions) -> Result<Started
         (PromptSource::Template(_) | PromptSource::Command(_), _) => None,
     };
     let change = match (&scope, &req.change) {
-        (Some(_), Some(c)) => Some(Reading::Given(Box::new(c.clone()))),
-        (Some(s), None) => Some(Reading::Read(
+        (Some(_), Some(c)) => Some(Pending::Given(Box::new(c.clone()))),
+        (Some(s), None) => Some(Pending::Read(
             match opts
                 .reading
                 .as_ref()
@@ -101,8 +102,8 @@ pub(super) async fn prepare(
         change,
     } = started;
     let mut change = match change {
-        Some(Reading::Given(c)) => Some(*c),
-        Some(Reading::Read(reading)) => Some(finish_compute(reading, &req.root).await?),
+        Some(Pending::Given(c)) => Some(*c),
+        Some(Pending::Read(reading)) => Some(finish_compute(reading, &req.root).await?),
         None => None,
     };
     // A change too big for one request takes a while to prepare: said at
